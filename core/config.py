@@ -1,0 +1,79 @@
+"""Settings read from the environment, in one place.
+
+Every knob the app, the CLI and the tests share lives here so that a value is never read from
+``os.environ`` in two places with two defaults.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from platformdirs import user_data_dir
+
+DEFAULT_COLLECTION = "default"
+EMBEDDING_PROVIDERS = ("use", "e5", "openai")
+
+
+def _int_env(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be a whole number, got {raw!r}") from exc
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A snapshot of the environment. Build one with :func:`load_settings`."""
+
+    data_dir: Path
+    database_url: str | None
+    embeddings: str
+    openai_api_key: str | None = field(repr=False)
+    openai_base_url: str | None
+    chat_model: str
+    embedding_model: str
+    max_file_bytes: int
+    embed_batch_size: int
+
+    @property
+    def pgdata(self) -> Path:
+        return self.data_dir / "pgdata"
+
+    @property
+    def llm_mode(self) -> str:
+        """What answers come from, for display: never includes the key."""
+        if not self.openai_api_key:
+            return "extractive"
+        where = "OpenAI-compatible endpoint" if self.openai_base_url else "OpenAI"
+        return f"LLM: {self.chat_model} via {where}"
+
+    @property
+    def has_llm(self) -> bool:
+        return bool(self.openai_api_key)
+
+    @property
+    def database_mode(self) -> str:
+        return "external" if self.database_url else "embedded"
+
+
+def load_settings() -> Settings:
+    data_dir = Path(os.environ.get("HKE_DATA_DIR") or user_data_dir("hke", appauthor=False)).expanduser()
+    provider = (os.environ.get("HKE_EMBEDDINGS") or "use").strip().lower()
+    if provider not in EMBEDDING_PROVIDERS:
+        raise ValueError(f"HKE_EMBEDDINGS must be one of {', '.join(EMBEDDING_PROVIDERS)}; got {provider!r}")
+    return Settings(
+        data_dir=data_dir,
+        database_url=(os.environ.get("DATABASE_URL") or "").strip() or None,
+        embeddings=provider,
+        openai_api_key=(os.environ.get("OPENAI_API_KEY") or "").strip() or None,
+        openai_base_url=(os.environ.get("OPENAI_BASE_URL") or "").strip() or None,
+        chat_model=(os.environ.get("HKE_CHAT_MODEL") or "gpt-4o-mini").strip(),
+        embedding_model=(os.environ.get("HKE_EMBEDDING_MODEL") or "text-embedding-3-small").strip(),
+        max_file_bytes=_int_env("HKE_MAX_FILE_BYTES", 5 * 1024 * 1024),
+        embed_batch_size=_int_env("HKE_EMBED_BATCH", 64),
+    )
