@@ -1,0 +1,21 @@
+"""Hierarchical Knowledge Explorer: ``streamlit run app.py``."""
+
+import streamlit as st
+
+from core.database import install_shutdown_hooks
+
+# Stop the embedded Postgres when Streamlit is stopped (SIGTERM/SIGINT), leaving no orphan server.
+install_shutdown_hooks()
+
+st.set_page_config(page_title="Hierarchical Knowledge Explorer", page_icon="🌳", layout="wide")
+
+from pages import ui  # noqa: E402  (after set_page_config)
+
+navigation = st.navigation(
+    [
+        st.Page("pages/overview.py", title="Overview", icon="🏠", default=True),
+        st.Page("pages/document_tree.py", title="Document tree", icon="🌳", url_path="document_tree"),
+    ]
+)
+ui.sidebar()
+navigation.run()

@@ -1,0 +1,303 @@
+#!/usr/bin/env python3
+"""Fetch larger public markdown corpora for demos and benchmarks.
+
+The corpora are the documentation folders shipped in the source distributions of two PyPI packages:
+
+* ``python-markdown``      -> the ``docs/**/*.md`` files of the ``markdown`` sdist
+* ``pymdown-extensions``   -> the ``docs/**/*.md`` files of the ``pymdown-extensions`` sdist
+
+They are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
+configuration (``PIP_INDEX_URL``, ``pip.conf``, proxies, certificates) applies. Nothing else is needed: stdlib only.
+
+Usage::
+
+    python bench/fetch_corpora.py                          # both corpora into bench/corpora/
+    python bench/fetch_corpora.py --dest /tmp/corpora --corpus python-markdown
+    python bench/fetch_corpora.py --force                  # re-download even if present
+    python bench/fetch_corpora.py --concat bench/corpora/concat-1mb.md   # also build a ~1 MB single file
+
+Each corpus goes to ``<dest>/<corpus>/`` with the paths relative to the sdist's ``docs/`` folder kept, plus a
+``.fetched.json`` marker (sdist name, file count). A corpus that is already present is skipped unless ``--force``.
+The JSON summary ``{corpus: {"files": n, "bytes": n}}`` is printed on stdout; progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from pathlib import Path, PurePosixPath
+
+# corpus name -> pip requirement name
+CORPORA: dict[str, str] = {
+    "python-markdown": "markdown",
+    "pymdown-extensions": "pymdown-extensions",
+}
+MARKER = ".fetched.json"
+DEFAULT_DEST = Path(__file__).resolve().parent / "corpora"
+DEFAULT_CONCAT_BYTES = 1_000_000
+SDIST_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip")
+
+
+class FetchError(RuntimeError):
+    """A failure with a message meant for the user."""
+
+
+def log(msg: str) -> None:
+    print(f"[fetch_corpora] {msg}", file=sys.stderr, flush=True)
+
+
+def normalize(name: str) -> str:
+    """PEP 503 name normalization."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def sdist_project(filename: str) -> str | None:
+    """'pymdown_extensions-13.1.tar.gz' -> 'pymdown-extensions' (None if not an sdist file name)."""
+    for suffix in SDIST_SUFFIXES:
+        if filename.lower().endswith(suffix):
+            stem = filename[: -len(suffix)]
+            m = re.match(r"^(?P<name>.+?)-(?P<version>\d[^-]*)$", stem)
+            return normalize(m.group("name")) if m else None
+    return None
+
+
+# --------------------------------------------------------------------------------------------------- download
+
+
+def pip_download(requirements: list[str], workdir: Path) -> dict[str, Path]:
+    """Download the sdists of `requirements` into `workdir`; return {normalized project name: sdist path}."""
+    check = subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True, text=True)
+    if check.returncode != 0:
+        raise FetchError(
+            f"pip is not available for {sys.executable}.\n"
+            f"  Install it with `{sys.executable} -m ensurepip --upgrade`,"
+            " or run this script with a Python that has pip."
+        )
+    pip = [sys.executable, "-m", "pip"]
+    cmd = [*pip, "download", "--no-deps", "--no-binary", ":all:", *requirements, "-d", str(workdir)]
+    log("running: " + " ".join(cmd))
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-15:])
+        raise FetchError(
+            f"pip download failed (exit code {proc.returncode}) for {', '.join(requirements)}.\n"
+            f"  Check the network or the package index settings (PIP_INDEX_URL, pip.conf, proxy).\n"
+            f"  Last lines of pip's output:\n{_indent(tail)}"
+        )
+    found: dict[str, Path] = {}
+    for path in sorted(workdir.iterdir()):
+        project = sdist_project(path.name)
+        if project:
+            found[project] = path
+    missing = [r for r in requirements if normalize(r) not in found]
+    if missing:
+        got = ", ".join(p.name for p in workdir.iterdir()) or "nothing"
+        raise FetchError(f"pip did not download an sdist for {', '.join(missing)} (got: {got}).")
+    return found
+
+
+def _indent(text: str, prefix: str = "    ") -> str:
+    return "\n".join(prefix + line for line in text.splitlines())
+
+
+# --------------------------------------------------------------------------------------------------- unpacking
+
+
+def _docs_relpath(member_name: str) -> PurePosixPath | None:
+    """'<top>/docs/a/b.md' -> 'a/b.md'; None for anything else or for unsafe paths."""
+    parts = PurePosixPath(member_name.replace("\\", "/")).parts
+    if len(parts) < 3 or parts[1] != "docs" or not parts[-1].lower().endswith(".md"):
+        return None
+    rel = parts[2:]
+    if any(p in ("", ".", "..") for p in rel) or member_name.startswith("/"):
+        return None
+    return PurePosixPath(*rel)
+
+
+def extract_docs(sdist: Path, out_dir: Path) -> list[Path]:
+    """Copy the sdist's docs/**/*.md files into out_dir, keeping paths relative to docs/. Returns the files written."""
+    written: list[Path] = []
+
+    def write(rel: PurePosixPath, data: bytes) -> None:
+        target = out_dir.joinpath(*rel.parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        written.append(target)
+
+    name = sdist.name.lower()
+    try:
+        if name.endswith(".zip"):
+            with zipfile.ZipFile(sdist) as zf:
+                for info in zf.infolist():
+                    rel = None if info.is_dir() else _docs_relpath(info.filename)
+                    if rel is not None:
+                        write(rel, zf.read(info))
+        else:
+            with tarfile.open(sdist, "r:*") as tf:
+                for member in tf.getmembers():
+                    rel = _docs_relpath(member.name) if member.isfile() else None
+                    if rel is not None:
+                        fh = tf.extractfile(member)
+                        if fh is not None:
+                            write(rel, fh.read())
+    except (tarfile.TarError, zipfile.BadZipFile, OSError) as exc:
+        raise FetchError(f"cannot unpack {sdist.name}: {exc}") from exc
+    if not written:
+        raise FetchError(f"{sdist.name} contains no docs/**/*.md files; the package layout may have changed.")
+    return written
+
+
+# --------------------------------------------------------------------------------------------------- corpora
+
+
+def corpus_files(corpus_dir: Path) -> list[Path]:
+    return sorted(p for p in corpus_dir.rglob("*.md") if p.is_file())
+
+
+def corpus_stats(corpus_dir: Path) -> dict[str, int]:
+    files = corpus_files(corpus_dir)
+    return {"files": len(files), "bytes": sum(p.stat().st_size for p in files)}
+
+
+def is_present(corpus_dir: Path) -> bool:
+    return (corpus_dir / MARKER).is_file() and bool(corpus_files(corpus_dir))
+
+
+def remove_corpus(corpus_dir: Path) -> None:
+    if not corpus_dir.exists():
+        return
+    if not (corpus_dir / MARKER).is_file() and any(corpus_dir.iterdir()):
+        raise FetchError(
+            f"{corpus_dir} exists but was not created by this script (no {MARKER});"
+            " remove it yourself or choose another --dest."
+        )
+    shutil.rmtree(corpus_dir)
+
+
+def install_corpus(corpus: str, sdist: Path, dest: Path) -> None:
+    """Unpack into a staging folder next to the final one, then move it into place (no half-written corpora)."""
+    final = dest / corpus
+    staging = Path(tempfile.mkdtemp(prefix=f".{corpus}-", dir=dest))
+    os.chmod(staging, 0o755)  # mkdtemp makes it 0700
+    try:
+        files = extract_docs(sdist, staging)
+        marker = {"corpus": corpus, "package": CORPORA[corpus], "sdist": sdist.name, "files": len(files)}
+        (staging / MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
+        remove_corpus(final)
+        staging.rename(final)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    log(f"{corpus}: {len(files)} files from {sdist.name} -> {final}")
+
+
+def fetch(corpora: list[str], dest: Path, force: bool) -> dict[str, dict[str, int]]:
+    dest.mkdir(parents=True, exist_ok=True)
+    todo = [c for c in corpora if force or not is_present(dest / c)]
+    for c in corpora:
+        if c not in todo:
+            log(f"{c}: already present in {dest / c} (use --force to re-download)")
+    if todo:
+        with tempfile.TemporaryDirectory(prefix="fetch-corpora-") as tmp:
+            sdists = pip_download([CORPORA[c] for c in todo], Path(tmp))
+            for c in todo:
+                install_corpus(c, sdists[normalize(CORPORA[c])], dest)
+    return {c: corpus_stats(dest / c) for c in corpora}
+
+
+# --------------------------------------------------------------------------------------------------- concat
+
+
+def strip_front_matter(text: str) -> str:
+    """Drop a leading YAML front-matter block ('---' ... '---'); mid-file it would parse as a setext heading."""
+    m = re.match(r"\A---[ \t]*\r?\n.*?^---[ \t]*\r?$\n?", text, flags=re.S | re.M)
+    return text[m.end() :] if m else text
+
+
+def build_concat(corpora: list[str], dest: Path, out: Path, target_bytes: int) -> dict[str, int]:
+    """Concatenate the corpora's markdown files (sorted, corpus by corpus) into one file of about target_bytes.
+
+    Files are appended whole (minus any YAML front matter), separated by a blank line; if one pass over all files is
+    smaller than the target, the files are appended again (another pass) until the target is reached.
+    Returns {"bytes", "documents", "passes"}.
+    """
+    sources = [p for c in corpora for p in corpus_files(dest / c)]
+    if not sources:
+        raise FetchError(f"no fetched markdown under {dest} for {', '.join(corpora)}; nothing to concatenate.")
+    texts = []
+    for p in sources:
+        text = strip_front_matter(p.read_text(encoding="utf-8", errors="replace")).strip("\n")
+        if text:
+            texts.append(text + "\n\n")
+    if not texts:
+        raise FetchError("all fetched markdown files are empty; nothing to concatenate.")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    size = docs = passes = 0
+    with out.open("w", encoding="utf-8", newline="\n") as fh:
+        while size < target_bytes:
+            passes += 1
+            for text in texts:
+                fh.write(text)
+                size += len(text.encode("utf-8"))
+                docs += 1
+                if size >= target_bytes:
+                    break
+    log(f"concat: {out} ({size} bytes, {docs} documents, {passes} pass(es))")
+    return {"bytes": size, "documents": docs, "passes": passes}
+
+
+# --------------------------------------------------------------------------------------------------- CLI
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0], epilog="Corpora: " + ", ".join(CORPORA))
+    ap.add_argument("--dest", type=Path, default=DEFAULT_DEST, help="output folder (default: bench/corpora)")
+    ap.add_argument(
+        "--corpus",
+        action="append",
+        choices=sorted(CORPORA),
+        help="corpus to fetch; repeat for several (default: all)",
+    )
+    ap.add_argument("--force", action="store_true", help="re-download corpora that are already present")
+    ap.add_argument("--concat", type=Path, metavar="OUT.md", help="also write one markdown file of all corpora")
+    ap.add_argument(
+        "--concat-bytes",
+        type=int,
+        default=DEFAULT_CONCAT_BYTES,
+        metavar="N",
+        help=f"target size of --concat output in bytes (default: {DEFAULT_CONCAT_BYTES})",
+    )
+    args = ap.parse_args(argv)
+    if args.concat_bytes <= 0:
+        ap.error("--concat-bytes must be positive")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    corpora = list(dict.fromkeys(args.corpus or CORPORA))  # keep order, drop duplicates
+    dest = args.dest.resolve()
+    try:
+        summary = fetch(corpora, dest, args.force)
+        if args.concat:
+            build_concat(corpora, dest, args.concat, args.concat_bytes)
+    except FetchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

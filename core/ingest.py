@@ -1,0 +1,361 @@
+"""Files in, parent-linked elements out: validate, parse, embed in batches, replace atomically.
+
+Re-ingest is incremental by content hash: an unchanged document is recognised before it is parsed or
+embedded, so it costs zero embedding calls. One bad file is reported and skipped; the batch goes on and
+nothing already stored is touched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+from langchain_core.documents import Document
+
+from core.store import DocumentRecord, ElementStore
+
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+LOADERS = ("markdown-it", "unstructured")
+# Bump when parsing changes what elements a file yields, so re-ingest re-parses instead of trusting old hashes.
+PARSER_VERSION = "1"
+# How much "noise" (charset_normalizer's chaos ratio) a detected non-UTF-8 decoding may show before it is refused.
+MAX_DECODE_CHAOS = 0.1
+
+
+class IngestError(ValueError):
+    """A file that cannot be ingested; the message is shown to the user as the reason."""
+
+
+@dataclass
+class FileResult:
+    path: str
+    status: str  # added | replaced | unchanged | error | skipped
+    elements: int = 0
+    reason: str | None = None
+    encoding: str | None = None
+    document_id: str | None = None
+
+
+@dataclass
+class IngestReport:
+    documents: int = 0
+    elements: int = 0
+    added: int = 0
+    replaced: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    errors: list[dict[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    embed_seconds: float = 0.0
+    embedding_calls: int = 0
+    files: list[FileResult] = field(default_factory=list)
+
+    def record(self, result: FileResult) -> None:
+        self.files.append(result)
+        if result.status == "error":
+            self.errors.append({"path": result.path, "reason": result.reason or "unknown error"})
+            return
+        if result.status == "skipped":
+            self.skipped += 1
+            return
+        self.documents += 1
+        if result.status == "unchanged":
+            self.unchanged += 1
+        else:
+            self.elements += result.elements
+            self.added += result.status == "added"
+            self.replaced += result.status == "replaced"
+
+    def as_dict(self, *, files: bool = False) -> dict:
+        out = {
+            k: v
+            for k, v in asdict(self).items()
+            if k in ("documents", "elements", "added", "replaced", "unchanged", "skipped", "errors")
+        }
+        out["seconds"] = round(self.seconds, 3)
+        out["embed_seconds"] = round(self.embed_seconds, 3)
+        out["embedding_calls"] = self.embedding_calls
+        if files:
+            out["files"] = [asdict(f) for f in self.files]
+        return out
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One step of an ingest, for a progress bar: ``done`` of ``total`` texts embedded so far."""
+
+    done: int
+    total: int
+    message: str
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """Something to ingest: a path on disk, or uploaded bytes with a name."""
+
+    name: str
+    data: bytes | None = None
+    path: Path | None = None
+
+    @property
+    def key(self) -> str:
+        """What identifies the document across re-ingests (and so its document_id)."""
+        return str(self.path.resolve()) if self.path is not None else f"upload:{self.name}"
+
+    @property
+    def display(self) -> str:
+        return str(self.path) if self.path is not None else self.name
+
+
+def discover(paths: Iterable[str | Path]) -> tuple[list[SourceFile], list[FileResult]]:
+    """Markdown files under ``paths`` (files or folders), plus results for paths that cannot be used."""
+    found: list[SourceFile] = []
+    problems: list[FileResult] = []
+    seen: set[Path] = set()
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if path.is_dir():
+            for child in sorted(path.rglob("*")):
+                if any(part.startswith(".") for part in child.relative_to(path).parts):
+                    continue
+                if child.is_file() and child.suffix.lower() in MARKDOWN_SUFFIXES and child.resolve() not in seen:
+                    seen.add(child.resolve())
+                    found.append(SourceFile(name=child.name, path=child))
+        elif path.is_file():
+            if path.suffix.lower() not in MARKDOWN_SUFFIXES:
+                problems.append(
+                    FileResult(str(path), "error", reason=f"unsupported file type {path.suffix or '(none)'}: "
+                               f"expected {', '.join(MARKDOWN_SUFFIXES)}")
+                )
+            elif path.resolve() not in seen:
+                seen.add(path.resolve())
+                found.append(SourceFile(name=path.name, path=path))
+        elif path.exists():
+            problems.append(FileResult(str(path), "error", reason="not a regular file"))
+        else:
+            problems.append(FileResult(str(path), "error", reason="no such file or folder"))
+    return found, problems
+
+
+def read_source(source: SourceFile, max_bytes: int) -> bytes:
+    if source.data is not None:
+        data = source.data
+    else:
+        assert source.path is not None
+        try:
+            size = source.path.stat().st_size
+            if size > max_bytes:
+                raise IngestError(_too_big(size, max_bytes))
+            data = source.path.read_bytes()
+        except PermissionError as exc:
+            raise IngestError("cannot read the file: permission denied") from exc
+        except OSError as exc:
+            raise IngestError(f"cannot read the file: {exc.strerror or exc}") from exc
+    if len(data) > max_bytes:
+        raise IngestError(_too_big(len(data), max_bytes))
+    return data
+
+
+def _too_big(size: int, limit: int) -> str:
+    return (
+        f"file is {size / 1_048_576:.1f} MB, over the {limit / 1_048_576:.1f} MB limit "
+        "(raise HKE_MAX_FILE_BYTES or --max-bytes to allow it)"
+    )
+
+
+def decode_text(data: bytes) -> tuple[str, str]:
+    """The text of a markdown file and the encoding it was read with; refuses binary and undecodable bytes.
+
+    UTF-8 first. Otherwise the encoding is detected (Korean files from Windows tools are often CP949) and
+    used only when the decoded text is coherent; a guess that produces gibberish is refused instead.
+    """
+    if not data.strip():
+        raise IngestError("file is empty")
+    for bom, encoding in ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+                          (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
+        if data.startswith(bom):
+            try:
+                return data.decode(encoding), encoding
+            except UnicodeDecodeError as exc:
+                raise IngestError(f"file starts with a {encoding} byte-order mark but is not {encoding}") from exc
+    if b"\x00" in data[:65536]:
+        raise IngestError("file is binary (contains NUL bytes), not markdown text")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        first_error = exc
+    else:
+        if not text.strip():
+            raise IngestError("file is empty")
+        return text, "utf-8"
+    import charset_normalizer
+
+    guess = charset_normalizer.from_bytes(data[:1_000_000]).best()
+    if guess is not None and guess.chaos <= MAX_DECODE_CHAOS:
+        try:
+            return data.decode(guess.encoding), guess.encoding
+        except (UnicodeDecodeError, LookupError):
+            pass
+    raise IngestError(
+        f"file is not UTF-8 text (invalid byte at offset {first_error.start}) and its encoding could not be "
+        "detected reliably; convert it to UTF-8 and ingest again"
+    )
+
+
+def content_hash(data: bytes, loader: str, contextual: bool) -> str:
+    h = hashlib.sha256()
+    h.update(f"{PARSER_VERSION}\x1f{loader}\x1f{int(contextual)}\x1f".encode())
+    h.update(data)
+    return h.hexdigest()
+
+
+def embedding_text(doc: Document, contextual: bool) -> str:
+    """What gets embedded for an element: its text, or with ``contextual`` its heading path too."""
+    if not contextual:
+        return doc.page_content
+    path = [p for p in doc.metadata.get("heading_path") or [] if p]
+    return " > ".join([*path, doc.page_content]) if path else doc.page_content
+
+
+def parse(text: str, *, source: str, document_id: str, loader: str = "markdown-it") -> list[Document]:
+    if loader == "markdown-it":
+        from core.markdown_loader import parse_markdown
+
+        return parse_markdown(text, source=source, document_id=document_id)
+    if loader == "unstructured":
+        from core.unstructured_loader import parse_with_unstructured
+
+        return parse_with_unstructured(text, source=source, document_id=document_id)
+    raise ValueError(f"unknown loader {loader!r}; choose one of {', '.join(LOADERS)}")
+
+
+def document_id_for(collection: str, source_key: str) -> str:
+    """Stable per collection and path: two files with the same name and content are two documents."""
+    return hashlib.sha256(f"{collection}\x1f{source_key}".encode()).hexdigest()[:16]
+
+
+@dataclass
+class _Prepared:
+    source: SourceFile
+    record: DocumentRecord
+    elements: list[Document]
+    replacing: bool
+
+
+def ingest(
+    store: ElementStore,
+    sources: Sequence[SourceFile],
+    *,
+    loader: str = "markdown-it",
+    max_bytes: int = 5 * 1024 * 1024,
+    batch_size: int = 64,
+    progress: ProgressCallback | None = None,
+    problems: Sequence[FileResult] = (),
+) -> IngestReport:
+    """Ingest ``sources`` into ``store`` and report per file. Never raises for a bad file."""
+    started = time.perf_counter()
+    report = IngestReport()
+    for problem in problems:
+        report.record(problem)
+    embeddings = store.embeddings
+    calls_before = embeddings.calls
+    known = store.content_hashes()
+
+    prepared: list[_Prepared] = []
+    for source in sources:
+        try:
+            item = _prepare(store, source, known, loader=loader, max_bytes=max_bytes)
+        except IngestError as exc:
+            report.record(FileResult(source.display, "error", reason=str(exc)))
+            continue
+        except Exception as exc:  # a parser bug must not sink the whole batch
+            report.record(FileResult(source.display, "error", reason=f"could not parse: {type(exc).__name__}: {exc}"))
+            continue
+        if isinstance(item, FileResult):
+            report.record(item)
+        else:
+            prepared.append(item)
+
+    total = sum(len(p.elements) for p in prepared)
+    done = 0
+    if progress:
+        progress(Progress(0, total, f"{len(prepared)} documents to embed, {report.unchanged} unchanged"))
+    for item in prepared:
+        texts = [embedding_text(d, store.contextual) for d in item.elements]
+        vectors: list[np.ndarray] = []
+        t0 = time.perf_counter()
+        try:
+            for start in range(0, len(texts), batch_size):
+                vectors.append(np.asarray(embeddings.embed_documents(texts[start : start + batch_size]), np.float32))
+                done += min(batch_size, len(texts) - start)
+                if progress:
+                    progress(Progress(done, total, f"embedding {item.source.display}"))
+        except Exception as exc:
+            report.embed_seconds += time.perf_counter() - t0
+            report.record(FileResult(item.source.display, "error", reason=f"embedding failed: {exc}"))
+            continue
+        report.embed_seconds += time.perf_counter() - t0
+        matrix = np.vstack(vectors) if vectors else np.zeros((0, embeddings.info.dimension), np.float32)
+        try:
+            changed = store.replace_document(item.record, item.elements, matrix)
+        except Exception as exc:
+            report.record(FileResult(item.source.display, "error", reason=f"could not store: {exc}"))
+            continue
+        status = ("replaced" if item.replacing else "added") if changed else "unchanged"
+        report.record(FileResult(item.source.display, status, len(item.elements), None, item.record.encoding,
+                                 item.record.document_id))
+    report.embedding_calls = embeddings.calls - calls_before
+    report.seconds = time.perf_counter() - started
+    if progress:
+        progress(Progress(total, total, "done"))
+    return report
+
+
+def _prepare(
+    store: ElementStore, source: SourceFile, known: dict[str, str], *, loader: str, max_bytes: int
+) -> _Prepared | FileResult:
+    data = read_source(source, max_bytes)
+    document_id = document_id_for(store.collection, source.key)
+    digest = content_hash(data, loader, store.contextual)
+    if known.get(document_id) == digest:
+        return FileResult(source.display, "unchanged", document_id=document_id)
+    text, encoding = decode_text(data)
+    elements = parse(text, source=source.display, document_id=document_id, loader=loader)
+    if not elements:
+        raise IngestError("file has no content: no headings, paragraphs, lists, tables or code")
+    from core.markdown_loader import parse_front_matter
+
+    front_matter = parse_front_matter(text) or None
+    title = (front_matter or {}).get("title") or next(
+        (d.page_content for d in elements if d.metadata.get("category") == "Title"), source.name
+    )
+    record = DocumentRecord(
+        document_id=document_id,
+        source=source.display,
+        filename=source.name,
+        title=title,
+        content_hash=digest,
+        loader=loader,
+        n_elements=len(elements),
+        n_bytes=len(data),
+        encoding=encoding,
+        front_matter=front_matter,
+    )
+    return _Prepared(source, record, elements, replacing=document_id in known)
+
+
+def ingest_paths(
+    store: ElementStore,
+    paths: Iterable[str | Path],
+    **kwargs,
+) -> IngestReport:
+    """``ingest`` over files and folders on disk."""
+    sources, problems = discover(paths)
+    return ingest(store, sources, problems=problems, **kwargs)

@@ -1,0 +1,148 @@
+"""Every SQL statement of the element store, in one place.
+
+The vectors live in langchain-postgres' own tables (``langchain_pg_collection``, ``langchain_pg_embedding``),
+so any LangChain code can read them through ``PGVector``. What the hierarchy needs on top of them is here:
+expression indexes on the parent links, a per-document table for incremental ingest, and the queries.
+All statements take parameters; none is built from user text.
+"""
+
+# -- schema -----------------------------------------------------------------------------------------
+
+# Serialises schema creation across processes: CREATE ... IF NOT EXISTS still races on the catalog.
+SCHEMA_LOCK_KEY = 4_851_220_001
+
+CREATE_SCHEMA = [
+    """
+    CREATE TABLE IF NOT EXISTS hke_documents (
+        collection_id uuid NOT NULL REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
+        document_id   text NOT NULL,
+        source        text NOT NULL,
+        filename      text NOT NULL,
+        title         text,
+        content_hash  text NOT NULL,
+        loader        text NOT NULL,
+        n_elements    integer NOT NULL,
+        n_bytes       integer NOT NULL,
+        encoding      text,
+        front_matter  jsonb,
+        ingested_at   timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (collection_id, document_id)
+    )
+    """,
+    # The GIN index PGVector creates does not serve ->> equality; these make the ancestor walk an index walk.
+    "CREATE INDEX IF NOT EXISTS hke_emb_element_id ON langchain_pg_embedding ((cmetadata->>'element_id'))",
+    "CREATE INDEX IF NOT EXISTS hke_emb_parent_id ON langchain_pg_embedding ((cmetadata->>'parent_id'))",
+    "CREATE INDEX IF NOT EXISTS hke_emb_document ON langchain_pg_embedding (collection_id, (cmetadata->>'document_id'))",
+    "CREATE INDEX IF NOT EXISTS hke_emb_hnsw ON langchain_pg_embedding USING hnsw (embedding vector_cosine_ops)",
+]
+
+EMBEDDING_COLUMN_TYPE = """
+SELECT format_type(a.atttypid, a.atttypmod)
+FROM pg_attribute a
+WHERE a.attrelid = 'langchain_pg_embedding'::regclass AND a.attname = 'embedding'
+"""
+
+TABLE_EXISTS = "SELECT to_regclass(%s) IS NOT NULL"
+
+# -- collections ------------------------------------------------------------------------------------
+
+COLLECTION_BY_NAME = "SELECT uuid, cmetadata FROM langchain_pg_collection WHERE name = %s"
+
+SET_COLLECTION_METADATA = "UPDATE langchain_pg_collection SET cmetadata = %s WHERE uuid = %s"
+
+LIST_COLLECTIONS = """
+SELECT c.name, c.cmetadata,
+       (SELECT count(*) FROM hke_documents d WHERE d.collection_id = c.uuid) AS documents,
+       (SELECT count(*) FROM langchain_pg_embedding e WHERE e.collection_id = c.uuid) AS elements
+FROM langchain_pg_collection c
+ORDER BY c.name
+"""
+
+DELETE_COLLECTION = "DELETE FROM langchain_pg_collection WHERE uuid = %s"
+
+# -- documents --------------------------------------------------------------------------------------
+
+# Per-document lock so two ingests of the same file serialise instead of interleaving delete/insert.
+LOCK_DOCUMENT = "SELECT pg_advisory_xact_lock(hashtextextended(%s::text || '/' || %s::text, 0))"
+
+DOCUMENT_HASH = "SELECT content_hash FROM hke_documents WHERE collection_id = %s AND document_id = %s"
+
+DOCUMENT_HASHES = "SELECT document_id, content_hash FROM hke_documents WHERE collection_id = %s"
+
+LIST_DOCUMENTS = """
+SELECT document_id, source, filename, title, content_hash, loader, n_elements, n_bytes, encoding,
+       front_matter, ingested_at
+FROM hke_documents
+WHERE collection_id = %s
+ORDER BY filename, source
+"""
+
+GET_DOCUMENT = """
+SELECT document_id, source, filename, title, content_hash, loader, n_elements, n_bytes, encoding,
+       front_matter, ingested_at
+FROM hke_documents
+WHERE collection_id = %s AND document_id = %s
+"""
+
+UPSERT_DOCUMENT = """
+INSERT INTO hke_documents (collection_id, document_id, source, filename, title, content_hash, loader,
+                           n_elements, n_bytes, encoding, front_matter, ingested_at)
+VALUES (%(collection_id)s, %(document_id)s, %(source)s, %(filename)s, %(title)s, %(content_hash)s, %(loader)s,
+        %(n_elements)s, %(n_bytes)s, %(encoding)s, %(front_matter)s, now())
+ON CONFLICT (collection_id, document_id) DO UPDATE SET
+    source = EXCLUDED.source, filename = EXCLUDED.filename, title = EXCLUDED.title,
+    content_hash = EXCLUDED.content_hash, loader = EXCLUDED.loader, n_elements = EXCLUDED.n_elements,
+    n_bytes = EXCLUDED.n_bytes, encoding = EXCLUDED.encoding, front_matter = EXCLUDED.front_matter,
+    ingested_at = now()
+"""
+
+DELETE_DOCUMENT_ELEMENTS = """
+DELETE FROM langchain_pg_embedding WHERE collection_id = %s AND cmetadata->>'document_id' = %s
+"""
+
+DELETE_DOCUMENT = "DELETE FROM hke_documents WHERE collection_id = %s AND document_id = %s"
+
+COPY_ELEMENTS = "COPY langchain_pg_embedding (id, collection_id, embedding, document, cmetadata) FROM STDIN WITH (FORMAT BINARY)"
+
+COPY_ELEMENT_TYPES = ["varchar", "uuid", "vector", "varchar", "jsonb"]
+
+# -- elements ---------------------------------------------------------------------------------------
+
+ELEMENTS_OF_DOCUMENT = """
+SELECT id, document, cmetadata
+FROM langchain_pg_embedding
+WHERE collection_id = %s AND cmetadata->>'document_id' = %s
+ORDER BY (cmetadata->>'order')::int
+"""
+
+ELEMENTS_BY_ID = """
+SELECT id, document, cmetadata
+FROM langchain_pg_embedding
+WHERE collection_id = %s AND cmetadata->>'element_id' = ANY(%s)
+"""
+
+# One round trip for the ancestors of every hit: walk parent_id upwards through the element_id index.
+ANCESTORS = """
+WITH RECURSIVE walk (element_id, parent_id) AS (
+    SELECT e.cmetadata->>'element_id', e.cmetadata->>'parent_id'
+    FROM langchain_pg_embedding e
+    WHERE e.collection_id = %(collection_id)s AND e.cmetadata->>'element_id' = ANY(%(ids)s)
+  UNION
+    SELECT p.cmetadata->>'element_id', p.cmetadata->>'parent_id'
+    FROM walk w
+    JOIN langchain_pg_embedding p
+      ON p.cmetadata->>'element_id' = w.parent_id AND p.collection_id = %(collection_id)s
+)
+SELECT e.id, e.document, e.cmetadata
+FROM walk w
+JOIN langchain_pg_embedding e
+  ON e.cmetadata->>'element_id' = w.element_id AND e.collection_id = %(collection_id)s
+"""
+
+CATEGORY_DEPTH_COUNTS = """
+SELECT cmetadata->>'category' AS category, COALESCE((cmetadata->>'category_depth')::int, 0) AS depth, count(*) AS n
+FROM langchain_pg_embedding
+WHERE collection_id = %s
+GROUP BY 1, 2
+ORDER BY 1, 2
+"""

@@ -1,0 +1,421 @@
+"""The element store: parent-linked markdown elements in PGVector, one collection per corpus.
+
+Reads and schema go through langchain-postgres' tables so that ``store.vectorstore`` is an ordinary
+``PGVector``. Writes of one document go through a single psycopg transaction instead of
+``PGVector.add_documents``: replacing a changed document must be atomic (delete old elements, copy new ones,
+update its hash, all or nothing), and ``COPY`` avoids the 65,535-parameter limit of one insert.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import psycopg
+from langchain_core.documents import Document
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from core import sql
+from core.config import DEFAULT_COLLECTION, Settings, load_settings
+from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
+
+COLLECTION_NAME_MAX = 63
+
+
+class StoreError(RuntimeError):
+    """A store problem the user can act on; the message says what to do."""
+
+
+class EmbedderMismatchError(StoreError):
+    """The collection's vectors came from another model: searching them with this one would be garbage."""
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    document_id: str
+    source: str
+    filename: str
+    title: str | None
+    content_hash: str
+    loader: str
+    n_elements: int
+    n_bytes: int
+    encoding: str | None = None
+    front_matter: dict[str, Any] | None = None
+    ingested_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class CollectionInfo:
+    name: str
+    documents: int
+    elements: int
+    embedder: EmbedderInfo | None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CorpusStats:
+    documents: int
+    elements: int
+    by_category_depth: list[tuple[str, int, int]]  # (category, depth, count)
+
+    @property
+    def by_category(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for category, _depth, n in self.by_category_depth:
+            out[category] = out.get(category, 0) + n
+        return out
+
+
+# -- connections ------------------------------------------------------------------------------------
+
+_pools: dict[str, ConnectionPool] = {}
+_engines: dict[str, Any] = {}
+_lock = threading.Lock()
+
+
+def psycopg_conninfo(url: str) -> str:
+    """A SQLAlchemy URL (``postgresql+psycopg://``) in the form psycopg accepts."""
+    for prefix in ("postgresql+psycopg://", "postgres+psycopg://"):
+        if url.startswith(prefix):
+            return "postgresql://" + url[len(prefix) :]
+    if url.startswith("postgres://"):
+        return "postgresql://" + url[len("postgres://") :]
+    return url
+
+
+def sqlalchemy_url(url: str) -> str:
+    conninfo = psycopg_conninfo(url)
+    return "postgresql+psycopg://" + conninfo[len("postgresql://") :] if conninfo.startswith("postgresql://") else url
+
+
+def _configure_connection(conn: psycopg.Connection) -> None:
+    from pgvector.psycopg import register_vector
+
+    register_vector(conn)
+    # Filtered HNSW searches (scoped search) otherwise return fewer than k rows.
+    conn.execute("SET hnsw.iterative_scan = relaxed_order")
+    conn.commit()
+
+
+def connection_pool(url: str, *, max_size: int = 8) -> ConnectionPool:
+    """One pool per database per process. The vector extension must exist first (see ``ensure_schema``)."""
+    conninfo = psycopg_conninfo(url)
+    with _lock:
+        pool = _pools.get(conninfo)
+        if pool is None or pool.closed:
+            _ensure_extension(conninfo)
+            pool = ConnectionPool(
+                conninfo, min_size=1, max_size=max_size, configure=_configure_connection, open=True, timeout=30
+            )
+            _pools[conninfo] = pool
+        return pool
+
+
+def close_pools() -> None:
+    with _lock:
+        for pool in _pools.values():
+            pool.close()
+        _pools.clear()
+        for engine in _engines.values():
+            engine.dispose()
+        _engines.clear()
+
+
+def _engine(url: str):
+    from sqlalchemy import create_engine
+
+    key = sqlalchemy_url(url)
+    with _lock:
+        if key not in _engines:
+            _engines[key] = create_engine(key, pool_pre_ping=True, pool_size=2, max_overflow=2)
+        return _engines[key]
+
+
+def _ensure_extension(conninfo: str) -> None:
+    try:
+        with psycopg.connect(conninfo, autocommit=True, connect_timeout=10) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    except psycopg.OperationalError as exc:
+        raise StoreError(f"cannot connect to the database: {_first_line(exc)}") from exc
+    except psycopg.errors.FeatureNotSupported as exc:  # pragma: no cover - depends on the server
+        raise StoreError("the database has no pgvector extension; use the pgvector/pgvector image") from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def validate_collection_name(name: str) -> str:
+    name = (name or "").strip()
+    if not name or len(name) > COLLECTION_NAME_MAX or not all(c.isalnum() or c in "-_." for c in name):
+        raise StoreError(
+            f"collection name {name!r} is not valid: use 1–{COLLECTION_NAME_MAX} letters, digits, '-', '_' or '.'"
+        )
+    return name
+
+
+# -- the store --------------------------------------------------------------------------------------
+
+
+class ElementStore:
+    """One collection of parent-linked elements.
+
+    ``create=False`` opens an existing collection only (readers should not create empty collections by
+    looking at them). ``options`` are recorded on creation, e.g. ``{"contextual": True}``.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        collection: str = DEFAULT_COLLECTION,
+        embeddings: NamedEmbeddings | None = None,
+        *,
+        create: bool = True,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        self.url = url
+        self.collection = validate_collection_name(collection)
+        self.embeddings = embeddings or make_embeddings()
+        self.pool = connection_pool(url)
+        self._vectorstore = None
+        self.collection_id, self.options = self._open(create=create, options=options or {})
+
+    # -- opening --
+
+    def _open(self, *, create: bool, options: dict[str, Any]) -> tuple[uuid.UUID, dict[str, Any]]:
+        info = self.embeddings.info
+        with self.pool.connection() as conn:
+            conn.execute("SELECT pg_advisory_lock(%s)", (sql.SCHEMA_LOCK_KEY,))
+            try:
+                self._check_table_dimension(conn, info)
+                row = None
+                if conn.execute(sql.TABLE_EXISTS, ("langchain_pg_collection",)).fetchone()[0]:
+                    row = conn.execute(sql.COLLECTION_BY_NAME, (self.collection,)).fetchone()
+                if row is None:
+                    if not create:
+                        raise StoreError(
+                            f"collection {self.collection!r} does not exist yet: ingest documents into it first"
+                        )
+                    self._create_with_pgvector(info, options)
+                    conn.commit()
+                for statement in sql.CREATE_SCHEMA:
+                    conn.execute(statement)
+                conn.commit()
+                row = conn.execute(sql.COLLECTION_BY_NAME, (self.collection,)).fetchone()
+            finally:
+                conn.rollback()  # a failed statement must not keep the unlock from running
+                conn.execute("SELECT pg_advisory_unlock(%s)", (sql.SCHEMA_LOCK_KEY,))
+                conn.commit()
+        collection_id, meta = row[0], dict(row[1] or {})
+        stored = EmbedderInfo.from_metadata(meta)
+        if stored is None:
+            raise EmbedderMismatchError(
+                f"collection {self.collection!r} records no embedding model; it was not made by this app"
+            )
+        if stored != info:
+            raise EmbedderMismatchError(
+                f"collection {self.collection!r} holds vectors from {stored}, but the configured embedder is {info}. "
+                f"Set HKE_EMBEDDINGS={stored.provider} to use it, or ingest into another --collection."
+            )
+        return collection_id, {k: v for k, v in meta.items() if not k.startswith("embedding_")}
+
+    def _check_table_dimension(self, conn: psycopg.Connection, info: EmbedderInfo) -> None:
+        if not conn.execute(sql.TABLE_EXISTS, ("langchain_pg_embedding",)).fetchone()[0]:
+            return
+        column_type = conn.execute(sql.EMBEDDING_COLUMN_TYPE).fetchone()[0]
+        if column_type != f"vector({info.dimension})":
+            raise EmbedderMismatchError(
+                f"this database stores {column_type} embeddings, but {info} makes {info.dimension}-d vectors. "
+                "One database holds one embedding size (the HNSW index needs it): use another HKE_DATA_DIR "
+                "or DATABASE_URL for this embedder."
+            )
+
+    def _create_with_pgvector(self, info: EmbedderInfo, options: dict[str, Any]) -> None:
+        from langchain_postgres import PGVector
+
+        metadata = {**info.as_metadata(), **options}
+        self._vectorstore = PGVector(
+            embeddings=self.embeddings,
+            collection_name=self.collection,
+            connection=_engine(self.url),
+            use_jsonb=True,
+            embedding_length=info.dimension,
+            collection_metadata=metadata,
+            create_extension=False,
+        )
+
+    @property
+    def vectorstore(self):
+        """The same collection as a plain LangChain ``PGVector`` (no HNSW-aware scoping, no hierarchy)."""
+        if self._vectorstore is None:
+            from langchain_postgres import PGVector
+
+            self._vectorstore = PGVector(
+                embeddings=self.embeddings,
+                collection_name=self.collection,
+                connection=_engine(self.url),
+                use_jsonb=True,
+                embedding_length=self.embeddings.info.dimension,
+                create_extension=False,
+            )
+        return self._vectorstore
+
+    @property
+    def contextual(self) -> bool:
+        return bool(self.options.get("contextual"))
+
+    # -- documents --
+
+    def content_hashes(self) -> dict[str, str]:
+        with self.pool.connection() as conn:
+            return dict(conn.execute(sql.DOCUMENT_HASHES, (self.collection_id,)).fetchall())
+
+    def documents(self) -> list[DocumentRecord]:
+        with self.pool.connection() as conn:
+            return [DocumentRecord(*row) for row in conn.execute(sql.LIST_DOCUMENTS, (self.collection_id,))]
+
+    def document(self, document_id: str) -> DocumentRecord | None:
+        with self.pool.connection() as conn:
+            row = conn.execute(sql.GET_DOCUMENT, (self.collection_id, document_id)).fetchone()
+        return DocumentRecord(*row) if row else None
+
+    def find_documents(self, key: str) -> list[DocumentRecord]:
+        """Documents whose id, source path or file name is ``key``."""
+        return [d for d in self.documents() if key in (d.document_id, d.source, d.filename)]
+
+    def replace_document(self, record: DocumentRecord, elements: Sequence[Document], vectors: np.ndarray) -> bool:
+        """Store ``record`` with exactly ``elements``, atomically. Returns False if it was already stored as is.
+
+        Another process may have stored the same content meanwhile; the per-document lock plus the hash
+        re-check inside the transaction make concurrent ingests of one corpus idempotent.
+        """
+        if len(elements) != len(vectors):
+            raise ValueError("one vector per element")
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), record.document_id))
+            current = conn.execute(sql.DOCUMENT_HASH, (self.collection_id, record.document_id)).fetchone()
+            if current and current[0] == record.content_hash:
+                return False
+            conn.execute(sql.DELETE_DOCUMENT_ELEMENTS, (self.collection_id, record.document_id))
+            with conn.cursor() as cur, cur.copy(sql.COPY_ELEMENTS) as copy:
+                copy.set_types(sql.COPY_ELEMENT_TYPES)
+                for doc, vector in zip(elements, vectors, strict=True):
+                    meta = doc.metadata
+                    copy.write_row(
+                        (meta["element_id"], self.collection_id, np.asarray(vector, dtype=np.float32),
+                         doc.page_content, Jsonb(meta))
+                    )
+            conn.execute(
+                sql.UPSERT_DOCUMENT,
+                {
+                    "collection_id": self.collection_id,
+                    "document_id": record.document_id,
+                    "source": record.source,
+                    "filename": record.filename,
+                    "title": record.title,
+                    "content_hash": record.content_hash,
+                    "loader": record.loader,
+                    "n_elements": len(elements),
+                    "n_bytes": record.n_bytes,
+                    "encoding": record.encoding,
+                    "front_matter": Jsonb(record.front_matter) if record.front_matter else None,
+                },
+            )
+        return True
+
+    def remove_document(self, document_id: str) -> bool:
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), document_id))
+            conn.execute(sql.DELETE_DOCUMENT_ELEMENTS, (self.collection_id, document_id))
+            return conn.execute(sql.DELETE_DOCUMENT, (self.collection_id, document_id)).rowcount > 0
+
+    # -- elements --
+
+    def elements(self, document_id: str) -> list[Document]:
+        """All elements of one document, in document order."""
+        with self.pool.connection() as conn:
+            rows = conn.execute(sql.ELEMENTS_OF_DOCUMENT, (self.collection_id, document_id)).fetchall()
+        return [_row_to_document(row) for row in rows]
+
+    def get(self, ids: Iterable[str]) -> list[Document]:
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return []
+        with self.pool.connection() as conn:
+            rows = conn.execute(sql.ELEMENTS_BY_ID, (self.collection_id, ids)).fetchall()
+        by_id = {row[0]: _row_to_document(row) for row in rows}
+        return [by_id[i] for i in ids if i in by_id]
+
+    def ancestors(self, ids: Iterable[str]) -> dict[str, Document]:
+        """The given elements and all their ancestors, fetched in one round trip, keyed by element id."""
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return {}
+        with self.pool.connection() as conn:
+            rows = conn.execute(sql.ANCESTORS, {"collection_id": self.collection_id, "ids": ids}).fetchall()
+        return {row[0]: _row_to_document(row) for row in rows}
+
+    def stats(self) -> CorpusStats:
+        with self.pool.connection() as conn:
+            counts = [
+                (c or "?", int(d), int(n))
+                for c, d, n in conn.execute(sql.CATEGORY_DEPTH_COUNTS, (self.collection_id,))
+            ]
+            documents = len(conn.execute(sql.DOCUMENT_HASHES, (self.collection_id,)).fetchall())
+        return CorpusStats(documents=documents, elements=sum(n for *_, n in counts), by_category_depth=counts)
+
+    def drop(self) -> None:
+        """Delete the collection with all its documents and elements."""
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute(sql.DELETE_COLLECTION, (self.collection_id,))
+
+
+def _row_to_document(row: tuple) -> Document:
+    element_id, text, meta = row
+    meta = meta if isinstance(meta, dict) else json.loads(meta)
+    return Document(id=element_id, page_content=text or "", metadata=meta)
+
+
+def list_collections(url: str) -> list[CollectionInfo]:
+    """Every collection in the database, with counts; empty if nothing was ever ingested."""
+    pool = connection_pool(url)
+    with pool.connection() as conn:
+        if not conn.execute(sql.TABLE_EXISTS, ("hke_documents",)).fetchone()[0]:
+            return []
+        rows = conn.execute(sql.LIST_COLLECTIONS).fetchall()
+    out = []
+    for name, meta, documents, elements in rows:
+        meta = dict(meta or {})
+        options = {k: v for k, v in meta.items() if not k.startswith("embedding_")}
+        out.append(CollectionInfo(name, int(documents), int(elements), EmbedderInfo.from_metadata(meta), options))
+    return out
+
+
+def open_store(
+    collection: str = DEFAULT_COLLECTION,
+    *,
+    settings: Settings | None = None,
+    embeddings: NamedEmbeddings | None = None,
+    create: bool = True,
+    options: dict[str, Any] | None = None,
+) -> ElementStore:
+    """The store for ``collection`` on the configured database (starting the embedded one if needed)."""
+    from core.database import database_url
+
+    settings = settings or load_settings()
+    return ElementStore(
+        database_url(settings),
+        collection,
+        embeddings or make_embeddings(settings=settings),
+        create=create,
+        options=options,
+    )

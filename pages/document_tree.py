@@ -1,0 +1,44 @@
+"""Document tree: one document's elements as the tree retrieval walks."""
+
+import streamlit as st
+import streamlit.components.v1 as components
+
+from core.tree_html import render_tree_html, visible_ids
+from pages import ui
+
+st.title("Document tree")
+store = ui.require_documents()
+documents = store.documents()
+
+# A link from another page names an element: open its document and highlight it.
+highlight = st.query_params.get("element")
+if highlight and "tree_element" not in st.session_state:
+    found = store.get([highlight])
+    if found:
+        st.session_state["tree_document"] = found[0].metadata.get("document_id")
+    st.session_state["tree_element"] = highlight
+
+labels = {d.document_id: f"{d.title or d.filename} · {d.filename}" for d in documents}
+ids = list(labels)
+default = st.session_state.get("tree_document")
+choice = st.selectbox("Document", ids, index=ids.index(default) if default in ids else 0,
+                      format_func=labels.__getitem__)
+st.session_state["tree_document"] = choice
+query = st.text_input("Search within this document", placeholder="e.g. 무게, warranty, HDMI")
+
+elements = store.elements(choice)
+record = next(d for d in documents if d.document_id == choice)
+shown = visible_ids(elements, query)
+c1, c2, c3 = st.columns(3)
+c1.metric("Elements", len(elements))
+c2.metric("Matches" if query else "Headings",
+          len([e for e in elements if query.strip().casefold() in e.page_content.casefold()]) if query
+          else sum(e.metadata.get("category") == "Title" for e in elements))
+c3.metric("Source", record.filename)
+if query and not shown:
+    st.warning(f"Nothing in this document contains “{query}”.")
+
+hl = [st.session_state["tree_element"]] if st.session_state.get("tree_element") else []
+components.html(render_tree_html(elements, highlight=hl, query=query), height=650, scrolling=True)
+if hl:
+    st.caption(f"Highlighted element `{hl[0]}` (from a citation).")

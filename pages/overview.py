@@ -1,0 +1,91 @@
+"""Overview: what is in the corpus, and how to put documents in it."""
+
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+from core.ingest import SourceFile, discover, ingest
+from pages import ui
+
+st.title("Hierarchical Knowledge Explorer")
+st.caption(
+    "Markdown documents stored as parent-linked elements. Retrieval expands every hit to its "
+    "root-to-leaf heading path, so an answer knows which product or section a value belongs to."
+)
+
+collection = ui.current_collection()
+info = {c.name: c for c in ui.collections()}.get(collection)
+
+# -- what is there ---------------------------------------------------------------------------------
+if info is None or info.documents == 0:
+    st.info(
+        f"**No documents in `{collection}` yet.** Click **Ingest the samples** below to load the bundled "
+        "sample corpus (product spec sheets, a policy handbook and an FAQ, in Korean and English), "
+        "or upload your own `.md` files."
+    )
+else:
+    stats = ui.store().stats()
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Documents", stats.documents)
+    c2.metric("Elements", stats.elements)
+    c3.metric("Headings", stats.by_category.get("Title", 0))
+    frame = pd.DataFrame(stats.by_category_depth, columns=["category", "depth", "elements"])
+    frame["depth"] = frame["depth"].astype(str)
+    fig = px.bar(frame, x="category", y="elements", color="depth", title="Elements by category and depth",
+                 category_orders={"depth": sorted(frame["depth"].unique(), key=int)})
+    st.plotly_chart(fig, width="stretch")
+    docs = ui.store().documents()
+    st.subheader("Documents")
+    st.dataframe(
+        pd.DataFrame(
+            [{"title": d.title, "file": d.filename, "elements": d.n_elements, "KB": round(d.n_bytes / 1024, 1),
+              "encoding": d.encoding, "ingested": d.ingested_at} for d in docs]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+
+# -- ingest ----------------------------------------------------------------------------------------
+st.subheader("Ingest")
+
+
+def run_ingest(sources, problems=()):
+    bar = st.progress(0.0, text="Reading files…")
+
+    def on_progress(p):
+        bar.progress(min(p.done / p.total, 1.0) if p.total else 1.0, text=f"{p.done}/{p.total} elements · {p.message}")
+
+    s = ui.settings()
+    report = ingest(ui.store(), sources, problems=problems, progress=on_progress,
+                    max_bytes=s.max_file_bytes, batch_size=s.embed_batch_size)
+    bar.progress(1.0, text=f"Done in {report.seconds:.1f}s")
+    st.session_state["last_ingest"] = report
+    st.rerun()
+
+
+left, right = st.columns(2)
+with left:
+    st.markdown(f"**Sample corpus** ({len(discover([ui.SAMPLES_DIR])[0])} files in `data/samples`)")
+    if st.button("Ingest the samples", type="primary"):
+        sources, problems = discover([ui.SAMPLES_DIR])
+        run_ingest(sources, problems)
+with right:
+    uploads = st.file_uploader("Upload markdown files", type=["md", "markdown"], accept_multiple_files=True)
+    if uploads and st.button("Ingest uploaded files"):
+        run_ingest([SourceFile(name=u.name, data=u.getvalue()) for u in uploads])
+
+report = st.session_state.get("last_ingest")
+if report is not None:
+    if report.errors:
+        st.warning(f"{len(report.errors)} file(s) could not be ingested; the others were. Reasons below.")
+    else:
+        st.success(
+            f"{report.documents} documents: {report.added} added, {report.replaced} replaced, "
+            f"{report.unchanged} unchanged; {report.elements} elements written in {report.seconds:.1f}s."
+        )
+    st.dataframe(
+        pd.DataFrame([{"file": f.path, "status": f.status, "elements": f.elements, "reason": f.reason or ""}
+                      for f in report.files]),
+        hide_index=True,
+        width="stretch",
+    )

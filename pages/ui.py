@@ -1,0 +1,101 @@
+"""Shared pieces of the Streamlit pages: cached resources, the sidebar, empty states.
+
+Expensive things (the database, the embedder, stores) live in ``st.cache_resource``; what the user
+picked lives in ``st.session_state``. No SQL and no prompt text here: pages call ``core``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from core.config import DEFAULT_COLLECTION, Settings, load_settings
+from core.database import DatabaseError, database_url, redact_url
+from core.embeddings import make_embeddings
+from core.store import ElementStore, StoreError, list_collections
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES_DIR = ROOT / "data" / "samples"
+QUESTIONS_FILE = ROOT / "data" / "questions.json"
+
+
+def settings() -> Settings:
+    return load_settings()
+
+
+@st.cache_resource(show_spinner="Starting the database…")
+def db_url() -> str:
+    return database_url(load_settings())
+
+
+@st.cache_resource(show_spinner="Loading the embedding model…")
+def embedder(provider: str):
+    return make_embeddings(provider, load_settings())
+
+
+@st.cache_resource(show_spinner=False)
+def _store(collection: str, provider: str, contextual: bool) -> ElementStore:
+    options = {"contextual": True} if contextual else None
+    return ElementStore(db_url(), collection, embedder(provider), create=True, options=options)
+
+
+def store(collection: str | None = None, *, contextual: bool = False) -> ElementStore:
+    """The store for ``collection`` (default: the one picked in the sidebar)."""
+    return _store(collection or current_collection(), settings().embeddings, contextual)
+
+
+def collections() -> list:
+    try:
+        return list_collections(db_url())
+    except (StoreError, DatabaseError) as exc:
+        st.error(f"The database is not available: {exc}")
+        st.stop()
+
+
+def current_collection() -> str:
+    return st.session_state.get("collection", DEFAULT_COLLECTION)
+
+
+def sidebar() -> None:
+    """Where the data lives and what answers come from. Never shows a password or a key."""
+    s = settings()
+    names = [c.name for c in collections()]
+    if DEFAULT_COLLECTION not in names:
+        names.insert(0, DEFAULT_COLLECTION)
+    wanted = st.query_params.get("collection")
+    if wanted and wanted in names:
+        st.session_state["collection"] = wanted
+    current = current_collection()
+    if current not in names:
+        names.append(current)
+    with st.sidebar:
+        st.selectbox("Collection", names, index=names.index(current), key="collection",
+                     help="One collection per corpus. New ones are made by ingesting into them.")
+        db = "embedded Postgres (pgvector)" if s.database_mode == "embedded" else "external Postgres"
+        st.caption(f"**Database:** {db}")
+        if s.database_mode == "external":
+            st.caption(f"`{redact_url(db_url())}`")
+        st.caption(f"**Embeddings:** {s.embeddings}")
+        if s.has_llm:
+            st.caption(f"**Answers:** {s.llm_mode}")
+        else:
+            st.caption("**Answers:** extractive (no LLM configured). Set `OPENAI_API_KEY` to use an LLM.")
+
+
+def require_documents(store_: ElementStore | None = None) -> ElementStore:
+    """The current store, or an empty state that tells the user what to do (and stops the page)."""
+    info = {c.name: c for c in collections()}.get(current_collection())
+    if info is None or info.documents == 0:
+        st.info(
+            f"No documents in collection **{current_collection()}** yet: go to **Overview** and "
+            "click **Ingest the samples**, or upload your own markdown files."
+        )
+        st.page_link("pages/overview.py", label="Go to Overview", icon="🏠")
+        st.stop()
+    return store_ or store()
+
+
+def tree_link(element_id: str, collection: str | None = None) -> str:
+    """A URL of the Document tree page with ``element_id`` highlighted."""
+    return f"/document_tree?collection={collection or current_collection()}&element={element_id}"
