@@ -103,7 +103,9 @@ class OpenAIEmbeddingsNamed(NamedEmbeddings):
     def __init__(self, settings: Settings) -> None:
         super().__init__()
         if not settings.openai_api_key:
-            raise ValueError("HKE_EMBEDDINGS=openai needs OPENAI_API_KEY; unset HKE_EMBEDDINGS to use the bundled model.")
+            raise ValueError(
+                "HKE_EMBEDDINGS=openai needs OPENAI_API_KEY; unset HKE_EMBEDDINGS to use the bundled model."
+            )
         from langchain_openai import OpenAIEmbeddings
 
         model = settings.embedding_model

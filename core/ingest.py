@@ -297,12 +297,15 @@ def ingest(
                 done += min(batch_size, len(texts) - start)
                 if progress:
                     progress(Progress(done, total, f"embedding {item.source.display}"))
+            matrix = np.vstack(vectors) if vectors else np.zeros((0, embeddings.info.dimension), np.float32)
+            if matrix.shape != (len(texts), embeddings.info.dimension):
+                raise ValueError(f"embedder returned vectors of shape {matrix.shape}, expected "
+                                 f"({len(texts)}, {embeddings.info.dimension})")
         except Exception as exc:
             report.embed_seconds += time.perf_counter() - t0
             report.record(FileResult(item.source.display, "error", reason=f"embedding failed: {exc}"))
             continue
         report.embed_seconds += time.perf_counter() - t0
-        matrix = np.vstack(vectors) if vectors else np.zeros((0, embeddings.info.dimension), np.float32)
         try:
             changed = store.replace_document(item.record, item.elements, matrix)
         except Exception as exc:

@@ -22,9 +22,9 @@ from langchain_core.documents import Document
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from core import sql
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
 from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
+from core.sql import elements as sql
 
 COLLECTION_NAME_MAX = 63
 

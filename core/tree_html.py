@@ -22,7 +22,8 @@ CATEGORY_COLOURS = {
 }
 
 _STYLE = """
-body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;font-size:14px;margin:0;padding:4px 8px;color:#1f2328}
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;font-size:14px;margin:0;padding:4px 8px;
+color:#1f2328}
 details{margin-left:14px;border-left:1px solid #d0d7de;padding-left:6px}
 summary{cursor:pointer;list-style-position:outside;padding:1px 0}
 .leaf{margin-left:20px;padding:1px 0 1px 6px;border-left:1px solid #d0d7de}
@@ -114,7 +115,8 @@ def render_tree_html(
         if highlight
         else ""
     )
-    return f"<!doctype html><html><head><meta charset='utf-8'><style>{_STYLE}</style></head><body>{''.join(out)}{scroll}</body></html>"
+    head = f"<!doctype html><html><head><meta charset='utf-8'><style>{_STYLE}</style></head>"
+    return f"{head}<body>{''.join(out)}{scroll}</body></html>"
 
 
 def _element_html(doc: Document, *, highlight: bool, match: bool) -> str:

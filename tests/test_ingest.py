@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
-from core.ingest import SourceFile, decode_text, IngestError, ingest, ingest_paths
+from core.ingest import IngestError, SourceFile, decode_text, ingest, ingest_paths
 from core.store import ElementStore, EmbedderMismatchError
 
 from .conftest import SAMPLES
@@ -71,7 +71,7 @@ def test_changed_document_is_replaced_and_others_untouched(store, tmp_path):
 
 
 class _BreaksOnSecondCall(NamedEmbeddings):
-    """USE, except that the second batch comes back with the wrong width, so Postgres rejects the COPY."""
+    """USE, except that the second batch holds NaN, which pgvector rejects midway through the COPY."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -81,7 +81,7 @@ class _BreaksOnSecondCall(NamedEmbeddings):
     def embed_documents(self, texts):
         self._count(len(texts))
         vectors = self._use.embed_documents(texts)
-        return [v[:-1] for v in vectors] if self.calls == 2 else vectors
+        return [[float("nan")] * len(v) for v in vectors] if self.calls == 2 else vectors
 
     def embed_query(self, text):
         return self._use.embed_query(text)
@@ -133,6 +133,7 @@ def test_batch_goes_on_past_bad_files(store, tmp_path):
     (tmp_path / "empty.md").write_bytes(b"")
     big = tmp_path / "big.md"
     big.write_text("# Big\n\n" + "* x\n" * 40_000, encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("# not markdown by name\n", encoding="utf-8")
     os.mkfifo(tmp_path / "pipe.md")  # not a regular file: must be refused without blocking on a read
     report = ingest_paths(store, [*good, tmp_path / "empty.md", big, tmp_path / "pipe.md", tmp_path / "missing.md",
                                   tmp_path / "notes.txt"], max_bytes=100_000)
@@ -161,8 +162,8 @@ def test_decode_text_utf16_bom_and_refusals():
 
 def test_malformed_markdown_and_hostile_html_are_stored_as_text(store):
     doc = (
-        "# Title\n\n```python\nunclosed fence\n\n## not a heading inside the fence\n"
-    ).encode()
+        b"# Title\n\n```python\nunclosed fence\n\n## not a heading inside the fence\n"
+    )
     hostile = b"# Hi\n\n<script>alert('x')</script>\n\n* <img src=x onerror=alert(1)>\n"
     report = ingest(store, [SourceFile(name="malformed.md", data=doc), SourceFile(name="hostile.md", data=hostile)])
     assert report.added == 2 and not report.errors

@@ -1,4 +1,4 @@
-"""Every SQL statement of the element store, in one place.
+"""SQL of the element store: the vectors in langchain-postgres' tables plus the hierarchy on top of them.
 
 The vectors live in langchain-postgres' own tables (``langchain_pg_collection``, ``langchain_pg_embedding``),
 so any LangChain code can read them through ``PGVector``. What the hierarchy needs on top of them is here:
@@ -32,7 +32,8 @@ CREATE_SCHEMA = [
     # The GIN index PGVector creates does not serve ->> equality; these make the ancestor walk an index walk.
     "CREATE INDEX IF NOT EXISTS hke_emb_element_id ON langchain_pg_embedding ((cmetadata->>'element_id'))",
     "CREATE INDEX IF NOT EXISTS hke_emb_parent_id ON langchain_pg_embedding ((cmetadata->>'parent_id'))",
-    "CREATE INDEX IF NOT EXISTS hke_emb_document ON langchain_pg_embedding (collection_id, (cmetadata->>'document_id'))",
+    "CREATE INDEX IF NOT EXISTS hke_emb_document"
+    " ON langchain_pg_embedding (collection_id, (cmetadata->>'document_id'))",
     "CREATE INDEX IF NOT EXISTS hke_emb_hnsw ON langchain_pg_embedding USING hnsw (embedding vector_cosine_ops)",
 ]
 
@@ -102,7 +103,9 @@ DELETE FROM langchain_pg_embedding WHERE collection_id = %s AND cmetadata->>'doc
 
 DELETE_DOCUMENT = "DELETE FROM hke_documents WHERE collection_id = %s AND document_id = %s"
 
-COPY_ELEMENTS = "COPY langchain_pg_embedding (id, collection_id, embedding, document, cmetadata) FROM STDIN WITH (FORMAT BINARY)"
+COPY_ELEMENTS = (
+    "COPY langchain_pg_embedding (id, collection_id, embedding, document, cmetadata) FROM STDIN WITH (FORMAT BINARY)"
+)
 
 COPY_ELEMENT_TYPES = ["varchar", "uuid", "vector", "varchar", "jsonb"]
 
