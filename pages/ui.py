@@ -6,6 +6,7 @@ picked lives in ``st.session_state``. No SQL and no prompt text here: pages call
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import streamlit as st
@@ -24,8 +25,8 @@ def settings() -> Settings:
     return load_settings()
 
 
-@st.cache_resource(show_spinner="Starting the database…")
 def db_url() -> str:
+    # Not cached by Streamlit: the call is cheap once attached, and it restarts the server after a crash or `db stop`.
     return database_url(load_settings())
 
 
@@ -99,3 +100,13 @@ def require_documents(store_: ElementStore | None = None) -> ElementStore:
 def tree_link(element_id: str, collection: str | None = None) -> str:
     """A URL of the Document tree page with ``element_id`` highlighted."""
     return f"/document_tree?collection={collection or current_collection()}&element={element_id}"
+
+
+@st.cache_data(show_spinner=False)
+def example_questions() -> list[str]:
+    """The questions of ``data/questions.json``, for example pickers; empty if the file is missing or broken."""
+    try:
+        data = json.loads(QUESTIONS_FILE.read_text(encoding="utf-8"))
+        return [str(q["question"]) for q in data.get("questions", []) if q.get("question")]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return []

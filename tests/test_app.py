@@ -26,7 +26,7 @@ def _texts(at: AppTest) -> str:
 def test_empty_state_tells_a_new_user_what_to_do(db_url):
     at = _app(f"empty_{uuid.uuid4().hex[:8]}").run()
     assert not at.exception
-    assert "No documents in" in _texts(at) and "Ingest the samples" in _texts(at)
+    assert "No documents in" in _texts(at) and "Ingest the samples" in _texts(at), _texts(at)
     # The sidebar says where data lives and that answers are extractive without a key.
     sidebar = "\n".join(c.value for c in at.sidebar.caption)
     assert "embedded Postgres" in sidebar or "external Postgres" in sidebar

