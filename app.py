@@ -13,8 +13,9 @@ from pages import ui  # noqa: E402  (after set_page_config)
 
 navigation = st.navigation(
     [
-        st.Page("pages/overview.py", title="Overview", icon="🏠", default=True),
-        st.Page("pages/document_tree.py", title="Document tree", icon="🌳", url_path="document_tree"),
+        st.Page("pages/overview.py", title="Overview", icon=":material/home:", default=True),
+        st.Page("pages/document_tree.py", title="Document tree", icon=":material/account_tree:", url_path="document_tree"),
+        st.Page("pages/compare.py", title="Compare", icon="⚖️", url_path="compare"),
     ]
 )
 ui.sidebar()

@@ -111,7 +111,9 @@ def render_tree_html(
     if not out:
         out.append("<p>No element matches.</p>")
     scroll = (
-        "<script>const h=document.querySelector('.hit');if(h){h.scrollIntoView({block:'center'});}</script>"
+        # Scroll the iframe only: scrollIntoView would also scroll the page around it, hiding its controls.
+        "<script>const h=document.querySelector('.hit');"
+        "if(h){window.scrollTo(0,h.getBoundingClientRect().top+window.scrollY-120);}</script>"
         if highlight
         else ""
     )

@@ -92,7 +92,7 @@ def require_documents(store_: ElementStore | None = None) -> ElementStore:
             f"No documents in collection **{current_collection()}** yet: go to **Overview** and "
             "click **Ingest the samples**, or upload your own markdown files."
         )
-        st.page_link("pages/overview.py", label="Go to Overview", icon="🏠")
+        st.page_link("pages/overview.py", label="Go to Overview", icon=":material/home:")
         st.stop()
     return store_ or store()
 

@@ -1,0 +1,115 @@
+"""Browser tests: the real app under ``streamlit run``, driven by Playwright in Debian's headless Chromium.
+
+Playwright's own browser download is unreachable here, so the tests use ``/usr/bin/chromium`` and skip with
+that reason when it is absent. Screenshots land in ``tests/artifacts/`` for a person to look at.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ..conftest import ROOT
+
+CHROMIUM = os.environ.get("HKE_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def app_url(db_url) -> Iterator[str]:
+    """The app served on a free loopback port, sharing the test session's database."""
+    port = _free_port()
+    log = open(ROOT / "tests" / f".streamlit-{port}.log", "w")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=dict(os.environ), stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            log.close()
+            pytest.fail(f"streamlit did not start: see {log.name}")
+        time.sleep(0.5)
+    yield url
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+    Path(log.name).unlink(missing_ok=True)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium to run the browser tests")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page that fails the test if any JavaScript dialog (an injected ``alert``) opens."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    p = context.new_page()
+    dialogs: list[str] = []
+
+    def on_dialog(dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    p.on("dialog", on_dialog)
+    p.dialogs = dialogs
+    yield p
+    context.close()
+    assert not dialogs, f"a dialog opened: {dialogs} (document text ran as code)"
+
+
+def screenshot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def wait_for_text(page, text: str, timeout: float = 60_000) -> None:
+    """Streamlit draws over a websocket after load: wait for real content, not the empty frame."""
+    page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)
