@@ -18,11 +18,27 @@ def _encoding(name: str):
     return bpe_openai.get_encoding(name)
 
 
+# bpe-openai refuses very long inputs ("Input too long to encode safely"); count those piecewise.
+_PIECE_CHARS = 100_000
+
+
 def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     """Number of tokens ``text`` costs under ``encoding`` (o200k: the gpt-4o family)."""
     if not text:
         return 0
-    return len(_encoding(encoding).encode(text))
+    enc = _encoding(encoding)
+    if len(text) <= _PIECE_CHARS:
+        return len(enc.encode(text))
+    total, start = 0, 0
+    while start < len(text):
+        end = min(start + _PIECE_CHARS, len(text))
+        if end < len(text):
+            # Cut at whitespace so no token is split; a piece with none is cut where it stands.
+            cut = text.rfind(" ", start + _PIECE_CHARS // 2, end)
+            end = cut + 1 if cut > 0 else end
+        total += len(enc.encode(text[start:end]))
+        start = end
+    return total
 
 
 def truncate_to_tokens(text: str, max_tokens: int, encoding: str = DEFAULT_ENCODING) -> str:

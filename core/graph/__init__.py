@@ -1,0 +1,86 @@
+"""GraphRAG-style index over a collection's elements: entities, communities, reports, global search.
+
+Public API (all functions take an :class:`~core.store.ElementStore`):
+
+* build: :func:`build_index` → :class:`IndexReport` (``IndexConfig`` for the knobs, ``progress(stage, done, total)``)
+* read: :class:`GraphIndex`, :func:`index_exists`, :func:`load_reports`, :func:`report`, :func:`community`,
+  :func:`children`, :func:`communities`, :func:`community_subgraph`, :func:`hierarchy`, :func:`levels`,
+  :func:`entities`, :func:`relationships`, :func:`text_units`, :func:`resolve_citations`
+* search: :func:`global_search` → :class:`GlobalAnswer`
+* export: :func:`export_index`
+"""
+
+# ``communities``, ``text_units`` and ``global_search`` are both submodules and functions; the read API is imported
+# after the submodules (sorted order does that), so the package attributes are the functions. A test checks it.
+from core.graph.export import export_index
+from core.graph.global_search import global_search
+from core.graph.index import STAGES, GraphIndexError, IndexConfig, build_index
+from core.graph.llm_cache import LLMCallError
+from core.graph.model import (
+    Community,
+    Entity,
+    Finding,
+    GlobalAnswer,
+    GlobalPoint,
+    HierarchyRow,
+    IndexReport,
+    Relationship,
+    Report,
+    TextUnit,
+)
+from core.graph.read import (
+    Citations,
+    GraphIndex,
+    GraphIndexMissing,
+    children,
+    communities,
+    community,
+    community_subgraph,
+    entities,
+    hierarchy,
+    index_exists,
+    index_info,
+    levels,
+    load_reports,
+    relationships,
+    report,
+    resolve_citations,
+    text_units,
+)
+
+__all__ = [
+    "STAGES",
+    "Citations",
+    "Community",
+    "Entity",
+    "Finding",
+    "GlobalAnswer",
+    "GlobalPoint",
+    "GraphIndex",
+    "GraphIndexError",
+    "GraphIndexMissing",
+    "HierarchyRow",
+    "IndexConfig",
+    "IndexReport",
+    "LLMCallError",
+    "Relationship",
+    "Report",
+    "TextUnit",
+    "build_index",
+    "children",
+    "communities",
+    "community",
+    "community_subgraph",
+    "entities",
+    "export_index",
+    "global_search",
+    "hierarchy",
+    "index_exists",
+    "index_info",
+    "levels",
+    "load_reports",
+    "relationships",
+    "report",
+    "resolve_citations",
+    "text_units",
+]

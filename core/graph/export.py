@@ -1,0 +1,83 @@
+"""Export a collection's index: the five tables as Parquet or CSV (GraphRAG's file names), the graph as GraphML.
+
+Parquet keeps list columns as lists; CSV stores them (and report findings) as JSON text. GraphML cannot hold
+lists either, so node and edge attributes there are scalars: ids, titles, types, descriptions, degrees, weights,
+and each entity's finest entity community.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from core.graph import read
+
+FORMATS = ("parquet", "csv")
+TABLE_FILES = ("text_units", "entities", "relationships", "communities", "community_reports")
+
+
+def index_frames(store: Any) -> dict[str, Any]:
+    """The index as pandas DataFrames named like GraphRAG's output tables."""
+    import pandas as pd
+
+    reports = read.load_reports(store, level=None, kind=None)
+    report_rows = []
+    for r in reports:
+        row = r.to_dict()
+        row["findings"] = json.dumps(row["findings"], ensure_ascii=False)
+        report_rows.append(row)
+    return {
+        "text_units": pd.DataFrame([asdict(u) for u in read.text_units(store)]),
+        "entities": pd.DataFrame([asdict(e) for e in read.entities(store)]),
+        "relationships": pd.DataFrame([asdict(r) for r in read.relationships(store)]),
+        "communities": pd.DataFrame([asdict(c) for c in read.communities(store)]),
+        "community_reports": pd.DataFrame(report_rows),
+    }
+
+
+def graph(store: Any) -> nx.Graph:
+    """The entity graph with scalar attributes (GraphML-safe)."""
+    finest: dict[str, tuple[int, str]] = {}
+    for c in read.communities(store, kind="entity"):
+        for e in c.entity_ids:
+            if e not in finest or c.level > finest[e][0]:
+                finest[e] = (c.level, c.id)
+    g = nx.Graph()
+    for e in read.entities(store):
+        g.add_node(e.id, title=e.title, type=e.type, description=e.description, degree=e.degree,
+                   frequency=e.frequency, community=finest.get(e.id, (0, ""))[1])  # fmt: skip
+    for r in read.relationships(store):
+        g.add_edge(r.source_id, r.target_id, id=r.id, weight=r.weight, description=r.description,
+                   source_title=r.source, target_title=r.target)  # fmt: skip
+    return g
+
+
+def export_index(store: Any, out_dir: str | Path, *, fmt: str = "parquet", graphml: bool = True) -> dict[str, Path]:
+    """Write the tables (and ``graph.graphml``) to ``out_dir``; returns ``{name: path}``."""
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}")
+    if not read.index_exists(store):
+        raise read.GraphIndexMissing(f"collection {store.collection!r} has no index to export: run `index` first")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    for name, frame in index_frames(store).items():
+        path = out / f"{name}.{fmt}"
+        if fmt == "parquet":
+            frame.to_parquet(path, index=False)
+        else:
+            frame = frame.copy()
+            for column in frame.columns:
+                if frame[column].map(lambda v: isinstance(v, list)).any():
+                    frame[column] = frame[column].map(lambda v: json.dumps(v, ensure_ascii=False))
+            frame.to_csv(path, index=False)
+        written[name] = path
+    if graphml:
+        path = out / "graph.graphml"
+        nx.write_graphml(graph(store), path)
+        written["graph"] = path
+    return written

@@ -1,0 +1,205 @@
+"""LLM entity and relationship extraction, GraphRAG-style, tolerant of malformed replies.
+
+Each text unit is sent once with the extraction prompt, then ``gleanings`` times with a follow-up asking for what
+was missed (between follow-ups the model is asked whether anything is left, and a "N" stops early). Units run
+with bounded concurrency; results are merged in unit order, so the outcome does not depend on timing.
+
+A record that does not parse (wrong field count, unknown record kind, empty name, non-numeric strength) is
+skipped and counted, and a reply with no parsable record at all is logged; neither stops the run.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from core.graph import prompts
+from core.graph.defaults import DEFAULT_CONCURRENCY, DEFAULT_GLEANINGS
+from core.graph.extract_offline import (
+    EntityDraft,
+    Extraction,
+    RelationshipDraft,
+    Sentence,
+    build_sentences,
+    find_mentions,
+)
+from core.graph.llm_cache import CachedChat
+from core.graph.model import TextUnit
+from core.graph.text import clip, normalize_name
+from core.graph.text_units import ElementInfo
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ParsedReply:
+    entities: list[tuple[str, str, str]] = field(default_factory=list)  # (name, type, description)
+    relationships: list[tuple[str, str, str, float]] = field(default_factory=list)  # (src, tgt, desc, strength)
+    skipped: int = 0
+
+
+_RECORD = re.compile(r"\(\s*(.*?)\s*\)\s*$", re.DOTALL)
+
+
+def parse_records(
+    text: str,
+    *,
+    tuple_delimiter: str = prompts.TUPLE_DELIMITER,
+    record_delimiter: str = prompts.RECORD_DELIMITER,
+    completion_delimiter: str = prompts.COMPLETION_DELIMITER,
+) -> ParsedReply:
+    """Entity and relationship records of one reply; malformed records are counted in ``skipped``."""
+    out = ParsedReply()
+    body = (text or "").split(completion_delimiter)[0]
+    for raw in body.replace("\r", "").split(record_delimiter):
+        raw = raw.strip()
+        if not raw:
+            continue
+        m = _RECORD.search(raw)
+        inner = m.group(1) if m and raw.lstrip().startswith("(") else raw
+        fields = [f.strip().strip('"').strip() for f in inner.split(tuple_delimiter)]
+        kind = fields[0].casefold() if fields else ""
+        try:
+            if kind == "entity" and len(fields) >= 4 and fields[1]:
+                out.entities.append((fields[1], (fields[2] or "other").upper(), fields[3]))
+            elif kind == "relationship" and len(fields) >= 5 and fields[1] and fields[2]:
+                strength = float(re.findall(r"-?\d+(?:\.\d+)?", fields[4])[0]) if fields[4] else 1.0
+                out.relationships.append((fields[1], fields[2], fields[3], max(strength, 0.0) or 1.0))
+            else:
+                out.skipped += 1
+        except (IndexError, ValueError):
+            out.skipped += 1
+    return out
+
+
+class LLMExtractor:
+    """Extracts with a :class:`CachedChat`; ``progress(done, total)`` is called after each unit."""
+
+    def __init__(
+        self,
+        chat: CachedChat,
+        *,
+        entity_types: Sequence[str] = prompts.DEFAULT_ENTITY_TYPES,
+        gleanings: int = DEFAULT_GLEANINGS,
+        concurrency: int = DEFAULT_CONCURRENCY,
+    ) -> None:
+        if gleanings < 0:
+            raise ValueError("gleanings must be 0 or more")
+        self.chat = chat
+        self.entity_types = [t.strip() for t in entity_types if t.strip()]
+        self.gleanings = gleanings
+        self.concurrency = max(1, concurrency)
+        self.skipped = 0
+        self.empty_replies = 0
+
+    def extract(
+        self,
+        units: Sequence[TextUnit],
+        infos: dict[str, ElementInfo],
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Extraction:
+        sentences = build_sentences(units, infos)
+        with_text = {s.unit_id for s in sentences}
+        todo = [u for u in units if u.id in with_text]
+        done = 0
+
+        def run(unit: TextUnit) -> list[ParsedReply]:
+            return self._unit(unit)
+
+        results: list[list[ParsedReply]] = []
+        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            for replies in pool.map(run, todo):
+                results.append(replies)
+                done += 1
+                if progress:
+                    progress(done, len(todo))
+
+        drafts: dict[str, EntityDraft] = {}
+        relationships: dict[tuple[str, str], RelationshipDraft] = {}
+        order = 0
+        for unit, replies in zip(todo, results, strict=True):
+            for reply in replies:
+                self.skipped += reply.skipped
+                for name, type_, description in reply.entities:
+                    key = normalize_name(name)
+                    if not key:
+                        self.skipped += 1
+                        continue
+                    order += 1
+                    drafts.setdefault(key, EntityDraft(key)).add(
+                        name, type_, unit.id, strong=True, order=order, description=clip(description, 400)
+                    )
+                for source, target, description, strength in reply.relationships:
+                    a, b = normalize_name(source), normalize_name(target)
+                    if not a or not b or a == b:
+                        self.skipped += 1
+                        continue
+                    for key, name in ((a, source), (b, target)):
+                        if key not in drafts:  # an endpoint the model did not list as an entity
+                            order += 1
+                            drafts[key] = EntityDraft(key)
+                            drafts[key].add(name, "OTHER", unit.id, strong=True, order=order)
+                    rel = relationships.setdefault((a, b), RelationshipDraft(a, b))
+                    rel.weight += strength
+                    rel.units.add(unit.id)
+                    if description and description not in rel.descriptions:
+                        rel.descriptions.append(clip(description, 300))
+        mentions = find_mentions(sentences, drafts)
+        _ensure_unit_mentions(drafts, mentions, sentences)
+        extraction = Extraction("llm", sentences, drafts, mentions, relationships, skipped_records=self.skipped)
+        return extraction
+
+    def _unit(self, unit: TextUnit) -> list[ParsedReply]:
+        prompt = prompts.EXTRACTION_PROMPT.format(
+            entity_types=", ".join(self.entity_types),
+            tuple_delimiter=prompts.TUPLE_DELIMITER,
+            record_delimiter=prompts.RECORD_DELIMITER,
+            completion_delimiter=prompts.COMPLETION_DELIMITER,
+            input_text=unit.text,
+        )
+        messages: list[tuple[str, str]] = [("system", prompts.EXTRACTION_SYSTEM), ("human", prompt)]
+        reply = self.chat(messages)
+        parsed = [self._parse(reply, unit)]
+        for round_ in range(self.gleanings):
+            messages += [
+                ("ai", reply),
+                ("human", prompts.GLEANING_PROMPT.format(completion_delimiter=prompts.COMPLETION_DELIMITER)),
+            ]
+            reply = self.chat(messages)
+            parsed.append(self._parse(reply, unit))
+            if round_ >= self.gleanings - 1:
+                break
+            messages += [("ai", reply), ("human", prompts.GLEANING_CHECK_PROMPT)]
+            answer = self.chat(messages)
+            if not answer.strip().upper().startswith("Y"):
+                break
+        return parsed
+
+    def _parse(self, reply: str, unit: TextUnit) -> ParsedReply:
+        parsed = parse_records(reply)
+        if parsed.skipped:
+            log.warning("text unit %s: skipped %d malformed extraction record(s)", unit.id, parsed.skipped)
+        if not parsed.entities and not parsed.relationships and reply.strip():
+            if prompts.COMPLETION_DELIMITER not in reply:
+                self.empty_replies += 1
+                log.warning("text unit %s: no parsable record in the reply (%r)", unit.id, clip(reply, 80))
+        return parsed
+
+
+def _ensure_unit_mentions(
+    drafts: dict[str, EntityDraft], mentions: dict[str, list[int]], sentences: list[Sentence]
+) -> None:
+    """An entity the model named in a unit but whose name is not found verbatim there (paraphrase, translation)
+    is anchored to that unit's first sentence, so it still has a source element to cite."""
+    first_of_unit: dict[str, int] = {}
+    unit_of_sentence = [s.unit_id for s in sentences]
+    for s in sentences:
+        first_of_unit.setdefault(s.unit_id, s.index)
+    for key, draft in drafts.items():
+        found_units = {unit_of_sentence[i] for i in mentions.get(key, ())}
+        extra = [first_of_unit[u] for u in draft.units if u not in found_units and u in first_of_unit]
+        if extra:
+            mentions[key] = sorted(set(mentions.get(key, [])) | set(extra))

@@ -1,0 +1,119 @@
+"""LLM calls of the index, through a response cache in Postgres.
+
+The cache key is the model's identity plus the SHA-256 of the exact message list, per collection
+(``hke_llm_cache``). Re-indexing an unchanged corpus with the same model and prompts therefore makes no calls.
+A response is written to the cache as soon as it arrives, in its own transaction, so calls paid for before a
+failed index run are not paid for again.
+
+Errors: calls go through :func:`core.llm.call_with_retries`, so a transient provider error (rate limit, timeout,
+connection, 5xx) is retried with bounded exponential backoff and everything is classified the same way as in Q&A.
+A call that still fails raises :class:`LLMCallError` (carrying the classified, key-free message), which aborts the
+index run and leaves the previous index in place. Malformed *replies* are not errors here: the parsers skip and
+log them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from core.sql import graph as sql
+
+Messages = Sequence[tuple[str, str]]
+
+
+class LLMCallError(RuntimeError):
+    """A chat model call failed for good; the index run stops and the previous index stays."""
+
+
+def model_identity(model: Any) -> str:
+    """A stable name for the cache key: the LangChain model type plus its model name, if any."""
+    kind = getattr(model, "_llm_type", None) or type(model).__name__
+    for attr in ("model_name", "model", "model_id", "deployment_name"):
+        value = getattr(model, attr, None)
+        if isinstance(value, str) and value:
+            return f"{kind}:{value}"
+    return str(kind)
+
+
+def prompt_hash(messages: Messages) -> str:
+    payload = json.dumps([[role, content] for role, content in messages], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class CachedChat:
+    """Calls a LangChain chat model with a Postgres response cache; thread-safe, counts calls and hits.
+
+    ``pool``/``collection_id`` may be None (no cache: every call goes to the model), which tests of the
+    parsers use.
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        *,
+        pool: Any = None,
+        collection_id: uuid.UUID | None = None,
+        policy: Any = None,
+    ) -> None:
+        self.model = model
+        self.model_id = model_identity(model)
+        self.pool = pool
+        self.collection_id = collection_id
+        self.policy = policy  # a core.llm.RetryPolicy; None: its default (3 attempts)
+        self.calls = 0
+        self.cached = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, messages: Messages) -> str:
+        key = prompt_hash(messages)
+        cached = self._get(key)
+        if cached is not None:
+            with self._lock:
+                self.cached += 1
+            return cached
+        text = self._invoke(messages)
+        self._put(key, text)
+        return text
+
+    def _invoke(self, messages: Messages) -> str:
+        from core.llm import LLMError, call_with_retries, message_text
+
+        def once() -> str:
+            with self._lock:
+                self.calls += 1
+            return message_text(self.model.invoke([(role, content) for role, content in messages]))
+
+        try:
+            return call_with_retries(once, self.policy)
+        except LLMError as exc:
+            raise LLMCallError(f"chat model call failed: {exc.message}") from exc
+
+    def _get(self, key: str) -> str | None:
+        if self.pool is None or self.collection_id is None:
+            return None
+        with self.pool.connection() as conn:
+            row = conn.execute(sql.CACHE_GET, (self.collection_id, self.model_id, key)).fetchone()
+        return row[0] if row else None
+
+    def _put(self, key: str, text: str) -> None:
+        if self.pool is None or self.collection_id is None:
+            return
+        with self.pool.connection() as conn:
+            conn.execute(sql.CACHE_PUT, (self.collection_id, self.model_id, key, text))
+
+
+def default_chat_model(settings: Any) -> Any:
+    """The configured chat model (``core.llm.chat_model``: ChatOpenAI or an OpenAI-compatible server)."""
+    from core.llm import chat_model
+
+    return chat_model(settings)
+
+
+def cache_size(pool: Any, collection_id: uuid.UUID) -> int:
+    with pool.connection() as conn:
+        return int(conn.execute(sql.CACHE_COUNT, (collection_id,)).fetchone()[0])

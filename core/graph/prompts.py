@@ -1,0 +1,133 @@
+# ruff: noqa: E501  (prompt text: its lines are what the model reads, not code)
+"""Prompts of the GraphRAG index and global search, kept apart from the code that uses them.
+
+All wording is this project's own; the *shapes* follow Microsoft GraphRAG so that outputs are comparable:
+delimited entity/relationship records, a gleaning follow-up, a JSON community report, and map/reduce prompts
+where the map step scores points 0–100. Placeholders use ``str.format`` names; literal braces are doubled.
+"""
+
+from __future__ import annotations
+
+TUPLE_DELIMITER = "<|>"
+RECORD_DELIMITER = "##"
+COMPLETION_DELIMITER = "<|DONE|>"
+
+DEFAULT_ENTITY_TYPES: tuple[str, ...] = (
+    "organization", "person", "location", "product", "technology", "event", "concept",
+)  # fmt: skip
+
+# -- extraction -------------------------------------------------------------------------------------
+
+EXTRACTION_SYSTEM = (
+    "You build knowledge graphs from documents. You answer only with records in the exact format you are given, "
+    "never with prose, and you use only facts stated in the text."
+)
+
+EXTRACTION_PROMPT = """Read the text below and list what it is about as a graph.
+
+1. Entities. For every entity of one of these types: [{entity_types}], write one record:
+("entity"{tuple_delimiter}<name as written in the text>{tuple_delimiter}<type, one of the types above>{tuple_delimiter}<one or two sentences on what the text says about it>)
+
+2. Relationships. For every pair of entities from step 1 that the text clearly connects, write one record:
+("relationship"{tuple_delimiter}<source name>{tuple_delimiter}<target name>{tuple_delimiter}<how they are connected, according to the text>{tuple_delimiter}<strength of the connection, an integer from 1 (weak) to 10 (strong)>)
+
+Separate records with {record_delimiter}. Write names in the language of the text. When you are done, write {completion_delimiter}.
+
+Example
+Text: Orbis Labs, based in Lisbon, built the Kestrel-2 probe. Its chief engineer is Ana Duarte.
+Output:
+("entity"{tuple_delimiter}Orbis Labs{tuple_delimiter}organization{tuple_delimiter}Orbis Labs is based in Lisbon and built the Kestrel-2 probe.){record_delimiter}
+("entity"{tuple_delimiter}Lisbon{tuple_delimiter}location{tuple_delimiter}Lisbon is where Orbis Labs is based.){record_delimiter}
+("entity"{tuple_delimiter}Kestrel-2{tuple_delimiter}product{tuple_delimiter}Kestrel-2 is a probe built by Orbis Labs.){record_delimiter}
+("entity"{tuple_delimiter}Ana Duarte{tuple_delimiter}person{tuple_delimiter}Ana Duarte is the chief engineer of Orbis Labs.){record_delimiter}
+("relationship"{tuple_delimiter}Orbis Labs{tuple_delimiter}Lisbon{tuple_delimiter}Orbis Labs is based in Lisbon.{tuple_delimiter}6){record_delimiter}
+("relationship"{tuple_delimiter}Orbis Labs{tuple_delimiter}Kestrel-2{tuple_delimiter}Orbis Labs built Kestrel-2.{tuple_delimiter}9){record_delimiter}
+("relationship"{tuple_delimiter}Ana Duarte{tuple_delimiter}Orbis Labs{tuple_delimiter}Ana Duarte is chief engineer at Orbis Labs.{tuple_delimiter}8){completion_delimiter}
+
+Text:
+{input_text}
+Output:
+"""
+
+GLEANING_PROMPT = (
+    "Some entities and relationships in the text were not listed in your last answer. Add them now, in the same "
+    "record format, without repeating records you already wrote. End with {completion_delimiter}."
+)
+
+GLEANING_CHECK_PROMPT = (
+    "Are there still entities or relationships in the text that you have not listed? Answer with one letter: "
+    "Y if there are, N if there are not."
+)
+
+# -- community reports ------------------------------------------------------------------------------
+
+REPORT_SYSTEM = (
+    "You are an analyst who writes short, factual briefings about a group of related entities. You use only the "
+    "data you are given and you cite it."
+)
+
+REPORT_PROMPT = """Write a report about one community: a group of entities that are connected in a document collection.
+An analyst will read it to decide what the community is about and whether it matters.
+
+Use only the data below. Each table row starts with its id. After each claim, cite the rows that support it in
+the form [Data: Entities (ids); Relationships (ids); Sources (ids); Reports (ids)], naming only the tables you use
+and at most five ids per table, for example [Data: Entities (3, 7); Relationships (12)].
+
+Answer with one JSON object and nothing else, with these fields:
+{{
+  "title": "a short, specific name for the community that mentions its key entities",
+  "summary": "an executive summary: what the community is, how its entities relate, why it matters",
+  "rating": <a number from 0 to 10: how important this community is to someone studying the collection>,
+  "rating_explanation": "one sentence that justifies the rating",
+  "findings": [
+    {{"summary": "one-line insight", "explanation": "a few sentences that explain the insight, with citations"}}
+  ]
+}}
+Give between {min_findings} and {max_findings} findings when the data allows; fewer if the data is thin. Write in the
+language of the data.
+
+Data:
+{context}
+"""
+
+# -- global search ----------------------------------------------------------------------------------
+
+MAP_SYSTEM = "You help answer questions about a document collection from reports about its themes."
+
+MAP_PROMPT = """Below are community reports, each a summary of one theme of a document collection. Using only them,
+list the points that help answer the question.
+
+Question: {question}
+
+For each point give a description that states the point and cites the reports it comes from in the form
+[Data: Reports (id, id)], and a score from 0 to 100 for how helpful the point is for answering the question
+(0: not helpful at all). If the reports contain nothing useful, return a single point with score 0.
+
+Answer with one JSON object and nothing else:
+{{"points": [{{"description": "… [Data: Reports (id)]", "score": 80}}]}}
+
+Reports:
+{context}
+"""
+
+REDUCE_SYSTEM = "You write clear, well-supported answers from analysts' notes."
+
+REDUCE_PROMPT = """Several analysts read reports about a document collection and noted the points below, most
+important first. Write one answer to the question from these points only.
+
+Question: {question}
+
+Rules:
+- Merge overlapping points; drop what does not help answer the question.
+- Keep every citation of the form [Data: Reports (id, id)] that supports a statement you keep; cite at most five ids
+  per citation. Do not invent ids.
+- If the points do not answer the question, say so plainly.
+- Format: {response_type}.
+
+Analysts' points:
+{points}
+"""
+
+DEFAULT_RESPONSE_TYPE = "a few paragraphs in markdown"
+
+NO_DATA_ANSWER = "The community reports hold nothing that answers this question."

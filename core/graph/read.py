@@ -1,0 +1,216 @@
+"""Read API over a collection's index, for the CLI and the report browser.
+
+Functions take an :class:`~core.store.ElementStore` (only ``.pool`` and ``.collection_id`` are used, plus
+``.get`` to resolve element ids); :class:`GraphIndex` bundles them for one store. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.documents import Document
+
+from core.graph import tables
+from core.graph.model import Community, Entity, Finding, HierarchyRow, Relationship, Report, TextUnit
+from core.sql import graph as sql
+
+
+class GraphIndexMissing(LookupError):
+    """The collection has no index yet: run ``python -m core index``."""
+
+
+def index_exists(store: Any) -> bool:
+    return tables.index_info(store.pool, store.collection_id) is not None
+
+
+def index_info(store: Any) -> tables.IndexInfo | None:
+    return tables.index_info(store.pool, store.collection_id)
+
+
+def _kind(kind: str | None) -> str | None:
+    if kind is not None and kind not in ("entity", "structural"):
+        raise ValueError(f"kind must be 'entity' or 'structural', not {kind!r}")
+    return kind
+
+
+def load_reports(store: Any, *, level: int | None = None, kind: str | None = "entity") -> list[Report]:
+    """Reports of one kind (``None``: both) and level (``None``: all), best rated first within a level."""
+    if not tables.tables_exist(store.pool):
+        return []
+    rows = tables.fetch(store.pool, sql.REPORTS_FILTERED,
+                        {"collection_id": store.collection_id, "kind": _kind(kind), "level": level})  # fmt: skip
+    return [tables.row_report(r) for r in rows]
+
+
+def report(store: Any, community_id: str) -> Report | None:
+    if not tables.tables_exist(store.pool):
+        return None
+    rows = tables.fetch(store.pool, sql.REPORT_BY_COMMUNITY, (store.collection_id, community_id))
+    return tables.row_report(rows[0]) if rows else None
+
+
+def reports_by_id(store: Any, community_ids: Iterable[str]) -> list[Report]:
+    ids = list(dict.fromkeys(community_ids))
+    if not ids or not tables.tables_exist(store.pool):
+        return []
+    rows = tables.fetch(store.pool, sql.REPORTS_BY_COMMUNITY_IDS, (store.collection_id, ids))
+    return [tables.row_report(r) for r in rows]
+
+
+def communities(store: Any, *, kind: str | None = None, level: int | None = None) -> list[Community]:
+    if not tables.tables_exist(store.pool):
+        return []
+    rows = tables.fetch(store.pool, sql.COMMUNITIES_FILTERED,
+                        {"collection_id": store.collection_id, "kind": _kind(kind), "level": level})  # fmt: skip
+    return [tables.row_community(r) for r in rows]
+
+
+def community(store: Any, community_id: str) -> Community | None:
+    if not tables.tables_exist(store.pool):
+        return None
+    rows = tables.fetch(store.pool, sql.COMMUNITY_BY_ID, (store.collection_id, community_id))
+    return tables.row_community(rows[0]) if rows else None
+
+
+def children(store: Any, community_id: str) -> list[Community]:
+    """Direct sub-communities, largest first."""
+    if not tables.tables_exist(store.pool):
+        return []
+    rows = tables.fetch(store.pool, sql.COMMUNITY_CHILDREN, (store.collection_id, community_id))
+    return [tables.row_community(r) for r in rows]
+
+
+def levels(store: Any, kind: str | None = "entity") -> dict[int, int]:
+    """Community count per level for ``kind``."""
+    if not tables.tables_exist(store.pool):
+        return {}
+    rows = tables.fetch(store.pool, sql.LEVEL_COUNTS, (store.collection_id,))
+    return {int(level): int(n) for k, level, n in rows if kind is None or k == kind}
+
+
+def entities(store: Any, ids: Iterable[str] | None = None) -> list[Entity]:
+    """Entities by id (most connected first), or all of them in document order when ``ids`` is None."""
+    if not tables.tables_exist(store.pool):
+        return []
+    if ids is None:
+        rows = tables.fetch(store.pool, sql.ALL_ENTITIES, (store.collection_id,))
+    else:
+        rows = tables.fetch(store.pool, sql.ENTITIES_BY_ID, (store.collection_id, list(dict.fromkeys(ids))))
+    return [tables.row_entity(r) for r in rows]
+
+
+def relationships(store: Any, ids: Iterable[str] | None = None) -> list[Relationship]:
+    """Relationships by id (strongest first), or all of them when ``ids`` is None."""
+    if not tables.tables_exist(store.pool):
+        return []
+    if ids is None:
+        rows = tables.fetch(store.pool, sql.ALL_RELATIONSHIPS, (store.collection_id,))
+    else:
+        rows = tables.fetch(store.pool, sql.RELATIONSHIPS_BY_ID, (store.collection_id, list(dict.fromkeys(ids))))
+    return [tables.row_relationship(r) for r in rows]
+
+
+def text_units(store: Any, ids: Iterable[str] | None = None) -> list[TextUnit]:
+    if not tables.tables_exist(store.pool):
+        return []
+    if ids is None:
+        rows = tables.fetch(store.pool, sql.ALL_TEXT_UNITS, (store.collection_id,))
+    else:
+        rows = tables.fetch(store.pool, sql.TEXT_UNITS_BY_ID, (store.collection_id, list(dict.fromkeys(ids))))
+    return [tables.row_text_unit(r) for r in rows]
+
+
+def community_subgraph(store: Any, community_id: str) -> tuple[list[Entity], list[Relationship]]:
+    """The entities and relationships of one community (empty lists if there is no such community)."""
+    c = community(store, community_id)
+    if c is None:
+        return [], []
+    return entities(store, c.entity_ids), relationships(store, c.relationship_ids)
+
+
+def hierarchy(store: Any, kind: str | None = "entity") -> list[HierarchyRow]:
+    """Every community of ``kind`` as ``(id, parent, level, title, size, rating)`` rows, parents first."""
+    if not tables.tables_exist(store.pool):
+        return []
+    rows = tables.fetch(store.pool, sql.HIERARCHY, {"collection_id": store.collection_id, "kind": _kind(kind)})
+    return [
+        HierarchyRow(r[0], r[1], int(r[2]), r[3], int(r[4]), None if r[5] is None else round(float(r[5]), 1), r[6],
+                     int(r[7]))  # fmt: skip
+        for r in rows
+    ]
+
+
+@dataclass
+class Citations:
+    """What a finding (or a report) cites, resolved: entities, relationships and the store's elements."""
+
+    entities: list[Entity] = field(default_factory=list)
+    relationships: list[Relationship] = field(default_factory=list)
+    elements: list[Document] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # ids that did not resolve (should stay empty)
+
+
+def resolve_citations(store: Any, finding: Finding | Report) -> Citations:
+    ent_ids, rel_ids, el_ids = finding.entity_ids, finding.relationship_ids, finding.element_ids
+    ents = entities(store, ent_ids)
+    rels = relationships(store, rel_ids)
+    elements = store.get(el_ids)
+    found = {e.id for e in ents} | {r.id for r in rels} | {d.id for d in elements}
+    missing = [i for i in [*ent_ids, *rel_ids, *el_ids] if i not in found]
+    return Citations(ents, rels, elements, missing)
+
+
+class GraphIndex:
+    """The index of one collection. ``GraphIndex.open(store)`` raises :class:`GraphIndexMissing` if none."""
+
+    def __init__(self, store: Any, info: tables.IndexInfo) -> None:
+        self.store = store
+        self.info = info
+
+    @classmethod
+    def open(cls, store: Any) -> GraphIndex:
+        info = index_info(store)
+        if info is None:
+            raise GraphIndexMissing(
+                f"collection {store.collection!r} has no GraphRAG index yet: run `python -m core index "
+                f"--collection {store.collection}`"
+            )
+        return cls(store, info)
+
+    def reports(self, *, level: int | None = None, kind: str | None = "entity") -> list[Report]:
+        return load_reports(self.store, level=level, kind=kind)
+
+    def report(self, community_id: str) -> Report | None:
+        return report(self.store, community_id)
+
+    def community(self, community_id: str) -> Community | None:
+        return community(self.store, community_id)
+
+    def communities(self, *, kind: str | None = None, level: int | None = None) -> list[Community]:
+        return communities(self.store, kind=kind, level=level)
+
+    def children(self, community_id: str) -> list[Community]:
+        return children(self.store, community_id)
+
+    def levels(self, kind: str | None = "entity") -> dict[int, int]:
+        return levels(self.store, kind)
+
+    def hierarchy(self, kind: str | None = "entity") -> list[HierarchyRow]:
+        return hierarchy(self.store, kind)
+
+    def subgraph(self, community_id: str) -> tuple[list[Entity], list[Relationship]]:
+        return community_subgraph(self.store, community_id)
+
+    def entities(self, ids: Iterable[str] | None = None) -> list[Entity]:
+        return entities(self.store, ids)
+
+    def relationships(self, ids: Iterable[str] | None = None) -> list[Relationship]:
+        return relationships(self.store, ids)
+
+    def text_units(self, ids: Iterable[str] | None = None) -> list[TextUnit]:
+        return text_units(self.store, ids)
+
+    def resolve(self, finding: Finding | Report) -> Citations:
+        return resolve_citations(self.store, finding)

@@ -1,0 +1,344 @@
+"""SQL of the GraphRAG index: text units, entities, relationships, communities, reports and the LLM cache.
+
+The tables mirror Microsoft GraphRAG's output tables (``text_units``, ``entities``, ``relationships``,
+``communities``, ``community_reports``), one set of rows per collection. Every row carries ``collection_id``,
+a foreign key to ``langchain_pg_collection`` with ``ON DELETE CASCADE``, so dropping a collection drops its index.
+Re-indexing replaces a collection's rows in one transaction (``DELETE_*`` then ``COPY_*``), so a reader sees
+either the old index or the new one. All statements take parameters; none is built from user text.
+"""
+
+# Serialises graph schema creation across processes (CREATE ... IF NOT EXISTS still races on the catalog).
+GRAPH_SCHEMA_LOCK_KEY = 4_851_220_004
+
+# -- schema -----------------------------------------------------------------------------------------
+
+CREATE_SCHEMA = [
+    """
+    CREATE TABLE IF NOT EXISTS hke_graph_index (
+        collection_id uuid PRIMARY KEY REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
+        built_at      timestamptz NOT NULL DEFAULT now(),
+        extraction    text NOT NULL CHECK (extraction IN ('offline', 'llm')),
+        params        jsonb NOT NULL,
+        stats         jsonb NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS hke_text_units (
+        collection_id     uuid NOT NULL REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
+        id                text NOT NULL,
+        human_readable_id integer NOT NULL,
+        document_id       text NOT NULL,
+        heading_path      text[] NOT NULL,
+        text              text NOT NULL,
+        n_tokens          integer NOT NULL CHECK (n_tokens >= 0),
+        element_ids       text[] NOT NULL,
+        entity_ids        text[] NOT NULL,
+        relationship_ids  text[] NOT NULL,
+        PRIMARY KEY (collection_id, id)
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS hke_entities (
+        collection_id     uuid NOT NULL REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
+        id                text NOT NULL,
+        human_readable_id integer NOT NULL,
+        title             text NOT NULL CHECK (title <> ''),
+        type              text NOT NULL,
+        description       text NOT NULL,
+        degree            integer NOT NULL CHECK (degree >= 0),
+        frequency         integer NOT NULL CHECK (frequency >= 0),
+        text_unit_ids     text[] NOT NULL,
+        element_ids       text[] NOT NULL,
+        PRIMARY KEY (collection_id, id)
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS hke_relationships (
+        collection_id     uuid NOT NULL REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
+        id                text NOT NULL,
+        human_readable_id integer NOT NULL,
+        source            text NOT NULL,
+        target            text NOT NULL,
+        source_id         text NOT NULL,
+        target_id         text NOT NULL,
+        description       text NOT NULL,
+        weight            double precision NOT NULL CHECK (weight > 0),
+        combined_degree   integer NOT NULL,
+        text_unit_ids     text[] NOT NULL,
+        element_ids       text[] NOT NULL,
+        PRIMARY KEY (collection_id, id),
+        FOREIGN KEY (collection_id, source_id) REFERENCES hke_entities (collection_id, id) ON DELETE CASCADE,
+        FOREIGN KEY (collection_id, target_id) REFERENCES hke_entities (collection_id, id) ON DELETE CASCADE
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS hke_communities (
+        collection_id     uuid NOT NULL REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
+        id                text NOT NULL,
+        human_readable_id integer NOT NULL,
+        kind              text NOT NULL CHECK (kind IN ('entity', 'structural')),
+        level             integer NOT NULL CHECK (level >= 0),
+        parent            text,
+        children          text[] NOT NULL,
+        title             text NOT NULL,
+        entity_ids        text[] NOT NULL,
+        relationship_ids  text[] NOT NULL,
+        text_unit_ids     text[] NOT NULL,
+        element_ids       text[] NOT NULL,
+        size              integer NOT NULL CHECK (size >= 0),
+        PRIMARY KEY (collection_id, id),
+        FOREIGN KEY (collection_id, parent) REFERENCES hke_communities (collection_id, id)
+            ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS hke_community_reports (
+        collection_id      uuid NOT NULL REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
+        community_id       text NOT NULL,
+        kind               text NOT NULL CHECK (kind IN ('entity', 'structural')),
+        level              integer NOT NULL CHECK (level >= 0),
+        title              text NOT NULL,
+        summary            text NOT NULL,
+        rating             real NOT NULL CHECK (rating >= 0 AND rating <= 10),
+        rating_explanation text NOT NULL,
+        findings           jsonb NOT NULL CHECK (jsonb_typeof(findings) = 'array'),
+        full_content       text NOT NULL,
+        generated_by       text NOT NULL CHECK (generated_by IN ('llm', 'extractive')),
+        PRIMARY KEY (collection_id, community_id),
+        FOREIGN KEY (collection_id, community_id) REFERENCES hke_communities (collection_id, id) ON DELETE CASCADE
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS hke_llm_cache (
+        collection_id uuid NOT NULL REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
+        model         text NOT NULL,
+        prompt_hash   text NOT NULL,
+        response      text NOT NULL,
+        created_at    timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (collection_id, model, prompt_hash)
+    )
+    """,
+    # Foreign-key checks on DELETE look referencing rows up by these columns: without indexes, replacing an
+    # index scans hke_relationships once per deleted entity.
+    "CREATE INDEX IF NOT EXISTS hke_relationships_source ON hke_relationships (collection_id, source_id)",
+    "CREATE INDEX IF NOT EXISTS hke_relationships_target ON hke_relationships (collection_id, target_id)",
+    "CREATE INDEX IF NOT EXISTS hke_communities_parent ON hke_communities (collection_id, parent)",
+    "CREATE INDEX IF NOT EXISTS hke_communities_level ON hke_communities (collection_id, kind, level)",
+    "CREATE INDEX IF NOT EXISTS hke_community_reports_level ON hke_community_reports (collection_id, kind, level)",
+]
+
+TABLE_EXISTS = "SELECT to_regclass(%s) IS NOT NULL"
+
+# -- atomic replace ---------------------------------------------------------------------------------
+
+# One index build of a collection at a time; readers are never blocked (MVCC).
+LOCK_COLLECTION_INDEX = "SELECT pg_advisory_xact_lock(hashtextextended('hke-graph/' || %s::text, 0))"
+
+# Children first, so foreign keys never point at a deleted row.
+DELETE_ALL = [
+    "DELETE FROM hke_community_reports WHERE collection_id = %s",
+    "DELETE FROM hke_communities WHERE collection_id = %s",
+    "DELETE FROM hke_relationships WHERE collection_id = %s",
+    "DELETE FROM hke_entities WHERE collection_id = %s",
+    "DELETE FROM hke_text_units WHERE collection_id = %s",
+    "DELETE FROM hke_graph_index WHERE collection_id = %s",
+]
+
+COPY_TEXT_UNITS = """
+COPY hke_text_units (collection_id, id, human_readable_id, document_id, heading_path, text, n_tokens,
+                     element_ids, entity_ids, relationship_ids)
+FROM STDIN WITH (FORMAT BINARY)
+"""
+COPY_TEXT_UNIT_TYPES = ["uuid", "text", "int4", "text", "text[]", "text", "int4", "text[]", "text[]", "text[]"]
+
+COPY_ENTITIES = """
+COPY hke_entities (collection_id, id, human_readable_id, title, type, description, degree, frequency,
+                   text_unit_ids, element_ids)
+FROM STDIN WITH (FORMAT BINARY)
+"""
+COPY_ENTITY_TYPES = ["uuid", "text", "int4", "text", "text", "text", "int4", "int4", "text[]", "text[]"]
+
+COPY_RELATIONSHIPS = """
+COPY hke_relationships (collection_id, id, human_readable_id, source, target, source_id, target_id, description,
+                        weight, combined_degree, text_unit_ids, element_ids)
+FROM STDIN WITH (FORMAT BINARY)
+"""
+COPY_RELATIONSHIP_TYPES = [
+    "uuid", "text", "int4", "text", "text", "text", "text", "text", "float8", "int4", "text[]", "text[]",
+]  # fmt: skip
+
+COPY_COMMUNITIES = """
+COPY hke_communities (collection_id, id, human_readable_id, kind, level, parent, children, title, entity_ids,
+                      relationship_ids, text_unit_ids, element_ids, size)
+FROM STDIN WITH (FORMAT BINARY)
+"""
+COPY_COMMUNITY_TYPES = [
+    "uuid", "text", "int4", "text", "int4", "text", "text[]", "text", "text[]", "text[]", "text[]", "text[]", "int4",
+]  # fmt: skip
+
+COPY_REPORTS = """
+COPY hke_community_reports (collection_id, community_id, kind, level, title, summary, rating, rating_explanation,
+                            findings, full_content, generated_by)
+FROM STDIN WITH (FORMAT BINARY)
+"""
+COPY_REPORT_TYPES = ["uuid", "text", "text", "int4", "text", "text", "float4", "text", "jsonb", "text", "text"]
+
+INSERT_INDEX_INFO = """
+INSERT INTO hke_graph_index (collection_id, built_at, extraction, params, stats)
+VALUES (%s, now(), %s, %s, %s)
+"""
+
+# -- reads ------------------------------------------------------------------------------------------
+
+INDEX_INFO = "SELECT built_at, extraction, params, stats FROM hke_graph_index WHERE collection_id = %s"
+
+# Column lists are spelled out in each statement (no string building, so every statement is a literal).
+ALL_TEXT_UNITS = """
+SELECT id, human_readable_id, document_id, heading_path, text, n_tokens, element_ids, entity_ids,
+       relationship_ids
+FROM hke_text_units
+WHERE collection_id = %s
+ORDER BY human_readable_id
+"""
+
+TEXT_UNITS_BY_ID = """
+SELECT id, human_readable_id, document_id, heading_path, text, n_tokens, element_ids, entity_ids,
+       relationship_ids
+FROM hke_text_units
+WHERE collection_id = %s AND id = ANY(%s)
+ORDER BY human_readable_id
+"""
+
+ALL_ENTITIES = """
+SELECT id, human_readable_id, title, type, description, degree, frequency, text_unit_ids, element_ids
+FROM hke_entities
+WHERE collection_id = %s
+ORDER BY human_readable_id
+"""
+
+ENTITIES_BY_ID = """
+SELECT id, human_readable_id, title, type, description, degree, frequency, text_unit_ids, element_ids
+FROM hke_entities
+WHERE collection_id = %s AND id = ANY(%s)
+ORDER BY degree DESC, human_readable_id
+"""
+
+ALL_RELATIONSHIPS = """
+SELECT id, human_readable_id, source, target, source_id, target_id, description, weight, combined_degree,
+       text_unit_ids, element_ids
+FROM hke_relationships
+WHERE collection_id = %s
+ORDER BY human_readable_id
+"""
+
+RELATIONSHIPS_BY_ID = """
+SELECT id, human_readable_id, source, target, source_id, target_id, description, weight, combined_degree,
+       text_unit_ids, element_ids
+FROM hke_relationships
+WHERE collection_id = %s AND id = ANY(%s)
+ORDER BY weight DESC, human_readable_id
+"""
+
+ALL_COMMUNITIES = """
+SELECT id, human_readable_id, kind, level, parent, children, title, entity_ids, relationship_ids,
+       text_unit_ids, element_ids, size
+FROM hke_communities
+WHERE collection_id = %s
+ORDER BY kind, level, human_readable_id
+"""
+
+COMMUNITIES_FILTERED = """
+SELECT id, human_readable_id, kind, level, parent, children, title, entity_ids, relationship_ids,
+       text_unit_ids, element_ids, size
+FROM hke_communities
+WHERE collection_id = %(collection_id)s
+  AND (%(kind)s::text IS NULL OR kind = %(kind)s::text)
+  AND (%(level)s::int IS NULL OR level = %(level)s::int)
+ORDER BY kind, level, human_readable_id
+"""
+
+COMMUNITY_BY_ID = """
+SELECT id, human_readable_id, kind, level, parent, children, title, entity_ids, relationship_ids,
+       text_unit_ids, element_ids, size
+FROM hke_communities
+WHERE collection_id = %s AND id = %s
+"""
+
+COMMUNITY_CHILDREN = """
+SELECT id, human_readable_id, kind, level, parent, children, title, entity_ids, relationship_ids,
+       text_unit_ids, element_ids, size
+FROM hke_communities
+WHERE collection_id = %s AND parent = %s
+ORDER BY size DESC, human_readable_id
+"""
+
+REPORTS_FILTERED = """
+SELECT r.community_id, r.kind, r.level, r.title, r.summary, r.rating, r.rating_explanation, r.findings,
+       r.full_content, r.generated_by, c.parent, c.children, c.size
+FROM hke_community_reports r
+JOIN hke_communities c ON c.collection_id = r.collection_id AND c.id = r.community_id
+WHERE r.collection_id = %(collection_id)s
+  AND (%(kind)s::text IS NULL OR r.kind = %(kind)s::text)
+  AND (%(level)s::int IS NULL OR r.level = %(level)s::int)
+ORDER BY r.kind, r.level, r.rating DESC, c.human_readable_id
+"""
+
+REPORT_BY_COMMUNITY = """
+SELECT r.community_id, r.kind, r.level, r.title, r.summary, r.rating, r.rating_explanation, r.findings,
+       r.full_content, r.generated_by, c.parent, c.children, c.size
+FROM hke_community_reports r
+JOIN hke_communities c ON c.collection_id = r.collection_id AND c.id = r.community_id
+WHERE r.collection_id = %s AND r.community_id = %s
+"""
+
+REPORTS_BY_COMMUNITY_IDS = """
+SELECT r.community_id, r.kind, r.level, r.title, r.summary, r.rating, r.rating_explanation, r.findings,
+       r.full_content, r.generated_by, c.parent, c.children, c.size
+FROM hke_community_reports r
+JOIN hke_communities c ON c.collection_id = r.collection_id AND c.id = r.community_id
+WHERE r.collection_id = %s AND r.community_id = ANY(%s)
+ORDER BY r.rating DESC, c.human_readable_id
+"""
+
+HIERARCHY = """
+SELECT c.id, c.parent, c.level, c.title, c.size, r.rating, c.kind, cardinality(c.children)
+FROM hke_communities c
+LEFT JOIN hke_community_reports r ON r.collection_id = c.collection_id AND r.community_id = c.id
+WHERE c.collection_id = %(collection_id)s AND (%(kind)s::text IS NULL OR c.kind = %(kind)s::text)
+ORDER BY c.kind, c.level, c.human_readable_id
+"""
+
+LEVEL_COUNTS = """
+SELECT kind, level, count(*)
+FROM hke_communities WHERE collection_id = %s GROUP BY kind, level ORDER BY kind, level
+"""
+
+TABLE_COUNTS = """
+SELECT (SELECT count(*) FROM hke_text_units WHERE collection_id = %(c)s),
+       (SELECT count(*) FROM hke_entities WHERE collection_id = %(c)s),
+       (SELECT count(*) FROM hke_relationships WHERE collection_id = %(c)s),
+       (SELECT count(*) FROM hke_communities WHERE collection_id = %(c)s),
+       (SELECT count(*) FROM hke_community_reports WHERE collection_id = %(c)s)
+"""
+
+# -- LLM cache --------------------------------------------------------------------------------------
+
+CACHE_GET = "SELECT response FROM hke_llm_cache WHERE collection_id = %s AND model = %s AND prompt_hash = %s"
+
+CACHE_PUT = """
+INSERT INTO hke_llm_cache (collection_id, model, prompt_hash, response) VALUES (%s, %s, %s, %s)
+ON CONFLICT (collection_id, model, prompt_hash) DO UPDATE SET response = EXCLUDED.response, created_at = now()
+"""
+
+CACHE_COUNT = "SELECT count(*) FROM hke_llm_cache WHERE collection_id = %s"
+
+CACHE_CLEAR = "DELETE FROM hke_llm_cache WHERE collection_id = %s"
+
+# -- global search (offline) ------------------------------------------------------------------------
+
+# Cosine similarity of a question vector to stored element vectors (pgvector's <=> is cosine distance).
+ELEMENT_SIMILARITY = """
+SELECT id, 1 - (embedding <=> %(query)s) AS similarity
+FROM langchain_pg_embedding
+WHERE collection_id = %(collection_id)s AND id = ANY(%(ids)s)
+"""

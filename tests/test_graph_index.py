@@ -1,0 +1,280 @@
+"""The offline GraphRAG index on the sample corpus, in the real database: tables, reports, citations, reads, CLI."""
+
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+import pandas as pd
+import psycopg
+import pytest
+
+from core.graph import (
+    GraphIndex,
+    GraphIndexMissing,
+    IndexConfig,
+    community_subgraph,
+    global_search,
+    hierarchy,
+    index_exists,
+    load_reports,
+    resolve_citations,
+)
+from core.graph import tables as graph_tables
+from core.graph.index import STAGES, run_index
+from core.graph.model import MAX_FINDINGS, MIN_FINDINGS
+from core.graph.reports import material
+
+OFFLINE = IndexConfig(extraction="offline", reports="extractive")
+
+
+def snapshot(store) -> dict[str, list]:
+    """Every graph row of the collection (minus build time), for equality checks."""
+    out = {}
+    queries = {
+        "text_units": "SELECT id, human_readable_id, heading_path, text, element_ids, entity_ids FROM hke_text_units "
+        "WHERE collection_id = %s ORDER BY id",
+        "entities": "SELECT id, title, type, description, degree, text_unit_ids, element_ids FROM hke_entities "
+        "WHERE collection_id = %s ORDER BY id",
+        "relationships": "SELECT id, source_id, target_id, weight, description FROM hke_relationships "
+        "WHERE collection_id = %s ORDER BY id",
+        "communities": "SELECT id, kind, level, parent, children, title, entity_ids, relationship_ids, size "
+        "FROM hke_communities WHERE collection_id = %s ORDER BY id",
+        "reports": "SELECT community_id, title, summary, rating, rating_explanation, findings, full_content, "
+        "generated_by FROM hke_community_reports WHERE collection_id = %s ORDER BY community_id",
+    }
+    with store.pool.connection() as conn:
+        for name, query in queries.items():
+            out[name] = [tuple(json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v for v in row)
+                         for row in conn.execute(query, (store.collection_id,)).fetchall()]
+    return out
+
+
+@pytest.fixture(scope="module")
+def indexed(samples_store):
+    stages: list[tuple[str, int, int]] = []
+    result = run_index(samples_store, config=OFFLINE, progress=lambda s, d, t: stages.append((s, d, t)))
+    return samples_store, result, stages
+
+
+def test_index_report_and_progress(indexed):
+    store, result, stages = indexed
+    report = result.report
+    assert report.extraction == "offline" and report.llm_calls == 0 and report.cached_calls == 0
+    assert report.text_units > 10 and report.entities > 100 and report.relationships > report.entities
+    assert report.communities and min(report.communities) == 0
+    assert report.structural_communities[0] == 10  # one per sample document
+    assert report.reports == sum(report.communities.values()) + sum(report.structural_communities.values())
+    assert report.extractive_reports == report.reports and report.llm_reports == 0
+    assert list(report.stages) == list(STAGES)
+    # progress: every stage reported, in order, ending with done == total
+    seen = list(dict.fromkeys(s for s, _d, _t in stages))
+    assert seen == list(STAGES)
+    for stage in STAGES:
+        last = [x for x in stages if x[0] == stage][-1]
+        assert last[1] == last[2]
+    assert index_exists(store)
+    info = GraphIndex.open(store).info
+    assert info.extraction == "offline" and info.params["max_cluster_size"] == 10
+
+
+def test_reports_validate_against_the_schema(indexed):
+    store, result, _ = indexed
+    graph = result.graph
+    by_id = {c.id: c for c in result.communities}
+    stored = load_reports(store, level=None, kind=None)
+    assert len(stored) == len(result.reports)
+    for r in stored:
+        c = by_id[r.community_id]
+        assert r.kind == c.kind and r.level == c.level and r.generated_by == "extractive"
+        assert r.title.strip() and r.summary.strip() and r.full_content.startswith(f"# {r.title}")
+        assert 0 <= r.rating <= 10
+        assert r.rating_explanation.strip() and "\n" not in r.rating_explanation
+        # the 5-finding rule: at least min(5, material), at most 10
+        assert min(MIN_FINDINGS, material(c, graph)) <= len(r.findings) <= MAX_FINDINGS, r.community_id
+        for f in r.findings:
+            assert f.summary.strip() and f.explanation.strip()
+            assert f.entity_ids or f.element_ids
+    assert any(len(r.findings) >= MIN_FINDINGS for r in stored)
+    entity_reports = [r for r in stored if r.kind == "entity"]
+    assert max(r.rating for r in entity_reports) > min(r.rating for r in entity_reports)  # ratings discriminate
+
+
+def test_every_citation_resolves(indexed):
+    store, _result, _ = indexed
+    index = GraphIndex.open(store)
+    entity_ids = {e.id for e in index.entities()}
+    rel_ids = {r.id for r in index.relationships()}
+    all_elements: set[str] = set()
+    for r in index.reports(level=None, kind=None):
+        for f in r.findings:
+            assert set(f.entity_ids) <= entity_ids
+            assert set(f.relationship_ids) <= rel_ids
+            all_elements.update(f.element_ids)
+    found = {d.id for d in store.get(all_elements)}
+    assert found == all_elements, "every cited element id is in the element store"
+    # resolve_citations on one report: nothing missing
+    best = index.reports(level=0)[0]
+    cited = resolve_citations(store, best)
+    assert not cited.missing and cited.entities and cited.elements
+    # entities and relationships point at existing units and elements
+    unit_ids = {u.id for u in index.text_units()}
+    for e in index.entities():
+        assert set(e.text_unit_ids) <= unit_ids
+    for rel in index.relationships():
+        assert rel.source_id in entity_ids and rel.target_id in entity_ids
+
+
+def test_community_hierarchy_is_consistent(indexed):
+    store, _result, _ = indexed
+    index = GraphIndex.open(store)
+    for kind in ("entity", "structural"):
+        comms = {c.id: c for c in index.communities(kind=kind)}
+        assert comms
+        for c in comms.values():
+            assert c.kind == kind and c.size == len(c.entity_ids)
+            if c.parent is None:
+                assert c.level == 0
+            else:
+                parent = comms[c.parent]
+                assert parent.level == c.level - 1 and c.id in parent.children
+                if kind == "entity":
+                    assert set(c.entity_ids) <= set(parent.entity_ids)
+            for child in c.children:
+                assert comms[child].parent == c.id
+            members = set(c.entity_ids)
+            for rel in index.relationships(c.relationship_ids):
+                assert rel.source_id in members and rel.target_id in members
+        assert [x.id for x in index.children(next(iter(comms)))] == sorted(
+            comms[next(iter(comms))].children, key=lambda i: (-comms[i].size, comms[i].human_readable_id)
+        )
+    rows = hierarchy(store, "entity")
+    assert {r.id for r in rows} == {c.id for c in index.communities(kind="entity")}
+    assert all(r.rating is not None and r.title for r in rows)
+    assert index.levels("entity") == {lvl: sum(1 for r in rows if r.level == lvl) for lvl in {r.level for r in rows}}
+
+
+def test_structural_communities_follow_headings(indexed):
+    store, _result, _ = indexed
+    docs = GraphIndex.open(store).communities(kind="structural", level=0)
+    titles = {c.title for c in docs}
+    assert "한빛우주과학연구원 기관 소개" in titles
+    hanbit = next(c for c in docs if c.title == "한빛우주과학연구원 기관 소개")
+    sections = {c.title for c in GraphIndex.open(store).children(hanbit.id)}
+    assert {"개요", "연혁", "조직", "주요 위성 사업", "협력 기관"} <= sections
+    report = GraphIndex.open(store).report(hanbit.id)
+    assert report.title == "한빛우주과학연구원 기관 소개" and report.kind == "structural"
+    assert "서도윤" in {e.title for e in community_subgraph(store, hanbit.id)[0]}
+
+
+def test_reindex_is_deterministic(indexed):
+    store, _result, _ = indexed
+    before = snapshot(store)
+    run_index(store, config=OFFLINE)
+    assert snapshot(store) == before
+
+
+def test_reindex_is_atomic_when_the_write_fails(indexed):
+    """A report that violates a DB constraint (rating 11) aborts the replace midway: the old index stays."""
+    store, result, _ = indexed
+    before = snapshot(store)
+    bad = [*result.reports]
+    bad[-1] = type(bad[-1])(**{**bad[-1].__dict__, "rating": 11.0})
+    with pytest.raises(psycopg.errors.CheckViolation):
+        with store.pool.connection() as conn, conn.transaction():
+            graph_tables.write_index(
+                conn, store.collection_id, units=result.graph.units, entities=result.graph.entities[:5],
+                relationships=[], communities=result.communities, reports=bad, extraction="offline", params={},
+                stats={},
+            )  # fmt: skip
+    assert snapshot(store) == before
+
+
+def test_offline_global_search_cites_reports(indexed):
+    store, _result, _ = indexed
+    answer = global_search(store, "Who is the director of the space institute?", use_llm="extractive")
+    assert answer.generated_by == "extractive" and answer.answer.startswith("Extractive answer")
+    assert answer.report_ids and answer.points
+    selectable = {r.community_id for r in load_reports(store, level=None, kind="entity")}
+    assert set(answer.report_ids) <= selectable
+    for rid in answer.report_ids:
+        assert f"[Data: Reports ({rid})]" in answer.answer
+    assert all(0 < p.score <= 100 for p in answer.points)
+    assert answer.points == sorted(answer.points, key=lambda p: -p.score)
+    structural = global_search(store, "모니터 보증 기간", kind="structural", level=1, use_llm="extractive")
+    assert structural.report_ids and structural.kind == "structural"
+
+
+def test_cli_reports_global_export(indexed, tmp_path, capsys):
+    from core.cli import main
+
+    store, _result, _ = indexed
+    assert main(["reports", "--collection", store.collection, "--level", "0", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows and all(r["level"] == 0 and r["kind"] == "entity" for r in rows)
+    assert main(["reports", "--collection", store.collection, "--kind", "structural", "--level", "0"]) == 0
+    assert "[extractive]" in capsys.readouterr().out
+    assert main(["global", "What ports does the Nova 32UX have?", "--collection", store.collection, "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["generated_by"] == "extractive" and payload["report_ids"]
+    for fmt in ("parquet", "csv"):
+        out = tmp_path / fmt
+        assert main(["export", "--collection", store.collection, "--format", fmt, "--out", str(out), "--json"]) == 0
+        written = json.loads(capsys.readouterr().out)
+        assert set(written) == {"text_units", "entities", "relationships", "communities", "community_reports",
+                                "graph"}  # fmt: skip
+    entities = pd.read_parquet(tmp_path / "parquet" / "entities.parquet")
+    assert {"id", "title", "type", "description", "degree", "text_unit_ids", "element_ids"} <= set(entities.columns)
+    reports = pd.read_csv(tmp_path / "csv" / "community_reports.csv")
+    assert json.loads(reports["findings"][0])[0]["summary"]
+    g = nx.read_graphml(tmp_path / "parquet" / "graph.graphml")
+    assert g.number_of_nodes() == len(entities) and g.number_of_edges() > 0
+
+
+def test_cli_index_json_and_missing_index(store, capsys):
+    from core.cli import main
+    from core.ingest import ingest_paths
+    from tests.conftest import SAMPLES
+
+    assert not index_exists(store)
+    with pytest.raises(GraphIndexMissing):
+        GraphIndex.open(store)
+    assert load_reports(store) == [] and hierarchy(store) == []
+    assert main(["reports", "--collection", store.collection]) == 1
+    ingest_paths(store, [SAMPLES / "nova-32ux-monitor-en.md"])
+    assert main(["index", "--collection", store.collection, "--offline", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    for key in ("text_units", "entities", "relationships", "communities", "reports", "llm_calls", "cached_calls",
+                "seconds"):  # fmt: skip
+        assert key in payload
+    assert payload["llm_calls"] == 0 and payload["communities"]["0"] >= 1
+    assert all(isinstance(k, str) for k in payload["communities"])
+
+
+def test_hostile_names_round_trip(store, tmp_path):
+    """Names are data: stored and read back exactly, through parameterised SQL only (the UI escapes them)."""
+    from core.ingest import ingest_paths
+
+    source = tmp_path / "hostile.md"
+    source.write_text(
+        "# <img src=x onerror=alert(1)>\n\n"
+        "The **<script>alert(1)</script>** widget talks to **Robert'); DROP TABLE hke_entities; SELECT ('**.\n\n"
+        "## Details\n\n* Owner : <img src=x onerror=alert(1)>\n",
+        encoding="utf-8",
+    )
+    ingest_paths(store, [source])
+    result = run_index(store, config=OFFLINE)
+    titles = {e.title for e in GraphIndex.open(store).entities()}
+    assert "<img src=x onerror=alert(1)>" in titles
+    assert "<script>alert(1)</script>" in titles
+    assert "Robert'); DROP TABLE hke_entities; SELECT ('" in titles
+    assert result.report.entities == len(titles)
+    assert any("<img src=x onerror=alert(1)>" in r.title for r in load_reports(store, kind="structural"))
+
+
+def test_empty_collection_indexes_to_an_empty_index(store):
+    report = run_index(store, config=OFFLINE).report
+    assert (report.text_units, report.entities, report.relationships, report.reports) == (0, 0, 0, 0)
+    assert report.communities == {} and index_exists(store)
+    answer = global_search(store, "anything?", use_llm="extractive")
+    assert answer.report_ids == [] and "nothing" in answer.answer
