@@ -14,8 +14,10 @@ from pages import ui  # noqa: E402  (after set_page_config)
 navigation = st.navigation(
     [
         st.Page("pages/overview.py", title="Overview", icon=":material/home:", default=True),
-        st.Page("pages/document_tree.py", title="Document tree", icon=":material/account_tree:", url_path="document_tree"),
-        st.Page("pages/compare.py", title="Compare", icon="⚖️", url_path="compare"),
+        st.Page("pages/document_tree.py", title="Document tree", icon=":material/account_tree:",
+                url_path="document_tree"),
+        st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+        st.Page("pages/evaluation.py", title="Evaluation", icon=":material/analytics:", url_path="evaluation"),
     ]
 )
 ui.sidebar()

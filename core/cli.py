@@ -191,6 +191,131 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 1 if any(result.results[m].answer.error for m in modes) else 0
 
 
+# -- GraphRAG index: index / reports / global / export ----------------------------------------------
+
+
+@command("index")
+def cmd_index(args: argparse.Namespace) -> int:
+    from core.graph import GraphIndexError, IndexConfig, build_index
+    from core.store import open_store
+
+    store = open_store(args.collection, create=False)
+    knobs = {"unit_tokens": args.unit_tokens, "max_cluster_size": args.max_cluster_size, "seed": args.seed,
+             "gleanings": args.gleanings, "concurrency": args.concurrency}
+    config = IndexConfig(
+        extraction="offline" if args.offline else "auto",
+        reports="extractive" if args.offline else "auto",
+        **{k: v for k, v in knobs.items() if v is not None},
+    )
+    bar = _StageBar() if sys.stderr.isatty() else None
+    try:
+        report = build_index(store, config=config, progress=bar)
+    except GraphIndexError as exc:
+        return fail(str(exc), 1)
+    finally:
+        if bar is not None:
+            bar.close()
+    payload = {
+        "text_units": report.text_units,
+        "entities": report.entities,
+        "relationships": report.relationships,
+        "communities": {str(k): v for k, v in sorted(report.communities.items())},
+        "reports": report.reports,
+        "llm_calls": report.llm_calls,
+        "cached_calls": report.cached_calls,
+        "seconds": report.seconds,
+        "structural_communities": {str(k): v for k, v in sorted(report.structural_communities.items())},
+        "extraction": report.extraction,
+        "llm_reports": report.llm_reports,
+        "extractive_reports": report.extractive_reports,
+        "skipped_llm_replies": report.skipped_llm_replies,
+        "stages": report.stages,
+    }
+    levels = ", ".join(f"L{k}: {v}" for k, v in sorted(report.communities.items())) or "none"
+    structural = ", ".join(f"L{k}: {v}" for k, v in sorted(report.structural_communities.items())) or "none"
+    text = (
+        f"indexed {store.collection!r} ({report.extraction} extraction) in {report.seconds:.2f}s: "
+        f"{report.text_units} text units, {report.entities} entities, {report.relationships} relationships\n"
+        f"entity communities {levels}; structural communities {structural}\n"
+        f"{report.reports} reports ({report.llm_reports} LLM, {report.extractive_reports} extractive); "
+        f"LLM calls {report.llm_calls}, cached {report.cached_calls}"
+    )
+    emit(payload, args.json, text)
+    return 0
+
+
+@command("reports")
+def cmd_reports(args: argparse.Namespace) -> int:
+    from core.graph import GraphIndex, GraphIndexMissing
+    from core.store import open_store
+
+    try:
+        index = GraphIndex.open(open_store(args.collection, create=False))
+    except GraphIndexMissing as exc:
+        return fail(str(exc), 1)
+    reports = index.reports(level=args.level, kind=args.kind)
+    lines = []
+    for r in reports:
+        tag = "" if r.generated_by == "llm" else " [extractive]"
+        lines.append(f"{r.community_id}  L{r.level} {r.kind}  rating {r.rating:g}  size {r.size}{tag}  {r.title}")
+        if args.full:
+            lines += ["", r.full_content, ""]
+    emit([r.to_dict() for r in reports], args.json, "\n".join(lines) or "no reports at that level and kind")
+    return 0
+
+
+@command("global")
+def cmd_global(args: argparse.Namespace) -> int:
+    from core.graph import global_search, index_exists
+    from core.store import open_store
+
+    store = open_store(args.collection, create=False)
+    if not index_exists(store):
+        return fail(f"collection {args.collection!r} has no GraphRAG index yet: run `python -m core index` first", 1)
+    answer = global_search(store, args.question, level=args.level, kind=args.kind,
+                           use_llm="extractive" if args.offline else "auto")
+    text = (
+        f"{answer.answer}\n\n-- {answer.generated_by}; level {answer.level} {answer.kind}; "
+        f"{answer.reports_considered} reports read; cites {', '.join(answer.report_ids) or 'nothing'}; "
+        f"LLM calls {answer.llm_calls} (cached {answer.cached_calls}); {answer.seconds:.2f}s"
+    )
+    emit(answer.to_dict(), args.json, text)
+    return 0
+
+
+@command("export")
+def cmd_export(args: argparse.Namespace) -> int:
+    from core.graph import GraphIndexMissing, export_index
+    from core.store import open_store
+
+    store = open_store(args.collection, create=False)
+    try:
+        written = export_index(store, args.out, fmt=args.format)
+    except GraphIndexMissing as exc:
+        return fail(str(exc), 1)
+    payload = {name: str(path) for name, path in written.items()}
+    emit(payload, args.json, "\n".join(f"{name}: {path}" for name, path in payload.items()))
+    return 0
+
+
+class _StageBar:
+    """One tqdm bar following the index stages: ``bar(stage, done, total)``."""
+
+    def __init__(self) -> None:
+        from tqdm import tqdm
+
+        self._bar = tqdm(desc="index", total=1, file=sys.stderr, dynamic_ncols=True)
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        self._bar.set_description_str(stage, refresh=False)
+        self._bar.total = max(total, 1)
+        self._bar.n = done
+        self._bar.refresh()
+
+    def close(self) -> None:
+        self._bar.close()
+
+
 class _NoBar:
     def __call__(self, progress) -> None:
         pass
@@ -217,6 +342,94 @@ class _TqdmBar:
 
 def _progress_bar(desc: str, unit: str):
     return _TqdmBar(desc, unit) if sys.stderr.isatty() else _NoBar()
+
+
+# -- evaluation: eval / generate-questions (core/evaluation) ----------------------------------------
+
+
+@command("eval")
+def cmd_eval(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from core.evaluation import (
+        Judge,
+        QuestionSetError,
+        cli_payload,
+        export_csv,
+        export_json,
+        load_questions,
+        parse_modes,
+        run_evaluation,
+    )
+    from core.ingest import Progress
+    from core.store import open_store
+
+    try:
+        questions = load_questions(args.questions)
+    except QuestionSetError as exc:
+        return fail(str(exc))
+    if args.limit:
+        questions = questions.subset(limit=args.limit)
+    modes = parse_modes(args.modes)
+    judge = None
+    if args.judge:
+        settings = load_settings()
+        if not settings.has_llm:
+            return fail("--judge needs a model: set OPENAI_API_KEY (and OPENAI_BASE_URL for a local server)")
+        judge = Judge.from_settings(settings)
+    store = open_store(args.collection, create=False)
+    bar = _progress_bar("evaluating", unit="q")
+    run = run_evaluation(store, questions, modes=modes, k=args.k, judge=judge, judge_pairs=args.judge_pairs,
+                         persist=not args.no_store, progress=lambda d, t, m: bar(Progress(d, t, m)))
+    bar.close()
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(export_csv(run) if out.suffix.lower() == ".csv" else export_json(run), encoding="utf-8")
+    stored = "not stored" if args.no_store else f"stored as run {run.run_id}"
+    print(f"{len(questions)} questions x {len(modes)} modes on {store.collection!r}, k={args.k}: {stored}"
+          + (f"; written to {args.out}" if args.out else ""), file=sys.stderr)
+    payload = cli_payload(run)
+    columns = ("recall", "attribution", "grounded", "mrr", "context_tokens_mean", "latency_ms_p50", "exact",
+               "contains")
+    lines = [f"{'mode':<13}" + "".join(f"{c:>{len(c) + 2}}" for c in columns)]
+    for mode in modes:
+        values = [payload[mode].get(c) for c in columns]
+        cells = ("-" if v is None else str(v) for v in values)
+        lines.append(f"{mode:<13}" + "".join(f"{v:>{len(c) + 2}}" for c, v in zip(columns, cells, strict=True)))
+    for pair, criteria in (payload.get("judge") or {}).items():
+        lines.append(f"judge {pair}: " + ", ".join(
+            f"{c} {v['win_rate']} [{v['ci'][0]}, {v['ci'][1]}] (n={v['n']}, invalid {v['invalid']})"
+            for c, v in criteria.items()))
+    emit(payload, args.json, "\n".join(lines))
+    return 0
+
+
+@command("generate-questions")
+def cmd_generate_questions(args: argparse.Namespace) -> int:
+    import json as _json
+    from pathlib import Path
+
+    from core.evaluation import generate_questions, save_questions
+
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        return fail(f"no such file or folder: {', '.join(missing)}")
+    questions = generate_questions(args.paths, limit=args.limit, max_answer_elements=args.max_answer_elements)
+    if not questions.questions:
+        return fail("no questions could be generated: the files state no defaults, key : value items or table rows "
+                    "that are specific enough", 1)
+    if not args.out:
+        print(_json.dumps(questions.as_dict(), ensure_ascii=False, indent=1))
+        return 0
+    path = save_questions(questions, args.out)
+    tags: dict[str, int] = {}
+    for q in questions.questions:
+        for tag in q.tags:
+            tags[tag] = tags.get(tag, 0) + 1
+    payload = {"out": str(path), "questions": len(questions), "tags": tags, "description": questions.description}
+    emit(payload, args.json, f"{len(questions)} questions written to {path} ({questions.description})")
+    return 0
 
 
 # -- parser -----------------------------------------------------------------------------------------
@@ -266,10 +479,54 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a heading hit brings its children within this many tokens (default: off)")
     add_collection(p)
 
-    # GraphRAG index: index, reports, global, export (handlers in core/graph/cli.py register on import).
-    from core.graph.cli import add_parsers as add_graph_parsers
+    # -- GraphRAG index (core/graph) --
+    p = add("index", "build the GraphRAG index: entities, communities, reports (offline unless a model is set)")
+    add_collection(p)
+    p.add_argument("--offline", action="store_true", help="no LLM even if one is configured")
+    p.add_argument("--unit-tokens", type=int, default=None, help="text unit size in tokens (default: 600)")
+    p.add_argument("--max-cluster-size", type=int, default=None, help="Leiden max cluster size (default: 10)")
+    p.add_argument("--seed", type=int, default=None, help="Leiden seed (default: 0xDEADBEEF)")
+    p.add_argument("--gleanings", type=int, default=None, help="LLM gleaning rounds (default: 1)")
+    p.add_argument("--concurrency", type=int, default=None, help="parallel LLM calls (default: 4)")
 
-    add_graph_parsers(add, add_collection)
+    p = add("reports", "list community reports")
+    p.add_argument("--level", type=int, default=None, help="community level (default: all)")
+    p.add_argument("--kind", default="entity", choices=["entity", "structural"])
+    p.add_argument("--full", action="store_true", help="print each report in full")
+    add_collection(p)
+
+    p = add("global", "answer a question from the community reports of one level (map-reduce)")
+    p.add_argument("question")
+    p.add_argument("--level", type=int, default=None, help="community level (default: 1, or the finest there is)")
+    p.add_argument("--kind", default="entity", choices=["entity", "structural"])
+    p.add_argument("--offline", action="store_true", help="extractive answer even if a model is configured")
+    add_collection(p)
+
+    p = add("export", "export the GraphRAG index: tables as Parquet or CSV, the entity graph as GraphML")
+    p.add_argument("--format", default="parquet", choices=["parquet", "csv"])
+    p.add_argument("--out", default="graph-export", help="output folder (default: %(default)s)")
+    add_collection(p)
+
+    # -- evaluation (core/evaluation) --
+    p = add("eval", "evaluate retrieval modes on a question set; print per-mode aggregates")
+    p.add_argument("questions", help="question set JSON (see data/README.md for the format)")
+    p.add_argument("--modes", default="plain,hierarchical,contextual,hybrid",
+                   help="comma-separated modes (default: %(default)s)")
+    p.add_argument("--k", type=int, default=4, help="hits per question (default: %(default)s)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    p.add_argument("--out", default=None, help="write the full run: JSON, or CSV when the name ends in .csv")
+    p.add_argument("--judge", action="store_true", help="judge answer pairs with the configured LLM (needs a key)")
+    p.add_argument("--judge-pairs", default="baseline", choices=["baseline", "all"],
+                   help="judge every mode against plain (baseline) or every pair (all)")
+    p.add_argument("--no-store", action="store_true", help="do not store the run in the database")
+    add_collection(p)
+
+    p = add("generate-questions", "build a question set from the structure of markdown files (no database)")
+    p.add_argument("paths", nargs="+", help="markdown files or folders")
+    p.add_argument("--out", default=None, help="write the set here (default: print it on stdout)")
+    p.add_argument("--limit", type=int, default=None, help="at most N questions, spread over the documents")
+    p.add_argument("--max-answer-elements", type=int, default=3,
+                   help="drop answers that occur in more elements than this (default: %(default)s)")
 
     return parser
 

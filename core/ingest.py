@@ -2,7 +2,11 @@
 
 Re-ingest is incremental by content hash: an unchanged document is recognised before it is parsed or
 embedded, so it costs zero embedding calls. One bad file is reported and skipped; the batch goes on and
-nothing already stored is touched.
+nothing already stored is touched. If the database itself goes away, the batch stops at once with that
+reason for every file not stored (a retry after a restart skips what was stored, as unchanged).
+
+Markdown is parsed by :mod:`core.markdown_loader` (or unstructured); HTML and DOCX by
+:mod:`core.legacy_loader`, into the same element tree.
 """
 
 from __future__ import annotations
@@ -16,14 +20,22 @@ from pathlib import Path
 import numpy as np
 from langchain_core.documents import Document
 
-from core.store import DocumentRecord, ElementStore
+from core.store import DocumentRecord, ElementStore, StoreError
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
+# Parsed by core.legacy_loader whatever ``loader`` says (the loader choice is about markdown).
+LEGACY_SUFFIXES = (".html", ".htm", ".docx")
+SUPPORTED_SUFFIXES = MARKDOWN_SUFFIXES + LEGACY_SUFFIXES
 LOADERS = ("markdown-it", "unstructured")
 # Bump when parsing changes what elements a file yields, so re-ingest re-parses instead of trusting old hashes.
 PARSER_VERSION = "1"
 # How much "noise" (charset_normalizer's chaos ratio) a detected non-UTF-8 decoding may show before it is refused.
 MAX_DECODE_CHAOS = 0.1
+# Only this much of an element is embedded (the stored text stays whole). The bundled USE model's time and
+# memory grow with the text (100 KB: 6 s; a 10 MB line was OOM-killed), and OpenAI refuses inputs over 8,191
+# tokens: 2,000 characters are at most 8,000 UTF-8 bytes, so at most 8,000 byte-level BPE tokens whatever the
+# script (4,000 random Hangul syllables were 10,331 cl100k tokens). Real elements are far shorter.
+MAX_EMBED_CHARS = 2000
 
 
 class IngestError(ValueError):
@@ -38,6 +50,7 @@ class FileResult:
     reason: str | None = None
     encoding: str | None = None
     document_id: str | None = None
+    warning: str | None = None  # stored, but something about it deserves a look (e.g. content dropped)
 
 
 @dataclass
@@ -53,9 +66,13 @@ class IngestReport:
     embed_seconds: float = 0.0
     embedding_calls: int = 0
     files: list[FileResult] = field(default_factory=list)
+    warnings: list[dict[str, str]] = field(default_factory=list)
+    stopped: str | None = None  # why the batch stopped early (the database went away), if it did
 
     def record(self, result: FileResult) -> None:
         self.files.append(result)
+        if result.warning:
+            self.warnings.append({"path": result.path, "warning": result.warning})
         if result.status == "error":
             self.errors.append({"path": result.path, "reason": result.reason or "unknown error"})
             return
@@ -79,6 +96,10 @@ class IngestReport:
         out["seconds"] = round(self.seconds, 3)
         out["embed_seconds"] = round(self.embed_seconds, 3)
         out["embedding_calls"] = self.embedding_calls
+        if self.warnings:
+            out["warnings"] = self.warnings
+        if self.stopped:
+            out["stopped"] = self.stopped
         if files:
             out["files"] = [asdict(f) for f in self.files]
         return out
@@ -115,7 +136,7 @@ class SourceFile:
 
 
 def discover(paths: Iterable[str | Path]) -> tuple[list[SourceFile], list[FileResult]]:
-    """Markdown files under ``paths`` (files or folders), plus results for paths that cannot be used."""
+    """Markdown, HTML and DOCX files under ``paths`` (files or folders), plus results for unusable paths."""
     found: list[SourceFile] = []
     problems: list[FileResult] = []
     seen: set[Path] = set()
@@ -125,14 +146,14 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[SourceFile], list[FileRe
             for child in sorted(path.rglob("*")):
                 if any(part.startswith(".") for part in child.relative_to(path).parts):
                     continue
-                if child.is_file() and child.suffix.lower() in MARKDOWN_SUFFIXES and child.resolve() not in seen:
+                if child.is_file() and child.suffix.lower() in SUPPORTED_SUFFIXES and child.resolve() not in seen:
                     seen.add(child.resolve())
                     found.append(SourceFile(name=child.name, path=child))
         elif path.is_file():
-            if path.suffix.lower() not in MARKDOWN_SUFFIXES:
+            if path.suffix.lower() not in SUPPORTED_SUFFIXES:
                 problems.append(
                     FileResult(str(path), "error", reason=f"unsupported file type {path.suffix or '(none)'}: "
-                               f"expected {', '.join(MARKDOWN_SUFFIXES)}")
+                               f"expected {', '.join(SUPPORTED_SUFFIXES)}")
                 )
             elif path.resolve() not in seen:
                 seen.add(path.resolve())
@@ -171,7 +192,7 @@ def _too_big(size: int, limit: int) -> str:
 
 
 def decode_text(data: bytes) -> tuple[str, str]:
-    """The text of a markdown file and the encoding it was read with; refuses binary and undecodable bytes.
+    """The text of a markdown or HTML file and the encoding it was read with; refuses binary and undecodable bytes.
 
     UTF-8 first. Otherwise the encoding is detected (Korean files from Windows tools are often CP949) and
     used only when the decoded text is coherent; a guess that produces gibberish is refused instead.
@@ -186,7 +207,7 @@ def decode_text(data: bytes) -> tuple[str, str]:
             except UnicodeDecodeError as exc:
                 raise IngestError(f"file starts with a {encoding} byte-order mark but is not {encoding}") from exc
     if b"\x00" in data[:65536]:
-        raise IngestError("file is binary (contains NUL bytes), not markdown text")
+        raise IngestError("file is binary (contains NUL bytes), not text")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -195,6 +216,7 @@ def decode_text(data: bytes) -> tuple[str, str]:
         if not text.strip():
             raise IngestError("file is empty")
         return text, "utf-8"
+    _refuse_mixed_utf8(data, first_error.start)
     import charset_normalizer
 
     guess = charset_normalizer.from_bytes(data[:1_000_000]).best()
@@ -209,6 +231,31 @@ def decode_text(data: bytes) -> tuple[str, str]:
     )
 
 
+# Mixed-encoding check: a file is "mostly UTF-8" when at least this share of its non-ASCII bytes form valid
+# UTF-8 characters. Text in a legacy encoding forms them only by accident: ~20-35% of the bytes on average for
+# CP949, GBK, Big5 and Shift_JIS, never over 0.75 in 1,400 random samples with 12+ such bytes; 0 for Latin-1.
+MIXED_UTF8_SHARE = 0.8
+MIXED_UTF8_MIN_BYTES = 12
+
+
+def _refuse_mixed_utf8(data: bytes, first_bad: int) -> None:
+    """Refuse UTF-8 text with stray bytes of another encoding (two files concatenated, a pasted fragment).
+
+    Detection would pick one legacy encoding for the whole file and silently turn its UTF-8 part (all the
+    Korean text, say) into mojibake that still looks like text, so it must not get that far.
+    """
+    non_ascii = len(data.translate(None, bytes(range(128))))  # deleting the ASCII bytes leaves the others
+    replaced = data.decode("utf-8", errors="replace")
+    bad = replaced.count("\ufffd")
+    # Re-encoding gives ASCII bytes + valid non-ASCII bytes + 3 per replacement character.
+    valid = len(replaced.encode("utf-8")) - (len(data) - non_ascii) - 3 * bad
+    if valid >= MIXED_UTF8_MIN_BYTES and valid >= MIXED_UTF8_SHARE * non_ascii:
+        raise IngestError(
+            f"file mixes encodings: it is UTF-8 text except for {non_ascii - valid} byte(s) in another encoding "
+            f"(the first at offset {first_bad}); convert the whole file to UTF-8 and ingest again"
+        )
+
+
 def content_hash(data: bytes, loader: str, contextual: bool) -> str:
     h = hashlib.sha256()
     h.update(f"{PARSER_VERSION}\x1f{loader}\x1f{int(contextual)}\x1f".encode())
@@ -217,14 +264,19 @@ def content_hash(data: bytes, loader: str, contextual: bool) -> str:
 
 
 def embedding_text(doc: Document, contextual: bool) -> str:
-    """What gets embedded for an element: its text, or with ``contextual`` its heading path too."""
+    """What gets embedded for an element: its text, or with ``contextual`` its heading path too.
+
+    At most :data:`MAX_EMBED_CHARS` of it (the head: with ``contextual``, the path comes first).
+    """
     if not contextual:
-        return doc.page_content
+        return doc.page_content[:MAX_EMBED_CHARS]
     path = [p for p in doc.metadata.get("heading_path") or [] if p]
-    return " > ".join([*path, doc.page_content]) if path else doc.page_content
+    text = " > ".join([*path, doc.page_content]) if path else doc.page_content
+    return text[:MAX_EMBED_CHARS]
 
 
 def parse(text: str, *, source: str, document_id: str, loader: str = "markdown-it") -> list[Document]:
+    """Elements of markdown ``text`` with the named loader (HTML/DOCX go through :func:`parse_source`)."""
     if loader == "markdown-it":
         from core.markdown_loader import parse_markdown
 
@@ -234,6 +286,55 @@ def parse(text: str, *, source: str, document_id: str, loader: str = "markdown-i
 
         return parse_with_unstructured(text, source=source, document_id=document_id)
     raise ValueError(f"unknown loader {loader!r}; choose one of {', '.join(LOADERS)}")
+
+
+def loader_for(name: str, loader: str) -> str:
+    """The loader that really parses a file called ``name``: ``loader`` for markdown, unstructured-html/-docx else."""
+    from core.legacy_loader import legacy_format
+
+    fmt = legacy_format(name)
+    return f"unstructured-{fmt}" if fmt else loader
+
+
+def parse_source(
+    data: bytes, *, name: str, source: str, document_id: str, loader: str = "markdown-it"
+) -> tuple[list[Document], str | None, str | None]:
+    """(elements, encoding, text) of a file's bytes, by its name's suffix; IngestError with the reason if not.
+
+    ``text`` is the decoded text (None for DOCX, which is a zip archive, not text).
+    """
+    from core.legacy_loader import LegacyFormatError, legacy_format, parse_docx, parse_html
+    from core.markdown_loader import MarkdownTooComplexError
+
+    fmt = legacy_format(name)
+    text: str | None = None
+    encoding: str | None = None
+    try:
+        if fmt == "docx":
+            if not data.strip():
+                raise IngestError("file is empty")
+            elements = parse_docx(data, source=source, document_id=document_id)
+        else:
+            text, encoding = decode_text(data)
+            if fmt == "html":
+                elements = parse_html(text, source=source, document_id=document_id)
+            else:
+                elements = parse(text, source=source, document_id=document_id, loader=loader)
+    except (LegacyFormatError, MarkdownTooComplexError) as exc:
+        raise IngestError(str(exc)) from exc
+    except RecursionError as exc:  # a parser we do not control, recursing on hostile nesting
+        raise IngestError("file is nested too deeply to parse") from exc
+    if not elements:
+        reason = "file has no content: no headings, paragraphs, lists, tables or code"
+        if text is not None and fmt is None and loader == "markdown-it":
+            from core.markdown_loader import MAX_NESTING, truncated_nesting_lines
+
+            lines = truncated_nesting_lines(text)
+            if lines:
+                reason = (f"file has no content left: everything from line {lines[0]} is nested deeper than "
+                          f"{MAX_NESTING} levels, which the parser drops")
+        raise IngestError(reason)
+    return elements, encoding, text
 
 
 def document_id_for(collection: str, source_key: str) -> str:
@@ -247,6 +348,32 @@ class _Prepared:
     record: DocumentRecord
     elements: list[Document]
     replacing: bool
+    warning: str | None = None
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _database_unavailable(store: ElementStore, exc: BaseException) -> str | None:
+    """Why the database cannot be reached when ``exc`` came from losing it; None for any other failure.
+
+    A connection-level error (server stopped, socket gone, pool timeout) is confirmed with one fresh
+    connection: an OperationalError that is not about reachability (a deadlock, a cancelled query) must
+    not stop the batch.
+    """
+    import psycopg
+
+    from core.database import psycopg_conninfo
+
+    if not isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+        return None
+    try:
+        with psycopg.connect(psycopg_conninfo(store.url), connect_timeout=3, autocommit=True) as conn:
+            conn.execute("SELECT 1")
+    except Exception as probe:
+        return _first_line(probe)
+    return None
 
 
 def ingest(
@@ -266,7 +393,14 @@ def ingest(
         report.record(problem)
     embeddings = store.embeddings
     calls_before = embeddings.calls
-    known = store.content_hashes()
+    try:
+        known = store.content_hashes()
+    except Exception as exc:
+        gone = _database_unavailable(store, exc)
+        if gone is None:
+            raise
+        raise StoreError(f"the database is unavailable ({gone}); nothing was ingested. Start it and try again.") \
+            from exc
 
     prepared: list[_Prepared] = []
     for source in sources:
@@ -287,7 +421,7 @@ def ingest(
     done = 0
     if progress:
         progress(Progress(0, total, f"{len(prepared)} documents to embed, {report.unchanged} unchanged"))
-    for item in prepared:
+    for index, item in enumerate(prepared):
         texts = [embedding_text(d, store.contextual) for d in item.elements]
         vectors: list[np.ndarray] = []
         t0 = time.perf_counter()
@@ -309,11 +443,22 @@ def ingest(
         try:
             changed = store.replace_document(item.record, item.elements, matrix)
         except Exception as exc:
-            report.record(FileResult(item.source.display, "error", reason=f"could not store: {exc}"))
-            continue
+            gone = _database_unavailable(store, exc)
+            if gone is None:
+                report.record(FileResult(item.source.display, "error", reason=f"could not store: {exc}"))
+                continue
+            # Every later file would wait out the pool's timeout and fail the same way: stop here. The
+            # server rolled back this file's transaction, so nothing of it is stored.
+            report.stopped = f"the database is unavailable ({gone})"
+            advice = "start it and ingest again; files already stored are skipped as unchanged"
+            report.record(FileResult(item.source.display, "error", reason=f"not stored: {report.stopped}; {advice}"))
+            for rest in prepared[index + 1 :]:
+                report.record(FileResult(rest.source.display, "error",
+                                         reason=f"not stored: {report.stopped}, so the ingest stopped; {advice}"))
+            break
         status = ("replaced" if item.replacing else "added") if changed else "unchanged"
         report.record(FileResult(item.source.display, status, len(item.elements), None, item.record.encoding,
-                                 item.record.document_id))
+                                 item.record.document_id, item.warning if changed else None))
     report.embedding_calls = embeddings.calls - calls_before
     report.seconds = time.perf_counter() - started
     if progress:
@@ -326,16 +471,21 @@ def _prepare(
 ) -> _Prepared | FileResult:
     data = read_source(source, max_bytes)
     document_id = document_id_for(store.collection, source.key)
+    loader = loader_for(source.name, loader)
     digest = content_hash(data, loader, store.contextual)
     if known.get(document_id) == digest:
         return FileResult(source.display, "unchanged", document_id=document_id)
-    text, encoding = decode_text(data)
-    elements = parse(text, source=source.display, document_id=document_id, loader=loader)
-    if not elements:
-        raise IngestError("file has no content: no headings, paragraphs, lists, tables or code")
-    from core.markdown_loader import parse_front_matter
+    elements, encoding, text = parse_source(
+        data, name=source.name, source=source.display, document_id=document_id, loader=loader
+    )
+    from core.markdown_loader import MAX_NESTING, parse_front_matter
 
-    front_matter = parse_front_matter(text) or None
+    front_matter = (parse_front_matter(text) or None) if text is not None and loader in LOADERS else None
+    cut = sum(1 for d in elements if d.metadata.get("truncated_nesting"))
+    warning = (
+        f"content nested deeper than {MAX_NESTING} levels was dropped under {cut} element(s) "
+        "(marked truncated_nesting in their metadata)"
+    ) if cut else None
     title = (front_matter or {}).get("title") or next(
         (d.page_content for d in elements if d.metadata.get("category") == "Title"), source.name
     )
@@ -351,7 +501,7 @@ def _prepare(
         encoding=encoding,
         front_matter=front_matter,
     )
-    return _Prepared(source, record, elements, replacing=document_id in known)
+    return _Prepared(source, record, elements, replacing=document_id in known, warning=warning)
 
 
 def ingest_paths(

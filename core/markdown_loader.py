@@ -10,7 +10,9 @@ items and the heading stack (see DESIGN.md, "Markdown parsing").
 
 The walk over tokens is a single iterative pass (no recursion), and markdown-it's own recursion is
 capped by ``MAX_NESTING``, so hostile input (50k nested quotes, a 10 MB line) cannot raise
-``RecursionError``. markdown-it drops whatever is nested deeper than that cap.
+``RecursionError``. Content nested deeper than that cap is dropped, but never silently: the element it
+was cut under gets ``truncated_nesting: True`` (see :func:`parse_markdown`). A parse that runs longer than
+``time_limit`` (pathological markup such as 100k unclosed ``[``) stops with :class:`MarkdownTooComplexError`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import gc
 import hashlib
 import html
 import os
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -35,12 +38,15 @@ __all__ = [
     "ELEMENT_CATEGORIES",
     "LOADERS",
     "MAX_NESTING",
+    "PARSE_TIME_LIMIT_S",
     "MarkdownElementLoader",
+    "MarkdownTooComplexError",
     "document_id_for",
     "element_id_for",
     "load_elements",
     "parse_front_matter",
     "parse_markdown",
+    "truncated_nesting_lines",
 ]
 
 ELEMENT_CATEGORIES: tuple[str, ...] = (
@@ -59,6 +65,14 @@ ELEMENT_CATEGORIES: tuple[str, ...] = (
 # recursion to a few hundred Python frames, far below the default limit of 1000.
 MAX_NESTING = 100
 
+# markdown-it-py is linear on ordinary text, but some markup makes it crawl: each unclosed `[` rescans the rest
+# of its paragraph (100 KB of `[` took ~10 s here), and a 5 MB line of `- - - …` (50 nested lists, each
+# re-scanning the line) took ~100 s. Sizes are already capped by ingest; this caps time too. Real documents
+# parse at ~1 MB/s or better, so the limit only stops hostile or broken input.
+PARSE_TIME_LIMIT_S = 60.0
+
+_DEADLINE = "hke_deadline"  # env keys: the parse's time limit, and the lines dropped for nesting
+_TRUNCATED = "hke_truncated"
 _SEP = "\x1f"  # unit separator: cannot appear in a path or a category, so hash inputs never run together
 
 
@@ -82,6 +96,56 @@ def element_id_for(document_id: str, parent_id: str | None, category: str, text:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
+class MarkdownTooComplexError(ValueError):
+    """The parse ran out of time; the message says why, for the user."""
+
+
+def _check_deadline(env: dict[str, Any]) -> None:
+    deadline = env.get(_DEADLINE)
+    if deadline is not None and time.perf_counter() > deadline[0]:
+        raise MarkdownTooComplexError(
+            f"parsing stopped after {deadline[1]:g} s: the markup is too dense or too deeply nested to parse in "
+            "reasonable time (for example thousands of unclosed '[' or a very long line of nested list markers)"
+        )
+
+
+def _deadline_block_rule(state: Any, start_line: int, end_line: int, silent: bool) -> bool:
+    # Runs first at every block start; never matches, only checks the clock.
+    _check_deadline(state.env)
+    return False
+
+
+def _deadline_inline_rule(state: Any, silent: bool) -> bool:
+    # Runs first at every inline position, also while a link rule scans ahead (silent mode): that scan is
+    # where `[[[[…` spends its time.
+    _check_deadline(state.env)
+    return False
+
+
+def _bounded_tokenize(tokenize: Callable[..., None]) -> Callable[..., None]:
+    """markdown-it's block ``tokenize`` that, past ``MAX_NESTING``, drops only the too-deep container.
+
+    Upstream skips "to the end" when the nesting cap is hit; for a list item, whose extent is found while
+    its content is parsed, the end is the end of the *document*, so everything after a 50-level list was
+    lost. Here the skip stops at the first line indented less than the container (where the item would
+    have ended anyway), and a ``hke_truncated`` token marks the spot so the tree builder can flag it.
+    """
+
+    def bounded(state: Any, start_line: int, end_line: int, *args: Any) -> None:
+        if state.level >= state.md.options["maxNesting"]:
+            line = start_line
+            while line < end_line and (state.isEmpty(line) or state.sCount[line] >= state.blkIndent):
+                line += 1
+            if any(not state.isEmpty(i) for i in range(start_line, line)):
+                token = state.push(_TRUNCATED, "", 0)
+                token.map = [start_line, line]
+                state.env.setdefault(_TRUNCATED, []).append(start_line + 1)
+            end_line = line
+        tokenize(state, start_line, end_line, *args)
+
+    return bounded
+
+
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     # "html": True only makes raw HTML *recognisable* (html_block / html_inline tokens) so it can be kept
@@ -90,6 +154,10 @@ def _parser() -> MarkdownIt:
     # Tables are the one GFM extension the product needs (spec sheets); the front matter rule must run
     # before the setext-heading rule would turn `---\nkey: v\n---` into an <h2>.
     md.enable("table").use(front_matter_plugin)
+    # This instance only (not the class): other MarkdownIt users in the process keep upstream behaviour.
+    md.block.tokenize = _bounded_tokenize(md.block.tokenize)  # type: ignore[method-assign]
+    md.block.ruler.before(md.block.ruler.get_all_rules()[0], "hke_deadline", _deadline_block_rule)
+    md.inline.ruler.before(md.inline.ruler.get_all_rules()[0], "hke_deadline", _deadline_inline_rule)
     return md
 
 
@@ -252,6 +320,8 @@ class _TreeBuilder:
         self._titles: list[tuple[int, str]] = []  # open headings: (level, element_id), outermost first
         self._frames: list[_Frame] = []
         self._list_depth = 0
+        self._by_id: dict[str, Document] = {}
+        self._truncation_pending = False  # content was dropped before any element existed to flag
 
     # -- emitting ----------------------------------------------------------------------------------
 
@@ -291,6 +361,9 @@ class _TreeBuilder:
         }
         if extra:
             metadata.update(extra)
+        if self._truncation_pending:
+            metadata["truncated_nesting"] = True
+            self._truncation_pending = False
         if inline is not None:
             # dict.fromkeys: de-duplicate but keep first-seen order, so output is deterministic.
             for name, values in (
@@ -301,7 +374,9 @@ class _TreeBuilder:
                 kept = [v for v in dict.fromkeys(values) if v]
                 if kept:
                     metadata[name] = kept
-        self.documents.append(Document(page_content=text, metadata=metadata, id=element_id))
+        document = Document(page_content=text, metadata=metadata, id=element_id)
+        self.documents.append(document)
+        self._by_id[element_id] = document
         return element_id
 
     # -- where things attach -------------------------------------------------------------------------
@@ -369,10 +444,26 @@ class _TreeBuilder:
                 self._mark_started()
             elif kind == "hr":
                 self._mark_started()  # a thematic break is structure, not content: no element
+            elif kind == _TRUNCATED:
+                self._truncated()
             # front_matter is metadata (see parse_front_matter); close tokens of paragraphs/headings are
             # skipped above; anything else carries no text of its own.
             i += 1
         return self.documents
+
+    def _truncated(self) -> None:
+        """Flag the element that content nested past ``MAX_NESTING`` was dropped from (its would-be parent).
+
+        At the document root there is no such element, so the nearest one before it is flagged instead, or
+        the first one after it when nothing precedes it.
+        """
+        target = self._block_parent()
+        if target is None and self.documents:
+            target = self.documents[-1].metadata["element_id"]
+        if target is None:
+            self._truncation_pending = True
+        else:
+            self._by_id[target].metadata["truncated_nesting"] = True
 
     def _heading(self, open_tok: Token, inline_tok: Token) -> None:
         level = int(open_tok.tag[1])
@@ -484,7 +575,28 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def parse_markdown(text: str, *, source: str, document_id: str) -> list[Document]:
+def _tokens(text: str, env: dict[str, Any], time_limit: float | None) -> list[Token]:
+    # None means the module's limit as it is *now*, so it can be changed (or monkeypatched) at run time.
+    limit = PARSE_TIME_LIMIT_S if time_limit is None else time_limit
+    env[_DEADLINE] = (time.perf_counter() + limit, limit)
+    # A UTF-8 BOM would otherwise hide a heading or front matter on the first line.
+    return _parser().parse(text.removeprefix("\ufeff"), env)
+
+
+def truncated_nesting_lines(text: str, *, time_limit: float | None = None) -> list[int]:
+    """1-based lines where content nested deeper than ``MAX_NESTING`` starts (and is dropped by the parser).
+
+    For explaining an empty parse: when *all* content is too deep there is no element to carry the flag.
+    """
+    env: dict[str, Any] = {}
+    with _gc_paused():
+        _tokens(text, env, time_limit)
+    return list(env.get(_TRUNCATED, []))
+
+
+def parse_markdown(
+    text: str, *, source: str, document_id: str, time_limit: float | None = None
+) -> list[Document]:
     """Parse markdown text into elements, in document order.
 
     ``source`` is recorded as metadata (``filename`` is its basename); ``document_id`` scopes every
@@ -496,11 +608,14 @@ def parse_markdown(text: str, *, source: str, document_id: str) -> list[Document
     ``heading_path`` (ancestor Title texts, root first). Tables add ``text_as_html``; code blocks
     ``language``; images ``image_url``; and, only when non-empty, ``emphasized``, ``code_spans`` and
     ``link_texts``. ``page_content`` is plain text with inline markup removed (raw HTML kept verbatim).
+
+    Content nested deeper than :data:`MAX_NESTING` (container levels; a list level counts two) is dropped,
+    and the element it would have belonged under gets ``truncated_nesting: True`` (at the document root, the
+    nearest element). A parse that takes longer than ``time_limit`` seconds (default
+    :data:`PARSE_TIME_LIMIT_S`; ``math.inf`` for none) raises :class:`MarkdownTooComplexError`.
     """
-    # A UTF-8 BOM would otherwise hide a heading or front matter on the first line.
-    text = text.removeprefix("\ufeff")
     with _gc_paused():
-        tokens = _parser().parse(text)
+        tokens = _tokens(text, {}, time_limit)
         return _TreeBuilder(document_id, source).build(tokens)
 
 

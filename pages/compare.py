@@ -33,6 +33,7 @@ st.caption(
 )
 store = ui.require_documents()
 collection = ui.current_collection()
+ui.warm_embedder(ui.settings().embeddings)  # once per process, so the first question's latency is not a model load
 
 
 # -- inputs -------------------------------------------------------------------------------------------------
@@ -95,7 +96,8 @@ def latency_chart(result: ModeResult, x_max: float) -> go.Figure:
     values = [result.timings.get(stage, 0.0) for stage in STAGES]
     fig = go.Figure(go.Bar(x=values, y=list(STAGES), orientation="h", text=[f"{v:.1f} ms" for v in values],
                            textposition="auto", marker_color=["#8c959f", "#1f6feb", "#1a7f37", "#bf8700"]))
-    fig.update_layout(height=180, margin={"l": 0, "r": 10, "t": 24, "b": 0}, title="Latency per stage (ms)",
+    fig.update_layout(height=180, margin={"l": 0, "r": 10, "t": 24, "b": 0},
+                      title="Latency per stage (ms; embedding and search are shared)",
                       xaxis={"range": [0, x_max * 1.05 or 1]}, yaxis={"autorange": "reversed"}, showlegend=False)
     return fig
 
@@ -126,6 +128,11 @@ def show_details(result: ModeResult, plain_tokens: int, x_max: float) -> None:
         st.markdown(line)
 
 
+def answer_markdown(text: str) -> str:
+    """An answer as literal text; its line breaks stay line breaks."""
+    return escape_markdown(text).replace("\n", "  \n")
+
+
 def run_columns(retrieval: Retrieval | None, comparison: Comparison | None) -> Comparison | None:
     """Stream fresh answers (``retrieval``) or show stored ones (``comparison``), plain | hierarchical."""
     answerer = default_answerer() if retrieval is not None else None
@@ -138,12 +145,12 @@ def run_columns(retrieval: Retrieval | None, comparison: Comparison | None) -> C
             if retrieval is not None:
                 stream = AnswerStream(retrieval, mode, answerer)
                 with st.container(border=True):
-                    st.write_stream(escape_markdown(chunk) for chunk in stream)
+                    st.write_stream(answer_markdown(chunk) for chunk in stream)
                 results[mode] = stream.result()
             else:
                 results[mode] = comparison.results[mode]
                 with st.container(border=True):
-                    st.markdown(escape_markdown(results[mode].answer.text) or "*no answer*")
+                    st.markdown(answer_markdown(results[mode].answer.text) or "*no answer*")
     if retrieval is not None:
         comparison = Comparison.build(collection, retrieval, results, answerer.label)
     x_max = max([r.timings.get(stage, 0.0) for r in results.values() for stage in STAGES] or [1.0])

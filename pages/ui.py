@@ -110,3 +110,10 @@ def example_questions() -> list[str]:
         return [str(q["question"]) for q in data.get("questions", []) if q.get("question")]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return []
+
+
+@st.cache_resource(show_spinner="Warming up the embedding model…")
+def warm_embedder(provider: str) -> bool:
+    """Run the (cached) embedder once, so that the first question's latency is not the model's first call."""
+    embedder(provider).embed_query("warm-up")
+    return True

@@ -125,21 +125,22 @@ WHERE collection_id = %s AND cmetadata->>'element_id' = ANY(%s)
 """
 
 # One round trip for the ancestors of every hit: walk parent_id upwards through the element_id index.
+# The walk carries whole rows: joining the walked ids back to the table afterwards let the planner pick a
+# hash join over a sequential scan of the collection (the recursive CTE's row estimate is large), which made
+# expansion grow with the corpus (25 ms at 10k elements instead of 0.4 ms). UNION also stops at an ancestor
+# already reached from another hit, so shared ancestors are fetched once.
 ANCESTORS = """
-WITH RECURSIVE walk (element_id, parent_id) AS (
-    SELECT e.cmetadata->>'element_id', e.cmetadata->>'parent_id'
+WITH RECURSIVE walk (id, document, cmetadata) AS (
+    SELECT e.id, e.document, e.cmetadata
     FROM langchain_pg_embedding e
     WHERE e.collection_id = %(collection_id)s AND e.cmetadata->>'element_id' = ANY(%(ids)s)
   UNION
-    SELECT p.cmetadata->>'element_id', p.cmetadata->>'parent_id'
+    SELECT p.id, p.document, p.cmetadata
     FROM walk w
     JOIN langchain_pg_embedding p
-      ON p.cmetadata->>'element_id' = w.parent_id AND p.collection_id = %(collection_id)s
+      ON p.cmetadata->>'element_id' = w.cmetadata->>'parent_id' AND p.collection_id = %(collection_id)s
 )
-SELECT e.id, e.document, e.cmetadata
-FROM walk w
-JOIN langchain_pg_embedding e
-  ON e.cmetadata->>'element_id' = w.element_id AND e.collection_id = %(collection_id)s
+SELECT id, document, cmetadata FROM walk
 """
 
 CATEGORY_DEPTH_COUNTS = """

@@ -1,0 +1,184 @@
+"""Synthetic corpora for the retrieval benchmarks: documents shaped like real ones, with random vectors.
+
+Each document is a heading tree (``#`` title, 3–7 ``##`` sections, some with ``###`` subsections) holding
+``key : value`` list items with nested sub-items, and now and then a paragraph, a table or a code block:
+depth 3–6, branching like the sample spec sheets. Vectors are deterministic unit vectors with cluster
+structure (document → section → element), so HNSW sees something closer to real embeddings than uniform
+noise. Everything is loaded through ``ElementStore.replace_document`` (one COPY per document).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from langchain_core.documents import Document
+
+from core.sql import elements as element_sql
+from core.store import DocumentRecord, ElementStore
+
+WORDS = (
+    "panel stand weight warranty port cable firmware release policy refund service center orbit satellite "
+    "brightness contrast speaker power adapter bracket mount calibration profile gamma battery module sensor "
+    "antenna ground station mission payload schedule address phone hours engineer visit repair"
+).split()
+
+HNSW_INDEX = next(s for s in element_sql.CREATE_SCHEMA if "USING hnsw" in s)
+
+
+@dataclass
+class _Node:
+    element_id: str
+    parent_id: str | None
+    category: str
+    depth: int
+    text: str
+    path: tuple[str, ...]
+    cluster: np.ndarray
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def synthetic_document(doc_no: int, rng: np.random.Generator, dim: int, prefix: str) -> tuple[list[_Node], str]:
+    """One document's nodes in document order (parents always before their children)."""
+    document_id = f"{prefix}{doc_no:06d}"
+    nodes: list[_Node] = []
+    counter = 0
+
+    def new(parent: _Node | None, category: str, depth: int, text: str, spread: float) -> _Node:
+        nonlocal counter
+        counter += 1
+        base = parent.cluster if parent is not None else rng.standard_normal(dim)
+        cluster = base + spread * rng.standard_normal(dim)
+        path = (*parent.path, parent.text) if parent is not None and parent.category == "Title" else (
+            parent.path if parent is not None else ()
+        )
+        node = _Node(f"{document_id}-{counter:05d}", parent.element_id if parent else None, category, depth, text,
+                     path, cluster)
+        nodes.append(node)
+        return node
+
+    def words(n: int) -> str:
+        return " ".join(rng.choice(WORDS, n))
+
+    title = new(None, "Title", 0, f"Product P{doc_no} {words(4)}", 1.0)
+    for s in range(int(rng.integers(3, 8))):
+        section = new(title, "Title", 1, f"{s + 1}. {words(2).title()}", 0.8)
+        subsections = [section]
+        if rng.random() < 0.6:
+            subsections = [new(section, "Title", 2, f"{s + 1}.{t + 1} {words(2).title()}", 0.6)
+                           for t in range(int(rng.integers(2, 6)))]
+        for sub in subsections:
+            for _ in range(int(rng.integers(2, 9))):
+                item = new(sub, "ListItem", 0, f"{words(2)} : {rng.integers(1, 999)} {rng.choice(WORDS)}", 0.5)
+                if rng.random() < 0.35:
+                    for _ in range(int(rng.integers(1, 4))):
+                        child = new(item, "ListItem", 1, f"{words(6)} note {rng.integers(1, 99)}", 0.4)
+                        if rng.random() < 0.2:
+                            new(child, "ListItem", 2, f"{words(5)} detail", 0.3)
+            kind = rng.random()
+            if kind < 0.15:
+                new(sub, "NarrativeText", 0, f"{words(25)}.", 0.5)
+            elif kind < 0.20:
+                new(sub, "Table", 0, "| key | value |\n| --- | --- |\n" + "\n".join(
+                    f"| {rng.choice(WORDS)} | {rng.integers(1, 99)} |" for _ in range(4)), 0.5)
+            elif kind < 0.23:
+                new(sub, "CodeSnippet", 0, f"tool --model P{doc_no} update fw_{rng.integers(1, 9)}.bin", 0.5)
+    return nodes, document_id
+
+
+def synthetic_corpus(
+    n_elements: int, *, seed: int = 7, dim: int = 512, prefix: str = "syn", start_doc: int = 0
+) -> Iterator[tuple[DocumentRecord, list[Document], np.ndarray]]:
+    """Documents totalling exactly ``n_elements`` elements (the last one cut short, parents kept)."""
+    rng = np.random.default_rng(seed)
+    produced = 0
+    doc_no = start_doc
+    while produced < n_elements:
+        nodes, document_id = synthetic_document(doc_no, rng, dim, prefix)
+        nodes = nodes[: n_elements - produced]
+        vectors = _unit(np.stack([n.cluster for n in nodes]).astype(np.float32))
+        docs = [
+            Document(
+                id=n.element_id,
+                page_content=n.text,
+                metadata={
+                    "element_id": n.element_id, "parent_id": n.parent_id, "category": n.category,
+                    "category_depth": n.depth, "document_id": document_id, "source": f"{document_id}.md",
+                    "filename": f"{document_id}.md", "order": i, "heading_path": list(n.path),
+                    **({"language": "sh"} if n.category == "CodeSnippet" else {}),
+                },
+            )
+            for i, n in enumerate(nodes)
+        ]  # fmt: skip
+        record = DocumentRecord(document_id, f"{document_id}.md", f"{document_id}.md", nodes[0].text,
+                                f"hash-{document_id}-{len(nodes)}", "synthetic", len(docs), 0)
+        produced += len(docs)
+        doc_no += 1
+        yield record, docs, vectors
+
+
+def load(store: ElementStore, n_elements: int, **kwargs) -> tuple[int, float]:
+    """Insert a synthetic corpus; returns (documents, seconds)."""
+    t0 = time.perf_counter()
+    n_docs = 0
+    for record, docs, vectors in synthetic_corpus(n_elements, **kwargs):
+        store.replace_document(record, docs, vectors)
+        n_docs += 1
+    return n_docs, time.perf_counter() - t0
+
+
+def drop_hnsw(store: ElementStore) -> None:
+    """Bulk loads go much faster without the HNSW index; it is rebuilt afterwards (scratch database only)."""
+    with store.pool.connection() as conn:
+        conn.execute("DROP INDEX IF EXISTS hke_emb_hnsw")
+
+
+def build_hnsw(store: ElementStore) -> float:
+    t0 = time.perf_counter()
+    with store.pool.connection() as conn:
+        conn.execute("SET maintenance_work_mem = '1GB'")
+        conn.execute("SET max_parallel_maintenance_workers = 2")
+        conn.execute(HNSW_INDEX)
+        conn.execute("ANALYZE langchain_pg_embedding")
+    return time.perf_counter() - t0
+
+
+def analyze(store: ElementStore) -> None:
+    with store.pool.connection() as conn:
+        conn.execute("ANALYZE langchain_pg_embedding")
+
+
+def random_queries(store: ElementStore, n: int, *, seed: int = 11, noise: float = 0.6) -> list[np.ndarray]:
+    """Queries near stored elements (a perturbed stored vector), like a question near its answer."""
+    rng = np.random.default_rng(seed)
+    with store.pool.connection() as conn:
+        rows = conn.execute(
+            "SELECT embedding FROM langchain_pg_embedding WHERE collection_id = %s ORDER BY random() LIMIT %s",
+            (store.collection_id, n),
+        ).fetchall()
+    out = []
+    for (vector,) in rows:
+        v = np.asarray(vector, dtype=np.float32)
+        out.append(_unit(v + noise * rng.standard_normal(v.shape[0]).astype(np.float32) / np.sqrt(v.shape[0])))
+    return out
+
+
+def remove_scratch_database() -> None:
+    """Stop the scratch embedded server and delete its data directory (nothing to do with DATABASE_URL set)."""
+    if os.environ.get("DATABASE_URL"):
+        return
+    from core.database import stop_embedded
+    from core.store import close_pools
+
+    data_dir = os.environ.get("HKE_DATA_DIR", "")
+    close_pools()
+    stop_embedded()
+    if os.path.basename(data_dir).startswith("hke-bench-"):  # only what _common.scratch_database made
+        shutil.rmtree(data_dir, ignore_errors=True)

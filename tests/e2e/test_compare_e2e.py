@@ -1,0 +1,88 @@
+"""The Compare page in a real browser: ``streamlit run app.py`` driven by Playwright in Debian's headless Chromium.
+
+Asks a sample question and finds both answers on the page; asks about a hostile document and checks that its
+``<script>`` is shown as text, that no JavaScript dialog fires (the shared ``page`` fixture fails the test if one
+does) and that nothing the document links to is fetched. Screenshots go to tests/artifacts/.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from core.ingest import SourceFile, ingest
+from core.store import ElementStore
+
+from ..test_compare_page import HOSTILE
+from .conftest import screenshot, wait_for_text
+
+pytestmark = pytest.mark.e2e
+
+MAIN = "[data-testid='stMain']"
+
+
+@pytest.fixture(scope="module")
+def hostile_collection(db_url, use_embeddings):
+    name = f"e2e_hostile_{uuid.uuid4().hex[:6]}"
+    store = ElementStore(db_url, name, use_embeddings)
+    assert not ingest(store, [SourceFile("hostile.md", HOSTILE.encode())]).errors
+    yield name
+    store.drop()
+
+
+def open_compare(page, app_url: str, collection: str) -> None:
+    # Open the app's root first. On a freshly started server, a deep link as the very first request is routed
+    # by Streamlit's pages/ directory (MPA v1) and runs pages/compare.py without app.py: no st.navigation, no
+    # sidebar, no collection from the URL. Once app.py has run once, deep links work (reported to the lead).
+    page.goto(f"{app_url}/")
+    wait_for_text(page, "Hierarchical Knowledge Explorer", timeout=90_000)
+    page.goto(f"{app_url}/compare?collection={collection}")
+    wait_for_text(page, "Compare: plain vs hierarchical", timeout=90_000)
+
+
+def ask(page, question: str) -> None:
+    box = page.locator(f"{MAIN} textarea").first
+    box.wait_for(timeout=60_000)
+    box.fill(question)
+    page.get_by_role("button", name="Ask").click()
+    # Wait for content, not for the frame: this section appears once both answers are done.
+    wait_for_text(page, "What the hierarchy added", timeout=180_000)
+    for expander in page.locator(f"{MAIN} summary").filter(has_text="Context (").all():
+        expander.click()
+    page.wait_for_timeout(800)
+
+
+def test_compare_page_shows_both_answers(app_url, page, samples_store):
+    open_compare(page, app_url, "samples")
+    ask(page, "Nova 24FL에는 HDMI 단자가 몇 개 있나요?")
+    text = page.locator(MAIN).inner_text()
+    assert "Plain" in text and "Hierarchical" in text
+    assert text.count("Answered by: extractive (no LLM configured)") == 2
+    assert "From 노바 Nova 24FL 60.5cm VA FHD 100Hz 슬림 베젤 사무용 모니터 › 제품사양 › 연결단자" in text
+    assert "HDMI : 1개 (HDMI 1.4)" in text
+    links = page.locator(f"{MAIN} a[href*='/document_tree?collection=samples&element=']")
+    assert links.count() >= 8, "each column lists its sources with links to the tree"
+    charts = page.locator(f"{MAIN} .js-plotly-plot")
+    charts.nth(1).wait_for(timeout=30_000)  # plotly draws after the text arrives
+    assert charts.count() == 2, "a latency chart per column"
+    page.set_viewport_size({"width": 1500, "height": 3400})  # the main area scrolls: show all of it
+    page.wait_for_timeout(800)
+    screenshot(page, "compare_samples")
+
+
+def test_hostile_document_is_shown_as_text_in_the_browser(app_url, page, hostile_collection):
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    open_compare(page, app_url, hostile_collection)
+    ask(page, "How heavy is the hostile monitor?")
+    text = page.locator(MAIN).inner_text()
+    assert "Weight : 9.9 kg <script>alert('weight')</script>" in text, "the tag is visible as text"
+    assert "<img src=x onerror=alert(1)>" in text
+    page.wait_for_timeout(1000)  # give any injected handler time to fire (the page fixture checks dialogs)
+    page.set_viewport_size({"width": 1500, "height": 3400})
+    page.wait_for_timeout(800)
+    screenshot(page, "compare_hostile")
+    assert page.locator(f"{MAIN} img[src='x'], {MAIN} script").count() == 0
+    assert page.locator("a[href*='127.0.0.1:9']").count() == 0, "a URL in the document became a link"
+    assert not [u for u in requests if "127.0.0.1:9/" in u], "something the document links to was fetched"

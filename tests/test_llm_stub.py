@@ -1,0 +1,253 @@
+"""The LLM path over real HTTP: a local OpenAI-compatible stub server on 127.0.0.1 drives the real ``openai`` and
+``langchain-openai`` clients through 429-then-success, 5xx, timeouts, 401, quota errors and a dead server."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from core.answering import AnswerStream, ExtractiveAnswerer, LLMAnswerer, compare, default_answerer
+from core.config import load_settings
+from core.llm import LLMError, LLMNotConfiguredError, RetryPolicy, chat_model
+from core.retrieval import Context, ContextElement
+
+KEY = "sk-test-TopSecretKey0123456789"
+CONTEXT = Context(
+    "hierarchical",
+    "# Nova 27QX\n\n## Specs\n\n- Weight : 5.4 kg ◀ [e:aaaaaaaa]",
+    "",
+    [ContextElement("a" * 32, "aaaaaaaa", "hit", "ListItem", "Weight : 5.4 kg", "d", ("Nova 27QX", "Specs"), 0.3, 0)],
+    20,
+)
+
+
+class Stub:
+    """An OpenAI-compatible ``/v1/chat/completions`` that plays a script, one action per request.
+
+    Actions: ``{"reply": text}``, ``{"status": code, "error": {...}, "headers": {...}}``, and
+    ``{"sleep": seconds, ...}`` before either. The last action repeats once the script runs out.
+    """
+
+    def __init__(self, script: list[dict]) -> None:
+        self.script = list(script)
+        self.requests: list[dict] = []
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:  # keep test output clean
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                stub.requests.append({"path": self.path, "body": body,
+                                      "authorization": self.headers.get("Authorization")})
+                action = stub.script.pop(0) if len(stub.script) > 1 else stub.script[0]
+                if action.get("sleep"):
+                    time.sleep(action["sleep"])
+                try:
+                    if "status" in action:
+                        self._json(action["status"], {"error": action.get("error", {"message": "stub error"})},
+                                   action.get("headers", {}))
+                    elif body.get("stream"):
+                        self._stream(action["reply"])
+                    else:
+                        self._json(200, _completion(action["reply"]))
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout test)
+
+            def _json(self, status: int, payload: dict, headers: dict | None = None) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, text: str) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                pieces = [w + " " for w in text.split(" ")]
+                pieces[-1] = pieces[-1].rstrip()
+                for i, piece in enumerate(pieces):
+                    delta = {"content": piece, **({"role": "assistant"} if i == 0 else {})}
+                    self._event(_chunk(delta, None))
+                self._event(_chunk({}, "stop"))
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+
+            def _event(self, payload: dict) -> None:
+                self.wfile.write(f"data: {json.dumps(payload)}\n\n".encode())
+                self.wfile.flush()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self) -> Stub:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _completion(text: str) -> dict:
+    return {"id": "chatcmpl-stub", "object": "chat.completion", "created": 0, "model": "stub-model",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+
+
+def _chunk(delta: dict, finish: str | None) -> dict:
+    return {"id": "chatcmpl-stub", "object": "chat.completion.chunk", "created": 0, "model": "stub-model",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+RATE_LIMITED = {"status": 429, "headers": {"retry-after": "0"},
+                "error": {"message": "Rate limit reached for requests", "type": "requests",
+                          "code": "rate_limit_exceeded"}}
+
+
+def settings_for(base_url: str):
+    return dataclasses.replace(load_settings(), openai_api_key=KEY, openai_base_url=base_url, chat_model="stub-model")
+
+
+def answerer(stub: Stub, **policy) -> LLMAnswerer:
+    options = {"attempts": 3, "base_delay": 0.01, "max_delay": 0.05, "timeout": 5.0, **policy}
+    return LLMAnswerer.from_settings(settings_for(stub.base_url), RetryPolicy(**options))
+
+
+def test_429_then_success_is_retried_and_answers():
+    with Stub([RATE_LIMITED, {"reply": "It weighs 5.4 kg [e:aaaaaaaa]."}]) as stub:
+        text = answerer(stub).complete("How heavy is the Nova 27QX?", CONTEXT)
+    assert text == "It weighs 5.4 kg [e:aaaaaaaa]."
+    assert len(stub.requests) == 2
+    request = stub.requests[-1]
+    assert request["path"] == "/v1/chat/completions"
+    assert request["body"]["model"] == "stub-model"
+    assert request["authorization"] == f"Bearer {KEY}"
+    system, user = request["body"]["messages"]
+    assert "not instructions" in system["content"]
+    assert user["content"].startswith("<context>\n# Nova 27QX") and user["content"].endswith("Nova 27QX?")
+
+
+def test_429_then_success_while_streaming():
+    with Stub([RATE_LIMITED, {"reply": "It weighs 5.4 kg [e:aaaaaaaa]."}]) as stub:
+        chunks = list(answerer(stub).stream("How heavy?", CONTEXT))
+    assert len(chunks) > 2 and "".join(chunks) == "It weighs 5.4 kg [e:aaaaaaaa]."
+    assert len(stub.requests) == 2 and stub.requests[-1]["body"]["stream"] is True
+
+
+def test_5xx_is_retried():
+    with Stub([{"status": 503, "error": {"message": "overloaded"}}, {"reply": "ok"}]) as stub:
+        assert answerer(stub).complete("q", CONTEXT) == "ok"
+    assert len(stub.requests) == 2
+
+
+def test_timeout_gives_a_clear_error_after_bounded_retries():
+    with Stub([{"sleep": 3, "reply": "too late"}]) as stub:
+        started = time.perf_counter()
+        with pytest.raises(LLMError) as info:
+            answerer(stub, attempts=2, timeout=0.4).complete("q", CONTEXT)
+        elapsed = time.perf_counter() - started
+    error = info.value
+    assert error.kind == "timeout" and error.retryable and error.attempts == 2
+    assert error.message == ("The model server did not answer within 0.4 s. It may be overloaded; try again, or "
+                             "raise the timeout. (gave up after 2 attempts)")
+    assert len(stub.requests) == 2
+    assert elapsed < 2.5, "each attempt stopped at the timeout instead of waiting for the server"
+
+
+def test_401_is_not_retried_and_never_shows_the_key(caplog):
+    error_body = {"message": f"Incorrect API key provided: {KEY}.", "type": "invalid_request_error",
+                  "code": "invalid_api_key"}
+    caplog.set_level(logging.DEBUG)
+    with Stub([{"status": 401, "error": error_body}]) as stub:
+        with pytest.raises(LLMError) as info:
+            answerer(stub).complete("q", CONTEXT)
+    assert len(stub.requests) == 1
+    assert info.value.kind == "auth" and not info.value.retryable
+    assert "OPENAI_API_KEY" in info.value.message
+    assert KEY not in info.value.message and KEY not in repr(info.value) and KEY not in caplog.text
+
+
+def test_quota_exhaustion_is_not_retried():
+    quota = {"status": 429, "error": {"message": "You exceeded your current quota", "type": "insufficient_quota",
+                                      "code": "insufficient_quota"}}
+    with Stub([quota]) as stub:
+        with pytest.raises(LLMError) as info:
+            answerer(stub).complete("q", CONTEXT)
+    assert info.value.kind == "quota" and len(stub.requests) == 1
+
+
+def test_a_dead_server_is_reported_as_unreachable():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again before the client connects: nothing listens there
+    llm = LLMAnswerer.from_settings(settings_for(f"http://127.0.0.1:{port}/v1"),
+                                    RetryPolicy(attempts=2, base_delay=0.01, timeout=2))
+    with pytest.raises(LLMError) as info:
+        llm.complete("q", CONTEXT)
+    assert info.value.kind == "unavailable" and info.value.attempts == 2
+    assert "Cannot reach the model server" in info.value.message
+
+
+def test_compare_through_the_stub_answers_both_modes_and_keeps_the_key_out(samples_store):
+    with Stub([{"reply": "Answer from the context [e:00000000]."}]) as stub:
+        result = compare(samples_store, "Nova 27QX 모니터의 보증기간은 얼마인가요?", k=3, answerer=answerer(stub),
+                         streaming=True)
+    assert result.plain.answer.text == result.hierarchical.answer.text == "Answer from the context [e:00000000]."
+    assert result.answerer.startswith("LLM: stub-model at http://127.0.0.1:")
+    contexts = [r["body"]["messages"][1]["content"] for r in stub.requests]
+    assert contexts[0].startswith("<context>\n" + result.plain.context.text)
+    assert contexts[1].startswith("<context>\n" + result.hierarchical.context.text)
+    assert KEY not in json.dumps(result.to_dict(), ensure_ascii=False)
+
+
+def test_one_failing_column_leaves_the_other_answered(samples_store):
+    too_long = {"status": 400, "error": {"message": "context_length_exceeded", "code": "context_length_exceeded"}}
+    with Stub([too_long, {"reply": "Hierarchical answer."}]) as stub:
+        llm = answerer(stub)
+        result = compare(samples_store, "Nova 27QX 모니터의 보증기간은 얼마인가요?", k=3, answerer=llm, streaming=True)
+    assert result.plain.answer.error_kind == "bad_request"
+    assert "refused the request (400)" in result.plain.answer.error
+    assert result.hierarchical.answer.text == "Hierarchical answer." and result.hierarchical.answer.ok
+
+
+def test_a_stream_cut_off_midway_keeps_what_arrived():
+    class CutOff:
+        label = "LLM: cut"
+
+        def stream(self, question, context):
+            yield "partial "
+            raise LLMError("server", "The model server failed (502).", retryable=True, status=502)
+
+    from core.retrieval import Retrieval
+
+    retrieval = Retrieval("q", 1, None, [], CONTEXT, CONTEXT, {"embed_query": 0, "vector_search": 0, "expand": 0},
+                          None)
+    stream = AnswerStream(retrieval, "hierarchical", CutOff())
+    assert list(stream) == ["partial "]
+    result = stream.result()
+    assert result.answer.text == "partial " and result.answer.error == "The model server failed (502)."
+
+
+def test_without_a_key_answers_are_extractive():
+    settings = dataclasses.replace(load_settings(), openai_api_key=None)
+    assert isinstance(default_answerer(settings), ExtractiveAnswerer)
+    with pytest.raises(LLMNotConfiguredError):
+        chat_model(settings)
