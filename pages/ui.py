@@ -16,6 +16,24 @@ from core.database import DatabaseError, database_url, redact_url
 from core.embeddings import make_embeddings
 from core.store import ElementStore, StoreError, list_collections
 
+
+def _leave_legacy_pages_mode() -> None:
+    """Route a deep link on a fresh server through app.py.
+
+    Streamlit decides at start-up that an app with a ``pages/`` folder is a v1 multipage app, and keeps that
+    until ``st.navigation`` first runs: a first request for ``/compare`` would run this page alone, with no
+    navigation, sidebar or collection. Both modes hash a page by its url path, so after switching the flag
+    off, a rerun lands on the same page, this time through app.py.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+_leave_legacy_pages_mode()
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES_DIR = ROOT / "data" / "samples"
 QUESTIONS_FILE = ROOT / "data" / "questions.json"

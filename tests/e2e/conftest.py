@@ -6,6 +6,7 @@ that reason when it is absent. Screenshots land in ``tests/artifacts/`` for a pe
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -39,38 +40,47 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@contextlib.contextmanager
+def streamlit_app() -> Iterator[str]:
+    """``streamlit run app.py`` on a free loopback port, sharing the test session's database; yields its URL."""
+    port = _free_port()
+    log_path = ROOT / "tests" / f".streamlit-{port}.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=dict(os.environ), stdout=log, stderr=subprocess.STDOUT,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 90
+            while not _healthy(url):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"streamlit did not start: see {log_path}")
+                time.sleep(0.5)
+            yield url
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    log_path.unlink(missing_ok=True)
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
 @pytest.fixture(scope="session")
 def app_url(db_url) -> Iterator[str]:
-    """The app served on a free loopback port, sharing the test session's database."""
-    port = _free_port()
-    log = open(ROOT / "tests" / f".streamlit-{port}.log", "w")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=dict(os.environ), stdout=log, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            log.close()
-            pytest.fail(f"streamlit did not start: see {log.name}")
-        time.sleep(0.5)
-    yield url
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
-    Path(log.name).unlink(missing_ok=True)
+    """The app under test for the whole session."""
+    with streamlit_app() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

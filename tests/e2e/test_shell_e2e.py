@@ -36,3 +36,16 @@ def test_tree_highlights_a_cited_element(app_url, page, samples_store):
     assert hit.inner_text().startswith("ListItem") and target.page_content in hit.inner_text()
     assert page.get_by_text("Search within this document").is_visible()
     screenshot(page, "document_tree_highlight")
+
+
+def test_deep_link_on_a_fresh_server_goes_through_the_app_shell(db_url, page, samples_store):
+    """The first request a new server sees is a deep link: it must still get navigation and its collection."""
+    from .conftest import streamlit_app
+
+    with streamlit_app() as url:
+        page.goto(f"{url}/document_tree?collection=samples")
+        wait_for_text(page, "Search within this document")
+        assert page.locator('[data-testid="stSidebarNavLink"]').count() >= 3
+        assert page.get_by_role("combobox").first.is_visible()
+        wait_for_text(page, "Embeddings:")
+        screenshot(page, "deep_link_fresh_server")
