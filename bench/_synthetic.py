@@ -27,7 +27,7 @@ WORDS = (
     "antenna ground station mission payload schedule address phone hours engineer visit repair"
 ).split()
 
-HNSW_INDEX = next(s for s in element_sql.CREATE_SCHEMA if "USING hnsw" in s)
+HNSW_INDEX = element_sql.CREATE_VECTOR_INDEX
 
 
 @dataclass

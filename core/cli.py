@@ -69,15 +69,15 @@ def cmd_db(args: argparse.Namespace) -> int:
 
 @command("parse")
 def cmd_parse(args: argparse.Namespace) -> int:
-    from core.ingest import IngestError, decode_text, document_id_for, parse
+    from core.ingest import IngestError, document_id_for, parse_source
 
     try:
         with open(args.file, "rb") as fh:
             data = fh.read()
-        text, _encoding = decode_text(data)
+        docs, _encoding, _text = parse_source(data, name=args.file, source=args.file,
+                                              document_id=document_id_for("parse", args.file), loader=args.loader)
     except (OSError, IngestError) as exc:
         return fail(f"{args.file}: {exc}")
-    docs = parse(text, source=args.file, document_id=document_id_for("parse", args.file), loader=args.loader)
     rows = [
         {
             "element_id": d.metadata["element_id"],
@@ -117,6 +117,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         loader=args.loader,
         max_bytes=args.max_bytes or settings.max_file_bytes,
         batch_size=settings.embed_batch_size,
+        hnsw_min_rows=settings.hnsw_min_rows,
         progress=bar,
     )
     bar.close()
@@ -125,7 +126,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         f"unchanged), {report.elements} elements written, {report.skipped} skipped, {len(report.errors)} errors "
         f"in {report.seconds:.2f}s"
     )
+    text += "".join(f"\n  warning: {w['path']}: {w['warning']}" for w in report.warnings)
     text += "".join(f"\n  error: {e['path']}: {e['reason']}" for e in report.errors)
+    if report.stopped:
+        text += f"\nstopped early: {report.stopped}"
     emit(report.as_dict(), args.json, text)
     return 1 if report.errors else 0
 

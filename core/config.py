@@ -39,6 +39,7 @@ class Settings:
     embedding_model: str
     max_file_bytes: int
     embed_batch_size: int
+    hnsw_min_rows: int = 10_000
 
     @property
     def pgdata(self) -> Path:
@@ -87,4 +88,5 @@ def load_settings() -> Settings:
         embedding_model=(os.environ.get("HKE_EMBEDDING_MODEL") or "text-embedding-3-small").strip(),
         max_file_bytes=_int_env("HKE_MAX_FILE_BYTES", 5 * 1024 * 1024),
         embed_batch_size=_int_env("HKE_EMBED_BATCH", 64),
+        hnsw_min_rows=_int_env("HKE_HNSW_MIN_ROWS", 10_000),
     )

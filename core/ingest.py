@@ -385,8 +385,12 @@ def ingest(
     batch_size: int = 64,
     progress: ProgressCallback | None = None,
     problems: Sequence[FileResult] = (),
+    hnsw_min_rows: int = 10_000,
 ) -> IngestReport:
-    """Ingest ``sources`` into ``store`` and report per file. Never raises for a bad file."""
+    """Ingest ``sources`` into ``store`` and report per file. Never raises for a bad file.
+
+    Once the database holds ``hnsw_min_rows`` vectors, the HNSW index is built at the end of the ingest.
+    """
     started = time.perf_counter()
     report = IngestReport()
     for problem in problems:
@@ -460,6 +464,10 @@ def ingest(
         report.record(FileResult(item.source.display, status, len(item.elements), None, item.record.encoding,
                                  item.record.document_id, item.warning if changed else None))
     report.embedding_calls = embeddings.calls - calls_before
+    if (report.added or report.replaced) and not report.stopped:
+        if progress and not store.has_vector_index():
+            progress(Progress(total, total, "checking the vector index"))
+        store.ensure_vector_index(hnsw_min_rows)
     report.seconds = time.perf_counter() - started
     if progress:
         progress(Progress(total, total, "done"))

@@ -340,6 +340,33 @@ class ElementStore:
             )
         return True
 
+    def has_vector_index(self) -> bool:
+        with self.pool.connection() as conn:
+            return bool(conn.execute(sql.VECTOR_INDEX_EXISTS).fetchone()[0])
+
+    def ensure_vector_index(self, min_rows: int = 10_000) -> bool:
+        """Build the HNSW index once the table holds ``min_rows`` vectors; True if it exists afterwards.
+
+        Below that, an exact scan answers in a few milliseconds and ingest stays cheap: HNSW maintenance on
+        every insert costs about as much as embedding the element.
+        """
+        with self.pool.connection() as conn:
+            if conn.execute(sql.VECTOR_INDEX_EXISTS).fetchone()[0]:
+                return True
+            if conn.execute(sql.COUNT_EMBEDDINGS).fetchone()[0] < min_rows:
+                return False
+            conn.execute("SELECT pg_advisory_lock(%s)", (sql.SCHEMA_LOCK_KEY,))
+            try:
+                conn.execute("SET maintenance_work_mem = '256MB'")
+                conn.execute(sql.CREATE_VECTOR_INDEX)
+                conn.commit()
+            finally:
+                conn.rollback()
+                conn.execute("RESET maintenance_work_mem")
+                conn.execute("SELECT pg_advisory_unlock(%s)", (sql.SCHEMA_LOCK_KEY,))
+                conn.commit()
+        return True
+
     def remove_document(self, document_id: str) -> bool:
         with self.pool.connection() as conn, conn.transaction():
             conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), document_id))

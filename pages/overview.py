@@ -57,7 +57,7 @@ def run_ingest(sources, problems=()):
 
     s = ui.settings()
     report = ingest(ui.store(), sources, problems=problems, progress=on_progress,
-                    max_bytes=s.max_file_bytes, batch_size=s.embed_batch_size)
+                    max_bytes=s.max_file_bytes, batch_size=s.embed_batch_size, hnsw_min_rows=s.hnsw_min_rows)
     bar.progress(1.0, text=f"Done in {report.seconds:.1f}s")
     st.session_state["last_ingest"] = report
     st.rerun()
@@ -70,7 +70,8 @@ with left:
         sources, problems = discover([ui.SAMPLES_DIR])
         run_ingest(sources, problems)
 with right:
-    uploads = st.file_uploader("Upload markdown files", type=["md", "markdown"], accept_multiple_files=True)
+    uploads = st.file_uploader("Upload markdown (or HTML, DOCX) files", type=["md", "markdown", "html", "htm", "docx"],
+                               accept_multiple_files=True)
     if uploads and st.button("Ingest uploaded files"):
         run_ingest([SourceFile(name=u.name, data=u.getvalue()) for u in uploads])
 

@@ -278,6 +278,7 @@ def test_collection_search_is_served_by_the_hnsw_index(store):
     store.replace_document(DocumentRecord("hnsw", "hnsw.md", "hnsw.md", None, "h", "synthetic", 300, 0), docs,
                            vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
     query = vectors[0] / np.linalg.norm(vectors[0])
+    assert store.ensure_vector_index(min_rows=0)
     with store.pool.connection() as conn:
         conn.execute("SET LOCAL enable_seqscan = off")
         conn.execute("SET LOCAL enable_sort = off")

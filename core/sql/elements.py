@@ -34,8 +34,17 @@ CREATE_SCHEMA = [
     "CREATE INDEX IF NOT EXISTS hke_emb_parent_id ON langchain_pg_embedding ((cmetadata->>'parent_id'))",
     "CREATE INDEX IF NOT EXISTS hke_emb_document"
     " ON langchain_pg_embedding (collection_id, (cmetadata->>'document_id'))",
-    "CREATE INDEX IF NOT EXISTS hke_emb_hnsw ON langchain_pg_embedding USING hnsw (embedding vector_cosine_ops)",
 ]
+
+# The HNSW index is built once the table is big enough to need it (ElementStore.ensure_vector_index): below
+# that an exact scan is as fast, and maintaining HNSW on every insert costs about as much as embedding does.
+CREATE_VECTOR_INDEX = (
+    "CREATE INDEX IF NOT EXISTS hke_emb_hnsw ON langchain_pg_embedding USING hnsw (embedding vector_cosine_ops)"
+)
+
+VECTOR_INDEX_EXISTS = "SELECT to_regclass('hke_emb_hnsw') IS NOT NULL"
+
+COUNT_EMBEDDINGS = "SELECT count(*) FROM langchain_pg_embedding"
 
 EMBEDDING_COLUMN_TYPE = """
 SELECT format_type(a.atttypid, a.atttypmod)
