@@ -18,6 +18,9 @@ navigation = st.navigation(
                 url_path="document_tree"),
         st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
         st.Page("pages/evaluation.py", title="Evaluation", icon=":material/analytics:", url_path="evaluation"),
+        st.Page("pages/reports.py", title="Community reports", icon=":material/hub:", url_path="reports"),
+        st.Page("pages/global_search.py", title="Global search", icon=":material/travel_explore:",
+                url_path="global_search"),
     ]
 )
 ui.sidebar()

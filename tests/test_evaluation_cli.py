@@ -1,0 +1,58 @@
+"""``python -m core eval`` as a user runs it: a separate process on the session's database."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from .conftest import ROOT
+
+KEYS = ["recall", "attribution", "mrr", "context_tokens_mean", "latency_ms_p50", "exact"]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "core", *args], cwd=ROOT, env=dict(os.environ),
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_eval_json_shape_and_out_file(samples_store, tmp_path):
+    out = tmp_path / "run.json"
+    proc = run_cli("eval", str(ROOT / "data" / "questions.json"), "--collection", "samples", "--limit", "3",
+                   "--k", "4", "--json", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    payload = json.loads(proc.stdout)
+    assert list(payload) == ["plain", "hierarchical", "contextual", "hybrid"]  # default: all four, no judge
+    for mode, aggregates in payload.items():
+        assert list(aggregates)[: len(KEYS)] == KEYS, mode
+        assert aggregates["n"] == 3
+        for key in ("recall", "attribution", "mrr", "exact"):
+            assert aggregates[key] is None or 0.0 <= aggregates[key] <= 1.0
+        assert aggregates["context_tokens_mean"] > 0 and aggregates["latency_ms_p50"] > 0
+    assert payload["plain"]["attribution"] <= payload["hierarchical"]["attribution"]
+    assert "stored as run" in proc.stderr
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert written["aggregates"] == payload and len(written["results"]) == 3 * 4
+
+    csv_out = tmp_path / "run.csv"
+    proc = run_cli("eval", str(ROOT / "data" / "questions.json"), "--collection", "samples", "--limit", "2",
+                   "--modes", "plain,hybrid", "--no-store", "--out", str(csv_out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0].split()[:3] == ["mode", "recall", "attribution"]  # text table
+    assert csv_out.read_text(encoding="utf-8").splitlines()[0].startswith("run_id,collection,question_set")
+    assert "not stored" in proc.stderr
+
+
+def test_eval_usage_errors(samples_store, tmp_path):
+    questions = str(ROOT / "data" / "questions.json")
+    bad_mode = run_cli("eval", questions, "--collection", "samples", "--modes", "plain,magic")
+    assert bad_mode.returncode == 2 and "magic" in bad_mode.stderr
+    no_key = run_cli("eval", questions, "--collection", "samples", "--judge")
+    assert no_key.returncode == 2 and "OPENAI_API_KEY" in no_key.stderr
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"questions": [{"id": "x"}]}', encoding="utf-8")
+    bad_set = run_cli("eval", str(broken), "--collection", "samples")
+    assert bad_set.returncode == 2 and "question" in bad_set.stderr
+    missing = run_cli("eval", questions, "--collection", "no_such_collection_here")
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
