@@ -79,7 +79,8 @@ def current_collection() -> str:
 def sidebar() -> None:
     """Where the data lives and what answers come from. Never shows a password or a key."""
     s = settings()
-    names = [c.name for c in collections()]
+    # Contextual siblings (`<name>__ctx`) are evaluation machinery, not corpora a user picks.
+    names = [c.name for c in collections() if not c.options.get("contextual_of")]
     if DEFAULT_COLLECTION not in names:
         names.insert(0, DEFAULT_COLLECTION)
     wanted = st.query_params.get("collection")
