@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
 
 from core import prompts
 from core.config import Settings, load_settings
@@ -33,7 +34,7 @@ from core.llm import (
     stream_with_retries,
 )
 from core.partial_tree import resolve_citations
-from core.retrieval import MODES, Context, ContextElement, Mode, Retrieval, Scope, retrieve
+from core.retrieval import MODES, Context, ContextElement, Mode, Retrieval, Scope, retrieve, validate_question
 from core.store import ElementStore
 
 __all__ = [
@@ -88,12 +89,16 @@ class LLMAnswerer:
         return cls(model, model_label(settings), policy, secret=settings.openai_api_key)
 
     def stream(self, question: str, context: Context) -> Iterator[str]:
-        messages = prompts.rag_messages(question, context.text)
-        yield from stream_with_retries(self.model, messages, self.policy, secret=self._secret)
+        yield from stream_with_retries(self.model, _messages(question, context), self.policy, secret=self._secret)
 
     def complete(self, question: str, context: Context) -> str:
-        messages = prompts.rag_messages(question, context.text)
-        return invoke_with_retries(self.model, messages, self.policy, secret=self._secret)
+        return invoke_with_retries(self.model, _messages(question, context), self.policy, secret=self._secret)
+
+
+def _messages(question: str, context: Context) -> list[BaseMessage]:
+    """The RAG prompt. The question's own ``<context>`` tags are neutralised too: questions can come from
+    generated question sets built from document text, and the prompt's structure must stay unambiguous."""
+    return prompts.rag_messages(prompts.neutralize_delimiters(question), context.text)
 
 
 def default_answerer(settings: Settings | None = None, policy: RetryPolicy | None = None) -> Answerer:
@@ -423,7 +428,12 @@ def compare(
     modes: Sequence[Mode] = MODES,
     streaming: bool = False,
 ) -> Comparison:
-    """Retrieve once, answer in each of ``modes``; a failed answer is recorded, never raised."""
+    """Retrieve once, answer in each of ``modes``; a failed answer is recorded, never raised.
+
+    A question that breaks the rules of :func:`core.retrieval.validate_question` raises ``QuestionError``
+    before any work is done.
+    """
+    question = validate_question(question)
     retrieval = retrieve(store, question, k=k, scope=scope, children_budget=children_budget)
     answerer = answerer or default_answerer()
     results = {mode: AnswerStream(retrieval, mode, answerer, streaming=streaming).result() for mode in modes}

@@ -173,13 +173,17 @@ def cmd_collections(args: argparse.Namespace) -> int:
 @command("ask")
 def cmd_ask(args: argparse.Namespace) -> int:
     from core.answering import compare, default_answerer
-    from core.retrieval import resolve_scope
+    from core.retrieval import QuestionError, resolve_scope, validate_question
     from core.store import open_store
 
+    try:
+        question = validate_question(args.question)
+    except QuestionError as exc:
+        return fail(str(exc))  # exit 2 before the database is started or the model loaded
     store = open_store(args.collection, create=False)
     scope = resolve_scope(store, args.scope)
     modes = ("plain", "hierarchical") if args.mode == "both" else (args.mode,)
-    result = compare(store, args.question, k=args.k, scope=scope, answerer=default_answerer(), modes=modes,
+    result = compare(store, question, k=args.k, scope=scope, answerer=default_answerer(), modes=modes,
                      children_budget=args.children_budget)
     payload = result.to_dict(details=False)
     lines = [f"question: {result.question}", f"answerer: {result.answerer}", f"scope: {scope.label}"]

@@ -14,6 +14,9 @@ from platformdirs import user_data_dir
 
 DEFAULT_COLLECTION = "default"
 EMBEDDING_PROVIDERS = ("use", "e5", "openai")
+# Connections per process in the psycopg pool (HKE_POOL_SIZE). Chosen from bench/bench_load.py on 2 cores:
+# see core.store.connection_pool for the measurement and why more connections only add contention.
+DEFAULT_POOL_SIZE = 4
 
 
 def _int_env(name: str, default: int) -> int:
@@ -40,6 +43,7 @@ class Settings:
     max_file_bytes: int
     embed_batch_size: int
     hnsw_min_rows: int = 10_000
+    pool_size: int = DEFAULT_POOL_SIZE
 
     @property
     def pgdata(self) -> Path:
@@ -89,4 +93,12 @@ def load_settings() -> Settings:
         max_file_bytes=_int_env("HKE_MAX_FILE_BYTES", 5 * 1024 * 1024),
         embed_batch_size=_int_env("HKE_EMBED_BATCH", 64),
         hnsw_min_rows=_int_env("HKE_HNSW_MIN_ROWS", 10_000),
+        pool_size=_pool_size(),
     )
+
+
+def _pool_size() -> int:
+    size = _int_env("HKE_POOL_SIZE", DEFAULT_POOL_SIZE)
+    if not 1 <= size <= 100:  # 0 would deadlock every reader; Postgres' default max_connections is 100
+        raise ValueError(f"HKE_POOL_SIZE must be between 1 and 100, got {size}")
+    return size

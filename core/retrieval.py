@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import time
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -32,11 +33,13 @@ from core.tokens import count_tokens
 
 __all__ = [
     "MAX_K",
+    "MAX_QUESTION_CHARS",
     "Context",
     "ContextElement",
     "HierarchicalRetriever",
     "Hit",
     "PlainRetriever",
+    "QuestionError",
     "Retrieval",
     "Scope",
     "build_hierarchical_context",
@@ -45,6 +48,7 @@ __all__ = [
     "expand",
     "resolve_scope",
     "retrieve",
+    "validate_question",
     "vector_search",
 ]
 
@@ -61,6 +65,53 @@ DISPLAY_HEADING_OFFSET = 2
 
 def _ms(seconds: float) -> float:
     return round(seconds * 1000.0, 3)
+
+
+# -- the question ------------------------------------------------------------------------------------
+# Every entry point (retrieve() and so compare(), the CLI ``ask``, the Compare page, the LangChain retrievers)
+# goes through validate_question(), so the rules below hold everywhere and are written once.
+
+# Long enough for any real question with some pasted context (the sample questions are < 100 characters);
+# short enough that a pasted document is refused instead of being embedded and sent to a model as a question.
+MAX_QUESTION_CHARS = 2_000
+# C0 and C1 control characters except tab and newline (carriage returns become newlines first). NUL cannot be
+# stored in Postgres text and the others are invisible; none carries meaning in a question.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Lone surrogates: what Python makes of invalid UTF-8 in argv; they cannot be encoded to print or to store.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+EMPTY_QUESTION = "Ask a question: the question is empty (or only spaces and control characters)."
+
+
+class QuestionError(ValueError):
+    """A question that cannot be asked; the message says why and what to do (shown as is by the CLI and UI)."""
+
+
+def validate_question(question: str | None) -> str:
+    """The question as it will be embedded, searched and answered; raises :class:`QuestionError` otherwise.
+
+    Rules: line breaks are normalised to ``\\n``; control characters (NUL included) are removed and invalid
+    code points replaced by U+FFFD; the text is NFC-normalised (decomposed Hangul from some keyboards and file
+    systems embeds differently) and stripped. Then it must be non-empty and at most
+    :data:`MAX_QUESTION_CHARS` characters: a longer one is refused with the limit named, not truncated,
+    because a cut question silently asks something else. Everything else is kept verbatim: SQL-looking text,
+    markup and "ignore previous instructions" are just text here, since every statement takes parameters,
+    every view escapes, and the prompt marks what is data.
+    """
+    if question is None:
+        question = ""
+    if not isinstance(question, str):
+        raise QuestionError(f"the question must be text, not {type(question).__name__}")
+    text = question.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL.sub("", _SURROGATE.sub("\ufffd", text))
+    text = unicodedata.normalize("NFC", text).strip()
+    if not text:
+        raise QuestionError(EMPTY_QUESTION)
+    if len(text) > MAX_QUESTION_CHARS:
+        raise QuestionError(
+            f"The question is too long: {len(text):,} characters, the limit is {MAX_QUESTION_CHARS:,}. "
+            "Ask the question itself; the search finds the documents."
+        )
+    return text
 
 
 # -- scope -------------------------------------------------------------------------------------------
@@ -397,9 +448,7 @@ def retrieve(
 
     ``query_vector`` skips the embedding (benchmarks, or a caller that embedded the question already).
     """
-    question = question.strip()
-    if not question:
-        raise ValueError("the question is empty")
+    question = validate_question(question)  # raises QuestionError (a ValueError) with a message for the user
     scope = scope or Scope.whole()
     t0 = time.perf_counter()
     vector = embed_query(store, question) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
@@ -431,6 +480,7 @@ class _StoreRetriever(BaseRetriever):
     scope: Scope | None = None
 
     def _hits(self, query: str) -> list[Hit]:
+        query = validate_question(query)  # the same question rules as retrieve()
         return vector_search(self.store, embed_query(self.store, query), self.k, self.scope)
 
 
@@ -458,7 +508,7 @@ class HierarchicalRetriever(_StoreRetriever):
     children_budget: int = 0
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        vector = embed_query(self.store, query)
+        vector = embed_query(self.store, validate_question(query))  # the same question rules as retrieve()
         hits = vector_search(self.store, vector, self.k, self.scope)
         elements, children, distances = expand(
             self.store, hits, children_budget=self.children_budget, query_vector=vector

@@ -9,6 +9,7 @@ update its hash, all or nothing), and ``COPY`` avoids the 65,535-parameter limit
 from __future__ import annotations
 
 import json
+import os
 import threading
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 import psycopg
 from langchain_core.documents import Document
+from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
@@ -98,18 +100,69 @@ def _configure_connection(conn: psycopg.Connection) -> None:
     conn.commit()
 
 
-def connection_pool(url: str, *, max_size: int = 8) -> ConnectionPool:
-    """One pool per database per process. The vector extension must exist first (see ``ensure_schema``)."""
+# Pool settings, chosen on purpose (issue 7, "Load"; numbers in bench/out/load.json from bench/bench_load.py).
+# The size is Settings.pool_size (HKE_POOL_SIZE, default 4 = 2x the 2 cores measured on). Our statements are
+# CPU-bound on the server (HNSW search, ancestor walk), so connections beyond ~2x cores only move the queue from
+# the pool into Postgres, where the backends then compete for the same cores (and each is a server process). With
+# 16 threads of retrieval only, 4 connections gave ~90% of the best throughput with the best or near-best p99;
+# 8 and 16 added little throughput and worse tails. A whole ask is embedding-bound (the database is ~10 ms of
+# it), so requests beyond the size wait briefly in the pool (FIFO, a few ms at 16 threads).
+POOL_TIMEOUT_S = 30.0  # a request that cannot get a connection for this long fails with PoolTimeout
+POOL_MAX_IDLE_S = 120.0  # an idle app gives back connections above min_size after 2 minutes (default 10)
+POOL_MAX_LIFETIME_S = 1800.0  # recycle backends every 30 min: per-backend caches and memory do not grow forever
+# pg_stat_activity.application_name of our connections: "hke:<pid>" for this pool, "hke:<pid>:sqlalchemy" for
+# the PGVector engine, so connections can be counted per process and per pool (bench_load, tests/test_pool.py).
+APPLICATION_NAME = "hke"
+
+
+def application_name(suffix: str = "") -> str:
+    return f"{APPLICATION_NAME}:{os.getpid()}{suffix}"
+
+
+def _connect_kwargs(conninfo: str, suffix: str = "") -> dict[str, str]:
+    """Tag our connections in ``pg_stat_activity``, unless the URL names its own ``application_name``."""
+    try:
+        given = conninfo_to_dict(conninfo)
+    except psycopg.ProgrammingError:
+        return {}
+    return {} if "application_name" in given else {"application_name": application_name(suffix)}
+
+
+def connection_pool(url: str, *, max_size: int | None = None) -> ConnectionPool:
+    """One pool per database per process. The vector extension must exist first (see ``ensure_schema``).
+
+    ``max_size`` defaults to ``Settings.pool_size``; it only applies when the pool is created (benchmarks that
+    compare sizes call :func:`close_pools` first).
+    """
     conninfo = psycopg_conninfo(url)
     with _lock:
         pool = _pools.get(conninfo)
         if pool is None or pool.closed:
             _ensure_extension(conninfo)
             pool = ConnectionPool(
-                conninfo, min_size=1, max_size=max_size, configure=_configure_connection, open=True, timeout=30
+                conninfo,
+                min_size=1,
+                max_size=max_size or load_settings().pool_size,
+                kwargs=_connect_kwargs(conninfo),
+                configure=_configure_connection,
+                open=True,
+                timeout=POOL_TIMEOUT_S,
+                max_idle=POOL_MAX_IDLE_S,
+                max_lifetime=POOL_MAX_LIFETIME_S,
+                name="hke",
             )
             _pools[conninfo] = pool
         return pool
+
+
+def pool_stats(url: str) -> dict[str, int]:
+    """``ConnectionPool.get_stats()`` of this process's pool for ``url`` (empty if none is open).
+
+    ``pool_size`` is the connections the pool holds (in use + idle), ``pool_available`` the idle ones,
+    ``requests_waiting`` the callers queued for one; counters such as ``requests_num`` are since the pool opened.
+    """
+    pool = _pools.get(psycopg_conninfo(url))
+    return dict(pool.get_stats()) if pool is not None and not pool.closed else {}
 
 
 @contextmanager
@@ -144,7 +197,10 @@ def _engine(url: str):
     key = sqlalchemy_url(url)
     with _lock:
         if key not in _engines:
-            _engines[key] = create_engine(key, pool_pre_ping=True, pool_size=2, max_overflow=2)
+            _engines[key] = create_engine(
+                key, pool_pre_ping=True, pool_size=2, max_overflow=2,
+                connect_args=_connect_kwargs(psycopg_conninfo(url), ":sqlalchemy"),  # see APPLICATION_NAME
+            )
         return _engines[key]
 
 

@@ -13,7 +13,7 @@ import streamlit as st
 
 from core.answering import AnswerStream, Comparison, ModeResult, default_answerer
 from core.partial_tree import escape_markdown
-from core.retrieval import MODES, Retrieval, Scope, retrieve
+from core.retrieval import MODES, QuestionError, Retrieval, Scope, retrieve, validate_question
 from core.store import StoreError
 from pages import ui
 
@@ -187,12 +187,15 @@ def show_hierarchy_added(comparison: Comparison) -> None:
 
 fresh: Retrieval | None = None
 if submitted:
-    if not (question or "").strip():
-        st.warning("Type a question first, or pick an example.")
-    else:
+    try:
+        asked = validate_question(question)  # the rules of core.retrieval, shown as a warning, never a traceback
+    except QuestionError as exc:
+        asked = None
+        st.warning(str(exc))
+    if asked is not None:
         try:
             with st.spinner("Searching…"):
-                fresh = retrieve(store, question, k=int(k), scope=scope, children_budget=int(budget))
+                fresh = retrieve(store, asked, k=int(k), scope=scope, children_budget=int(budget))
         except (ValueError, StoreError) as exc:
             st.error(f"The search failed: {exc}")
 

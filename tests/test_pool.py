@@ -1,0 +1,172 @@
+"""The connection pool under concurrent retrieval (issue 7, "Load"): no errors, never more connections than the
+pool's max size, every connection back in the pool afterwards, and none left on the server once it is closed.
+
+The concurrent test runs on a pool of its own (same database, its own ``application_name``) so that its counts in
+``pg_stat_activity`` are exact and closing it cannot disturb the session's shared pool.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import uuid
+
+import psycopg
+import pytest
+from psycopg.conninfo import make_conninfo
+
+from core.config import DEFAULT_POOL_SIZE, load_settings
+from core.database import psycopg_conninfo
+from core.retrieval import Scope, embed_query, retrieve
+from core.store import (
+    ElementStore,
+    application_name,
+    connection_pool,
+    pool_stats,
+    read_connection,
+)
+
+THREADS = 16
+REQUESTS_PER_THREAD = 6
+POOL_MAX = 4
+QUESTIONS = ["Nova 24FL 무게는 얼마인가요?", "How many HDMI ports does the Nova 27QX have?", "환불 정책", "warranty"]
+
+
+class ServerConnections:
+    """Counts one application name's connections in ``pg_stat_activity``, from a connection of its own."""
+
+    def __init__(self, url: str, name: str) -> None:
+        self.conn = psycopg.connect(psycopg_conninfo(url), autocommit=True, application_name="hke-test-monitor")
+        self.name = name
+
+    def count(self) -> int:
+        return self.conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s AND datname = current_database()",
+            (self.name,),
+        ).fetchone()[0]
+
+    def settled(self, expected: int, timeout: float = 5.0) -> int:
+        """The count once closing backends have gone (they leave pg_stat_activity a moment after the close)."""
+        deadline = time.monotonic() + timeout
+        n = self.count()
+        while n != expected and time.monotonic() < deadline:
+            time.sleep(0.05)
+            n = self.count()
+        return n
+
+
+@pytest.fixture
+def own_pool_store(db_url, samples_store):
+    """The samples collection through a pool of its own, tagged with a unique application name."""
+    name = f"hke-test-pool-{uuid.uuid4().hex[:8]}"
+    url = make_conninfo(psycopg_conninfo(db_url), application_name=name)
+    pool = connection_pool(url, max_size=POOL_MAX)
+    store = ElementStore(url, "samples", samples_store.embeddings, create=False)
+    assert store.pool is pool
+    monitor = ServerConnections(db_url, name)
+    yield store, monitor
+    pool.close()
+    monitor.conn.close()
+
+
+def test_concurrent_retrieval_keeps_within_the_pool_and_returns_everything(own_pool_store):
+    store, server = own_pool_store
+    pool = store.pool
+    vectors = [embed_query(store, q) for q in QUESTIONS]
+    document = store.documents()[0]
+    pool.pop_stats()
+    errors: list[str] = []
+    peaks = {"server": 0, "pool": 0, "waiting": 0}
+    done = threading.Event()
+
+    def sample() -> None:  # the server's and the pool's view while the threads run
+        while not done.is_set():
+            stats = pool.get_stats()
+            peaks["server"] = max(peaks["server"], server.count())
+            peaks["pool"] = max(peaks["pool"], stats["pool_size"])
+            peaks["waiting"] = max(peaks["waiting"], stats.get("requests_waiting", 0))
+            done.wait(0.01)
+
+    barrier = threading.Barrier(THREADS)
+
+    def worker(i: int) -> None:
+        barrier.wait()  # all at once: 16 callers on 4 connections
+        try:
+            for j in range(REQUESTS_PER_THREAD):
+                n = i * REQUESTS_PER_THREAD + j
+                if n % 3 == 0:  # the whole ask path, embedding included
+                    r = retrieve(store, QUESTIONS[n % len(QUESTIONS)], k=4)
+                else:
+                    scope = Scope.document(document.document_id) if n % 3 == 2 else None
+                    r = retrieve(store, "q", k=4, scope=scope, query_vector=vectors[n % len(vectors)])
+                assert r.hits and r.hierarchical.elements
+        except Exception as exc:  # collected: the assertion below reports them all
+            errors.append(f"{type(exc).__name__}: {exc}")
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    done.set()
+    sampler.join()
+
+    assert not errors, errors
+    assert not any(t.is_alive() for t in threads)
+    stats = pool.get_stats()
+    # Every request had its connections (two checkouts per retrieve: the search, then the expansion).
+    assert stats["requests_num"] >= THREADS * REQUESTS_PER_THREAD * 2
+    assert stats.get("requests_errors", 0) == 0 and stats.get("returns_bad", 0) == 0
+    # Never more connections than the pool's max, seen from both sides; the callers really had to queue.
+    assert peaks["pool"] <= POOL_MAX and peaks["server"] <= POOL_MAX, peaks
+    assert peaks["waiting"] > 0 or stats.get("requests_queued", 0) > 0, "16 threads on 4 connections must queue"
+    # Back to idle: every connection returned, nobody waiting, and the server holds exactly the pool's connections.
+    assert stats["pool_available"] == stats["pool_size"] <= POOL_MAX, stats
+    assert stats.get("requests_waiting", 0) == 0
+    assert server.settled(stats["pool_size"]) == stats["pool_size"]
+    assert pool_stats(store.url)["pool_max"] == POOL_MAX
+    # Closing the pool leaves nothing behind on the server.
+    pool.close()
+    assert server.settled(0) == 0
+
+
+def test_a_failed_statement_returns_its_connection(own_pool_store):
+    store, server = own_pool_store
+    pool = store.pool
+    retrieve(store, "warranty", k=2)
+    for _ in range(POOL_MAX * 3):  # more failures than connections: a leak would exhaust the pool
+        with pytest.raises(psycopg.errors.DivisionByZero), read_connection(pool) as conn:
+            conn.execute("SELECT 1 / 0")
+    stats = pool.get_stats()
+    assert stats["pool_available"] == stats["pool_size"] <= POOL_MAX
+    assert server.settled(stats["pool_size"]) == stats["pool_size"]
+    with pool.connection() as conn:
+        assert conn.autocommit is False, "read_connection gives connections back in transaction mode"
+    assert retrieve(store, "warranty", k=2).hits, "the pool still serves"
+
+
+def test_the_app_pool_is_sized_by_settings_and_tagged(db_url, samples_store, monkeypatch):
+    configured = int(os.environ.get("HKE_POOL_SIZE") or DEFAULT_POOL_SIZE)  # what the session's pool was made with
+    monkeypatch.delenv("HKE_POOL_SIZE", raising=False)
+    assert load_settings().pool_size == DEFAULT_POOL_SIZE
+    monkeypatch.setenv("HKE_POOL_SIZE", "3")
+    assert load_settings().pool_size == 3
+    for bad in ("0", "101", "many"):
+        monkeypatch.setenv("HKE_POOL_SIZE", bad)
+        with pytest.raises(ValueError, match="HKE_POOL_SIZE"):
+            load_settings()
+    monkeypatch.delenv("HKE_POOL_SIZE")
+    # The session's shared pool: created by the fixtures with the configured size, tagged "hke:<pid>".
+    pool = connection_pool(db_url)
+    stats = pool_stats(db_url)
+    assert stats["pool_max"] == pool.max_size == configured
+    monitor = ServerConnections(db_url, application_name())
+    try:
+        with read_connection(pool) as conn:
+            assert conn.execute("SHOW application_name").fetchone()[0] == application_name()
+            assert 1 <= monitor.count() <= configured
+    finally:
+        monitor.conn.close()
