@@ -14,7 +14,7 @@ import threading
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -285,7 +285,9 @@ class ElementStore:
             raise EmbedderMismatchError(
                 f"collection {self.collection!r} records no embedding model; it was not made by this app"
             )
-        if stored != info:
+        # Compared as plain values: Streamlit may reload core.embeddings, and instances of the old and the new
+        # EmbedderInfo class are never equal even when every field is.
+        if astuple(stored) != astuple(info):
             raise EmbedderMismatchError(
                 f"collection {self.collection!r} holds vectors from {stored}, but the configured embedder is {info}. "
                 f"Set HKE_EMBEDDINGS={stored.provider} to use it, or ingest into another --collection."

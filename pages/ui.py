@@ -83,9 +83,11 @@ def sidebar() -> None:
     names = [c.name for c in collections() if not c.options.get("contextual_of")]
     if DEFAULT_COLLECTION not in names:
         names.insert(0, DEFAULT_COLLECTION)
+    # A link names a collection once; applying it on every rerun would undo the user's own pick afterwards.
     wanted = st.query_params.get("collection")
-    if wanted and wanted in names:
+    if wanted and wanted in names and st.session_state.get("_collection_from_url") != wanted:
         st.session_state["collection"] = wanted
+        st.session_state["_collection_from_url"] = wanted
     current = current_collection()
     if current not in names:
         names.append(current)

@@ -15,6 +15,10 @@ the cosine similarity of the question to the stored vectors of the elements it c
 pgvector, so no finding text is embedded at query time), weighted lightly by the report's rating. The best findings,
 at most two per report, are composed into a cited, extractive answer labelled as such. Scores are similarities
 mapped to 0–100 to mirror the map step.
+
+**Progress.** ``progress(stage, done, total)`` is called with ``"map"`` as each batch is mapped (offline: one step,
+scoring the findings) and ``"reduce"`` at the end, always from the calling thread (map batches run in a thread
+pool; a UI progress bar can only be updated from the thread that owns it).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import logging
 import random
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -36,6 +40,7 @@ from core.graph.text import clip
 
 log = logging.getLogger(__name__)
 
+ProgressCallback = Callable[[str, int, int], None]
 DEFAULT_LEVEL = 1
 DEFAULT_BATCH_TOKENS = 6000
 DEFAULT_REDUCE_TOKENS = 6000
@@ -72,14 +77,19 @@ def global_search(
     response_type: str = prompts.DEFAULT_RESPONSE_TYPE,
     seed: int = DEFAULT_SEED,
     concurrency: int = 4,
+    progress: ProgressCallback | None = None,
 ) -> GlobalAnswer:
-    """Answer ``question`` from the reports of one level; ``use_llm``: ``auto`` | ``llm`` | ``extractive``."""
+    """Answer ``question`` from the reports of one level; ``use_llm``: ``auto`` | ``llm`` | ``extractive``.
+
+    ``progress(stage, done, total)``: see the module docstring (``"map"`` then ``"reduce"``).
+    """
     if use_llm not in ("auto", "llm", "extractive"):
         raise ValueError("use_llm must be auto, llm or extractive")
     question = (question or "").strip()
     if not question:
         raise ValueError("the question is empty")
     started = time.perf_counter()
+    notify = progress or (lambda stage, done, total: None)
     chosen, reports = select_reports(store, level=level, kind=kind)
     if chat_model is None and use_llm != "extractive":
         if settings is None:
@@ -96,9 +106,12 @@ def global_search(
         tables.ensure_schema(store.pool)
         chat = CachedChat(chat_model, pool=store.pool, collection_id=store.collection_id)
         answer = _llm_search(question, reports, chat, chosen, kind, batch_tokens, reduce_tokens, response_type, seed,
-                             concurrency)  # fmt: skip
+                             concurrency, notify)  # fmt: skip
     else:
+        notify("map", 0, 1)
         answer = _offline_search(store, question, reports, chosen, kind)
+        notify("map", 1, 1)
+    notify("reduce", 1, 1)
     answer.seconds = round(time.perf_counter() - started, 3)
     return answer
 
@@ -185,8 +198,9 @@ def _llm_search(
     response_type: str,
     seed: int,
     concurrency: int,
+    notify: ProgressCallback = lambda stage, done, total: None,
 ) -> GlobalAnswer:
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import ThreadPoolExecutor, as_completed
 
     from core.tokens import count_tokens
 
@@ -200,7 +214,12 @@ def _llm_search(
         return parse_points(reply, known)
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        mapped = list(pool.map(map_batch, groups))
+        futures = [pool.submit(map_batch, group) for group in groups]
+        notify("map", 0, len(futures))
+        # Report completions from this thread (see the module docstring), then keep the batches' order.
+        for done, _future in enumerate(as_completed(futures), start=1):
+            notify("map", done, len(futures))
+        mapped = [future.result() for future in futures]
     points = [p for group in mapped for p in group if p.score > 0]
     points.sort(key=lambda p: -p.score)  # stable: ties keep batch order
     context_tokens = 0
@@ -217,6 +236,7 @@ def _llm_search(
     if not kept:
         return GlobalAnswer(question, prompts.NO_DATA_ANSWER, "llm", level, kind, [], [], len(reports),
                             chat.calls, chat.cached, 0, 0.0)  # fmt: skip
+    notify("reduce", 0, 1)
     reply = chat([("system", prompts.REDUCE_SYSTEM),
                   ("human", prompts.REDUCE_PROMPT.format(question=question, points="\n\n".join(lines),
                                                          response_type=response_type))])  # fmt: skip

@@ -1,0 +1,243 @@
+"""The report browser's pure builders (``core.graph_view``): the escaped pyvis network, the hierarchy figure,
+breadcrumbs, search/sort, the exports and the cited answer markdown. No database, no Streamlit."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+
+import pytest
+
+from core import graph_view as gv
+from core.graph.model import Entity, Finding, HierarchyRow, Relationship, Report
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+SCRIPT = "</script><script>alert(2)</script>"
+
+
+def entity(i: int, title: str | None = None, *, degree: int = 1, type_: str = "TERM", description: str = "") -> Entity:
+    return Entity(id=f"n{i}", human_readable_id=i, title=title or f"Entity {i}", type=type_,
+                  description=description or f"About entity {i}.", degree=degree)  # fmt: skip
+
+
+def relationship(i: int, a: Entity, b: Entity, weight: float = 1.0, description: str = "") -> Relationship:
+    return Relationship(id=f"r{i}", human_readable_id=i, source=a.title, target=b.title, source_id=a.id,
+                        target_id=b.id, description=description or f"{a.title} and {b.title}",
+                        weight=weight)  # fmt: skip
+
+
+def hostile_graph() -> tuple[list[Entity], list[Relationship]]:
+    ents = [
+        entity(0, HOSTILE, degree=9, description=f"It says {SCRIPT} and <a href='javascript:alert(3)'>x</a>"),
+        entity(1, "Signal Works", degree=5),
+        entity(2, "Deep Array", degree=2, type_="PRODUCT"),
+        entity(3, "[link](http://127.0.0.1:9/)", degree=1),
+    ]
+    rels = [
+        relationship(0, ents[0], ents[1], 3.0, description=f"{HOSTILE} works with {SCRIPT}"),
+        relationship(1, ents[1], ents[2], 1.0),
+        relationship(2, ents[2], ents[3], 2.0),
+        relationship(3, ents[0], ents[0], 1.0),  # a self-loop is dropped, not drawn
+    ]
+    return ents, rels
+
+
+# -- network ----------------------------------------------------------------------------------------------------
+
+
+def test_network_data_escapes_every_label_and_tooltip():
+    ents, rels = hostile_graph()
+    nodes, edges, _physics = gv.network_data(ents, rels, sub_community_of={"n0": "c1", "n1": "c1", "n2": "c2"},
+                                             group_labels={"c1": f"c1 · {HOSTILE}"})  # fmt: skip
+    by_id = {n["n_id"]: n for n in nodes}
+    assert by_id["n0"]["label"] == "&lt;img src=x onerror=alert(1)&gt;"
+    tooltip = by_id["n0"]["title"]
+    assert "<" not in tooltip and ">" not in tooltip
+    assert "&lt;/script&gt;&lt;script&gt;alert(2)&lt;/script&gt;" in tooltip
+    assert "c1 · &lt;img src=x onerror=alert(1)&gt;" in tooltip, "the group label in the tooltip is escaped too"
+    for item in [*nodes, *edges]:
+        for key in ("label", "title"):
+            value = item.get(key, "")
+            assert "<" not in value and ">" not in value, (key, value)
+            # pyvis switches every tooltip to an innerHTML popup when a title contains "href": never let it.
+            assert "href" not in value.lower(), value
+    assert len(edges) == 3, "the self-loop is dropped"
+    assert all("&lt;img" in e["title"] for e in edges if e["source"] == "n0")
+
+
+def test_network_html_is_offline_and_escaped():
+    ents, rels = hostile_graph()
+    page = gv.community_network_html(ents, rels, sub_community_of={"n0": "c1", "n1": "c1", "n2": "c2"},
+                                     group_labels={"c1": f"first {HOSTILE}", "c2": "second"})  # fmt: skip
+    assert HOSTILE not in page, "the raw tag must not reach the page"
+    assert "<script>alert(2)" not in page
+    # In the node JSON the escaped label is escaped once more by Jinja's tojson (& → \u0026).
+    assert "\\u0026lt;img src=x onerror=alert(1)\\u0026gt;" in page
+    # ...and in the legend (plain HTML) it is escaped once.
+    assert "first &lt;img src=x onerror=alert(1)&gt;" in page
+    assert "popup.innerHTML" not in page, "pyvis's innerHTML tooltip template must not be used"
+    # vis.js is inlined; no CDN is referenced by a tag (they are unreachable here, and only slow the load).
+    assert "vis.Network" in page and "new vis.DataSet" in page
+    assert not re.search(r"<(script|link)[^>]+(src|href)=[\"']https?://", page), "a CDN tag is left"
+    assert "data-hke-ready" in page, "the script that turns escaped labels back into text is there"
+
+
+def test_network_colours_sizes_layout_and_physics():
+    ents = [entity(i, degree=i + 1) for i in range(8)]
+    rels = [relationship(i, ents[i], ents[i + 1]) for i in range(7)]
+    groups = {f"n{i}": "a" if i < 4 else "b" for i in range(7)}  # n7 is in no sub-community
+    nodes, _edges, physics = gv.network_data(ents, rels, sub_community_of=groups)
+    by_id = {n["n_id"]: n for n in nodes}
+    assert physics, "a small graph keeps physics"
+    assert len({by_id[f"n{i}"]["color"] for i in range(4)}) == 1
+    assert by_id["n0"]["color"] != by_id["n5"]["color"]
+    assert by_id["n7"]["color"] == gv.NO_GROUP
+    assert by_id["n7"]["size"] > by_id["n3"]["size"] > by_id["n0"]["size"], "sized by degree"
+    assert all(isinstance(n["x"], float) and isinstance(n["y"], float) for n in nodes), "positions precomputed"
+    again, _e, _p = gv.network_data(ents, rels, sub_community_of=groups)
+    assert [(n["x"], n["y"]) for n in again] == [(n["x"], n["y"]) for n in nodes], "the seeded layout is stable"
+
+    big = [entity(i) for i in range(120)]  # above pyvis's own loading-bar size (100) and our threshold
+    big_rels = [relationship(i, big[i], big[i + 1]) for i in range(len(big) - 1)]
+    nodes, _edges, physics = gv.network_data(big, big_rels, sub_community_of={})
+    assert not physics and not any(n["physics"] for n in nodes), "a big graph is drawn with physics off"
+    page = gv.community_network_html(big, big_rels, sub_community_of={})
+    assert '"physics": {"enabled": false' in page
+    assert "network.on(\"stabilizationProgress\"" not in page, "no loading bar when nothing is simulated"
+
+
+def test_network_groups_by_sub_community_or_type():
+    ents = [entity(0, type_="PERSON"), entity(1, type_="PRODUCT"), entity(2, type_="PRODUCT")]
+
+    class Child:
+        def __init__(self, id_: str, title: str, entity_ids: list[str]) -> None:
+            self.id, self.title, self.entity_ids = id_, title, entity_ids
+
+    group_of, labels, what = gv.network_groups(ents, [Child("e5", "Five", ["n0", "n1"]), Child("e6", "Six", ["n2"])])
+    assert group_of == {"n0": "e5", "n1": "e5", "n2": "e6"} and labels["e5"] == "e5 · Five"
+    assert what == "sub-community"
+    group_of, labels, what = gv.network_groups(ents, [])
+    assert group_of == {"n0": "PERSON", "n1": "PRODUCT", "n2": "PRODUCT"} and what == "entity type"
+
+
+# -- hierarchy --------------------------------------------------------------------------------------------------
+
+
+def rows() -> list[HierarchyRow]:
+    return [
+        HierarchyRow("e1", None, 0, f"Root {HOSTILE}", 10, 8.0, "entity", 2),
+        HierarchyRow("e2", None, 0, "Other root", 3, 4.5, "entity", 0),
+        HierarchyRow("e3", "e1", 1, "Child A", 6, 7.0, "entity", 0),
+        HierarchyRow("e4", "e1", 1, "Child B", 7, None, "entity", 0),  # children add up to more than the parent
+    ]
+
+
+def test_hierarchy_figure_sizes_colours_and_ids():
+    fig = gv.hierarchy_figure(rows(), selected="e3")
+    trace = fig.data[0]
+    assert trace.type == "sunburst"
+    ids, parents, values = list(trace.ids), list(trace.parents), list(trace.values)
+    assert ids[0] == gv.ROOT_ID and parents[0] == ""
+    assert dict(zip(ids, parents, strict=True))["e1"] == gv.ROOT_ID
+    assert dict(zip(ids, parents, strict=True))["e3"] == "e1"
+    value = dict(zip(ids, values, strict=True))
+    # branchvalues="total": every parent at least as big as its children, or plotly drops it silently.
+    for parent in parents:
+        if parent:
+            assert value[parent] >= sum(value[c] for c, p in zip(ids, parents, strict=True) if p == parent)
+    assert value["e3"] == 6 and value["e2"] == 3
+    colours = dict(zip(ids, trace.marker.colors, strict=True))
+    assert colours["e1"] == 8.0 and colours["e3"] == 7.0
+    assert trace.marker.cmin == 0 and trace.marker.cmax == 10
+    labels = dict(zip(ids, trace.labels, strict=True))
+    assert "&lt;img" in labels["e1"] and HOSTILE not in json.dumps(fig.to_plotly_json()), "labels are escaped"
+    widths = dict(zip(ids, trace.marker.line.width, strict=True))
+    assert widths["e3"] > widths["e4"], "the selected community is outlined"
+    real_size = {c[0]: c[3] for c in trace.customdata}
+    assert real_size["e1"] == 10, "the hover shows the real entity count"
+    assert gv.hierarchy_figure(rows(), chart="treemap").data[0].type == "treemap"
+    with pytest.raises(ValueError):
+        gv.hierarchy_figure(rows(), chart="pie")
+
+
+def test_selected_community_reads_streamlit_click_events():
+    # The shape Streamlit 1.67 sends for a click on a sunburst sector (PlotlyChart's hierarchical click handler).
+    event = {"selection": {"points": [{"id": "e3", "label": "Child A", "parent": "e1", "current_path": "x/e1/",
+                                       "point_number": 3}], "point_indices": [3], "box": [], "lasso": []}}  # fmt: skip
+    assert gv.selected_community(event) == "e3"
+    assert gv.selected_community({"selection": {"points": [{"id": gv.ROOT_ID}]}}) is None
+    assert gv.selected_community({"selection": {"points": []}}) is None
+    assert gv.selected_community(None) is None
+
+
+def test_breadcrumbs_walk_to_the_root():
+    assert [r.id for r in gv.breadcrumbs(rows(), "e3")] == ["e1", "e3"]
+    assert [r.id for r in gv.breadcrumbs(rows(), "e2")] == ["e2"]
+    assert gv.breadcrumbs(rows(), "nope") == []
+    loop = [HierarchyRow("a", "b", 0, "A", 1, 1.0, "entity", 1), HierarchyRow("b", "a", 0, "B", 1, 1.0, "entity", 1)]
+    assert len(gv.breadcrumbs(loop, "a")) == 2, "a cycle stops instead of looping"
+
+
+# -- search, sort, export ---------------------------------------------------------------------------------------
+
+
+def report(cid: str, title: str, *, rating: float = 5.0, size: int = 3, findings=(), summary: str = "") -> Report:
+    return Report(community_id=cid, kind="entity", level=1, title=title, summary=summary or f"About {title}.",
+                  rating=rating, rating_explanation="Because.", findings=list(findings), full_content="",
+                  generated_by="extractive", parent="e1", children=["e9"], size=size)  # fmt: skip
+
+
+def sample_reports() -> list[Report]:
+    return [
+        report("e2", "Satellites", rating=9.0, size=4,
+               findings=[Finding("Orbit", "The orbit is sun-synchronous.", entity_ids=["n1"])]),
+        report("e10", "Monitors", rating=6.0, size=12, summary="HDMI and DisplayPort ports."),
+        report("e3", HOSTILE, rating=6.0, size=2,
+               findings=[Finding("=HYPERLINK(\"http://x\")", "![x](http://127.0.0.1:9/p.png)")]),
+    ]  # fmt: skip
+
+
+def test_filter_and_sort_reports():
+    reports = sample_reports()
+    assert [r.community_id for r in gv.filter_reports(reports, query="sun-SYNCHRONOUS")] == ["e2"], "findings searched"
+    assert [r.community_id for r in gv.filter_reports(reports, query="hdmi displayport")] == ["e10"]
+    assert gv.filter_reports(reports, query="hdmi orbit") == [], "every word must match"
+    members = {"e2": ["n1", "n2"], "e10": ["n3"], "e3": []}
+    assert [r.community_id for r in gv.filter_reports(reports, entity_id="n3", members=members)] == ["e10"]
+    assert [r.community_id for r in gv.filter_reports(reports, entity_id="n1", members={})] == ["e2"], "cited"
+    assert [r.community_id for r in gv.sort_reports(reports, "rating")] == ["e2", "e10", "e3"]
+    assert [r.community_id for r in gv.sort_reports(reports, "size")] == ["e10", "e2", "e3"]
+    assert [r.community_id for r in gv.sort_reports(reports, "title")][0] == "e3"  # "<" sorts first
+    with pytest.raises(ValueError):
+        gv.sort_reports(reports, "colour")
+
+
+def test_exports_markdown_json_csv():
+    reports = sample_reports()
+    md = gv.reports_markdown(reports, heading="samples: level 1")
+    assert md.startswith("# samples\\: level 1\n")
+    assert HOSTILE not in md and "\\<img src\\=x onerror\\=alert\\(1\\)\\>" in md, "report text is escaped"
+    assert "![x](http" not in md, "no remote image in a previewer"
+    assert "extractive (no LLM configured)" in md
+    data = json.loads(gv.reports_json(reports, meta={"level": 1}))
+    assert data["meta"] == {"level": 1} and [r["community_id"] for r in data["reports"]] == ["e2", "e10", "e3"]
+    assert data["reports"][2]["title"] == HOSTILE, "JSON keeps the data exactly"
+    rows_ = list(csv.DictReader(io.StringIO(gv.reports_csv(reports))))
+    assert list(rows_[0]) == list(gv.CSV_COLUMNS) and len(rows_) == 3
+    assert rows_[0]["children"] == "e9" and json.loads(rows_[0]["findings"])[0]["summary"] == "Orbit"
+    formula = gv._csv_cell('=HYPERLINK("http://x")')
+    assert formula.startswith("'="), "a formula cell is made text"
+    assert gv.export_filename("my coll/../x", "entity", 2, "csv") == "my_coll_.._x-entity-level2-reports.csv"
+
+
+def test_cited_answer_markdown_links_known_reports_only():
+    text = (f"Intro with {HOSTILE}.\n\n- **Point one** — text [Data: Reports (e2, e99, +more)]\n"
+            "- ![x](http://127.0.0.1:9/p.png) [Data: Reports (e3)]")  # fmt: skip
+    md = gv.cited_answer_markdown(text, {"e2", "e3"}, lambda rid: f"/reports?community={rid}")
+    assert "[e2](/reports?community=e2)" in md and "[e3](/reports?community=e3)" in md
+    assert "e99" in md and "(/reports?community=e99)" not in md, "unknown ids are not links"
+    assert HOSTILE not in md and "\\<img" in md
+    assert "![x](http" not in md
+    assert "\n- **Point one**" in md, "lists and bold survive the escaping"
