@@ -8,6 +8,7 @@ update its hash, all or nothing), and ``COPY`` avoids the 65,535-parameter limit
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -218,6 +219,26 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
+@contextlib.contextmanager
+def schema_lock(conn: psycopg.Connection, key: int = sql.SCHEMA_LOCK_KEY) -> Iterator[None]:
+    """Hold a session advisory lock across processes; a failed statement inside must not block the unlock."""
+    conn.execute(sql.ADVISORY_LOCK, (key,))
+    try:
+        yield
+    finally:
+        conn.rollback()
+        conn.execute(sql.ADVISORY_UNLOCK, (key,))
+        conn.commit()
+
+
+def apply_schema(pool: ConnectionPool, statements: Iterable[str], lock_key: int = sql.SCHEMA_LOCK_KEY) -> None:
+    """Run idempotent DDL once, serialised across processes."""
+    with pool.connection() as conn, schema_lock(conn, lock_key):
+        for statement in statements:
+            conn.execute(statement)
+        conn.commit()
+
+
 def validate_collection_name(name: str) -> str:
     name = (name or "").strip()
     if not name or len(name) > COLLECTION_NAME_MAX or not all(c.isalnum() or c in "-_." for c in name):
@@ -257,28 +278,22 @@ class ElementStore:
 
     def _open(self, *, create: bool, options: dict[str, Any]) -> tuple[uuid.UUID, dict[str, Any]]:
         info = self.embeddings.info
-        with self.pool.connection() as conn:
-            conn.execute("SELECT pg_advisory_lock(%s)", (sql.SCHEMA_LOCK_KEY,))
-            try:
-                self._check_table_dimension(conn, info)
-                row = None
-                if conn.execute(sql.TABLE_EXISTS, ("langchain_pg_collection",)).fetchone()[0]:
-                    row = conn.execute(sql.COLLECTION_BY_NAME, (self.collection,)).fetchone()
-                if row is None:
-                    if not create:
-                        raise StoreError(
-                            f"collection {self.collection!r} does not exist yet: ingest documents into it first"
-                        )
-                    self._create_with_pgvector(info, options)
-                    conn.commit()
-                for statement in sql.CREATE_SCHEMA:
-                    conn.execute(statement)
-                conn.commit()
+        with self.pool.connection() as conn, schema_lock(conn):
+            self._check_table_dimension(conn, info)
+            row = None
+            if conn.execute(sql.TABLE_EXISTS, ("langchain_pg_collection",)).fetchone()[0]:
                 row = conn.execute(sql.COLLECTION_BY_NAME, (self.collection,)).fetchone()
-            finally:
-                conn.rollback()  # a failed statement must not keep the unlock from running
-                conn.execute("SELECT pg_advisory_unlock(%s)", (sql.SCHEMA_LOCK_KEY,))
+            if row is None:
+                if not create:
+                    raise StoreError(
+                        f"collection {self.collection!r} does not exist yet: ingest documents into it first"
+                    )
+                self._create_with_pgvector(info, options)
                 conn.commit()
+            for statement in sql.CREATE_SCHEMA:
+                conn.execute(statement)
+            conn.commit()
+            row = conn.execute(sql.COLLECTION_BY_NAME, (self.collection,)).fetchone()
         collection_id, meta = row[0], dict(row[1] or {})
         stored = EmbedderInfo.from_metadata(meta)
         if stored is None:
@@ -413,15 +428,9 @@ class ElementStore:
                 return True
             if conn.execute(sql.COUNT_EMBEDDINGS).fetchone()[0] < min_rows:
                 return False
-            conn.execute("SELECT pg_advisory_lock(%s)", (sql.SCHEMA_LOCK_KEY,))
-            try:
-                conn.execute("SET maintenance_work_mem = '256MB'")
+            with schema_lock(conn):
+                conn.execute("SET LOCAL maintenance_work_mem = '256MB'")
                 conn.execute(sql.CREATE_VECTOR_INDEX)
-                conn.commit()
-            finally:
-                conn.rollback()
-                conn.execute("RESET maintenance_work_mem")
-                conn.execute("SELECT pg_advisory_unlock(%s)", (sql.SCHEMA_LOCK_KEY,))
                 conn.commit()
         return True
 

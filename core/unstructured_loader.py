@@ -25,13 +25,11 @@ import os
 import threading
 import warnings
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
-from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
-from core.markdown_loader import ELEMENT_CATEGORIES, document_id_for, element_id_for
+from core.markdown_loader import ELEMENT_CATEGORIES, MarkdownElementLoader, element_id_for
 
 __all__ = ["SafeUnstructuredMarkdownLoader", "make_unstructured_offline", "parse_with_unstructured"]
 
@@ -186,21 +184,11 @@ def parse_with_unstructured(text: str, *, source: str, document_id: str) -> list
     return _to_schema(raw, document_id=document_id, source=source)
 
 
-class SafeUnstructuredMarkdownLoader(BaseLoader):
-    """``UnstructuredMarkdownLoader(mode="elements")`` for one file, offline, in our metadata schema."""
+class SafeUnstructuredMarkdownLoader(MarkdownElementLoader):
+    """``UnstructuredMarkdownLoader(mode="elements")`` for one file, offline, in our metadata schema.
 
-    def __init__(
-        self,
-        path: str | Path,
-        *,
-        document_id: str | None = None,
-        source: str | None = None,
-        encoding: str = "utf-8",
-    ) -> None:
-        self.path = Path(path)
-        self.source = source if source is not None else str(path)
-        self.document_id = document_id or document_id_for(str(self.path.resolve()))
-        self.encoding = encoding
+    Same constructor as our loader, so the two are interchangeable by name.
+    """
 
     def lazy_load(self) -> Iterator[Document]:
         """Yield elements in document order (unstructured partitions the whole file first)."""

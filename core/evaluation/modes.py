@@ -52,7 +52,7 @@ from core.retrieval import (
     vector_search,
 )
 from core.sql import evaluation as sql
-from core.store import COLLECTION_NAME_MAX, ElementStore, read_connection
+from core.store import COLLECTION_NAME_MAX, ElementStore, apply_schema, read_connection
 from core.tokens import count_tokens
 
 __all__ = [
@@ -119,16 +119,7 @@ def parse_modes(value: str | Sequence[str] | None) -> tuple[str, ...]:
 
 def ensure_schema(store: ElementStore) -> None:
     """The evaluation tables and the full-text index (idempotent, serialised across processes)."""
-    with store.pool.connection() as conn:
-        conn.execute("SELECT pg_advisory_lock(%s)", (sql.SCHEMA_LOCK_KEY,))
-        try:
-            for statement in sql.CREATE_SCHEMA:
-                conn.execute(statement)
-            conn.commit()
-        finally:
-            conn.rollback()
-            conn.execute("SELECT pg_advisory_unlock(%s)", (sql.SCHEMA_LOCK_KEY,))
-            conn.commit()
+    apply_schema(store.pool, sql.CREATE_SCHEMA, sql.SCHEMA_LOCK_KEY)
 
 
 # -- contextual sibling collection ----------------------------------------------------------------------------

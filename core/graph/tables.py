@@ -17,6 +17,7 @@ from psycopg.types.json import Jsonb
 
 from core.graph.model import Community, Entity, Finding, Relationship, Report, TextUnit
 from core.sql import graph as sql
+from core.store import apply_schema
 
 _schema_ready: set[int] = set()
 
@@ -25,16 +26,7 @@ def ensure_schema(pool: Any) -> None:
     """Create the graph tables once per pool (idempotent, serialised across processes)."""
     if id(pool) in _schema_ready:
         return
-    with pool.connection() as conn:
-        conn.execute("SELECT pg_advisory_lock(%s)", (sql.GRAPH_SCHEMA_LOCK_KEY,))
-        try:
-            for statement in sql.CREATE_SCHEMA:
-                conn.execute(statement)
-            conn.commit()
-        finally:
-            conn.rollback()
-            conn.execute("SELECT pg_advisory_unlock(%s)", (sql.GRAPH_SCHEMA_LOCK_KEY,))
-            conn.commit()
+    apply_schema(pool, sql.CREATE_SCHEMA, sql.GRAPH_SCHEMA_LOCK_KEY)
     _schema_ready.add(id(pool))
 
 

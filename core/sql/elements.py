@@ -11,6 +11,9 @@ All statements take parameters; none is built from user text.
 # Serialises schema creation across processes: CREATE ... IF NOT EXISTS still races on the catalog.
 SCHEMA_LOCK_KEY = 4_851_220_001
 
+ADVISORY_LOCK = "SELECT pg_advisory_lock(%s)"
+ADVISORY_UNLOCK = "SELECT pg_advisory_unlock(%s)"
+
 CREATE_SCHEMA = [
     """
     CREATE TABLE IF NOT EXISTS hke_documents (
