@@ -94,6 +94,7 @@ def walk_the_flow(url: str, marks: dict[str, float], t0: float) -> list[str]:
 
         page.goto(f"{url}/compare")
         text("Question")
+        page.get_by_label("Question").fill("Nova 24FL에는 HDMI 단자가 몇 개 있나요?")
         page.get_by_role("button", name="Ask").click()
         text("Answered by", timeout=300_000)
         page.get_by_text("Answered by").nth(1).wait_for(timeout=300_000)
