@@ -108,8 +108,8 @@ def walk_the_flow(url: str, marks: dict[str, float], t0: float) -> list[str]:
         page.locator(".js-plotly-plot").first.wait_for(timeout=300_000)
         marks["index_built"] = time.monotonic() - t0
         shot("4_reports")
-        page.get_by_role("button", name=re.compile("Open")).first.click()
-        text("Findings", timeout=120_000)
+        page.get_by_role("button", name="Open report", exact=True).first.click()
+        page.get_by_role("heading", name=re.compile("Findings")).first.wait_for(timeout=120_000)
         shot("5_report")
 
         page.goto(f"{url}/evaluation")
