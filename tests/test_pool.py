@@ -92,6 +92,11 @@ def test_concurrent_retrieval_keeps_within_the_pool_and_returns_everything(own_p
 
     def worker(i: int) -> None:
         barrier.wait()  # all at once: 16 callers on 4 connections
+        # Hold a connection a moment first, so that the callers really overlap however fast the machine is
+        # (on a quiet machine the retrievals alone can finish before the next thread asks).
+        with pool.connection() as conn:
+            conn.execute("SELECT pg_sleep(0.05)")
+            conn.rollback()
         try:
             for j in range(REQUESTS_PER_THREAD):
                 n = i * REQUESTS_PER_THREAD + j
