@@ -182,23 +182,7 @@ def extractive_report(
     summary = " ".join([lead, *(f"“{clip(graph.sentences[i].text, 260)}”" for i in central)])
     rating, rating_explanation = rate(community, ctx)
     findings = _extractive_findings(community, graph, deg, min_findings, max_findings)
-    report = Report(
-        community_id=community.id,
-        kind=community.kind,
-        level=community.level,
-        title=title,
-        summary=summary,
-        rating=rating,
-        rating_explanation=rating_explanation,
-        findings=findings,
-        full_content="",
-        generated_by="extractive",
-        parent=community.parent,
-        children=list(community.children),
-        size=community.size,
-    )
-    report.full_content = render_markdown(report)
-    return report
+    return _make_report(community, title, summary, rating, rating_explanation, findings, "extractive")
 
 
 def _central_sentences(community: Community, graph: GraphData, members: set[str], deg: dict[str, int]) -> list[int]:
@@ -581,23 +565,8 @@ def llm_report(
         stats.fallbacks += 1
         log.warning("community %s: no LLM finding cited existing data; using the extractive report", community.id)
         return None
-    report = Report(
-        community_id=community.id,
-        kind=community.kind,
-        level=community.level,
-        title=title,
-        summary=summary,
-        rating=rating,
-        rating_explanation=rating_explanation or fallback.rating_explanation,
-        findings=findings,
-        full_content="",
-        generated_by="llm",
-        parent=community.parent,
-        children=list(community.children),
-        size=community.size,
-    )
-    report.full_content = render_markdown(report)
-    return report
+    explanation = rating_explanation or fallback.rating_explanation
+    return _make_report(community, title, summary, rating, explanation, findings, "llm")
 
 
 def _validate_report(data: dict[str, Any] | None) -> tuple[str, str, float, str, list[dict[str, str]]] | None:
@@ -672,3 +641,27 @@ def _resolve_finding(
     if not (entity_ids or relationship_ids or element_ids):
         return None
     return Finding(summary, explanation, entity_ids, relationship_ids, element_ids)
+
+
+def _make_report(
+    community: Community, title: str, summary: str, rating: float, rating_explanation: str,
+    findings: list[Finding], generated_by: str,
+) -> Report:
+    """A report for ``community`` with its markdown rendering; one place for both generators."""
+    report = Report(
+        community_id=community.id,
+        kind=community.kind,
+        level=community.level,
+        title=title,
+        summary=summary,
+        rating=rating,
+        rating_explanation=rating_explanation,
+        findings=findings,
+        full_content="",
+        generated_by=generated_by,
+        parent=community.parent,
+        children=list(community.children),
+        size=community.size,
+    )
+    report.full_content = render_markdown(report)
+    return report
