@@ -1,4 +1,6 @@
-"""Evaluation of the four retrieval modes on two question sets, end to end, in a scratch database.
+"""Evaluation of the retrieval modes on three question sets, end to end, in a scratch database.
+
+``default`` is exactly what ``ask`` and the Compare page run; the other modes isolate one ingredient each.
 
 1. ``data/questions.json`` (58 hand-written gold questions) on the sample corpus ``data/samples`` (k=4 and k=8).
 2. A question set generated from the Python-Markdown docs (a public corpus fetched through pip by
@@ -22,7 +24,7 @@ import time
 from _common import CORPORA, QUESTIONS, SAMPLES, ensure_corpora, scratch_database, write_result
 from _synthetic import remove_scratch_database
 
-MODES = ("plain", "hierarchical", "contextual", "hybrid")
+MODES = ("plain", "hierarchical", "contextual", "fulltext", "hybrid", "default")
 COLUMNS = ("recall", "hit_recall", "attribution", "grounded", "mrr", "context_tokens_mean", "latency_ms_p50",
            "exact", "contains")
 TAGS = ("korean", "english", "disambiguation", "spec", "policy", "faq", "procedure", "entity", "multi-hop",
@@ -36,11 +38,11 @@ def table(title: str, aggregates: dict[str, dict]) -> str:
     return "\n".join(lines)
 
 
-def evaluate(store, questions, k: int) -> dict:
+def evaluate(store, questions, k: int, modes: str) -> dict:
     from core.evaluation import run_evaluation
 
     t0 = time.perf_counter()
-    run = run_evaluation(store, questions, modes=MODES, k=k)
+    run = run_evaluation(store, questions, modes=modes, k=k)
     seconds = time.perf_counter() - t0
     by_tag = {tag: modes for tag, modes in run.summary["by_tag"].items() if tag in TAGS}
     return {
@@ -58,6 +60,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--k", type=int, default=4)
     parser.add_argument("--skip-generated-samples", action="store_true")
+    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated modes (default: all)")
     args = parser.parse_args()
 
     started = time.perf_counter()
@@ -85,7 +88,7 @@ def run_all(url: str, args: argparse.Namespace, started: float) -> None:
     out["samples_ingest"] = {"elements": report.elements, "seconds": round(time.perf_counter() - t0, 2)}
     gold = load_questions(QUESTIONS)
     for k in sorted({args.k, 8}):
-        result = evaluate(samples, gold, k)
+        result = evaluate(samples, gold, k, args.modes)
         out["sets"][f"gold-samples-k{k}"] = result
         print(table(f"\n== data/questions.json on data/samples, k={k} ({result['seconds']} s)", result["modes"]))
 
@@ -99,7 +102,7 @@ def run_all(url: str, args: argparse.Namespace, started: float) -> None:
                                      "errors": len(report.errors), "seconds": round(time.perf_counter() - t0, 2)}
     generated = generate_questions([corpus])
     out["python_markdown_questions"] = {"n": len(generated), "description": generated.description}
-    result = evaluate(pymd, generated, args.k)
+    result = evaluate(pymd, generated, args.k, args.modes)
     out["sets"][f"generated-python-markdown-k{args.k}"] = result
     print(table(f"\n== generated from Python-Markdown docs ({len(generated)} q), k={args.k} ({result['seconds']} s)",
                 result["modes"]))
@@ -107,7 +110,7 @@ def run_all(url: str, args: argparse.Namespace, started: float) -> None:
     # 3. generated questions on the samples
     if not args.skip_generated_samples:
         generated_samples = generate_questions([SAMPLES])
-        result = evaluate(samples, generated_samples, args.k)
+        result = evaluate(samples, generated_samples, args.k, args.modes)
         out["sets"][f"generated-samples-k{args.k}"] = result
         print(table(f"\n== generated from data/samples ({len(generated_samples)} q), k={args.k} "
                     f"({result['seconds']} s)", result["modes"]))
