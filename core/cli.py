@@ -123,7 +123,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     bar.close()
     text = (
         f"{report.documents} documents ({report.added} added, {report.replaced} replaced, {report.unchanged} "
-        f"unchanged), {report.elements} elements written, {report.skipped} skipped, {len(report.errors)} errors "
+        f"unchanged), {report.elements} elements written ({report.texts_embedded} texts embedded, "
+        f"{report.cache_hits} from the embedding cache), {report.skipped} skipped, {len(report.errors)} errors "
         f"in {report.seconds:.2f}s"
     )
     text += "".join(f"\n  warning: {w['path']}: {w['warning']}" for w in report.warnings)
