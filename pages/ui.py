@@ -14,6 +14,7 @@ import streamlit as st
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
 from core.database import DatabaseError, database_url, redact_url
 from core.embeddings import make_embeddings
+from core.partial_tree import escape_markdown
 from core.store import ElementStore, StoreError, list_collections
 
 
@@ -110,7 +111,7 @@ def require_documents(store_: ElementStore | None = None) -> ElementStore:
     info = {c.name: c for c in collections()}.get(current_collection())
     if info is None or info.documents == 0:
         st.info(
-            f"No documents in collection **{current_collection()}** yet: go to **Overview** and "
+            f"No documents in collection **{escape_markdown(current_collection())}** yet: go to **Overview** and "
             "click **Ingest the samples**, or upload your own markdown files."
         )
         st.page_link("pages/overview.py", label="Go to Overview", icon=":material/home:")
