@@ -20,7 +20,11 @@ Sources of candidates, per element of a text unit:
   ``PRODUCT``); single capitalised words that do not start a sentence (weak). With spaCy the capitalised-word
   heuristics are replaced by its entities; acronyms, CamelCase and codes are kept.
 
-Weak candidates survive only when they occur in 2+ text units. Then every kept name is looked up in every
+Weak candidates survive only when they occur in 2+ text units, and every candidate must be worth a node
+(:func:`worth_a_node`): not only function words (English stop words; Korean by kiwipiepy POS tags), not a field
+(table header, ``key :``, bold lead-in: an attribute of its row or section), not a heading repeated in 3+ sections,
+not a code span unless it names an identifier that recurs, not a word the corpus mostly writes in lower case.
+Then every kept name is looked up in every
 sentence (word n-grams by normalised key, a trailing Korean particle stripped), so a name defined in one
 section is also found where other sections mention it. Code blocks and raw HTML blocks are not read.
 """
