@@ -33,7 +33,17 @@ from core.llm import (
     stream_with_retries,
 )
 from core.partial_tree import resolve_citations
-from core.retrieval import MODES, Context, ContextElement, Mode, Retrieval, Scope, retrieve, validate_question
+from core.retrieval import (
+    MODES,
+    Context,
+    ContextElement,
+    Mode,
+    Retrieval,
+    Scope,
+    SearchConfig,
+    retrieve,
+    validate_question,
+)
 from core.store import ElementStore
 from core.textnorm import match_terms
 
@@ -464,6 +474,7 @@ class Comparison:
     hierarchy_added: list[ContextElement]
     hits: list[ContextElement]
     created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    search: dict[str, Any] = field(default_factory=dict)  # Retrieval.describe(): strategy, scope, notes
 
     @property
     def plain(self) -> ModeResult | None:
@@ -476,7 +487,7 @@ class Comparison:
     @classmethod
     def build(cls, collection: str, retrieval: Retrieval, results: dict[str, ModeResult], answerer: str) -> Comparison:
         return cls(retrieval.question, collection, retrieval.k, retrieval.scope, answerer, results,
-                   retrieval.hierarchy_added, retrieval.hierarchical.hits)
+                   retrieval.hierarchy_added, retrieval.hierarchical.hits, search=retrieval.describe())
 
     def to_dict(self, *, details: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {"question": self.question}
@@ -487,6 +498,7 @@ class Comparison:
             out["collection"] = self.collection
             out["k"] = self.k
             out["scope"] = self.scope.as_dict()
+            out["search"] = self.search
             out["answerer"] = self.answerer
             out["hits"] = [h.as_dict() for h in self.hits]
             out["hierarchy_added"] = [e.as_dict() for e in self.hierarchy_added]
@@ -501,9 +513,10 @@ def compare(
     k: int = 4,
     scope: Scope | None = None,
     answerer: Answerer | None = None,
-    children_budget: int = 0,
+    children_budget: int | None = None,
     modes: Sequence[Mode] = MODES,
     streaming: bool = False,
+    search: SearchConfig | str | None = None,
 ) -> Comparison:
     """Retrieve once, answer in each of ``modes``; a failed answer is recorded, never raised.
 
@@ -511,7 +524,7 @@ def compare(
     before any work is done.
     """
     question = validate_question(question)
-    retrieval = retrieve(store, question, k=k, scope=scope, children_budget=children_budget)
+    retrieval = retrieve(store, question, k=k, scope=scope, children_budget=children_budget, search=search)
     answerer = answerer or default_answerer()
     results = {mode: AnswerStream(retrieval, mode, answerer, streaming=streaming).result() for mode in modes}
     return Comparison.build(store.collection, retrieval, results, answerer.label)

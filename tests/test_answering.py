@@ -180,7 +180,7 @@ def test_llm_answer_streams_and_its_citations_resolve_to_full_ids(samples_store)
     assert result.answer.text == f"It has 1 HDMI port [e:{hit.short_id}]."
     assert result.answer.cited == [hit.element_id] and result.answer.ok
     assert result.sources[0].element_id == hit.element_id and result.sources[0].cited
-    assert result.timings["generate"] > 0 and set(result.timings) == {"embed_query", "vector_search", "expand",
+    assert result.timings["generate"] > 0 and set(result.timings) == {"embed_query", "search", "expand",
                                                                       "generate"}
     system, human = recorder.prompts[0]
     assert system.content == prompts.RAG_SYSTEM
@@ -237,7 +237,7 @@ def test_comparison_json_has_the_documented_shape(samples_store):
     assert data["question"] == QUESTIONS["q02"]["question"]
     for mode in ("plain", "hierarchical"):
         assert set(data[mode]) >= {"answer", "context", "sources", "context_tokens", "timings"}
-        assert set(data[mode]["timings"]) == {"embed_query", "vector_search", "expand", "generate"}
+        assert set(data[mode]["timings"]) == {"embed_query", "search", "expand", "generate"}
         assert data[mode]["context_tokens"] > 0
         assert all(len(s["element_id"]) == 32 for s in data[mode]["sources"])
     assert data["hierarchical"]["context_tokens"] > data["plain"]["context_tokens"]
