@@ -3,7 +3,8 @@
 Reference documentation and spec sheets state facts in a few regular shapes, each under a heading that says
 what the fact is about:
 
-* **defaults**: a list item naming an option and saying "Defaults to `X`" / "Default: X" / "Default is X"
+* **defaults**: a list item naming an option and saying "Defaults to `X`" / "Default: X" / "Default is X", or an
+  options table with a "Default" column
   (Python-Markdown's extension docs: ``* **`marker`**: … Defaults to `[TOC]`.``);
 * **key : value items**: ``* 무게(스탠드 포함) : 2.9 kg`` (spec sheets, directories);
 * **table rows**: the first cell names a row, the header names a column.
@@ -18,7 +19,7 @@ Answers that occur in many elements ("True", "1개") are dropped too (``max_answ
 is in the context" should mean the right evidence was retrieved, not that a common word turned up.
 
 Templates: Korean facts get Korean questions (``"<subject>의 <key>는 무엇인가요?"``), others English
-(``"What is the default of `<option>` in <subject>?"``). Nothing here touches the database.
+(``"What is the default of option `<option>` of <subject>?"``). Nothing here touches the database.
 """
 
 from __future__ import annotations
