@@ -172,8 +172,9 @@ def extractive_report(
         lead += f", chiefly {join_names(top_names)}." if top_names else "."
     else:
         title = ctx.themes.title(community) if ctx.themes is not None else join_names(top_names)
+        documents = ctx.themes.importance(community).documents if ctx.themes is not None else 0
         lead = (
-            f"{community.size} entities and {len(community.relationship_ids)} relationships, centred on "
+            f"{community.size} entities from {documents} document{'s' if documents != 1 else ''}, centred on "
             f"{join_names(top_names)}."
         )
     central = ctx.themes.summary_sentences(community) if ctx.themes is not None else []

@@ -47,7 +47,7 @@ from core.graph.model import Community
 from core.graph.text import clip
 
 SENTENCES_PER_ENTITY = 40
-MIN_HEADING_SHARE = 0.2
+MIN_HEADING_SHARE = 0.3
 SECOND_HEADING_SHARE = 0.6
 MMR_LAMBDA = 0.7
 MAX_SUMMARY_SENTENCES = 3
