@@ -14,10 +14,10 @@ says the reports hold nothing relevant, without a reduce call.
 see :func:`is_overview`) is answered from the top level: every level-0 report's title and summary, highest rated
 first, each cited. Any other question is embedded with the store's embedder; each finding of the selected reports
 is scored by the cosine similarity of the question to the stored vectors of the elements it cites (its evidence;
-computed by pgvector, so no finding text is embedded at query time), plus :data:`LEXICAL_BONUS` when the finding shares a content word with the question, weighted lightly by the
-report's rating. The
-best findings, at most two per report, are composed into a cited, extractive answer labelled as such. Scores are
-similarities mapped to 0–100 to mirror the map step; findings below :data:`OFFLINE_MIN_SCORE` are not offered, and
+computed by pgvector, so no finding text is embedded at query time), plus :data:`LEXICAL_BONUS` when the finding
+shares a content word with the question, weighted lightly by the report's rating. The best findings, at most two
+per report, are composed into a cited, extractive answer labelled as such. Scores are similarities mapped to 0–100
+to mirror the map step; findings below :data:`OFFLINE_MIN_SCORE` are not offered, and
 when none reaches it the answer says that no report covers the question.
 
 **Progress.** ``progress(stage, done, total)`` is called with ``"map"`` as each batch is mapped (offline: one step,
