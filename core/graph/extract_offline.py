@@ -421,8 +421,7 @@ def worth_a_node(drafts: dict[str, EntityDraft], sentences: Sequence[Sentence]) 
     * a heading that recurs in :data:`LABEL_MIN_SECTIONS` sections is a section label, unless named elsewhere;
     * an inline code span must name an identifier (checked when found) that recurs in :data:`CODE_MIN_UNITS` units;
     * a single English word that the corpus itself mostly writes in lower case in running text is a common word
-      (``Default``/``default``, ``NEW``/``new``, code ``class``/prose class), not a name, unless it heads a section
-      (then it is that section's topic).
+      (``Default``/``default``, ``NEW``/``new``, code ``class``/prose class), not a name.
     """
     usage = _word_usage(sentences)
     kept: dict[str, EntityDraft] = {}
@@ -438,7 +437,7 @@ def worth_a_node(drafts: dict[str, EntityDraft], sentences: Sequence[Sentence]) 
             continue
         if set(roles) <= {ROLE_CODE} and len(draft.code_units) < CODE_MIN_UNITS:
             continue
-        if not named and not draft.label_sections and _common_word(title, roles[ROLE_CODE], usage):
+        if not named and _common_word(title, roles[ROLE_CODE], usage):
             continue
         kept[key] = draft
     return kept
@@ -804,6 +803,8 @@ class MentionMatcher:
         self.needs_capital: set[str] = set()
         for key, draft in drafts.items():
             for name in draft.names:
+                if _CLAUSE_BREAK.search(name):
+                    continue  # never matched inside one clause: found by its extracted occurrences instead
                 toks = words(name)
                 if not toks or len(toks) > MAX_LOOKUP_WORDS:
                     continue
