@@ -36,8 +36,17 @@ def emit(payload: Any, as_json: bool, text: str | None = None) -> None:
 
 
 def fail(message: str, code: int = 2) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    from core.database import redact_text
+
+    print(f"error: {redact_text(message, _configured_database_url())}", file=sys.stderr)
     return code
+
+
+def _configured_database_url() -> str | None:
+    try:
+        return load_settings().database_url
+    except ValueError:  # a bad setting is reported by the command itself
+        return None
 
 
 # -- db ---------------------------------------------------------------------------------------------
@@ -123,7 +132,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     bar.close()
     text = (
         f"{report.documents} documents ({report.added} added, {report.replaced} replaced, {report.unchanged} "
-        f"unchanged), {report.elements} elements written, {report.skipped} skipped, {len(report.errors)} errors "
+        f"unchanged), {report.elements} elements written ({report.texts_embedded} texts embedded, "
+        f"{report.cache_hits} from the embedding cache), {report.skipped} skipped, {len(report.errors)} errors "
         f"in {report.seconds:.2f}s"
     )
     text += "".join(f"\n  warning: {w['path']}: {w['warning']}" for w in report.warnings)
@@ -553,12 +563,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
-    from core.database import DatabaseError
+    if not args.verbose:
+        # The pool logs each failed reconnection; the command ends with one clear message instead.
+        logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
+    import psycopg
+
+    from core.database import DatabaseError, connection_lost, unavailable_message
+    from core.graph.llm_cache import LLMCallError
+    from core.llm import LLMError
     from core.store import StoreError
 
     try:
         return _COMMANDS[args.command](args)
     except (StoreError, DatabaseError, ValueError) as exc:
         return fail(str(exc))
+    except (LLMError, LLMCallError) as exc:  # the model failed for good: its classified, key-free message
+        return fail(str(exc), 1)
+    except psycopg.Error as exc:  # the same words as ingest when the server went away, never a traceback
+        if connection_lost(exc):
+            return fail(unavailable_message(exc, _configured_database_url()))
+        return fail(f"the database refused the request: {type(exc).__name__}: {str(exc).strip().splitlines()[0]}")
     except KeyboardInterrupt:
         return fail("interrupted", 130)

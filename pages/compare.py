@@ -11,7 +11,7 @@ import json
 
 import streamlit as st
 
-from core.answering import AnswerStream, Comparison, ModeResult, default_answerer
+from core.answering import Comparison, ModeResult, answer_concurrently, default_answerer
 from core.partial_tree import escape_markdown
 from core.retrieval import (
     DEFAULT_CHILDREN_BUDGET,
@@ -150,20 +150,29 @@ def run_columns(retrieval: Retrieval | None, comparison: Comparison | None) -> C
     answerer = default_answerer() if retrieval is not None else None
     columns = st.columns(2, gap="large")
     results: dict[str, ModeResult] = {}
+    answer_boxes = {}
     for mode, column in zip(MODES, columns, strict=True):
         with column:
             st.subheader(TITLES[mode])
             st.caption(BLURBS[mode])
-            if retrieval is not None:
-                stream = AnswerStream(retrieval, mode, answerer)
-                with st.container(border=True):
-                    st.write_stream(answer_markdown(chunk) for chunk in stream)
-                results[mode] = stream.result()
-            else:
+            with st.container(border=True):
+                answer_boxes[mode] = st.empty()
+            if retrieval is None:
                 results[mode] = comparison.results[mode]
-                with st.container(border=True):
-                    st.markdown(answer_markdown(results[mode].answer.text) or "*no answer*")
+                answer_boxes[mode].markdown(answer_markdown(results[mode].answer.text) or "*no answer*")
+            else:
+                answer_boxes[mode].markdown("*Answering…*")
     if retrieval is not None:
+        # Both columns are answered at once; each call ends by its own deadline (HKE_LLM_TIMEOUT).
+        texts = dict.fromkeys(MODES, "")
+        for event in answer_concurrently(retrieval, answerer):
+            if event.result is not None:
+                results[event.mode] = event.result
+                if not event.result.answer.text:
+                    answer_boxes[event.mode].markdown("*no answer*")
+            else:
+                texts[event.mode] += event.text
+                answer_boxes[event.mode].markdown(answer_markdown(texts[event.mode]))
         comparison = Comparison.build(collection, retrieval, results, answerer.label)
     x_max = max([r.timings.get(stage, 0.0) for r in results.values() for stage in STAGES] or [1.0])
     plain_tokens = results["plain"].context.tokens

@@ -12,8 +12,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
-from core.database import DatabaseError, database_url, redact_url
+from core.database import DatabaseError, connection_lost, database_url, redact_url, unavailable_message
 from core.embeddings import make_embeddings
+from core.partial_tree import escape_markdown
 from core.retrieval import Scope
 from core.store import ElementStore, StoreError, list_collections
 
@@ -69,8 +70,19 @@ def collections() -> list:
     try:
         return list_collections(db_url())
     except (StoreError, DatabaseError) as exc:
-        st.error(f"The database is not available: {exc}")
+        show_database_error(exc)
         st.stop()
+
+
+def show_database_error(exc: BaseException) -> None:
+    """What every page shows when the database cannot be used: the words ingest and the CLI use, no traceback."""
+    message = unavailable_message(exc) if connection_lost(exc) else str(exc)
+    st.error(message[:1].upper() + message[1:], icon=":material/error:")
+
+
+def is_database_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` is the database going away (or refusing to start): shown as a message, not a traceback."""
+    return isinstance(exc, DatabaseError) or connection_lost(exc)
 
 
 def current_collection() -> str:
@@ -111,7 +123,7 @@ def require_documents(store_: ElementStore | None = None) -> ElementStore:
     info = {c.name: c for c in collections()}.get(current_collection())
     if info is None or info.documents == 0:
         st.info(
-            f"No documents in collection **{current_collection()}** yet: go to **Overview** and "
+            f"No documents in collection **{escape_markdown(current_collection())}** yet: go to **Overview** and "
             "click **Ingest the samples**, or upload your own markdown files."
         )
         st.page_link("pages/overview.py", label="Go to Overview", icon=":material/home:")

@@ -143,6 +143,7 @@ def _score(question: Question, retrieval: ModeRetrieval, extractive: ExtractiveA
         context_tokens=context.tokens,
         latency_ms=retrieval.latency_ms,
         answer=excerpt,
+        gold_element=question.gold_element,
     )
     details = {
         "hits": [{"element_id": h.element_id, "rank": h.rank + 1, "similarity": round(h.similarity, 4),

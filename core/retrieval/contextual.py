@@ -13,10 +13,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-import numpy as np
 from langchain_core.documents import Document
 
-from core.ingest import embedding_text
+from core.ingest import embed_texts, embedding_text
 from core.retrieval.scope import Scope
 from core.retrieval.search import Hit
 from core.store import COLLECTION_NAME_MAX, ElementStore
@@ -106,14 +105,17 @@ def ensure_contextual_store(
     for doc_id, record in stale:
         elements = _remap(store.elements(record.document_id), name, doc_id)
         texts = [embedding_text(e, contextual=True) for e in elements]
-        vectors = []
-        for start in range(0, len(texts), batch_size):
-            vectors.append(np.asarray(store.embeddings.embed_documents(texts[start : start + batch_size]), np.float32))
-            done += len(texts[start : start + batch_size])
+
+        def advance(n: int, filename: str = record.filename) -> None:
+            nonlocal done
+            done += n
             if progress:
-                progress(done, total, f"contextual: {record.filename}")
-        matrix = np.vstack(vectors) if vectors else np.zeros((0, store.embeddings.info.dimension), np.float32)
-        sibling.replace_document(replace(record, document_id=doc_id, n_elements=len(elements)), elements, matrix)
+                progress(done, total, f"contextual: {filename}")
+
+        # Through the embedding cache: a heading-path text any collection of this embedder holds is not re-embedded.
+        vectors = embed_texts(sibling, texts, batch_size=batch_size, advance=advance)
+        sibling.replace_document(replace(record, document_id=doc_id, n_elements=len(elements)), elements,
+                                 vectors.vectors, vectors.hashes)
         embedded += len(elements)
     removed = 0
     for doc_id in set(known) - set(wanted):
