@@ -42,7 +42,7 @@ from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.search import MAX_K, Hit, SearchConfig, embed_query, ms, search, search_config
 from core.store import ElementStore
 
-__all__ = ["HierarchicalRetriever", "PlainRetriever", "Retrieval", "find_hits", "retrieve"]
+__all__ = ["HierarchicalRetriever", "PlainRetriever", "Retrieval", "find_hits", "retrieve", "warm_up"]
 
 MODES: tuple[Mode, Mode] = ("plain", "hierarchical")
 
@@ -206,6 +206,16 @@ def retrieve(
         timings["search"] = ms(t2 - t1)
     return Retrieval(question, k, found.scope, found.hits, plain, hierarchical, timings, vector, config,
                      found.heading_match, found.notes, budget)
+
+
+def warm_up(store: ElementStore) -> None:
+    """Pay the one-time costs before the first question: the full-text index (built once per database) and the
+    Korean analyser's model load. Without it the first question of a fresh server took ~6 s in "search"."""
+    from core import textnorm
+    from core.retrieval.search import ensure_search_index
+
+    ensure_search_index(store)
+    textnorm.terms("워밍업 warm-up")
 
 
 # -- LangChain retrievers --------------------------------------------------------------------------------
