@@ -413,15 +413,15 @@ def _database_unavailable(store: ElementStore, exc: BaseException) -> str | None
     """
     import psycopg
 
-    from core.database import psycopg_conninfo
+    from core.database import connection_lost, psycopg_conninfo, redact_text
 
-    if not isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+    if not connection_lost(exc):
         return None
     try:
         with psycopg.connect(psycopg_conninfo(store.url), connect_timeout=3, autocommit=True) as conn:
             conn.execute("SELECT 1")
     except Exception as probe:
-        return _first_line(probe)
+        return redact_text(_first_line(probe), store.url)
     return None
 
 

@@ -21,6 +21,7 @@ import gc
 import hashlib
 import html
 import os
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -231,6 +232,17 @@ def _alt_text(image: Token) -> str:
         else:
             stack.pop()
     return "".join(out)
+
+
+# A trailing attribute list (Python-Markdown attr_list, Pandoc, kramdown): "Notes {: #id }", "API {#api .x}".
+# It styles the heading and is not part of its name.
+_ATTRIBUTE_LIST = re.compile(r"\s*\{(?::[^{}]*|\s*[#.][^{}\s][^{}]*)\}\s*$")
+
+
+def strip_attribute_list(heading: str) -> str:
+    """``heading`` without a trailing ``{: #id .class key=value}`` attribute list (the text stays if that is all)."""
+    stripped = _ATTRIBUTE_LIST.sub("", heading)
+    return stripped if stripped.strip() else heading
 
 
 class _Inline:
@@ -468,6 +480,7 @@ class _TreeBuilder:
     def _heading(self, open_tok: Token, inline_tok: Token) -> None:
         level = int(open_tok.tag[1])
         inline = _Inline(inline_tok.children)
+        inline.text = strip_attribute_list(inline.text)
         if self._frames:
             # A heading inside a list item or blockquote is part of that container, not a new section
             # of the document, so it must not rewrite the heading stack for what follows the container.

@@ -27,7 +27,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
-from core.database import psycopg_conninfo
+from core.database import DatabaseUnavailableError, psycopg_conninfo, unavailable_message
 from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
 from core.sql import elements as sql
 
@@ -148,6 +148,9 @@ def connection_pool(url: str, *, max_size: int | None = None) -> ConnectionPool:
                 max_size=max_size or load_settings().pool_size,
                 kwargs=_connect_kwargs(conninfo),
                 configure=_configure_connection,
+                # A pooled connection to a server that has since died or restarted is dead: test each one before
+                # handing it out (one round trip), so a restarted server is used without a manual step.
+                check=ConnectionPool.check_connection,
                 open=True,
                 timeout=POOL_TIMEOUT_S,
                 max_idle=POOL_MAX_IDLE_S,
@@ -212,13 +215,9 @@ def _ensure_extension(conninfo: str) -> None:
         with psycopg.connect(conninfo, autocommit=True, connect_timeout=10) as conn:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
     except psycopg.OperationalError as exc:
-        raise StoreError(f"cannot connect to the database: {_first_line(exc)}") from exc
+        raise DatabaseUnavailableError(unavailable_message(exc, conninfo)) from exc
     except psycopg.errors.FeatureNotSupported as exc:  # pragma: no cover - depends on the server
         raise StoreError("the database has no pgvector extension; use the pgvector/pgvector image") from exc
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 @contextlib.contextmanager

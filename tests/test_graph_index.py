@@ -205,6 +205,78 @@ def test_offline_global_search_cites_reports(indexed):
     assert structural.report_ids and structural.kind == "structural"
 
 
+@pytest.mark.parametrize("question", ["What are the main themes of this collection?", "What is this corpus about?",
+                                      "이 컬렉션의 주요 주제는 무엇인가요?", "문서들은 무엇에 관한 것인가요?"])
+def test_offline_overview_lists_every_top_level_theme_cited(indexed, question):
+    store, _result, _ = indexed
+    answer = global_search(store, question, use_llm="extractive")
+    top = load_reports(store, level=0, kind="entity")
+    ranked = sorted(top, key=lambda r: (-r.rating, r.community_id))
+    assert answer.report_ids == [r.community_id for r in ranked], "every theme, most important first"
+    lines = [line for line in answer.answer.splitlines() if line.startswith("- **")]
+    assert len(lines) == len(top)
+    for line, report in zip(lines, ranked, strict=True):
+        assert line.startswith(f"- **{report.title}**") and f"[Data: Reports ({report.community_id})]" in line
+    assert "is linked to" not in answer.answer
+
+
+def test_offline_search_below_the_relevance_floor_says_no_report_covers_it(indexed):
+    store, _result, _ = indexed
+    answer = global_search(store, "What is the recipe for kimchi stew?", use_llm="extractive")
+    assert answer.report_ids == [] and answer.points == []
+    assert "no community report covers" in answer.answer and "relevance floor" in answer.answer
+    specific = global_search(store, "What ports does the Nova 32UX have?", use_llm="extractive")
+    assert specific.report_ids and all(p.score >= 35 for p in specific.points)
+
+
+def test_ratings_mean_importance_and_explain_themselves(indexed):
+    store, _result, _ = indexed
+    reports = load_reports(store, level=0, kind="entity")
+    for r in reports:
+        assert r.rating_explanation.startswith(f"Rated {r.rating:g}/10 for importance")
+        assert "of the corpus's elements" in r.rating_explanation and "documents" in r.rating_explanation
+    smallest = min(reports, key=lambda r: r.size)
+    largest = max(reports, key=lambda r: r.size)
+    assert smallest.rating < largest.rating
+    assert all(r.rating < 5 for r in reports if r.size <= 3), "a two-entity community is not a major theme"
+
+
+def test_summaries_are_central_non_redundant_and_cover_sub_communities(indexed):
+    from core.graph.index import _element_vectors
+    from core.graph.themes import Themes
+
+    store, result, _ = indexed
+    vectors = _element_vectors(store)
+    assert vectors, "the stored element vectors are read for summaries"
+    themes = Themes(result.graph, result.communities, vectors)
+    by_id = {c.id: c for c in result.communities}
+    graph = result.graph
+    checked = 0
+    for c in result.communities:
+        if c.kind != "entity" or len(c.children) < 2:
+            continue
+        chosen = themes.summary_sentences(c)
+        texts = [graph.sentences[i].text for i in chosen]
+        assert 1 <= len(chosen) <= 3 and len(set(texts)) == len(texts)
+        elements = {graph.sentences[i].element_id for i in chosen}
+
+        def quotable(i: int) -> bool:  # a statement, not a heading, a table row or a "key : value" field
+            s = graph.sentences[i]
+            return s.category not in ("Title", "Table") and len(s.text) >= 25 and " : " not in s.text
+
+        children = [by_id[k] for k in c.children]
+        quotable_children = [k for k in children
+                             if any(quotable(i) for e in k.entity_ids for i in graph.entity_sentences.get(e, [])[:40])]
+        if not quotable_children:
+            continue
+        largest = max(quotable_children, key=lambda k: k.size)
+        child_elements = {graph.sentences[i].element_id for e in largest.entity_ids
+                          for i in graph.entity_sentences.get(e, [])[:40]}  # fmt: skip
+        assert elements & child_elements, f"{c.id}: its largest sub-community {largest.id} is not quoted"
+        checked += 1
+    assert checked
+
+
 def test_cli_reports_global_export(indexed, tmp_path, capsys):
     from core.cli import main
 

@@ -112,6 +112,33 @@ def test_heading_inline_markup_is_stripped_and_recorded() -> None:
     assert "code_spans" not in para.metadata and "link_texts" not in para.metadata
 
 
+def test_heading_attribute_lists_are_not_part_of_the_heading_text() -> None:
+    docs = parse(
+        """\
+        # 6.0 Migration Notes {: #\\6.0}
+
+        ## Phases of processing {: #stages }
+
+        ### `extendMarkdown` {: #extendmarkdown .api }
+
+        ## Pandoc style {#pandoc .x}
+
+        ## Sets {a, b} and dicts {key: 1}
+
+        ## {: #only-an-attribute-list }
+
+        Body {: #not-a-heading } keeps its text.
+        """
+    )
+    titles = [d.page_content for d in docs if d.metadata["category"] == "Title"]
+    assert titles == ["6.0 Migration Notes", "Phases of processing", "extendMarkdown", "Pandoc style",
+                      "Sets {a, b} and dicts {key: 1}", "{: #only-an-attribute-list }"]  # fmt: skip
+    # Sections below a cleaned heading carry the cleaned text in their heading path.
+    assert by_text(docs, "Body {: #not-a-heading } keeps its text.").metadata["heading_path"] == [
+        "6.0 Migration Notes", "{: #only-an-attribute-list }"
+    ]  # fmt: skip
+
+
 # --------------------------------------------------------------------------------------------------
 # Lists
 # --------------------------------------------------------------------------------------------------

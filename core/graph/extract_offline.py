@@ -20,7 +20,11 @@ Sources of candidates, per element of a text unit:
   ``PRODUCT``); single capitalised words that do not start a sentence (weak). With spaCy the capitalised-word
   heuristics are replaced by its entities; acronyms, CamelCase and codes are kept.
 
-Weak candidates survive only when they occur in 2+ text units. Then every kept name is looked up in every
+Weak candidates survive only when they occur in 2+ text units, and every candidate must be worth a node
+(:func:`worth_a_node`): not only function words (English stop words; Korean by kiwipiepy POS tags), not a field
+(table header, ``key :``, bold lead-in: an attribute of its row or section), not a heading repeated in 3+ sections,
+not a code span unless it names an identifier that recurs, not a word the corpus mostly writes in lower case.
+Then every kept name is looked up in every
 sentence (word n-grams by normalised key, a trailing Korean particle stripped), so a name defined in one
 section is also found where other sections mention it. Code blocks and raw HTML blocks are not read.
 """
@@ -29,12 +33,12 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from core import textnorm
 from core.graph.model import TextUnit
 from core.graph.text import (
     clip,
@@ -46,8 +50,28 @@ from core.graph.text import (
     words,
 )
 from core.graph.text_units import ElementInfo
+from core.markdown_loader import strip_attribute_list
+from core.textnorm import is_function_word
 
 log = logging.getLogger(__name__)
+
+# How a candidate was found. A *field* is a table header cell, the key of a ``key : value`` item or a bold lead-in
+# ("**NEW**: …"): an attribute of its row or section. A *label* is a heading. A *name* is evidence that the words
+# name something (CamelCase, a model code, a capitalised multi-word name, a spaCy entity, a Korean proper noun or
+# institution, a person); an *acronym* is weaker evidence, since labels are often set in capitals (NEW, FIX).
+ROLE_FIELD = "field"
+ROLE_LABEL = "label"
+ROLE_NAME = "name"
+ROLE_ACRONYM = "acronym"
+ROLE_CODE = "code"
+ROLE_MARKUP = "markup"  # emphasis, link text, first-column cell
+ROLE_WEAK = "weak"  # a single capitalised word, a Korean common-noun run
+# A heading seen in this many sections is a label of those sections (Options, Known Issues, 화면), not a topic.
+LABEL_MIN_SECTIONS = 3
+# An inline code span is an entity when it names an identifier (``toc``, ``markdown.extensions.toc``,
+# ``extendMarkdown()``, ``--strict``) and recurs in this many text units; markup and expressions never are.
+CODE_MIN_UNITS = 2
+_IDENTIFIER = re.compile(r"(?:--?)?[A-Za-z_][A-Za-z0-9_]*(?:[.:/-][A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
 
 # Most specific first: when one name is seen with several types, the first in this order wins.
 TYPE_PRIORITY: tuple[str, ...] = (
@@ -152,14 +176,26 @@ class EntityDraft:
     descriptions: list[str] = field(default_factory=list)
     strong: bool = False
     units: set[str] = field(default_factory=set)
+    roles: Counter = field(default_factory=Counter)  # how it was found: see ROLE_* below
+    label_sections: set[tuple[str, ...]] = field(default_factory=set)  # sections where it is a field label
+    code_units: set[str] = field(default_factory=set)  # text units where it is an inline code span
 
-    def add(self, name: str, type_: str, unit_id: str, *, strong: bool, order: int, description: str = "") -> None:
+    def add(
+        self, name: str, type_: str, unit_id: str, *, strong: bool, order: int, description: str = "",
+        role: str = "", section: tuple[str, ...] = (),
+    ) -> None:  # fmt: skip
         self.names[name] += 1
         self.first_seen.setdefault(name, order)
         self.types[type_] += 1
         self.strong = self.strong or strong
         if unit_id:
             self.units.add(unit_id)
+        if role:
+            self.roles[role] += 1
+            if role == ROLE_LABEL:
+                self.label_sections.add(section)
+            elif role == ROLE_CODE and unit_id:
+                self.code_units.add(unit_id)
         if description and description not in self.descriptions:
             self.descriptions.append(description)
 
@@ -247,9 +283,12 @@ class OfflineExtractor:
         return "spacy" if self.nlp is not None else "heuristic"
 
     def _add(
-        self, name: str, type_: str, sentence: Sentence, *, strong: bool, description: str = ""
-    ) -> str | None:
-        name = " ".join(name.split()).strip(" .,;:-–—")
+        self, name: str, type_: str, sentence: Sentence, *, strong: bool, description: str = "", role: str = "",
+        section: tuple[str, ...] = (),
+    ) -> str | None:  # fmt: skip
+        name = " ".join(strip_attribute_list(name).split()).strip(" .,;:-–—")
+        if name.isascii():
+            name = _POSSESSIVE.sub("", name)
         if not _plausible(name):
             return None
         key = normalize_name(name)
@@ -259,7 +298,8 @@ class OfflineExtractor:
         if draft is None:
             draft = self.drafts[key] = EntityDraft(key)
         self._order += 1
-        draft.add(name, type_, sentence.unit_id, strong=strong, order=self._order, description=description)
+        draft.add(name, type_, sentence.unit_id, strong=strong, order=self._order, description=description, role=role,
+                  section=section)  # fmt: skip
         self.occurrences.add((key, sentence.index))
         return key
 
@@ -280,6 +320,7 @@ class OfflineExtractor:
         self._english(english)
         self._korean(korean)
         kept = {k: d for k, d in self.drafts.items() if d.strong or len(d.units) >= 2}
+        kept = worth_a_node(kept, sentences)
         mentions = find_mentions(sentences, kept, self.occurrences)
         return Extraction("offline", sentences, kept, mentions)
 
@@ -288,6 +329,8 @@ class OfflineExtractor:
     def _markup(self, el: ElementInfo, sents: list[Sentence]) -> None:
         meta = el.metadata
         first = sents[0]
+        # The section a label belongs to: a heading labels its parent section, anything else its own.
+        section = (el.document_id, *el.heading_path)
 
         def where(name: str) -> Sentence:
             folded = name.casefold()
@@ -298,33 +341,38 @@ class OfflineExtractor:
             heading = el.text.strip()
             short = len(heading) <= MAX_NAME_CHARS and len(heading.split()) <= MAX_HEADING_WORDS
             if short and heading[-1:] not in "?？.":
-                self._add(heading, "HEADING", first, strong=True)
+                self._add(heading, "HEADING", first, strong=True, role=ROLE_LABEL, section=section)
+        lead = el.text.lstrip()
         for name in meta.get("emphasized") or ():
             if len(name) <= 60 and len(name.split()) <= 8:
-                self._add(name, _guess_type(name, "TERM"), where(name), strong=True)
+                # "**NEW**: Snippets: …" — a bold lead-in followed by a colon labels the item.
+                is_label = lead.startswith(name) and lead[len(name) :].lstrip().startswith(":")
+                self._add(name, _guess_type(name, "TERM"), where(name), strong=True,
+                          role=ROLE_FIELD if is_label else ROLE_MARKUP)  # fmt: skip
         for name in meta.get("link_texts") or ():
             if len(name) <= 60 and len(name.split()) <= 8 and "://" not in name:
-                self._add(name, _guess_type(name, "TERM"), where(name), strong=True)
+                self._add(name, _guess_type(name, "TERM"), where(name), strong=True, role=ROLE_MARKUP)
         for code in meta.get("code_spans") or ():
             code = code.strip()
-            if 2 <= len(code) <= 60 and "\n" not in code and any(ch.isalpha() for ch in code):
-                self._add(code, "CODE", where(code), strong=True)
+            if len(code) <= 60 and _IDENTIFIER.fullmatch(code) and any(ch.isalpha() for ch in code):
+                self._add(code, "CODE", where(code), strong=True, role=ROLE_CODE)
         if el.category == "Table":
             header, first_column, rows = table_sentences(el.text)
             for cell in header:
                 if _key_like(cell):
-                    self._add(cell, "TERM", first, strong=True)
+                    self._add(cell, "TERM", first, strong=True, role=ROLE_FIELD)
             for i, cell in enumerate(first_column):
                 if _key_like(cell):
                     row = sents[i] if i < len(sents) else first
-                    self._add(cell, _guess_type(cell, "TERM"), row, strong=True, description=row.text)
+                    self._add(cell, _guess_type(cell, "TERM"), row, strong=True, description=row.text,
+                              role=ROLE_MARKUP)  # fmt: skip
         elif el.category == "ListItem" and " : " in el.text:
             key, _, value = el.text.partition(" : ")
             key, value = key.strip(), value.strip()
             if _key_like(key):
-                self._add(key, "TERM", first, strong=True, description=f"{key} : {clip(value, 160)}")
+                self._add(key, "TERM", first, strong=True, description=f"{key} : {clip(value, 160)}", role=ROLE_FIELD)
             if key.casefold() in ROLE_KEYS and _person_like(value):
-                self._add(value, "PERSON", first, strong=True, description=el.text)
+                self._add(value, "PERSON", first, strong=True, description=el.text, role=ROLE_NAME)
 
     # -- English --
 
@@ -332,17 +380,18 @@ class OfflineExtractor:
         for s in sents:
             text = _value_part(s)
             for name, type_ in _codes_acronyms_camel(text):
-                self._add(name, type_, s, strong=True)
+                role = ROLE_ACRONYM if name.isalpha() and name.isupper() else ROLE_NAME
+                self._add(name, type_, s, strong=True, role=role)
             if self.nlp is None and s.category not in ("Title", "Table"):
                 for name, type_, strong in _capitalised(text):
-                    self._add(name, type_, s, strong=strong)
+                    self._add(name, type_, s, strong=strong, role=ROLE_NAME if strong else ROLE_WEAK)
         if self.nlp is not None:
             todo = [s for s in sents if s.category != "Title" and not has_hangul(s.text)]
             for s, doc in zip(todo, self.nlp.pipe((s.text for s in todo), batch_size=256), strict=True):
                 for ent in doc.ents:
                     type_ = _SPACY_TYPES.get(ent.label_)
                     if type_:
-                        self._add(_LEADING_ARTICLE.sub("", ent.text), type_, s, strong=True)
+                        self._add(_LEADING_ARTICLE.sub("", ent.text), type_, s, strong=True, role=ROLE_NAME)
 
     # -- Korean --
 
@@ -353,10 +402,92 @@ class OfflineExtractor:
         with _KIWI_LOCK:
             tokenized = [kiwi.tokenize(s.text) for s in sents]
         for s, tokens in zip(sents, tokenized, strict=True):
+            # The whole key of a ``key : value`` item is a field (found by _markup) unless it names an institution or
+            # place (은하대학교 천문우주학과 : …); names inside a longer key are names.
+            key = s.text.partition(" : ")[0].strip() if s.text is not _value_part(s) else None
             for name, type_, strong in korean_runs(s.text, tokens):
-                self._add(name, type_, s, strong=strong)
+                if name == key and type_ not in ("ORGANIZATION", "LOCATION", "PERSON"):
+                    continue
+                self._add(name, type_, s, strong=strong, role=ROLE_NAME if strong else ROLE_WEAK)
 
 
+def worth_a_node(drafts: dict[str, EntityDraft], sentences: Sequence[Sentence]) -> dict[str, EntityDraft]:
+    """The candidates that name something, by these rules (each in the module docstring's words):
+
+    * a name made only of function words (English stop words; Korean particles, pronouns, determiners, adverbs and
+      bound nouns by their kiwipiepy POS tags) is none;
+    * a field (table header, ``key :`` of a list item, bold lead-in) is an attribute of its row or section, unless
+      something names it outside that role (an acronym counts when it is mostly seen outside fields);
+    * a heading that recurs in :data:`LABEL_MIN_SECTIONS` sections is a section label, unless named elsewhere;
+    * an inline code span must name an identifier (checked when found) that recurs in :data:`CODE_MIN_UNITS` units;
+    * a single English word that the corpus itself mostly writes in lower case in running text is a common word
+      (``Default``/``default``, ``NEW``/``new``, code ``class``/prose class), not a name.
+    """
+    usage = _word_usage(sentences)
+    kept: dict[str, EntityDraft] = {}
+    for key, draft in drafts.items():
+        title = draft.title
+        roles = draft.roles
+        named = roles[ROLE_NAME] > 0 or draft.type == "PERSON"
+        if only_function_words(title):
+            continue
+        if roles[ROLE_FIELD] and not named and roles[ROLE_FIELD] * 2 > roles[ROLE_ACRONYM]:
+            continue
+        if len(draft.label_sections) >= LABEL_MIN_SECTIONS and not named:
+            continue
+        if set(roles) <= {ROLE_CODE} and len(draft.code_units) < CODE_MIN_UNITS:
+            continue
+        if not named and _common_word(title, roles[ROLE_CODE], usage):
+            continue
+        kept[key] = draft
+    return kept
+
+
+def only_function_words(name: str) -> bool:
+    """True when no word of ``name`` carries content (see :func:`worth_a_node`)."""
+    stop = _english_stop_words()
+    for word in words(name):
+        if has_hangul(word):
+            if not is_function_word(word):
+                return False
+        elif word.casefold() not in stop and len(word) > 1:
+            return False
+    return True
+
+
+_ENGLISH_WORD = re.compile(r"(?<![\w.-])[A-Za-z][a-z]*(?:-[A-Za-z][a-z]*)*(?![\w.-])|(?<![\w.-])[A-Z]+(?![\w.-])")
+
+
+def _word_usage(sentences: Sequence[Sentence]) -> dict[str, list[int]]:
+    """casefolded word -> [times written in lower case, times capitalised not at a sentence start] in prose."""
+    usage: dict[str, list[int]] = {}
+    for s in sentences:
+        if s.category in ("Title", "Table"):
+            continue
+        text = s.text
+        for m in _ENGLISH_WORD.finditer(text):
+            word = m.group(0)
+            counts = usage.setdefault(word.casefold(), [0, 0])
+            if word.islower():
+                counts[0] += 1
+            elif text[: m.start()].rstrip()[-1:] not in _SENTENCE_STARTERS:
+                counts[1] += 1
+    return usage
+
+
+_SENTENCE_STARTERS = frozenset(".:;!?()•-*>\"“'")  # a capital after one of these (or first) starts a sentence
+
+
+def _common_word(name: str, code_spans: int, usage: dict[str, list[int]]) -> bool:
+    if has_hangul(name) or not _ENGLISH_WORD.fullmatch(name):
+        return False
+    lower, capitalised = usage.get(name.casefold(), (0, 0))
+    if name.islower():  # a code span such as `class`: common when prose uses the word more than code does
+        return lower - code_spans >= max(3, code_spans)
+    return lower >= max(3, capitalised)
+
+
+_POSSESSIVE = re.compile(r"['’]s$")
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _SPACY_TYPES = {
     "PERSON": "PERSON", "ORG": "ORGANIZATION", "GPE": "LOCATION", "LOC": "LOCATION", "FAC": "LOCATION",
@@ -621,14 +752,10 @@ def _location_like(name: str, run: _Compound) -> bool:
     return run.tags.count("NNP") >= 2 or len(name) <= 4
 
 
-_KIWI_LOCK = threading.Lock()
-
-
-@lru_cache(maxsize=1)
-def _kiwi():
-    from kiwipiepy import Kiwi
-
-    return Kiwi()
+# One analyser (and its lock) for the process: core.textnorm's, which the function-word test also uses; a second
+# Kiwi model would cost seconds to load and hundreds of MB.
+_KIWI_LOCK = textnorm._KIWI_LOCK
+_kiwi = textnorm._kiwi
 
 
 # Module names of spaCy's small English model: the official package, and the PyPI re-upload DESIGN.md names.
@@ -660,6 +787,9 @@ def english_ner_method() -> str:
 # -- mentions ---------------------------------------------------------------------------------------
 
 
+_CLAUSE_BREAK = re.compile(r"[,;:!?()\[\]{}<>|\"“”]+")
+
+
 class MentionMatcher:
     """Finds known entity names in sentences by word n-grams of normalised keys.
 
@@ -673,6 +803,8 @@ class MentionMatcher:
         self.needs_capital: set[str] = set()
         for key, draft in drafts.items():
             for name in draft.names:
+                if _CLAUSE_BREAK.search(name):
+                    continue  # never matched inside one clause: found by its extracted occurrences instead
                 toks = words(name)
                 if not toks or len(toks) > MAX_LOOKUP_WORDS:
                     continue
@@ -686,7 +818,18 @@ class MentionMatcher:
                 self.needs_capital.add(key)
 
     def find(self, text: str) -> list[str]:
-        """Keys of the names in ``text``, longest match first: "Nova 32UX" hides "Nova" and "32UX" inside it."""
+        """Keys of the names in ``text``, longest match first: "Nova 32UX" hides "Nova" and "32UX" inside it.
+
+        A name never spans a clause break (``NEW: Snippets`` does not mention "New Snippets").
+        """
+        found: list[str] = []
+        for clause in _CLAUSE_BREAK.split(text):
+            for key in self._find(clause):
+                if key not in found:
+                    found.append(key)
+        return found
+
+    def _find(self, text: str) -> list[str]:
         toks = words(text)
         keys = [normalize_name(t) for t in toks]
         stripped = [normalize_name(strip_josa(t)) for t in toks]

@@ -170,6 +170,7 @@ def run_index(
 
         all_communities = entity_comms + structural
         with timed("reports"):
+            vectors = _element_vectors(store)
             reports, report_stats = generate_reports(
                 graph,
                 all_communities,
@@ -179,6 +180,7 @@ def run_index(
                 min_findings=config.min_findings,
                 max_findings=config.max_findings,
                 progress=lambda d, t: notify("reports", d, t),
+                element_vectors=vectors,
             )
         titles_by_id = {r.community_id: r.title for r in reports}
         for c in all_communities:
@@ -216,6 +218,18 @@ def run_index(
         report.stages = dict(timings)
         report.seconds = round(time.perf_counter() - started, 3)
     return IndexResult(graph, all_communities, reports, report, params)
+
+
+def _element_vectors(store: Any) -> dict[str, Any]:
+    """Element id → stored embedding (numpy), or {} when the store cannot say (summaries then skip centrality)."""
+    from core.sql import graph as sql
+
+    try:
+        rows = tables.fetch(store.pool, sql.ELEMENT_VECTORS, {"collection_id": store.collection_id})
+    except Exception as exc:  # a store without pgvector rows must still index
+        log.warning("element vectors unavailable (%s); summaries use mention counts", exc)
+        return {}
+    return {row[0]: row[1] for row in rows if row[1] is not None}
 
 
 class _Timer:

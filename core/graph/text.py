@@ -7,6 +7,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from core.textnorm import strip_particles
+
 # Punctuation that still distinguishes names (C vs C++ vs C#) survives normalisation.
 _KEEP_SYMBOLS = frozenset("+#")
 
@@ -111,28 +113,9 @@ def words(text: str) -> list[str]:
     return out
 
 
-# Korean particles (josa) and copula endings that attach to the last word of a name: "연구원은", "HSSI의".
-JOSA: tuple[str, ...] = tuple(
-    sorted(
-        {
-            "에서는", "으로는", "에게서", "이라는", "이었다", "입니다", "이며", "에서", "으로", "에게", "까지",
-            "부터", "처럼", "보다", "이나", "라는", "이다", "과", "와", "은", "는", "이", "가", "을", "를",
-            "의", "에", "로", "도", "만", "나",
-        },
-        key=len,
-        reverse=True,
-    )
-)  # fmt: skip
-
-
 def strip_josa(word: str) -> str:
-    """The word without one trailing Korean particle, if what remains is at least 2 characters."""
-    if not word or not is_hangul_char(word[-1]):
-        return word
-    for josa in JOSA:
-        if word.endswith(josa) and len(word) - len(josa) >= 2:
-            return word[: -len(josa)]
-    return word
+    """The word without its trailing Korean particles and endings (``"연구원은"`` → ``"연구원"``), see core.textnorm."""
+    return strip_particles(word)
 
 
 def clip(text: str, limit: int) -> str:

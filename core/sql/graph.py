@@ -342,3 +342,8 @@ SELECT id, 1 - (embedding <=> %(query)s) AS similarity
 FROM langchain_pg_embedding
 WHERE collection_id = %(collection_id)s AND id = ANY(%(ids)s)
 """
+
+# Every element's stored vector, for summary sentence selection at index time.
+ELEMENT_VECTORS = """
+SELECT id, embedding FROM langchain_pg_embedding WHERE collection_id = %(collection_id)s
+"""
