@@ -303,26 +303,45 @@ def parse_source(
 
     ``text`` is the decoded text (None for DOCX, which is a zip archive, not text).
     """
+    from core import markdown_loader
     from core.legacy_loader import LegacyFormatError, legacy_format, parse_docx, parse_html
     from core.markdown_loader import MarkdownTooComplexError
+    from core.parse_limit import ParseFailed, ParseTimedOut, parse_time_limit, run_with_time_limit
 
     fmt = legacy_format(name)
     text: str | None = None
     encoding: str | None = None
+    limit = parse_time_limit(markdown_loader.PARSE_TIME_LIMIT_S)
     try:
+        # markdown-it stops itself at the limit (cheaply, in this process); every other parser runs in a child
+        # process that is killed at the limit: it has no way to be stopped from inside.
         if fmt == "docx":
             if not data.strip():
                 raise IngestError("file is empty")
-            elements = parse_docx(data, source=source, document_id=document_id)
+            elements = run_with_time_limit(parse_docx, data, source=source, document_id=document_id, limit=limit)
         else:
             text, encoding = decode_text(data)
             if fmt == "html":
-                elements = parse_html(text, source=source, document_id=document_id)
+                elements = run_with_time_limit(parse_html, text, source=source, document_id=document_id,
+                                               limit=limit)
+            elif loader == "markdown-it":
+                elements = markdown_loader.parse_markdown(text, source=source, document_id=document_id,
+                                                          time_limit=limit)
             else:
-                elements = parse(text, source=source, document_id=document_id, loader=loader)
+                elements = run_with_time_limit(parse, text, source=source, document_id=document_id, loader=loader,
+                                               limit=limit)
     except (LegacyFormatError, MarkdownTooComplexError) as exc:
         raise IngestError(str(exc)) from exc
-    except RecursionError as exc:  # a parser we do not control, recursing on hostile nesting
+    except ParseTimedOut as exc:
+        raise IngestError(f"{exc}: the file is too large or too complex for the {loader_for(name, loader)} parser "
+                          "to finish in time (raise HKE_PARSE_TIMEOUT to allow more)") from exc
+    except ParseFailed as exc:
+        if exc.kind in ("LegacyFormatError", "IngestError"):
+            raise IngestError(exc.message) from exc
+        if exc.kind == "RecursionError":  # a parser we do not control, recursing on hostile nesting
+            raise IngestError("file is nested too deeply to parse") from exc
+        raise IngestError(f"could not parse: {exc.kind}: {exc.message}") from exc
+    except RecursionError as exc:
         raise IngestError("file is nested too deeply to parse") from exc
     if not elements:
         reason = "file has no content: no headings, paragraphs, lists, tables or code"
