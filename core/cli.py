@@ -315,6 +315,23 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("cache")
+def cmd_cache(args: argparse.Namespace) -> int:
+    from core.database import database_url
+    from core.graph.llm_cache import clear_cache
+    from core.store import connection_pool, open_store
+
+    if args.collection is not None:
+        store = open_store(args.collection, create=False)
+        cleared = clear_cache(store.pool, store.collection_id)
+    else:
+        cleared = clear_cache(connection_pool(database_url()))
+    where = f"collection {args.collection!r}" if args.collection is not None else "every collection"
+    emit({"cleared": cleared, "collection": args.collection}, args.json,
+         f"cleared {cleared} cached LLM replies from {where}")
+    return 0
+
+
 class _StageBar:
     """One tqdm bar following the index stages: ``bar(stage, done, total)``."""
 
@@ -518,6 +535,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", default="entity", choices=["entity", "structural"])
     p.add_argument("--offline", action="store_true", help="extractive answer even if a model is configured")
     add_collection(p)
+
+    p = add("cache", "clear the LLM response cache of the GraphRAG index (the next index run asks the model again)")
+    p.add_argument("action", choices=["clear"])
+    p.add_argument("--collection", default=None, help="only this collection (default: every collection)")
 
     p = add("export", "export the GraphRAG index: tables as Parquet or CSV, the entity graph as GraphML")
     p.add_argument("--format", default="parquet", choices=["parquet", "csv"])
