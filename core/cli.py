@@ -469,6 +469,23 @@ def cmd_generate_questions(args: argparse.Namespace) -> int:
 # -- parser -----------------------------------------------------------------------------------------
 
 
+def _whole_number(minimum: int, what: str) -> Callable[[str], int]:
+    """An argparse type: an int of at least ``minimum``, or an error that says so with the value given."""
+    bound = "above 0" if minimum == 1 else f"{minimum} or more"
+
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw)
+        except ValueError:
+            value = None
+        if value is None or value < minimum:
+            raise argparse.ArgumentTypeError(f"must be a whole number{what}{',' if minimum != 1 else ''} {bound}, "
+                                             f"got {raw}")
+        return value
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m core", description="Hierarchical Knowledge Explorer")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
@@ -494,7 +511,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+")
     add_collection(p)
     p.add_argument("--loader", default="markdown-it", choices=["markdown-it", "unstructured"])
-    p.add_argument("--max-bytes", type=int, default=None, help="per-file size limit (default HKE_MAX_FILE_BYTES)")
+    p.add_argument("--max-bytes", type=_whole_number(1, " of bytes"), default=None,
+                   help="per-file size limit in bytes (default HKE_MAX_FILE_BYTES)")
     p.add_argument("--contextual", action="store_true",
                    help="new collection embeds each element with its heading path")
 
@@ -507,9 +525,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("ask", "answer a question from the plain and the hierarchical context of the same hits")
     p.add_argument("question")
     p.add_argument("--mode", default="both", choices=["plain", "hierarchical", "both"])
-    p.add_argument("--k", type=int, default=4, help="vector hits (default: %(default)s)")
+    p.add_argument("--k", type=_whole_number(1, ""), default=4, help="vector hits (default: %(default)s)")
     p.add_argument("--scope", default=None, help="search only inside this document id or element (heading) id")
-    p.add_argument("--children-budget", type=int, default=0,
+    p.add_argument("--children-budget", type=_whole_number(0, " of tokens"), default=0,
                    help="a heading hit brings its children within this many tokens (default: off)")
     add_collection(p)
 
@@ -582,9 +600,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from core.database import DatabaseError, connection_lost, unavailable_message
     from core.graph.llm_cache import LLMCallError
     from core.llm import LLMError
-    from core.store import StoreError
+    from core.store import StoreError, validate_collection_name
 
     try:
+        if getattr(args, "collection", None) is not None:
+            # Before any database or model work: a look-alike name must not even start the server.
+            args.collection = validate_collection_name(args.collection)
         return _COMMANDS[args.command](args)
     except (StoreError, DatabaseError, ValueError) as exc:
         return fail(str(exc))
