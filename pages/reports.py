@@ -13,7 +13,6 @@ from urllib.parse import quote
 
 import pandas as pd
 import streamlit as st
-import streamlit.components.v1 as components
 
 from core import graph_view as gv
 from core.graph import (
@@ -26,6 +25,7 @@ from core.graph import (
     children,
     communities,
     community,
+    community_layout,
     community_subgraph,
     entities,
     hierarchy,
@@ -34,6 +34,7 @@ from core.graph import (
     load_reports,
     resolve_citations,
 )
+from core.graph.layout import COLLAPSE_ABOVE, MAX_HUBS
 from core.partial_tree import escape_markdown as esc
 from pages import ui
 
@@ -93,7 +94,7 @@ def cached_network(collection: str, built: str, community_id: str) -> tuple[str,
     ents, rels = community_subgraph(s, community_id)
     group_of, labels, what = gv.network_groups(ents, children(s, community_id))
     page = gv.community_network_html(ents, rels, sub_community_of=group_of, group_labels=labels, grouping=what,
-                                     height_px=NETWORK_HEIGHT)  # fmt: skip
+                                     height_px=NETWORK_HEIGHT, layout=community_layout(s, community_id))  # fmt: skip
     legend_rows = math.ceil(len(set(group_of.values())) / 4) if group_of else 0
     return page, NETWORK_HEIGHT + 24 * legend_rows + 16, len(ents), len(rels)
 
@@ -385,11 +386,12 @@ def show_network(rep: Report) -> None:
     page, height, n_nodes, n_edges = cached_network(collection, built, rep.community_id)
     st.markdown("#### Network")
     grouping = "sub-community" if rep.children else "entity type"
-    fixed = " Layout fixed (physics off) for a graph this size." if n_nodes > gv.PHYSICS_THRESHOLD else ""
+    fixed = (f" Big community: its {MAX_HUBS} top hubs are shown, the other entities are folded into their "
+             "sub-communities (squares); open a sub-community for its detail." if n_nodes > COLLAPSE_ABOVE else "")
     st.caption(f"{n_nodes} entities, {n_edges} relationships. Colour = {grouping}, size = degree. Drag to pan, "
                f"scroll to zoom, hover for details.{fixed}")
     if n_nodes:
-        components.html(page, height=height, scrolling=False)
+        st.iframe(page, height=height, alt=f"Network of community {rep.community_id}")
 
 
 def show_tables(rep: Report) -> None:

@@ -277,6 +277,22 @@ def test_summaries_are_central_non_redundant_and_cover_sub_communities(indexed):
     assert checked
 
 
+def test_big_communities_have_their_layout_stored_at_index_time(indexed):
+    from core.graph import community_layout
+    from core.graph.layout import PRECOMPUTE_ABOVE
+
+    store, result, _ = indexed
+    big = [c for c in result.communities if c.size > PRECOMPUTE_ABOVE]
+    small = [c for c in result.communities if c.size <= PRECOMPUTE_ABOVE]
+    assert big and small
+    for c in big:
+        layout = community_layout(store, c.id)
+        shown = [k for k in layout if not k.startswith("group:")]
+        assert shown and set(shown) <= set(c.entity_ids)
+        assert all(isinstance(x, float) and isinstance(y, float) for x, y in layout.values())
+    assert community_layout(store, small[0].id) == {}
+
+
 def test_cli_reports_global_export(indexed, tmp_path, capsys):
     from core.cli import main
 
