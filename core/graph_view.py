@@ -321,6 +321,39 @@ def _display_values(rows: Sequence[HierarchyRow]) -> dict[str, float]:
     return out
 
 
+def _centre(rows: Sequence[HierarchyRow], selected: str | None) -> str | None:
+    """The sector the figure centres on: the picked community, or its parent when it has no sub-communities (so a
+    leaf is shown among its siblings)."""
+    by_id = {r.id: r for r in rows}
+    picked = by_id.get(selected) if selected else None
+    if picked is None:
+        return None
+    if any(r.parent == picked.id for r in rows):
+        return picked.id
+    return picked.parent if picked.parent in by_id else None
+
+
+def _visible_rows(rows: Sequence[HierarchyRow], centre: str | None) -> list[HierarchyRow]:
+    """The rows the figure can show: the centre's ancestors, itself and :data:`LEVELS_BELOW` levels under it (or
+    the top :data:`LEVELS_BELOW` levels). Sending the other hundreds of sectors only slows the page."""
+    by_id = {r.id: r for r in rows}
+    kids: dict[str | None, list[HierarchyRow]] = {}
+    for r in rows:
+        kids.setdefault(r.parent if r.parent in by_id else None, []).append(r)
+    keep: set[str] = set()
+    node = by_id.get(centre) if centre else None
+    frontier = [node] if node is not None else list(kids.get(None, []))
+    depth = 0 if node is not None else 1
+    while node is not None:  # the way up, so the picked sector sits in its context
+        keep.add(node.id)
+        node = by_id.get(node.parent) if node.parent else None
+    while frontier and depth <= LEVELS_BELOW:
+        keep.update(r.id for r in frontier)
+        frontier = [k for r in frontier for k in kids.get(r.id, [])]
+        depth += 1
+    return [r for r in rows if r.id in keep]
+
+
 def hierarchy_figure(
     rows: Sequence[HierarchyRow],
     *,
@@ -332,14 +365,16 @@ def hierarchy_figure(
     """The whole community hierarchy as a sunburst (or treemap): sector size = entities, colour = rating 0–10.
 
     Each sector's ``id`` is its community id, so a click event names the community. A synthetic root holds the
-    level-0 communities; ``selected`` gets a dark outline and becomes the centre, and at most
+    level-0 communities; ``selected`` gets a dark outline and becomes the centre (its parent, for a leaf), and at most
     :data:`LEVELS_BELOW` levels below it are drawn (a 600-slice sunburst has no readable label); labels too small
     to read are hidden rather than shrunk.
     """
     if chart not in ("sunburst", "treemap"):
         raise ValueError("chart must be sunburst or treemap")
-    known = {r.id for r in rows}
     values = _display_values(rows)
+    centre = _centre(rows, selected)
+    rows = _visible_rows(rows, centre)
+    known = {r.id for r in rows}
     roots = [r for r in rows if r.parent is None or r.parent not in known]
     ratings = [r.rating for r in rows if r.rating is not None]
     mean_rating = sum(ratings) / len(ratings) if ratings else 5.0
@@ -365,7 +400,7 @@ def hierarchy_figure(
                       "%{customdata[3]} entities · rating %{customdata[4]} · %{customdata[5]} sub-communities"
                       "<extra></extra>",
     )  # fmt: skip
-    centre = selected if selected in known else ROOT_ID
+    centre = centre or ROOT_ID
     if chart == "sunburst":
         trace = go.Sunburst(**common, insidetextorientation="horizontal", maxdepth=LEVELS_BELOW + 1, level=centre,
                             textinfo="label")  # fmt: skip

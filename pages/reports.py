@@ -213,7 +213,7 @@ opened_community: Community | None = community(store, opened) if opened else Non
 if opened_community is not None and st.session_state.get("reports_synced") != opened:
     # Opened from a link, a click or a breadcrumb: show its hierarchy and level in the pickers (before they exist).
     st.session_state["reports_kind"] = opened_community.kind
-    st.session_state["reports_level"] = opened_community.level
+    st.session_state[f"reports_level_{opened_community.kind}"] = opened_community.level
     st.session_state["reports_synced"] = opened
 
 available = {k: cached_levels(collection, built, k) for k in KINDS}
@@ -227,8 +227,10 @@ level_counts = available[kind]
 if not level_counts:
     st.warning("This index has no communities of that kind.")
     st.stop()
-if st.session_state.get("reports_level") not in level_counts:
-    st.session_state["reports_level"] = min(level_counts)
+# One level picker per hierarchy (its own key): one shared picker kept the other hierarchy's labels after a switch.
+level_key = f"reports_level_{kind}"
+if st.session_state.get(level_key) not in level_counts:
+    st.session_state[level_key] = min(level_counts)
 
 
 def level_label(level: int) -> str:
@@ -238,7 +240,7 @@ def level_label(level: int) -> str:
     return f"Level {level} · {n} communit{'y' if n == 1 else 'ies'}" + (f" ({what})" if what else "")
 
 
-level = c2.selectbox("Level", list(level_counts), format_func=level_label, key="reports_level", on_change=close_report)
+level = c2.selectbox("Level", list(level_counts), format_func=level_label, key=level_key, on_change=close_report)
 sort = c3.radio("Sort by", list(SORTS), format_func=SORTS.__getitem__, horizontal=True, key="reports_sort")
 
 rows = cached_hierarchy(collection, built, kind)

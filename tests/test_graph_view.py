@@ -175,7 +175,9 @@ def test_hierarchy_figure_sizes_colours_and_ids():
     for parent in parents:
         if parent:
             assert value[parent] >= sum(value[c] for c, p in zip(ids, parents, strict=True) if p == parent)
-    assert value["e3"] == 6 and value["e2"] == 3
+    assert value["e3"] == 6 and "e2" not in value, "only the picked branch is sent"
+    assert dict(zip(gv.hierarchy_figure(rows()).data[0].ids, gv.hierarchy_figure(rows()).data[0].values,
+                    strict=True))["e2"] == 3  # fmt: skip
     colours = dict(zip(ids, trace.marker.colors, strict=True))
     assert colours["e1"] == 8.0 and colours["e3"] == 7.0
     assert trace.marker.cmin == 0 and trace.marker.cmax == 10
@@ -186,8 +188,10 @@ def test_hierarchy_figure_sizes_colours_and_ids():
     real_size = {c[0]: c[3] for c in trace.customdata}
     assert real_size["e1"] == 10, "the hover shows the real entity count"
     assert gv.hierarchy_figure(rows(), chart="treemap").data[0].type == "treemap"
-    # The picked community is the centre, with at most two levels below it; labels too small to read are hidden.
-    assert fig.data[0].level == "e3" and fig.data[0].maxdepth == 3
+    # The picked leaf is shown among its siblings (its parent is the centre), with at most two levels below the
+    # centre; labels too small to read are hidden.
+    assert fig.data[0].level == "e1" and fig.data[0].maxdepth == 3
+    assert gv.hierarchy_figure(rows(), selected="e1").data[0].level == "e1"
     assert fig.layout.uniformtext.mode == "hide" and fig.layout.uniformtext.minsize >= 10
     whole = gv.hierarchy_figure(rows())
     assert whole.data[0].level == gv.ROOT_ID and whole.data[0].maxdepth == 3
