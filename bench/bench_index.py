@@ -95,8 +95,8 @@ def themes(result: Any) -> dict[str, Any]:
             "level0": [[r.community_id, r.rating, r.size, r.title] for r in level0]}  # fmt: skip
 
 
-def open_largest_report(store: Any, result: Any) -> dict[str, Any]:
-    """Time what the Reports page does to open the largest community's report (cold: no Streamlit cache)."""
+def open_report(store: Any, community_id: str) -> tuple[float, int, int, int]:
+    """What the Reports page does to open one report, timed: (seconds, relationships, page bytes, figure bytes)."""
     from core import graph_view as gv
     from core.graph import (
         children,
@@ -105,12 +105,11 @@ def open_largest_report(store: Any, result: Any) -> dict[str, Any]:
         community_subgraph,
         hierarchy,
         load_reports,
-        resolve_citations,  # fmt: skip
+        resolve_citations,
     )
 
-    largest = max(result.communities, key=lambda c: (c.size, c.kind == "entity"))
     t0 = time.perf_counter()
-    c = community(store, largest.id)
+    c = community(store, community_id)
     report = next(r for r in load_reports(store, level=c.level, kind=c.kind) if r.community_id == c.id)
     ents, rels = community_subgraph(store, c.id)
     group_of, labels, what = gv.network_groups(ents, children(store, c.id))
@@ -118,12 +117,26 @@ def open_largest_report(store: Any, result: Any) -> dict[str, Any]:
                                      layout=community_layout(store, c.id))  # fmt: skip
     resolve_citations(store, report)
     figure = gv.hierarchy_figure(hierarchy(store, c.kind), selected=c.id).to_json()
-    seconds = time.perf_counter() - t0
-    print(f"\nopen the largest report ({c.id}, {c.kind}, {c.size} entities, {len(rels)} relationships): "
-          f"{seconds:.2f}s (target < 3 s: {'met' if seconds < 3 else 'MISSED'}); network page "
-          f"{len(page) / 1e6:.2f} MB, hierarchy figure {len(figure) / 1e6:.2f} MB")
-    return {"community": c.id, "entities": c.size, "relationships": len(rels), "seconds": round(seconds, 3),
-            "network_html_bytes": len(page), "figure_json_bytes": len(figure), "met": seconds < 3}  # fmt: skip
+    return time.perf_counter() - t0, len(rels), len(page), len(figure)
+
+
+def open_largest_report(store: Any, result: Any) -> dict[str, Any]:
+    """Open the largest community's report as the page does, in a warm process (the app's: imports and plotly's
+    validators loaded by opening the smallest report first), without Streamlit's cache."""
+    largest = max(result.communities, key=lambda c: (c.size, c.kind == "entity"))
+    open_report(store, min(result.communities, key=lambda c: c.size).id)
+    seconds, n_rels, page_bytes, figure_bytes = open_report(store, largest.id)
+    print(f"\nopen the largest report ({largest.id}, {largest.kind}, {largest.size} entities, {n_rels} "
+          f"relationships): {seconds:.2f}s (target < 3 s: {'met' if seconds < 3 else 'MISSED'}); network page "
+          f"{page_bytes / 1e6:.2f} MB, hierarchy figure {figure_bytes / 1e6:.2f} MB")
+    entity = max((c for c in result.communities if c.kind == "entity"), key=lambda c: c.size)
+    entity_seconds, entity_rels, entity_page, _figure = open_report(store, entity.id)
+    print(f"open the largest entity-community report ({entity.id}, {entity.size} entities, {entity_rels} "
+          f"relationships): {entity_seconds:.2f}s; network page {entity_page / 1e6:.2f} MB")
+    return {"community": largest.id, "entities": largest.size, "relationships": n_rels, "seconds": round(seconds, 3),
+            "network_html_bytes": page_bytes, "figure_json_bytes": figure_bytes, "met": seconds < 3,
+            "largest_entity_community": {"community": entity.id, "entities": entity.size,
+                                         "seconds": round(entity_seconds, 3), "network_html_bytes": entity_page}}
 
 
 def main() -> None:
