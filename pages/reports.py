@@ -34,6 +34,7 @@ from core.graph import (
     load_reports,
     resolve_citations,
 )
+from core.graph.estimate import estimate_index_cost
 from core.graph.layout import COLLAPSE_ABOVE, MAX_HUBS
 from core.partial_tree import escape_markdown as esc
 from pages import ui
@@ -148,7 +149,13 @@ if _previous is not None and _previous != collection and st.query_params.get("co
 
 
 def run_build() -> None:
-    """Build (or rebuild) the index with one progress bar per stage, then rerun to show it."""
+    """Build (or rebuild) the index with one progress bar per stage, then rerun to show it.
+
+    With an LLM configured, the first click estimates the run (calls, tokens, cost) and a second one confirms it."""
+    if ui.settings().has_llm and not cost_confirmed:
+        with st.spinner("Estimating the LLM calls and their cost…"):
+            st.session_state["reports_estimate"] = estimate_index_cost(store).describe()
+        st.rerun()
     bars = {}
     shown: dict[str, int] = {}
     with st.status("Building the index…", expanded=True) as status:
@@ -177,6 +184,12 @@ def run_build() -> None:
     st.rerun()
 
 
+# The estimate shown in one run confirms a Build click in the next run only.
+cost_confirmed = st.session_state.pop("reports_cost_confirmed", False)
+estimate = st.session_state.pop("reports_estimate", None)
+if estimate:
+    st.warning(f"Building with the LLM: {esc(estimate)} Click Build index again to run it.")
+    st.session_state["reports_cost_confirmed"] = True
 info = index_info(store)
 if info is None:
     st.info(

@@ -127,6 +127,19 @@ def test_no_index_empty_state_then_build_from_the_page(hostile_store):
     assert any(b.key.startswith("open_") for b in at.button), "report cards appear after the build"
 
 
+def test_an_llm_build_shows_its_estimate_and_needs_a_second_click(store, monkeypatch):
+    from core.ingest import ingest_paths
+
+    ingest_paths(store, [ROOT / "data" / "samples" / "nova-32ux-monitor-en.md"])
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")  # an LLM is configured; no call is made here
+    at = reports_page(store.collection).run()
+    button(at, "reports_build").click().run()
+    assert not at.exception, at.exception
+    warning = " ".join(unescape(w.value) for w in at.warning)
+    assert "LLM calls" in warning and "US$" in warning and "Click Build index again" in warning
+    assert not index_exists(store), "the first click only estimates"
+
+
 # -- the sample corpus ------------------------------------------------------------------------------------------
 
 
