@@ -23,5 +23,12 @@ navigation = st.navigation(
                 url_path="global_search"),
     ]
 )
-ui.sidebar()
-navigation.run()
+try:
+    ui.sidebar()
+    navigation.run()
+except Exception as exc:  # Streamlit's stop/rerun are BaseExceptions and pass through
+    if not ui.is_database_failure(exc):
+        raise
+    # The server died or restarted under a running page: say so in the words ingest uses. The pool checks each
+    # connection before use, so the next run (after a restart) just works.
+    ui.show_database_error(exc)

@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """Fetch larger public markdown corpora for demos and benchmarks.
 
-The corpora are the documentation folders shipped in the source distributions of two PyPI packages:
+The corpora are documentation folders shipped in packages:
 
-* ``python-markdown``      -> the ``docs/**/*.md`` files of the ``markdown`` sdist
-* ``pymdown-extensions``   -> the ``docs/**/*.md`` files of the ``pymdown-extensions`` sdist
+* ``python-markdown``      -> the ``docs/**/*.md`` files of the ``markdown`` sdist (PyPI)
+* ``pymdown-extensions``   -> the ``docs/**/*.md`` files of the ``pymdown-extensions`` sdist (PyPI)
+* ``undici``               -> the ``/usr/share/doc/node-undici/**/*.md(.gz)`` files of Debian's ``node-undici``
+  package: the API reference of the undici HTTP client, where option names (``headersTimeout``, ``factory``,
+  ``interceptors``, ``socketPath``, ``timeout`` …) recur under Client, Pool, Agent, Connector and Dispatcher
+  with different defaults.
 
-They are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
-configuration (``PIP_INDEX_URL``, ``pip.conf``, proxies, certificates) applies. Nothing else is needed: stdlib only.
+PyPI sdists are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
+configuration (``PIP_INDEX_URL``, ``pip.conf``, proxies, certificates) applies. Debian packages are downloaded with
+``apt-get download`` (no installation, no root needed beyond apt's own lists) and unpacked with ``dpkg-deb -x``.
+Nothing else is needed: stdlib only.
 
 Usage::
 
@@ -39,6 +45,10 @@ from pathlib import Path, PurePosixPath
 CORPORA: dict[str, str] = {
     "python-markdown": "markdown",
     "pymdown-extensions": "pymdown-extensions",
+}
+# corpus name -> (Debian package, folder inside it whose markdown files make the corpus)
+APT_CORPORA: dict[str, tuple[str, str]] = {
+    "undici": ("node-undici", "usr/share/doc/node-undici"),
 }
 MARKER = ".fetched.json"
 DEFAULT_DEST = Path(__file__).resolve().parent / "corpora"
@@ -106,6 +116,53 @@ def pip_download(requirements: list[str], workdir: Path) -> dict[str, Path]:
 
 def _indent(text: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + line for line in text.splitlines())
+
+
+def apt_download(package: str, workdir: Path) -> Path:
+    """``apt-get download`` one Debian package into ``workdir``; return the .deb path."""
+    if shutil.which("apt-get") is None or shutil.which("dpkg-deb") is None:
+        raise FetchError(f"apt-get and dpkg-deb are needed to fetch the Debian package {package}.")
+    cmd = ["apt-get", "download", package]
+    log("running: " + " ".join(cmd))
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir)
+    debs = sorted(workdir.glob(f"{package}_*.deb"))
+    if proc.returncode != 0 or not debs:
+        tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-15:])
+        raise FetchError(
+            f"apt-get download {package} failed (exit code {proc.returncode}).\n"
+            f"  Run `apt-get update` first, or check the apt sources.\n  Last lines:\n{_indent(tail)}"
+        )
+    return debs[-1]
+
+
+def extract_deb_docs(deb: Path, folder: str, out_dir: Path) -> list[Path]:
+    """The markdown files (gzipped ones decompressed) under ``folder`` of a .deb, copied into ``out_dir``."""
+    import gzip
+
+    with tempfile.TemporaryDirectory(prefix="deb-") as tmp:
+        proc = subprocess.run(["dpkg-deb", "-x", str(deb), tmp], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise FetchError(f"cannot unpack {deb.name}: {proc.stderr.strip()}")
+        root = Path(tmp) / folder
+        written: list[Path] = []
+        for path in sorted(root.rglob("*")):
+            if not path.is_file() or path.is_symlink():
+                continue
+            name = path.name
+            if name.endswith(".md.gz"):
+                data = gzip.decompress(path.read_bytes())
+                name = name[: -len(".gz")]
+            elif name.endswith(".md"):
+                data = path.read_bytes()
+            else:
+                continue
+            target = out_dir / path.parent.relative_to(root) / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            written.append(target)
+    if not written:
+        raise FetchError(f"{deb.name} has no markdown files under /{folder}; the package layout may have changed.")
+    return written
 
 
 # --------------------------------------------------------------------------------------------------- unpacking
@@ -188,8 +245,13 @@ def install_corpus(corpus: str, sdist: Path, dest: Path) -> None:
     staging = Path(tempfile.mkdtemp(prefix=f".{corpus}-", dir=dest))
     os.chmod(staging, 0o755)  # mkdtemp makes it 0700
     try:
-        files = extract_docs(sdist, staging)
-        marker = {"corpus": corpus, "package": CORPORA[corpus], "sdist": sdist.name, "files": len(files)}
+        if corpus in APT_CORPORA:
+            package, folder = APT_CORPORA[corpus]
+            files = extract_deb_docs(sdist, folder, staging)
+        else:
+            package = CORPORA[corpus]
+            files = extract_docs(sdist, staging)
+        marker = {"corpus": corpus, "package": package, "sdist": sdist.name, "files": len(files)}
         (staging / MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
         remove_corpus(final)
         staging.rename(final)
@@ -205,11 +267,16 @@ def fetch(corpora: list[str], dest: Path, force: bool) -> dict[str, dict[str, in
     for c in corpora:
         if c not in todo:
             log(f"{c}: already present in {dest / c} (use --force to re-download)")
-    if todo:
+    pip_todo = [c for c in todo if c in CORPORA]
+    if pip_todo:
         with tempfile.TemporaryDirectory(prefix="fetch-corpora-") as tmp:
-            sdists = pip_download([CORPORA[c] for c in todo], Path(tmp))
-            for c in todo:
+            sdists = pip_download([CORPORA[c] for c in pip_todo], Path(tmp))
+            for c in pip_todo:
                 install_corpus(c, sdists[normalize(CORPORA[c])], dest)
+    for c in (c for c in todo if c in APT_CORPORA):
+        with tempfile.TemporaryDirectory(prefix="fetch-corpora-") as tmp:
+            os.chmod(tmp, 0o777)  # apt drops privileges to _apt for the download
+            install_corpus(c, apt_download(APT_CORPORA[c][0], Path(tmp)), dest)
     return {c: corpus_stats(dest / c) for c in corpora}
 
 
@@ -258,12 +325,14 @@ def build_concat(corpora: list[str], dest: Path, out: Path, target_bytes: int) -
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0], epilog="Corpora: " + ", ".join(CORPORA))
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n", 1)[0], epilog="Corpora: " + ", ".join([*CORPORA, *APT_CORPORA])
+    )
     ap.add_argument("--dest", type=Path, default=DEFAULT_DEST, help="output folder (default: bench/corpora)")
     ap.add_argument(
         "--corpus",
         action="append",
-        choices=sorted(CORPORA),
+        choices=sorted([*CORPORA, *APT_CORPORA]),
         help="corpus to fetch; repeat for several (default: all)",
     )
     ap.add_argument("--force", action="store_true", help="re-download corpora that are already present")
@@ -283,12 +352,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    corpora = list(dict.fromkeys(args.corpus or CORPORA))  # keep order, drop duplicates
+    corpora = list(dict.fromkeys(args.corpus or [*CORPORA, *APT_CORPORA]))  # keep order, drop duplicates
     dest = args.dest.resolve()
     try:
         summary = fetch(corpora, dest, args.force)
         if args.concat:
-            build_concat(corpora, dest, args.concat, args.concat_bytes)
+            # the ~1 MB concatenation keeps to the PyPI corpora that the index benchmarks were measured on
+            build_concat([c for c in corpora if c in CORPORA] or corpora, dest, args.concat, args.concat_bytes)
     except FetchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -7,13 +7,16 @@
   scoring (a model name in the question matches the product heading) and in the answer (it says which
   product or section the value belongs to); a plain context has no path, so it can only quote the element.
 * :func:`compare`: one retrieval, both answers; a failure in one mode never hides the other.
+* :func:`answer_concurrently`: the modes answered at the same time (one thread each), their chunks as they
+  arrive: with a slow model the two columns take as long as the slower one, not the sum.
 """
 
 from __future__ import annotations
 
+import queue
 import re
+import threading
 import time
-import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -34,8 +37,19 @@ from core.llm import (
     stream_with_retries,
 )
 from core.partial_tree import resolve_citations
-from core.retrieval import MODES, Context, ContextElement, Mode, Retrieval, Scope, retrieve, validate_question
+from core.retrieval import (
+    MODES,
+    Context,
+    ContextElement,
+    Mode,
+    Retrieval,
+    Scope,
+    SearchConfig,
+    retrieve,
+    validate_question,
+)
 from core.store import ElementStore
+from core.textnorm import match_terms
 
 __all__ = [
     "Answer",
@@ -46,6 +60,8 @@ __all__ = [
     "LLMAnswerer",
     "ModeResult",
     "Source",
+    "AnswerEvent",
+    "answer_concurrently",
     "compare",
     "default_answerer",
     "score_evidence",
@@ -78,13 +94,13 @@ class LLMAnswerer:
     ) -> None:
         self.model = model
         self.label = label
-        self.policy = policy or RetryPolicy()
+        self.policy = policy or RetryPolicy.from_settings()
         self._secret = secret  # only to scrub it from error messages
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, policy: RetryPolicy | None = None) -> LLMAnswerer:
         settings = settings or load_settings()
-        policy = policy or RetryPolicy()
+        policy = policy or RetryPolicy.from_settings(settings)
         model = chat_model(settings, streaming=True, timeout=policy.timeout)
         return cls(model, model_label(settings), policy, secret=settings.openai_api_key)
 
@@ -111,52 +127,96 @@ def default_answerer(settings: Settings | None = None, policy: RetryPolicy | Non
 
 # -- extractive ---------------------------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"[0-9a-z]+(?:[.\-][0-9a-z]+)*|[\uac00-\ud7a3]+")
-_STOP = frozenset(
-    "a an and are at be by can do does for from has have how i in is it its me much my of on or the this to "
-    "what when where which who why will with you your there many".split()
-)
-# Korean particles and question endings, longest first. Stripped from the end of a Hangul run when at least two
-# syllables remain ("무게는" → "무게", "단자가" → "단자"); a run that is only a particle ("에는" after "24FL") is
-# dropped. Without this, bigrams such as "에는" or "나요" match unrelated text.
-_KO_SUFFIXES = tuple(sorted(
-    "인가요 있나요 없나요 되나요 하나요 습니까 입니까 인지요 일까요 을까요 할까요 에서는 에게는 으로는 이라는 "
-    "나요 가요 까요 에는 에서 에게 으로 로는 까지 부터 이나 이란 이며 이고 와의 과의 은 는 이 가 을 를 에 의 "
-    "과 와 로 도 만".split(), key=len, reverse=True))
-_KO_PARTICLES = frozenset(_KO_SUFFIXES)
-_KO_STOP = frozenset("얼마 얼마나 무엇 언제 어디 누구 어떻게 어느 무슨 몇 있나요 없나요 되나요 하나요".split())
 SEMANTIC_WEIGHT = 1.0
-LEXICAL_WEIGHT = 0.5
-TITLE_PENALTY = 0.2  # a heading alone rarely holds the value asked for
+TEXT_WEIGHT = 0.5  # share of the question's terms in the element's own text
+PATH_WEIGHT = 0.6  # share found only in its heading path: the product, API or section the question names
+ATTRIBUTE_WEIGHT = 0.35  # the element states the attribute asked about ("Weight : …", "`timeout` … Default: …")
+VALUE_WEIGHT = 0.1  # the element states a value at all (key : value, Default:, table cell)
+TITLE_PENALTY = 0.3  # a heading alone rarely holds the value asked for
 WEAK_SCORE = 0.35
 EXCERPT_CHARS = 300
+# Without a stated attribute, an element answers when this share of the question's terms (other than those
+# naming a heading) is in its text, or when the vector search found it this close.
+ANSWER_MIN_TEXT_OVERLAP = 0.2
+ANSWER_MIN_SIMILARITY = 0.5
+
+# Words a question uses for the attribute a sheet names with a noun ("How heavy…" asks for "Weight").
+_ATTRIBUTE_WORDS: dict[str, frozenset[str]] = {
+    "heavy": frozenset({"weight"}),
+    "weigh": frozenset({"weight"}),
+    "weighs": frozenset({"weight"}),
+    "wide": frozenset({"width"}),
+    "tall": frozenset({"height"}),
+    "high": frozenset({"height"}),
+    "long": frozenset({"length", "life", "duration"}),
+    "far": frozenset({"range", "distance"}),
+    "fast": frozenset({"speed"}),
+    "cost": frozenset({"price"}),
+    "costs": frozenset({"price"}),
+    "expensive": frozenset({"price"}),
+    "big": frozenset({"size"}),
+    "large": frozenset({"size"}),
+}
+
+_KEY_VALUE = re.compile(r"^\s*(?:[-*+]\s+)?(?P<key>[^:：\n]{1,60}?)\s*[:：]\s+(?P<value>\S[^\n]*)$")
+_DEFAULT = re.compile(
+    r"\bdefaults?(?:\s+value)?(?:\s+(?:to|is)|\s*:)?\s*(?P<value>`[^`\n]+`|'[^'\n]*'|\"[^\"\n]*\"|[^\s,;]+)", re.I
+)
+_LEADING_NAME = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?`?(?P<name>[\w.$-]+)`?(?:\*\*)?")
+_TABLE_SPLIT = re.compile(r"(?<!\\)\|")
+_MAX_VALUE_CHARS = 200
 
 
-def _korean_stem(run: str) -> str:
-    if run in _KO_PARTICLES or run in _KO_STOP:
-        return ""
-    for suffix in _KO_SUFFIXES:
-        if run.endswith(suffix) and len(run) - len(suffix) >= 2:
-            run = run[: -len(suffix)]
-            break
-    return "" if run in _KO_STOP else run
+def _question_terms(question: str) -> frozenset[str]:
+    terms = match_terms(question)
+    return terms | frozenset(word for t in terms for word in _ATTRIBUTE_WORDS.get(t, ()))
 
 
-def lexical_tokens(text: str) -> set[str]:
-    """Lower-case words (minus a few English stop words) and Korean character bigrams.
+def _clean_value(value: str) -> str:
+    return value.strip().rstrip(".").strip()
 
-    Korean attaches particles to words (``27QX의``, ``무게는``), so whole-word matching fails; the bigrams of
-    each Hangul run, once its particle is stripped, still match ``무게`` in ``무게(스탠드 포함)``.
-    """
-    out: set[str] = set()
-    for token in _TOKEN.findall(unicodedata.normalize("NFKC", text).lower()):
-        if "\uac00" <= token[0] <= "\ud7a3":
-            stem = _korean_stem(token)
-            if stem:
-                out.update([stem] if len(stem) == 1 else (stem[i : i + 2] for i in range(len(stem) - 1)))
-        elif token not in _STOP and (len(token) > 1 or token.isdigit()):
-            out.add(token)
-    return out
+
+def _table_cell(wanted: frozenset[str], text: str) -> tuple[str, str, str] | None:
+    """``(row — column, cell, the row as "header: cell; …")`` of a pipe table: the row and the column the
+    question's terms name."""
+    rows = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("|"):
+            continue
+        cells = [c.strip().replace("\\|", "|") for c in _TABLE_SPLIT.split(line.strip("|"))]
+        if not all(set(c) <= set("-: ") for c in cells):
+            rows.append(cells)
+    if len(rows) < 2:
+        return None
+    header, body = rows[0], rows[1:]
+    column_scores = [len(wanted & match_terms(h)) for h in header]
+    row_scores = [len(wanted & match_terms(" ".join(r[:1]))) for r in body]
+    column = max(range(1, len(header)), key=lambda i: column_scores[i], default=None)
+    row = max(range(len(body)), key=lambda i: row_scores[i])
+    if column is None or not column_scores[column] or not row_scores[row] or column >= len(body[row]):
+        return None
+    value = body[row][column]
+    line = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, body[row], strict=False) if c)
+    return (f"{body[row][0]} — {header[column]}", value, line) if value else None
+
+
+def _statement(wanted: frozenset[str], element: ContextElement) -> tuple[str, str] | None:
+    """``(key, value)`` the element states: a ``Default:`` line, a ``key : value`` item, or a table cell."""
+    text = element.text.strip()
+    if element.category == "Table" or text.startswith("|"):
+        cell = _table_cell(wanted, text)
+        return cell[:2] if cell else None
+    default = _DEFAULT.search(text)
+    if default:
+        name = _LEADING_NAME.match(text)
+        kv = _KEY_VALUE.match(text)
+        key = name.group("name") if name else (kv.group("key") if kv else "default")
+        return key.strip("`* "), _clean_value(default.group("value"))
+    kv = _KEY_VALUE.match(text.splitlines()[0]) if text else None
+    if kv and len(kv.group("value")) <= _MAX_VALUE_CHARS:
+        return kv.group("key").strip("`*- "), _clean_value(kv.group("value"))
+    return None
 
 
 @dataclass(frozen=True)
@@ -166,6 +226,9 @@ class Evidence:
     semantic: float
     lexical: float
     excerpt: str
+    key: str | None = None  # the attribute the element states, when it states one
+    value: str | None = None  # its value
+    answers: bool = True  # False: the best the context has, but it does not answer the question
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -175,39 +238,60 @@ class Evidence:
             "lexical": round(self.lexical, 4),
             "heading_path": list(self.element.path),
             "excerpt": self.excerpt,
+            "key": self.key,
+            "value": self.value,
+            "answers": self.answers,
         }
 
 
 def score_evidence(question: str, context: Context) -> list[Evidence]:
     """Context elements that can hold an answer, best first.
 
-    Ancestors are headings that frame the evidence, not evidence themselves. The heading path of an element
-    counts towards its lexical overlap only where the context has it (hierarchical mode).
+    Ancestors are headings that frame the evidence, not evidence themselves. An element scores by its vector
+    similarity, the question's terms in its text, the terms found only in its heading path (where the context
+    has one: the product or API the question names), and whether it states the attribute asked about.
     """
-    wanted = lexical_tokens(question)
-    candidates = [e for e in context.elements if e.role != "ancestor"]
+    wanted = _question_terms(question)
+    # Terms that name a heading of this context (the product, the API) say where to look, not what is asked:
+    # an element answers by the rest ("weight", "default", "bodyTimeout").
+    heading_terms = match_terms(" ".join(
+        [" ".join(e.path) for e in context.elements] + [e.text for e in context.elements if e.category == "Title"]
+    ))
+    asked = (wanted - heading_terms) or wanted
     scored = []
-    for element in candidates:
-        framed = lexical_tokens(element.text) | lexical_tokens(" ".join(element.path))
-        lexical = len(wanted & framed) / len(wanted) if wanted else 0.0
+    for element in (e for e in context.elements if e.role != "ancestor"):
+        text_terms = match_terms(element.text)
+        path_terms = match_terms(" ".join(element.path)) - text_terms
+        text_lex = len(wanted & text_terms) / len(wanted) if wanted else 0.0
+        path_lex = len(wanted & path_terms) / len(wanted) if wanted else 0.0
+        statement = _statement(wanted, element)
+        attribute = bool(statement and wanted & match_terms(statement[0]))
         semantic = element.similarity or 0.0
-        score = SEMANTIC_WEIGHT * semantic + LEXICAL_WEIGHT * lexical
-        if element.category == "Title":
-            score -= TITLE_PENALTY
-        scored.append(Evidence(element, score, semantic, lexical, _excerpt(element.text, wanted)))
-    scored.sort(key=lambda e: (-e.score, e.element.rank if e.element.rank is not None else 1_000_000))
+        is_title = element.category == "Title"
+        score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
+                 + ATTRIBUTE_WEIGHT * attribute + VALUE_WEIGHT * bool(statement) - TITLE_PENALTY * is_title)
+        asked_overlap = len(asked & text_terms) / len(asked) if asked else 0.0
+        answers = not is_title and (
+            attribute or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
+        )
+        key, value = statement if statement else (None, None)
+        cell = _table_cell(wanted, element.text) if statement and element.text.lstrip().startswith("|") else None
+        excerpt = cell[2] if cell else _excerpt(element.text, wanted, value)
+        scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers))
+    scored.sort(key=lambda e: (-e.answers, -e.score, e.element.rank if e.element.rank is not None else 1_000_000))
     return scored
 
 
-def _excerpt(text: str, wanted: set[str]) -> str:
-    """The element, or for a long one the sentence that overlaps the question most (with its neighbour)."""
+def _excerpt(text: str, wanted: frozenset[str], value: str | None = None) -> str:
+    """The element, or for a long one the sentence stating the value (else overlapping the question most)."""
     text = " ".join(text.split())
     if len(text) <= EXCERPT_CHARS:
         return text
     sentences = [s for s in re.split(r"(?<=[.!?。])\s+|(?<=다\.)\s*", text) if s.strip()]
     if len(sentences) < 2:
         return text[: EXCERPT_CHARS - 1] + "…"
-    best = max(range(len(sentences)), key=lambda i: len(wanted & lexical_tokens(sentences[i])))
+    holding = [i for i, s in enumerate(sentences) if value and value in s]
+    best = holding[0] if holding else max(range(len(sentences)), key=lambda i: len(wanted & match_terms(sentences[i])))
     excerpt = sentences[best]
     if best + 1 < len(sentences) and len(excerpt) + len(sentences[best + 1]) < EXCERPT_CHARS:
         excerpt += " " + sentences[best + 1]
@@ -216,7 +300,13 @@ def _excerpt(text: str, wanted: set[str]) -> str:
 
 
 class ExtractiveAnswerer:
-    """Quotes the best-matching evidence with its citation (and, from a hierarchical context, its heading path)."""
+    """Answers without a model: the value the best element states, with its heading path and citation.
+
+    The best element is the one that states the attribute asked about (``key : value`` items, ``Default:``
+    lines, table cells) under the heading path that names the question's product or API. Its value leads the
+    answer; the element is quoted below it. When no element of the context answers, it says so instead of
+    quoting the nearest heading.
+    """
 
     label = prompts.EXTRACTIVE_LABEL
 
@@ -228,16 +318,19 @@ class ExtractiveAnswerer:
         if not evidence:
             return prompts.EXTRACTIVE_EMPTY
         best = evidence[0]
+        if not best.answers:
+            return prompts.EXTRACTIVE_NOT_FOUND
         quote = f"“{best.excerpt}” [e:{best.element.short_id}]"
+        lines = [f"{best.key}: {best.value}"] if best.value else []
         if context.mode == "hierarchical" and best.element.path:
-            text = f"{prompts.EXTRACTIVE_PATH_PREFIX} {' › '.join(best.element.path)}:\n{quote}"
+            lines += [f"{prompts.EXTRACTIVE_PATH_PREFIX} {' › '.join(best.element.path)}:", quote]
         elif context.mode == "hierarchical":
-            text = quote
+            lines.append(quote)
         else:
-            text = f"{quote}\n{prompts.EXTRACTIVE_PLAIN_NOTE}"
+            lines += [quote, prompts.EXTRACTIVE_PLAIN_NOTE]
         if best.score < WEAK_SCORE:
-            text += f"\n{prompts.EXTRACTIVE_WEAK_NOTE}"
-        return text
+            lines.append(prompts.EXTRACTIVE_WEAK_NOTE)
+        return "\n".join(lines)
 
     def stream(self, question: str, context: Context) -> Iterator[str]:
         yield self.complete(question, context)
@@ -387,6 +480,7 @@ class Comparison:
     hierarchy_added: list[ContextElement]
     hits: list[ContextElement]
     created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    search: dict[str, Any] = field(default_factory=dict)  # Retrieval.describe(): strategy, scope, notes
 
     @property
     def plain(self) -> ModeResult | None:
@@ -399,7 +493,7 @@ class Comparison:
     @classmethod
     def build(cls, collection: str, retrieval: Retrieval, results: dict[str, ModeResult], answerer: str) -> Comparison:
         return cls(retrieval.question, collection, retrieval.k, retrieval.scope, answerer, results,
-                   retrieval.hierarchy_added, retrieval.hierarchical.hits)
+                   retrieval.hierarchy_added, retrieval.hierarchical.hits, search=retrieval.describe())
 
     def to_dict(self, *, details: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {"question": self.question}
@@ -410,11 +504,56 @@ class Comparison:
             out["collection"] = self.collection
             out["k"] = self.k
             out["scope"] = self.scope.as_dict()
+            out["search"] = self.search
             out["answerer"] = self.answerer
             out["hits"] = [h.as_dict() for h in self.hits]
             out["hierarchy_added"] = [e.as_dict() for e in self.hierarchy_added]
             out["created_at"] = self.created_at
         return out
+
+
+@dataclass(frozen=True)
+class AnswerEvent:
+    """One step of :func:`answer_concurrently`: a chunk of ``mode``'s answer, or (``result`` set) its end."""
+
+    mode: Mode
+    text: str = ""
+    result: ModeResult | None = None
+
+
+def answer_concurrently(
+    retrieval: Retrieval,
+    answerer: Answerer,
+    modes: Sequence[Mode] = MODES,
+    *,
+    streaming: bool = True,
+) -> Iterator[AnswerEvent]:
+    """Answer every mode at once, one thread each; yield chunks as they arrive and one result per mode.
+
+    Never raises for a model failure (it is in that mode's ``result.answer.error``); each mode's call is bounded
+    by its own total deadline (``HKE_LLM_TIMEOUT``), so this ends within that plus retrieval-free bookkeeping.
+    """
+    events: queue.SimpleQueue[AnswerEvent | BaseException] = queue.SimpleQueue()
+
+    def run(mode: Mode) -> None:
+        stream = AnswerStream(retrieval, mode, answerer, streaming=streaming)
+        try:
+            for chunk in stream:
+                events.put(AnswerEvent(mode, chunk))
+            events.put(AnswerEvent(mode, result=stream.result()))
+        except BaseException as exc:  # a bug, not a model failure: re-raised in the caller's thread
+            events.put(exc)
+
+    for mode in modes:
+        threading.Thread(target=run, args=(mode,), name=f"hke-answer-{mode}", daemon=True).start()
+    pending = len(modes)
+    while pending:
+        event = events.get()
+        if isinstance(event, BaseException):
+            raise event
+        if event.result is not None:
+            pending -= 1
+        yield event
 
 
 def compare(
@@ -424,9 +563,10 @@ def compare(
     k: int = 4,
     scope: Scope | None = None,
     answerer: Answerer | None = None,
-    children_budget: int = 0,
+    children_budget: int | None = None,
     modes: Sequence[Mode] = MODES,
     streaming: bool = False,
+    search: SearchConfig | str | None = None,
 ) -> Comparison:
     """Retrieve once, answer in each of ``modes``; a failed answer is recorded, never raised.
 
@@ -434,7 +574,9 @@ def compare(
     before any work is done.
     """
     question = validate_question(question)
-    retrieval = retrieve(store, question, k=k, scope=scope, children_budget=children_budget)
+    retrieval = retrieve(store, question, k=k, scope=scope, children_budget=children_budget, search=search)
     answerer = answerer or default_answerer()
-    results = {mode: AnswerStream(retrieval, mode, answerer, streaming=streaming).result() for mode in modes}
+    finished = {e.mode: e.result for e in answer_concurrently(retrieval, answerer, modes, streaming=streaming)
+                if e.result is not None}
+    results = {mode: finished[mode] for mode in modes}  # in the order asked, whichever finished first
     return Comparison.build(store.collection, retrieval, results, answerer.label)

@@ -36,8 +36,17 @@ def emit(payload: Any, as_json: bool, text: str | None = None) -> None:
 
 
 def fail(message: str, code: int = 2) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    from core.database import redact_text
+
+    print(f"error: {redact_text(message, _configured_database_url())}", file=sys.stderr)
     return code
+
+
+def _configured_database_url() -> str | None:
+    try:
+        return load_settings().database_url
+    except ValueError:  # a bad setting is reported by the command itself
+        return None
 
 
 # -- db ---------------------------------------------------------------------------------------------
@@ -123,7 +132,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     bar.close()
     text = (
         f"{report.documents} documents ({report.added} added, {report.replaced} replaced, {report.unchanged} "
-        f"unchanged), {report.elements} elements written, {report.skipped} skipped, {len(report.errors)} errors "
+        f"unchanged), {report.elements} elements written ({report.texts_embedded} texts embedded, "
+        f"{report.cache_hits} from the embedding cache), {report.skipped} skipped, {len(report.errors)} errors "
         f"in {report.seconds:.2f}s"
     )
     text += "".join(f"\n  warning: {w['path']}: {w['warning']}" for w in report.warnings)
@@ -173,20 +183,24 @@ def cmd_collections(args: argparse.Namespace) -> int:
 @command("ask")
 def cmd_ask(args: argparse.Namespace) -> int:
     from core.answering import compare, default_answerer
-    from core.retrieval import QuestionError, resolve_scope, validate_question
+    from core.retrieval import QuestionError, resolve_scope, search_config, validate_question
     from core.store import open_store
 
     try:
         question = validate_question(args.question)
     except QuestionError as exc:
         return fail(str(exc))  # exit 2 before the database is started or the model loaded
+    if args.children_budget is not None and args.children_budget < 0:
+        return fail(f"--children-budget must be 0 or more tokens, got {args.children_budget}")
+    search = search_config(args.search, headings=False if args.everywhere else None)
     store = open_store(args.collection, create=False)
     scope = resolve_scope(store, args.scope)
     modes = ("plain", "hierarchical") if args.mode == "both" else (args.mode,)
     result = compare(store, question, k=args.k, scope=scope, answerer=default_answerer(), modes=modes,
-                     children_budget=args.children_budget)
-    payload = result.to_dict(details=False)
-    lines = [f"question: {result.question}", f"answerer: {result.answerer}", f"scope: {scope.label}"]
+                     children_budget=args.children_budget, search=search)
+    payload = {**result.to_dict(details=False), "search": result.search}
+    lines = [f"question: {result.question}", f"answerer: {result.answerer}",
+             f"search: {search.name} ({search.describe()})", *result.search["notes"]]
     for mode in modes:
         r = result.results[mode]
         timings = ", ".join(f"{k} {v:.1f} ms" for k, v in r.timings.items())
@@ -502,8 +516,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", default="both", choices=["plain", "hierarchical", "both"])
     p.add_argument("--k", type=int, default=4, help="vector hits (default: %(default)s)")
     p.add_argument("--scope", default=None, help="search only inside this document id or element (heading) id")
-    p.add_argument("--children-budget", type=int, default=0,
-                   help="a heading hit brings its children within this many tokens (default: off)")
+    p.add_argument("--search", default="default", choices=["default", "vector", "fulltext", "hybrid", "contextual"],
+                   help="search strategy (default: the measured default, hybrid scoped by named headings)")
+    p.add_argument("--everywhere", action="store_true",
+                   help="do not scope the search to the headings the question names")
+    p.add_argument("--children-budget", type=int, default=None,
+                   help="tokens a heading hit brings from its own section (default: 200; 0 = none)")
     add_collection(p)
 
     # -- GraphRAG index (core/graph) --
@@ -544,8 +562,9 @@ def build_parser() -> argparse.ArgumentParser:
     # -- evaluation (core/evaluation) --
     p = add("eval", "evaluate retrieval modes on a question set; print per-mode aggregates")
     p.add_argument("questions", help="question set JSON (see data/README.md for the format)")
-    p.add_argument("--modes", default="plain,hierarchical,contextual,hybrid",
-                   help="comma-separated modes (default: %(default)s)")
+    p.add_argument("--modes", default="plain,hierarchical,hybrid,default",
+                   help="comma-separated modes among plain, hierarchical, contextual, fulltext, hybrid, default "
+                        "(default runs exactly what `ask` and the Compare page run; default: %(default)s)")
     p.add_argument("--k", type=int, default=4, help="hits per question (default: %(default)s)")
     p.add_argument("--limit", type=int, default=None, help="only the first N questions")
     p.add_argument("--out", default=None, help="write the full run: JSON, or CSV when the name ends in .csv")
@@ -570,12 +589,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
-    from core.database import DatabaseError
+    if not args.verbose:
+        # The pool logs each failed reconnection; the command ends with one clear message instead.
+        logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
+    import psycopg
+
+    from core.database import DatabaseError, connection_lost, unavailable_message
+    from core.graph.llm_cache import LLMCallError
+    from core.llm import LLMError
     from core.store import StoreError
 
     try:
         return _COMMANDS[args.command](args)
     except (StoreError, DatabaseError, ValueError) as exc:
         return fail(str(exc))
+    except (LLMError, LLMCallError) as exc:  # the model failed for good: its classified, key-free message
+        return fail(str(exc), 1)
+    except psycopg.Error as exc:  # the same words as ingest when the server went away, never a traceback
+        if connection_lost(exc):
+            return fail(unavailable_message(exc, _configured_database_url()))
+        return fail(f"the database refused the request: {type(exc).__name__}: {str(exc).strip().splitlines()[0]}")
     except KeyboardInterrupt:
         return fail("interrupted", 130)

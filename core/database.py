@@ -77,14 +77,18 @@ logger = logging.getLogger("hke.database")
 __all__ = [
     "DatabaseError",
     "DatabaseStatus",
+    "DatabaseUnavailableError",
     "EmbeddedPostgres",
+    "connection_lost",
     "database_url",
     "install_shutdown_hooks",
     "normalize_url",
     "psycopg_conninfo",
+    "redact_text",
     "redact_url",
     "status",
     "stop_embedded",
+    "unavailable_message",
 ]
 
 SQLALCHEMY_SCHEME = "postgresql+psycopg"
@@ -107,6 +111,10 @@ _FULL_CHECK_EVERY_S = 1.0
 
 class DatabaseError(RuntimeError):
     """The database cannot be used; the message says what to do. Never contains a password."""
+
+
+class DatabaseUnavailableError(DatabaseError):
+    """The server went away or cannot be reached; the message is :func:`unavailable_message`'s."""
 
 
 @dataclass
@@ -206,18 +214,58 @@ def _password_of(url: str | None) -> str | None:
     return match.group(2).strip("'") if match else None
 
 
-def _scrub(text: str, url: str | None = None) -> str:
-    """``text`` (an error message) with URLs redacted and the password of ``url`` removed."""
+# ``something@host`` in a message: libpq splits an unescaped ``@`` in a password at the first one, and then names
+# the rest of the password as part of the host ("failed to resolve host 'PW3@127.0.0.1'").
+_USERINFO_AT_RE = re.compile(r"[^\s'\"<>()\[\]{}@/]+@(?=[A-Za-z0-9\[])")
+_PASSWORD_SEPARATORS_RE = re.compile(r"[@:/]")
+
+
+def redact_text(text: str, url: str | None = None) -> str:
+    """``text`` (an error message) safe to show: every URL-like string redacted, whether it parses or not.
+
+    URLs lose their password, ``password=`` settings their value, ``userinfo@host`` its userinfo, and the
+    password of ``url`` (and each piece of it between ``@``, ``:`` and ``/``, as a server may echo one) is removed.
+    """
     text = _URL_IN_TEXT_RE.sub(lambda m: redact_url(m.group(0)), text)
     text = _PASSWORD_KV_RE.sub(lambda m: m.group(1) + "***", text)
+    text = _USERINFO_AT_RE.sub(lambda m: m.group(0) if "***" in m.group(0) else "***@", text)
     password = _password_of(url)
     if password:
-        for secret in {password, unquote(password)}:
-            # Very short secrets would mangle the message; they cannot survive the URL redaction above anyway
-            # unless echoed bare, which libpq does not do.
+        secrets = {password, unquote(password)}
+        secrets |= {piece for secret in list(secrets) for piece in _PASSWORD_SEPARATORS_RE.split(secret)}
+        for secret in sorted(secrets, key=len, reverse=True):
+            # Very short pieces would mangle the message; a short piece next to the host is caught above.
             if len(secret) >= 4:
                 text = text.replace(secret, "***")
     return text
+
+
+# SQLSTATEs that mean the server went away: 57P01 admin_shutdown (also sent when the postmaster died), 57P02
+# crash_shutdown, 57P03 cannot_connect_now (starting up or shutting down); class 08 is "connection exception".
+_GONE_SQLSTATES = frozenset({"57P01", "57P02", "57P03"})
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` means the server cannot be reached: stopped, crashed, restarting, or no connection.
+
+    An OperationalError about a statement (a deadlock, a cancelled query) is not: it has its own SQLSTATE.
+    """
+    import psycopg
+
+    if isinstance(exc, DatabaseUnavailableError | psycopg.InterfaceError):
+        return True
+    if not isinstance(exc, psycopg.OperationalError):  # psycopg_pool.PoolTimeout is one too
+        return False
+    state = getattr(exc, "sqlstate", None)
+    return state is None or state in _GONE_SQLSTATES or state.startswith("08")
+
+
+def unavailable_message(exc: BaseException, url: str | None = None) -> str:
+    """The one message every entry point shows when the database is gone (ingest adds what it did not store)."""
+    if isinstance(exc, DatabaseUnavailableError):
+        return str(exc)
+    reason = redact_text(_first_line(exc), url)
+    return f"the database is unavailable ({reason}). Start it (or check DATABASE_URL) and try again."
 
 
 def _first_line(exc: BaseException) -> str:
@@ -870,7 +918,7 @@ class EmbeddedPostgres:
             lines = self.log_file.read_text(errors="replace").strip().splitlines()[-20:]
             lines = [ln for ln in lines if re.search(r"\b(FATAL|PANIC|ERROR):", ln)][-3:] or lines[-3:]
             if lines:  # the log can quote failed statements: keep any password out of the message
-                tail = " Last log lines: " + _SQL_PASSWORD_RE.sub(r"\1'***'", _scrub(" | ".join(lines)))
+                tail = " Last log lines: " + _SQL_PASSWORD_RE.sub(r"\1'***'", redact_text(" | ".join(lines)))
         return f"{base}: {detail}. See {self.log_file}.{tail}"
 
     def _verify_or_clear_pid_file(self) -> bool:
@@ -1182,7 +1230,7 @@ def _external_status(raw_url: str) -> DatabaseStatus:
             result.postgres_version, result.pgvector_version = _versions(conn)
         result.running = True
     except Exception as exc:  # never let the password out through the message
-        result.error = _scrub(_first_line(exc), raw_url)
+        result.error = redact_text(_first_line(exc), raw_url)
     return result
 
 

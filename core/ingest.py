@@ -1,9 +1,13 @@
 """Files in, parent-linked elements out: validate, parse, embed in batches, replace atomically.
 
 Re-ingest is incremental by content hash: an unchanged document is recognised before it is parsed or
-embedded, so it costs zero embedding calls. One bad file is reported and skipped; the batch goes on and
-nothing already stored is touched. If the database itself goes away, the batch stops at once with that
-reason for every file not stored (a retry after a restart skips what was stored, as unchanged).
+embedded, so it costs zero embedding calls. Within a changed document, only texts no collection of the same
+embedder holds yet are embedded (the embedding cache, :meth:`ElementStore.cached_vectors`): editing one list
+item embeds one text, and a second collection over the same files embeds none.
+
+One bad file is reported and skipped; the batch goes on and nothing already stored is touched. If the
+database itself goes away, the batch stops at once with that reason for every file not stored (a retry after a
+restart skips what was stored, as unchanged).
 
 Markdown is parsed by :mod:`core.markdown_loader` (or unstructured); HTML and DOCX by
 :mod:`core.legacy_loader`, into the same element tree.
@@ -65,6 +69,8 @@ class IngestReport:
     seconds: float = 0.0
     embed_seconds: float = 0.0
     embedding_calls: int = 0
+    texts_embedded: int = 0  # texts sent to the embedder
+    cache_hits: int = 0  # elements whose vector was reused: stored already, or the same text earlier in the document
     files: list[FileResult] = field(default_factory=list)
     warnings: list[dict[str, str]] = field(default_factory=list)
     stopped: str | None = None  # why the batch stopped early (the database went away), if it did
@@ -96,6 +102,8 @@ class IngestReport:
         out["seconds"] = round(self.seconds, 3)
         out["embed_seconds"] = round(self.embed_seconds, 3)
         out["embedding_calls"] = self.embedding_calls
+        out["texts_embedded"] = self.texts_embedded
+        out["cache_hits"] = self.cache_hits
         if self.warnings:
             out["warnings"] = self.warnings
         if self.stopped:
@@ -275,6 +283,47 @@ def embedding_text(doc: Document, contextual: bool) -> str:
     return text[:MAX_EMBED_CHARS]
 
 
+def text_sha256(text: str) -> str:
+    """The embedding cache's key for a text (with the embedder's identity)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class EmbeddedTexts:
+    vectors: np.ndarray  # one row per text, in order
+    hashes: list[str]  # text_sha256 of each text, for ElementStore.replace_document
+    embedded: int  # texts sent to the embedder (each distinct uncached text once)
+    reused: int  # texts whose vector came from the cache or from the same text earlier in the list
+
+
+def embed_texts(
+    store: ElementStore, texts: Sequence[str], *, batch_size: int = 64, advance: Callable[[int], None] | None = None
+) -> EmbeddedTexts:
+    """Vectors for ``texts`` with ``store``'s embedder, embedding each distinct text the cache lacks once.
+
+    ``advance(n)`` reports progress in texts: the reused ones at once, then each embedded batch. Raises
+    ValueError if the embedder returns vectors of the wrong shape.
+    """
+    embeddings = store.embeddings
+    dimension = embeddings.info.dimension
+    hashes = [text_sha256(t) for t in texts]
+    vectors = store.cached_vectors(hashes)
+    missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in vectors}
+    if advance and len(texts) > len(missing):
+        advance(len(texts) - len(missing))
+    todo = list(missing.items())
+    for start in range(0, len(todo), batch_size):
+        batch = todo[start : start + batch_size]
+        matrix = np.asarray(embeddings.embed_documents([t for _, t in batch]), np.float32)
+        if matrix.shape != (len(batch), dimension):
+            raise ValueError(f"embedder returned vectors of shape {matrix.shape}, expected ({len(batch)}, {dimension})")
+        vectors.update(zip((h for h, _ in batch), matrix, strict=True))
+        if advance:
+            advance(len(batch))
+    stacked = np.stack([vectors[h] for h in hashes]) if hashes else np.zeros((0, dimension), np.float32)
+    return EmbeddedTexts(stacked, hashes, len(todo), len(texts) - len(todo))
+
+
 def parse(text: str, *, source: str, document_id: str, loader: str = "markdown-it") -> list[Document]:
     """Elements of markdown ``text`` with the named loader (HTML/DOCX go through :func:`parse_source`)."""
     if loader == "markdown-it":
@@ -364,16 +413,27 @@ def _database_unavailable(store: ElementStore, exc: BaseException) -> str | None
     """
     import psycopg
 
-    from core.database import psycopg_conninfo
+    from core.database import connection_lost, psycopg_conninfo, redact_text
 
-    if not isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+    if not connection_lost(exc):
         return None
     try:
         with psycopg.connect(psycopg_conninfo(store.url), connect_timeout=3, autocommit=True) as conn:
             conn.execute("SELECT 1")
     except Exception as probe:
-        return _first_line(probe)
+        return redact_text(_first_line(probe), store.url)
     return None
+
+
+def _stop(report: IngestReport, rest: Sequence[_Prepared], gone: str) -> None:
+    """The database went away while ``rest[0]`` was processed: every later file would wait out the pool's timeout
+    and fail the same way, so the batch stops here. The server rolled back the current file's transaction."""
+    report.stopped = f"the database is unavailable ({gone})"
+    advice = "start it and ingest again; files already stored are skipped as unchanged"
+    report.record(FileResult(rest[0].source.display, "error", reason=f"not stored: {report.stopped}; {advice}"))
+    for item in rest[1:]:
+        report.record(FileResult(item.source.display, "error",
+                                 reason=f"not stored: {report.stopped}, so the ingest stopped; {advice}"))
 
 
 def ingest(
@@ -427,38 +487,36 @@ def ingest(
         progress(Progress(0, total, f"{len(prepared)} documents to embed, {report.unchanged} unchanged"))
     for index, item in enumerate(prepared):
         texts = [embedding_text(d, store.contextual) for d in item.elements]
-        vectors: list[np.ndarray] = []
+        message = f"embedding {item.source.display}"
+
+        def advance(n: int, message: str = message) -> None:
+            nonlocal done
+            done += n
+            if progress:
+                progress(Progress(done, total, message))
+
         t0 = time.perf_counter()
         try:
-            for start in range(0, len(texts), batch_size):
-                vectors.append(np.asarray(embeddings.embed_documents(texts[start : start + batch_size]), np.float32))
-                done += min(batch_size, len(texts) - start)
-                if progress:
-                    progress(Progress(done, total, f"embedding {item.source.display}"))
-            matrix = np.vstack(vectors) if vectors else np.zeros((0, embeddings.info.dimension), np.float32)
-            if matrix.shape != (len(texts), embeddings.info.dimension):
-                raise ValueError(f"embedder returned vectors of shape {matrix.shape}, expected "
-                                 f"({len(texts)}, {embeddings.info.dimension})")
+            embedded = embed_texts(store, texts, batch_size=batch_size, advance=advance)
         except Exception as exc:
             report.embed_seconds += time.perf_counter() - t0
-            report.record(FileResult(item.source.display, "error", reason=f"embedding failed: {exc}"))
-            continue
+            gone = _database_unavailable(store, exc)  # the cache lookup reads the database
+            if gone is None:
+                report.record(FileResult(item.source.display, "error", reason=f"embedding failed: {exc}"))
+                continue
+            _stop(report, prepared[index:], gone)
+            break
         report.embed_seconds += time.perf_counter() - t0
+        report.texts_embedded += embedded.embedded
+        report.cache_hits += embedded.reused
         try:
-            changed = store.replace_document(item.record, item.elements, matrix)
+            changed = store.replace_document(item.record, item.elements, embedded.vectors, embedded.hashes)
         except Exception as exc:
             gone = _database_unavailable(store, exc)
             if gone is None:
                 report.record(FileResult(item.source.display, "error", reason=f"could not store: {exc}"))
                 continue
-            # Every later file would wait out the pool's timeout and fail the same way: stop here. The
-            # server rolled back this file's transaction, so nothing of it is stored.
-            report.stopped = f"the database is unavailable ({gone})"
-            advice = "start it and ingest again; files already stored are skipped as unchanged"
-            report.record(FileResult(item.source.display, "error", reason=f"not stored: {report.stopped}; {advice}"))
-            for rest in prepared[index + 1 :]:
-                report.record(FileResult(rest.source.display, "error",
-                                         reason=f"not stored: {report.stopped}, so the ingest stopped; {advice}"))
+            _stop(report, prepared[index:], gone)
             break
         status = ("replaced" if item.replacing else "added") if changed else "unchanged"
         report.record(FileResult(item.source.display, status, len(item.elements), None, item.record.encoding,

@@ -65,6 +65,7 @@ EXTRACTIVE_PLAIN_NOTE = (
 )
 EXTRACTIVE_WEAK_NOTE = "(Weak match: nothing in the context matches the question closely.)"
 EXTRACTIVE_EMPTY = "No evidence: the context is empty."
+EXTRACTIVE_NOT_FOUND = "Not found: no element of the context states what the question asks."
 
 
 # -- evaluation judge --

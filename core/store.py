@@ -27,11 +27,13 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
-from core.database import psycopg_conninfo
+from core.database import DatabaseUnavailableError, psycopg_conninfo, unavailable_message
 from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
 from core.sql import elements as sql
 
 COLLECTION_NAME_MAX = 63
+# Element metadata key: sha256 of the exact text the element's vector was embedded from (the embedding cache key).
+EMBEDDED_TEXT_SHA256 = "embedded_text_sha256"
 
 
 class StoreError(RuntimeError):
@@ -146,6 +148,9 @@ def connection_pool(url: str, *, max_size: int | None = None) -> ConnectionPool:
                 max_size=max_size or load_settings().pool_size,
                 kwargs=_connect_kwargs(conninfo),
                 configure=_configure_connection,
+                # A pooled connection to a server that has since died or restarted is dead: test each one before
+                # handing it out (one round trip), so a restarted server is used without a manual step.
+                check=ConnectionPool.check_connection,
                 open=True,
                 timeout=POOL_TIMEOUT_S,
                 max_idle=POOL_MAX_IDLE_S,
@@ -210,13 +215,9 @@ def _ensure_extension(conninfo: str) -> None:
         with psycopg.connect(conninfo, autocommit=True, connect_timeout=10) as conn:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
     except psycopg.OperationalError as exc:
-        raise StoreError(f"cannot connect to the database: {_first_line(exc)}") from exc
+        raise DatabaseUnavailableError(unavailable_message(exc, conninfo)) from exc
     except psycopg.errors.FeatureNotSupported as exc:  # pragma: no cover - depends on the server
         raise StoreError("the database has no pgvector extension; use the pgvector/pgvector image") from exc
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 @contextlib.contextmanager
@@ -373,14 +374,26 @@ class ElementStore:
         """Documents whose id, source path or file name is ``key``."""
         return [d for d in self.documents() if key in (d.document_id, d.source, d.filename)]
 
-    def replace_document(self, record: DocumentRecord, elements: Sequence[Document], vectors: np.ndarray) -> bool:
+    def replace_document(
+        self,
+        record: DocumentRecord,
+        elements: Sequence[Document],
+        vectors: np.ndarray,
+        text_hashes: Sequence[str] | None = None,
+    ) -> bool:
         """Store ``record`` with exactly ``elements``, atomically. Returns False if it was already stored as is.
+
+        ``text_hashes`` (see :func:`core.ingest.text_sha256`) name the text each vector was embedded from and make
+        the vectors reusable by the embedding cache; without them the elements are stored outside the cache
+        (a key copied over in the elements' metadata is dropped, since it may describe another text).
 
         Another process may have stored the same content meanwhile; the per-document lock plus the hash
         re-check inside the transaction make concurrent ingests of one corpus idempotent.
         """
         if len(elements) != len(vectors):
             raise ValueError("one vector per element")
+        if text_hashes is not None and len(text_hashes) != len(elements):
+            raise ValueError("one text hash per element")
         with self.pool.connection() as conn, conn.transaction():
             conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), record.document_id))
             current = conn.execute(sql.DOCUMENT_HASH, (self.collection_id, record.document_id)).fetchone()
@@ -389,8 +402,10 @@ class ElementStore:
             conn.execute(sql.DELETE_DOCUMENT_ELEMENTS, (self.collection_id, record.document_id))
             with conn.cursor() as cur, cur.copy(sql.COPY_ELEMENTS) as copy:
                 copy.set_types(sql.COPY_ELEMENT_TYPES)
-                for doc, vector in zip(elements, vectors, strict=True):
-                    meta = doc.metadata
+                for i, (doc, vector) in enumerate(zip(elements, vectors, strict=True)):
+                    meta = {k: v for k, v in doc.metadata.items() if k != EMBEDDED_TEXT_SHA256}
+                    if text_hashes is not None:
+                        meta[EMBEDDED_TEXT_SHA256] = text_hashes[i]
                     copy.write_row(
                         (meta["element_id"], self.collection_id, np.asarray(vector, dtype=np.float32),
                          doc.page_content, Jsonb(meta))
@@ -412,6 +427,17 @@ class ElementStore:
                 },
             )
         return True
+
+    def cached_vectors(self, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
+        """Stored vectors of this embedder for the given text hashes, from any collection (the embedding cache)."""
+        hashes = list(dict.fromkeys(text_hashes))
+        if not hashes:
+            return {}
+        info = self.embeddings.info
+        params = {"hashes": hashes, "provider": info.provider, "model": info.model, "dimension": str(info.dimension)}
+        with read_connection(self.pool) as conn:
+            rows = conn.execute(sql.CACHED_VECTORS, params).fetchall()
+        return {key: np.asarray(vector, dtype=np.float32) for key, vector in rows}
 
     def has_vector_index(self) -> bool:
         with self.pool.connection() as conn:

@@ -1,19 +1,27 @@
 """Compare: one question answered from the plain and from the hierarchical context of the same hits.
 
-Thin view over ``core.retrieval`` and ``core.answering``. Document text is untrusted: it is only ever shown
-escaped (``escape_markdown``), as code, or in a dataframe; never as HTML.
+Thin view over ``core.retrieval`` (the one retrieval pipeline, as ``ask`` and evaluation's ``default`` mode run
+it) and ``core.answering``. Document text is untrusted: it is only ever shown escaped (``escape_markdown``), as
+code, or in a dataframe; never as HTML. Long contexts are shown cut, with the whole as a download.
 """
 
 from __future__ import annotations
 
 import json
 
-import plotly.graph_objects as go
 import streamlit as st
 
-from core.answering import AnswerStream, Comparison, ModeResult, default_answerer
+from core.answering import Comparison, ModeResult, answer_concurrently, default_answerer
 from core.partial_tree import escape_markdown
-from core.retrieval import MODES, QuestionError, Retrieval, Scope, retrieve, validate_question
+from core.retrieval import (
+    DEFAULT_CHILDREN_BUDGET,
+    MODES,
+    QuestionError,
+    Retrieval,
+    retrieve,
+    search_config,
+    validate_question,
+)
 from core.store import StoreError
 from pages import ui
 
@@ -22,14 +30,15 @@ BLURBS = {
     "plain": "The hit elements as they are.",
     "hierarchical": "The same hits, each with its root-to-leaf headings, merged into partial trees.",
 }
-STAGES = ("embed_query", "vector_search", "expand", "generate")
-SCOPE_KINDS = ("Whole collection", "One document", "One heading subtree")
+STAGES = ("embed_query", "search", "expand", "generate")
+SEARCHES = ("default", "vector", "fulltext", "hybrid")
+DISPLAY_CHARS = 20_000  # a context longer than this is shown cut (a whole 5 MB one froze the browser)
 MAX_UI_K = 20
 
 st.title("Compare: plain vs hierarchical")
 st.caption(
-    "The same question, the same vector hits, two contexts: the hits alone, or the hits with their heading paths. "
-    "See what each answer could know."
+    "The same question, the same hits, two contexts: the hits alone, or the hits with their heading paths and "
+    "sections. See what each answer could know."
 )
 store = ui.require_documents()
 collection = ui.current_collection()
@@ -45,61 +54,36 @@ def _use_example() -> None:
         st.session_state["compare_question"] = picked
 
 
-examples = ui.example_questions()
+def _search_everywhere() -> None:
+    st.session_state["compare_everywhere"] = True
+    st.session_state["compare_rerun"] = True
+
+
+fingerprint = "|".join(sorted(d.content_hash for d in store.documents()))
+examples, examples_from = ui.example_questions(collection, fingerprint)
 if examples:
-    st.selectbox("Example questions", [""] + examples, key="compare_example", on_change=_use_example,
-                 format_func=lambda q: q or "— pick an example from data/questions.json —")
+    st.selectbox("Example questions", ["", *examples], key="compare_example", on_change=_use_example,
+                 format_func=lambda q: q or f"— pick an example ({examples_from}) —")
 
-scope = Scope.whole()
-kind = st.radio("Search in", SCOPE_KINDS, horizontal=True, key="compare_scope_kind",
-                help="Results never come from outside the scope: the filter is part of the SQL search.")
-if kind != SCOPE_KINDS[0]:
-    documents = store.documents()
-    labels = {d.document_id: f"{d.title or d.filename} · {d.filename}" for d in documents}
-    doc_id = st.selectbox("Document", list(labels), format_func=labels.__getitem__, key="compare_scope_doc")
-    if kind == SCOPE_KINDS[1]:
-        scope = Scope.document(doc_id, labels[doc_id])
-    else:
-        headings = [e for e in store.elements(doc_id) if e.metadata.get("category") == "Title"]
-        if not headings:
-            st.warning("This document has no headings; searching the whole document instead.")
-            scope = Scope.document(doc_id, labels[doc_id])
-        else:
-            by_id = {h.metadata["element_id"]: h for h in headings}
-
-            def _heading_label(element_id: str) -> str:
-                h = by_id[element_id]
-                return "\u2003" * int(h.metadata.get("category_depth") or 0) + h.page_content
-
-            heading_id = st.selectbox("Heading", list(by_id), format_func=_heading_label, key="compare_scope_heading")
-            path = [*by_id[heading_id].metadata.get("heading_path", []), by_id[heading_id].page_content]
-            scope = Scope.subtree(heading_id, " › ".join(path))
+scope = ui.scope_picker(store, "compare")
 
 with st.form("compare_form"):
     question = st.text_area("Question", key="compare_question", height=80,
                             placeholder="e.g. Nova 24FL에는 HDMI 단자가 몇 개 있나요?")
-    left, right = st.columns(2)
-    k = left.slider("k (vector hits)", 1, MAX_UI_K, 4, key="compare_k")
-    budget = right.number_input(
-        "Heading hits bring their children (token budget, 0 = off)", min_value=0, max_value=4000, value=0, step=100,
-        key="compare_budget",
-    )
+    left, middle, right = st.columns(3)
+    search_name = left.selectbox("Search", SEARCHES, key="compare_search",
+                                 help="; ".join(f"{n}: {search_config(n).describe()}" for n in SEARCHES))
+    k = middle.slider("k (hits)", 1, MAX_UI_K, 4, key="compare_k")
+    budget = right.number_input("Section tokens a heading hit brings (0 = none)", min_value=0, max_value=4000,
+                                value=DEFAULT_CHILDREN_BUDGET, step=100, key="compare_budget")
+    everywhere = st.checkbox("Search everywhere (ignore the headings the question names)", key="compare_everywhere")
     submitted = st.form_submit_button("Ask", type="primary")
 st.caption(f"Collection **{escape_markdown(collection)}** (change it in the sidebar) · scope: "
            f"{escape_markdown(scope.label)}")
+rerun = st.session_state.pop("compare_rerun", False)
 
 
 # -- one column ---------------------------------------------------------------------------------------------
-
-
-def latency_chart(result: ModeResult, x_max: float) -> go.Figure:
-    values = [result.timings.get(stage, 0.0) for stage in STAGES]
-    fig = go.Figure(go.Bar(x=values, y=list(STAGES), orientation="h", text=[f"{v:.1f} ms" for v in values],
-                           textposition="auto", marker_color=["#8c959f", "#1f6feb", "#1a7f37", "#bf8700"]))
-    fig.update_layout(height=180, margin={"l": 0, "r": 10, "t": 24, "b": 0},
-                      title="Latency per stage (ms; embedding and search are shared)",
-                      xaxis={"range": [0, x_max * 1.05 or 1]}, yaxis={"autorange": "reversed"}, showlegend=False)
-    return fig
 
 
 def show_details(result: ModeResult, plain_tokens: int, x_max: float) -> None:
@@ -110,22 +94,50 @@ def show_details(result: ModeResult, plain_tokens: int, x_max: float) -> None:
     delta = None if result.mode == "plain" else f"{result.context.tokens - plain_tokens:+d} vs plain"
     a.metric("Context tokens", result.context.tokens, delta=delta, delta_color="off")
     b.metric("Total latency", f"{sum(result.timings.get(s, 0.0) for s in STAGES):.0f} ms")
-    st.plotly_chart(latency_chart(result, x_max), key=f"latency_{result.mode}", config={"displayModeBar": False})
+    st.plotly_chart(ui.latency_chart([(stage, result.timings.get(stage, 0.0)) for stage in STAGES], x_max),
+                    key=f"latency_{result.mode}", config={"displayModeBar": False})
     with st.expander(f"Context ({result.context.tokens} tokens, {len(result.context.elements)} elements)"):
         rendered, raw = st.tabs(["Rendered", "Markdown sent to the model"])
         with rendered:
-            st.markdown(result.context.display or "*empty*")
+            st.markdown(_head(result.context.display) or "*empty*")
         with raw:
-            st.code(result.context.text, language="markdown")
+            st.code(_head(result.context.text), language="markdown")
+        if len(result.context.text) > DISPLAY_CHARS or result.context.cut:
+            st.caption(f"Shown cut: {len(result.context.text):,} characters, {result.context.cut} element(s) cut "
+                       "to the token budget. The download holds the whole context.")
+        st.download_button("Download the context", data=result.context.text, file_name=f"context-{result.mode}.md",
+                           mime="text/markdown", key=f"context_download_{result.mode}")
     st.markdown("**Sources** (open in the Document tree)")
     for source in result.sources:
         where = " › ".join(source.heading_path)
         text = source.text if len(source.text) <= 160 else source.text[:159] + "…"
         tag = "cited" if source.cited else "hit"
-        line = f"- {tag} [`e:{source.short_id}`]({ui.tree_link(source.element_id, collection)}) {escape_markdown(text)}"
-        if where:
-            line += f"  \n  *{escape_markdown(where)}*"
-        st.markdown(line)
+        path = f"*{escape_markdown(where)}* › " if where else ""
+        st.markdown(f"- {tag} [`e:{source.short_id}`]({ui.tree_link(source.element_id, collection)}) "
+                    f"{path}{escape_markdown(text)}")
+
+
+def _head(text: str) -> str:
+    """At most DISPLAY_CHARS of ``text``, cut at a line end so no markup is split."""
+    if len(text) <= DISPLAY_CHARS:
+        return text
+    cut = text.rfind("\n", 0, DISPLAY_CHARS)
+    return text[: cut if cut > 0 else DISPLAY_CHARS] + "\n\n… (cut for display)"
+
+
+def show_search(notes: list[str], hits: list[dict], searched_under: bool) -> None:
+    """What the search did (the scope it read from the question) and the hits both columns share."""
+    for note in notes:
+        st.caption(escape_markdown(note))
+    if searched_under:
+        st.button("Search everywhere", on_click=_search_everywhere, icon=":material/travel_explore:",
+                  help="Ask the same question over the whole collection, ignoring the headings it names.")
+    st.dataframe(
+        [{"rank": h["rank"] + 1, "heading path › hit": " › ".join([*h["heading_path"], h["text"]]),
+          "similarity": h["similarity"], "outside the named headings": h.get("outside_scope", False)}
+         for h in hits],
+        hide_index=True, width="stretch",
+    )
 
 
 def answer_markdown(text: str) -> str:
@@ -138,20 +150,29 @@ def run_columns(retrieval: Retrieval | None, comparison: Comparison | None) -> C
     answerer = default_answerer() if retrieval is not None else None
     columns = st.columns(2, gap="large")
     results: dict[str, ModeResult] = {}
+    answer_boxes = {}
     for mode, column in zip(MODES, columns, strict=True):
         with column:
             st.subheader(TITLES[mode])
             st.caption(BLURBS[mode])
-            if retrieval is not None:
-                stream = AnswerStream(retrieval, mode, answerer)
-                with st.container(border=True):
-                    st.write_stream(answer_markdown(chunk) for chunk in stream)
-                results[mode] = stream.result()
-            else:
+            with st.container(border=True):
+                answer_boxes[mode] = st.empty()
+            if retrieval is None:
                 results[mode] = comparison.results[mode]
-                with st.container(border=True):
-                    st.markdown(answer_markdown(results[mode].answer.text) or "*no answer*")
+                answer_boxes[mode].markdown(answer_markdown(results[mode].answer.text) or "*no answer*")
+            else:
+                answer_boxes[mode].markdown("*Answering…*")
     if retrieval is not None:
+        # Both columns are answered at once; each call ends by its own deadline (HKE_LLM_TIMEOUT).
+        texts = dict.fromkeys(MODES, "")
+        for event in answer_concurrently(retrieval, answerer):
+            if event.result is not None:
+                results[event.mode] = event.result
+                if not event.result.answer.text:
+                    answer_boxes[event.mode].markdown("*no answer*")
+            else:
+                texts[event.mode] += event.text
+                answer_boxes[event.mode].markdown(answer_markdown(texts[event.mode]))
         comparison = Comparison.build(collection, retrieval, results, answerer.label)
     x_max = max([r.timings.get(stage, 0.0) for r in results.values() for stage in STAGES] or [1.0])
     plain_tokens = results["plain"].context.tokens
@@ -186,7 +207,7 @@ def show_hierarchy_added(comparison: Comparison) -> None:
 # -- run ------------------------------------------------------------------------------------------------------
 
 fresh: Retrieval | None = None
-if submitted:
+if submitted or rerun:
     try:
         asked = validate_question(question)  # the rules of core.retrieval, shown as a warning, never a traceback
     except QuestionError as exc:
@@ -195,7 +216,8 @@ if submitted:
     if asked is not None:
         try:
             with st.spinner("Searching…"):
-                fresh = retrieve(store, asked, k=int(k), scope=scope, children_budget=int(budget))
+                fresh = retrieve(store, asked, k=int(k), scope=scope, children_budget=int(budget),
+                                 search=search_config(search_name, headings=False if everywhere else None))
         except (ValueError, StoreError) as exc:
             st.error(f"The search failed: {exc}")
 
@@ -204,6 +226,7 @@ if comparison is not None and comparison.collection != collection:
     comparison = None  # a comparison from another collection would link to elements that are not here
 
 if fresh is not None and fresh.hits:
+    show_search(fresh.notes, [h.as_dict() for h in fresh.hierarchical.hits], fresh.searched_under is not None)
     comparison = run_columns(fresh, None)
     st.session_state["comparison"] = comparison
 elif fresh is not None:
@@ -211,6 +234,7 @@ elif fresh is not None:
     st.info("Nothing found in this scope.")
 elif comparison is not None:
     st.caption(f"Last question: {escape_markdown(comparison.question)}")
+    show_search(comparison.search.get("notes", []), [h.as_dict() for h in comparison.hits], False)
     run_columns(None, comparison)
 elif not submitted:
     st.info("Ask a question to see both answers side by side.")

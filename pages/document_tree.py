@@ -3,6 +3,7 @@
 import streamlit as st
 import streamlit.components.v1 as components
 
+from core.partial_tree import escape_markdown
 from core.tree_html import render_tree_html, visible_ids
 from pages import ui
 
@@ -10,13 +11,17 @@ st.title("Document tree")
 store = ui.require_documents()
 documents = store.documents()
 
-# A link from another page names an element: open its document and highlight it.
+# A link from another page names an element: open its document and highlight it. The link is untrusted input
+# (anyone can craft one): it is only shown escaped, and an id this collection does not hold is said to be unknown.
 highlight = st.query_params.get("element")
 if highlight and "tree_element" not in st.session_state:
     found = store.get([highlight])
     if found:
         st.session_state["tree_document"] = found[0].metadata.get("document_id")
-    st.session_state["tree_element"] = highlight
+        st.session_state["tree_element"] = highlight
+    else:
+        st.warning(f"The link names element {escape_markdown(highlight[:200])}, which is not in collection "
+                   f"**{escape_markdown(ui.current_collection())}**: nothing is highlighted.")
 
 labels = {d.document_id: f"{d.title or d.filename} · {d.filename}" for d in documents}
 ids = list(labels)
@@ -41,4 +46,4 @@ if query and not shown:
 hl = [st.session_state["tree_element"]] if st.session_state.get("tree_element") else []
 components.html(render_tree_html(elements, highlight=hl, query=query), height=650, scrolling=True)
 if hl:
-    st.caption(f"Highlighted element `{hl[0]}` (from a citation).")
+    st.caption(f"Highlighted element {escape_markdown(hl[0])} (from a citation).")

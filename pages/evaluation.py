@@ -13,6 +13,7 @@ import streamlit as st
 from core.evaluation import (
     ALL_MODES,
     CRITERIA,
+    DEFAULT_MODES,
     EvalRun,
     Judge,
     QuestionSetError,
@@ -84,7 +85,7 @@ if questions is not None:
                f"{escape_markdown(questions.description[:300])}")
 
 with st.form("eval_form"):
-    modes = st.multiselect("Modes", list(ALL_MODES), default=list(ALL_MODES), key="eval_modes",
+    modes = st.multiselect("Modes", list(ALL_MODES), default=list(DEFAULT_MODES), key="eval_modes",
                            help="; ".join(f"{m}: {b}" for m, b in MODE_BLURBS.items()))
     left, middle = st.columns(2)
     k = left.slider("k (hits per question)", 1, MAX_UI_K, 4, key="eval_k")

@@ -6,14 +6,16 @@ picked lives in ``st.session_state``. No SQL and no prompt text here: pages call
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
-from core.database import DatabaseError, database_url, redact_url
+from core.database import DatabaseError, connection_lost, database_url, redact_url, unavailable_message
 from core.embeddings import make_embeddings
+from core.partial_tree import escape_markdown
+from core.retrieval import Scope
 from core.store import ElementStore, StoreError, list_collections
 
 
@@ -68,8 +70,19 @@ def collections() -> list:
     try:
         return list_collections(db_url())
     except (StoreError, DatabaseError) as exc:
-        st.error(f"The database is not available: {exc}")
+        show_database_error(exc)
         st.stop()
+
+
+def show_database_error(exc: BaseException) -> None:
+    """What every page shows when the database cannot be used: the words ingest and the CLI use, no traceback."""
+    message = unavailable_message(exc) if connection_lost(exc) else str(exc)
+    st.error(message[:1].upper() + message[1:], icon=":material/error:")
+
+
+def is_database_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` is the database going away (or refusing to start): shown as a message, not a traceback."""
+    return isinstance(exc, DatabaseError) or connection_lost(exc)
 
 
 def current_collection() -> str:
@@ -110,7 +123,7 @@ def require_documents(store_: ElementStore | None = None) -> ElementStore:
     info = {c.name: c for c in collections()}.get(current_collection())
     if info is None or info.documents == 0:
         st.info(
-            f"No documents in collection **{current_collection()}** yet: go to **Overview** and "
+            f"No documents in collection **{escape_markdown(current_collection())}** yet: go to **Overview** and "
             "click **Ingest the samples**, or upload your own markdown files."
         )
         st.page_link("pages/overview.py", label="Go to Overview", icon=":material/home:")
@@ -123,14 +136,14 @@ def tree_link(element_id: str, collection: str | None = None) -> str:
     return f"/document_tree?collection={collection or current_collection()}&element={element_id}"
 
 
-@st.cache_data(show_spinner=False)
-def example_questions() -> list[str]:
-    """The questions of ``data/questions.json``, for example pickers; empty if the file is missing or broken."""
-    try:
-        data = json.loads(QUESTIONS_FILE.read_text(encoding="utf-8"))
-        return [str(q["question"]) for q in data.get("questions", []) if q.get("question")]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return []
+@st.cache_data(show_spinner="Finding example questions that fit this collection…", max_entries=32)
+def example_questions(collection: str, fingerprint: str) -> tuple[tuple[str, ...], str]:
+    """Example questions that fit ``collection`` and where they come from (``fingerprint`` changes with its
+    documents, so an ingest refreshes them)."""
+    from core.evaluation.examples import example_questions as fitting
+
+    found = fitting(store(collection), QUESTIONS_FILE)
+    return found.questions, found.source
 
 
 @st.cache_resource(show_spinner="Warming up the embedding model…")
@@ -138,3 +151,46 @@ def warm_embedder(provider: str) -> bool:
     """Run the (cached) embedder once, so that the first question's latency is not the model's first call."""
     embedder(provider).embed_query("warm-up")
     return True
+
+
+SCOPE_KINDS = ("Whole collection", "One document", "One heading subtree")
+
+
+def scope_picker(store_: ElementStore, key: str) -> Scope:
+    """A scope the user picks by hand: the whole collection, a document, or a heading's subtree."""
+    kind = st.radio("Search in", SCOPE_KINDS, horizontal=True, key=f"{key}_scope_kind",
+                    help="Results never come from outside a scope you pick: the filter is part of the SQL search. "
+                         "With the whole collection, headings the question names scope the search (see below).")
+    if kind == SCOPE_KINDS[0]:
+        return Scope.whole()
+    labels = {d.document_id: f"{d.title or d.filename} · {d.filename}" for d in store_.documents()}
+    doc_id = st.selectbox("Document", list(labels), format_func=labels.__getitem__, key=f"{key}_scope_doc")
+    if kind == SCOPE_KINDS[1]:
+        return Scope.document(doc_id, labels[doc_id])
+    headings = [e for e in store_.elements(doc_id) if e.metadata.get("category") == "Title"]
+    if not headings:
+        st.warning("This document has no headings; searching the whole document instead.")
+        return Scope.document(doc_id, labels[doc_id])
+    by_id = {h.metadata["element_id"]: h for h in headings}
+
+    def label(element_id: str) -> str:
+        h = by_id[element_id]
+        return "\u2003" * int(h.metadata.get("category_depth") or 0) + h.page_content
+
+    heading_id = st.selectbox("Heading", list(by_id), format_func=label, key=f"{key}_scope_heading")
+    path = [*by_id[heading_id].metadata.get("heading_path", []), by_id[heading_id].page_content]
+    return Scope.subtree(heading_id, " › ".join(path))
+
+
+STAGE_COLOURS = ["#8c959f", "#1f6feb", "#1a7f37", "#bf8700"]
+
+
+def latency_chart(stages: list[tuple[str, float]], x_max: float) -> go.Figure:
+    """Horizontal bars of stage latencies in ms, on a shared axis so two columns compare at a glance."""
+    names, values = [n for n, _ in stages], [v for _, v in stages]
+    fig = go.Figure(go.Bar(x=values, y=names, orientation="h", text=[f"{v:.1f} ms" for v in values],
+                           textposition="auto", marker_color=STAGE_COLOURS[: len(stages)]))
+    fig.update_layout(height=180, margin={"l": 0, "r": 10, "t": 24, "b": 0},
+                      title="Latency per stage (ms; embedding and search are shared)",
+                      xaxis={"range": [0, x_max * 1.05 or 1]}, yaxis={"autorange": "reversed"}, showlegend=False)
+    return fig

@@ -83,7 +83,7 @@ def test_generated_questions_on_a_known_corpus(tmp_path):
     qs = generate_questions([corpus(tmp_path)])
     by_question = {q.question: q for q in qs.questions}
 
-    toc = by_question["What is the default of `marker` in Table of Contents?"]
+    toc = by_question["What is the default of option `marker` of Table of Contents?"]
     assert toc.answers == ("[TOC]",)
     assert toc.gold_path == ("Table of Contents", "Usage")
     assert toc.document == "ext/toc.md"
@@ -91,8 +91,8 @@ def test_generated_questions_on_a_known_corpus(tmp_path):
     assert toc.gold_element and "[TOC]" in toc.gold_element
 
     # The same option in two documents: each question names its own document, both are disambiguation.
-    ours = by_question["What is the default of `title_class` in Table of Contents?"]
-    theirs = by_question["What is the default of `title_class` in Footnotes?"]
+    ours = by_question["What is the default of option `title_class` of Table of Contents?"]
+    theirs = by_question["What is the default of option `title_class` of Footnotes?"]
     assert ours.answers == ("toctitle",) and theirs.answers == ("fnclass",)
     assert "disambiguation" in ours.tags
 
@@ -116,6 +116,47 @@ def test_generated_questions_on_a_known_corpus(tmp_path):
     assert "-" not in answers  # nor do values without a letter or digit
     assert len({q.id for q in qs.questions}) == len(qs)  # stable, unique ids
     assert generate_questions([corpus(tmp_path)]).as_dict() == qs.as_dict()  # deterministic
+
+
+API_REFERENCE = """\
+# Client
+
+## new Client(url[, options])
+
+* **headersTimeout** `number | null` (optional) - Default: `300e3` - The time the parser waits. Defaults to 5 minutes.
+* **pipelining** `number | null` (optional) - Default: `1` - Concurrent requests.
+
+# Pool
+
+## new Pool(url[, options])
+
+* **headersTimeout** `number | null` (optional) - Default: `30e3` - The time the parser waits.
+
+| Option | Type | Default | Description |
+| --- | --- | --- | --- |
+| `maxSockets` | number | `#!py3 64` | Most sockets |
+| `agent` | Agent | See below | The agent |
+"""
+
+
+def test_default_questions_from_inline_defaults_and_default_columns(tmp_path):
+    (tmp_path / "api.md").write_text(API_REFERENCE, encoding="utf-8")
+    qs = generate_questions([tmp_path], kinds=("default",), max_answer_elements=10)
+    by_question = {q.question: q for q in qs.questions}
+    # the same option under two classes, each with its own default: the code span after "Default:" wins
+    assert by_question["What is the default of option `headersTimeout` of Client?"].answers == ("300e3",)
+    assert by_question["What is the default of option `headersTimeout` of Pool?"].answers == ("30e3",)
+    # a "Default" column makes an option question; pymdown's inline-highlight prefix is not part of the value
+    assert by_question["What is the default of option `maxSockets` of Pool?"].answers == ("64",)
+    assert not any("`agent`" in q for q in by_question)  # "See below" is prose, not a default
+    assert {t for q in qs.questions for t in q.tags} >= {"default", "disambiguation"}
+    assert all("default" in q.tags for q in qs.questions)  # kinds keeps only defaults
+    try:
+        generate_questions([tmp_path], kinds=("nonsense",))
+    except ValueError as exc:
+        assert "kinds" in str(exc)
+    else:
+        raise AssertionError("unknown kinds must be refused")
 
 
 def test_common_answers_and_limits(tmp_path):

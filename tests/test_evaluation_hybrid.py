@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
-from core.evaluation.modes import fts_search, fts_terms, hybrid_hits, rrf_fuse, tsquery_lexeme
 from core.ingest import SourceFile, ingest
-from core.retrieval import Hit, embed_query, vector_search
+from core.retrieval import (
+    STRATEGIES,
+    Hit,
+    Scope,
+    embed_query,
+    fts_search,
+    fts_terms,
+    rrf_fuse,
+    tsquery_lexeme,
+    vector_search,
+)
+from core.retrieval.search import search
+
+
+def hybrid_hits(store, question, query, k):
+    return search(store, question, query, k, Scope.whole(), STRATEGIES["hybrid"].but(headings=False))
 
 PARTS = ["charging cable", "wall bracket", "battery pack", "power adapter", "carry case", "screen protector",
          "stylus pen", "docking station", "cooling fan", "remote control", "antenna", "mounting screw"]

@@ -8,15 +8,16 @@ from core.evaluation.metrics import (
     ContextItem,
     aggregate,
     answer_match,
-    attribution,
     bootstrap_ci,
     contains_answer,
     extract_value,
     first_hit_rank,
     grounded,
+    headings_present,
     normalise,
     percentile,
     score_question,
+    strict_attribution,
     wilson_interval,
 )
 from core.evaluation.questions import QuestionSetError, load_questions, parse_questions
@@ -44,14 +45,53 @@ def test_normalise_is_casefold_nfkc_and_whitespace_free():
     assert contains_answer("무게 : 2.9kg", ["2.9 kg"]) and not contains_answer("29 kg", ["2.9 kg"])
 
 
-def test_attribution_needs_every_heading_in_order_and_whole():
-    assert attribution(HIER, GOLD_PATH) is True
-    assert attribution(PLAIN, GOLD_PATH) is False
-    assert attribution(HIER, ("크기 & 무게", PRODUCT)) is False  # wrong order
-    assert attribution([ContextItem("보증기간 : 2년")], ("보증",)) is False  # a heading is matched whole
-    assert attribution(HIER, ()) is None
+def test_headings_present_needs_every_heading_in_order_and_whole():
+    assert headings_present(HIER, GOLD_PATH) is True
+    assert headings_present(PLAIN, GOLD_PATH) is False
+    assert headings_present(HIER, ("크기 & 무게", PRODUCT)) is False  # wrong order
+    assert headings_present([ContextItem("보증기간 : 2년")], ("보증",)) is False  # a heading is matched whole
+    assert headings_present(HIER, ()) is None
     # markup in a gold path written from the source does not matter
-    assert attribution([ContextItem("The Markdown class", (), "ancestor", "Title")], ("The `Markdown` class",))
+    assert headings_present([ContextItem("The Markdown class", (), "ancestor", "Title")], ("The `Markdown` class",))
+
+
+def test_recall_matches_whole_tokens_only():
+    assert contains_answer("Added in: v16.7.0", ["0"]) is False
+    assert contains_answer("Default: 0", ["0"]) is True
+    assert contains_answer("timeout (default 10)", ["0"]) is False and contains_answer("max 2.9", ["2"]) is False
+    assert contains_answer("version 1.2.4", ["1.2"]) is False and contains_answer("version 1.2.", ["1.2"]) is True
+    assert contains_answer("무게 : 2.9kg이며", ["2.9 kg"]) is True  # whitespace optional, particle may follow
+    assert contains_answer("보증기간은 3년이다", ["3년"]) is True and contains_answer("13년", ["3년"]) is False
+    assert contains_answer("Default: `utf8`", ["'utf8'"]) is True  # quotes and backticks ignored on both sides
+    assert contains_answer("utf8mb4", ["utf8"]) is False and contains_answer("x", [""]) is False
+
+
+def test_answer_exact_strips_quotes_on_both_sides():
+    assert answer_match("Default: 'utf8'", ["'utf8'"]) == (True, True)
+    assert answer_match("Default: `utf8`", ["utf8"]) == (True, True)
+    assert answer_match("Defaults to `[TOC]`.", ["[TOC]"]) == (True, True)
+    assert answer_match("Default: 'utf8mb4'", ["'utf8'"]) == (False, False)
+
+
+def test_strict_attribution_needs_the_gold_element_under_its_gold_path():
+    # The headings are all in the context, but the answer-bearing element sits under another product.
+    twin = [
+        ContextItem(PRODUCT, (), "ancestor", "Title"),
+        ContextItem("제품사양", (PRODUCT,), "ancestor", "Title"),
+        ContextItem("크기 & 무게", (PRODUCT, "제품사양"), "ancestor", "Title"),
+        ContextItem("무게(스탠드 포함) : 2.9 kg", ("Nova 27QX", "제품사양", "크기 & 무게"), "hit", "ListItem"),
+    ]
+    assert headings_present(twin, GOLD_PATH) is True  # the loose check is fooled
+    assert strict_attribution(twin, ["2.9 kg"], GOLD_PATH) is False
+    assert strict_attribution(HIER, ["2.9 kg"], GOLD_PATH) is True
+    assert strict_attribution(PLAIN, ["2.9 kg"], GOLD_PATH) is False  # a plain context shows no path
+    gold = "무게(스탠드 포함) : 2.9 kg"
+    assert strict_attribution(HIER, ["2.9 kg"], GOLD_PATH, gold) is True
+    # another element holding the same value does not stand in for the gold element
+    other = [ContextItem("총 무게 2.9 kg", GOLD_PATH, "hit", "ListItem")]
+    assert strict_attribution(other, ["2.9 kg"], GOLD_PATH) is True
+    assert strict_attribution(other, ["2.9 kg"], GOLD_PATH, gold) is False
+    assert strict_attribution(HIER, [], ()) is None and strict_attribution(HIER, [], GOLD_PATH) is None
 
 
 def test_grounded_needs_the_answer_under_the_gold_path():

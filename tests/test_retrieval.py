@@ -22,6 +22,7 @@ from psycopg_pool import ConnectionPool
 
 from core.ingest import SourceFile, ingest
 from core.retrieval import (
+    STRATEGIES,
     HierarchicalRetriever,
     PlainRetriever,
     Scope,
@@ -162,7 +163,9 @@ def test_search_and_expansion_with_children_are_one_round_trip_each(two_docs, tm
 
 def test_plain_and_hierarchical_contexts_come_from_the_same_hits(two_docs):
     store, alpha, beta = two_docs
-    result = retrieve(store, "How heavy is the monitor with its stand?", k=3)
+    # The vector strategy over the whole collection, no sections brought in: the contexts differ by ancestors only.
+    result = retrieve(store, "How heavy is the monitor with its stand?", k=3, search=STRATEGIES["vector"].but(
+        headings=False), children_budget=0)
     hit_ids = [h.element_id for h in result.hits]
     assert len(hit_ids) == 3
     assert [e.element_id for e in result.plain.hits] == hit_ids

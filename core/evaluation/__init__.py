@@ -13,7 +13,7 @@ No Streamlit here; the page (``pages/evaluation.py``) and the CLI (``python -m c
 from core.evaluation.generator import generate_questions, generate_questions_from_store
 from core.evaluation.judge import CRITERIA, Judge, PairJudgement, WinRate, win_rates
 from core.evaluation.metrics import QuestionScore, aggregate, score_question
-from core.evaluation.modes import ALL_MODES, ModeRetrieval, ModeRunner, parse_modes
+from core.evaluation.modes import ALL_MODES, DEFAULT_MODES, ModeRetrieval, ModeRunner, parse_modes
 from core.evaluation.questions import (
     Question,
     QuestionSet,
@@ -36,6 +36,7 @@ from core.evaluation.runs import (
 
 __all__ = [
     "ALL_MODES",
+    "DEFAULT_MODES",
     "CRITERIA",
     "EvalRun",
     "Judge",

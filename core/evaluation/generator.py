@@ -3,7 +3,8 @@
 Reference documentation and spec sheets state facts in a few regular shapes, each under a heading that says
 what the fact is about:
 
-* **defaults**: a list item naming an option and saying "Defaults to `X`" / "Default: X" / "Default is X"
+* **defaults**: a list item naming an option and saying "Defaults to `X`" / "Default: X" / "Default is X", or an
+  options table with a "Default" column
   (Python-Markdown's extension docs: ``* **`marker`**: … Defaults to `[TOC]`.``);
 * **key : value items**: ``* 무게(스탠드 포함) : 2.9 kg`` (spec sheets, directories);
 * **table rows**: the first cell names a row, the header names a column.
@@ -18,7 +19,7 @@ Answers that occur in many elements ("True", "1개") are dropped too (``max_answ
 is in the context" should mean the right evidence was retrieved, not that a common word turned up.
 
 Templates: Korean facts get Korean questions (``"<subject>의 <key>는 무엇인가요?"``), others English
-(``"What is the default of `<option>` in <subject>?"``). Nothing here touches the database.
+(``"What is the default of option `<option>` of <subject>?"``). Nothing here touches the database.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ __all__ = [
     "facts_to_questions",
     "generate_questions",
     "generate_questions_from_store",
+    "KINDS",
     "korean_topic_particle",
 ]
 
@@ -57,9 +59,14 @@ DEFAULT_MAX_ANSWER_ELEMENTS = 3
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _KEY_VALUE = re.compile(r"^(?P<key>[^:：\n]{1,60}?)\s*[:：]\s+(?P<value>\S.*)$")
 _DEFAULT = re.compile(
-    r"(?:\bdefaults?\s+(?:to|is)|\bdefault\s+value\s+is|^default\s*:|\(default\s*:?)\s*(?P<value>.+)$", re.I | re.S
+    r"(?:\bdefaults?\s+(?:to|is)|\bdefault\s+value\s+is|\bdefault\s*:|\(default\s*:?)\s*(?P<value>.+)$", re.I | re.S
 )
+# A table column that holds each row's default ("Option | Type | Default | Description").
+_DEFAULT_COLUMNS = frozenset({"default", "defaults", "default value"})
+KINDS = ("default", "key_value", "table")
 _QUOTES = "\"'`“”‘’"
+_SHEBANG = re.compile(r"^#!\w+\s+")
+MAX_DEFAULT_WORDS = 4  # a longer "default" cell is prose ("See below", "Combine the parent header slug…")
 _SENTENCE_END = re.compile(r"[.!?]\s")
 _LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 _ATTR_LIST = re.compile(r"\{\s*[.#:][^}]*\}")
@@ -159,7 +166,8 @@ def _split_row(line: str) -> list[str]:
 def _cell_text(cell: str) -> str:
     """A table cell without link targets, attribute lists or wrapping backticks: what a reader sees."""
     text = _ATTR_LIST.sub("", _LINK.sub(r"\1", cell)).strip()
-    return text[1:-1].strip() if len(text) > 1 and text.startswith("`") and text.endswith("`") else text
+    text = text[1:-1].strip() if len(text) > 1 and text.startswith("`") and text.endswith("`") else text
+    return _SHEBANG.sub("", text)  # "#!py3 20" is pymdown's inline highlighting of the code 20
 
 
 def _table_facts(element: Document, document: str) -> list[Fact]:
@@ -173,9 +181,18 @@ def _table_facts(element: Document, document: str) -> list[Fact]:
         if len(cells) != len(header) or not any(ch.isalnum() for ch in cells[0]):
             continue
         for column, value in zip([_cell_text(h) for h in header[1:]], cells[1:], strict=True):
-            if column and value and len(value) <= MAX_VALUE_CHARS:
+            if not (column and value and len(value) <= MAX_VALUE_CHARS):
+                continue
+            korean = bool(_HANGUL.search(column + cells[0]))
+            if column.casefold() in _DEFAULT_COLUMNS and len(cells[0]) <= MAX_KEY_CHARS:
+                if len(value.split()) > MAX_DEFAULT_WORDS or value.casefold().startswith("see "):
+                    continue
+                # an options table: the row names an option, the column its default
+                out.append(Fact("default", cells[0], value, _path(element), document, element.page_content,
+                                korean=korean, code_key=True))
+            else:
                 out.append(Fact("table", column, value, _path(element), document, element.page_content,
-                                entity=cells[0], korean=bool(_HANGUL.search(column + cells[0]))))
+                                entity=cells[0], korean=korean))
     return out
 
 
@@ -228,7 +245,7 @@ def _question_text(fact: Fact, subject: Sequence[str], code_key: bool = False) -
             return f"{where}에서 {fact.entity}의 {fact.key}{korean_topic_particle(fact.key)} {what}"
         return f"{where}의 {fact.key}{korean_topic_particle(fact.key)} {what}"
     if fact.kind == "default":
-        return f"What is the default of `{fact.key}` in {where}?"
+        return f"What is the default of option `{fact.key}` of {where}?"
     if fact.kind == "table":
         return f"In {where}, what is the {fact.key} of {fact.entity}?"
     if code_key:  # a parameter list ("`separator`: The word separator"): ask what the name stands for
@@ -334,12 +351,17 @@ def generate_questions(
     name: str | None = None,
     max_answer_elements: int = DEFAULT_MAX_ANSWER_ELEMENTS,
     max_bytes: int = 5 * 1024 * 1024,
+    kinds: Sequence[str] = KINDS,
 ) -> QuestionSet:
     """A question set from the markdown files under ``paths`` (files or folders).
 
     ``document`` is each file's path relative to the folder it was found in (its name for a file argument),
-    which is what ingesting the same folder records as the file name or source.
+    which is what ingesting the same folder records as the file name or source. ``kinds`` keeps only facts of
+    those kinds (``("default",)`` asks only "What is the default of option X of Y?").
     """
+    unknown = set(kinds) - set(KINDS)
+    if unknown or not kinds:
+        raise ValueError(f"kinds must be a non-empty subset of {', '.join(KINDS)}, got {', '.join(kinds) or 'none'}")
     from core.ingest import IngestError, decode_text, discover, parse, read_source
 
     paths = [Path(p) for p in paths]
@@ -361,6 +383,7 @@ def generate_questions(
         corpus_texts.extend(e.page_content for e in elements)
         headings.extend(e.page_content for e in elements if e.metadata.get("category") == "Title")
         facts.extend(extract_facts(elements, document))
+    facts = [f for f in facts if f.kind in kinds]
     questions = facts_to_questions(facts, corpus_texts, headings, max_answer_elements=max_answer_elements)
     label = name or "+".join(p.name for p in paths) or "generated"
     description = (f"Generated from the structure of {', '.join(str(p) for p in paths)}: {len(facts)} facts found "

@@ -4,20 +4,25 @@ Everything here is pure (no database, no model), so the numbers can be checked o
 
 Per question and mode:
 
-* ``recall`` (recall@k): a gold answer occurs in the context. Matching is :func:`normalise`-d: NFKC, casefold,
-  all whitespace removed, so "2.9kg" matches "2.9 kg". It is checked against the *element texts* of the context,
-  not its rendering, so the hit markers and ids ("◀ [e:3f2a…]") can never produce a false match.
+* ``recall`` (recall@k): a gold answer occurs in the context as whole tokens (:func:`contains_answer`): NFKC,
+  casefolded, quotes and backticks ignored, whitespace optional, so "2.9kg" matches "2.9 kg" and `'utf8'` matches
+  ```utf8```, but "0" does not match "v16.7.0" and "2" does not match "2.9". It is checked against the *element
+  texts* of the context, not its rendering, so the hit markers and ids ("◀ [e:3f2a…]") never produce a match.
 * ``hit_recall``: a gold answer occurs in one of the k hits themselves (ancestors not counted): a property of
   the search alone, identical for every way of rendering the same hits.
-* ``attribution``: every ``gold_path`` heading is present in the context, in order (each matched to a whole
-  element, so "보증" does not match "보증기간").
-* ``grounded``: stricter: one element holds a gold answer *and* its heading path in this context contains the
-  gold path in order, i.e. the reader can tell which product or section the answer belongs to.
+* ``attribution`` (strict): the element that holds the answer is in the context *under its gold heading path*:
+  the question's ``gold_element`` when it has one (else any element holding a gold answer), whose heading path
+  in this context contains the gold path in order. A plain context shows no heading path, so it never attributes.
+* ``headings_present``: the older, looser check: every ``gold_path`` heading is somewhere in the context, in
+  order (each matched to a whole element). It overstates attribution: the headings can frame another element.
+* ``grounded``: an element holds a gold answer *and* its heading path in this context contains the gold path in
+  order (strict attribution without the gold-element requirement).
 * ``first_hit_rank`` / ``reciprocal_rank``: the rank (1-based) of the first hit holding a gold answer; MRR is
   the mean of ``1/rank`` with 0 when no hit holds one.
 * ``context_tokens`` and ``latency_ms`` as measured by the caller.
 * ``exact`` / ``contains``: the answer (for the extractive answerer, its best evidence) equals / contains a
-  gold answer. "Equals" also accepts the value part of a ``key : value`` item.
+  gold answer. "Equals" also accepts the value part of a ``key : value`` item or a ``Default:`` line, and ignores
+  quotes and backticks on both sides (gold `'utf8'` equals the answer ``Default: 'utf8'``).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import statistics
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 __all__ = [
     "ContextItem",
@@ -42,8 +48,10 @@ __all__ = [
     "extract_value",
     "first_hit_rank",
     "grounded",
+    "headings_present",
     "normalise",
     "percentile",
+    "strict_attribution",
     "score_question",
     "wilson_interval",
 ]
@@ -53,18 +61,63 @@ _WS = re.compile(r"\s+")
 _HEADING_MARKUP = re.compile(r"[`*]")
 
 
+_QUOTE_CHARS = "\"'`“”‘’"
+_QUOTE_TABLE = str.maketrans("", "", _QUOTE_CHARS)
+
+
 def normalise(text: str) -> str:
-    """Casefolded, NFKC, without any whitespace: the form answers and contexts are compared in."""
-    return _WS.sub("", unicodedata.normalize("NFKC", text or "")).casefold()
+    """Casefolded, NFKC, without any whitespace, quotes or backticks: the form answers are compared in."""
+    return _WS.sub("", unicodedata.normalize("NFKC", text or "")).casefold().translate(_QUOTE_TABLE)
 
 
 def _heading_key(text: str) -> str:
     return normalise(_HEADING_MARKUP.sub("", text or ""))
 
 
+def _is_hangul(ch: str) -> bool:
+    return "\uac00" <= ch <= "\ud7a3"
+
+
+def _is_word_char(ch: str) -> bool:
+    """Letters and digits that continue a token; Hangul is apart: a particle may follow a Korean value."""
+    return (ch.isalnum() or ch == "_") and not _is_hangul(ch)
+
+
+_WORD_CHAR = r"[^\W\uac00-\ud7a3]"  # \w minus Hangul syllables
+
+
+@lru_cache(maxsize=4096)
+def _answer_pattern(answer: str) -> re.Pattern[str] | None:
+    """A gold answer as a whole-token pattern over :func:`_comparable` text (None for an empty answer).
+
+    Whitespace is optional between any two characters (``2.9kg`` ~ ``2.9 kg``). A value that starts (ends) with
+    a letter or digit may not continue a token on that side: ``0`` does not match ``v16.7.0`` nor ``10``, ``1.2``
+    does not match ``1.2.4``. A Korean value may be followed by a particle (``3년이며``).
+    """
+    chars = [c for c in _comparable(answer) if not c.isspace()]
+    if not chars:
+        return None
+    body = r"\s*".join(re.escape(c) for c in chars)
+    left = rf"(?<!{_WORD_CHAR})(?<!{_WORD_CHAR}[.\-])" if _is_word_char(chars[0]) else ""
+    if _is_hangul(chars[0]):
+        left = r"(?<![\uac00-\ud7a3])"
+    right = rf"(?!{_WORD_CHAR})(?![.\-]{_WORD_CHAR})" if _is_word_char(chars[-1]) else ""
+    return re.compile(left + body + right)
+
+
+def _comparable(text: str) -> str:
+    """NFKC, casefolded, quotes and backticks removed; whitespace kept (it separates tokens)."""
+    return unicodedata.normalize("NFKC", text or "").casefold().translate(_QUOTE_TABLE)
+
+
 def contains_answer(text: str, answers: Iterable[str]) -> bool:
-    haystack = normalise(text)
-    return any(needle and needle in haystack for needle in (normalise(a) for a in answers))
+    """A gold answer occurs in ``text`` as whole tokens (see :func:`_answer_pattern`)."""
+    haystack = _comparable(text)
+    for answer in answers:
+        pattern = _answer_pattern(answer)
+        if pattern is not None and pattern.search(haystack):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -96,11 +149,18 @@ def _in_order(sequence: Sequence[str], wanted: Sequence[str]) -> bool:
     return position == len(wanted)
 
 
-def attribution(items: Sequence[ContextItem], gold_path: Sequence[str]) -> bool | None:
-    """All gold headings present in the context in order (None when the question has no gold path)."""
+def headings_present(items: Sequence[ContextItem], gold_path: Sequence[str]) -> bool | None:
+    """All gold headings present somewhere in the context in order (None when the question has no gold path)."""
     if not gold_path:
         return None
     return _in_order([_heading_key(i.text) for i in items], [_heading_key(h) for h in gold_path])
+
+
+def _under_gold_path(item: ContextItem, wanted: Sequence[str]) -> bool:
+    path = [_heading_key(p) for p in item.path]
+    if item.category == "Title":
+        path.append(_heading_key(item.text))
+    return _in_order(path, wanted)
 
 
 def grounded(items: Sequence[ContextItem], answers: Sequence[str], gold_path: Sequence[str]) -> bool | None:
@@ -108,19 +168,38 @@ def grounded(items: Sequence[ContextItem], answers: Sequence[str], gold_path: Se
     if not answers or not gold_path:
         return None
     wanted = [_heading_key(h) for h in gold_path]
-    for item in items:
-        if contains_answer(item.text, answers):
-            path = [_heading_key(p) for p in item.path]
-            if item.category == "Title":
-                path.append(_heading_key(item.text))
-            if _in_order(path, wanted):
-                return True
-    return False
+    return any(contains_answer(i.text, answers) and _under_gold_path(i, wanted) for i in items)
+
+
+def strict_attribution(
+    items: Sequence[ContextItem],
+    answers: Sequence[str],
+    gold_path: Sequence[str],
+    gold_element: str | None = None,
+) -> bool | None:
+    """The element that holds the answer is in the context under its gold heading path.
+
+    With ``gold_element`` that element itself must be there (compared whitespace-, case- and quote-free);
+    without it, any element holding a gold answer counts. None when the question has no gold path, or neither
+    answers nor a gold element.
+    """
+    if not gold_path or not (answers or gold_element):
+        return None
+    if not gold_element:
+        return grounded(items, answers, gold_path)
+    wanted = [_heading_key(h) for h in gold_path]
+    element = normalise(gold_element)
+    return any(normalise(i.text) == element and _under_gold_path(i, wanted) for i in items)
+
+
+def attribution(items: Sequence[ContextItem], gold_path: Sequence[str]) -> bool | None:
+    """Deprecated name of :func:`headings_present` (the loose check), kept for callers outside evaluation."""
+    return headings_present(items, gold_path)
 
 
 _KEY_VALUE = re.compile(r"^[^:：\n]{1,60}?\s[:：]\s+(.+)$", re.S)
 _DEFAULT = re.compile(r"\bdefaults?\s+(?:to|is)\s+(.+?)(?:\.\s|\.?\s*$)|\bdefault\s*:\s*(.+?)\s*$", re.I | re.S)
-_QUOTES = "\"'`“”‘’"
+_QUOTES = _QUOTE_CHARS
 
 
 def extract_value(text: str) -> str:
@@ -167,6 +246,7 @@ class QuestionScore:
     latency_ms: float
     exact: bool | None = None
     contains: bool | None = None
+    headings_present: bool | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -182,6 +262,7 @@ def score_question(
     latency_ms: float,
     answer: str | None = None,
     evidence: str | None = None,
+    gold_element: str | None = None,
 ) -> QuestionScore:
     """All metrics of one question in one mode."""
     rank = first_hit_rank(hit_texts, answers)
@@ -190,7 +271,7 @@ def score_question(
     return QuestionScore(
         recall=contains_answer("\n".join(i.text for i in items), answers) if has_answers else None,
         hit_recall=(rank is not None) if has_answers else None,
-        attribution=attribution(items, gold_path),
+        attribution=strict_attribution(items, answers, gold_path, gold_element),
         grounded=grounded(items, answers, gold_path),
         first_hit_rank=rank,
         reciprocal_rank=(1.0 / rank if rank else 0.0) if has_answers else None,
@@ -198,6 +279,7 @@ def score_question(
         latency_ms=float(latency_ms),
         exact=exact,
         contains=contains,
+        headings_present=headings_present(items, gold_path),
     )
 
 
@@ -238,6 +320,7 @@ class ModeAggregate:
     latency_ms_p95: float | None
     exact: float | None
     contains: float | None
+    headings_present: float | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -263,6 +346,7 @@ def aggregate(scores: Sequence[QuestionScore]) -> ModeAggregate:
         latency_ms_p95=rounded(percentile(latency, 95)),
         exact=_mean(s.exact for s in scores),
         contains=_mean(s.contains for s in scores),
+        headings_present=_mean(s.headings_present for s in scores),
     )
 
 

@@ -27,7 +27,7 @@ from psycopg.types.json import Jsonb
 from core.answering import Answerer, ExtractiveAnswerer, default_answerer
 from core.evaluation.judge import CRITERIA, Judge, PairJudgement, Verdict, judge_pairs_for, win_rates
 from core.evaluation.metrics import ContextItem, QuestionScore, aggregate, answer_match, score_question
-from core.evaluation.modes import ALL_MODES, ModeRetrieval, ModeRunner, ensure_schema, parse_modes
+from core.evaluation.modes import DEFAULT_MODES, ModeRetrieval, ModeRunner, ensure_schema, parse_modes
 from core.evaluation.questions import Question, QuestionSet
 from core.sql import elements as element_sql
 from core.sql import evaluation as sql
@@ -143,12 +143,14 @@ def _score(question: Question, retrieval: ModeRetrieval, extractive: ExtractiveA
         context_tokens=context.tokens,
         latency_ms=retrieval.latency_ms,
         answer=excerpt,
+        gold_element=question.gold_element,
     )
     details = {
         "hits": [{"element_id": h.element_id, "rank": h.rank + 1, "similarity": round(h.similarity, 4),
                   "heading_path": list(h.element.metadata.get("heading_path") or []),
                   "text": h.element.page_content[:300]} for h in retrieval.hits],
         "timings": retrieval.timings,
+        "notes": retrieval.notes,
         "evidence": evidence[0].as_dict() if evidence else None,
         "extractive_answer": extractive.complete(question.question, context),
         "gold": {"answers": list(question.answers), "gold_path": list(question.gold_path),
@@ -249,7 +251,7 @@ def run_evaluation(
     store: ElementStore,
     questions: QuestionSet,
     *,
-    modes: Sequence[str] | str = ALL_MODES,
+    modes: Sequence[str] | str = DEFAULT_MODES,
     k: int = 4,
     progress: ProgressFn | None = None,
     judge: Judge | None = None,

@@ -37,6 +37,8 @@ CREATE_SCHEMA = [
     "CREATE INDEX IF NOT EXISTS hke_emb_parent_id ON langchain_pg_embedding ((cmetadata->>'parent_id'))",
     "CREATE INDEX IF NOT EXISTS hke_emb_document"
     " ON langchain_pg_embedding (collection_id, (cmetadata->>'document_id'))",
+    # The embedding cache's key (see CACHED_VECTORS).
+    "CREATE INDEX IF NOT EXISTS hke_emb_text_sha256 ON langchain_pg_embedding ((cmetadata->>'embedded_text_sha256'))",
 ]
 
 # The HNSW index is built once the table is big enough to need it (ElementStore.ensure_vector_index): below
@@ -120,6 +122,22 @@ COPY_ELEMENTS = (
 )
 
 COPY_ELEMENT_TYPES = ["varchar", "uuid", "vector", "varchar", "jsonb"]
+
+# -- embedding cache --------------------------------------------------------------------------------
+
+# The cache is the stored elements themselves: each records the sha256 of the exact text it was embedded from,
+# and its vector is reused for that text by any collection of the same embedder (provider, model, dimension,
+# as recorded on the collection). A vector lives as long as one element holds it, so a removed or replaced
+# document takes its unshared vectors with it and there is nothing separate to prune.
+CACHED_VECTORS = """
+SELECT DISTINCT ON (e.cmetadata->>'embedded_text_sha256') e.cmetadata->>'embedded_text_sha256', e.embedding
+FROM langchain_pg_embedding e
+JOIN langchain_pg_collection c ON c.uuid = e.collection_id
+WHERE e.cmetadata->>'embedded_text_sha256' = ANY(%(hashes)s)
+  AND c.cmetadata->>'embedding_provider' = %(provider)s
+  AND c.cmetadata->>'embedding_model' = %(model)s
+  AND c.cmetadata->>'embedding_dimension' = %(dimension)s
+"""
 
 # -- elements ---------------------------------------------------------------------------------------
 

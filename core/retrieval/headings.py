@@ -1,0 +1,189 @@
+"""Search that uses the hierarchy: the headings a question names become the scope of its search.
+
+Questions name things that are headings: a product, an API, a section, a policy clause. This module matches
+the question's words against every heading path of the collection, lexically, in Korean and English:
+
+* words are lower-cased NFKC runs of letters/digits (``fs.readFile`` also yields ``fs`` and ``readfile``) and
+  Hangul runs; a Korean question word is stemmed (particles stripped) and matches a heading word it equals or
+  begins (``모니터의`` → ``모니터``);
+* each question word weighs its IDF among the headings (``ln(1 + N / df)``), so "Nova", present in dozens of
+  headings, counts little and "24FL" much;
+* a heading scores the weights of the question words found in its *path* (its ancestors' texts and its own),
+  provided its own text holds at least one of them (otherwise its ancestor is the match);
+* the best-scoring headings win, ties included: a heading named the same way in several documents makes a
+  scope of all of them. Below :data:`MIN_SCORE`, or when more than :data:`MAX_SCOPES` headings tie (a name too
+  generic to mean one place), nothing is scoped and the search runs over the whole collection.
+
+Deterministic: the same question on the same collection always gives the same scope, and the caller shows it
+("searched under: …") with a way to search everywhere instead.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
+from core.retrieval.search import is_stopword, korean_stem
+from core.sql import retrieval as sql
+from core.store import ElementStore, read_connection
+
+__all__ = ["MAX_SCOPES", "MIN_SCORE", "HeadingMatch", "HeadingRef", "match_headings", "words"]
+
+# Below this a match is one common word (idf of a word in ~1 heading of 10); measured on the bench sets.
+MIN_SCORE = 2.3
+# A word in at most this share of the headings names something (a product, an API); a more common one does not.
+DISTINCTIVE_SHARE = 0.05
+# More tied headings than this means the name does not pick a place ("Usage" in every extension's page).
+MAX_SCOPES = 6
+_WORD = re.compile(r"[0-9a-z]+(?:[._\-/:][0-9a-z]+)*|[\uac00-\ud7a3]+")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_PARTS = re.compile(r"[._\-/:]")
+
+
+def words(text: str) -> set[str]:
+    """The matchable words of ``text``: compounds and their parts, Hangul runs (see the module docstring)."""
+    out: set[str] = set()
+    for token in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
+        if _HANGUL.match(token):
+            out.add(token)
+            continue
+        if is_stopword(token):
+            continue
+        out.add(token)
+        parts = [p for p in _PARTS.split(token) if len(p) >= 2 and not is_stopword(p)]
+        if len(parts) > 1:
+            out.update(parts)
+    return out
+
+
+def _question_words(question: str) -> set[str]:
+    out = set()
+    for word in words(question):
+        if _HANGUL.match(word):
+            stem = korean_stem(word)
+            if stem:
+                out.add(stem)
+        elif len(word) >= 2 or word.isdigit():
+            out.add(word)
+    return out
+
+
+def _matches(question_word: str, heading_word: str) -> bool:
+    if question_word == heading_word:
+        return True
+    return bool(_HANGUL.match(question_word)) and heading_word.startswith(question_word)
+
+
+@dataclass(frozen=True)
+class HeadingRef:
+    """A heading of the collection: its element, text, ancestors' texts and document."""
+
+    element_id: str
+    text: str
+    path: tuple[str, ...]
+    document_id: str
+    filename: str
+
+    @property
+    def label(self) -> str:
+        return PATH_SEPARATOR.join(short_text(p, 60) for p in (*self.path, self.text))
+
+
+@dataclass(frozen=True)
+class HeadingMatch:
+    """The headings a question names (best first), the words that matched, and the match score."""
+
+    headings: tuple[HeadingRef, ...]
+    words: tuple[str, ...]
+    score: float
+
+    @property
+    def documents(self) -> int:
+        return len({h.document_id for h in self.headings})
+
+    @property
+    def label(self) -> str:
+        labels = "; ".join(h.label for h in self.headings)
+        if len(self.headings) > 1:
+            labels += f" ({len(self.headings)} headings in {self.documents} document"
+            labels += "s)" if self.documents != 1 else ")"
+        return labels
+
+    def scope(self) -> Scope:
+        return Scope.subtrees([h.element_id for h in self.headings], self.label)
+
+
+def load_headings(store: ElementStore) -> list[HeadingRef]:
+    with read_connection(store.pool) as conn:
+        rows = conn.execute(sql.HEADINGS, {"collection_id": store.collection_id}).fetchall()
+    out = []
+    for element_id, text, path, document_id, filename in rows:
+        if isinstance(path, str):
+            path = json.loads(path)
+        out.append(HeadingRef(str(element_id), text or "", tuple(path or ()), str(document_id), filename))
+    return out
+
+
+def best_headings(question: str, headings: Sequence[HeadingRef]) -> HeadingMatch | None:
+    """The headings ``question`` names, or ``None`` (see the module docstring for the rule)."""
+    wanted = _question_words(question)
+    if not wanted or not headings:
+        return None
+    cache: dict[str, set[str]] = {}
+
+    def of(text: str) -> set[str]:
+        if text not in cache:
+            cache[text] = words(text)
+        return cache[text]
+
+    def found(heading_words: Iterable[str]) -> set[str]:
+        pool = list(heading_words)
+        return {q for q in wanted if any(_matches(q, w) for w in pool)}
+
+    own = {h.element_id: found(of(h.text)) for h in headings}
+    df = {q: sum(1 for h in headings if q in own[h.element_id]) for q in wanted}
+    n = len(headings)
+    idf = {q: math.log(1.0 + n / df[q]) for q in wanted if df[q]}
+    scored: list[tuple[float, HeadingRef, list[bool]]] = []
+    for h in headings:
+        if not own[h.element_id]:
+            continue
+        # the weight each heading of the path (root first, h last) adds with its own words
+        levels = [any(df[q] <= DISTINCTIVE_SHARE * n for q in found(of(text))) for text in h.path] + [True]
+        matched = set(own[h.element_id]).union(*(found(of(text)) for text in h.path))
+        scored.append((sum(idf.get(q, 0.0) for q in matched), h, levels))
+    if not scored:
+        return None
+    best = max(s for s, _, _ in scored)
+    if best < MIN_SCORE:
+        return None
+    by_place = {(h.document_id, (*h.path, h.text)): h for h in headings}
+    places: dict[str, HeadingRef] = {}
+    for score, h, levels in scored:
+        if score < best - 1e-9:
+            continue
+        # Widen to the entity: the shallowest heading of the path whose own text holds a *distinctive* matched
+        # word (in at most DISTINCTIVE_SHARE of the headings). "Nova 32UX … › Specifications › Stand" matched
+        # "stand", but the question is about the Nova 32UX and the item it wants ("Weight (with stand)") sits in
+        # a sibling section; a word shared by many headings ("Nova" in a guide's title) does not widen.
+        depth = next((i for i, w in enumerate(levels) if w), len(levels) - 1)
+        place = (*h.path, h.text)[: depth + 1]
+        root = by_place.get((h.document_id, place), h)
+        places.setdefault(root.element_id, root)
+    roots = list(places.values())
+    # A root below another root of the same document is already inside that one's subtree.
+    keys = {(h.document_id, (*h.path, h.text)) for h in roots}
+    roots = [h for h in roots if not any((h.document_id, h.path[:i]) in keys for i in range(1, len(h.path) + 1))]
+    if len(roots) > MAX_SCOPES:
+        return None
+    return HeadingMatch(tuple(roots), tuple(sorted(wanted & set(idf))), round(best, 3))
+
+
+def match_headings(store: ElementStore, question: str) -> HeadingMatch | None:
+    """The headings of ``store``'s collection that ``question`` names (one statement, then matching in memory)."""
+    return best_headings(question, load_headings(store))

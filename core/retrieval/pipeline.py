@@ -1,0 +1,268 @@
+"""The retrieval pipeline: one function every entry point calls.
+
+:func:`retrieve` validates the question, embeds it once, finds the hits under a search strategy
+(``core.retrieval.search``), scoped by the headings the question names (``core.retrieval.headings``), and
+builds both contexts from the same hits:
+
+* **plain**: the hit elements as they are, best first;
+* **hierarchical**: every hit expanded to its root-to-leaf partial tree, a heading hit with the part of its own
+  section closest to the question (``children_budget`` tokens), merged and rendered as markdown.
+
+The Compare page, the CLI ``ask``, the LangChain retrievers below and evaluation (``core.evaluation.modes``)
+all call it; evaluation only scores what it returns. Stage timings are in milliseconds. What the search did is
+said in :attr:`Retrieval.notes` ("searched under: …", the fallback to the whole collection, a stronger hit kept
+from outside the scope).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict
+
+from core.partial_tree import render_markdown, short_ids
+from core.retrieval.context import (
+    DEFAULT_CHILDREN_BUDGET,
+    Context,
+    ContextElement,
+    Mode,
+    build_hierarchical_context,
+    build_plain_context,
+    expand,
+)
+from core.retrieval.headings import HeadingMatch, match_headings
+from core.retrieval.question import validate_question
+from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
+from core.retrieval.search import MAX_K, Hit, SearchConfig, embed_query, ms, search, search_config
+from core.store import ElementStore
+
+__all__ = ["BLEND_MARGIN", "HierarchicalRetriever", "PlainRetriever", "Retrieval", "find_hits", "retrieve"]
+
+MODES: tuple[Mode, Mode] = ("plain", "hierarchical")
+# A hit from outside the named headings replaces the last scoped one when it is this much more similar to the
+# question (cosine) than the best scoped hit: a wrongly parsed scope never silently hides a better hit.
+BLEND_MARGIN = 0.05
+
+
+@dataclass
+class Found:
+    """The hits of one search and how they were found."""
+
+    hits: list[Hit]
+    scope: Scope
+    heading_match: HeadingMatch | None
+    notes: list[str]
+    timings: dict[str, float]
+
+
+def _where(hit: Hit) -> str:
+    path = [*hit.element.metadata.get("heading_path", []), hit.element.page_content]
+    return PATH_SEPARATOR.join(short_text(p, 40) for p in path)
+
+
+def find_hits(
+    store: ElementStore, question: str, query_vector: np.ndarray, k: int, scope: Scope, config: SearchConfig,
+    *, sibling: ElementStore | None = None,
+) -> Found:
+    """The ``k`` hits of ``question`` under ``config``: inside ``scope`` when one is given; else inside the
+    headings the question names (when ``config.headings``), blended with the whole collection's best hit."""
+    if not 1 <= k <= MAX_K:
+        raise ValueError(f"k must be between 1 and {MAX_K}, got {k}")
+    if not scope.is_whole or not config.headings:
+        hits, timings = search(store, question, query_vector, k, scope, config, sibling=sibling)
+        note = f"searched in: {scope.label}" if not scope.is_whole else "searched the whole collection"
+        return Found(hits, scope, None, [note], timings)
+    t0 = time.perf_counter()
+    match = match_headings(store, question)
+    timings = {"match_headings": ms(time.perf_counter() - t0)}
+    everywhere, found = search(store, question, query_vector, k, scope, config, sibling=sibling)
+    timings.update(found)
+    if match is None:
+        note = "no heading named in the question: searched the whole collection"
+        return Found(everywhere, scope, None, [note], timings)
+    scoped_scope = match.scope()
+    scoped, found = search(store, question, query_vector, k, scoped_scope, config, sibling=sibling)
+    for stage, value in found.items():
+        timings[f"{stage}_scoped"] = value
+    notes = [f"searched under: {match.label}"]
+    if match.documents > 1:
+        notes.append(f"the heading is in {match.documents} documents: searched all of them")
+    if not scoped:
+        notes.append("nothing under it matched: searched the whole collection")
+        return Found(everywhere, Scope.whole(), match, notes, timings)
+    inside = {h.element_id for h in scoped}
+    outside = next((h for h in everywhere if h.element_id not in inside), None)
+    best_inside = max(h.similarity for h in scoped)
+    if outside is not None and outside.similarity > best_inside + BLEND_MARGIN:
+        if k > 1:
+            scoped = [*scoped[: k - 1], Hit(outside.element, k - 1, outside.distance, outside_scope=True)]
+            notes.append(f"kept a closer hit from outside it: {_where(outside)}")
+        else:
+            notes.append(f"a closer hit lies outside it: {_where(outside)} (search everywhere to see it)")
+    hits = [Hit(h.element, rank, h.distance, h.outside_scope) for rank, h in enumerate(scoped[:k])]
+    return Found(hits, scoped_scope, match, notes, timings)
+
+
+@dataclass
+class Retrieval:
+    """One search and the two contexts built from its hits, with stage timings in milliseconds."""
+
+    question: str
+    k: int
+    scope: Scope
+    hits: list[Hit]
+    plain: Context
+    hierarchical: Context
+    timings: dict[str, float]
+    query_vector: np.ndarray = field(repr=False)
+    search: SearchConfig = field(default_factory=lambda: search_config(None))
+    heading_match: HeadingMatch | None = None
+    notes: list[str] = field(default_factory=list)
+    children_budget: int = DEFAULT_CHILDREN_BUDGET
+
+    def context(self, mode: Mode) -> Context:
+        return self.plain if mode == "plain" else self.hierarchical
+
+    @property
+    def search_ms(self) -> float:
+        """Everything between the embedding and the contexts: heading match, searches, fusion."""
+        skip = {"embed_query", "plain_context", "expand"}
+        return round(sum(v for s, v in self.timings.items() if s not in skip), 3)
+
+    def timings_for(self, mode: Mode) -> dict[str, float]:
+        """Stages of ``mode``: the search is shared; only the hierarchical context pays for expansion."""
+        return {
+            "embed_query": self.timings["embed_query"],
+            "search": self.search_ms,
+            "expand": self.timings["expand"] if mode == "hierarchical" else 0.0,
+        }
+
+    @property
+    def searched_under(self) -> str | None:
+        """The heading path(s) the question's names scoped the search to, if any."""
+        return self.heading_match.label if self.heading_match is not None else None
+
+    @property
+    def hierarchy_added(self) -> list[ContextElement]:
+        """Elements only the hierarchical context has: the ancestors (and children) around the hits."""
+        plain = set(self.plain.element_ids)
+        return [e for e in self.hierarchical.elements if e.element_id not in plain]
+
+    def describe(self) -> dict[str, Any]:
+        return {"search": self.search.as_dict(), "scope": self.scope.as_dict(), "notes": list(self.notes),
+                "children_budget": self.children_budget}
+
+
+def retrieve(
+    store: ElementStore,
+    question: str,
+    *,
+    k: int = 4,
+    scope: Scope | None = None,
+    search: SearchConfig | str | None = None,
+    children_budget: int | None = None,
+    max_tokens: int | None = None,
+    query_vector: np.ndarray | None = None,
+    sibling: ElementStore | None = None,
+) -> Retrieval:
+    """Validate and embed ``question`` once, find the hits once, and build both contexts from them.
+
+    ``search`` is a strategy name or config (default: the default strategy); ``scope`` a place the user chose
+    (then no heading scoping); ``children_budget`` the tokens a heading hit may bring from its section (default
+    :data:`~core.retrieval.context.DEFAULT_CHILDREN_BUDGET`, 0 = none); ``max_tokens`` the context ceiling
+    (default ``HKE_CONTEXT_TOKENS``). ``query_vector`` skips the embedding (benchmarks, evaluation);
+    ``sibling`` is the contextual collection for the contextual strategy.
+    """
+    question = validate_question(question)  # raises QuestionError (a ValueError) with a message for the user
+    config = search_config(search)
+    budget = DEFAULT_CHILDREN_BUDGET if children_budget is None else int(children_budget)
+    if budget < 0:
+        raise ValueError(f"the children budget must be 0 or more tokens, got {budget}")
+    scope = scope or Scope.whole()
+    if config.contextual and sibling is None:
+        from core.retrieval.contextual import ensure_contextual_store  # embeds what the sibling lacks
+
+        sibling, _sync = ensure_contextual_store(store)
+    t0 = time.perf_counter()
+    vector = embed_query(store, question) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
+    t1 = time.perf_counter()
+    found = find_hits(store, question, vector, k, scope, config, sibling=sibling)
+    t2 = time.perf_counter()
+    plain = build_plain_context(found.hits, max_tokens)
+    t3 = time.perf_counter()
+    elements, children, child_distances = expand(store, found.hits, children_budget=budget, query_vector=vector)
+    hierarchical = build_hierarchical_context(found.hits, elements, children, child_distances, max_tokens)
+    t4 = time.perf_counter()
+    timings = {"embed_query": ms(t1 - t0), **found.timings, "plain_context": ms(t3 - t2), "expand": ms(t4 - t3)}
+    if not found.timings:
+        timings["search"] = ms(t2 - t1)
+    return Retrieval(question, k, found.scope, found.hits, plain, hierarchical, timings, vector, config,
+                     found.heading_match, found.notes, budget)
+
+
+# -- LangChain retrievers --------------------------------------------------------------------------------
+
+
+class _StoreRetriever(BaseRetriever):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    store: Any  # ElementStore; Any keeps pydantic from introspecting it
+    k: int = 4
+    scope: Scope | None = None
+    search: SearchConfig | str | None = None
+    children_budget: int | None = None
+
+    def _retrieve(self, query: str) -> Retrieval:
+        return retrieve(self.store, query, k=self.k, scope=self.scope, search=self.search,
+                        children_budget=self.children_budget)
+
+
+class PlainRetriever(_StoreRetriever):
+    """The top-k elements as they are (metadata gains ``score``, ``rank`` and ``short_id``)."""
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        hits = self._retrieve(query).hits
+        shorts = short_ids(h.element_id for h in hits)
+        return [
+            Document(
+                id=h.element_id,
+                page_content=h.element.page_content,
+                metadata={
+                    **h.element.metadata, "score": h.similarity, "rank": h.rank, "short_id": shorts[h.element_id]
+                },
+            )
+            for h in hits
+        ]
+
+
+class HierarchicalRetriever(_StoreRetriever):
+    """One document per source document: the merged partial tree of its hits, rendered as markdown."""
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        context = self._retrieve(query).hierarchical
+        shorts = {e.element_id: e.short_id for e in context.elements}
+        out = []
+        for tree in context.trees:
+            nodes = list(tree.walk())
+            first = nodes[0].element.metadata if nodes else {}
+            out.append(
+                Document(
+                    page_content=render_markdown([tree], shorts=shorts),
+                    metadata={
+                        "document_id": tree.document_id,
+                        "source": first.get("source"),
+                        "filename": first.get("filename"),
+                        "hit_ids": [n.element_id for n in nodes if n.role == "hit"],
+                        "element_ids": [n.element_id for n in nodes],
+                        "best_rank": tree.best_rank,
+                    },
+                )
+            )
+        return out
+

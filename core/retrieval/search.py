@@ -1,0 +1,371 @@
+"""Search strategies: how the ``k`` hits are found.
+
+A strategy is a small frozen :class:`SearchConfig` (in the style of langchain-postgres' ``HybridSearchConfig``):
+which lists are searched (vector over the element texts, vector over the contextual sibling collection,
+full-text over heading path + text), how they are fused, and whether the question's heading names scope the
+search (``core.retrieval.headings``). :data:`STRATEGIES` names the ones the CLI, the Compare page and
+evaluation offer; :data:`DEFAULT_SEARCH` is the one they run unless told otherwise, chosen by measurement
+(README, "Retrieval: strategies and measurements").
+
+Every search takes a :class:`~core.retrieval.scope.Scope`; the scope is a predicate of the SQL statement
+(``core.sql.retrieval``), never a post-filter.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+import numpy as np
+from langchain_core.documents import Document
+
+from core.retrieval.scope import Scope
+from core.sql import retrieval as sql
+from core.store import ElementStore, apply_schema, read_connection
+
+__all__ = [
+    "DEFAULT_SEARCH",
+    "DEFAULT_STRATEGY",
+    "MAX_K",
+    "STRATEGIES",
+    "Hit",
+    "SearchConfig",
+    "embed_query",
+    "ensure_search_index",
+    "fts_scored",
+    "fts_search",
+    "fts_terms",
+    "fuse",
+    "rrf_fuse",
+    "search_config",
+    "tsquery_lexeme",
+    "vector_search",
+]
+
+MAX_K = 50
+Fusion = Literal["rrf", "relative"]
+
+
+def ms(seconds: float) -> float:
+    return round(seconds * 1000.0, 3)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A hit: the element, its rank (0 = best) and its cosine distance to the query."""
+
+    element: Document
+    rank: int
+    distance: float
+    outside_scope: bool = False  # kept from the whole collection although the question named a heading
+
+    @property
+    def element_id(self) -> str:
+        return str(self.element.metadata["element_id"])
+
+    @property
+    def similarity(self) -> float:
+        return 1.0 - self.distance
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """How hits are found; compare two with ``==``, derive one with :meth:`but`.
+
+    * ``vector`` / ``fulltext``: which candidate lists are searched. ``contextual`` makes the vector list come
+      from the sibling collection whose vectors embed "heading › path › text" (``core.retrieval.contextual``).
+    * ``fusion``: ``rrf`` (weighted reciprocal rank, ``rrf_k``) or ``relative`` (each list's scores scaled
+      to 0..1 by its best and worst candidate, then a weighted sum); ``candidates`` per list.
+    * ``fulltext_cutoff``: lexical candidates under this share of the best lexical score are dropped before
+      fusion, so a long tail that shares one common word cannot outvote the element holding the rare token.
+    * ``headings``: match the question's names against heading paths and search inside the matching subtrees
+      first (``core.retrieval.headings``); ``False`` is "search everywhere".
+    * ``include_metadata``: also search elements that are only HTML comments (stored, not content by default).
+    """
+
+    name: str
+    vector: bool = True
+    fulltext: bool = False
+    contextual: bool = False
+    fusion: Fusion = "rrf"
+    vector_weight: float = 1.0
+    fulltext_weight: float = 1.0
+    candidates: int = 20
+    rrf_k: int = 60
+    fulltext_cutoff: float = 0.5
+    headings: bool = True
+    include_metadata: bool = False
+
+    def __post_init__(self) -> None:
+        if not (self.vector or self.fulltext):
+            raise ValueError("a search needs the vector list, the full-text list or both")
+        if self.fusion not in ("rrf", "relative"):
+            raise ValueError(f"unknown fusion {self.fusion!r}; choose rrf or relative")
+        if not 1 <= self.candidates <= MAX_K:
+            raise ValueError(f"candidates must be between 1 and {MAX_K}")
+
+    def but(self, **changes: Any) -> SearchConfig:
+        return replace(self, **changes)
+
+    @property
+    def hybrid(self) -> bool:
+        return self.vector and self.fulltext
+
+    def describe(self) -> str:
+        lists = [n for n, on in (("contextual vector" if self.contextual else "vector", self.vector),
+                                 ("full-text", self.fulltext)) if on]
+        text = " + ".join(lists)
+        if self.hybrid:
+            text += (f", {self.fusion} fusion (weights {self.vector_weight:g}:{self.fulltext_weight:g}, "
+                     f"{self.candidates} candidates a side)")
+        text += ", scoped by the headings the question names" if self.headings else ", whole collection"
+        if self.include_metadata:
+            text += ", comments searched"
+        return text
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "vector": self.vector, "fulltext": self.fulltext, "contextual": self.contextual,
+                "fusion": self.fusion, "vector_weight": self.vector_weight, "fulltext_weight": self.fulltext_weight,
+                "candidates": self.candidates, "rrf_k": self.rrf_k, "fulltext_cutoff": self.fulltext_cutoff,
+                "headings": self.headings, "include_metadata": self.include_metadata}
+
+
+# The named strategies. Weights and candidates of hybrid come from bench/bench_fusion.py (README).
+STRATEGIES: dict[str, SearchConfig] = {
+    "vector": SearchConfig("vector"),
+    "fulltext": SearchConfig("fulltext", vector=False, fulltext=True),
+    "hybrid": SearchConfig("hybrid", fulltext=True, fusion="rrf", vector_weight=1.0, fulltext_weight=1.0),
+    "contextual": SearchConfig("contextual", contextual=True),
+}
+DEFAULT_STRATEGY = "hybrid"
+DEFAULT_SEARCH = STRATEGIES[DEFAULT_STRATEGY]
+
+
+def search_config(value: str | SearchConfig | None, *, headings: bool | None = None) -> SearchConfig:
+    """A named strategy (``None`` or ``"default"`` is :data:`DEFAULT_SEARCH`); ``headings`` overrides its scoping."""
+    if isinstance(value, SearchConfig):
+        config = value
+    else:
+        name = (value or "default").strip().lower()
+        if name == "default":
+            config = DEFAULT_SEARCH
+        elif name in STRATEGIES:
+            config = STRATEGIES[name]
+        else:
+            raise ValueError(f"unknown search {value!r}; choose from default, {', '.join(STRATEGIES)}")
+    return config if headings is None else config.but(headings=headings)
+
+
+# -- vector ----------------------------------------------------------------------------------------------------
+
+
+def embed_query(store: ElementStore, question: str) -> np.ndarray:
+    return np.asarray(store.embeddings.embed_query(question), dtype=np.float32)
+
+
+def _scope_params(store: ElementStore, scope: Scope) -> dict[str, Any]:
+    params: dict[str, Any] = {"collection_id": store.collection_id}
+    if scope.kind == "document":
+        params["document_id"] = scope.id
+    elif scope.kind == "subtree":
+        params["root_ids"] = list(scope.ids or (scope.id,))
+    elif scope.kind != "collection":  # pragma: no cover - Scope.kind is a Literal
+        raise ValueError(f"unknown scope kind {scope.kind!r}")
+    return params
+
+
+def _hits(rows: Sequence[tuple]) -> list[Hit]:
+    return [Hit(Document(id=r[0], page_content=r[1] or "", metadata=r[2]), rank, float(r[3]))
+            for rank, r in enumerate(rows)]
+
+
+def vector_search(
+    store: ElementStore, query_vector: np.ndarray, k: int = 4, scope: Scope | None = None, *,
+    include_metadata: bool = False,
+) -> list[Hit]:
+    """The ``k`` nearest elements inside ``scope`` (one statement, scope applied in SQL)."""
+    if not 1 <= k <= MAX_K:
+        raise ValueError(f"k must be between 1 and {MAX_K}, got {k}")
+    scope = scope or Scope.whole()
+    params = {**_scope_params(store, scope), "query": query_vector, "k": k}
+    with read_connection(store.pool) as conn:
+        rows = conn.execute(sql.vector_statement(scope.kind, include_metadata), params).fetchall()
+    return _hits(rows)
+
+
+# -- full text -------------------------------------------------------------------------------------------------
+
+_INDEXED: set[str] = set()
+
+
+def ensure_search_index(store: ElementStore) -> None:
+    """The GIN index full-text search uses (idempotent; once per database and process)."""
+    if store.url in _INDEXED:
+        return
+    apply_schema(store.pool, [sql.DROP_OLD_FTS_INDEX, sql.FTS_INDEX], sql.FTS_INDEX_LOCK_KEY)
+    _INDEXED.add(store.url)
+
+
+# Question words that the 'simple' configuration would keep as terms; they match half the corpus and add noise.
+_STOPWORDS_SET = frozenset(
+    "a an and are as at be by can could do does did for from has have how i if in into is it its me my of on or "
+    "should so than that the their them then there these this those to was were what when where which who whom "
+    "whose why will with would you your".split()
+)
+_HANGUL_RUN = re.compile(r"[\uac00-\ud7a3]+")
+# Particles and endings glued to Korean words in questions, longest first. Stripping them gives a stem that is
+# searched as a prefix ('모니터':*) so "모니터의" finds "모니터" and "모니터는".
+_KO_SUFFIXES = tuple(sorted(
+    "인가요 있나요 없나요 되나요 하나요 습니까 입니까 일까요 에서는 에게는 으로는 이라는 나요 가요 까요 에는 에서 에게 "
+    "으로 로는 까지 부터 이나 이란 와의 과의 은 는 이 가 을 를 에 의 과 와 로 도 만".split(), key=len, reverse=True))
+_KO_STOP = frozenset(
+    "얼마 얼마나 무엇 무엇인 언제 어디 누구 어떻게 어느 무슨 몇 있나요 없나요 되나요 하나요 인가요".split()
+)
+
+
+def korean_stem(run: str) -> str:
+    """A Hangul word without its trailing particle; empty for question words and one-syllable stems."""
+    if run in _KO_STOP:
+        return ""
+    for suffix in _KO_SUFFIXES:
+        if run.endswith(suffix) and len(run) - len(suffix) >= 2:
+            run = run[: -len(suffix)]
+            break
+    return "" if run in _KO_STOP or len(run) < 2 else run
+
+
+def fts_terms(question: str) -> list[str]:
+    """Prefix stems of the question's Hangul words (particles stripped, at least 2 syllables)."""
+    stems = {korean_stem(run) for run in _HANGUL_RUN.findall(unicodedata.normalize("NFKC", question))}
+    return sorted(s for s in stems if s)
+
+
+def is_stopword(word: str) -> bool:
+    return word in _STOPWORDS_SET
+
+
+def tsquery_lexeme(lexeme: str, *, prefix: bool = False) -> str:
+    """``lexeme`` quoted as tsquery text: inside single quotes, quotes and backslashes doubled (so no operator
+    in it is ever interpreted), plus ``:*`` for a prefix match."""
+    quoted = "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+    return quoted + (":*" if prefix else "")
+
+
+def fts_scored(
+    store: ElementStore, question: str, query_vector: np.ndarray, k: int, scope: Scope | None = None, *,
+    include_metadata: bool = False,
+) -> list[tuple[Hit, float]]:
+    """The ``k`` elements inside ``scope`` that best match the question's words, best first, with their
+    IDF-sum scores."""
+    ensure_search_index(store)
+    scope = scope or Scope.whole()
+    question = unicodedata.normalize("NFKC", question)
+    with read_connection(store.pool) as conn:
+        lexemes = conn.execute(sql.QUESTION_LEXEMES, {"question": question}).fetchone()[0] or []
+        terms = [tsquery_lexeme(lex) for lex in lexemes if lex not in _STOPWORDS_SET]
+        terms += [tsquery_lexeme(stem, prefix=True) for stem in fts_terms(question) if stem not in lexemes]
+        if not terms:
+            return []
+        params = {**_scope_params(store, scope), "terms": terms, "query": " | ".join(terms),
+                  "query_vector": query_vector, "k": k}
+        rows = conn.execute(sql.fulltext_statement(scope.kind, include_metadata), params).fetchall()
+    return [(hit, float(r[4])) for hit, r in zip(_hits(rows), rows, strict=True)]
+
+
+def fts_search(store: ElementStore, question: str, query_vector: np.ndarray, k: int,
+               scope: Scope | None = None) -> list[Hit]:
+    """The ``k`` elements that best match the question's words (IDF-weighted), best first."""
+    return [hit for hit, _score in fts_scored(store, question, query_vector, k, scope)]
+
+
+# -- fusion ------------------------------------------------------------------------------------------------------
+
+
+def rrf_fuse(rankings: Sequence[Sequence[Hit]], k: int, rrf_k: int = 60,
+             weights: Sequence[float] | None = None) -> list[Hit]:
+    """Weighted reciprocal rank fusion: score = Σ wᵢ/(rrf_k + rank), rank 1-based per list; ties keep the earlier
+    list's order."""
+    weights = weights or [1.0] * len(rankings)
+    scores: dict[str, float] = {}
+    for ranking, weight in zip(rankings, weights, strict=True):
+        for position, hit in enumerate(ranking, start=1):
+            scores[hit.element_id] = scores.get(hit.element_id, 0.0) + weight / (rrf_k + position)
+    return _ordered(rankings, scores, k)
+
+
+def _ordered(rankings: Sequence[Sequence[Hit]], scores: Mapping[str, float], k: int) -> list[Hit]:
+    first_seen: dict[str, tuple[int, int]] = {}
+    hits: dict[str, Hit] = {}
+    for list_index, ranking in enumerate(rankings):
+        for position, hit in enumerate(ranking, start=1):
+            first_seen.setdefault(hit.element_id, (position, list_index))
+            hits.setdefault(hit.element_id, hit)
+    order = sorted(scores, key=lambda e: (-scores[e], first_seen[e], e))[:k]
+    return [Hit(hits[e].element, rank, hits[e].distance) for rank, e in enumerate(order)]
+
+
+def relative_fuse(scored: Sequence[Sequence[tuple[Hit, float]]], k: int, weights: Sequence[float]) -> list[Hit]:
+    """Relative score fusion: each list's scores scaled to 0..1 between its worst and best candidate, then
+    a weighted sum. Unlike RRF it keeps *how much* better the best lexical match is than the rest."""
+    scores: dict[str, float] = {}
+    for items, weight in zip(scored, weights, strict=True):
+        if not items:
+            continue
+        values = [s for _, s in items]
+        low, high = min(values), max(values)
+        for hit, value in items:
+            scaled = 1.0 if high == low else (value - low) / (high - low)
+            scores[hit.element_id] = scores.get(hit.element_id, 0.0) + weight * scaled
+    return _ordered([[h for h, _ in items] for items in scored], scores, k)
+
+
+def fuse(config: SearchConfig, vector: Sequence[Hit], lexical: Sequence[tuple[Hit, float]], k: int) -> list[Hit]:
+    """The ``k`` best of both candidate lists under ``config``'s fusion."""
+    best = lexical[0][1] if lexical else 0.0
+    lexical = [(h, s) for h, s in lexical if s >= config.fulltext_cutoff * best]
+    weights = (config.vector_weight, config.fulltext_weight)
+    if config.fusion == "relative":
+        return relative_fuse([[(h, h.similarity) for h in vector], lexical], k, weights)
+    return rrf_fuse([vector, [h for h, _ in lexical]], k, config.rrf_k, weights)
+
+
+def search(
+    store: ElementStore, question: str, query_vector: np.ndarray, k: int, scope: Scope, config: SearchConfig,
+    *, sibling: ElementStore | None = None,
+) -> tuple[list[Hit], dict[str, float]]:
+    """The ``k`` best hits inside ``scope`` under ``config`` (no heading scoping here), with stage timings in ms.
+
+    With ``config.contextual`` the vector list comes from ``sibling`` (the contextual collection), mapped back to
+    the elements of ``store``.
+    """
+    timings: dict[str, float] = {}
+    pool = k if not config.hybrid else min(MAX_K, max(config.candidates, k))
+    vector: list[Hit] = []
+    lexical: list[tuple[Hit, float]] = []
+    if config.vector:
+        t0 = time.perf_counter()
+        if config.contextual:
+            from core.retrieval.contextual import sibling_scope, to_base_hits  # it builds on Hit: import here
+
+            if sibling is None:
+                raise ValueError("the contextual search needs the contextual collection (ensure_contextual_store)")
+            found = vector_search(sibling, query_vector, pool, sibling_scope(sibling, scope),
+                                  include_metadata=config.include_metadata)
+            vector = to_base_hits(store, found)
+        else:
+            vector = vector_search(store, query_vector, pool, scope, include_metadata=config.include_metadata)
+        timings["vector_search"] = ms(time.perf_counter() - t0)
+    if config.fulltext:
+        t0 = time.perf_counter()
+        lexical = fts_scored(store, question, query_vector, pool, scope, include_metadata=config.include_metadata)
+        timings["fts_search"] = ms(time.perf_counter() - t0)
+    if not config.hybrid:
+        return (vector if config.vector else [h for h, _ in lexical])[:k], timings
+    t0 = time.perf_counter()
+    hits = fuse(config, vector, lexical, k)
+    timings["fuse"] = ms(time.perf_counter() - t0)
+    return hits, timings

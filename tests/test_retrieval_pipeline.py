@@ -1,0 +1,236 @@
+"""The one retrieval pipeline: strategies, search scoped by the headings a question names, sections brought by
+heading hits, metadata kept out of search, the context token budget, and evaluation's ``default`` mode running
+exactly what ``ask`` and the Compare page run. Real Postgres, real USE embeddings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.ingest import SourceFile, ingest
+from core.retrieval import (
+    CUT_MARK,
+    DEFAULT_SEARCH,
+    STRATEGIES,
+    QuestionError,
+    Scope,
+    SearchConfig,
+    retrieve,
+    search_config,
+)
+from core.tokens import count_tokens
+
+NAMES = ["Aurora 300", "Borealis 500", "Cirrus 700", "Draco 900", "Eridan 1100"]
+WEIGHTS = ["2.1 kg", "3.4 kg", "4.7 kg", "5.3 kg", "6.8 kg"]
+TWINS = "# Product catalogue\n\nReturns are accepted within 30 days of purchase, with the receipt.\n\n" + "".join(
+    f"## {name}\n\nA handheld scanner for warehouses and shops.\n\n### Specifications\n\n"
+    f"* Weight : {weight}\n* Battery : {3000 + 500 * i} mAh\n* Scan rate : {100 + 10 * i} per second\n"
+    f"* Warranty : {1 + i % 2} years\n\n"
+    for i, (name, weight) in enumerate(zip(NAMES, WEIGHTS, strict=True))
+)
+KOREAN = """# 노바 스캐너 안내
+
+## 노바 S1 스캐너
+
+### 제품사양
+
+* 무게 : 1.2 kg
+* 배터리 : 2000 mAh
+
+## 노바 S2 스캐너
+
+### 제품사양
+
+* 무게 : 1.9 kg
+* 배터리 : 2600 mAh
+"""
+API_A = """# http module
+
+## http.request(url, options)
+
+<!-- YAML
+added: v0.3.6
+changes:
+  - version: v15.3.0
+    description: zebrafishcomment appears only in this comment
+-->
+
+* timeout : Default: 5000
+* encoding : Default: 'utf8'
+"""
+API_B = """---
+title: frontmatterqux only here
+---
+
+# net module
+
+## http.request(url, options)
+
+* timeout : Default: 120000
+"""
+
+
+def _ids_under(result, root_text: str) -> bool:
+    return all(root_text in [*h.element.metadata.get("heading_path", []), h.element.page_content]
+               for h in result.hits if not h.outside_scope)
+
+
+@pytest.fixture
+def twins(store):
+    report = ingest(store, [SourceFile("twins.md", TWINS.encode()), SourceFile("ko.md", KOREAN.encode())])
+    assert not report.errors
+    return store
+
+
+def test_strategies_are_named_configs_and_unknown_ones_are_refused():
+    assert search_config(None) is DEFAULT_SEARCH and search_config("default") == DEFAULT_SEARCH
+    assert search_config("fulltext") == STRATEGIES["fulltext"] and not STRATEGIES["fulltext"].vector
+    assert search_config("hybrid", headings=False).headings is False
+    assert "full-text" in STRATEGIES["hybrid"].describe()
+    with pytest.raises(ValueError, match="unknown search"):
+        search_config("bm42")
+    with pytest.raises(ValueError, match="vector list, the full-text list or both"):
+        SearchConfig("nothing", vector=False, fulltext=False)
+
+
+def test_each_strategy_runs_and_says_which_it_was(twins):
+    seen = {}
+    for name in ("vector", "fulltext", "hybrid"):
+        result = retrieve(twins, "Scan rate of the Draco 900", k=3, search=search_config(name, headings=False))
+        assert result.search.name == name and len(result.hits) == 3
+        assert result.notes == ["searched the whole collection"]
+        seen[name] = [h.element_id for h in result.hits]
+    # Full text ranks by the rare tokens of the question: the Draco's scan-rate line is in its hits.
+    assert any("130 per second" in h.element.page_content
+               for h in retrieve(twins, "Scan rate of the Draco 900", k=3, search="fulltext").hits)
+    assert seen["vector"] != seen["fulltext"]
+
+
+def test_a_named_heading_scopes_the_search_and_says_so_english(twins):
+    result = retrieve(twins, "How heavy is the Borealis 500?", k=4)
+    assert result.searched_under == "Product catalogue › Borealis 500"
+    assert result.notes[0] == "searched under: Product catalogue › Borealis 500"
+    assert _ids_under(result, "Borealis 500")
+    # The near-twin case: five identical "Specifications" lists; the Borealis' weight line is in the context,
+    # under its own product heading.
+    weight = next(e for e in result.hierarchical.elements if e.text == "Weight : 3.4 kg")
+    assert weight.path[:2] == ("Product catalogue", "Borealis 500")
+    assert not any(w in result.hierarchical.text for w in WEIGHTS if w != "3.4 kg")
+
+
+def test_a_named_heading_scopes_the_search_korean(twins):
+    result = retrieve(twins, "노바 S2 스캐너의 무게는 얼마인가요?", k=3)
+    assert result.searched_under is not None and "노바 S2 스캐너" in result.searched_under
+    assert _ids_under(result, "노바 S2 스캐너")
+    assert "1.9 kg" in result.hierarchical.text and "1.2 kg" not in result.hierarchical.text
+
+
+def test_a_heading_in_several_documents_searches_all_of_them(store):
+    docs = [SourceFile("a.md", API_A.encode()), SourceFile("b.md", API_B.encode())]
+    assert not ingest(store, docs).errors
+    result = retrieve(store, "What is the default timeout of http.request?", k=4)
+    assert "2 headings in 2 documents" in result.searched_under
+    assert "the heading is in 2 documents: searched all of them" in result.notes
+    texts = result.hierarchical.text
+    assert "Default: 5000" in texts and "Default: 120000" in texts
+
+
+def test_a_name_matching_no_heading_falls_back_to_the_whole_collection(twins):
+    result = retrieve(twins, "Which scanner is sold with a leather holster?", k=3)
+    assert result.searched_under is None and result.scope.is_whole
+    assert result.notes == ["no heading named in the question: searched the whole collection"]
+    everywhere = retrieve(twins, "How heavy is the Borealis 500?", k=4, search=search_config(None, headings=False))
+    assert everywhere.notes == ["searched the whole collection"] and everywhere.searched_under is None
+
+
+def test_a_scope_never_hides_a_much_closer_hit(twins):
+    # "Aurora 300" names a heading, but what the question asks is in the catalogue's returns sentence.
+    result = retrieve(twins, "Aurora 300: are returns accepted within 30 days of purchase, with the receipt?", k=4,
+                      search="vector")
+    assert result.searched_under and "Aurora 300" in result.searched_under
+    outside = [h for h in result.hits if h.outside_scope]
+    assert [h.element.page_content for h in outside] == [
+        "Returns are accepted within 30 days of purchase, with the receipt."]
+    assert any(n.startswith("kept a closer hit from outside it: Product catalogue › Returns") for n in result.notes)
+    assert result.hierarchical.hits[-1].outside_scope
+
+
+def test_comments_and_front_matter_are_stored_but_not_searched(store):
+    docs = [SourceFile("a.md", API_A.encode()), SourceFile("b.md", API_B.encode())]
+    assert not ingest(store, docs).errors
+    stored = [e.page_content for d in store.documents() for e in store.elements(d.document_id)]
+    assert any("zebrafishcomment" in t for t in stored), "the comment stays stored (tree, export)"
+    question = "YAML added v0.3.6 changes version v15.3.0 description zebrafishcomment appears only in this comment"
+    for name in ("vector", "hybrid"):
+        result = retrieve(store, question, k=4, search=name)
+        assert not any("zebrafishcomment" in h.element.page_content for h in result.hits)
+        assert "zebrafishcomment" not in result.hierarchical.text, "nor brought in as a section"
+    assert not retrieve(store, "frontmatterqux", k=2, search="fulltext").hits
+    opted_in = retrieve(store, question, k=2, search=search_config("vector").but(include_metadata=True))
+    assert "zebrafishcomment" in opted_in.hits[0].element.page_content
+
+
+def test_a_heading_hit_brings_its_own_section(twins):
+    scoped = Scope.subtree(next(e.metadata["element_id"] for d in twins.documents() for e in twins.elements(
+        d.document_id) if e.page_content == "Cirrus 700"))
+    question = "Cirrus 700"
+    bare = retrieve(twins, question, k=1, scope=scoped, search="vector", children_budget=0)
+    assert [h.element.page_content for h in bare.hits] == ["Cirrus 700"]
+    assert "Weight" not in bare.hierarchical.text
+    brought = retrieve(twins, question, k=1, scope=scoped, search="vector")  # the default budget
+    children = [e for e in brought.hierarchical.elements if e.role == "child"]
+    assert any(e.text == "Weight : 4.7 kg" for e in children)
+    assert brought.hierarchical.tokens - bare.hierarchical.tokens <= brought.children_budget + 20
+    with pytest.raises(ValueError, match="0 or more tokens"):
+        retrieve(twins, question, children_budget=-1)
+
+
+def test_a_5_mb_single_line_element_is_cut_to_the_context_budget(store, monkeypatch):
+    line = " ".join(f"w{i % 5000}" for i in range(900_000))  # ~5 MB, one paragraph, one line
+    assert len(line) > 4_500_000
+    doc = f"# Huge\n\n## Log\n\n{line}\n\n## Note\n\n* Owner : Kim\n"
+    assert not ingest(store, [SourceFile("huge.md", doc.encode())]).errors
+    monkeypatch.setenv("HKE_CONTEXT_TOKENS", "1500")
+    result = retrieve(store, "w17 w4242 log", k=3)
+    assert any(len(h.element.page_content) > 4_500_000 for h in result.hits), "the huge element is a hit"
+    for context in (result.plain, result.hierarchical):
+        assert context.tokens <= 1500 and context.cut == 1
+        assert CUT_MARK.split("{")[0] in context.text
+    assert count_tokens(result.hierarchical.text) == result.hierarchical.tokens
+    monkeypatch.setenv("HKE_CONTEXT_TOKENS", "ten")
+    with pytest.raises(ValueError, match="HKE_CONTEXT_TOKENS"):
+        retrieve(store, "w17", k=1)
+
+
+def test_eval_default_mode_runs_exactly_what_ask_runs(twins):
+    from core.evaluation import load_questions, run_evaluation
+
+    questions = load_questions({"name": "t", "questions": [
+        {"id": "w", "question": "How heavy is the Borealis 500?", "answers": ["3.4 kg"],
+         "gold_path": ["Product catalogue", "Borealis 500", "Specifications"]},
+        {"id": "k", "question": "노바 S2 스캐너의 무게는 얼마인가요?", "answers": ["1.9 kg"]},
+    ]})
+    run = run_evaluation(twins, questions, modes="default", k=4, persist=False)
+    for row, question in zip(run.results, questions.questions, strict=True):
+        asked = retrieve(twins, question.question, k=4)
+        assert row.mode == "default" and row.context == asked.hierarchical.text
+        assert [h["element_id"] for h in row.details["hits"]] == [h.element_id for h in asked.hits]
+        assert row.details["notes"] == asked.notes and row.score.recall
+
+
+def test_cli_ask_takes_a_search_and_reports_the_scope(twins, monkeypatch, capsys):
+    from core.cli import main
+
+    monkeypatch.setenv("HKE_COLLECTION", twins.collection)
+    code = main(["ask", "How heavy is the Borealis 500?", "--search", "hybrid", "--json",
+                 "--collection", twins.collection])
+    payload = json.loads(capsys.readouterr().out)
+    assert code == 0 and payload["search"]["search"]["name"] == "hybrid"
+    assert payload["search"]["notes"][0] == "searched under: Product catalogue › Borealis 500"
+    assert "3.4 kg" in payload["hierarchical"]["context"]
+    with pytest.raises(SystemExit):
+        main(["ask", "x", "--search", "bm42", "--collection", twins.collection])
+    assert main(["ask", "   ", "--collection", twins.collection]) == 2
+    with pytest.raises(QuestionError):
+        retrieve(twins, "")
