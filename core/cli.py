@@ -229,6 +229,25 @@ def cmd_index(args: argparse.Namespace) -> int:
         reports="extractive" if args.offline else "auto",
         **{k: v for k, v in knobs.items() if v is not None},
     )
+    # Issue 13: an LLM run is estimated first (calls, tokens, cost) and needs a yes; --estimate only prints it.
+    uses_llm = not args.offline and load_settings().has_llm
+    if args.estimate or uses_llm:
+        from core.graph.estimate import estimate_index_cost
+
+        try:
+            estimate = estimate_index_cost(store, config, price_in_per_m=args.price_in, price_out_per_m=args.price_out)
+        except ValueError as exc:
+            return fail(str(exc), 2)
+        if args.estimate:
+            emit(estimate.to_dict(), args.json, f"estimate for an LLM index of {store.collection!r}: "
+                                                f"{estimate.describe()}")  # fmt: skip
+            return 0
+        print(f"estimate: {estimate.describe()}", file=sys.stderr)
+        if not args.yes:
+            if not sys.stdin.isatty():
+                return fail("an LLM index run needs a confirmation: pass --yes (or --offline for no LLM)", 2)
+            if input("Run the LLM index at this cost? [y/N] ").strip().lower() not in ("y", "yes"):
+                return fail("cancelled: nothing was indexed", 1)
     bar = _StageBar() if sys.stderr.isatty() else None
     try:
         report = build_index(store, config=config, progress=bar)
@@ -549,6 +568,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, help="Leiden seed (default: 0xDEADBEEF)")
     p.add_argument("--gleanings", type=int, default=None, help="LLM gleaning rounds (default: 1)")
     p.add_argument("--concurrency", type=int, default=None, help="parallel LLM calls (default: 4)")
+    p.add_argument("--estimate", action="store_true",
+                   help="print the LLM calls, tokens and cost an LLM index run would take, and stop")
+    p.add_argument("--price-in", type=float, default=None,
+                   help="US$ per 1M input tokens for the estimate (default: $HKE_PRICE_IN_PER_M or 0.15)")
+    p.add_argument("--price-out", type=float, default=None,
+                   help="US$ per 1M output tokens for the estimate (default: $HKE_PRICE_OUT_PER_M or 0.60)")
+    p.add_argument("--yes", action="store_true", help="run an LLM index without asking to confirm its estimate")
 
     p = add("reports", "list community reports")
     p.add_argument("--level", type=int, default=None, help="community level (default: all)")
