@@ -17,6 +17,7 @@ from core.graph import (
     global_search,
     hierarchy,
     index_exists,
+    index_info,
     load_reports,
     resolve_citations,
 )
@@ -275,6 +276,49 @@ def test_summaries_are_central_non_redundant_and_cover_sub_communities(indexed):
         assert elements & child_elements, f"{c.id}: its largest sub-community {largest.id} is not quoted"
         checked += 1
     assert checked
+
+
+def test_big_communities_have_their_layout_stored_at_index_time(indexed):
+    from core.graph import community_layout
+    from core.graph.layout import PRECOMPUTE_ABOVE
+
+    store, result, _ = indexed
+    big = [c for c in result.communities if c.size > PRECOMPUTE_ABOVE]
+    small = [c for c in result.communities if c.size <= PRECOMPUTE_ABOVE]
+    assert big and small
+    for c in big:
+        layout = community_layout(store, c.id)
+        shown = [k for k in layout if not k.startswith("group:")]
+        assert shown and set(shown) <= set(c.entity_ids)
+        assert all(isinstance(x, float) and isinstance(y, float) for x, y in layout.values())
+    assert community_layout(store, small[0].id) == {}
+
+
+def test_cli_index_estimate_and_confirmation(indexed, capsys, monkeypatch):
+    from core.cli import main
+    from core.graph.estimate import REPORT_OUTPUT_TOKENS
+
+    store, result, _ = indexed
+    assert main(["index", "--collection", store.collection, "--estimate", "--price-in", "2", "--price-out", "8",
+                 "--json"]) == 0  # fmt: skip
+    est = json.loads(capsys.readouterr().out)
+    units_with_text = len({s.unit_id for s in result.graph.sentences})
+    assert est["text_units"] == units_with_text
+    assert est["extraction_calls"] == units_with_text * 2, "one call and one gleaning per unit (gleanings=1)"
+    assert est["report_calls"] == len(result.communities)
+    assert est["calls"] == est["extraction_calls"] + est["report_calls"]
+    assert est["output_tokens"] >= est["report_calls"] * REPORT_OUTPUT_TOKENS
+    assert est["cost_usd"] == pytest.approx(est["input_tokens"] * 2 / 1e6 + est["output_tokens"] * 8 / 1e6, abs=1e-3)
+    assert main(["index", "--collection", store.collection, "--estimate"]) == 0
+    assert "LLM calls" in capsys.readouterr().out
+    # With an LLM configured, the run asks first; without a terminal and without --yes it refuses, indexing nothing.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    built = index_info(store).built_at
+    assert main(["index", "--collection", store.collection]) == 2
+    err = capsys.readouterr().err
+    assert "estimate:" in err and "--yes" in err
+    assert index_info(store).built_at == built
 
 
 def test_cli_reports_global_export(indexed, tmp_path, capsys):

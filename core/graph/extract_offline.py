@@ -286,7 +286,8 @@ class OfflineExtractor:
         self, name: str, type_: str, sentence: Sentence, *, strong: bool, description: str = "", role: str = "",
         section: tuple[str, ...] = (),
     ) -> str | None:  # fmt: skip
-        name = " ".join(strip_attribute_list(name).split()).strip(" .,;:-–—")
+        name = _SHORTCODE.sub(" ", strip_attribute_list(name))  # ":octicons-file-code-24:" is an icon, not a name
+        name = " ".join(name.split()).strip(" .,;:-–—")
         if name.isascii():
             name = _POSSESSIVE.sub("", name)
         if not _plausible(name):
@@ -488,6 +489,7 @@ def _common_word(name: str, code_spans: int, usage: dict[str, list[int]]) -> boo
 
 
 _POSSESSIVE = re.compile(r"['’]s$")
+_SHORTCODE = re.compile(r":[a-z0-9_+-]+:")
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _SPACY_TYPES = {
     "PERSON": "PERSON", "ORG": "ORGANIZATION", "GPE": "LOCATION", "LOC": "LOCATION", "FAC": "LOCATION",

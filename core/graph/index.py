@@ -24,6 +24,7 @@ from core.graph.communities import DEFAULT_MAX_CLUSTER_SIZE, DEFAULT_SEED, entit
 from core.graph.extract_llm import DEFAULT_CONCURRENCY, DEFAULT_GLEANINGS, LLMExtractor
 from core.graph.extract_offline import OfflineExtractor
 from core.graph.graph import DEFAULT_MAX_ENTITIES_PER_UNIT, DEFAULT_UNIT_ANCHORS, GraphData, build_graph
+from core.graph.layout import precomputed_layouts
 from core.graph.llm_cache import CachedChat, default_chat_model
 from core.graph.model import MAX_FINDINGS, MIN_FINDINGS, Community, IndexReport, Report
 from core.graph.prompts import DEFAULT_ENTITY_TYPES
@@ -182,6 +183,8 @@ def run_index(
                 progress=lambda d, t: notify("reports", d, t),
                 element_vectors=vectors,
             )
+            layouts = precomputed_layouts(all_communities, graph.relationships,
+                                          {e.id: e.degree for e in graph.entities})  # fmt: skip
         titles_by_id = {r.community_id: r.title for r in reports}
         for c in all_communities:
             c.title = titles_by_id.get(c.id, c.title)
@@ -209,6 +212,7 @@ def run_index(
                         extraction=extraction_mode,
                         params=params,
                         stats=report.to_dict(),
+                        layouts=layouts,
                     )
             except Exception as exc:
                 raise GraphIndexError(

@@ -16,12 +16,14 @@ sentences (the members mostly live under it); otherwise the terms title. :func:`
 
 **Rating** (0–10, importance)::
 
-    rating = 10 × (0.5 × coverage + 0.25 × reach + 0.25 × distinctiveness)
+    rating = 10 × (0.5 × coverage + 0.25 × reach + 0.25 × coverage × distinctiveness)
 
 * coverage = √(share / largest share at this kind and level), share = the community's content elements over the
   corpus's content elements (an element counts when it mentions a member; for a section, its own elements);
-* reach = documents its elements come from / the most any community of this kind and level reaches;
-* distinctiveness = the share of its members' relationship weight that stays inside the community.
+* reach = documents its elements come from / the most any community of this kind and level reaches (in a corpus
+  of fewer than :data:`MIN_DOCUMENTS_FOR_REACH` documents, top-level sections stand in for documents);
+* distinctiveness = the share of its members' relationship weight that stays inside the community, counted in
+  proportion to coverage: a two-entity island is perfectly cohesive, and still no major theme.
 
 **Summary sentences**: maximal marginal relevance over element embeddings (the vectors stored at ingest; no new
 embedding at index time). Candidates are the content elements that mention the most members; centrality is the
@@ -54,6 +56,7 @@ MAX_SUMMARY_SENTENCES = 3
 MAX_CANDIDATES = 300
 MAX_TITLE_CHARS = 60
 WEIGHTS = {"coverage": 0.5, "reach": 0.25, "distinctiveness": 0.25}
+MIN_DOCUMENTS_FOR_REACH = 3
 
 
 @dataclass
@@ -77,7 +80,11 @@ class Themes:
         self.vectors = vectors or {}
         infos = graph.infos
         self.content = {e for e, info in infos.items() if info.category != "Title"}
-        self.total_documents = len({info.document_id for info in infos.values()}) or 1
+        documents = {info.document_id for info in infos.values()}
+        # Reach is counted in documents, or in top-level sections when the corpus is one or two files.
+        self._by_sections = len(documents) < MIN_DOCUMENTS_FOR_REACH
+        self.reach_unit = "top-level sections" if self._by_sections else "documents"
+        self.total_documents = len({self._place(e) for e in infos}) or 1
         self._elements: dict[str, set[str]] = {}
         self._documents: dict[str, int] = {}
         self._max_share: dict[tuple[str, int], float] = defaultdict(float)
@@ -85,7 +92,7 @@ class Themes:
         for c in communities:
             elements = self._content_elements(c)
             self._elements[c.id] = elements
-            self._documents[c.id] = len({infos[e].document_id for e in elements})
+            self._documents[c.id] = len({self._place(e) for e in elements})
             key = (c.kind, c.level)
             self._max_share[key] = max(self._max_share[key], len(elements) / max(1, len(self.content)))
             self._max_docs[key] = max(self._max_docs[key], self._documents[c.id])
@@ -96,6 +103,10 @@ class Themes:
                 levels[c.level].append(c)
         for level_communities in levels.values():
             self._title_level(level_communities)
+
+    def _place(self, element_id: str) -> tuple[str, ...]:
+        info = self.graph.infos[element_id]
+        return (info.document_id, *info.heading_path[:2]) if self._by_sections else (info.document_id,)
 
     def _content_elements(self, community: Community) -> set[str]:
         """The content elements a community cites: its own (a section), or those where a member is mentioned."""
@@ -122,7 +133,8 @@ class Themes:
         cohesion = internal / (internal + boundary) if internal + boundary > 0 else 0.0
         coverage = math.sqrt(min(share / max_share, 1.0)) if max_share > 0 else 0.0
         reach = docs / self._max_docs[key] if self._max_docs[key] else 0.0
-        score = WEIGHTS["coverage"] * coverage + WEIGHTS["reach"] * reach + WEIGHTS["distinctiveness"] * cohesion
+        score = (WEIGHTS["coverage"] * coverage + WEIGHTS["reach"] * reach
+                 + WEIGHTS["distinctiveness"] * coverage * cohesion)  # fmt: skip
         return Importance(round(10 * score, 1), share, docs, cohesion, max_share, self.total_documents)
 
     def rate(self, community: Community) -> tuple[float, str]:
@@ -134,7 +146,7 @@ class Themes:
         explanation = (
             f"Rated {imp.rating:g}/10 for importance: it covers {imp.share:.1%} of the corpus's elements (the "
             f"largest {what} at level {community.level} covers {imp.max_share:.1%}), reaches {imp.documents} of "
-            f"{imp.total_documents} documents, and {imp.cohesion:.0%} of its relationship weight stays inside."
+            f"{imp.total_documents} {self.reach_unit}, and {imp.cohesion:.0%} of its relationship weight stays inside."
         )
         return imp.rating, explanation
 
