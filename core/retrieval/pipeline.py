@@ -107,6 +107,13 @@ def find_hits(
         elif outside:
             notes.append(f"the best hit of the whole collection lies outside it: {_where(best)} "
                          "(search everywhere to see it)")
+    if len(scoped) < k:  # a small scope: the rest of the k places go to the whole collection's next best
+        taken = {h.element_id for h in scoped}
+        extra = [Hit(h.element, 0, h.distance, outside_scope=not match.contains(h.element))
+                 for h in everywhere if h.element_id not in taken][: k - len(scoped)]
+        scoped += extra
+        if any(h.outside_scope for h in extra):
+            notes.append(f"the scope holds fewer than {k} matches: the rest come from the whole collection")
     hits = [Hit(h.element, rank, h.distance, h.outside_scope) for rank, h in enumerate(scoped[:k])]
     return Found(hits, scoped_scope, match, notes, timings)
 
