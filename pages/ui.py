@@ -146,6 +146,15 @@ def example_questions(collection: str, fingerprint: str) -> tuple[tuple[str, ...
     return found.questions, found.source
 
 
+@st.cache_resource(show_spinner="Preparing full-text search and the Korean analyser…")
+def warm_search(collection: str) -> bool:
+    """The retrieval pipeline's one-time costs (full-text index, Korean analyser), once per process."""
+    from core.retrieval import warm_up
+
+    warm_up(store(collection))
+    return True
+
+
 @st.cache_resource(show_spinner="Warming up the embedding model…")
 def warm_embedder(provider: str) -> bool:
     """Run the (cached) embedder once, so that the first question's latency is not the model's first call."""

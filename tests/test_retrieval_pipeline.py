@@ -152,7 +152,8 @@ def test_a_scope_never_hides_a_much_closer_hit(twins):
     outside = [h for h in result.hits if h.outside_scope]
     assert [h.element.page_content for h in outside] == [
         "Returns are accepted within 30 days of purchase, with the receipt."]
-    assert any(n.startswith("kept a closer hit from outside it: Product catalogue › Returns") for n in result.notes)
+    assert any(n.startswith("kept the best hit of the whole collection, from outside it: Product catalogue › Returns")
+               for n in result.notes)
     assert result.hierarchical.hits[-1].outside_scope
 
 
