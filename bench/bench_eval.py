@@ -50,7 +50,7 @@ from _common import CORPORA, OUT, QUESTIONS, ROOT, SAMPLES, scratch_database, wr
 from _synthetic import remove_scratch_database
 
 NEAR_TWIN = ROOT / "data" / "near_twin"
-DEFAULT_MODES = ("plain", "hierarchical", "contextual", "hybrid")
+DEFAULT_MODES = ("plain", "hierarchical", "contextual", "fulltext", "hybrid", "default")
 COLUMNS = ("n", "recall", "attribution", "answer_contains", "answer_exact", "tokens", "old_recall",
            "old_attribution", "latency_ms_p50")
 

@@ -7,11 +7,15 @@
   scoring (a model name in the question matches the product heading) and in the answer (it says which
   product or section the value belongs to); a plain context has no path, so it can only quote the element.
 * :func:`compare`: one retrieval, both answers; a failure in one mode never hides the other.
+* :func:`answer_concurrently`: the modes answered at the same time (one thread each), their chunks as they
+  arrive: with a slow model the two columns take as long as the slower one, not the sum.
 """
 
 from __future__ import annotations
 
+import queue
 import re
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -56,6 +60,8 @@ __all__ = [
     "LLMAnswerer",
     "ModeResult",
     "Source",
+    "AnswerEvent",
+    "answer_concurrently",
     "compare",
     "default_answerer",
     "score_evidence",
@@ -88,13 +94,13 @@ class LLMAnswerer:
     ) -> None:
         self.model = model
         self.label = label
-        self.policy = policy or RetryPolicy()
+        self.policy = policy or RetryPolicy.from_settings()
         self._secret = secret  # only to scrub it from error messages
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, policy: RetryPolicy | None = None) -> LLMAnswerer:
         settings = settings or load_settings()
-        policy = policy or RetryPolicy()
+        policy = policy or RetryPolicy.from_settings(settings)
         model = chat_model(settings, streaming=True, timeout=policy.timeout)
         return cls(model, model_label(settings), policy, secret=settings.openai_api_key)
 
@@ -516,6 +522,50 @@ class Comparison:
         return out
 
 
+@dataclass(frozen=True)
+class AnswerEvent:
+    """One step of :func:`answer_concurrently`: a chunk of ``mode``'s answer, or (``result`` set) its end."""
+
+    mode: Mode
+    text: str = ""
+    result: ModeResult | None = None
+
+
+def answer_concurrently(
+    retrieval: Retrieval,
+    answerer: Answerer,
+    modes: Sequence[Mode] = MODES,
+    *,
+    streaming: bool = True,
+) -> Iterator[AnswerEvent]:
+    """Answer every mode at once, one thread each; yield chunks as they arrive and one result per mode.
+
+    Never raises for a model failure (it is in that mode's ``result.answer.error``); each mode's call is bounded
+    by its own total deadline (``HKE_LLM_TIMEOUT``), so this ends within that plus retrieval-free bookkeeping.
+    """
+    events: queue.SimpleQueue[AnswerEvent | BaseException] = queue.SimpleQueue()
+
+    def run(mode: Mode) -> None:
+        stream = AnswerStream(retrieval, mode, answerer, streaming=streaming)
+        try:
+            for chunk in stream:
+                events.put(AnswerEvent(mode, chunk))
+            events.put(AnswerEvent(mode, result=stream.result()))
+        except BaseException as exc:  # a bug, not a model failure: re-raised in the caller's thread
+            events.put(exc)
+
+    for mode in modes:
+        threading.Thread(target=run, args=(mode,), name=f"hke-answer-{mode}", daemon=True).start()
+    pending = len(modes)
+    while pending:
+        event = events.get()
+        if isinstance(event, BaseException):
+            raise event
+        if event.result is not None:
+            pending -= 1
+        yield event
+
+
 def compare(
     store: ElementStore,
     question: str,
@@ -536,5 +586,7 @@ def compare(
     question = validate_question(question)
     retrieval = retrieve(store, question, k=k, scope=scope, children_budget=children_budget, search=search)
     answerer = answerer or default_answerer()
-    results = {mode: AnswerStream(retrieval, mode, answerer, streaming=streaming).result() for mode in modes}
+    finished = {e.mode: e.result for e in answer_concurrently(retrieval, answerer, modes, streaming=streaming)
+                if e.result is not None}
+    results = {mode: finished[mode] for mode in modes}  # in the order asked, whichever finished first
     return Comparison.build(store.collection, retrieval, results, answerer.label)

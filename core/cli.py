@@ -229,6 +229,25 @@ def cmd_index(args: argparse.Namespace) -> int:
         reports="extractive" if args.offline else "auto",
         **{k: v for k, v in knobs.items() if v is not None},
     )
+    # Issue 13: an LLM run is estimated first (calls, tokens, cost) and needs a yes; --estimate only prints it.
+    uses_llm = not args.offline and load_settings().has_llm
+    if args.estimate or uses_llm:
+        from core.graph.estimate import estimate_index_cost
+
+        try:
+            estimate = estimate_index_cost(store, config, price_in_per_m=args.price_in, price_out_per_m=args.price_out)
+        except ValueError as exc:
+            return fail(str(exc), 2)
+        if args.estimate:
+            emit(estimate.to_dict(), args.json, f"estimate for an LLM index of {store.collection!r}: "
+                                                f"{estimate.describe()}")  # fmt: skip
+            return 0
+        print(f"estimate: {estimate.describe()}", file=sys.stderr)
+        if not args.yes:
+            if not sys.stdin.isatty():
+                return fail("an LLM index run needs a confirmation: pass --yes (or --offline for no LLM)", 2)
+            if input("Run the LLM index at this cost? [y/N] ").strip().lower() not in ("y", "yes"):
+                return fail("cancelled: nothing was indexed", 1)
     bar = _StageBar() if sys.stderr.isatty() else None
     try:
         report = build_index(store, config=config, progress=bar)
@@ -317,6 +336,23 @@ def cmd_export(args: argparse.Namespace) -> int:
         return fail(str(exc), 1)
     payload = {name: str(path) for name, path in written.items()}
     emit(payload, args.json, "\n".join(f"{name}: {path}" for name, path in payload.items()))
+    return 0
+
+
+@command("cache")
+def cmd_cache(args: argparse.Namespace) -> int:
+    from core.database import database_url
+    from core.graph.llm_cache import clear_cache
+    from core.store import connection_pool, open_store
+
+    if args.collection is not None:
+        store = open_store(args.collection, create=False)
+        cleared = clear_cache(store.pool, store.collection_id)
+    else:
+        cleared = clear_cache(connection_pool(database_url()))
+    where = f"collection {args.collection!r}" if args.collection is not None else "every collection"
+    emit({"cleared": cleared, "collection": args.collection}, args.json,
+         f"cleared {cleared} cached LLM replies from {where}")
     return 0
 
 
@@ -457,6 +493,23 @@ def cmd_generate_questions(args: argparse.Namespace) -> int:
 # -- parser -----------------------------------------------------------------------------------------
 
 
+def _whole_number(minimum: int, what: str) -> Callable[[str], int]:
+    """An argparse type: an int of at least ``minimum``, or an error that says so with the value given."""
+    bound = "above 0" if minimum == 1 else f"{minimum} or more"
+
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw)
+        except ValueError:
+            value = None
+        if value is None or value < minimum:
+            raise argparse.ArgumentTypeError(f"must be a whole number{what}{',' if minimum != 1 else ''} {bound}, "
+                                             f"got {raw}")
+        return value
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m core", description="Hierarchical Knowledge Explorer")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
@@ -482,7 +535,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+")
     add_collection(p)
     p.add_argument("--loader", default="markdown-it", choices=["markdown-it", "unstructured"])
-    p.add_argument("--max-bytes", type=int, default=None, help="per-file size limit (default HKE_MAX_FILE_BYTES)")
+    p.add_argument("--max-bytes", type=_whole_number(1, " of bytes"), default=None,
+                   help="per-file size limit in bytes (default HKE_MAX_FILE_BYTES)")
     p.add_argument("--contextual", action="store_true",
                    help="new collection embeds each element with its heading path")
 
@@ -495,13 +549,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("ask", "answer a question from the plain and the hierarchical context of the same hits")
     p.add_argument("question")
     p.add_argument("--mode", default="both", choices=["plain", "hierarchical", "both"])
-    p.add_argument("--k", type=int, default=4, help="vector hits (default: %(default)s)")
+    p.add_argument("--k", type=_whole_number(1, ""), default=4, help="vector hits (default: %(default)s)")
     p.add_argument("--scope", default=None, help="search only inside this document id or element (heading) id")
     p.add_argument("--search", default="default", choices=["default", "vector", "fulltext", "hybrid", "contextual"],
                    help="search strategy (default: the measured default, hybrid scoped by named headings)")
     p.add_argument("--everywhere", action="store_true",
                    help="do not scope the search to the headings the question names")
-    p.add_argument("--children-budget", type=int, default=None,
+    p.add_argument("--children-budget", type=_whole_number(0, " of tokens"), default=None,
                    help="tokens a heading hit brings from its own section (default: 200; 0 = none)")
     add_collection(p)
 
@@ -514,6 +568,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, help="Leiden seed (default: 0xDEADBEEF)")
     p.add_argument("--gleanings", type=int, default=None, help="LLM gleaning rounds (default: 1)")
     p.add_argument("--concurrency", type=int, default=None, help="parallel LLM calls (default: 4)")
+    p.add_argument("--estimate", action="store_true",
+                   help="print the LLM calls, tokens and cost an LLM index run would take, and stop")
+    p.add_argument("--price-in", type=float, default=None,
+                   help="US$ per 1M input tokens for the estimate (default: $HKE_PRICE_IN_PER_M or 0.15)")
+    p.add_argument("--price-out", type=float, default=None,
+                   help="US$ per 1M output tokens for the estimate (default: $HKE_PRICE_OUT_PER_M or 0.60)")
+    p.add_argument("--yes", action="store_true", help="run an LLM index without asking to confirm its estimate")
 
     p = add("reports", "list community reports")
     p.add_argument("--level", type=int, default=None, help="community level (default: all)")
@@ -527,6 +588,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", default="entity", choices=["entity", "structural"])
     p.add_argument("--offline", action="store_true", help="extractive answer even if a model is configured")
     add_collection(p)
+
+    p = add("cache", "clear the LLM response cache of the GraphRAG index (the next index run asks the model again)")
+    p.add_argument("action", choices=["clear"])
+    p.add_argument("--collection", default=None, help="only this collection (default: every collection)")
 
     p = add("export", "export the GraphRAG index: tables as Parquet or CSV, the entity graph as GraphML")
     p.add_argument("--format", default="parquet", choices=["parquet", "csv"])
@@ -571,9 +636,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from core.database import DatabaseError, connection_lost, unavailable_message
     from core.graph.llm_cache import LLMCallError
     from core.llm import LLMError
-    from core.store import StoreError
+    from core.store import StoreError, validate_collection_name
 
     try:
+        if getattr(args, "collection", None) is not None:
+            # Before any database or model work: a look-alike name must not even start the server.
+            args.collection = validate_collection_name(args.collection)
         return _COMMANDS[args.command](args)
     except (StoreError, DatabaseError, ValueError) as exc:
         return fail(str(exc))

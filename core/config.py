@@ -17,6 +17,8 @@ EMBEDDING_PROVIDERS = ("use", "e5", "openai")
 # Connections per process in the psycopg pool (HKE_POOL_SIZE). Chosen from bench/bench_load.py on 2 cores:
 # see core.store.connection_pool for the measurement and why more connections only add contention.
 DEFAULT_POOL_SIZE = 4
+# Seconds one LLM call may take in total, retries and a slow stream included (HKE_LLM_TIMEOUT).
+DEFAULT_LLM_TIMEOUT_S = 120.0
 
 
 def _int_env(name: str, default: int) -> int:
@@ -44,6 +46,7 @@ class Settings:
     embed_batch_size: int
     hnsw_min_rows: int = 10_000
     pool_size: int = DEFAULT_POOL_SIZE
+    llm_timeout: float = DEFAULT_LLM_TIMEOUT_S
 
     @property
     def pgdata(self) -> Path:
@@ -94,7 +97,19 @@ def load_settings() -> Settings:
         embed_batch_size=_int_env("HKE_EMBED_BATCH", 64),
         hnsw_min_rows=_int_env("HKE_HNSW_MIN_ROWS", 10_000),
         pool_size=_pool_size(),
+        llm_timeout=_llm_timeout(),
     )
+
+
+def _llm_timeout() -> float:
+    raw = os.environ.get("HKE_LLM_TIMEOUT", "").strip()
+    try:
+        seconds = float(raw) if raw else DEFAULT_LLM_TIMEOUT_S
+    except ValueError as exc:
+        raise ValueError(f"HKE_LLM_TIMEOUT must be a number of seconds, got {raw!r}") from exc
+    if not 0 < seconds <= 3600:
+        raise ValueError(f"HKE_LLM_TIMEOUT must be more than 0 and at most 3600 seconds, got {raw}")
+    return seconds
 
 
 def _pool_size() -> int:

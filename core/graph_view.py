@@ -24,9 +24,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-import networkx as nx
 import plotly.graph_objects as go
 
+from core.graph.layout import DEFAULT_SEED, REST, network_view, spring_layout
 from core.graph.model import Entity, HierarchyRow, Relationship, Report
 from core.partial_tree import escape_markdown
 
@@ -35,7 +35,6 @@ from core.partial_tree import escape_markdown
 #: Above this many nodes the layout is fixed (physics off): vis.js's simulation on hundreds of nodes takes seconds
 #: and keeps the CPU busy; the networkx layout computed here costs milliseconds.
 PHYSICS_THRESHOLD = 60
-DEFAULT_SEED = 7
 MIN_NODE_SIZE = 8
 MAX_NODE_SIZE = 34
 LABEL_CHARS = 40
@@ -134,22 +133,6 @@ def network_groups(entities: Sequence[Entity], children: Sequence[Any]) -> tuple
     return group_of, {t: t for t in dict.fromkeys(group_of.values())}, "entity type"
 
 
-def _layout(
-    node_ids: Sequence[str], edges: Sequence[tuple[str, str, float]], seed: int
-) -> dict[str, tuple[float, float]]:
-    """Seeded spring layout in pixels; spread grows with the node count so labels have room."""
-    g = nx.Graph()
-    g.add_nodes_from(node_ids)
-    for a, b, w in edges:
-        g.add_edge(a, b, weight=max(float(w), 0.1))
-    if len(node_ids) == 1:
-        return {node_ids[0]: (0.0, 0.0)}
-    k = 1.6 / math.sqrt(max(len(node_ids), 1))  # a little looser than networkx's default: fewer overlapping labels
-    pos = nx.spring_layout(g, seed=seed, weight="weight", k=k, iterations=100)
-    scale = 120.0 + 55.0 * math.sqrt(len(node_ids))
-    return {n: (float(x) * scale, float(y) * scale) for n, (x, y) in pos.items()}
-
-
 def network_data(
     entities: Sequence[Entity],
     relationships: Sequence[Relationship],
@@ -160,13 +143,20 @@ def network_data(
     physics_threshold: int = PHYSICS_THRESHOLD,
     seed: int = DEFAULT_SEED,
     highlight: Iterable[str] = (),
+    layout: Mapping[str, tuple[float, float]] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
-    """The vis.js nodes and edges of a community, every string escaped, plus whether physics stays on."""
+    """The vis.js nodes and edges of a community, every string escaped, plus whether physics stays on.
+
+    Above :data:`core.graph.layout.COLLAPSE_ABOVE` entities the view is collapsed (top hubs, one node per
+    sub-community; see :mod:`core.graph.layout`). ``layout`` is the index's precomputed one; without it (or when it
+    misses a node) the layout is computed here.
+    """
     group_labels = group_labels or {}
     highlight = set(highlight)
     ids = [e.id for e in entities]
     known = set(ids)
     rels = [r for r in relationships if r.source_id in known and r.target_id in known and r.source_id != r.target_id]
+    rel_by_id = {r.id: r for r in rels}
     local_degree: dict[str, int] = dict.fromkeys(ids, 0)
     for r in rels:
         local_degree[r.source_id] += 1
@@ -174,12 +164,23 @@ def network_data(
     # Size by the entity's degree in the whole graph (GraphRAG's measure of importance); the local degree stands in
     # when the index recorded none.
     degree = {e.id: (e.degree or local_degree[e.id]) for e in entities}
-    top = max(degree.values(), default=1) or 1
+    members: dict[str, list[str]] = {}
+    if grouping == "sub-community":
+        for entity_id, group in sub_community_of.items():
+            if entity_id in known:
+                members.setdefault(group, []).append(entity_id)
+    view = network_view(ids, [(r.id, r.source_id, r.target_id, r.weight) for r in rels], degree,
+                        sorted(members.items(), key=lambda kv: -len(kv[1])))  # fmt: skip
+    shown = set(view.entity_ids)
+    top = max((degree[i] for i in shown), default=1) or 1
     colours = group_colours(sub_community_of[i] for i in ids if i in sub_community_of)
-    physics = len(ids) <= physics_threshold
-    pos = _layout(ids, [(r.source_id, r.target_id, r.weight) for r in rels], seed)
+    physics = len(view.node_keys) <= physics_threshold and not view.collapsed
+    pos = dict(layout or {})
+    if any(key not in pos for key in view.node_keys):
+        pos = spring_layout(view.node_keys, view.edges, seed)
+    by_id = {e.id: e for e in entities}
     nodes: list[dict[str, Any]] = []
-    for e in entities:
+    for e in (by_id[i] for i in view.entity_ids):
         group = sub_community_of.get(e.id)
         lines = [e.title, f"{e.type} · degree {degree[e.id]}"]
         if grouping == "sub-community":  # grouped by type, the type line already says it
@@ -200,16 +201,34 @@ def network_data(
         if e.id in highlight:
             node["borderWidth"] = 4
         nodes.append(node)
-    top_weight = max((r.weight for r in rels), default=1.0) or 1.0
-    edges = [
-        {
-            "source": r.source_id,
-            "to": r.target_id,
-            "title": escape_html_text(f"{r.source} — {r.target} (weight {r.weight:g})\n{_clip(r.description, 400)}"),
-            "width": round(1 + 4 * r.weight / top_weight, 2),
-        }
-        for r in rels
-    ]
+    for key, folded in view.groups.items():
+        group = key.removeprefix("group:")
+        name = group_labels.get(group, group) if group != REST else "entities in no sub-community"
+        names = [by_id[i].title for i in sorted(folded, key=lambda i: (-degree[i], i))[:12]]
+        more = f"\n… and {len(folded) - len(names)} more" if len(folded) > len(names) else ""
+        x, y = pos[key]
+        nodes.append({
+            "n_id": key,
+            "label": escape_html_text(_clip(f"{name} (+{len(folded)})", LABEL_CHARS + 8)),
+            "title": escape_html_text(f"{name}\n{len(folded)} more entities, folded:\n" + ", ".join(names) + more),
+            "color": colours.get(group, NO_GROUP),
+            "shape": "square",
+            "size": round(min(MAX_NODE_SIZE + 6, MIN_NODE_SIZE + 3 * math.sqrt(len(folded))), 1),
+            "x": x,
+            "y": y,
+            "physics": physics,
+        })  # fmt: skip
+    top_weight = max((w for _a, _b, w in view.edges), default=1.0) or 1.0
+    edges = []
+    for a, b, w in view.edges:
+        rids = view.relationship_ids.get((a, b) if a < b else (b, a), [])
+        if len(rids) == 1 and a in shown and b in shown:
+            r = rel_by_id[rids[0]]
+            title = f"{r.source} — {r.target} (weight {r.weight:g})\n{_clip(r.description, 400)}"
+        else:
+            title = f"{len(rids)} relationships (total weight {w:g})"
+        edges.append({"source": a, "to": b, "title": escape_html_text(title),
+                      "width": round(1 + 4 * w / top_weight, 2)})  # fmt: skip
     return nodes, edges, physics
 
 
@@ -236,6 +255,7 @@ def community_network_html(
     physics_threshold: int = PHYSICS_THRESHOLD,
     seed: int = DEFAULT_SEED,
     highlight: Iterable[str] = (),
+    layout: Mapping[str, tuple[float, float]] | None = None,
 ) -> str:
     """A self-contained HTML page (vis.js in line, no CDN) drawing a community's entities and relationships.
 
@@ -248,12 +268,12 @@ def community_network_html(
     group_labels = dict(group_labels or {})
     nodes, edges, physics = network_data(
         entities, relationships, sub_community_of=sub_community_of, group_labels=group_labels, grouping=grouping,
-        physics_threshold=physics_threshold, seed=seed, highlight=highlight,
+        physics_threshold=physics_threshold, seed=seed, highlight=highlight, layout=layout,
     )  # fmt: skip
     net = Network(height=f"{int(height_px)}px", width="100%", cdn_resources="in_line", bgcolor="#ffffff")
     for node in nodes:
         n_id = node.pop("n_id")
-        net.add_node(n_id, shape="dot", **node)
+        net.add_node(n_id, **{"shape": "dot", **node})
     for edge in edges:
         net.add_edge(edge.pop("source"), edge.pop("to"), **edge)
     # A plain dict: pyvis dumps it as JSON and reads physics.enabled from it (no loading bar when off).
@@ -280,6 +300,7 @@ def community_network_html(
 # -- hierarchy figure -------------------------------------------------------------------------------------------
 
 ROOT_ID = "__all__"
+LEVELS_BELOW = 2
 ROOT_LABEL = "All communities"
 
 
@@ -300,6 +321,39 @@ def _display_values(rows: Sequence[HierarchyRow]) -> dict[str, float]:
     return out
 
 
+def _centre(rows: Sequence[HierarchyRow], selected: str | None) -> str | None:
+    """The sector the figure centres on: the picked community, or its parent when it has no sub-communities (so a
+    leaf is shown among its siblings)."""
+    by_id = {r.id: r for r in rows}
+    picked = by_id.get(selected) if selected else None
+    if picked is None:
+        return None
+    if any(r.parent == picked.id for r in rows):
+        return picked.id
+    return picked.parent if picked.parent in by_id else None
+
+
+def _visible_rows(rows: Sequence[HierarchyRow], centre: str | None) -> list[HierarchyRow]:
+    """The rows the figure can show: the centre's ancestors, itself and :data:`LEVELS_BELOW` levels under it (or
+    the top :data:`LEVELS_BELOW` levels). Sending the other hundreds of sectors only slows the page."""
+    by_id = {r.id: r for r in rows}
+    kids: dict[str | None, list[HierarchyRow]] = {}
+    for r in rows:
+        kids.setdefault(r.parent if r.parent in by_id else None, []).append(r)
+    keep: set[str] = set()
+    node = by_id.get(centre) if centre else None
+    frontier = [node] if node is not None else list(kids.get(None, []))
+    depth = 0 if node is not None else 1
+    while node is not None:  # the way up, so the picked sector sits in its context
+        keep.add(node.id)
+        node = by_id.get(node.parent) if node.parent else None
+    while frontier and depth <= LEVELS_BELOW:
+        keep.update(r.id for r in frontier)
+        frontier = [k for r in frontier for k in kids.get(r.id, [])]
+        depth += 1
+    return [r for r in rows if r.id in keep]
+
+
 def hierarchy_figure(
     rows: Sequence[HierarchyRow],
     *,
@@ -311,12 +365,16 @@ def hierarchy_figure(
     """The whole community hierarchy as a sunburst (or treemap): sector size = entities, colour = rating 0–10.
 
     Each sector's ``id`` is its community id, so a click event names the community. A synthetic root holds the
-    level-0 communities; ``selected`` gets a dark outline.
+    level-0 communities; ``selected`` gets a dark outline and becomes the centre (its parent, for a leaf), and at most
+    :data:`LEVELS_BELOW` levels below it are drawn (a 600-slice sunburst has no readable label); labels too small
+    to read are hidden rather than shrunk.
     """
     if chart not in ("sunburst", "treemap"):
         raise ValueError("chart must be sunburst or treemap")
-    known = {r.id for r in rows}
     values = _display_values(rows)
+    centre = _centre(rows, selected)
+    rows = _visible_rows(rows, centre)
+    known = {r.id for r in rows}
     roots = [r for r in rows if r.parent is None or r.parent not in known]
     ratings = [r.rating for r in rows if r.rating is not None]
     mean_rating = sum(ratings) / len(ratings) if ratings else 5.0
@@ -342,12 +400,15 @@ def hierarchy_figure(
                       "%{customdata[3]} entities · rating %{customdata[4]} · %{customdata[5]} sub-communities"
                       "<extra></extra>",
     )  # fmt: skip
+    centre = centre or ROOT_ID
     if chart == "sunburst":
-        trace = go.Sunburst(**common, insidetextorientation="radial", maxdepth=-1)
+        trace = go.Sunburst(**common, insidetextorientation="horizontal", maxdepth=LEVELS_BELOW + 1, level=centre,
+                            textinfo="label")  # fmt: skip
     else:
-        trace = go.Treemap(**common, maxdepth=3)
+        trace = go.Treemap(**common, maxdepth=LEVELS_BELOW + 1, level=centre, textinfo="label")
     fig = go.Figure(trace)
-    fig.update_layout(height=height, margin=dict(l=0, r=0, t=4, b=48), clickmode="event+select")
+    fig.update_layout(height=height, margin=dict(l=0, r=0, t=4, b=48), clickmode="event+select",
+                      uniformtext=dict(minsize=11, mode="hide"))  # fmt: skip
     return fig
 
 

@@ -9,27 +9,40 @@ Generic on purpose: answering and the GraphRAG code call :func:`chat_model` and 
   429/5xx/timeouts/connection failures are retried a bounded number of times with exponential backoff plus
   jitter (honouring ``Retry-After`` up to a cap), and every failure ends in one clear message.
 * A stream is retried only before its first chunk; after that a retry would repeat text already shown.
+* Every call has a total deadline (``HKE_LLM_TIMEOUT``, :attr:`RetryPolicy.total`), retries and backoff included.
+  The client's timeout is per read, so a server that sends an SSE keepalive every few seconds, or one token
+  every few seconds, would otherwise hold a call forever. The HTTP work runs in a worker thread that the caller
+  waits on only until the deadline; the worker's transport bounds every timeout by the time left and checks the
+  deadline on each piece of the body, so it ends too, at the latest with the next bytes or read timeout.
+* A stream that ends without a ``finish_reason`` (the server closed it early) is reported as cut off, not
+  shown as a complete answer.
 * The API key never appears in a message, a log line or a repr.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import logging
+import queue
 import random
 import re
+import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import httpx
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
-from core.config import Settings, load_settings
+from core.config import DEFAULT_LLM_TIMEOUT_S, Settings, load_settings
 
 __all__ = [
     "LLMError",
     "LLMNotConfiguredError",
+    "DeadlineExceeded",
     "RetryPolicy",
     "call_with_retries",
     "chat_model",
@@ -44,18 +57,26 @@ __all__ = [
 logger = logging.getLogger("hke.llm")
 T = TypeVar("T")
 
-DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_TIMEOUT_S = 60.0  # per read (and per connect): how long a silent server is waited for
 _KEY_RE = re.compile(r"\b(sk-[A-Za-z0-9_\-*]{6,}|Bearer\s+\S+)")
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How hard to try: ``attempts`` in total (1 = no retry), exponential backoff capped at ``max_delay``."""
+    """How hard to try: ``attempts`` in total (1 = no retry), exponential backoff capped at ``max_delay``,
+    each read waited for at most ``timeout`` s, and the whole call (every attempt and wait) at most ``total`` s."""
 
     attempts: int = 3
     base_delay: float = 0.5
     max_delay: float = 8.0
     timeout: float = DEFAULT_TIMEOUT_S
+    total: float = DEFAULT_LLM_TIMEOUT_S
+
+    @classmethod
+    def from_settings(cls, settings: Settings | None = None, **overrides: Any) -> RetryPolicy:
+        """The default policy with the total deadline of ``HKE_LLM_TIMEOUT``."""
+        total = (settings or load_settings()).llm_timeout
+        return cls(**{"total": total, "timeout": min(DEFAULT_TIMEOUT_S, total), **overrides})
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait before retry number ``attempt`` (1-based)."""
@@ -108,6 +129,7 @@ def chat_model(
         "timeout": timeout or DEFAULT_TIMEOUT_S,
         "max_retries": 0,  # retries are ours: classified and bounded (see module docstring)
         "streaming": streaming,
+        "http_client": httpx.Client(transport=_DeadlineTransport(httpx.HTTPTransport())),
     }
     if temperature is not None:
         options["temperature"] = temperature
@@ -207,6 +229,116 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
 
 
+# -- deadlines --------------------------------------------------------------------------------------------
+
+# When the call running in this thread must be over (time.monotonic()); read by the HTTP transport.
+_CALL_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("hke_llm_deadline", default=None)
+
+
+class DeadlineExceeded(TimeoutError):
+    """The call's total deadline passed."""
+
+
+class _DeadlineTransport(httpx.BaseTransport):
+    """Ends HTTP work of a call that is past its deadline, so that its worker thread does not read forever."""
+
+    def __init__(self, inner: httpx.BaseTransport) -> None:
+        self._inner = inner
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        deadline = _CALL_DEADLINE.get()
+        if deadline is None:
+            return self._inner.handle_request(request)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise httpx.ReadTimeout("the call's deadline has passed", request=request)
+        timeouts = dict(request.extensions.get("timeout") or {})
+        request.extensions["timeout"] = {
+            phase: left if value is None else min(value, left)
+            for phase, value in {"connect": None, "read": None, "write": None, "pool": None, **timeouts}.items()
+        }
+        response = self._inner.handle_request(request)
+        response.stream = _DeadlineStream(response.stream, deadline, request)
+        return response
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+class _DeadlineStream(httpx.SyncByteStream):
+    """A response body that stops once the deadline passes (checked on every piece: keepalives count)."""
+
+    def __init__(self, inner: Any, deadline: float, request: httpx.Request) -> None:
+        self._inner = inner
+        self._deadline = deadline
+        self._request = request
+
+    def __iter__(self) -> Iterator[bytes]:
+        for part in self._inner:
+            if time.monotonic() > self._deadline:
+                raise httpx.ReadTimeout("the call's deadline has passed", request=self._request)
+            yield part
+
+    def close(self) -> None:
+        close = getattr(self._inner, "close", None)
+        if close is not None:
+            close()
+
+
+def _items_before(deadline: float, produce: Callable[[], Iterable[T]]) -> Iterator[T]:
+    """The items of ``produce()``, computed in a worker thread; :class:`DeadlineExceeded` once ``deadline`` passes.
+
+    The caller never waits past the deadline. The worker sees the deadline too (``_CALL_DEADLINE``), so its HTTP
+    request ends soon after; an abandoned worker is a daemon thread and closes its stream at its next item.
+    """
+    items: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+    abandoned = threading.Event()
+
+    def work() -> None:
+        _CALL_DEADLINE.set(deadline)
+        try:
+            iterable = produce()
+            with contextlib.closing(iterable) if hasattr(iterable, "close") else contextlib.nullcontext():
+                for item in iterable:
+                    if abandoned.is_set():
+                        return
+                    items.put(("item", item))
+        except BaseException as exc:  # handed to the caller's thread, which classifies it
+            items.put(("error", exc))
+        else:
+            items.put(("end", None))
+
+    threading.Thread(target=work, name="hke-llm-call", daemon=True).start()
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                if left <= 0:
+                    raise queue.Empty
+                kind, value = items.get(timeout=left)
+            except queue.Empty:
+                raise DeadlineExceeded from None
+            if kind == "item":
+                yield value
+            elif kind == "error":
+                raise value
+            else:
+                return
+    finally:
+        abandoned.set()
+
+
+def _deadline_error(policy: RetryPolicy, last: LLMError | None = None, *, cut_off: bool = False) -> LLMError:
+    why = f" The last attempt failed: {last.message}" if last is not None and last.kind != "timeout" else ""
+    if cut_off:
+        text = (f"The answer was cut off: the model did not finish within {policy.total:g} s (HKE_LLM_TIMEOUT). "
+                "Ask again, or raise HKE_LLM_TIMEOUT for a slow server.")
+    else:
+        text = (f"The model did not answer within {policy.total:g} s (HKE_LLM_TIMEOUT), retries included. The "
+                f"server may be overloaded or stalled; try again, or raise HKE_LLM_TIMEOUT.{why}")
+    return LLMError("deadline", text, retryable=False, attempts=last.attempts if last else 1)
+
+
 # -- calls with retries -----------------------------------------------------------------------------------
 
 
@@ -216,14 +348,22 @@ def call_with_retries(
     *,
     sleep: Callable[[float], None] = time.sleep,
     secret: str | None = None,
+    deadline: float | None = None,
 ) -> T:
-    """``fn()``, retried on retryable errors up to ``policy.attempts`` times; raises :class:`LLMError`."""
-    policy = policy or RetryPolicy()
+    """``fn()``, retried on retryable errors up to ``policy.attempts`` times, all within ``policy.total`` s
+    (or until ``deadline``, a ``time.monotonic()`` value); raises :class:`LLMError`.
+
+    Each attempt runs in a worker thread that is waited for only until the deadline.
+    """
+    policy = policy or RetryPolicy.from_settings()
+    deadline = deadline if deadline is not None else time.monotonic() + policy.total
     attempt = 0
     while True:
         attempt += 1
         try:
-            return fn()
+            return next(_items_before(deadline, lambda: [fn()]))
+        except DeadlineExceeded as exc:
+            raise _deadline_error(policy) from exc
         except Exception as exc:  # classified below; anything unknown is not retried
             error = classify_error(exc, timeout=policy.timeout, secret=secret)
             error.attempts = attempt
@@ -232,6 +372,8 @@ def call_with_retries(
                     error.message += f" (gave up after {attempt} attempts)"
                 raise error from exc
             wait = policy.delay(attempt, _retry_after(exc))
+            if time.monotonic() + wait >= deadline:
+                raise _deadline_error(policy, error) from exc
             logger.warning("model call failed (%s), retry %d/%d in %.1fs", error.kind, attempt,
                            policy.attempts - 1, wait)
             sleep(wait)
@@ -259,6 +401,20 @@ def invoke_with_retries(
     return call_with_retries(lambda: message_text(model.invoke(list(messages))), policy, sleep=sleep, secret=secret)
 
 
+def _finish_reason(chunk: Any) -> str | None:
+    metadata = getattr(chunk, "response_metadata", None) or {}
+    reason = metadata.get("finish_reason")
+    return reason if isinstance(reason, str) and reason else None
+
+
+def _reports_finish(model: BaseChatModel) -> bool:
+    """Whether the model's protocol ends every complete stream with a ``finish_reason`` (OpenAI's does; LangChain's
+    fake and some other chat models never send one, so its absence proves nothing there)."""
+    from langchain_openai.chat_models.base import BaseChatOpenAI
+
+    return isinstance(model, BaseChatOpenAI)
+
+
 def stream_with_retries(
     model: BaseChatModel,
     messages: Sequence[BaseMessage],
@@ -267,27 +423,42 @@ def stream_with_retries(
     sleep: Callable[[float], None] = time.sleep,
     secret: str | None = None,
 ) -> Iterator[str]:
-    """Text chunks as they arrive. Retries only until the first chunk; then an error ends the stream."""
-    policy = policy or RetryPolicy()
-    holder: dict[str, Any] = {}
+    """Text chunks as they arrive, all within ``policy.total`` s. Retries only until the first chunk; then an
+    error, the deadline or a stream that ends without a ``finish_reason`` ends it with "The answer was cut off"."""
+    policy = policy or RetryPolicy.from_settings()
+    deadline = time.monotonic() + policy.total
+    state: dict[str, Any] = {"finish": None}
 
     def first_chunk() -> str:
-        holder["stream"] = iter(model.stream(list(messages)))
-        for chunk in holder["stream"]:
+        state["chunks"] = _items_before(deadline, lambda: model.stream(list(messages)))
+        for chunk in state["chunks"]:
+            state["finish"] = _finish_reason(chunk) or state["finish"]
             text = message_text(chunk)
             if text:
                 return text
+        state["chunks"] = iter(())
         return ""
 
-    first = call_with_retries(first_chunk, policy, sleep=sleep, secret=secret)
+    # The first chunk is waited for in call_with_retries' own worker; the stream's worker is started inside it.
+    first = call_with_retries(first_chunk, policy, sleep=sleep, secret=secret, deadline=deadline)
     if first:
         yield first
     try:
-        for chunk in holder.get("stream", ()):
+        for chunk in state["chunks"]:
+            state["finish"] = _finish_reason(chunk) or state["finish"]
             text = message_text(chunk)
             if text:
                 yield text
+    except DeadlineExceeded as exc:
+        raise _deadline_error(policy, cut_off=True) from exc
     except Exception as exc:
+        if time.monotonic() >= deadline:  # the transport ended the read at the deadline
+            raise _deadline_error(policy, cut_off=True) from exc
         error = classify_error(exc, timeout=policy.timeout, secret=secret)
         error.message = "The answer was cut off: " + error.message
         raise error from exc
+    if state["finish"] is None and _reports_finish(model):
+        raise LLMError("cut_off", "The answer was cut off: the model server ended the stream before the answer was "
+                       "finished (no finish_reason). Ask again.", retryable=False)
+    if state["finish"] == "length":
+        raise LLMError("cut_off", "The answer was cut off at the model's output token limit.", retryable=False)

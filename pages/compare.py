@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import json
 
-import plotly.graph_objects as go
 import streamlit as st
 
-from core.answering import AnswerStream, Comparison, ModeResult, default_answerer
+from core.answering import Comparison, ModeResult, answer_concurrently, default_answerer
 from core.partial_tree import escape_markdown
 from core.retrieval import (
     DEFAULT_CHILDREN_BUDGET,
@@ -87,16 +86,6 @@ rerun = st.session_state.pop("compare_rerun", False)
 # -- one column ---------------------------------------------------------------------------------------------
 
 
-def latency_chart(result: ModeResult, x_max: float) -> go.Figure:
-    values = [result.timings.get(stage, 0.0) for stage in STAGES]
-    fig = go.Figure(go.Bar(x=values, y=list(STAGES), orientation="h", text=[f"{v:.1f} ms" for v in values],
-                           textposition="auto", marker_color=["#8c959f", "#1f6feb", "#1a7f37", "#bf8700"]))
-    fig.update_layout(height=180, margin={"l": 0, "r": 10, "t": 24, "b": 0},
-                      title="Latency per stage (ms; embedding and search are shared)",
-                      xaxis={"range": [0, x_max * 1.05 or 1]}, yaxis={"autorange": "reversed"}, showlegend=False)
-    return fig
-
-
 def show_details(result: ModeResult, plain_tokens: int, x_max: float) -> None:
     if result.answer.error:
         st.error(result.answer.error)
@@ -105,7 +94,8 @@ def show_details(result: ModeResult, plain_tokens: int, x_max: float) -> None:
     delta = None if result.mode == "plain" else f"{result.context.tokens - plain_tokens:+d} vs plain"
     a.metric("Context tokens", result.context.tokens, delta=delta, delta_color="off")
     b.metric("Total latency", f"{sum(result.timings.get(s, 0.0) for s in STAGES):.0f} ms")
-    st.plotly_chart(latency_chart(result, x_max), key=f"latency_{result.mode}", config={"displayModeBar": False})
+    st.plotly_chart(ui.latency_chart([(stage, result.timings.get(stage, 0.0)) for stage in STAGES], x_max),
+                    key=f"latency_{result.mode}", config={"displayModeBar": False})
     with st.expander(f"Context ({result.context.tokens} tokens, {len(result.context.elements)} elements)"):
         rendered, raw = st.tabs(["Rendered", "Markdown sent to the model"])
         with rendered:
@@ -160,20 +150,29 @@ def run_columns(retrieval: Retrieval | None, comparison: Comparison | None) -> C
     answerer = default_answerer() if retrieval is not None else None
     columns = st.columns(2, gap="large")
     results: dict[str, ModeResult] = {}
+    answer_boxes = {}
     for mode, column in zip(MODES, columns, strict=True):
         with column:
             st.subheader(TITLES[mode])
             st.caption(BLURBS[mode])
-            if retrieval is not None:
-                stream = AnswerStream(retrieval, mode, answerer)
-                with st.container(border=True):
-                    st.write_stream(answer_markdown(chunk) for chunk in stream)
-                results[mode] = stream.result()
-            else:
+            with st.container(border=True):
+                answer_boxes[mode] = st.empty()
+            if retrieval is None:
                 results[mode] = comparison.results[mode]
-                with st.container(border=True):
-                    st.markdown(answer_markdown(results[mode].answer.text) or "*no answer*")
+                answer_boxes[mode].markdown(answer_markdown(results[mode].answer.text) or "*no answer*")
+            else:
+                answer_boxes[mode].markdown("*Answering…*")
     if retrieval is not None:
+        # Both columns are answered at once; each call ends by its own deadline (HKE_LLM_TIMEOUT).
+        texts = dict.fromkeys(MODES, "")
+        for event in answer_concurrently(retrieval, answerer):
+            if event.result is not None:
+                results[event.mode] = event.result
+                if not event.result.answer.text:
+                    answer_boxes[event.mode].markdown("*no answer*")
+            else:
+                texts[event.mode] += event.text
+                answer_boxes[event.mode].markdown(answer_markdown(texts[event.mode]))
         comparison = Comparison.build(collection, retrieval, results, answerer.label)
     x_max = max([r.timings.get(stage, 0.0) for r in results.values() for stage in STAGES] or [1.0])
     plain_tokens = results["plain"].context.tokens

@@ -159,7 +159,11 @@ if run.status != "done":
 payload = cli_payload(run)
 st.subheader("Per mode")
 summary = pd.DataFrame([{"mode": m, **{k_: v for k_, v in payload[m].items()}} for m in run.modes])
-st.dataframe(summary, hide_index=True, width="stretch")
+# Readable headers ("hit_recall" → "Hit recall", "latency_ms_p50" → "Latency ms p50") and two decimals.
+summary.columns = ["MRR" if c == "mrr" else c.replace("_", " ").capitalize() for c in summary.columns]
+st.dataframe(summary, hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(c, format="%.2f")
+                            for c in summary.columns if pd.api.types.is_float_dtype(summary[c])})  # fmt: skip
 frame = pd.DataFrame([{**r.flat(), "position": r.position} for r in run.results])
 
 

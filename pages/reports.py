@@ -13,7 +13,6 @@ from urllib.parse import quote
 
 import pandas as pd
 import streamlit as st
-import streamlit.components.v1 as components
 
 from core import graph_view as gv
 from core.graph import (
@@ -26,6 +25,7 @@ from core.graph import (
     children,
     communities,
     community,
+    community_layout,
     community_subgraph,
     entities,
     hierarchy,
@@ -34,6 +34,8 @@ from core.graph import (
     load_reports,
     resolve_citations,
 )
+from core.graph.estimate import estimate_index_cost
+from core.graph.layout import COLLAPSE_ABOVE, MAX_HUBS
 from core.partial_tree import escape_markdown as esc
 from pages import ui
 
@@ -93,7 +95,7 @@ def cached_network(collection: str, built: str, community_id: str) -> tuple[str,
     ents, rels = community_subgraph(s, community_id)
     group_of, labels, what = gv.network_groups(ents, children(s, community_id))
     page = gv.community_network_html(ents, rels, sub_community_of=group_of, group_labels=labels, grouping=what,
-                                     height_px=NETWORK_HEIGHT)  # fmt: skip
+                                     height_px=NETWORK_HEIGHT, layout=community_layout(s, community_id))  # fmt: skip
     legend_rows = math.ceil(len(set(group_of.values())) / 4) if group_of else 0
     return page, NETWORK_HEIGHT + 24 * legend_rows + 16, len(ents), len(rels)
 
@@ -147,7 +149,13 @@ if _previous is not None and _previous != collection and st.query_params.get("co
 
 
 def run_build() -> None:
-    """Build (or rebuild) the index with one progress bar per stage, then rerun to show it."""
+    """Build (or rebuild) the index with one progress bar per stage, then rerun to show it.
+
+    With an LLM configured, the first click estimates the run (calls, tokens, cost) and a second one confirms it."""
+    if ui.settings().has_llm and not cost_confirmed:
+        with st.spinner("Estimating the LLM calls and their cost…"):
+            st.session_state["reports_estimate"] = estimate_index_cost(store).describe()
+        st.rerun()
     bars = {}
     shown: dict[str, int] = {}
     with st.status("Building the index…", expanded=True) as status:
@@ -176,6 +184,12 @@ def run_build() -> None:
     st.rerun()
 
 
+# The estimate shown in one run confirms a Build click in the next run only.
+cost_confirmed = st.session_state.pop("reports_cost_confirmed", False)
+estimate = st.session_state.pop("reports_estimate", None)
+if estimate:
+    st.warning(f"Building with the LLM: {esc(estimate)} Click Build index again to run it.")
+    st.session_state["reports_cost_confirmed"] = True
 info = index_info(store)
 if info is None:
     st.info(
@@ -212,7 +226,7 @@ opened_community: Community | None = community(store, opened) if opened else Non
 if opened_community is not None and st.session_state.get("reports_synced") != opened:
     # Opened from a link, a click or a breadcrumb: show its hierarchy and level in the pickers (before they exist).
     st.session_state["reports_kind"] = opened_community.kind
-    st.session_state["reports_level"] = opened_community.level
+    st.session_state[f"reports_level_{opened_community.kind}"] = opened_community.level
     st.session_state["reports_synced"] = opened
 
 available = {k: cached_levels(collection, built, k) for k in KINDS}
@@ -226,8 +240,10 @@ level_counts = available[kind]
 if not level_counts:
     st.warning("This index has no communities of that kind.")
     st.stop()
-if st.session_state.get("reports_level") not in level_counts:
-    st.session_state["reports_level"] = min(level_counts)
+# One level picker per hierarchy (its own key): one shared picker kept the other hierarchy's labels after a switch.
+level_key = f"reports_level_{kind}"
+if st.session_state.get(level_key) not in level_counts:
+    st.session_state[level_key] = min(level_counts)
 
 
 def level_label(level: int) -> str:
@@ -237,7 +253,7 @@ def level_label(level: int) -> str:
     return f"Level {level} · {n} communit{'y' if n == 1 else 'ies'}" + (f" ({what})" if what else "")
 
 
-level = c2.selectbox("Level", list(level_counts), format_func=level_label, key="reports_level", on_change=close_report)
+level = c2.selectbox("Level", list(level_counts), format_func=level_label, key=level_key, on_change=close_report)
 sort = c3.radio("Sort by", list(SORTS), format_func=SORTS.__getitem__, horizontal=True, key="reports_sort")
 
 rows = cached_hierarchy(collection, built, kind)
@@ -385,11 +401,12 @@ def show_network(rep: Report) -> None:
     page, height, n_nodes, n_edges = cached_network(collection, built, rep.community_id)
     st.markdown("#### Network")
     grouping = "sub-community" if rep.children else "entity type"
-    fixed = " Layout fixed (physics off) for a graph this size." if n_nodes > gv.PHYSICS_THRESHOLD else ""
+    fixed = (f" Big community: its {MAX_HUBS} top hubs are shown, the other entities are folded into their "
+             "sub-communities (squares); open a sub-community for its detail." if n_nodes > COLLAPSE_ABOVE else "")
     st.caption(f"{n_nodes} entities, {n_edges} relationships. Colour = {grouping}, size = degree. Drag to pan, "
                f"scroll to zoom, hover for details.{fixed}")
     if n_nodes:
-        components.html(page, height=height, scrolling=False)
+        st.iframe(page, height=height, alt=f"Network of community {rep.community_id}")
 
 
 def show_tables(rep: Report) -> None:

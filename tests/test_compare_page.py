@@ -84,7 +84,7 @@ def test_asking_shows_both_answers_side_by_side(samples_store):
     assert not at.exception, at.exception
     assert [s.value for s in at.subheader][:3] == ["Plain", "Hierarchical", "What the hierarchy added"]
     bodies = markdown_bodies(at)
-    answers = [b for b in bodies if b.startswith(("“", "From "))]
+    answers = [b for b in bodies if "“" in b and "[e\\:" in b]  # the extractive answers: value, then its quote
     assert len(answers) == 2, answers
     plain, hierarchical = answers
     assert q["gold_path"][0].split()[1] in hierarchical  # "Nova" … the product's own heading (escaped text)
@@ -99,7 +99,7 @@ def test_asking_shows_both_answers_side_by_side(samples_store):
     ids = {element_id for _, element_id in links}
     assert len(ids) >= 4 and all(samples_store.get([i]) for i in ids)
     # What the hierarchy added: every hit with the heading path only the hierarchical context has.
-    table = at.dataframe[0].value
+    table = at.dataframe[1].value  # [0] is the hits both columns share
     assert len(table) == 4 and any(q["gold_path"][0] in path for path in table.iloc[:, 1])
     assert at.get("download_button"), "the comparison can be downloaded as JSON"
 
@@ -181,3 +181,82 @@ def test_empty_collection_shows_what_to_do(db_url):
     at = compare_page(f"empty_{uuid.uuid4().hex[:8]}").run()
     assert not at.exception
     assert any("No documents in collection" in i.value for i in at.info)
+
+
+# -- search selector, the scope read from the question, long contexts, examples that fit ----------------------
+
+
+def test_search_selector_scope_note_inline_paths_and_search_everywhere(samples_store):
+    q = QUESTIONS["q01"]
+    at = compare_page("samples").run()
+    assert at.selectbox(key="compare_search").value == "default"
+    at = ask(at, q["question"])
+    assert not at.exception, at.exception
+    captions = unescape(" ".join(c.value for c in at.caption))
+    assert f"searched under: {q['gold_path'][0]}" in captions
+    hits = at.dataframe[0].value
+    assert list(hits.columns)[:2] == ["rank", "heading path › hit"]
+    inside = hits[~hits["outside the named headings"]]
+    assert len(inside) >= 3 and all(p.startswith(q["gold_path"][0]) for p in inside["heading path › hit"])
+    comparison = at.session_state["comparison"]
+    assert comparison.search["search"]["name"] == "hybrid" and comparison.search["children_budget"] == 200
+    plain_ids = [e.element_id for e in comparison.results["plain"].context.hits]
+    assert plain_ids == [e.element_id for e in comparison.results["hierarchical"].context.hits], "same hits"
+    assert "2.9 kg" in comparison.results["hierarchical"].context.text
+    # One click searches everywhere: the same question, no scope read from it.
+    next(b for b in at.button if getattr(b, "label", None) == "Search everywhere").click()
+    at = at.run()
+    assert not at.exception, at.exception
+    assert at.checkbox(key="compare_everywhere").value is True
+    assert at.session_state["comparison"].search["notes"] == ["searched the whole collection"]
+    assert "searched the whole collection" in unescape(" ".join(c.value for c in at.caption))
+    assert not [b for b in at.button if getattr(b, "label", None) == "Search everywhere"]
+
+
+def test_another_strategy_is_one_pick_away(samples_store):
+    at = compare_page("samples").run()
+    at.selectbox(key="compare_search").set_value("vector")  # inside the form: sent with "Ask"
+    at = ask(at, QUESTIONS["q05"]["question"])
+    assert not at.exception
+    assert at.session_state["comparison"].search["search"]["name"] == "vector"
+
+
+@pytest.fixture(scope="module")
+def huge_collection(db_url, use_embeddings):
+    name = f"huge_{uuid.uuid4().hex[:8]}"
+    store = ElementStore(db_url, name, use_embeddings)
+    line = " ".join(f"token{i % 997}" for i in range(120_000))  # ~1 MB on one line
+    doc = f"# Logbook\n\n## Raw log\n\n{line}\n\n## Owner\n\n* Owner : Kim\n* Shift : night\n"
+    assert not ingest(store, [SourceFile("log.md", doc.encode())]).errors
+    yield name
+    store.drop()
+
+
+def test_a_huge_context_is_shown_cut_with_a_download(huge_collection):
+    at = ask(compare_page(huge_collection).run(), "token5 token17 raw log")
+    assert not at.exception, at.exception
+    comparison = at.session_state["comparison"]
+    assert comparison.results["hierarchical"].context.cut == 1
+    assert comparison.results["hierarchical"].context.tokens <= 4000
+    captions = unescape(" ".join(c.value for c in at.caption))
+    assert "Shown cut:" in captions and "1 element(s) cut to the token budget" in captions
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels.count("Download the context") == 2
+    assert max(len(b) for b in markdown_bodies(at)) < 25_000, "nothing huge reaches the browser"
+
+
+def test_example_questions_are_generated_for_a_collection_that_is_not_the_samples(db_url, use_embeddings):
+    name = f"specs_{uuid.uuid4().hex[:8]}"
+    store = ElementStore(db_url, name, use_embeddings)
+    doc = "".join(f"## Scanner {m}\n\n### Specifications\n\n* Weight : {w} kg\n* Battery : {b} mAh\n\n"
+                  for m, w, b in (("A1", 1.1, 2000), ("B2", 2.2, 3000), ("C3", 3.3, 4000)))
+    assert not ingest(store, [SourceFile("scanners.md", ("# Scanners\n\n" + doc).encode())]).errors
+    try:
+        at = compare_page(name).run()
+        picker = at.selectbox(key="compare_example")
+        prompt, *options = picker.options  # the labels shown
+        assert "generated from the documents of" in prompt
+        assert options and all("Scanner" in o for o in options), options
+        assert not set(options) & {q["question"] for q in QUESTIONS.values()}
+    finally:
+        store.drop()

@@ -23,7 +23,7 @@ from core.textnorm import is_function_word
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "entity_quality"
 CORPORA = [ROOT / "bench" / "corpora" / "python-markdown", ROOT / "bench" / "corpora" / "pymdown-extensions"]
-MARKUP = re.compile(r"[<>{}\[\]`=]|#!|&\w+;")
+MARKUP = re.compile(r"[<>{}\[\]`=]|#!|&\w+;|^octicons-|^material-|^fontawesome-")  # markup, icon shortcodes
 
 
 def _documents(paths: list[Path]) -> list:

@@ -23,7 +23,7 @@ def test_eval_json_shape_and_out_file(samples_store, tmp_path):
                    "--k", "4", "--json", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     payload = json.loads(proc.stdout)
-    assert list(payload) == ["plain", "hierarchical", "contextual", "hybrid"]  # default: all four, no judge
+    assert list(payload) == ["plain", "hierarchical", "hybrid", "default"]  # the default modes, no judge
     for mode, aggregates in payload.items():
         assert list(aggregates)[: len(KEYS)] == KEYS, mode
         assert aggregates["n"] == 3

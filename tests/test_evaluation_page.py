@@ -36,9 +36,9 @@ def test_run_a_small_subset_shows_table_charts_and_exports(samples_store):
     assert not at.error, [e.value for e in at.error]
 
     frames = [d.value for d in at.dataframe]
-    summary = next(f for f in frames if "mode" in f.columns)  # after the stored-runs listing
-    assert list(summary["mode"]) == ["plain", "hierarchical", "hybrid"]
-    assert {"recall", "attribution", "mrr", "context_tokens_mean", "latency_ms_p50"} <= set(summary.columns)
+    summary = next(f for f in frames if "Mode" in f.columns)  # after the stored-runs listing
+    assert list(summary["Mode"]) == ["plain", "hierarchical", "hybrid"]
+    assert {"Recall", "Attribution", "MRR", "Context tokens mean", "Latency ms p50"} <= set(summary.columns)
     assert len(at.get("plotly_chart")) >= 3  # metrics, token and latency distributions
     per_question = frames[-1]
     assert len(per_question) == 3 and {"plain recall", "hierarchical attribution"} <= set(per_question.columns)

@@ -17,6 +17,7 @@ from core.graph import (
     global_search,
     hierarchy,
     index_exists,
+    index_info,
     load_reports,
     resolve_citations,
 )
@@ -203,6 +204,121 @@ def test_offline_global_search_cites_reports(indexed):
     assert answer.points == sorted(answer.points, key=lambda p: -p.score)
     structural = global_search(store, "모니터 보증 기간", kind="structural", level=1, use_llm="extractive")
     assert structural.report_ids and structural.kind == "structural"
+
+
+@pytest.mark.parametrize("question", ["What are the main themes of this collection?", "What is this corpus about?",
+                                      "이 컬렉션의 주요 주제는 무엇인가요?", "문서들은 무엇에 관한 것인가요?"])
+def test_offline_overview_lists_every_top_level_theme_cited(indexed, question):
+    store, _result, _ = indexed
+    answer = global_search(store, question, use_llm="extractive")
+    top = load_reports(store, level=0, kind="entity")
+    ranked = sorted(top, key=lambda r: (-r.rating, r.community_id))
+    assert answer.report_ids == [r.community_id for r in ranked], "every theme, most important first"
+    lines = [line for line in answer.answer.splitlines() if line.startswith("- **")]
+    assert len(lines) == len(top)
+    for line, report in zip(lines, ranked, strict=True):
+        assert line.startswith(f"- **{report.title}**") and f"[Data: Reports ({report.community_id})]" in line
+    assert "is linked to" not in answer.answer
+
+
+def test_offline_search_below_the_relevance_floor_says_no_report_covers_it(indexed):
+    store, _result, _ = indexed
+    answer = global_search(store, "What is the recipe for kimchi stew?", use_llm="extractive")
+    assert answer.report_ids == [] and answer.points == []
+    assert "no community report covers" in answer.answer and "relevance floor" in answer.answer
+    specific = global_search(store, "What ports does the Nova 32UX have?", use_llm="extractive")
+    assert specific.report_ids and all(p.score >= 35 for p in specific.points)
+
+
+def test_ratings_mean_importance_and_explain_themselves(indexed):
+    store, _result, _ = indexed
+    reports = load_reports(store, level=0, kind="entity")
+    for r in reports:
+        assert r.rating_explanation.startswith(f"Rated {r.rating:g}/10 for importance")
+        assert "of the corpus's elements" in r.rating_explanation and "documents" in r.rating_explanation
+    smallest = min(reports, key=lambda r: r.size)
+    largest = max(reports, key=lambda r: r.size)
+    assert smallest.rating < largest.rating
+    assert all(r.rating < 5 for r in reports if r.size <= 3), "a two-entity community is not a major theme"
+
+
+def test_summaries_are_central_non_redundant_and_cover_sub_communities(indexed):
+    from core.graph.index import _element_vectors
+    from core.graph.themes import Themes
+
+    store, result, _ = indexed
+    vectors = _element_vectors(store)
+    assert vectors, "the stored element vectors are read for summaries"
+    themes = Themes(result.graph, result.communities, vectors)
+    by_id = {c.id: c for c in result.communities}
+    graph = result.graph
+    checked = 0
+    for c in result.communities:
+        if c.kind != "entity" or len(c.children) < 2:
+            continue
+        chosen = themes.summary_sentences(c)
+        texts = [graph.sentences[i].text for i in chosen]
+        assert 1 <= len(chosen) <= 3 and len(set(texts)) == len(texts)
+        elements = {graph.sentences[i].element_id for i in chosen}
+
+        def quotable(i: int) -> bool:  # a statement, not a heading, a table row or a "key : value" field
+            s = graph.sentences[i]
+            return s.category not in ("Title", "Table") and len(s.text) >= 25 and " : " not in s.text
+
+        children = [by_id[k] for k in c.children]
+        quotable_children = [k for k in children
+                             if any(quotable(i) for e in k.entity_ids for i in graph.entity_sentences.get(e, [])[:40])]
+        if not quotable_children:
+            continue
+        largest = max(quotable_children, key=lambda k: k.size)
+        child_elements = {graph.sentences[i].element_id for e in largest.entity_ids
+                          for i in graph.entity_sentences.get(e, [])[:40]}  # fmt: skip
+        assert elements & child_elements, f"{c.id}: its largest sub-community {largest.id} is not quoted"
+        checked += 1
+    assert checked
+
+
+def test_big_communities_have_their_layout_stored_at_index_time(indexed):
+    from core.graph import community_layout
+    from core.graph.layout import PRECOMPUTE_ABOVE
+
+    store, result, _ = indexed
+    big = [c for c in result.communities if c.size > PRECOMPUTE_ABOVE]
+    small = [c for c in result.communities if c.size <= PRECOMPUTE_ABOVE]
+    assert big and small
+    for c in big:
+        layout = community_layout(store, c.id)
+        shown = [k for k in layout if not k.startswith("group:")]
+        assert shown and set(shown) <= set(c.entity_ids)
+        assert all(isinstance(x, float) and isinstance(y, float) for x, y in layout.values())
+    assert community_layout(store, small[0].id) == {}
+
+
+def test_cli_index_estimate_and_confirmation(indexed, capsys, monkeypatch):
+    from core.cli import main
+    from core.graph.estimate import REPORT_OUTPUT_TOKENS
+
+    store, result, _ = indexed
+    assert main(["index", "--collection", store.collection, "--estimate", "--price-in", "2", "--price-out", "8",
+                 "--json"]) == 0  # fmt: skip
+    est = json.loads(capsys.readouterr().out)
+    units_with_text = len({s.unit_id for s in result.graph.sentences})
+    assert est["text_units"] == units_with_text
+    assert est["extraction_calls"] == units_with_text * 2, "one call and one gleaning per unit (gleanings=1)"
+    assert est["report_calls"] == len(result.communities)
+    assert est["calls"] == est["extraction_calls"] + est["report_calls"]
+    assert est["output_tokens"] >= est["report_calls"] * REPORT_OUTPUT_TOKENS
+    assert est["cost_usd"] == pytest.approx(est["input_tokens"] * 2 / 1e6 + est["output_tokens"] * 8 / 1e6, abs=1e-3)
+    assert main(["index", "--collection", store.collection, "--estimate"]) == 0
+    assert "LLM calls" in capsys.readouterr().out
+    # With an LLM configured, the run asks first; without a terminal and without --yes it refuses, indexing nothing.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    built = index_info(store).built_at
+    assert main(["index", "--collection", store.collection]) == 2
+    err = capsys.readouterr().err
+    assert "estimate:" in err and "--yes" in err
+    assert index_info(store).built_at == built
 
 
 def test_cli_reports_global_export(indexed, tmp_path, capsys):

@@ -108,6 +108,34 @@ def test_network_colours_sizes_layout_and_physics():
     assert "network.on(\"stabilizationProgress\"" not in page, "no loading bar when nothing is simulated"
 
 
+def test_big_community_shows_hubs_and_folds_the_rest_into_sub_communities():
+    from core.graph.layout import COLLAPSE_ABOVE, MAX_HUBS
+
+    n = 300
+    big = [entity(i, degree=n - i) for i in range(n)]  # n0 is the biggest hub
+    big_rels = [relationship(i, big[i], big[(i * 7 + 1) % n]) for i in range(n) if i != (i * 7 + 1) % n]
+    groups = {f"n{i}": f"e{i % 5}" for i in range(n - 20)}  # the last 20 are in no sub-community
+    labels = {f"e{k}": f"e{k} · Theme {k}" for k in range(5)}
+    nodes, edges, physics = gv.network_data(big, big_rels, sub_community_of=groups, group_labels=labels)
+    assert n > COLLAPSE_ABOVE and not physics
+    entity_nodes = [x for x in nodes if not x["n_id"].startswith("group:")]
+    group_nodes = [x for x in nodes if x["n_id"].startswith("group:")]
+    assert [x["n_id"] for x in entity_nodes] == [f"n{i}" for i in range(MAX_HUBS)], "the top hubs, labelled"
+    assert {x["n_id"] for x in group_nodes} == {f"group:e{k}" for k in range(5)} | {"group:rest"}
+    assert any("Theme 3 (+" in x["label"] for x in group_nodes)
+    assert len(nodes) == MAX_HUBS + 6 and len(edges) < len(big_rels) / 2
+    keys = {x["n_id"] for x in nodes}
+    assert all(e["source"] in keys and e["to"] in keys for e in edges)
+    # A precomputed layout (the index's) is used as is; it is not recomputed.
+    layout = {key: (float(i), -float(i)) for i, key in enumerate(keys)}
+    placed, _e, _p = gv.network_data(big, big_rels, sub_community_of=groups, group_labels=labels, layout=layout)
+    assert all((x["x"], x["y"]) == layout[x["n_id"]] for x in placed)
+    page = gv.community_network_html(big, big_rels, sub_community_of=groups, group_labels=labels, layout=layout)
+    ents, rels = hostile_graph()
+    small = gv.community_network_html(ents, rels, sub_community_of={})
+    assert len(page) - len(small) < 60_000, "the data of 300 entities stays small beside vis.js itself"
+
+
 def test_network_groups_by_sub_community_or_type():
     ents = [entity(0, type_="PERSON"), entity(1, type_="PRODUCT"), entity(2, type_="PRODUCT")]
 
@@ -147,7 +175,9 @@ def test_hierarchy_figure_sizes_colours_and_ids():
     for parent in parents:
         if parent:
             assert value[parent] >= sum(value[c] for c, p in zip(ids, parents, strict=True) if p == parent)
-    assert value["e3"] == 6 and value["e2"] == 3
+    assert value["e3"] == 6 and "e2" not in value, "only the picked branch is sent"
+    assert dict(zip(gv.hierarchy_figure(rows()).data[0].ids, gv.hierarchy_figure(rows()).data[0].values,
+                    strict=True))["e2"] == 3  # fmt: skip
     colours = dict(zip(ids, trace.marker.colors, strict=True))
     assert colours["e1"] == 8.0 and colours["e3"] == 7.0
     assert trace.marker.cmin == 0 and trace.marker.cmax == 10
@@ -158,6 +188,13 @@ def test_hierarchy_figure_sizes_colours_and_ids():
     real_size = {c[0]: c[3] for c in trace.customdata}
     assert real_size["e1"] == 10, "the hover shows the real entity count"
     assert gv.hierarchy_figure(rows(), chart="treemap").data[0].type == "treemap"
+    # The picked leaf is shown among its siblings (its parent is the centre), with at most two levels below the
+    # centre; labels too small to read are hidden.
+    assert fig.data[0].level == "e1" and fig.data[0].maxdepth == 3
+    assert gv.hierarchy_figure(rows(), selected="e1").data[0].level == "e1"
+    assert fig.layout.uniformtext.mode == "hide" and fig.layout.uniformtext.minsize >= 10
+    whole = gv.hierarchy_figure(rows())
+    assert whole.data[0].level == gv.ROOT_ID and whole.data[0].maxdepth == 3
     with pytest.raises(ValueError):
         gv.hierarchy_figure(rows(), chart="pie")
 

@@ -32,11 +32,15 @@ class Stub:
     """An OpenAI-compatible ``/v1/chat/completions`` that plays a script, one action per request.
 
     Actions: ``{"reply": text}``, ``{"status": code, "error": {...}, "headers": {...}}``, and
-    ``{"sleep": seconds, ...}`` before either. The last action repeats once the script runs out.
+    ``{"sleep": seconds, ...}`` before either. The last action repeats once the script runs out. Streaming
+    misbehaviour: ``"every": s`` sends one word every ``s`` seconds; ``"keepalive": s`` sends only SSE comments,
+    one every ``s`` seconds, for at most ``"for"`` seconds; ``"cut": True`` closes the stream without a
+    ``finish_reason`` or ``[DONE]``. ``choose(body)``, if given, picks the action for a request instead.
     """
 
-    def __init__(self, script: list[dict]) -> None:
+    def __init__(self, script: list[dict], choose=None) -> None:
         self.script = list(script)
+        self.choose = choose
         self.requests: list[dict] = []
         stub = self
 
@@ -46,21 +50,28 @@ class Stub:
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                stub.requests.append({"path": self.path, "body": body,
-                                      "authorization": self.headers.get("Authorization")})
-                action = stub.script.pop(0) if len(stub.script) > 1 else stub.script[0]
+                request = {"path": self.path, "body": body, "authorization": self.headers.get("Authorization"),
+                           "started": time.monotonic()}
+                stub.requests.append(request)
+                if stub.choose is not None:
+                    action = stub.choose(body)
+                else:
+                    action = stub.script.pop(0) if len(stub.script) > 1 else stub.script[0]
                 if action.get("sleep"):
                     time.sleep(action["sleep"])
                 try:
                     if "status" in action:
                         self._json(action["status"], {"error": action.get("error", {"message": "stub error"})},
                                    action.get("headers", {}))
+                    elif "keepalive" in action:
+                        self._keepalive(action["keepalive"], action.get("for", 30))
                     elif body.get("stream"):
-                        self._stream(action["reply"])
+                        self._stream(action["reply"], action.get("every", 0), action.get("cut", False))
                     else:
                         self._json(200, _completion(action["reply"]))
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
+                request["ended"] = time.monotonic()
 
             def _json(self, status: int, payload: dict, headers: dict | None = None) -> None:
                 data = json.dumps(payload).encode()
@@ -72,18 +83,33 @@ class Stub:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _stream(self, text: str) -> None:
+            def _stream(self, text: str, every: float = 0, cut: bool = False) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
                 pieces = [w + " " for w in text.split(" ")]
                 pieces[-1] = pieces[-1].rstrip()
                 for i, piece in enumerate(pieces):
+                    if every and i:
+                        time.sleep(every)
                     delta = {"content": piece, **({"role": "assistant"} if i == 0 else {})}
                     self._event(_chunk(delta, None))
+                if cut:
+                    self.close_connection = True
+                    return
                 self._event(_chunk({}, "stop"))
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
+
+            def _keepalive(self, every: float, for_s: float) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                until = time.monotonic() + for_s
+                while time.monotonic() < until:
+                    self.wfile.write(b": keepalive\n\n")
+                    self.wfile.flush()
+                    time.sleep(every)
 
             def _event(self, payload: dict) -> None:
                 self.wfile.write(f"data: {json.dumps(payload)}\n\n".encode())
@@ -127,7 +153,7 @@ def settings_for(base_url: str):
 
 
 def answerer(stub: Stub, **policy) -> LLMAnswerer:
-    options = {"attempts": 3, "base_delay": 0.01, "max_delay": 0.05, "timeout": 5.0, **policy}
+    options = {"attempts": 3, "base_delay": 0.01, "max_delay": 0.05, "timeout": 5.0, "total": 20.0, **policy}
     return LLMAnswerer.from_settings(settings_for(stub.base_url), RetryPolicy(**options))
 
 
@@ -212,20 +238,26 @@ def test_compare_through_the_stub_answers_both_modes_and_keeps_the_key_out(sampl
                          streaming=True)
     assert result.plain.answer.text == result.hierarchical.answer.text == "Answer from the context [e:00000000]."
     assert result.answerer.startswith("LLM: stub-model at http://127.0.0.1:")
-    contexts = [r["body"]["messages"][1]["content"] for r in stub.requests]
-    assert contexts[0].startswith("<context>\n" + result.plain.context.text)
-    assert contexts[1].startswith("<context>\n" + result.hierarchical.context.text)
+    contexts = [r["body"]["messages"][1]["content"] for r in stub.requests]  # the columns ask concurrently
+    assert len(contexts) == 2
+    for mode_result in (result.plain, result.hierarchical):
+        assert any(c.startswith("<context>\n" + mode_result.context.text + "\n") for c in contexts)
     assert KEY not in json.dumps(result.to_dict(), ensure_ascii=False)
 
 
 def test_one_failing_column_leaves_the_other_answered(samples_store):
     too_long = {"status": 400, "error": {"message": "context_length_exceeded", "code": "context_length_exceeded"}}
-    with Stub([too_long, {"reply": "Hierarchical answer."}]) as stub:
+    # The columns ask at the same time: whichever asks first is refused.
+    with Stub([too_long, {"reply": "The other answer."}]) as stub:
         llm = answerer(stub)
         result = compare(samples_store, "Nova 27QX 모니터의 보증기간은 얼마인가요?", k=3, answerer=llm, streaming=True)
-    assert result.plain.answer.error_kind == "bad_request"
-    assert "refused the request (400)" in result.plain.answer.error
-    assert result.hierarchical.answer.text == "Hierarchical answer." and result.hierarchical.answer.ok
+    refused_prompt = stub.requests[0]["body"]["messages"][1]["content"]
+    refused = next(r for r in (result.plain, result.hierarchical)
+                   if refused_prompt.startswith("<context>\n" + r.context.text + "\n"))
+    answered = result.hierarchical if refused is result.plain else result.plain
+    assert refused.answer.error_kind == "bad_request"
+    assert "refused the request (400)" in refused.answer.error
+    assert answered.answer.text == "The other answer." and answered.answer.ok
 
 
 def test_a_stream_cut_off_midway_keeps_what_arrived():

@@ -127,6 +127,19 @@ def test_no_index_empty_state_then_build_from_the_page(hostile_store):
     assert any(b.key.startswith("open_") for b in at.button), "report cards appear after the build"
 
 
+def test_an_llm_build_shows_its_estimate_and_needs_a_second_click(store, monkeypatch):
+    from core.ingest import ingest_paths
+
+    ingest_paths(store, [ROOT / "data" / "samples" / "nova-32ux-monitor-en.md"])
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")  # an LLM is configured; no call is made here
+    at = reports_page(store.collection).run()
+    button(at, "reports_build").click().run()
+    assert not at.exception, at.exception
+    warning = " ".join(unescape(w.value) for w in at.warning)
+    assert "LLM calls" in warning and "US$" in warning and "Click Build index again" in warning
+    assert not index_exists(store), "the first click only estimates"
+
+
 # -- the sample corpus ------------------------------------------------------------------------------------------
 
 
@@ -134,12 +147,12 @@ def test_levels_cards_sorting_and_search(samples_index):
     at = reports_page("samples").run()
     assert not at.exception, at.exception
     counts = levels(samples_index, "entity")
-    level_box = at.selectbox(key="reports_level")
+    level_box = at.selectbox(key="reports_level_entity")
     assert level_box.options and len(level_box.options) == len(counts)
     assert at.get("plotly_chart"), "the hierarchy sunburst is on the page"
     assert len(at.get("download_button")) == 3, "Markdown, JSON and CSV exports"
 
-    at.selectbox(key="reports_level").set_value(1).run()
+    at.selectbox(key="reports_level_entity").set_value(1).run()
     assert not at.exception
     opens = [b for b in at.button if b.key.startswith("open_")]
     assert len(opens) == min(counts[1], 24)
@@ -200,7 +213,7 @@ def test_open_a_report_follow_a_child_and_go_back_up(samples_index):
     assert opened(at) == child_id
     child = next(r for r in rows if r.id == child_id)
     assert unescape(at.subheader[0].value) == child.title
-    assert at.selectbox(key="reports_level").value == child.level, "the level picker follows the open report"
+    assert at.selectbox(key="reports_level_entity").value == child.level, "the level picker follows the open report"
     crumbs = [b.key for b in at.button if b.key.startswith("crumb_")]
     assert crumbs == ["crumb_all", f"crumb_{parent.id}"], "breadcrumbs: all › parent › (this)"
 
@@ -217,7 +230,9 @@ def test_deep_link_opens_a_structural_report_and_syncs_the_pickers(samples_index
     at = reports_page("samples", community=doc.id).run()
     assert not at.exception, at.exception
     assert at.radio(key="reports_kind").value == "structural"
-    assert at.selectbox(key="reports_level").value == 0
+    assert at.selectbox(key="reports_level_structural").value == 0
+    # The level picker names structural levels, not the entity hierarchy's (a shared picker kept stale labels).
+    assert "(documents)" in at.selectbox(key="reports_level_structural").options[0]
     assert unescape(at.subheader[0].value) == doc.title
     assert "Structural community" in texts(at)
     # The jump box beside the sunburst opens another community (the sunburst click does the same in a browser).
@@ -225,6 +240,8 @@ def test_deep_link_opens_a_structural_report_and_syncs_the_pickers(samples_index
     at.selectbox(key="reports_jump").set_value(target.id).run()
     assert opened(at) == target.id
     assert unescape(at.subheader[0].value) == target.title
+    at.radio(key="reports_kind").set_value("entity").run()
+    assert "(coarsest)" in at.selectbox(key="reports_level_entity").options[0]
 
 
 def test_unknown_community_says_so(samples_index):

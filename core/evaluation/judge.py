@@ -157,7 +157,7 @@ class Judge:
                  secret: str | None = None) -> None:
         self.model = model
         self.label = label
-        self.policy = policy or RetryPolicy()
+        self.policy = policy or RetryPolicy.from_settings()
         self._secret = secret
 
     @classmethod
@@ -167,7 +167,7 @@ class Judge:
         from core.llm import chat_model, model_label
 
         settings = settings or load_settings()
-        policy = policy or RetryPolicy()
+        policy = policy or RetryPolicy.from_settings()
         return cls(chat_model(settings, timeout=policy.timeout), label=f"judge: {model_label(settings)}",
                    policy=policy, secret=settings.openai_api_key)
 

@@ -286,7 +286,8 @@ class OfflineExtractor:
         self, name: str, type_: str, sentence: Sentence, *, strong: bool, description: str = "", role: str = "",
         section: tuple[str, ...] = (),
     ) -> str | None:  # fmt: skip
-        name = " ".join(strip_attribute_list(name).split()).strip(" .,;:-–—")
+        name = _SHORTCODE.sub(" ", strip_attribute_list(name))  # ":octicons-file-code-24:" is an icon, not a name
+        name = " ".join(name.split()).strip(" .,;:-–—")
         if name.isascii():
             name = _POSSESSIVE.sub("", name)
         if not _plausible(name):
@@ -421,8 +422,7 @@ def worth_a_node(drafts: dict[str, EntityDraft], sentences: Sequence[Sentence]) 
     * a heading that recurs in :data:`LABEL_MIN_SECTIONS` sections is a section label, unless named elsewhere;
     * an inline code span must name an identifier (checked when found) that recurs in :data:`CODE_MIN_UNITS` units;
     * a single English word that the corpus itself mostly writes in lower case in running text is a common word
-      (``Default``/``default``, ``NEW``/``new``, code ``class``/prose class), not a name, unless it heads a section
-      (then it is that section's topic).
+      (``Default``/``default``, ``NEW``/``new``, code ``class``/prose class), not a name.
     """
     usage = _word_usage(sentences)
     kept: dict[str, EntityDraft] = {}
@@ -438,7 +438,7 @@ def worth_a_node(drafts: dict[str, EntityDraft], sentences: Sequence[Sentence]) 
             continue
         if set(roles) <= {ROLE_CODE} and len(draft.code_units) < CODE_MIN_UNITS:
             continue
-        if not named and not draft.label_sections and _common_word(title, roles[ROLE_CODE], usage):
+        if not named and _common_word(title, roles[ROLE_CODE], usage):
             continue
         kept[key] = draft
     return kept
@@ -489,6 +489,7 @@ def _common_word(name: str, code_spans: int, usage: dict[str, list[int]]) -> boo
 
 
 _POSSESSIVE = re.compile(r"['’]s$")
+_SHORTCODE = re.compile(r":[a-z0-9_+-]+:")
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _SPACY_TYPES = {
     "PERSON": "PERSON", "ORG": "ORGANIZATION", "GPE": "LOCATION", "LOC": "LOCATION", "FAC": "LOCATION",
@@ -804,6 +805,8 @@ class MentionMatcher:
         self.needs_capital: set[str] = set()
         for key, draft in drafts.items():
             for name in draft.names:
+                if _CLAUSE_BREAK.search(name):
+                    continue  # never matched inside one clause: found by its extracted occurrences instead
                 toks = words(name)
                 if not toks or len(toks) > MAX_LOOKUP_WORDS:
                     continue

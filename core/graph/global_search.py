@@ -10,11 +10,15 @@ best first, are packed into ``reduce_tokens`` and reduced into one answer that c
 Citations that name no report of the selection are removed from the cited ids. If no point survives, the answer
 says the reports hold nothing relevant, without a reduce call.
 
-**Offline.** The question is embedded with the store's embedder; each finding of the selected reports is scored by
-the cosine similarity of the question to the stored vectors of the elements it cites (its evidence; computed by
-pgvector, so no finding text is embedded at query time), weighted lightly by the report's rating. The best findings,
-at most two per report, are composed into a cited, extractive answer labelled as such. Scores are similarities
-mapped to 0–100 to mirror the map step.
+**Offline.** An *overview* question ("What are the main themes?", "What is this corpus about?", "주요 주제는?",
+see :func:`is_overview`) is answered from the top level: every level-0 report's title and summary, highest rated
+first, each cited. Any other question is embedded with the store's embedder; each finding of the selected reports
+is scored by the cosine similarity of the question to the stored vectors of the elements it cites (its evidence;
+computed by pgvector, so no finding text is embedded at query time), plus :data:`LEXICAL_BONUS` when the finding
+shares a content word with the question, weighted lightly by the report's rating. The best findings, at most two
+per report, are composed into a cited, extractive answer labelled as such. Scores are similarities mapped to 0–100
+to mirror the map step; findings below :data:`OFFLINE_MIN_SCORE` are not offered, and
+when none reaches it the answer says that no report covers the question.
 
 **Progress.** ``progress(stage, done, total)`` is called with ``"map"`` as each batch is mapped (offline: one step,
 scoring the findings) and ``"reduce"`` at the end, always from the calling thread (map batches run in a thread
@@ -37,6 +41,7 @@ from core.graph.llm_cache import CachedChat, default_chat_model
 from core.graph.model import GlobalAnswer, GlobalPoint, Report
 from core.graph.reports import parse_json_object
 from core.graph.text import clip
+from core.textnorm import match_terms
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +51,8 @@ DEFAULT_BATCH_TOKENS = 6000
 DEFAULT_REDUCE_TOKENS = 6000
 DEFAULT_SEED = 0xDEADBEEF
 OFFLINE_TOP_K = 6
-OFFLINE_MIN_SCORE = 15  # similarity × 100 below which a finding is not offered
+OFFLINE_MIN_SCORE = 35  # (similarity + lexical bonus) × 100 below which a finding is not offered
+LEXICAL_BONUS = 0.1
 MAX_EVIDENCE_PER_FINDING = 5
 
 
@@ -109,7 +115,11 @@ def global_search(
                              concurrency, notify)  # fmt: skip
     else:
         notify("map", 0, 1)
-        answer = _offline_search(store, question, reports, chosen, kind)
+        if is_overview(question):
+            top_level = [r for r in read.load_reports(store, level=0, kind=kind)]
+            answer = _offline_overview(question, top_level, kind)
+        else:
+            answer = _offline_search(store, question, reports, chosen, kind)
         notify("map", 1, 1)
     notify("reduce", 1, 1)
     answer.seconds = round(time.perf_counter() - started, 3)
@@ -166,6 +176,11 @@ def report_refs(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _map_reply_parses(reply: str) -> bool:
+    data = parse_json_object(reply)
+    return isinstance(data, dict) and isinstance(data.get("points"), list)
+
+
 def parse_points(reply: str, known: set[str]) -> list[GlobalPoint]:
     """Points of one map reply; malformed replies or points are skipped (logged), scores clamped to 0–100."""
     data = parse_json_object(reply)
@@ -210,7 +225,8 @@ def _llm_search(
     def map_batch(group: list[tuple[Report, str]]) -> list[GlobalPoint]:
         context = "\n\n".join(block for _r, block in group)
         reply = chat([("system", prompts.MAP_SYSTEM),
-                      ("human", prompts.MAP_PROMPT.format(question=question, context=context))])  # fmt: skip
+                      ("human", prompts.MAP_PROMPT.format(question=question, context=context))],
+                     valid=_map_reply_parses)  # fmt: skip
         return parse_points(reply, known)
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
@@ -249,6 +265,41 @@ def _llm_search(
 
 # -- offline ----------------------------------------------------------------------------------------
 
+# Questions about the whole corpus rather than something in it, in English and Korean.
+_OVERVIEW = re.compile(
+    r"\b(?:main|key|major|top|central|overall|common|recurring)\s+(?:themes?|topics?|subjects?|ideas?|points?)\b"
+    r"|\bthemes?\b.*\b(?:collection|corpus|documents?|dataset|data set)\b"
+    r"|\bwhat\s+(?:is|are)\s+(?:this|these|the)\s+(?:collection|corpus|documents?|docs|dataset|data set|files?)"
+    r"\s+(?:all\s+)?about\b"
+    r"|\b(?:overview|summari[sz]e|summary)\b.*\b(?:collection|corpus|documents?|docs|dataset|everything)\b"
+    r"|\bwhat\s+(?:topics|themes|subjects)\b"
+    r"|(?:주요|핵심|중심|전체|전반적인?)\s*(?:주제|테마|내용|토픽)"
+    r"|(?:주제|테마)(?:는|가|들은|들이)?\s*(?:무엇|뭐)"
+    r"|무엇에\s*관한|무엇에\s*대한|뭐에\s*관한|(?:문서|자료|코퍼스|컬렉션)(?:들)?(?:은|는|의)?\s*(?:무엇|뭐|개요|요약)",
+    re.IGNORECASE,
+)
+
+
+def is_overview(question: str) -> bool:
+    """True for a question about the corpus as a whole ("main themes", "what is this corpus about", "주요 주제")."""
+    return bool(_OVERVIEW.search(question))
+
+
+def _offline_overview(question: str, reports: Sequence[Report], kind: str) -> GlobalAnswer:
+    """Every top-level theme, highest rated first: title, summary and rating, each cited."""
+    if not reports:
+        return GlobalAnswer(question, "Extractive answer (no LLM): " + prompts.NO_DATA_ANSWER, "extractive", 0, kind,
+                            [], [], 0, 0, 0, 0, 0.0)  # fmt: skip
+    ranked = sorted(reports, key=lambda r: (-r.rating, r.community_id))
+    lines = [f"Extractive answer (no LLM): the corpus's {len(ranked)} top-level themes, most important first.", ""]
+    points: list[GlobalPoint] = []
+    for r in ranked:
+        description = f"{clip(r.summary, 420)} [Data: Reports ({r.community_id})]"
+        lines.append(f"- **{r.title}** (rated {r.rating:g}/10) — {description}")
+        points.append(GlobalPoint(f"{r.title}: {description}", int(round(r.rating * 10)), [r.community_id]))
+    return GlobalAnswer(question, "\n".join(lines), "extractive", 0, kind, [r.community_id for r in ranked], points,
+                        len(reports), 0, 0, 0, 0.0)  # fmt: skip
+
 
 def _element_similarity(store: Any, question: str, element_ids: list[str]) -> dict[str, float]:
     """Cosine similarity of the question to each element's stored vector, computed by pgvector."""
@@ -276,6 +327,15 @@ def _offline_search(store: Any, question: str, reports: Sequence[Report], level:
          for _r, _i, f in items],
         dtype=np.float32,
     )  # fmt: skip
+    # A finding that shares a content word with the question (particles and stop words aside) gains
+    # LEXICAL_BONUS: short questions ("How long is the warranty?") embed loosely, names do not.
+    asked = match_terms(question)
+    lexical = np.asarray(
+        [LEXICAL_BONUS if asked & match_terms(f"{r.title} {f.summary} {clip(f.explanation, 600)}") else 0.0
+         for r, _i, f in items],
+        dtype=np.float32,
+    )  # fmt: skip
+    sims = sims + lexical
     ratings = np.asarray([r.rating for r, _i, _f in items], dtype=np.float32)
     scores = sims * (0.9 + 0.01 * ratings)  # the rating only breaks near-ties
     order = sorted(range(len(items)), key=lambda k: (-float(scores[k]), k))
@@ -284,7 +344,7 @@ def _offline_search(store: Any, question: str, reports: Sequence[Report], level:
     for k in order:
         report, _i, f = items[k]
         score = int(round(max(0.0, float(sims[k])) * 100))
-        if score < OFFLINE_MIN_SCORE and chosen:
+        if score < OFFLINE_MIN_SCORE:
             break
         if per_report.get(report.community_id, 0) >= 2:  # spread the answer over several communities
             continue
@@ -293,6 +353,12 @@ def _offline_search(store: Any, question: str, reports: Sequence[Report], level:
         chosen.append((k, best))
         if len(chosen) >= OFFLINE_TOP_K:
             break
+    if not chosen:
+        best = int(round(max(0.0, float(sims[order[0]])) * 100))
+        text = (f"Extractive answer (no LLM): no community report covers “{clip(question, 120)}”. The closest finding "
+                f"scores {best}/100, below the relevance floor of {OFFLINE_MIN_SCORE}/100; try a local search, or ask "
+                "for the main themes.")  # fmt: skip
+        return GlobalAnswer(question, text, "extractive", level, kind, [], [], len(reports), 0, 0, 0, 0.0)
     quotes = {d.id: d for d in store.get([e for _k, e in chosen if e])}
     points: list[GlobalPoint] = []
     used_reports: list[str] = []

@@ -24,6 +24,7 @@ from core.graph.communities import DEFAULT_MAX_CLUSTER_SIZE, DEFAULT_SEED, entit
 from core.graph.extract_llm import DEFAULT_CONCURRENCY, DEFAULT_GLEANINGS, LLMExtractor
 from core.graph.extract_offline import OfflineExtractor
 from core.graph.graph import DEFAULT_MAX_ENTITIES_PER_UNIT, DEFAULT_UNIT_ANCHORS, GraphData, build_graph
+from core.graph.layout import precomputed_layouts
 from core.graph.llm_cache import CachedChat, default_chat_model
 from core.graph.model import MAX_FINDINGS, MIN_FINDINGS, Community, IndexReport, Report
 from core.graph.prompts import DEFAULT_ENTITY_TYPES
@@ -170,6 +171,7 @@ def run_index(
 
         all_communities = entity_comms + structural
         with timed("reports"):
+            vectors = _element_vectors(store)
             reports, report_stats = generate_reports(
                 graph,
                 all_communities,
@@ -179,7 +181,10 @@ def run_index(
                 min_findings=config.min_findings,
                 max_findings=config.max_findings,
                 progress=lambda d, t: notify("reports", d, t),
+                element_vectors=vectors,
             )
+            layouts = precomputed_layouts(all_communities, graph.relationships,
+                                          {e.id: e.degree for e in graph.entities})  # fmt: skip
         titles_by_id = {r.community_id: r.title for r in reports}
         for c in all_communities:
             c.title = titles_by_id.get(c.id, c.title)
@@ -207,6 +212,7 @@ def run_index(
                         extraction=extraction_mode,
                         params=params,
                         stats=report.to_dict(),
+                        layouts=layouts,
                     )
             except Exception as exc:
                 raise GraphIndexError(
@@ -216,6 +222,18 @@ def run_index(
         report.stages = dict(timings)
         report.seconds = round(time.perf_counter() - started, 3)
     return IndexResult(graph, all_communities, reports, report, params)
+
+
+def _element_vectors(store: Any) -> dict[str, Any]:
+    """Element id → stored embedding (numpy), or {} when the store cannot say (summaries then skip centrality)."""
+    from core.sql import graph as sql
+
+    try:
+        rows = tables.fetch(store.pool, sql.ELEMENT_VECTORS, {"collection_id": store.collection_id})
+    except Exception as exc:  # a store without pgvector rows must still index
+        log.warning("element vectors unavailable (%s); summaries use mention counts", exc)
+        return {}
+    return {row[0]: row[1] for row in rows if row[1] is not None}
 
 
 class _Timer:

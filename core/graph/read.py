@@ -74,6 +74,17 @@ def community(store: Any, community_id: str) -> Community | None:
     return tables.row_community(rows[0]) if rows else None
 
 
+def community_layout(store: Any, community_id: str) -> dict[str, tuple[float, float]]:
+    """The network layout the index stored for a big community (node key → x, y), else ``{}``."""
+    if not tables.tables_exist(store.pool):
+        return {}
+    rows = tables.fetch(store.pool, sql.COMMUNITY_LAYOUT, (store.collection_id, community_id))
+    if not rows:
+        return {}
+    layout = tables._json(rows[0][0]) or {}
+    return {key: (float(xy[0]), float(xy[1])) for key, xy in layout.items()}
+
+
 def children(store: Any, community_id: str) -> list[Community]:
     """Direct sub-communities, largest first."""
     if not tables.tables_exist(store.pool):

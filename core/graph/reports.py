@@ -4,12 +4,12 @@ Every finding cites ids that exist: entities and relationships of the index, and
 
 **Extractive reports** (offline, ``generated_by="extractive"``):
 
-* title: the section heading (structural) or the three most connected entities (entity communities);
-* summary: a one-line description plus the most central sentences: those mentioning the most (and most
-  connected) entities of the community, long sentences damped, at most three, shown in document order;
-* rating: ``10 × (0.6 × size + 0.4 × cohesion)`` where size is ``log(1+entities)`` normalised by the largest
-  community of the same kind and level, and cohesion is the share of the members' relationship weight that stays
-  inside the community; the explanation gives both numbers;
+* title: the section heading (structural), or for entity communities the dominant section heading of the members
+  or their most distinctive names, both by class-based TF-IDF against the other communities of the level;
+* summary: a one-line description plus at most three central, non-redundant sentences chosen by embedding
+  centrality with a redundancy penalty (MMR), the first ones drawn from the largest sub-communities;
+* rating: importance, ``10 × (0.5 × coverage + 0.25 × reach + 0.25 × distinctiveness)``, with a one-line
+  explanation giving the three numbers. Title, summary and rating are defined in :mod:`core.graph.themes`;
 * findings: the strongest relationships first (preferring ones that bring in an entity not yet covered), each with
   the sentences where its two entities occur together; then the most connected entities not yet covered, with
   their descriptions; for sections, then their own sentences. At most ``max_findings`` (10).
@@ -38,12 +38,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from core.graph import prompts
 from core.graph.communities import internal_degrees, join_names, top_entities
 from core.graph.graph import GraphData
 from core.graph.llm_cache import CachedChat
 from core.graph.model import MAX_FINDINGS, MIN_FINDINGS, Community, Finding, Report
 from core.graph.text import clip
+from core.graph.themes import Themes
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +70,11 @@ class _Context:
     strength: dict[str, float]
     max_size: dict[tuple[str, int], int]
     reports: dict[str, Report] = field(default_factory=dict)
+    themes: Themes | None = None
+
+    def __post_init__(self) -> None:
+        if self.themes is None:
+            self.themes = Themes(self.graph, list(self.communities.values()))
 
 
 def material(community: Community, graph: GraphData) -> int:
@@ -87,13 +95,17 @@ def generate_reports(
     min_findings: int = MIN_FINDINGS,
     max_findings: int = MAX_FINDINGS,
     progress: Callable[[int, int], None] | None = None,
+    element_vectors: dict[str, np.ndarray] | None = None,
 ) -> tuple[list[Report], ReportStats]:
-    """A report for every community. Finest levels first, so parents can use their children's reports."""
+    """A report for every community. Finest levels first, so parents can use their children's reports.
+
+    ``element_vectors`` (element id → stored embedding) lets summaries pick central, non-redundant sentences.
+    """
     by_id = {c.id: c for c in communities}
     max_size: dict[tuple[str, int], int] = defaultdict(int)
     for c in communities:
         max_size[(c.kind, c.level)] = max(max_size[(c.kind, c.level)], c.size)
-    ctx = _Context(graph, by_id, graph.strength(), max_size)
+    ctx = _Context(graph, by_id, graph.strength(), max_size, themes=Themes(graph, communities, element_vectors))
     stats = ReportStats()
     order = sorted(communities, key=lambda c: (c.kind, -c.level, c.human_readable_id))
     done = 0
@@ -132,23 +144,9 @@ def generate_reports(
 
 
 def rate(community: Community, ctx: _Context) -> tuple[float, str]:
-    graph = ctx.graph
-    size = community.size
-    largest = ctx.max_size.get((community.kind, community.level), size) or 0
-    if size == 0:
-        return 0.0, "Rated 0/10: no entities were found in this section."
-    internal = sum(graph.relationship_by_id[r].weight for r in community.relationship_ids)
-    incident = sum(ctx.strength.get(e, 0.0) for e in community.entity_ids)
-    boundary = max(incident - 2 * internal, 0.0)
-    cohesion = internal / (internal + boundary) if internal + boundary > 0 else 0.0
-    size_score = math.log1p(size) / math.log1p(largest) if largest > 0 else 0.0
-    rating = round(10 * (0.6 * min(size_score, 1.0) + 0.4 * cohesion), 1)
-    what = "section" if community.kind == "structural" else "community"
-    explanation = (
-        f"Rated {rating:g}/10 from size and connectivity: {size} entities (the largest {what} at level "
-        f"{community.level} has {largest}) and {cohesion:.0%} of their relationship weight stays inside."
-    )
-    return rating, explanation
+    """Importance rating and its one-line explanation (formula in :mod:`core.graph.themes`)."""
+    assert ctx.themes is not None
+    return ctx.themes.rate(community)
 
 
 # -- extractive -------------------------------------------------------------------------------------
@@ -173,12 +171,14 @@ def extractive_report(
         lead += f": {len(_content_elements(community, graph))} elements, {community.size} entities"
         lead += f", chiefly {join_names(top_names)}." if top_names else "."
     else:
-        title = join_names(top_names)
+        title = ctx.themes.title(community) if ctx.themes is not None else join_names(top_names)
+        documents = ctx.themes.importance(community).documents if ctx.themes is not None else 0
         lead = (
-            f"A community of {community.size} entities and {len(community.relationship_ids)} relationships "
-            f"centred on {join_names(top_names)}."
+            f"{community.size} entities from {documents} document{'s' if documents != 1 else ''}, centred on "
+            f"{join_names(top_names)}."
         )
-    central = _central_sentences(community, graph, members, deg)
+    central = ctx.themes.summary_sentences(community) if ctx.themes is not None else []
+    central = central or _central_sentences(community, graph, members, deg)
     summary = " ".join([lead, *(f"“{clip(graph.sentences[i].text, 260)}”" for i in central)])
     rating, rating_explanation = rate(community, ctx)
     findings = _extractive_findings(community, graph, deg, min_findings, max_findings)
@@ -299,8 +299,13 @@ def _relationship_finding(r: Any, graph: GraphData, evidence: list[int] | None =
     path = _path_of_element(element_ids[0], graph) if element_ids else ""
     if path:
         explanation += f" (in {path})"
+    # Offline, the finding is what the corpus says about the pair: its first shared sentence.
+    if graph.mode == "llm" or not sentences:
+        summary = f"{r.source} and {r.target}"
+    else:
+        summary = f"{r.source} and {r.target}: “{clip(graph.sentences[sentences[0]].text, 110)}”"
     return Finding(
-        summary=f"{r.source} is linked to {r.target}",
+        summary=summary,
         explanation=explanation,
         entity_ids=[r.source_id, r.target_id],
         relationship_ids=[r.id],
@@ -544,7 +549,8 @@ def llm_report(
 ) -> Report | None:
     context, refs = build_context(community, ctx, context_tokens)
     prompt = prompts.REPORT_PROMPT.format(context=context, min_findings=min_findings, max_findings=max_findings)
-    reply = chat([("system", prompts.REPORT_SYSTEM), ("human", prompt)])
+    reply = chat([("system", prompts.REPORT_SYSTEM), ("human", prompt)],
+                 valid=lambda text: _validate_report(parse_json_object(text)) is not None)
     data = parse_json_object(reply)
     parsed = _validate_report(data)
     if parsed is None:

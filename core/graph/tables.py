@@ -57,6 +57,7 @@ def write_index(
     extraction: str,
     params: dict[str, Any],
     stats: dict[str, Any],
+    layouts: dict[str, dict[str, list[float]]] | None = None,
 ) -> None:
     """Replace the collection's index inside the caller's transaction (the caller commits or rolls back)."""
     conn.execute(sql.LOCK_COLLECTION_INDEX, (str(collection_id),))
@@ -84,6 +85,9 @@ def write_index(
         (c, r.community_id, r.kind, r.level, r.title, r.summary, r.rating, r.rating_explanation,
          Jsonb([f.to_dict() for f in r.findings]), r.full_content, r.generated_by) for r in reports
     ))  # fmt: skip
+    if layouts:
+        with conn.cursor() as cur:
+            cur.executemany(sql.INSERT_LAYOUT, [(c, cid, Jsonb(layout)) for cid, layout in sorted(layouts.items())])
     conn.execute(sql.INSERT_INDEX_INFO, (collection_id, extraction, Jsonb(params), Jsonb(stats)))
     # Deferred foreign keys (community parents) are checked here, inside the transaction, not at COMMIT time
     # where the error would be less clear.

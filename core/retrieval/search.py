@@ -22,10 +22,10 @@ from typing import Any, Literal
 import numpy as np
 from langchain_core.documents import Document
 
+from core import textnorm
 from core.retrieval.scope import Scope
 from core.sql import retrieval as sql
 from core.store import ElementStore, apply_schema, read_connection
-from core.textnorm import ENGLISH_STOP_WORDS, has_hangul, terms
 
 __all__ = [
     "DEFAULT_SEARCH",
@@ -210,23 +210,14 @@ def ensure_search_index(store: ElementStore) -> None:
     _INDEXED.add(store.url)
 
 
-def korean_stem(run: str) -> str:
-    """A Hangul word without its trailing particles and endings (core.textnorm); empty for question words and
-    one-syllable stems."""
-    stems = [t for t in terms(run) if has_hangul(t)]
-    return stems[0] if stems and len(stems[0]) >= 2 else ""
-
-
 def fts_terms(question: str) -> list[str]:
-    """Prefix stems of the question's Korean words (core.textnorm: particles cut by part of speech, at least 2
-    syllables)."""
-    return sorted({t for t in terms(question) if has_hangul(t) and len(t) >= 2})
+    """The question's Korean terms (``core.textnorm``: particles and endings cut by part of speech), searched as
+    prefixes so "모니터의" finds "모니터" and "모니터는"; at least two syllables."""
+    return sorted(t for t in textnorm.term_set(question) if textnorm.has_hangul(t) and len(t) >= 2)
 
 
 def is_stopword(word: str) -> bool:
-    """Question and function words that the 'simple' configuration would keep as terms; they match half the
-    corpus and add noise."""
-    return word in ENGLISH_STOP_WORDS
+    return word in textnorm.ENGLISH_STOP_WORDS
 
 
 def tsquery_lexeme(lexeme: str, *, prefix: bool = False) -> str:

@@ -108,6 +108,16 @@ CREATE_SCHEMA = [
         FOREIGN KEY (collection_id, community_id) REFERENCES hke_communities (collection_id, id) ON DELETE CASCADE
     )
     """,
+    # Node positions of big communities' networks, computed at index time (core.graph.layout).
+    """
+    CREATE TABLE IF NOT EXISTS hke_community_layouts (
+        collection_id uuid NOT NULL,
+        community_id  text NOT NULL,
+        layout        jsonb NOT NULL CHECK (jsonb_typeof(layout) = 'object'),
+        PRIMARY KEY (collection_id, community_id),
+        FOREIGN KEY (collection_id, community_id) REFERENCES hke_communities (collection_id, id) ON DELETE CASCADE
+    )
+    """,
     """
     CREATE TABLE IF NOT EXISTS hke_llm_cache (
         collection_id uuid NOT NULL REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
@@ -136,6 +146,7 @@ LOCK_COLLECTION_INDEX = "SELECT pg_advisory_xact_lock(hashtextextended('hke-grap
 
 # Children first, so foreign keys never point at a deleted row.
 DELETE_ALL = [
+    "DELETE FROM hke_community_layouts WHERE collection_id = %s",
     "DELETE FROM hke_community_reports WHERE collection_id = %s",
     "DELETE FROM hke_communities WHERE collection_id = %s",
     "DELETE FROM hke_relationships WHERE collection_id = %s",
@@ -334,6 +345,8 @@ CACHE_COUNT = "SELECT count(*) FROM hke_llm_cache WHERE collection_id = %s"
 
 CACHE_CLEAR = "DELETE FROM hke_llm_cache WHERE collection_id = %s"
 
+CACHE_CLEAR_ALL = "DELETE FROM hke_llm_cache"
+
 # -- global search (offline) ------------------------------------------------------------------------
 
 # Cosine similarity of a question vector to stored element vectors (pgvector's <=> is cosine distance).
@@ -342,3 +355,12 @@ SELECT id, 1 - (embedding <=> %(query)s) AS similarity
 FROM langchain_pg_embedding
 WHERE collection_id = %(collection_id)s AND id = ANY(%(ids)s)
 """
+
+# Every element's stored vector, for summary sentence selection at index time.
+ELEMENT_VECTORS = """
+SELECT id, embedding FROM langchain_pg_embedding WHERE collection_id = %(collection_id)s
+"""
+
+INSERT_LAYOUT = "INSERT INTO hke_community_layouts (collection_id, community_id, layout) VALUES (%s, %s, %s)"
+
+COMMUNITY_LAYOUT = "SELECT layout FROM hke_community_layouts WHERE collection_id = %s AND community_id = %s"

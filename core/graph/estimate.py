@@ -1,0 +1,135 @@
+"""What an LLM index run will cost, before it runs: calls, tokens and money at a price per 1M tokens.
+
+**Extraction**: per text unit with text, one extraction call, then per gleaning round one gleaning call and (but for
+the last round) one "anything left?" check; counted as if the model always says yes (an upper bound). A call's input
+is its whole conversation so far (system prompt, prompt with the unit's text, earlier replies), counted with the
+same tokenizer the index uses; its output is assumed to be :data:`EXTRACTION_OUTPUT_RATIO` of the unit's tokens (the
+records restate names and descriptions), :data:`GLEANING_OUTPUT_RATIO` for a gleaning, 1 token for a check.
+
+**Reports**: one call per community. The entity communities an LLM will find are not known before extraction;
+the offline extraction's Leiden communities stand in for them (the same algorithm and size limit, on a graph of
+the same text). Structural communities come from the heading tree and are counted exactly. A report call's input
+is the report prompt plus its context, at most ``report_context_tokens``, estimated as the community's text up to
+that budget; its output :data:`REPORT_OUTPUT_TOKENS`.
+
+Responses already in the collection's LLM cache cost nothing; the estimate ignores the cache, so a re-run costs
+less than it says. Prices default to :data:`DEFAULT_PRICE_IN` / :data:`DEFAULT_PRICE_OUT` US$ per 1M tokens
+(``HKE_PRICE_IN_PER_M`` / ``HKE_PRICE_OUT_PER_M``, or the ``--price-in``/``--price-out`` flags).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from core.graph import prompts
+
+EXTRACTION_OUTPUT_RATIO = 0.6
+GLEANING_OUTPUT_RATIO = 0.3
+REPORT_OUTPUT_TOKENS = 700
+DEFAULT_PRICE_IN = 0.15  # US$ per 1M input tokens (gpt-4o-mini list price when written)
+DEFAULT_PRICE_OUT = 0.60
+
+
+@dataclass
+class CostEstimate:
+    text_units: int
+    extraction_calls: int
+    report_calls: int
+    input_tokens: int
+    output_tokens: int
+    price_in_per_m: float
+    price_out_per_m: float
+
+    @property
+    def calls(self) -> int:
+        return self.extraction_calls + self.report_calls
+
+    @property
+    def cost(self) -> float:
+        return self.input_tokens / 1e6 * self.price_in_per_m + self.output_tokens / 1e6 * self.price_out_per_m
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "calls": self.calls, "cost_usd": round(self.cost, 4)}
+
+    def describe(self) -> str:
+        return (
+            f"{self.calls:,} LLM calls ({self.extraction_calls:,} extraction over {self.text_units:,} text units, "
+            f"{self.report_calls:,} reports), about {self.input_tokens:,} input and {self.output_tokens:,} output "
+            f"tokens: ≈ US${self.cost:,.2f} at ${self.price_in_per_m:g} / ${self.price_out_per_m:g} per 1M "
+            "input/output tokens (an upper bound: cached replies cost nothing)."
+        )
+
+
+def default_prices() -> tuple[float, float]:
+    """(input, output) US$ per 1M tokens: ``HKE_PRICE_IN_PER_M`` / ``HKE_PRICE_OUT_PER_M`` or the defaults."""
+    return (
+        float(os.environ.get("HKE_PRICE_IN_PER_M") or DEFAULT_PRICE_IN),
+        float(os.environ.get("HKE_PRICE_OUT_PER_M") or DEFAULT_PRICE_OUT),
+    )
+
+
+def estimate_index_cost(
+    store: Any,
+    config: Any = None,
+    *,
+    price_in_per_m: float | None = None,
+    price_out_per_m: float | None = None,
+) -> CostEstimate:
+    """The estimate for indexing ``store``'s collection with ``config`` (an :class:`IndexConfig`) and an LLM."""
+    from core.graph.index import IndexConfig, run_index
+    from core.tokens import count_tokens
+
+    config = config or IndexConfig()
+    default_in, default_out = default_prices()
+    price_in = default_in if price_in_per_m is None else price_in_per_m
+    price_out = default_out if price_out_per_m is None else price_out_per_m
+    if price_in < 0 or price_out < 0:
+        raise ValueError("prices must be 0 or more")
+    offline = run_index(store, config=_offline(config), write=False)
+    graph = offline.graph
+    with_text = {s.unit_id for s in graph.sentences}
+    units = [u for u in graph.units if u.id in with_text]
+    system = count_tokens(prompts.EXTRACTION_SYSTEM)
+    gleaning_prompt = count_tokens(prompts.GLEANING_PROMPT.format(completion_delimiter=prompts.COMPLETION_DELIMITER))
+    check_prompt = count_tokens(prompts.GLEANING_CHECK_PROMPT)
+    template = count_tokens(prompts.EXTRACTION_PROMPT.format(
+        entity_types=", ".join(config.entity_types), tuple_delimiter=prompts.TUPLE_DELIMITER,
+        record_delimiter=prompts.RECORD_DELIMITER, completion_delimiter=prompts.COMPLETION_DELIMITER, input_text="",
+    ))  # fmt: skip
+    calls = tokens_in = tokens_out = 0
+    for unit in units:
+        conversation = system + template + unit.n_tokens
+        reply = int(EXTRACTION_OUTPUT_RATIO * unit.n_tokens) + 20
+        calls += 1
+        tokens_in += conversation
+        tokens_out += reply
+        for round_ in range(config.gleanings):
+            conversation += reply + gleaning_prompt
+            reply = int(GLEANING_OUTPUT_RATIO * unit.n_tokens) + 10
+            calls += 1
+            tokens_in += conversation
+            tokens_out += reply
+            if round_ < config.gleanings - 1:
+                conversation += reply + check_prompt
+                calls += 1
+                tokens_in += conversation
+                tokens_out += 1
+    extraction_calls = calls
+    report_template = count_tokens(prompts.REPORT_SYSTEM) + count_tokens(
+        prompts.REPORT_PROMPT.format(context="", min_findings=config.min_findings, max_findings=config.max_findings)
+    )
+    unit_tokens = {u.id: u.n_tokens for u in graph.units}
+    for community in offline.communities:
+        context = min(config.report_context_tokens, sum(unit_tokens.get(u, 0) for u in community.text_unit_ids))
+        tokens_in += report_template + context
+        tokens_out += REPORT_OUTPUT_TOKENS
+    return CostEstimate(len(units), extraction_calls, len(offline.communities), tokens_in, tokens_out, price_in,
+                        price_out)  # fmt: skip
+
+
+def _offline(config: Any) -> Any:
+    from dataclasses import replace
+
+    return replace(config, extraction="offline", reports="extractive")
