@@ -49,7 +49,7 @@ from core.retrieval import (
     validate_question,
 )
 from core.store import ElementStore
-from core.textnorm import match_terms
+from core.textnorm import english_stem, match_terms
 
 __all__ = [
     "Answer",
@@ -160,16 +160,24 @@ _ATTRIBUTE_WORDS: dict[str, frozenset[str]] = {
 
 _KEY_VALUE = re.compile(r"^\s*(?:[-*+]\s+)?(?P<key>[^:：\n]{1,60}?)\s*[:：]\s+(?P<value>\S[^\n]*)$")
 _DEFAULT = re.compile(
-    r"\bdefaults?(?:\s+value)?(?:\s+(?:to|is)|\s*:)?\s*(?P<value>`[^`\n]+`|'[^'\n]*'|\"[^\"\n]*\"|[^\s,;]+)", re.I
+    r"\bdefaults?(?:\s+value)?(?:\s+(?:to|is)\s+|\s*:\s*|\s+(?=`))"
+    r"(?P<value>`[^`\n]+`|'[^'\n]*'|\"[^\"\n]*\"|[^\s,;]+)",
+    re.I,
 )
-_LEADING_NAME = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?`?(?P<name>[\w.$-]+)`?(?:\*\*)?")
+# The option a "Default:" item documents: its leading code span or bold name ("* **`marker`**:", "`timeout` :").
+_LEADING_NAME = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*`?(?P<bold>[^*`\n]+)`?\*\*|`(?P<code>[^`\n]+)`)")
 _TABLE_SPLIT = re.compile(r"(?<!\\)\|")
 _MAX_VALUE_CHARS = 200
 
 
+def _terms(text: str) -> frozenset[str]:
+    """The text's match terms, English ones lightly stemmed (released ~ release)."""
+    return frozenset(english_stem(t) for t in match_terms(text))
+
+
 def _question_terms(question: str) -> frozenset[str]:
     terms = match_terms(question)
-    return terms | frozenset(word for t in terms for word in _ATTRIBUTE_WORDS.get(t, ()))
+    return frozenset(english_stem(t) for t in terms | {w for t in terms for w in _ATTRIBUTE_WORDS.get(t, ())})
 
 
 def _clean_value(value: str) -> str:
@@ -190,8 +198,8 @@ def _table_cell(wanted: frozenset[str], text: str) -> tuple[str, str, str] | Non
     if len(rows) < 2:
         return None
     header, body = rows[0], rows[1:]
-    column_scores = [len(wanted & match_terms(h)) for h in header]
-    row_scores = [len(wanted & match_terms(" ".join(r[:1]))) for r in body]
+    column_scores = [len(wanted & _terms(h)) for h in header]
+    row_scores = [len(wanted & _terms(" ".join(r[:1]))) for r in body]
     column = max(range(1, len(header)), key=lambda i: column_scores[i], default=None)
     row = max(range(len(body)), key=lambda i: row_scores[i])
     if column is None or not column_scores[column] or not row_scores[row] or column >= len(body[row]):
@@ -211,7 +219,7 @@ def _statement(wanted: frozenset[str], element: ContextElement) -> tuple[str, st
     if default:
         name = _LEADING_NAME.match(text)
         kv = _KEY_VALUE.match(text)
-        key = name.group("name") if name else (kv.group("key") if kv else "default")
+        key = (name.group("bold") or name.group("code")) if name else (kv.group("key") if kv else "default")
         return key.strip("`* "), _clean_value(default.group("value"))
     kv = _KEY_VALUE.match(text.splitlines()[0]) if text else None
     if kv and len(kv.group("value")) <= _MAX_VALUE_CHARS:
@@ -254,25 +262,28 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     wanted = _question_terms(question)
     # Terms that name a heading of this context (the product, the API) say where to look, not what is asked:
     # an element answers by the rest ("weight", "default", "bodyTimeout").
-    heading_terms = match_terms(" ".join(
+    heading_terms = _terms(" ".join(
         [" ".join(e.path) for e in context.elements] + [e.text for e in context.elements if e.category == "Title"]
     ))
     asked = (wanted - heading_terms) or wanted
     scored = []
     for element in (e for e in context.elements if e.role != "ancestor"):
-        text_terms = match_terms(element.text)
-        path_terms = match_terms(" ".join(element.path)) - text_terms
+        text_terms = _terms(element.text)
+        path_terms = _terms(" ".join(element.path)) - text_terms
         text_lex = len(wanted & text_terms) / len(wanted) if wanted else 0.0
         path_lex = len(wanted & path_terms) / len(wanted) if wanted else 0.0
         statement = _statement(wanted, element)
-        attribute = bool(statement and wanted & match_terms(statement[0]))
+        key_terms = _terms(statement[0]) if statement else frozenset()
+        # the share of the stated key the question asks for ("Weight (with stand)" fully, "Dimensions without
+        # stand" a quarter); names of headings do not count, they say where, not what
+        attribute = len(asked & key_terms) / len(key_terms) if key_terms else 0.0
         semantic = element.similarity or 0.0
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
                  + ATTRIBUTE_WEIGHT * attribute + VALUE_WEIGHT * bool(statement) - TITLE_PENALTY * is_title)
         asked_overlap = len(asked & text_terms) / len(asked) if asked else 0.0
         answers = not is_title and (
-            attribute or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
+            attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
         )
         key, value = statement if statement else (None, None)
         cell = _table_cell(wanted, element.text) if statement and element.text.lstrip().startswith("|") else None
@@ -291,7 +302,7 @@ def _excerpt(text: str, wanted: frozenset[str], value: str | None = None) -> str
     if len(sentences) < 2:
         return text[: EXCERPT_CHARS - 1] + "…"
     holding = [i for i, s in enumerate(sentences) if value and value in s]
-    best = holding[0] if holding else max(range(len(sentences)), key=lambda i: len(wanted & match_terms(sentences[i])))
+    best = holding[0] if holding else max(range(len(sentences)), key=lambda i: len(wanted & _terms(sentences[i])))
     excerpt = sentences[best]
     if best + 1 < len(sentences) and len(excerpt) + len(sentences[best + 1]) < EXCERPT_CHARS:
         excerpt += " " + sentences[best + 1]

@@ -339,6 +339,23 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("cache")
+def cmd_cache(args: argparse.Namespace) -> int:
+    from core.database import database_url
+    from core.graph.llm_cache import clear_cache
+    from core.store import connection_pool, open_store
+
+    if args.collection is not None:
+        store = open_store(args.collection, create=False)
+        cleared = clear_cache(store.pool, store.collection_id)
+    else:
+        cleared = clear_cache(connection_pool(database_url()))
+    where = f"collection {args.collection!r}" if args.collection is not None else "every collection"
+    emit({"cleared": cleared, "collection": args.collection}, args.json,
+         f"cleared {cleared} cached LLM replies from {where}")
+    return 0
+
+
 class _StageBar:
     """One tqdm bar following the index stages: ``bar(stage, done, total)``."""
 
@@ -476,6 +493,23 @@ def cmd_generate_questions(args: argparse.Namespace) -> int:
 # -- parser -----------------------------------------------------------------------------------------
 
 
+def _whole_number(minimum: int, what: str) -> Callable[[str], int]:
+    """An argparse type: an int of at least ``minimum``, or an error that says so with the value given."""
+    bound = "above 0" if minimum == 1 else f"{minimum} or more"
+
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw)
+        except ValueError:
+            value = None
+        if value is None or value < minimum:
+            raise argparse.ArgumentTypeError(f"must be a whole number{what}{',' if minimum != 1 else ''} {bound}, "
+                                             f"got {raw}")
+        return value
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m core", description="Hierarchical Knowledge Explorer")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
@@ -501,7 +535,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+")
     add_collection(p)
     p.add_argument("--loader", default="markdown-it", choices=["markdown-it", "unstructured"])
-    p.add_argument("--max-bytes", type=int, default=None, help="per-file size limit (default HKE_MAX_FILE_BYTES)")
+    p.add_argument("--max-bytes", type=_whole_number(1, " of bytes"), default=None,
+                   help="per-file size limit in bytes (default HKE_MAX_FILE_BYTES)")
     p.add_argument("--contextual", action="store_true",
                    help="new collection embeds each element with its heading path")
 
@@ -514,13 +549,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("ask", "answer a question from the plain and the hierarchical context of the same hits")
     p.add_argument("question")
     p.add_argument("--mode", default="both", choices=["plain", "hierarchical", "both"])
-    p.add_argument("--k", type=int, default=4, help="vector hits (default: %(default)s)")
+    p.add_argument("--k", type=_whole_number(1, ""), default=4, help="vector hits (default: %(default)s)")
     p.add_argument("--scope", default=None, help="search only inside this document id or element (heading) id")
     p.add_argument("--search", default="default", choices=["default", "vector", "fulltext", "hybrid", "contextual"],
                    help="search strategy (default: the measured default, hybrid scoped by named headings)")
     p.add_argument("--everywhere", action="store_true",
                    help="do not scope the search to the headings the question names")
-    p.add_argument("--children-budget", type=int, default=None,
+    p.add_argument("--children-budget", type=_whole_number(0, " of tokens"), default=None,
                    help="tokens a heading hit brings from its own section (default: 200; 0 = none)")
     add_collection(p)
 
@@ -553,6 +588,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", default="entity", choices=["entity", "structural"])
     p.add_argument("--offline", action="store_true", help="extractive answer even if a model is configured")
     add_collection(p)
+
+    p = add("cache", "clear the LLM response cache of the GraphRAG index (the next index run asks the model again)")
+    p.add_argument("action", choices=["clear"])
+    p.add_argument("--collection", default=None, help="only this collection (default: every collection)")
 
     p = add("export", "export the GraphRAG index: tables as Parquet or CSV, the entity graph as GraphML")
     p.add_argument("--format", default="parquet", choices=["parquet", "csv"])
@@ -597,9 +636,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from core.database import DatabaseError, connection_lost, unavailable_message
     from core.graph.llm_cache import LLMCallError
     from core.llm import LLMError
-    from core.store import StoreError
+    from core.store import StoreError, validate_collection_name
 
     try:
+        if getattr(args, "collection", None) is not None:
+            # Before any database or model work: a look-alike name must not even start the server.
+            args.collection = validate_collection_name(args.collection)
         return _COMMANDS[args.command](args)
     except (StoreError, DatabaseError, ValueError) as exc:
         return fail(str(exc))

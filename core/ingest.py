@@ -15,7 +15,9 @@ Markdown is parsed by :mod:`core.markdown_loader` (or unstructured); HTML and DO
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -150,13 +152,29 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[SourceFile], list[FileRe
     seen: set[Path] = set()
     for raw in paths:
         path = Path(raw).expanduser()
-        if path.is_dir():
+        link_problem = _unfollowable_link(path)
+        if link_problem:
+            problems.append(FileResult(str(path), "error", reason=link_problem))
+        elif path.is_dir():
+            matched = 0
             for child in sorted(path.rglob("*")):
                 if any(part.startswith(".") for part in child.relative_to(path).parts):
                     continue
-                if child.is_file() and child.suffix.lower() in SUPPORTED_SUFFIXES and child.resolve() not in seen:
-                    seen.add(child.resolve())
-                    found.append(SourceFile(name=child.name, path=child))
+                if child.suffix.lower() not in SUPPORTED_SUFFIXES:
+                    continue
+                link_problem = _unfollowable_link(child)
+                if link_problem:
+                    matched += 1
+                    problems.append(FileResult(str(child), "error", reason=link_problem))
+                elif child.is_file():
+                    matched += 1
+                    if child.resolve() not in seen:
+                        seen.add(child.resolve())
+                        found.append(SourceFile(name=child.name, path=child))
+            if not matched:
+                problems.append(FileResult(str(path), "error", reason=(
+                    f"no {', '.join(SUPPORTED_SUFFIXES[:-1])} or {SUPPORTED_SUFFIXES[-1]} files in this folder "
+                    "(hidden files and folders are skipped)")))
         elif path.is_file():
             if path.suffix.lower() not in SUPPORTED_SUFFIXES:
                 problems.append(
@@ -171,6 +189,21 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[SourceFile], list[FileRe
         else:
             problems.append(FileResult(str(path), "error", reason="no such file or folder"))
     return found, problems
+
+
+def _unfollowable_link(path: Path) -> str | None:
+    """Why the symbolic link ``path`` cannot be followed (a loop, a missing target), or None."""
+    if not path.is_symlink():
+        return None
+    try:
+        path.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symbolic link loop: following the link leads back to it"
+        if exc.errno == errno.ENOENT:
+            return f"broken symbolic link: its target {os.readlink(path)} does not exist"
+        return f"cannot follow the symbolic link: {exc.strerror or exc}"
+    return None
 
 
 def read_source(source: SourceFile, max_bytes: int) -> bytes:
@@ -193,8 +226,11 @@ def read_source(source: SourceFile, max_bytes: int) -> bytes:
 
 
 def _too_big(size: int, limit: int) -> str:
+    # Exact bytes: rounded megabytes made one byte over read "5.0 MB, over the 5.0 MB limit".
+    over = size - limit
+    mib = f" ({limit / 1_048_576:.1f} MiB)" if limit >= 1_048_576 else ""
     return (
-        f"file is {size / 1_048_576:.1f} MB, over the {limit / 1_048_576:.1f} MB limit "
+        f"file is {size:,} bytes, over the limit of {limit:,} bytes{mib} by {over:,} byte{'' if over == 1 else 's'} "
         "(raise HKE_MAX_FILE_BYTES or --max-bytes to allow it)"
     )
 
@@ -352,26 +388,45 @@ def parse_source(
 
     ``text`` is the decoded text (None for DOCX, which is a zip archive, not text).
     """
+    from core import markdown_loader
     from core.legacy_loader import LegacyFormatError, legacy_format, parse_docx, parse_html
     from core.markdown_loader import MarkdownTooComplexError
+    from core.parse_limit import ParseFailed, ParseTimedOut, parse_time_limit, run_with_time_limit
 
     fmt = legacy_format(name)
     text: str | None = None
     encoding: str | None = None
+    limit = parse_time_limit(markdown_loader.PARSE_TIME_LIMIT_S)
     try:
+        # markdown-it stops itself at the limit (cheaply, in this process); every other parser runs in a child
+        # process that is killed at the limit: it has no way to be stopped from inside.
         if fmt == "docx":
             if not data.strip():
                 raise IngestError("file is empty")
-            elements = parse_docx(data, source=source, document_id=document_id)
+            elements = run_with_time_limit(parse_docx, data, source=source, document_id=document_id, limit=limit)
         else:
             text, encoding = decode_text(data)
             if fmt == "html":
-                elements = parse_html(text, source=source, document_id=document_id)
+                elements = run_with_time_limit(parse_html, text, source=source, document_id=document_id,
+                                               limit=limit)
+            elif loader == "markdown-it":
+                elements = markdown_loader.parse_markdown(text, source=source, document_id=document_id,
+                                                          time_limit=limit)
             else:
-                elements = parse(text, source=source, document_id=document_id, loader=loader)
+                elements = run_with_time_limit(parse, text, source=source, document_id=document_id, loader=loader,
+                                               limit=limit)
     except (LegacyFormatError, MarkdownTooComplexError) as exc:
         raise IngestError(str(exc)) from exc
-    except RecursionError as exc:  # a parser we do not control, recursing on hostile nesting
+    except ParseTimedOut as exc:
+        raise IngestError(f"{exc}: the file is too large or too complex for the {loader_for(name, loader)} parser "
+                          "to finish in time (raise HKE_PARSE_TIMEOUT to allow more)") from exc
+    except ParseFailed as exc:
+        if exc.kind in ("LegacyFormatError", "IngestError"):
+            raise IngestError(exc.message) from exc
+        if exc.kind == "RecursionError":  # a parser we do not control, recursing on hostile nesting
+            raise IngestError("file is nested too deeply to parse") from exc
+        raise IngestError(f"could not parse: {exc.kind}: {exc.message}") from exc
+    except RecursionError as exc:
         raise IngestError("file is nested too deeply to parse") from exc
     if not elements:
         reason = "file has no content: no headings, paragraphs, lists, tables or code"

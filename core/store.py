@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import threading
+import unicodedata
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -242,6 +243,10 @@ def apply_schema(pool: ConnectionPool, statements: Iterable[str], lock_key: int 
 
 def validate_collection_name(name: str) -> str:
     name = (name or "").strip()
+    normal = unicodedata.normalize("NFKC", name)
+    if normal != name:  # "ｄｅｆａｕｌｔ" would be a second collection that looks like "default"
+        raise StoreError(f"collection name {name!r} uses full-width or other look-alike characters: "
+                         f"write it as {normal!r}")
     if not name or len(name) > COLLECTION_NAME_MAX or not all(c.isalnum() or c in "-_." for c in name):
         raise StoreError(
             f"collection name {name!r} is not valid: use 1–{COLLECTION_NAME_MAX} letters, digits, '-', '_' or '.'"

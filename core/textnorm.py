@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "ENGLISH_STOP_WORDS",
     "content_words",
+    "english_stem",
     "has_hangul",
     "is_function_word",
     "match_terms",
@@ -128,8 +129,9 @@ def _cut(word: str, morphemes: list[_Morpheme]) -> _Analysis:
     # a stem of two or more syllables that needed a contraction is kept as a word.
     if all(tag in _FUNCTION_TAGS for tag in tags) and not (contracted and len(stem) >= 2):
         return _Analysis(stem, "", ())
-    nouns = tuple(form for form, tag, _s, _e in kept if tag in _NOMINAL_TAGS and len(form) >= 2)
-    return _Analysis(stem, stem, nouns if len(nouns) >= 2 else ())
+    # The nouns of a compound (보증기간 → 보증, 기간; 발사일 → 발사) so a differently spaced or derived word matches.
+    nouns = tuple(form for form, tag, _s, _e in kept if tag in _NOMINAL_TAGS and len(form) >= 2 and form != stem)
+    return _Analysis(stem, stem, nouns if len(kept) >= 2 else ())
 
 
 def _finish(analysis: _Analysis) -> _Analysis:
@@ -212,6 +214,23 @@ def strip_particles(word: str) -> str:
         return word
     analyses = _analyses(word)
     return (analyses[0].stem if analyses else "") or word
+
+
+_ENGLISH_SUFFIXES = ("ings", "ing", "ed", "es", "s", "e")
+
+
+def english_stem(term: str) -> str:
+    """A light stem of an English term for matching inflections (released/release → releas, charging/charge →
+    charg): one common suffix, then a final e, cut from words of five letters or more. Other terms unchanged."""
+    if len(term) < 5 or not term.isascii() or not term.isalpha():
+        return term
+    for suffix in _ENGLISH_SUFFIXES:
+        if suffix == "s" and term.endswith("ss"):
+            break  # class, access: not a plural
+        if term.endswith(suffix) and len(term) - len(suffix) >= 4:
+            term = term[: -len(suffix)]
+            break
+    return term[:-1] if term.endswith("e") and len(term) > 4 else term
 
 
 def is_function_word(word: str) -> bool:

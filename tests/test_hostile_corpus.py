@@ -126,7 +126,8 @@ def test_hostile_corpus_each_stored_or_refused_with_a_reason(seeded) -> None:
     assert reasons["mixed-encodings.md"].startswith("file mixes encodings: it is UTF-8 text except for 2 byte(s)")
     assert "not UTF-8 text" in reasons["three-encodings.md"] and "convert it to UTF-8" in reasons["three-encodings.md"]
     assert reasons["ten-mb-line.md"] == (
-        "file is 10.0 MB, over the 5.0 MB limit (raise HKE_MAX_FILE_BYTES or --max-bytes to allow it)"
+        "file is 10,485,747 bytes, over the limit of 5,242,880 bytes (5.0 MiB) by 5,242,867 bytes (raise "
+        "HKE_MAX_FILE_BYTES or --max-bytes to allow it)"
     )
 
     def texts(name: str) -> list[str]:

@@ -140,7 +140,7 @@ def test_batch_goes_on_past_bad_files(store, tmp_path):
     reasons = {Path(e["path"]).name: e["reason"] for e in report.errors}
     assert report.added == 2
     assert set(reasons) == {"empty.md", "big.md", "pipe.md", "missing.md", "notes.txt"}
-    assert "over the 0.1 MB limit" in reasons["big.md"] and "HKE_MAX_FILE_BYTES" in reasons["big.md"]
+    assert "over the limit of 100,000 bytes by " in reasons["big.md"] and "HKE_MAX_FILE_BYTES" in reasons["big.md"]
     assert reasons["pipe.md"] == "not a regular file"
     assert reasons["missing.md"] == "no such file or folder"
     assert "unsupported file type .txt" in reasons["notes.txt"]

@@ -75,6 +75,12 @@ def parse_records(
     return out
 
 
+def records_parse(reply: str) -> bool:
+    """Whether an extraction reply is usable (worth caching): it has a record, or says it is done with none."""
+    parsed = parse_records(reply)
+    return bool(parsed.entities or parsed.relationships) or prompts.COMPLETION_DELIMITER in reply
+
+
 class LLMExtractor:
     """Extracts with a :class:`CachedChat`; ``progress(done, total)`` is called after each unit."""
 
@@ -161,19 +167,19 @@ class LLMExtractor:
             input_text=unit.text,
         )
         messages: list[tuple[str, str]] = [("system", prompts.EXTRACTION_SYSTEM), ("human", prompt)]
-        reply = self.chat(messages)
+        reply = self.chat(messages, valid=records_parse)
         parsed = [self._parse(reply, unit)]
         for round_ in range(self.gleanings):
             messages += [
                 ("ai", reply),
                 ("human", prompts.GLEANING_PROMPT.format(completion_delimiter=prompts.COMPLETION_DELIMITER)),
             ]
-            reply = self.chat(messages)
+            reply = self.chat(messages, valid=records_parse)
             parsed.append(self._parse(reply, unit))
             if round_ >= self.gleanings - 1:
                 break
             messages += [("ai", reply), ("human", prompts.GLEANING_CHECK_PROMPT)]
-            answer = self.chat(messages)
+            answer = self.chat(messages, valid=lambda text: text.strip()[:1].upper() in ("Y", "N"))
             if not answer.strip().upper().startswith("Y"):
                 break
         return parsed

@@ -176,6 +176,11 @@ def report_refs(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _map_reply_parses(reply: str) -> bool:
+    data = parse_json_object(reply)
+    return isinstance(data, dict) and isinstance(data.get("points"), list)
+
+
 def parse_points(reply: str, known: set[str]) -> list[GlobalPoint]:
     """Points of one map reply; malformed replies or points are skipped (logged), scores clamped to 0–100."""
     data = parse_json_object(reply)
@@ -220,7 +225,8 @@ def _llm_search(
     def map_batch(group: list[tuple[Report, str]]) -> list[GlobalPoint]:
         context = "\n\n".join(block for _r, block in group)
         reply = chat([("system", prompts.MAP_SYSTEM),
-                      ("human", prompts.MAP_PROMPT.format(question=question, context=context))])  # fmt: skip
+                      ("human", prompts.MAP_PROMPT.format(question=question, context=context))],
+                     valid=_map_reply_parses)  # fmt: skip
         return parse_points(reply, known)
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:

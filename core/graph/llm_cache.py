@@ -1,9 +1,12 @@
 """LLM calls of the index, through a response cache in Postgres.
 
-The cache key is the model's identity plus the SHA-256 of the exact message list, per collection
+The cache key is the model's identity (its type, name and endpoint: the same model name at another
+``OPENAI_BASE_URL`` is another model) plus the SHA-256 of the exact message list, per collection
 (``hke_llm_cache``). Re-indexing an unchanged corpus with the same model and prompts therefore makes no calls.
 A response is written to the cache as soon as it arrives, in its own transaction, so calls paid for before a
-failed index run are not paid for again.
+failed index run are not paid for again; a reply the caller's ``valid`` check rejects (it did not parse) is
+never written, and one already cached is not replayed: the next run asks again. ``python -m core cache clear``
+empties the cache (:func:`clear_cache`).
 
 Errors: calls go through :func:`core.llm.call_with_retries`, so a transient provider error (rate limit, timeout,
 connection, 5xx) is retried with bounded exponential backoff and everything is classified the same way as in Q&A.
@@ -16,9 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.sql import graph as sql
@@ -31,13 +35,25 @@ class LLMCallError(RuntimeError):
 
 
 def model_identity(model: Any) -> str:
-    """A stable name for the cache key: the LangChain model type plus its model name, if any."""
+    """A stable name for the cache key: the LangChain model type, its model name if any, and its endpoint if any.
+
+    The endpoint is shown as scheme, host and path (no credentials, no query) plus a hash of the whole URL, so two
+    servers never share entries and nothing secret is stored.
+    """
     kind = getattr(model, "_llm_type", None) or type(model).__name__
-    for attr in ("model_name", "model", "model_id", "deployment_name"):
-        value = getattr(model, attr, None)
-        if isinstance(value, str) and value:
-            return f"{kind}:{value}"
-    return str(kind)
+    name = next((v for v in (getattr(model, a, None) for a in ("model_name", "model", "model_id", "deployment_name"))
+                 if isinstance(v, str) and v), None)
+    identity = f"{kind}:{name}" if name else str(kind)
+    base_url = getattr(model, "openai_api_base", None)
+    if isinstance(base_url, str) and base_url:
+        identity += f"@{_endpoint_label(base_url)}"
+    return identity
+
+
+def _endpoint_label(url: str) -> str:
+    match = re.match(r"^([a-z][a-z0-9+.-]*://)(?:[^@/?#]*@)?([^?#]*)", url, re.IGNORECASE)
+    shown = (match.group(1) + match.group(2)) if match else "endpoint"
+    return f"{shown}#{hashlib.sha256(url.encode()).hexdigest()[:12]}"
 
 
 def prompt_hash(messages: Messages) -> str:
@@ -69,15 +85,21 @@ class CachedChat:
         self.cached = 0
         self._lock = threading.Lock()
 
-    def __call__(self, messages: Messages) -> str:
+    def __call__(self, messages: Messages, *, valid: Callable[[str], bool] | None = None) -> str:
+        """The model's reply to ``messages``, from the cache when it holds one.
+
+        ``valid(reply)`` says whether a reply is usable (parses); one that is not is returned (the caller logs
+        and skips it) but never cached, and a cached one that is not (cached before this check) is asked again.
+        """
         key = prompt_hash(messages)
         cached = self._get(key)
-        if cached is not None:
+        if cached is not None and (valid is None or valid(cached)):
             with self._lock:
                 self.cached += 1
             return cached
         text = self._invoke(messages)
-        self._put(key, text)
+        if text.strip() and (valid is None or valid(text)):
+            self._put(key, text)
         return text
 
     def _invoke(self, messages: Messages) -> str:
@@ -117,3 +139,13 @@ def default_chat_model(settings: Any) -> Any:
 def cache_size(pool: Any, collection_id: uuid.UUID) -> int:
     with pool.connection() as conn:
         return int(conn.execute(sql.CACHE_COUNT, (collection_id,)).fetchone()[0])
+
+
+def clear_cache(pool: Any, collection_id: uuid.UUID | None = None) -> int:
+    """Delete the cached replies of one collection (or of all with None); returns how many were deleted."""
+    with pool.connection() as conn:
+        if not conn.execute(sql.TABLE_EXISTS, ("hke_llm_cache",)).fetchone()[0]:
+            return 0  # no index was ever built here
+        if collection_id is None:
+            return conn.execute(sql.CACHE_CLEAR_ALL).rowcount
+        return conn.execute(sql.CACHE_CLEAR, (collection_id,)).rowcount

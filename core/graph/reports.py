@@ -549,7 +549,8 @@ def llm_report(
 ) -> Report | None:
     context, refs = build_context(community, ctx, context_tokens)
     prompt = prompts.REPORT_PROMPT.format(context=context, min_findings=min_findings, max_findings=max_findings)
-    reply = chat([("system", prompts.REPORT_SYSTEM), ("human", prompt)])
+    reply = chat([("system", prompts.REPORT_SYSTEM), ("human", prompt)],
+                 valid=lambda text: _validate_report(parse_json_object(text)) is not None)
     data = parse_json_object(reply)
     parsed = _validate_report(data)
     if parsed is None:

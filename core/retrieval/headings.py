@@ -3,9 +3,9 @@
 Questions name things that are headings: a product, an API, a section, a policy clause. This module matches
 the question's words against every heading path of the collection, lexically, in Korean and English:
 
-* words are lower-cased NFKC runs of letters/digits (``fs.readFile`` also yields ``fs`` and ``readfile``) and
-  Hangul runs; a Korean question word is stemmed (particles stripped) and matches a heading word it equals or
-  begins (``모니터의`` → ``모니터``);
+* words are ``core.textnorm`` terms (casefolded, Korean particles and endings cut by part of speech, the nouns
+  of Korean compounds added; ``fs.readFile`` also yields ``fs`` and ``readfile``); a Korean question word
+  matches a heading word it equals or begins;
 * each question word weighs its IDF among the headings (``ln(1 + N / df)``), so "Nova", present in dozens of
   headings, counts little and "24FL" much;
 * a heading scores the weights of the question words found in its *path* (its ancestors' texts and its own),
@@ -23,12 +23,12 @@ from __future__ import annotations
 import json
 import math
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
+from core import textnorm
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
-from core.retrieval.search import is_stopword, korean_stem
 from core.sql import retrieval as sql
 from core.store import ElementStore, read_connection
 
@@ -40,37 +40,26 @@ MIN_SCORE = 2.3
 DISTINCTIVE_SHARE = 0.05
 # More tied headings than this means the name does not pick a place ("Usage" in every extension's page).
 MAX_SCOPES = 6
-_WORD = re.compile(r"[0-9a-z]+(?:[._\-/:][0-9a-z]+)*|[\uac00-\ud7a3]+")
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _PARTS = re.compile(r"[._\-/:]")
 
 
-def words(text: str) -> set[str]:
-    """The matchable words of ``text``: compounds and their parts, Hangul runs (see the module docstring)."""
-    out: set[str] = set()
-    for token in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
-        if _HANGUL.match(token):
-            out.add(token)
-            continue
-        if is_stopword(token):
-            continue
-        out.add(token)
-        parts = [p for p in _PARTS.split(token) if len(p) >= 2 and not is_stopword(p)]
-        if len(parts) > 1:
-            out.update(parts)
-    return out
+@lru_cache(maxsize=50_000)
+def words(text: str) -> frozenset[str]:
+    """The matchable words of ``text``: its ``core.textnorm`` match terms (Korean particles cut, compounds'
+    nouns added, English stop words dropped), plus the parts of dotted/hyphenated names (``fs.readfile`` →
+    ``fs``, ``readfile``)."""
+    out = set(textnorm.match_terms(text))
+    for term in list(out):
+        if not _HANGUL.match(term):
+            parts = [p for p in _PARTS.split(term) if len(p) >= 2 and p not in textnorm.ENGLISH_STOP_WORDS]
+            if len(parts) > 1:
+                out.update(parts)
+    return frozenset(out)
 
 
 def _question_words(question: str) -> set[str]:
-    out = set()
-    for word in words(question):
-        if _HANGUL.match(word):
-            stem = korean_stem(word)
-            if stem:
-                out.add(stem)
-        elif len(word) >= 2 or word.isdigit():
-            out.add(word)
-    return out
+    return {w for w in words(question) if len(w) >= 2 or w.isdigit()}
 
 
 def _matches(question_word: str, heading_word: str) -> bool:
@@ -134,12 +123,7 @@ def best_headings(question: str, headings: Sequence[HeadingRef]) -> HeadingMatch
     wanted = _question_words(question)
     if not wanted or not headings:
         return None
-    cache: dict[str, set[str]] = {}
-
-    def of(text: str) -> set[str]:
-        if text not in cache:
-            cache[text] = words(text)
-        return cache[text]
+    of = words
 
     def found(heading_words: Iterable[str]) -> set[str]:
         pool = list(heading_words)

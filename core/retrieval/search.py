@@ -13,7 +13,6 @@ Every search takes a :class:`~core.retrieval.scope.Scope`; the scope is a predic
 
 from __future__ import annotations
 
-import re
 import time
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -23,6 +22,7 @@ from typing import Any, Literal
 import numpy as np
 from langchain_core.documents import Document
 
+from core import textnorm
 from core.retrieval.scope import Scope
 from core.sql import retrieval as sql
 from core.store import ElementStore, apply_schema, read_connection
@@ -210,42 +210,14 @@ def ensure_search_index(store: ElementStore) -> None:
     _INDEXED.add(store.url)
 
 
-# Question words that the 'simple' configuration would keep as terms; they match half the corpus and add noise.
-_STOPWORDS_SET = frozenset(
-    "a an and are as at be by can could do does did for from has have how i if in into is it its me my of on or "
-    "should so than that the their them then there these this those to was were what when where which who whom "
-    "whose why will with would you your".split()
-)
-_HANGUL_RUN = re.compile(r"[\uac00-\ud7a3]+")
-# Particles and endings glued to Korean words in questions, longest first. Stripping them gives a stem that is
-# searched as a prefix ('모니터':*) so "모니터의" finds "모니터" and "모니터는".
-_KO_SUFFIXES = tuple(sorted(
-    "인가요 있나요 없나요 되나요 하나요 습니까 입니까 일까요 에서는 에게는 으로는 이라는 나요 가요 까요 에는 에서 에게 "
-    "으로 로는 까지 부터 이나 이란 와의 과의 은 는 이 가 을 를 에 의 과 와 로 도 만".split(), key=len, reverse=True))
-_KO_STOP = frozenset(
-    "얼마 얼마나 무엇 무엇인 언제 어디 누구 어떻게 어느 무슨 몇 있나요 없나요 되나요 하나요 인가요".split()
-)
-
-
-def korean_stem(run: str) -> str:
-    """A Hangul word without its trailing particle; empty for question words and one-syllable stems."""
-    if run in _KO_STOP:
-        return ""
-    for suffix in _KO_SUFFIXES:
-        if run.endswith(suffix) and len(run) - len(suffix) >= 2:
-            run = run[: -len(suffix)]
-            break
-    return "" if run in _KO_STOP or len(run) < 2 else run
-
-
 def fts_terms(question: str) -> list[str]:
-    """Prefix stems of the question's Hangul words (particles stripped, at least 2 syllables)."""
-    stems = {korean_stem(run) for run in _HANGUL_RUN.findall(unicodedata.normalize("NFKC", question))}
-    return sorted(s for s in stems if s)
+    """The question's Korean terms (``core.textnorm``: particles and endings cut by part of speech), searched as
+    prefixes so "모니터의" finds "모니터" and "모니터는"; at least two syllables."""
+    return sorted(t for t in textnorm.term_set(question) if textnorm.has_hangul(t) and len(t) >= 2)
 
 
 def is_stopword(word: str) -> bool:
-    return word in _STOPWORDS_SET
+    return word in textnorm.ENGLISH_STOP_WORDS
 
 
 def tsquery_lexeme(lexeme: str, *, prefix: bool = False) -> str:
@@ -266,7 +238,7 @@ def fts_scored(
     question = unicodedata.normalize("NFKC", question)
     with read_connection(store.pool) as conn:
         lexemes = conn.execute(sql.QUESTION_LEXEMES, {"question": question}).fetchone()[0] or []
-        terms = [tsquery_lexeme(lex) for lex in lexemes if lex not in _STOPWORDS_SET]
+        terms = [tsquery_lexeme(lex) for lex in lexemes if not is_stopword(lex)]
         terms += [tsquery_lexeme(stem, prefix=True) for stem in fts_terms(question) if stem not in lexemes]
         if not terms:
             return []

@@ -345,6 +345,8 @@ CACHE_COUNT = "SELECT count(*) FROM hke_llm_cache WHERE collection_id = %s"
 
 CACHE_CLEAR = "DELETE FROM hke_llm_cache WHERE collection_id = %s"
 
+CACHE_CLEAR_ALL = "DELETE FROM hke_llm_cache"
+
 # -- global search (offline) ------------------------------------------------------------------------
 
 # Cosine similarity of a question vector to stored element vectors (pgvector's <=> is cosine distance).

@@ -1,0 +1,60 @@
+"""bench/fetch_corpora.py's Debian path on a .deb built here: markdown (gzipped or not) under one folder only."""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import shutil
+import subprocess
+
+import pytest
+
+from .conftest import ROOT
+
+pytestmark = pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="dpkg-deb not installed")
+
+
+def _fetch_corpora():
+    spec = importlib.util.spec_from_file_location("fetch_corpora", ROOT / "bench" / "fetch_corpora.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _deb(tmp_path):
+    root = tmp_path / "pkg"
+    docs = root / "usr" / "share" / "doc" / "node-demo"
+    (docs / "api").mkdir(parents=True)
+    (docs / "api" / "Client.md").write_text("# Client\n\n* **timeout** - Default: `10e3`\n", encoding="utf-8")
+    (docs / "api" / "Pool.md.gz").write_bytes(gzip.compress(b"# Pool\n\n* **timeout** - Default: `30e3`\n"))
+    (docs / "changelog.Debian.gz").write_bytes(gzip.compress(b"not markdown"))
+    (root / "usr" / "lib").mkdir(parents=True)
+    (root / "usr" / "lib" / "other.md").write_text("# outside the doc folder\n", encoding="utf-8")
+    (root / "DEBIAN").mkdir()
+    (root / "DEBIAN" / "control").write_text(
+        "Package: node-demo\nVersion: 1.0\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: demo\n",
+        encoding="utf-8",
+    )
+    deb = tmp_path / "node-demo_1.0_all.deb"
+    subprocess.run(["dpkg-deb", "--build", "--root-owner-group", str(root), str(deb)], check=True,
+                   capture_output=True)
+    return deb
+
+
+def test_extract_deb_docs_keeps_markdown_under_the_folder(tmp_path):
+    fetch = _fetch_corpora()
+    out = tmp_path / "out"
+    out.mkdir()
+    written = fetch.extract_deb_docs(_deb(tmp_path), "usr/share/doc/node-demo", out)
+    assert sorted(p.relative_to(out).as_posix() for p in written) == ["api/Client.md", "api/Pool.md"]
+    assert "`30e3`" in (out / "api" / "Pool.md").read_text(encoding="utf-8")  # decompressed
+
+
+def test_extract_deb_docs_refuses_a_package_without_markdown(tmp_path):
+    fetch = _fetch_corpora()
+    with pytest.raises(fetch.FetchError, match="no markdown"):
+        fetch.extract_deb_docs(_deb(tmp_path), "usr/share/doc/absent", tmp_path)
+    broken = tmp_path / "broken.deb"
+    broken.write_bytes(b"not a deb")
+    with pytest.raises(fetch.FetchError, match="cannot unpack"):
+        fetch.extract_deb_docs(broken, "usr/share/doc/node-demo", tmp_path)
