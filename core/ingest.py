@@ -420,9 +420,13 @@ def parse_source(
             elif loader == "markdown-it":
                 elements = markdown_loader.parse_markdown(text, source=source, document_id=document_id,
                                                           time_limit=limit)
-            else:
-                elements = run_with_time_limit(parse, text, source=source, document_id=document_id, loader=loader,
+            elif loader == "unstructured":
+                from core.unstructured_loader import parse_with_unstructured  # preloaded in the fork server
+
+                elements = run_with_time_limit(parse_with_unstructured, text, source=source, document_id=document_id,
                                                limit=limit)
+            else:
+                raise ValueError(f"unknown loader {loader!r}; choose one of {', '.join(LOADERS)}")
     except (LegacyFormatError, MarkdownTooComplexError) as exc:
         raise IngestError(str(exc)) from exc
     except ParseTimedOut as exc:
