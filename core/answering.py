@@ -260,16 +260,15 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     has one: the product or API the question names), and whether it states the attribute asked about.
     """
     wanted = _question_terms(question)
-    # Terms that name a heading of this context (the product, the API) say where to look, not what is asked:
-    # an element answers by the rest ("weight", "default", "bodyTimeout").
-    heading_terms = _terms(" ".join(
-        [" ".join(e.path) for e in context.elements] + [e.text for e in context.elements if e.category == "Title"]
-    ))
-    asked = (wanted - heading_terms) or wanted
     scored = []
     for element in (e for e in context.elements if e.role != "ancestor"):
         text_terms = _terms(element.text)
-        path_terms = _terms(" ".join(element.path)) - text_terms
+        own_path_terms = _terms(" ".join(element.path))
+        path_terms = own_path_terms - text_terms
+        # Terms naming a heading above this element (the product, the API) say where, not what: the element
+        # answers by the rest ("weight", "default", "bodyTimeout"). A path that restates the whole question (an
+        # FAQ heading) leaves nothing to ask: any content under it answers.
+        asked = wanted - own_path_terms
         text_lex = len(wanted & text_terms) / len(wanted) if wanted else 0.0
         path_lex = len(wanted & path_terms) / len(wanted) if wanted else 0.0
         statement = _statement(wanted, element)
@@ -281,7 +280,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
                  + ATTRIBUTE_WEIGHT * attribute + VALUE_WEIGHT * bool(statement) - TITLE_PENALTY * is_title)
-        asked_overlap = len(asked & text_terms) / len(asked) if asked else 0.0
+        asked_overlap = len(asked & text_terms) / len(asked) if asked else 1.0
         answers = not is_title and (
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
         )
