@@ -166,6 +166,8 @@ _DEFAULT = re.compile(
 )
 # The option a "Default:" item documents: its leading code span or bold name ("* **`marker`**:", "`timeout` :").
 _LEADING_NAME = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*`?(?P<bold>[^*`\n]+)`?\*\*|`(?P<code>[^`\n]+)`)")
+# Without markup ("idempotent boolean (optional) - Default: true") the option is the item's first word.
+_FIRST_WORD = re.compile(r"^\s*(?:[-*+]\s+)?(?P<word>[A-Za-z_$][\w.$-]*)")
 _TABLE_SPLIT = re.compile(r"(?<!\\)\|")
 _MAX_VALUE_CHARS = 200
 
@@ -218,8 +220,8 @@ def _statement(wanted: frozenset[str], element: ContextElement) -> tuple[str, st
     default = _DEFAULT.search(text)
     if default:
         name = _LEADING_NAME.match(text)
-        kv = _KEY_VALUE.match(text)
-        key = (name.group("bold") or name.group("code")) if name else (kv.group("key") if kv else "default")
+        first = _FIRST_WORD.match(text)
+        key = (name.group("bold") or name.group("code")) if name else (first.group("word") if first else "default")
         return key.strip("`* "), _clean_value(default.group("value"))
     kv = _KEY_VALUE.match(text.splitlines()[0]) if text else None
     if kv and len(kv.group("value")) <= _MAX_VALUE_CHARS:
@@ -260,6 +262,11 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     has one: the product or API the question names), and whether it states the attribute asked about.
     """
     wanted = _question_terms(question)
+    # A heading the question names whole ("Dispatcher", "Class: Pool", "Aster H2") is where to look, wherever it
+    # sits in the context: its terms never count as the attribute asked about.
+    headings = {e.text for e in context.elements if e.category == "Title"}
+    headings |= {p for e in context.elements for p in e.path}
+    named = frozenset(t for h in headings if (terms := _terms(h)) and terms <= wanted for t in terms)
     scored = []
     for element in (e for e in context.elements if e.role != "ancestor"):
         text_terms = _terms(element.text)
@@ -268,7 +275,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # Terms naming a heading above this element (the product, the API) say where, not what: the element
         # answers by the rest ("weight", "default", "bodyTimeout"). A path that restates the whole question (an
         # FAQ heading) leaves nothing to ask: any content under it answers.
-        asked = wanted - own_path_terms
+        asked = wanted - own_path_terms - named
         text_lex = len(wanted & text_terms) / len(wanted) if wanted else 0.0
         path_lex = len(wanted & path_terms) / len(wanted) if wanted else 0.0
         statement = _statement(wanted, element)

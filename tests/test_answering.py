@@ -122,6 +122,18 @@ def test_extractive_reads_default_lines_and_table_cells():
     assert best.excerpt == "Option: `linenums`; Type: bool; Default: `None`"
 
 
+def test_extractive_does_not_take_a_named_heading_for_the_attribute():
+    # "Dispatcher" names where to look; an item whose option is called "dispatcher" elsewhere is not the answer
+    # even when the vector search ranks it first. Parsed items carry no markup: the option is the first word.
+    right = element("r" * 32, "idempotent boolean (optional) - Default: true",
+                    ("Dispatcher", "Instance Methods", "Dispatcher.dispatch(options, handler)"), 0.6, 1)
+    decoy = element("x" * 32, "dispatcher Dispatcher - Default: getGlobalDispatcher",
+                    ("undici", "Common API Methods", "undici.upgrade([url, options]): Promise"), 0.4, 0)
+    answer = ExtractiveAnswerer().complete("What is the default of option `idempotent` of Dispatcher?",
+                                           Context("hierarchical", "", "", [decoy, right], 0))
+    assert answer.splitlines()[0] == "idempotent: true"
+
+
 def test_extractive_says_so_when_nothing_answers():
     ctx = Context("hierarchical", "", "", [
         element("h" * 32, "Aster H2", (HUBS,), 0.35, 0, category="Title"),
