@@ -200,11 +200,14 @@ def _table_cell(wanted: frozenset[str], text: str) -> tuple[str, str, str] | Non
     if len(rows) < 2:
         return None
     header, body = rows[0], rows[1:]
-    column_scores = [len(wanted & _terms(h)) for h in header]
-    row_scores = [len(wanted & _terms(" ".join(r[:1]))) for r in body]
+    # The row first (the entity the question names), then the column among the words left: "Description of
+    # type" must not pick a "Type" column because of the row's name.
+    row_terms = [_terms(" ".join(r[:1])) for r in body]
+    row = max(range(len(body)), key=lambda i: len(wanted & row_terms[i]))
+    left = wanted - row_terms[row]
+    column_scores = [len(left & _terms(h)) for h in header]
     column = max(range(1, len(header)), key=lambda i: column_scores[i], default=None)
-    row = max(range(len(body)), key=lambda i: row_scores[i])
-    if column is None or not column_scores[column] or not row_scores[row] or column >= len(body[row]):
+    if column is None or not column_scores[column] or not wanted & row_terms[row] or column >= len(body[row]):
         return None
     value = body[row][column]
     line = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, body[row], strict=False) if c)
@@ -278,7 +281,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         asked = wanted - own_path_terms - named
         text_lex = len(wanted & text_terms) / len(wanted) if wanted else 0.0
         path_lex = len(wanted & path_terms) / len(wanted) if wanted else 0.0
-        statement = _statement(wanted, element)
+        statement = _statement(asked, element)
         key_terms = _terms(statement[0]) if statement else frozenset()
         # the share of the stated key the question asks for ("Weight (with stand)" fully, "Dimensions without
         # stand" a quarter); names of headings do not count, they say where, not what
@@ -292,7 +295,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
         )
         key, value = statement if statement else (None, None)
-        cell = _table_cell(wanted, element.text) if statement and element.text.lstrip().startswith("|") else None
+        cell = _table_cell(asked, element.text) if statement and element.text.lstrip().startswith("|") else None
         excerpt = cell[2] if cell else _excerpt(element.text, wanted, value)
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers))
     scored.sort(key=lambda e: (-e.answers, -e.score, e.element.rank if e.element.rank is not None else 1_000_000))

@@ -134,6 +134,21 @@ def test_extractive_does_not_take_a_named_heading_for_the_attribute():
     assert answer.splitlines()[0] == "idempotent: true"
 
 
+def test_extractive_picks_the_table_row_then_the_column_left():
+    table = element("t" * 32, "| Options | Type | Descriptions |\n| --- | --- | --- |\n"
+                    "| type | string | A class name to apply as the admonition type. |\n"
+                    "| attrs | dictionary | Attributes for the wrapper. |", ("Admonition", "Global Options"), 0.5, 0,
+                    category="Table")
+    question = "In Admonition, what is the Descriptions of type?"
+    best = score_evidence(question, Context("hierarchical", "", "", [table], 0))[0]
+    assert (best.key, best.value) == ("type — Descriptions", "A class name to apply as the admonition type.")
+    # a row named like the heading the question names ("critic" under "Critic") is not the row asked for
+    css = element("c" * 32, "| Classes | Description |\n| --- | --- |\n| critic | All critic edits. |\n"
+                  "| break | Inserts or deletes of only newlines. |", ("Critic", "CSS"), 0.5, 0, category="Table")
+    best = score_evidence("In Critic, what is the Description of break?", Context("hierarchical", "", "", [css], 0))[0]
+    assert best.value == "Inserts or deletes of only newlines."
+
+
 def test_extractive_says_so_when_nothing_answers():
     ctx = Context("hierarchical", "", "", [
         element("h" * 32, "Aster H2", (HUBS,), 0.35, 0, category="Title"),
