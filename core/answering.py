@@ -278,10 +278,11 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # Terms naming a heading above this element (the product, the API) say where, not what: the element
         # answers by the rest ("weight", "default", "bodyTimeout"). A path that restates the whole question (an
         # FAQ heading) leaves nothing to ask: any content under it answers.
-        asked = wanted - own_path_terms - named
+        unplaced = wanted - own_path_terms  # names a table row may carry ("Markdown in HTML" is also a heading)
+        asked = unplaced - named
         text_lex = len(wanted & text_terms) / len(wanted) if wanted else 0.0
         path_lex = len(wanted & path_terms) / len(wanted) if wanted else 0.0
-        statement = _statement(asked, element)
+        statement = _statement(unplaced, element)
         key_terms = _terms(statement[0]) if statement else frozenset()
         # the share of the stated key the question asks for ("Weight (with stand)" fully, "Dimensions without
         # stand" a quarter); names of headings do not count, they say where, not what
@@ -295,7 +296,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
         )
         key, value = statement if statement else (None, None)
-        cell = _table_cell(asked, element.text) if statement and element.text.lstrip().startswith("|") else None
+        cell = _table_cell(unplaced, element.text) if statement and element.text.lstrip().startswith("|") else None
         excerpt = cell[2] if cell else _excerpt(element.text, wanted, value)
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers))
     scored.sort(key=lambda e: (-e.answers, -e.score, e.element.rank if e.element.rank is not None else 1_000_000))
