@@ -15,6 +15,7 @@ Run: .venv/bin/python bench/bench_fusion.py [--k 4] [--configs NAME,…]   → b
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 from _common import CORPORA, QUESTIONS, SAMPLES, ensure_corpora, scratch_database, write_result
@@ -22,25 +23,24 @@ from _synthetic import remove_scratch_database
 
 
 def candidates():
-    from core.retrieval import STRATEGIES
+    from core.retrieval import DEFAULT_CHILDREN_BUDGET, DEFAULT_SEARCH, STRATEGIES
 
     vector, fulltext, hybrid = STRATEGIES["vector"], STRATEGIES["fulltext"], STRATEGIES["hybrid"]
+    old = hybrid.but(fusion="rrf", vector_weight=1, fulltext_weight=1, candidates=20, fulltext_cutoff=0.5)
     out = {
-        "vector": (vector.but(headings=False), 0),
+        "vector (= main's hierarchical mode)": (vector.but(headings=False), 0),
         "fulltext": (fulltext.but(headings=False), 0),
-        "rrf 1:1 c20 (old hybrid)": (hybrid.but(headings=False, fusion="rrf", vector_weight=1, fulltext_weight=1,
-                                                candidates=20, fulltext_cutoff=0.5), 0),
+        "rrf 1:1 c20 (= main's hybrid mode)": (old.but(headings=False), 0),
     }
-    for fusion, weights in (("rrf", (1, 2)), ("rrf", (1, 3)), ("relative", (1, 1)), ("relative", (1, 2)),
-                            ("relative", (2, 1))):
+    for fusion, weights in (("rrf", (1, 2)), ("relative", (1, 1)), ("relative", (1, 2)), ("relative", (1, 3))):
         name = f"{fusion} {weights[0]}:{weights[1]} c20"
         out[name] = (hybrid.but(headings=False, fusion=fusion, vector_weight=weights[0], fulltext_weight=weights[1]),
                      0)
-    for name, (config, _budget) in list(out.items()):
-        out[name + " +headings"] = (config.but(headings=True), 0)
-    for name in ("vector +headings", "rrf 1:1 c20 (old hybrid) +headings"):
-        for budget in (200, 400):
-            out[f"{name} +section{budget}"] = (out[name][0], budget)
+    for name in ("fulltext", "rrf 1:1 c20 (= main's hybrid mode)", "relative 1:1 c20", "relative 1:2 c20"):
+        out[name + " +headings"] = (out[name][0].but(headings=True), 0)
+    for budget in (200, 400):
+        out[f"relative 1:2 c20 +headings +section{budget}"] = (out["relative 1:2 c20"][0].but(headings=True), budget)
+    out["default"] = (DEFAULT_SEARCH, DEFAULT_CHILDREN_BUDGET)
     return out
 
 
@@ -69,7 +69,15 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=4)
     parser.add_argument("--configs", default=None, help="comma-separated names (default: all)")
     parser.add_argument("--sets", default="samples-generated,python-markdown-generated,gold")
+    parser.add_argument("--data-dir", default=None,
+                        help="keep the database in this HKE_DATA_DIR between runs (re-ingest is incremental)")
     args = parser.parse_args()
+    if args.data_dir:
+        os.environ["HKE_DATA_DIR"] = args.data_dir
+        from core.database import database_url
+
+        run(database_url(), args)
+        return
     url = scratch_database()
     try:
         run(url, args)

@@ -264,7 +264,16 @@ def unavailable_message(exc: BaseException, url: str | None = None) -> str:
     """The one message every entry point shows when the database is gone (ingest adds what it did not store)."""
     if isinstance(exc, DatabaseUnavailableError):
         return str(exc)
-    reason = redact_text(_first_line(exc), url)
+    reason = _first_line(exc)
+    if url and type(exc).__name__ == "PoolTimeout":
+        # "couldn't get a connection after 30 s" says nothing about why: one direct attempt names the cause.
+        import psycopg
+
+        try:
+            psycopg.connect(psycopg_conninfo(url), connect_timeout=CONNECT_TIMEOUT_S, autocommit=True).close()
+        except Exception as probe:
+            reason = _first_line(probe)
+    reason = redact_text(reason, url)
     return f"the database is unavailable ({reason}). Start it (or check DATABASE_URL) and try again."
 
 

@@ -173,7 +173,8 @@ def network_data(
                         sorted(members.items(), key=lambda kv: -len(kv[1])))  # fmt: skip
     shown = set(view.entity_ids)
     top = max((degree[i] for i in shown), default=1) or 1
-    colours = group_colours(sub_community_of[i] for i in ids if i in sub_community_of)
+    # The legend's order (sub_community_of's), so a group has the same colour in the legend and on the canvas.
+    colours = group_colours(g for i, g in sub_community_of.items() if i in known)
     physics = len(view.node_keys) <= physics_threshold and not view.collapsed
     pos = dict(layout or {})
     if any(key not in pos for key in view.node_keys):
@@ -402,13 +403,13 @@ def hierarchy_figure(
     )  # fmt: skip
     centre = centre or ROOT_ID
     if chart == "sunburst":
-        trace = go.Sunburst(**common, insidetextorientation="horizontal", maxdepth=LEVELS_BELOW + 1, level=centre,
+        trace = go.Sunburst(**common, insidetextorientation="auto", maxdepth=LEVELS_BELOW + 1, level=centre,
                             textinfo="label")  # fmt: skip
     else:
         trace = go.Treemap(**common, maxdepth=LEVELS_BELOW + 1, level=centre, textinfo="label")
     fig = go.Figure(trace)
     fig.update_layout(height=height, margin=dict(l=0, r=0, t=4, b=48), clickmode="event+select",
-                      uniformtext=dict(minsize=11, mode="hide"))  # fmt: skip
+                      uniformtext=dict(minsize=10, mode="hide"))  # fmt: skip
     return fig
 
 

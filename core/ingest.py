@@ -19,7 +19,8 @@ import errno
 import hashlib
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -333,17 +334,24 @@ class EmbeddedTexts:
 
 
 def embed_texts(
-    store: ElementStore, texts: Sequence[str], *, batch_size: int = 64, advance: Callable[[int], None] | None = None
+    store: ElementStore,
+    texts: Sequence[str],
+    *,
+    batch_size: int = 64,
+    advance: Callable[[int], None] | None = None,
+    pending: Mapping[str, np.ndarray] | None = None,
 ) -> EmbeddedTexts:
     """Vectors for ``texts`` with ``store``'s embedder, embedding each distinct text the cache lacks once.
 
-    ``advance(n)`` reports progress in texts: the reused ones at once, then each embedded batch. Raises
-    ValueError if the embedder returns vectors of the wrong shape.
+    ``pending`` holds vectors by text hash that are not committed yet (a write still in flight), looked at
+    before the database. ``advance(n)`` reports progress in texts: the reused ones at once, then each embedded
+    batch. Raises ValueError if the embedder returns vectors of the wrong shape.
     """
     embeddings = store.embeddings
     dimension = embeddings.info.dimension
     hashes = [text_sha256(t) for t in texts]
-    vectors = store.cached_vectors(hashes)
+    vectors = {h: pending[h] for h in hashes if h in pending} if pending else {}
+    vectors.update(store.cached_vectors(h for h in hashes if h not in vectors))
     missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in vectors}
     if advance and len(texts) > len(missing):
         advance(len(texts) - len(missing))
@@ -412,9 +420,13 @@ def parse_source(
             elif loader == "markdown-it":
                 elements = markdown_loader.parse_markdown(text, source=source, document_id=document_id,
                                                           time_limit=limit)
-            else:
-                elements = run_with_time_limit(parse, text, source=source, document_id=document_id, loader=loader,
+            elif loader == "unstructured":
+                from core.unstructured_loader import parse_with_unstructured  # preloaded in the fork server
+
+                elements = run_with_time_limit(parse_with_unstructured, text, source=source, document_id=document_id,
                                                limit=limit)
+            else:
+                raise ValueError(f"unknown loader {loader!r}; choose one of {', '.join(LOADERS)}")
     except (LegacyFormatError, MarkdownTooComplexError) as exc:
         raise IngestError(str(exc)) from exc
     except ParseTimedOut as exc:
@@ -480,6 +492,31 @@ def _database_unavailable(store: ElementStore, exc: BaseException) -> str | None
     return None
 
 
+@dataclass
+class _PendingWrite:
+    item: _Prepared
+    future: Future[bool]
+    vectors: dict[str, np.ndarray]  # by text hash: what the write will commit, for the next document's lookup
+
+
+def _settle(store: ElementStore, report: IngestReport, write: _PendingWrite, after: Sequence[_Prepared]) -> bool:
+    """Wait for ``write`` and record its result; False if the database went away (``after`` are then not stored)."""
+    item = write.item
+    try:
+        changed = write.future.result()
+    except Exception as exc:
+        gone = _database_unavailable(store, exc)
+        if gone is None:
+            report.record(FileResult(item.source.display, "error", reason=f"could not store: {exc}"))
+            return True
+        _stop(report, [item, *after], gone)
+        return False
+    status = ("replaced" if item.replacing else "added") if changed else "unchanged"
+    report.record(FileResult(item.source.display, status, len(item.elements), None, item.record.encoding,
+                             item.record.document_id, item.warning if changed else None))
+    return True
+
+
 def _stop(report: IngestReport, rest: Sequence[_Prepared], gone: str) -> None:
     """The database went away while ``rest[0]`` was processed: every later file would wait out the pool's timeout
     and fail the same way, so the batch stops here. The server rolled back the current file's transaction."""
@@ -540,42 +577,48 @@ def ingest(
     done = 0
     if progress:
         progress(Progress(0, total, f"{len(prepared)} documents to embed, {report.unchanged} unchanged"))
-    for index, item in enumerate(prepared):
-        texts = [embedding_text(d, store.contextual) for d in item.elements]
-        message = f"embedding {item.source.display}"
+    # Each document's write runs on a writer thread while the next one is embedded: the write is mostly waiting
+    # on the server, and on a busy machine the two overlap instead of adding up. One write is in flight at a
+    # time, so documents are still stored in order and a lost database stops the batch at the first failed one.
+    pending: _PendingWrite | None = None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="hke-ingest-write") as writer:
+        for index, item in enumerate(prepared):
+            texts = [embedding_text(d, store.contextual) for d in item.elements]
+            message = f"embedding {item.source.display}"
 
-        def advance(n: int, message: str = message) -> None:
-            nonlocal done
-            done += n
-            if progress:
-                progress(Progress(done, total, message))
+            def advance(n: int, message: str = message) -> None:
+                nonlocal done
+                done += n
+                if progress:
+                    progress(Progress(done, total, message))
 
-        t0 = time.perf_counter()
-        try:
-            embedded = embed_texts(store, texts, batch_size=batch_size, advance=advance)
-        except Exception as exc:
+            t0 = time.perf_counter()
+            try:
+                embedded = embed_texts(store, texts, batch_size=batch_size, advance=advance,
+                                       pending=pending.vectors if pending else None)
+            except Exception as exc:
+                report.embed_seconds += time.perf_counter() - t0
+                gone = _database_unavailable(store, exc)  # the cache lookup reads the database
+                settled = pending is None or _settle(store, report, pending, prepared[index:])  # results in order
+                pending = None
+                if not settled:
+                    break
+                if gone is None:
+                    report.record(FileResult(item.source.display, "error", reason=f"embedding failed: {exc}"))
+                    continue
+                _stop(report, prepared[index:], gone)
+                break
             report.embed_seconds += time.perf_counter() - t0
-            gone = _database_unavailable(store, exc)  # the cache lookup reads the database
-            if gone is None:
-                report.record(FileResult(item.source.display, "error", reason=f"embedding failed: {exc}"))
-                continue
-            _stop(report, prepared[index:], gone)
-            break
-        report.embed_seconds += time.perf_counter() - t0
-        report.texts_embedded += embedded.embedded
-        report.cache_hits += embedded.reused
-        try:
-            changed = store.replace_document(item.record, item.elements, embedded.vectors, embedded.hashes)
-        except Exception as exc:
-            gone = _database_unavailable(store, exc)
-            if gone is None:
-                report.record(FileResult(item.source.display, "error", reason=f"could not store: {exc}"))
-                continue
-            _stop(report, prepared[index:], gone)
-            break
-        status = ("replaced" if item.replacing else "added") if changed else "unchanged"
-        report.record(FileResult(item.source.display, status, len(item.elements), None, item.record.encoding,
-                                 item.record.document_id, item.warning if changed else None))
+            report.texts_embedded += embedded.embedded
+            report.cache_hits += embedded.reused
+            if pending is not None and not _settle(store, report, pending, prepared[index:]):
+                pending = None
+                break
+            future = writer.submit(store.replace_document, item.record, item.elements, embedded.vectors,
+                                   embedded.hashes)
+            pending = _PendingWrite(item, future, dict(zip(embedded.hashes, embedded.vectors, strict=True)))
+        if pending is not None:
+            _settle(store, report, pending, [])
     report.embedding_calls = embeddings.calls - calls_before
     if (report.added or report.replaced) and not report.stopped:
         if progress and not store.has_vector_index():

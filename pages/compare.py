@@ -28,7 +28,7 @@ from pages import ui
 TITLES = {"plain": "Plain", "hierarchical": "Hierarchical"}
 BLURBS = {
     "plain": "The hit elements as they are.",
-    "hierarchical": "The same hits, each with its root-to-leaf headings, merged into partial trees.",
+    "hierarchical": "The same hits with their root-to-leaf headings (and a heading hit's section), as partial trees.",
 }
 STAGES = ("embed_query", "search", "expand", "generate")
 SEARCHES = ("default", "vector", "fulltext", "hybrid")
@@ -36,13 +36,12 @@ DISPLAY_CHARS = 20_000  # a context longer than this is shown cut (a whole 5 MB 
 MAX_UI_K = 20
 
 st.title("Compare: plain vs hierarchical")
-st.caption(
-    "The same question, the same hits, two contexts: the hits alone, or the hits with their heading paths and "
-    "sections. See what each answer could know."
-)
+st.caption("The same question, the same hits, two contexts: the hits alone, or the hits with their heading paths "
+           "and sections. See what each answer could know.")
 store = ui.require_documents()
 collection = ui.current_collection()
 ui.warm_embedder(ui.settings().embeddings)  # once per process, so the first question's latency is not a model load
+ui.warm_search(collection)
 
 
 # -- inputs -------------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from core.graph import (
     Community,
     Entity,
     HierarchyRow,
+    Relationship,
     Report,
     build_index,
     children,
@@ -88,11 +89,17 @@ def cached_entities(collection: str, built: str) -> dict[str, Entity]:
     return {e.id: e for e in entities(ui.store(collection))}
 
 
-@st.cache_data(show_spinner="Laying out the network…", max_entries=16)
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_subgraph(collection: str, built: str, community_id: str) -> tuple[list[Entity], list[Relationship]]:
+    """One community's entities and relationships, read once for its network and its tables."""
+    return community_subgraph(ui.store(collection), community_id)
+
+
+@st.cache_data(show_spinner="Drawing the network…", max_entries=16)
 def cached_network(collection: str, built: str, community_id: str) -> tuple[str, int, int, int]:
     """The network page of one community, its iframe height, and its node and edge counts."""
     s = ui.store(collection)
-    ents, rels = community_subgraph(s, community_id)
+    ents, rels = cached_subgraph(collection, built, community_id)
     group_of, labels, what = gv.network_groups(ents, children(s, community_id))
     page = gv.community_network_html(ents, rels, sub_community_of=group_of, group_labels=labels, grouping=what,
                                      height_px=NETWORK_HEIGHT, layout=community_layout(s, community_id))  # fmt: skip
@@ -410,7 +417,7 @@ def show_network(rep: Report) -> None:
 
 
 def show_tables(rep: Report) -> None:
-    ents, rels = community_subgraph(store, rep.community_id)
+    ents, rels = cached_subgraph(collection, built, rep.community_id)
     t1, t2 = st.tabs([f"Entities ({len(ents)})", f"Relationships ({len(rels)})"])
     with t1:
         st.dataframe(pd.DataFrame([{"entity": e.title, "type": e.type, "degree": e.degree, "frequency": e.frequency,

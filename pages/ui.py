@@ -76,8 +76,15 @@ def collections() -> list:
 
 def show_database_error(exc: BaseException) -> None:
     """What every page shows when the database cannot be used: the words ingest and the CLI use, no traceback."""
-    message = unavailable_message(exc) if connection_lost(exc) else str(exc)
+    message = unavailable_message(exc, _configured_url()) if connection_lost(exc) else str(exc)
     st.error(message[:1].upper() + message[1:], icon=":material/error:")
+
+
+def _configured_url() -> str | None:
+    try:
+        return database_url(load_settings(), start=False)  # never (re)starts a server from an error path
+    except (DatabaseError, ValueError):
+        return None
 
 
 def is_database_failure(exc: BaseException) -> bool:
@@ -144,6 +151,15 @@ def example_questions(collection: str, fingerprint: str) -> tuple[tuple[str, ...
 
     found = fitting(store(collection), QUESTIONS_FILE)
     return found.questions, found.source
+
+
+@st.cache_resource(show_spinner="Preparing full-text search and the Korean analyser…")
+def warm_search(collection: str) -> bool:
+    """The retrieval pipeline's one-time costs (full-text index, Korean analyser), once per process."""
+    from core.retrieval import warm_up
+
+    warm_up(store(collection))
+    return True
 
 
 @st.cache_resource(show_spinner="Warming up the embedding model…")

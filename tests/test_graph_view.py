@@ -114,7 +114,8 @@ def test_big_community_shows_hubs_and_folds_the_rest_into_sub_communities():
     n = 300
     big = [entity(i, degree=n - i) for i in range(n)]  # n0 is the biggest hub
     big_rels = [relationship(i, big[i], big[(i * 7 + 1) % n]) for i in range(n) if i != (i * 7 + 1) % n]
-    groups = {f"n{i}": f"e{i % 5}" for i in range(n - 20)}  # the last 20 are in no sub-community
+    # The last 20 are in no sub-community; the mapping's order differs from the entities' (as children come).
+    groups = {f"n{i}": f"e{i % 5}" for i in reversed(range(n - 20))}
     labels = {f"e{k}": f"e{k} · Theme {k}" for k in range(5)}
     nodes, edges, physics = gv.network_data(big, big_rels, sub_community_of=groups, group_labels=labels)
     assert n > COLLAPSE_ABOVE and not physics
@@ -123,6 +124,11 @@ def test_big_community_shows_hubs_and_folds_the_rest_into_sub_communities():
     assert [x["n_id"] for x in entity_nodes] == [f"n{i}" for i in range(MAX_HUBS)], "the top hubs, labelled"
     assert {x["n_id"] for x in group_nodes} == {f"group:e{k}" for k in range(5)} | {"group:rest"}
     assert any("Theme 3 (+" in x["label"] for x in group_nodes)
+    # A group's square has the colour the legend gives it.
+    page_colours = gv.group_colours(g for i, g in groups.items())
+    for x in group_nodes:
+        if x["n_id"] != "group:rest":
+            assert x["color"] == page_colours[x["n_id"].removeprefix("group:")]
     assert len(nodes) == MAX_HUBS + 6 and len(edges) < len(big_rels) / 2
     keys = {x["n_id"] for x in nodes}
     assert all(e["source"] in keys and e["to"] in keys for e in edges)

@@ -231,3 +231,43 @@ def test_vector_index_is_built_once_the_table_is_big_enough(store, tmp_path):
         with store.pool.connection() as conn:  # back to the small-database default: no HNSW index
             conn.execute("DROP INDEX IF EXISTS hke_emb_hnsw")
             conn.commit()
+
+
+class _FailsOnMarker(NamedEmbeddings):
+    """USE, except that a batch holding the marker text fails the way a broken embedding service would."""
+
+    def __init__(self, marker: str) -> None:
+        super().__init__()
+        self._use = make_embeddings("use")
+        self.info = self._use.info
+        self._marker = marker
+
+    def embed_documents(self, texts):
+        self._count(len(texts))
+        if any(self._marker in t for t in texts):
+            raise RuntimeError("embedding service refused the batch")
+        return self._use.embed_documents(texts)
+
+    def embed_query(self, text):
+        return self._use.embed_query(text)
+
+
+def test_results_stay_in_file_order_while_writes_overlap_embedding(db_url, collection_name, tmp_path):
+    """Each document is written while the next one embeds: a failure in between is reported in its place and
+    the documents around it are stored whole."""
+    names = [f"doc-{i}.md" for i in range(5)]
+    for i, name in enumerate(names):
+        marker = "* poison pill for the embedder\n" if i == 2 else ""
+        (tmp_path / name).write_text(f"# Doc {i}\n\n* item {i} : a\n* shared item\n{marker}", encoding="utf-8")
+    store = ElementStore(db_url, collection_name, _FailsOnMarker("poison pill"))
+    try:
+        report = ingest_paths(store, [tmp_path / n for n in names])
+        assert [Path(f.path).name for f in report.files] == names
+        assert [f.status for f in report.files] == ["added", "added", "error", "added", "added"]
+        assert "embedding failed: embedding service refused the batch" in report.files[2].reason
+        stored = {d.filename: d.n_elements for d in store.documents()}
+        assert stored == {n: 3 for n in names if n != "doc-2.md"}
+        # "shared item" was embedded once, for doc-0, although doc-0 may not have been committed when doc-1 looked.
+        assert report.texts_embedded == 3 + 2 * 3 and report.cache_hits == 3
+    finally:
+        store.drop()

@@ -152,7 +152,8 @@ def test_a_scope_never_hides_a_much_closer_hit(twins):
     outside = [h for h in result.hits if h.outside_scope]
     assert [h.element.page_content for h in outside] == [
         "Returns are accepted within 30 days of purchase, with the receipt."]
-    assert any(n.startswith("kept a closer hit from outside it: Product catalogue › Returns") for n in result.notes)
+    assert any(n.startswith("kept the best hit of the whole collection, from outside it: Product catalogue › Returns")
+               for n in result.notes)
     assert result.hierarchical.hits[-1].outside_scope
 
 
@@ -234,3 +235,14 @@ def test_cli_ask_takes_a_search_and_reports_the_scope(twins, monkeypatch, capsys
     assert main(["ask", "   ", "--collection", twins.collection]) == 2
     with pytest.raises(QuestionError):
         retrieve(twins, "")
+
+
+def test_a_small_scope_fills_the_rest_of_k_from_the_whole_collection(twins):
+    result = retrieve(twins, "노바 S1 스캐너의 배터리는?", k=8, search="vector")
+    assert "노바 S1 스캐너" in result.searched_under
+    inside = [h for h in result.hits if not h.outside_scope]
+    outside = [h for h in result.hits if h.outside_scope]
+    assert len(result.hits) == 8 and len(inside) == 4, "the S1 subtree holds 4 elements"
+    assert all("노바 S1 스캐너" not in h.element.metadata.get("heading_path", []) for h in outside)
+    assert "the scope holds fewer than 8 matches: the rest come from the whole collection" in result.notes
+    assert [h.rank for h in result.hits] == list(range(8))

@@ -24,7 +24,15 @@ from core.retrieval.context import (
     fit_elements,
 )
 from core.retrieval.headings import HeadingMatch, HeadingRef, match_headings
-from core.retrieval.pipeline import MODES, HierarchicalRetriever, PlainRetriever, Retrieval, find_hits, retrieve
+from core.retrieval.pipeline import (
+    MODES,
+    HierarchicalRetriever,
+    PlainRetriever,
+    Retrieval,
+    find_hits,
+    retrieve,
+    warm_up,
+)
 from core.retrieval.question import MAX_QUESTION_CHARS, QuestionError, validate_question
 from core.retrieval.scope import Scope, resolve_scope
 from core.retrieval.search import (
@@ -87,4 +95,5 @@ __all__ = [
     "tsquery_lexeme",
     "validate_question",
     "vector_search",
+    "warm_up",
 ]

@@ -27,6 +27,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from langchain_core.documents import Document
+
 from core import textnorm
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.sql import retrieval as sql
@@ -85,7 +87,7 @@ class HeadingRef:
 
 @dataclass(frozen=True)
 class HeadingMatch:
-    """The headings a question names (best first), the words that matched, and the match score."""
+    """The headings a question names, the question words their paths hold, and the match score."""
 
     headings: tuple[HeadingRef, ...]
     words: tuple[str, ...]
@@ -103,8 +105,17 @@ class HeadingMatch:
             labels += "s)" if self.documents != 1 else ")"
         return labels
 
+    def contains(self, element: Document) -> bool:
+        """Whether ``element`` lies in one of the matched headings' subtrees (by document and heading path)."""
+        meta = element.metadata
+        path = tuple(meta.get("heading_path") or ())
+        if meta.get("category") == "Title":
+            path = (*path, element.page_content)
+        return any(str(meta.get("document_id")) == h.document_id and path[: len(h.path) + 1] == (*h.path, h.text)
+                   for h in self.headings)
+
     def scope(self) -> Scope:
-        return Scope.subtrees([h.element_id for h in self.headings], self.label)
+        return Scope.subtrees([h.element_id for h in self.headings], self.label, names=self.words)
 
 
 def load_headings(store: ElementStore) -> list[HeadingRef]:
@@ -165,7 +176,9 @@ def best_headings(question: str, headings: Sequence[HeadingRef]) -> HeadingMatch
     roots = [h for h in roots if not any((h.document_id, h.path[:i]) in keys for i in range(1, len(h.path) + 1))]
     if len(roots) > MAX_SCOPES:
         return None
-    return HeadingMatch(tuple(roots), tuple(sorted(wanted & set(idf))), round(best, 3))
+    # The words the scope's own paths hold: every element inside carries them, so they rank nothing there.
+    names = set().union(*(found(of(text)) for h in roots for text in (*h.path, h.text)))
+    return HeadingMatch(tuple(roots), tuple(sorted(names)), round(best, 3))
 
 
 def match_headings(store: ElementStore, question: str) -> HeadingMatch | None:

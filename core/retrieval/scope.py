@@ -31,6 +31,9 @@ class Scope:
     id: str | None = None
     label: str = "whole collection"
     ids: tuple[str, ...] = ()
+    # The question words that named this scope (a scope read from the question): inside it every element carries
+    # them in its heading path, so full-text search leaves them out there.
+    names: tuple[str, ...] = ()
 
     @classmethod
     def whole(cls) -> Scope:
@@ -45,17 +48,17 @@ class Scope:
         return cls("subtree", element_id, label or f"subtree of {element_id[:8]}", (element_id,))
 
     @classmethod
-    def subtrees(cls, element_ids: Sequence[str], label: str) -> Scope:
+    def subtrees(cls, element_ids: Sequence[str], label: str, names: Sequence[str] = ()) -> Scope:
         if not element_ids:
             raise ValueError("a subtree scope needs at least one heading")
-        return cls("subtree", element_ids[0], label, tuple(element_ids))
+        return cls("subtree", element_ids[0], label, tuple(element_ids), tuple(names))
 
     @property
     def is_whole(self) -> bool:
         return self.kind == "collection"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "id": self.id, "ids": list(self.ids), "label": self.label}
+        return {"kind": self.kind, "id": self.id, "ids": list(self.ids), "label": self.label, "names": list(self.names)}
 
 
 def resolve_scope(store: ElementStore, key: str | None) -> Scope:

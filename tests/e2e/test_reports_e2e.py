@@ -27,7 +27,7 @@ from .conftest import screenshot, wait_for_text
 pytestmark = pytest.mark.e2e
 
 MAIN = "[data-testid='stMain']"
-NETWORK = "iframe[title='st.iframe']"
+NETWORK = "iframe[title^='Network of community']"
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +149,8 @@ def test_clicking_a_sunburst_sector_opens_its_report(app_url, page, indexed_samp
 def test_hostile_entity_name_is_text_in_cards_and_graph(app_url, page, hostile_collection):
     requests: list[str] = []
     page.on("request", lambda request: requests.append(request.url))
-    report = next(r for r in load_reports(hostile_collection, kind="entity") if HOSTILE_NAME in r.title)
+    reports = load_reports(hostile_collection, kind="entity")
+    report = next(r for r in reports if HOSTILE_NAME in r.title or HOSTILE_NAME in r.summary)
     open_page(page, app_url, f"/reports?collection={hostile_collection.collection}", "Community reports")
     card = page.locator(f".st-key-card_{report.community_id}")
     expect(card).to_contain_text(HOSTILE_NAME, timeout=60_000)  # the card shows the name as text
