@@ -166,6 +166,8 @@ _DEFAULT = re.compile(
 )
 # The option a "Default:" item documents: its leading code span or bold name ("* **`marker`**:", "`timeout` :").
 _LEADING_NAME = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*`?(?P<bold>[^*`\n]+)`?\*\*|`(?P<code>[^`\n]+)`)")
+# Without markup ("idempotent boolean (optional) - Default: true") the option is the item's first word.
+_FIRST_WORD = re.compile(r"^\s*(?:[-*+]\s+)?(?P<word>[A-Za-z_$][\w.$-]*)")
 _TABLE_SPLIT = re.compile(r"(?<!\\)\|")
 _MAX_VALUE_CHARS = 200
 
@@ -198,11 +200,14 @@ def _table_cell(wanted: frozenset[str], text: str) -> tuple[str, str, str] | Non
     if len(rows) < 2:
         return None
     header, body = rows[0], rows[1:]
-    column_scores = [len(wanted & _terms(h)) for h in header]
-    row_scores = [len(wanted & _terms(" ".join(r[:1]))) for r in body]
+    # The row first (the entity the question names), then the column among the words left: "Description of
+    # type" must not pick a "Type" column because of the row's name.
+    row_terms = [_terms(" ".join(r[:1])) for r in body]
+    row = max(range(len(body)), key=lambda i: len(wanted & row_terms[i]))
+    left = wanted - row_terms[row]
+    column_scores = [len(left & _terms(h)) for h in header]
     column = max(range(1, len(header)), key=lambda i: column_scores[i], default=None)
-    row = max(range(len(body)), key=lambda i: row_scores[i])
-    if column is None or not column_scores[column] or not row_scores[row] or column >= len(body[row]):
+    if column is None or not column_scores[column] or not wanted & row_terms[row] or column >= len(body[row]):
         return None
     value = body[row][column]
     line = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, body[row], strict=False) if c)
@@ -218,8 +223,8 @@ def _statement(wanted: frozenset[str], element: ContextElement) -> tuple[str, st
     default = _DEFAULT.search(text)
     if default:
         name = _LEADING_NAME.match(text)
-        kv = _KEY_VALUE.match(text)
-        key = (name.group("bold") or name.group("code")) if name else (kv.group("key") if kv else "default")
+        first = _FIRST_WORD.match(text)
+        key = (name.group("bold") or name.group("code")) if name else (first.group("word") if first else "default")
         return key.strip("`* "), _clean_value(default.group("value"))
     kv = _KEY_VALUE.match(text.splitlines()[0]) if text else None
     if kv and len(kv.group("value")) <= _MAX_VALUE_CHARS:
@@ -260,6 +265,11 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     has one: the product or API the question names), and whether it states the attribute asked about.
     """
     wanted = _question_terms(question)
+    # A heading the question names whole ("Dispatcher", "Class: Pool", "Aster H2") is where to look, wherever it
+    # sits in the context: its terms never count as the attribute asked about.
+    headings = {e.text for e in context.elements if e.category == "Title"}
+    headings |= {p for e in context.elements for p in e.path}
+    named = frozenset(t for h in headings if (terms := _terms(h)) and terms <= wanted for t in terms)
     scored = []
     for element in (e for e in context.elements if e.role != "ancestor"):
         text_terms = _terms(element.text)
@@ -268,10 +278,11 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # Terms naming a heading above this element (the product, the API) say where, not what: the element
         # answers by the rest ("weight", "default", "bodyTimeout"). A path that restates the whole question (an
         # FAQ heading) leaves nothing to ask: any content under it answers.
-        asked = wanted - own_path_terms
+        unplaced = wanted - own_path_terms  # names a table row may carry ("Markdown in HTML" is also a heading)
+        asked = unplaced - named
         text_lex = len(wanted & text_terms) / len(wanted) if wanted else 0.0
         path_lex = len(wanted & path_terms) / len(wanted) if wanted else 0.0
-        statement = _statement(wanted, element)
+        statement = _statement(unplaced, element)
         key_terms = _terms(statement[0]) if statement else frozenset()
         # the share of the stated key the question asks for ("Weight (with stand)" fully, "Dimensions without
         # stand" a quarter); names of headings do not count, they say where, not what
@@ -285,7 +296,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
         )
         key, value = statement if statement else (None, None)
-        cell = _table_cell(wanted, element.text) if statement and element.text.lstrip().startswith("|") else None
+        cell = _table_cell(unplaced, element.text) if statement and element.text.lstrip().startswith("|") else None
         excerpt = cell[2] if cell else _excerpt(element.text, wanted, value)
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers))
     scored.sort(key=lambda e: (-e.answers, -e.score, e.element.rank if e.element.rank is not None else 1_000_000))

@@ -122,6 +122,33 @@ def test_extractive_reads_default_lines_and_table_cells():
     assert best.excerpt == "Option: `linenums`; Type: bool; Default: `None`"
 
 
+def test_extractive_does_not_take_a_named_heading_for_the_attribute():
+    # "Dispatcher" names where to look; an item whose option is called "dispatcher" elsewhere is not the answer
+    # even when the vector search ranks it first. Parsed items carry no markup: the option is the first word.
+    right = element("r" * 32, "idempotent boolean (optional) - Default: true",
+                    ("Dispatcher", "Instance Methods", "Dispatcher.dispatch(options, handler)"), 0.6, 1)
+    decoy = element("x" * 32, "dispatcher Dispatcher - Default: getGlobalDispatcher",
+                    ("undici", "Common API Methods", "undici.upgrade([url, options]): Promise"), 0.4, 0)
+    answer = ExtractiveAnswerer().complete("What is the default of option `idempotent` of Dispatcher?",
+                                           Context("hierarchical", "", "", [decoy, right], 0))
+    assert answer.splitlines()[0] == "idempotent: true"
+
+
+def test_extractive_picks_the_table_row_then_the_column_left():
+    table = element("t" * 32, "| Options | Type | Descriptions |\n| --- | --- | --- |\n"
+                    "| type | string | A class name to apply as the admonition type. |\n"
+                    "| attrs | dictionary | Attributes for the wrapper. |", ("Admonition", "Global Options"), 0.5, 0,
+                    category="Table")
+    question = "In Admonition, what is the Descriptions of type?"
+    best = score_evidence(question, Context("hierarchical", "", "", [table], 0))[0]
+    assert (best.key, best.value) == ("type — Descriptions", "A class name to apply as the admonition type.")
+    # a row named like the heading the question names ("critic" under "Critic") is not the row asked for
+    css = element("c" * 32, "| Classes | Description |\n| --- | --- |\n| critic | All critic edits. |\n"
+                  "| break | Inserts or deletes of only newlines. |", ("Critic", "CSS"), 0.5, 0, category="Table")
+    best = score_evidence("In Critic, what is the Description of break?", Context("hierarchical", "", "", [css], 0))[0]
+    assert best.value == "Inserts or deletes of only newlines."
+
+
 def test_extractive_says_so_when_nothing_answers():
     ctx = Context("hierarchical", "", "", [
         element("h" * 32, "Aster H2", (HUBS,), 0.35, 0, category="Title"),
