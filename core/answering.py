@@ -287,6 +287,10 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # the share of the stated key the question asks for ("Weight (with stand)" fully, "Dimensions without
         # stand" a quarter); names of headings do not count, they say where, not what
         attribute = len(asked & key_terms) / len(key_terms) if key_terms else 0.0
+        if not attribute and key_terms:
+            # the key repeats a section heading above it ("Dimensions & Weight › Weight with stand"): still the
+            # attribute asked about, counted at half weight
+            attribute = 0.5 * len((wanted - named) & key_terms) / len(key_terms)
         semantic = element.similarity or 0.0
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex

@@ -149,6 +149,17 @@ def test_extractive_picks_the_table_row_then_the_column_left():
     assert best.value == "Inserts or deletes of only newlines."
 
 
+def test_extractive_answers_when_the_section_heading_repeats_the_key():
+    product = "Nova 32UX 31.5-inch 4K UHD IPS USB-C Monitor for Creators"
+    ctx = Context("hierarchical", "", "", [
+        element("s" * 32, "Stand", (product, "Specifications"), 0.3, 0, category="Title"),
+        element("w" * 32, "Weight with stand : 8.2 kg", (product, "Specifications", "Dimensions & Weight"), 0.75, 1),
+        element("h" * 32, "Height adjustment : 130 mm", (product, "Specifications", "Stand"), 0.7, 2),
+    ], 0)
+    answer = ExtractiveAnswerer().complete("How much does the Nova 32UX weigh with the stand?", ctx)
+    assert answer.splitlines()[0] == "Weight with stand: 8.2 kg"
+
+
 def test_extractive_says_so_when_nothing_answers():
     ctx = Context("hierarchical", "", "", [
         element("h" * 32, "Aster H2", (HUBS,), 0.35, 0, category="Title"),
