@@ -19,7 +19,7 @@ parser's element text (tables re-joined, links resolved) is not a substring of a
 count every peer chunk as wrong.
 
 Run (in the peers venv, see requirements.txt):
-    /work/wt/peers-venv/bin/python bench/peers/bench_peers.py [--sets gold,near-twin,...] [--ours hierarchical,hybrid]
+    .venv-peers/bin/python bench/peers/bench_peers.py [--sets gold,near-twin,...] [--ours hierarchical,hybrid]
 Writes bench/out/peers.json.
 """
 
