@@ -246,3 +246,20 @@ def test_a_small_scope_fills_the_rest_of_k_from_the_whole_collection(twins):
     assert all("노바 S1 스캐너" not in h.element.metadata.get("heading_path", []) for h in outside)
     assert "the scope holds fewer than 8 matches: the rest come from the whole collection" in result.notes
     assert [h.rank for h in result.hits] == list(range(8))
+
+
+def test_the_heading_index_follows_the_collection_and_matches_like_a_fresh_scan(store):
+    from core.retrieval.headings import best_headings, heading_index, load_headings
+
+    assert not ingest(store, [SourceFile("a.md", API_A.encode())]).errors
+    question = "What is the default timeout of http.request?"
+    first = heading_index(store)
+    assert heading_index(store) is first, "unchanged collection: the index is reused, not rebuilt"
+    assert retrieve(store, question, k=4).searched_under.count("headings in") == 0
+    # A second document naming the same API: the cached index must see it at once.
+    assert not ingest(store, [SourceFile("b.md", API_B.encode())]).errors
+    assert heading_index(store) is not first
+    assert "2 headings in 2 documents" in retrieve(store, question, k=4).searched_under
+    # The cached index decides exactly as one built fresh from the database.
+    for q in (question, "http.request 기본 시간 제한은?", "timeout", "nothing named here"):
+        assert best_headings(q, heading_index(store)) == best_headings(q, load_headings(store))
