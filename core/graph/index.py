@@ -252,7 +252,7 @@ class _Timer:
 
 
 def _params(config: IndexConfig, extraction: str, llm_reports: bool, chat: CachedChat | None, ex: Any) -> dict:
-    from core.graph.extract_offline import english_ner_method
+    from core.graph.names_english import english_ner_method
 
     params = asdict(config)
     params["entity_types"] = list(config.entity_types)

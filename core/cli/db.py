@@ -1,0 +1,34 @@
+"""``python -m core db …``: the database server itself (status, URL, stop)."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+
+from core.cli.arguments import add_command
+from core.cli.console import emit
+from core.config import load_settings
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = add_command(sub, "db", "embedded database: status, URL (password redacted) or stop", cmd_db)
+    p.add_argument("action", choices=["status", "url", "stop"])
+    p.add_argument("--show-password", action="store_true", help="with url: print the password too")
+
+
+def cmd_db(args: argparse.Namespace) -> int:
+    from core import database
+
+    settings = load_settings()
+    if args.action == "url":
+        # Don't start a server just to print its URL: it would stop again when this command exits.
+        url = database.database_url(settings, start=False)
+        print(url if args.show_password else database.redact_url(url))
+        return 0
+    if args.action == "stop":
+        stopped = database.stop_embedded(settings)
+        emit({"stopped": stopped}, args.json, "stopped" if stopped else "no embedded server was running")
+        return 0
+    payload = asdict(database.status(settings))
+    emit(payload, args.json, "\n".join(f"{k}: {v}" for k, v in payload.items()))
+    return 0
