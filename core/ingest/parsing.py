@@ -15,6 +15,7 @@ PARSER_VERSION = "1"
 
 
 def content_hash(data: bytes, loader: str, contextual: bool) -> str:
+    """What re-ingest compares: the bytes and everything that changes what they become (parser, loader, mode)."""
     h = hashlib.sha256()
     h.update(f"{PARSER_VERSION}\x1f{loader}\x1f{int(contextual)}\x1f".encode())
     h.update(data)
