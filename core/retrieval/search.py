@@ -23,6 +23,7 @@ import numpy as np
 from langchain_core.documents import Document
 
 from core import textnorm
+from core.retrieval.contextual import sibling_scope, to_base_hits
 from core.retrieval.scope import Scope
 from core.sql import retrieval as sql
 from core.store import ElementStore, apply_schema, read_connection
@@ -327,8 +328,6 @@ def search(
     if config.vector:
         t0 = time.perf_counter()
         if config.contextual:
-            from core.retrieval.contextual import sibling_scope, to_base_hits  # it builds on Hit: import here
-
             if sibling is None:
                 raise ValueError("the contextual search needs the contextual collection (ensure_contextual_store)")
             found = vector_search(sibling, query_vector, pool, sibling_scope(sibling, scope),
