@@ -56,7 +56,7 @@ MAX_NESTING = 100
 # parse at ~1 MB/s or better, so the limit only stops hostile or broken input.
 PARSE_TIME_LIMIT_S = 60.0
 
-_DEADLINE = "hke_deadline"  # env keys: the parse's time limit, and the lines dropped for nesting
+_DEADLINE = "hke_deadline"  # env key of the parse's time limit (TRUNCATED_TOKEN keys the lines dropped for nesting)
 
 
 class MarkdownTooComplexError(ValueError):
