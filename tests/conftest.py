@@ -34,8 +34,8 @@ def data_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def db_url(data_dir: Path) -> str:
-    from core.database import database_url, stop_embedded
-    from core.store import close_pools
+    from core.db import database_url, stop_embedded
+    from core.db.pool import close_pools
 
     url = database_url()
     yield url

@@ -23,9 +23,10 @@ import numpy as np
 from langchain_core.documents import Document
 
 from core import textnorm
+from core.db.pool import apply_schema, read_connection
 from core.retrieval.scope import Scope
 from core.sql import retrieval as sql
-from core.store import ElementStore, apply_schema, read_connection
+from core.store import ElementStore
 
 __all__ = [
     "DEFAULT_SEARCH",
