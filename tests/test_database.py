@@ -523,3 +523,25 @@ def test_streamlit_sigterm_stops_server(env, tmp_path):
             log.seek(0)
             output = log.read()
     assert gone(server), f"Streamlit exited on SIGTERM but left postmaster {server}:\n{output}"
+
+
+@pytest.mark.skipif(not os.environ.get("DATABASE_URL"), reason="needs DATABASE_URL (CI: tests/tcp_postgres.py)")
+def test_external_server_with_a_password(db_url):
+    """Against the server of DATABASE_URL (in CI: TCP on 127.0.0.1, scram-sha-256, no Unix socket): status reports
+    it without its password, a wrong password is a clear error that names neither password, and nothing stops it."""
+    from urllib.parse import unquote, urlsplit
+
+    settings = load_settings()
+    given = urlsplit(psycopg_conninfo(settings.database_url))
+    st = db.status(settings)
+    assert (st.mode, st.running, st.error) == ("external", True, None)
+    assert st.pgvector_version and st.postgres_version
+    if given.password:
+        password = unquote(given.password)
+        assert password not in repr(st) and "***" in st.url_redacted
+        wrong_password = "Wr0ng-" + password[:6]
+        wrong = given._replace(netloc=f"{given.username}:{wrong_password}@{given.hostname}:{given.port}").geturl()
+        bad = db.status(settings_for(Path("/nonexistent"), wrong))
+        assert not bad.running and "password authentication failed" in bad.error, bad
+        assert password not in repr(bad) and wrong_password not in repr(bad)
+    assert db.stop_embedded(settings) is False and db.status(settings).running

