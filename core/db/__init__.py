@@ -50,9 +50,9 @@ def database_url(settings: Settings | None = None, *, start: bool = True) -> str
     server = embedded_server(settings.pgdata)
     if start:
         return server.start()
-    found = status(settings)
-    if found.running and found.socket_dir:
-        return server.live_url() or socket_url(found.socket_dir, Postmaster.read(server.pgdata).port)
+    running = status(settings).running and Postmaster.read(server.pgdata)
+    if running and running.socket_dir:
+        return server.live_url() or socket_url(running.socket_dir, running.port)
     raise DatabaseError(
         f"The embedded Postgres server for {settings.pgdata} is not running (call database_url() to start it)."
     )
