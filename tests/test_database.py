@@ -545,3 +545,32 @@ def test_external_server_with_a_password(db_url):
         assert not bad.running and "password authentication failed" in bad.error, bad
         assert password not in repr(bad) and wrong_password not in repr(bad)
     assert db.stop_embedded(settings) is False and db.status(settings).running
+
+
+@pytest.mark.slow
+def test_the_tcp_server_of_ci_needs_its_password_and_leaves_nothing_behind(tmp_path):
+    """tests/tcp_postgres.py, which CI's second pass runs the database tests against: TCP only, a password, a role
+    that is not a superuser, pgvector ready; stop() leaves no process and no directory."""
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    from tests import tcp_postgres
+
+    root = Path(tempfile.mkdtemp(prefix="hke-tcp-", dir="/tmp")) / "server"
+    postmaster = None
+    try:
+        url = tcp_postgres.start(root)
+        postmaster = int((root / "pgdata" / "postmaster.pid").read_text().split()[0])
+        parts = urlsplit(url)
+        assert parts.hostname == "127.0.0.1" and parts.password and not list(root.rglob(".s.PGSQL.*"))
+        st = db.status(settings_for(tmp_path, url))
+        assert (st.mode, st.running, st.pgvector_version) == ("external", True, "0.8.6"), st
+        with psycopg.connect(url) as conn:
+            assert conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone() == (False,)
+        with pytest.raises(psycopg.OperationalError, match="password"):
+            psycopg.connect(url.replace(f":{parts.password}@", "@"), connect_timeout=5)
+    finally:
+        tcp_postgres.stop(root)
+        shutil.rmtree(root.parent, ignore_errors=True)
+    assert postmaster and gone(postmaster) and not root.exists()
