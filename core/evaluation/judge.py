@@ -11,7 +11,7 @@ with *b*'s answer as "A". For each criterion the two verdicts are combined (:fun
 
 :func:`win_rates` turns the combined outcomes into the win rate of *b* over *a* per criterion, with ties as half
 a win and a Wilson 95% interval (a seeded bootstrap interval is available too). The prompts are in
-``core.prompts`` (section "evaluation judge").
+``core.evaluation.prompts``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 
-from core import prompts
+from core.evaluation import prompts
 from core.evaluation.metrics import bootstrap_ci, wilson_interval
 from core.llm import LLMError, RetryPolicy, invoke_with_retries
 
