@@ -10,7 +10,7 @@ from core.graph.extract_llm import LLMExtractor, parse_records
 from core.graph.extract_offline import MentionMatcher, OfflineExtractor, _capitalised, _codes_acronyms_camel
 from core.graph.graph import build_graph
 from core.graph.llm_cache import CachedChat
-from core.graph.reports import cited_ids, parse_json_object
+from core.graph.replies import cited_ids, parse_json_object
 from core.graph.text import normalize_name, split_sentences, strip_josa
 from core.graph.text_units import build_text_units
 from core.markdown_loader import parse_markdown

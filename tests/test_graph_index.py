@@ -54,7 +54,7 @@ def snapshot(store) -> dict[str, list]:
 @pytest.fixture(scope="module")
 def indexed(samples_store):
     stages: list[tuple[str, int, int]] = []
-    result = run_index(samples_store, config=OFFLINE, progress=lambda s, d, t: stages.append((s, d, t)))
+    result = run_index(samples_store, config=OFFLINE, progress=lambda p: stages.append((p.stage, p.done, p.total)))
     return samples_store, result, stages
 
 

@@ -132,12 +132,14 @@ def test_llm_global_search_with_nothing_useful(small_store):
 
 def test_report_context_uses_sub_community_reports_when_too_big(small_store):
     """With a tiny budget, a parent community's context is made of its children's reports."""
-    from core.graph.reports import _Context, build_context, extractive_report
+    from core.graph.report_context import ReportContext
+    from core.graph.report_extractive import extractive_report
+    from core.graph.report_llm import build_context
 
     result = run_index(small_store, config=IndexConfig(extraction="offline", reports="extractive"), write=False)
     graph, comms = result.graph, result.communities
     parent = next(c for c in comms if c.kind == "entity" and c.children and c.level == 0)
-    ctx = _Context(graph, {c.id: c for c in comms}, graph.strength(), {})
+    ctx = ReportContext(graph, {c.id: c for c in comms}, graph.strength(), {})
     ctx.max_size = {(c.kind, c.level): max(x.size for x in comms if (x.kind, x.level) == (c.kind, c.level))
                     for c in comms}  # fmt: skip
     for child_id in parent.children:

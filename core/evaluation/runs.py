@@ -17,7 +17,7 @@ import io
 import json
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -29,6 +29,7 @@ from core.evaluation.judge import CRITERIA, Judge, PairJudgement, Verdict, judge
 from core.evaluation.metrics import ContextItem, QuestionScore, aggregate, answer_match, score_question
 from core.evaluation.modes import DEFAULT_MODES, ModeRetrieval, ModeRunner, ensure_schema, parse_modes
 from core.evaluation.questions import Question, QuestionSet
+from core.progress import Progress, ProgressCallback, no_progress
 from core.sql import elements as element_sql
 from core.sql import evaluation as sql
 from core.store import ElementStore, connection_pool, read_connection
@@ -47,7 +48,6 @@ __all__ = [
     "run_evaluation",
 ]
 
-ProgressFn = Callable[[int, int, str], None]
 CSV_COLUMNS = ("run_id", "collection", "question_set", "question_id", "question", "mode", "tags", "recall",
                "hit_recall", "attribution", "grounded", "first_hit_rank", "reciprocal_rank", "context_tokens",
                "latency_ms", "exact", "contains", "answer")
@@ -253,7 +253,7 @@ def run_evaluation(
     *,
     modes: Sequence[str] | str = DEFAULT_MODES,
     k: int = 4,
-    progress: ProgressFn | None = None,
+    progress: ProgressCallback = no_progress,
     judge: Judge | None = None,
     answerer: Answerer | None = None,
     judge_pairs: str = "baseline",
@@ -261,8 +261,9 @@ def run_evaluation(
 ) -> EvalRun:
     """Run ``questions`` in ``modes`` against ``store``; store the run unless ``persist`` is False.
 
-    ``progress(done, total, message)`` is called while the contextual sibling is embedded (if needed) and after
-    every question. An exception (or Ctrl-C) marks the stored run ``failed`` and is re-raised.
+    ``progress`` gets a :class:`core.progress.Progress` while the contextual sibling is embedded (stage
+    ``"contextual"``, if needed) and after every question (stage ``"evaluate"``). An exception (or Ctrl-C)
+    marks the stored run ``failed`` and is re-raised.
     """
     modes = parse_modes(modes)
     if not questions.questions:
@@ -319,8 +320,7 @@ def run_evaluation(
             run.judgements.extend(judged)
             if persist:
                 _store_question(store, run.run_id, rows, judged)
-            if progress:
-                progress(position + 1, total, f"{question.id}: {question.question[:60]}")
+            progress(Progress("evaluate", position + 1, total, f"{question.id}: {question.question[:60]}"))
         run.status = "done"
     except BaseException as exc:
         run.status = "failed"
