@@ -33,7 +33,7 @@ from core.graph import (
     index_info,
     levels,
     load_reports,
-    resolve_citations,
+    load_citations,
 )
 from core.graph.estimate import estimate_index_cost
 from core.graph.layout import COLLAPSE_ABOVE, MAX_HUBS
@@ -380,7 +380,7 @@ def show_report(rep: Report) -> None:
 def show_findings(rep: Report) -> None:
     """Each finding with what it cites, resolved: entities, relationships, and source elements (tree links)."""
     st.markdown(f"#### Findings ({len(rep.findings)})")
-    cited = resolve_citations(store, rep)  # one round trip for every finding's ids
+    cited = load_citations(store, rep)  # one round trip for every finding's ids
     ents = {e.id: e for e in cited.entities}
     rels = {r.id: r for r in cited.relationships}
     docs = {d.id: d for d in cited.elements}

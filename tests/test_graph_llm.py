@@ -11,7 +11,7 @@ from core.graph import (
     build_index,
     global_search,
     load_reports,
-    resolve_citations,
+    load_citations,
 )
 from core.graph.index import run_index
 from core.graph.llm_cache import cache_size
@@ -61,7 +61,7 @@ def test_llm_extraction_and_reports_with_cache(small_store):
         assert r.title == "Fake community report" and r.rating == 7.5
         assert 1 <= len(r.findings) <= 2  # "Uncited" (an id that does not exist) never survives
         assert all(f.summary != "Uncited" for f in r.findings)
-        assert not resolve_citations(store, r).missing
+        assert not load_citations(store, r).missing
     assert cache_size(store.pool, store.collection_id) == first.llm_calls
 
     # Re-index the unchanged corpus with a fresh model object: every call is a cache hit.

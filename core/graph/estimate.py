@@ -21,9 +21,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.graph import prompts
+
+if TYPE_CHECKING:
+    from core.graph.index import IndexConfig
+    from core.store import ElementStore
 
 EXTRACTION_OUTPUT_RATIO = 0.6
 GLEANING_OUTPUT_RATIO = 0.3
@@ -71,8 +75,8 @@ def default_prices() -> tuple[float, float]:
 
 
 def estimate_index_cost(
-    store: Any,
-    config: Any = None,
+    store: ElementStore,
+    config: IndexConfig | None = None,
     *,
     price_in_per_m: float | None = None,
     price_out_per_m: float | None = None,
@@ -129,7 +133,7 @@ def estimate_index_cost(
                         price_out)  # fmt: skip
 
 
-def _offline(config: Any) -> Any:
+def _offline(config: IndexConfig) -> IndexConfig:
     from dataclasses import replace
 
     return replace(config, extraction="offline", reports="extractive")

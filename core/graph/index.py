@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from core.graph import tables
 from core.graph.communities import DEFAULT_MAX_CLUSTER_SIZE, DEFAULT_SEED, entity_communities
 from core.graph.extract_llm import DEFAULT_CONCURRENCY, DEFAULT_GLEANINGS, LLMExtractor
-from core.graph.extract_offline import OfflineExtractor
+from core.graph.extract_offline import Extraction, OfflineExtractor
 from core.graph.graph import DEFAULT_MAX_ENTITIES_PER_UNIT, DEFAULT_UNIT_ANCHORS, GraphData, build_graph
 from core.graph.layout import precomputed_layouts
 from core.graph.llm_cache import CachedChat, default_chat_model
@@ -201,7 +201,7 @@ def run_index(
         raise GraphIndexError(f"indexing {store.collection!r} failed: {exc}; the previous index is unchanged") from exc
 
     extraction_mode = "llm" if use_llm_extraction else "offline"
-    params = _params(config, extraction_mode, use_llm_reports, chat, extraction)
+    params = _params(config, extraction_mode, use_llm_reports, chat)
     report = _report(graph, entity_comms, structural, reports, report_stats, chat, extraction, extraction_mode,
                      timings, started)  # fmt: skip
     if write:
@@ -258,7 +258,7 @@ class _Timer:
         self.timings[self.stage] = round(time.perf_counter() - self.start, 3)
 
 
-def _params(config: IndexConfig, extraction: str, llm_reports: bool, chat: CachedChat | None, ex: Any) -> dict:
+def _params(config: IndexConfig, extraction: str, llm_reports: bool, chat: CachedChat | None) -> dict[str, Any]:
     from core.graph.extract_offline import english_ner_method
 
     params = asdict(config)
@@ -278,7 +278,7 @@ def _report(
     reports: Sequence[Report],
     stats: ReportStats,
     chat: CachedChat | None,
-    extraction: Any,
+    extraction: Extraction,
     mode: str,
     timings: dict[str, float],
     started: float,
@@ -294,7 +294,7 @@ def _report(
         extractive_reports=stats.extractive,
         llm_calls=chat.calls if chat else 0,
         cached_calls=chat.cached if chat else 0,
-        skipped_llm_replies=getattr(extraction, "skipped_records", 0) + stats.fallbacks,
+        skipped_llm_replies=extraction.skipped_records + stats.fallbacks,
         extraction=mode,
         seconds=round(time.perf_counter() - started, 3),
         stages=dict(timings),
