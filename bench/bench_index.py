@@ -104,8 +104,8 @@ def open_report(store: Any, community_id: str) -> tuple[float, int, int, int]:
         community_layout,
         community_subgraph,
         hierarchy,
-        load_reports,
         load_citations,
+        load_reports,
     )
 
     t0 = time.perf_counter()

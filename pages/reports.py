@@ -32,8 +32,8 @@ from core.graph import (
     hierarchy,
     index_info,
     levels,
-    load_reports,
     load_citations,
+    load_reports,
 )
 from core.graph.estimate import estimate_index_cost
 from core.graph.layout import COLLAPSE_ABOVE, MAX_HUBS

@@ -18,8 +18,8 @@ from core.graph import (
     hierarchy,
     index_exists,
     index_info,
-    load_reports,
     load_citations,
+    load_reports,
 )
 from core.graph import tables as graph_tables
 from core.graph.index import STAGES, run_index

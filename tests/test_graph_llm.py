@@ -10,8 +10,8 @@ from core.graph import (
     IndexConfig,
     build_index,
     global_search,
-    load_reports,
     load_citations,
+    load_reports,
 )
 from core.graph.index import run_index
 from core.graph.llm_cache import cache_size

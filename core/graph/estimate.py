@@ -95,13 +95,11 @@ def estimate_index_cost(
     graph = offline.graph
     with_text = {s.unit_id for s in graph.sentences}
     units = [u for u in graph.units if u.id in with_text]
-    system = count_tokens(prompts.EXTRACTION_SYSTEM)
-    gleaning_prompt = count_tokens(prompts.GLEANING_PROMPT.format(completion_delimiter=prompts.COMPLETION_DELIMITER))
-    check_prompt = count_tokens(prompts.GLEANING_CHECK_PROMPT)
-    template = count_tokens(prompts.EXTRACTION_PROMPT.format(
-        entity_types=", ".join(config.entity_types), tuple_delimiter=prompts.TUPLE_DELIMITER,
-        record_delimiter=prompts.RECORD_DELIMITER, completion_delimiter=prompts.COMPLETION_DELIMITER, input_text="",
-    ))  # fmt: skip
+    # The fixed part of each exchange: the conversation's new turns, without the unit's text or the replies.
+    (_, system), (_, template) = prompts.extraction_messages(config.entity_types, "")
+    system, template = count_tokens(system), count_tokens(template)
+    gleaning_prompt = count_tokens(prompts.gleaning_messages([], "")[-1][1])
+    check_prompt = count_tokens(prompts.gleaning_check_messages([], "")[-1][1])
     calls = tokens_in = tokens_out = 0
     for unit in units:
         conversation = system + template + unit.n_tokens
@@ -121,9 +119,8 @@ def estimate_index_cost(
                 tokens_in += conversation
                 tokens_out += 1
     extraction_calls = calls
-    report_template = count_tokens(prompts.REPORT_SYSTEM) + count_tokens(
-        prompts.REPORT_PROMPT.format(context="", min_findings=config.min_findings, max_findings=config.max_findings)
-    )
+    report_template = sum(count_tokens(text) for _, text in prompts.report_messages(
+        "", config.min_findings, config.max_findings))  # fmt: skip
     unit_tokens = {u.id: u.n_tokens for u in graph.units}
     for community in offline.communities:
         context = min(config.report_context_tokens, sum(unit_tokens.get(u, 0) for u in community.text_unit_ids))

@@ -160,26 +160,16 @@ class LLMExtractor:
         return extraction
 
     def _unit(self, unit: TextUnit) -> list[ParsedReply]:
-        prompt = prompts.EXTRACTION_PROMPT.format(
-            entity_types=", ".join(self.entity_types),
-            tuple_delimiter=prompts.TUPLE_DELIMITER,
-            record_delimiter=prompts.RECORD_DELIMITER,
-            completion_delimiter=prompts.COMPLETION_DELIMITER,
-            input_text=unit.text,
-        )
-        messages: list[tuple[str, str]] = [("system", prompts.EXTRACTION_SYSTEM), ("human", prompt)]
+        messages = prompts.extraction_messages(self.entity_types, unit.text)
         reply = self.chat(messages, valid=records_parse)
         parsed = [self._parse(reply, unit)]
         for round_ in range(self.gleanings):
-            messages += [
-                ("ai", reply),
-                ("human", prompts.GLEANING_PROMPT.format(completion_delimiter=prompts.COMPLETION_DELIMITER)),
-            ]
+            messages = prompts.gleaning_messages(messages, reply)
             reply = self.chat(messages, valid=records_parse)
             parsed.append(self._parse(reply, unit))
             if round_ >= self.gleanings - 1:
                 break
-            messages += [("ai", reply), ("human", prompts.GLEANING_CHECK_PROMPT)]
+            messages = prompts.gleaning_check_messages(messages, reply)
             answer = self.chat(messages, valid=lambda text: text.strip()[:1].upper() in ("Y", "N"))
             if not answer.strip().upper().startswith("Y"):
                 break

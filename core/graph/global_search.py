@@ -233,9 +233,7 @@ def _llm_search(
 
     def map_batch(group: list[tuple[Report, str]]) -> list[GlobalPoint]:
         context = "\n\n".join(block for _r, block in group)
-        reply = chat([("system", prompts.MAP_SYSTEM),
-                      ("human", prompts.MAP_PROMPT.format(question=question, context=context))],
-                     valid=_map_reply_parses)  # fmt: skip
+        reply = chat(prompts.map_messages(question, context), valid=_map_reply_parses)
         return parse_points(reply, known)
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
@@ -262,9 +260,7 @@ def _llm_search(
         return GlobalAnswer(question, prompts.NO_DATA_ANSWER, "llm", level, kind, [], [], len(reports),
                             chat.calls, chat.cached, 0, 0.0)  # fmt: skip
     notify("reduce", 0, 1)
-    reply = chat([("system", prompts.REDUCE_SYSTEM),
-                  ("human", prompts.REDUCE_PROMPT.format(question=question, points="\n\n".join(lines),
-                                                         response_type=response_type))])  # fmt: skip
+    reply = chat(prompts.reduce_messages(question, "\n\n".join(lines), response_type))
     cited = [r for r in report_refs(reply) if r in known]
     if not cited:  # the reducer dropped the references: cite what its points came from
         cited = list(dict.fromkeys(r for p in kept for r in p.report_ids))

@@ -148,8 +148,7 @@ def llm_report(
     stats: ReportStats,
 ) -> Report | None:
     context, refs = build_context(community, ctx, context_tokens)
-    prompt = prompts.REPORT_PROMPT.format(context=context, min_findings=min_findings, max_findings=max_findings)
-    reply = chat([("system", prompts.REPORT_SYSTEM), ("human", prompt)],
+    reply = chat(prompts.report_messages(context, min_findings, max_findings),
                  valid=lambda text: _validate_report(parse_json_object(text)) is not None)
     data = parse_json_object(reply)
     parsed = _validate_report(data)
