@@ -64,6 +64,17 @@ def build_context(community: Community, ctx: ReportContext, budget: int) -> tupl
         return f"{r.human_readable_id}|{_cell(r.source)}|{_cell(r.target)}|{description}|{r.weight:g}"
 
     used = 0
+
+    def take(rows: list[str], row: str, limit: float = budget) -> bool:
+        """Add ``row`` to ``rows`` if the context stays within ``limit`` tokens; whether it was added."""
+        nonlocal used
+        cost = count_tokens(row)
+        if used + cost > limit:
+            return False
+        rows.append(row)
+        used += cost
+        return True
+
     entity_rows: list[str] = []
     rel_rows: list[str] = []
     report_rows: list[str] = []
@@ -78,35 +89,24 @@ def build_context(community: Community, ctx: ReportContext, budget: int) -> tupl
     if full > budget and children:
         for child in sorted(children, key=lambda r: (-r.size, r.community_id)):
             row = f"{child.community_id}|{_cell(child.title)}|{_cell(clip(child.summary, 600))}|{child.rating:g}"
-            cost = count_tokens(row)
-            if used + cost > budget * 0.6:
+            if not take(report_rows, row, budget * 0.6):
                 continue
-            report_rows.append(row)
             refs.reports[child.community_id] = child.community_id
             covered.update(ctx.communities[child.community_id].entity_ids)
-            used += cost
 
     for e in members:
         if e in covered:
             continue
-        row = entity_row(e)
-        cost = count_tokens(row)
-        if used + cost > budget:
+        if not take(entity_rows, entity_row(e)):
             break
-        entity_rows.append(row)
         refs.entities[str(ent[e].human_readable_id)] = e
-        used += cost
         for rid in sorted(rels_of[e], key=lambda r: -graph.relationship_by_id[r].weight):
             if rid in added_rels:
                 continue
-            row = rel_row(rid)
-            cost = count_tokens(row)
-            if used + cost > budget:
+            if not take(rel_rows, rel_row(rid)):
                 break
-            rel_rows.append(row)
             added_rels.add(rid)
             refs.relationships[str(graph.relationship_by_id[rid].human_readable_id)] = rid
-            used += cost
 
     member_set = set(community.entity_ids)
     units = sorted(
@@ -114,13 +114,9 @@ def build_context(community: Community, ctx: ReportContext, budget: int) -> tupl
         key=lambda u: (-len(member_set.intersection(u.entity_ids)), u.human_readable_id),
     )
     for unit in units:
-        row = f"{unit.human_readable_id}|{_cell(clip(unit.text, 1200))}"
-        cost = count_tokens(row)
-        if used + cost > budget:
+        if not take(source_rows, f"{unit.human_readable_id}|{_cell(clip(unit.text, 1200))}"):
             break
-        source_rows.append(row)
         refs.sources[str(unit.human_readable_id)] = unit.id
-        used += cost
 
     parts = []
     if community.kind == "structural":
