@@ -266,7 +266,7 @@ class _DeadlineTransport(httpx.BaseTransport):
 class _DeadlineStream(httpx.SyncByteStream):
     """A response body that stops once the deadline passes (checked on every piece: keepalives count)."""
 
-    def __init__(self, inner: Any, deadline: float, request: httpx.Request) -> None:
+    def __init__(self, inner: Iterable[bytes], deadline: float, request: httpx.Request) -> None:
         self._inner = inner
         self._deadline = deadline
         self._request = request
@@ -400,7 +400,7 @@ def _failure(state: RetryCallState) -> LLMError:
     return error
 
 
-def message_text(message: Any) -> str:
+def message_text(message: BaseMessage | str) -> str:
     """The text of a chat message or chunk (content may be a list of parts)."""
     content = getattr(message, "content", message)
     if isinstance(content, str):
@@ -422,7 +422,7 @@ def invoke_with_retries(
     return call_with_retries(lambda: message_text(model.invoke(list(messages))), policy, sleep=sleep, secret=secret)
 
 
-def _finish_reason(chunk: Any) -> str | None:
+def _finish_reason(chunk: BaseMessage) -> str | None:
     metadata = getattr(chunk, "response_metadata", None) or {}
     reason = metadata.get("finish_reason")
     return reason if isinstance(reason, str) and reason else None

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import psycopg
 from psycopg.types.json import Jsonb
 
 from core.answering import Answerer, ExtractiveAnswerer, default_answerer
@@ -341,7 +342,7 @@ def run_evaluation(
 # -- reading stored runs ---------------------------------------------------------------------------------------
 
 
-def _tables_exist(conn) -> bool:
+def _tables_exist(conn: psycopg.Connection) -> bool:
     return bool(conn.execute(element_sql.TABLE_EXISTS, ("hke_eval_runs",)).fetchone()[0])
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -74,7 +75,7 @@ def graph(store: ElementStore) -> nx.Graph:
     return g
 
 
-def _write_atomically(path: Path, write: Any) -> None:
+def _write_atomically(path: Path, write: Callable[[Path], object]) -> None:
     """``write(tmp_path)``, then rename onto ``path``: a failed write leaves no half file behind."""
     tmp = path.with_name(f".{path.name}.tmp")
     try:

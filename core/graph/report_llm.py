@@ -36,7 +36,7 @@ class _Refs:
     reports: dict[str, str] = field(default_factory=dict)  # community id -> community id
 
 
-def _cell(text: Any) -> str:
+def _cell(text: object) -> str:
     return " ".join(str(text).replace("|", "/").split())
 
 

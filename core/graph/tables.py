@@ -20,6 +20,7 @@ from core.sql import graph as sql
 from core.store import apply_schema
 
 if TYPE_CHECKING:
+    from psycopg.abc import Params
     from psycopg_pool import ConnectionPool
 
 _schema_ready: set[int] = set()
@@ -159,6 +160,6 @@ def row_report(row: tuple) -> Report:
     )
 
 
-def fetch(pool: ConnectionPool, statement: str, params: Any) -> list[tuple]:
+def fetch(pool: ConnectionPool, statement: str, params: Params) -> list[tuple]:
     with pool.connection() as conn:
         return conn.execute(statement, params).fetchall()
