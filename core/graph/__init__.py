@@ -2,7 +2,8 @@
 
 Public API (all functions take an :class:`~core.store.ElementStore`):
 
-* build: :func:`build_index` → :class:`IndexReport` (``IndexConfig`` for the knobs, ``progress(stage, done, total)``)
+* build: :func:`build_index` → :class:`IndexReport` (``IndexConfig`` for the knobs, ``progress`` gets a
+  :class:`core.progress.Progress` per stage step)
 * read: :class:`GraphIndex`, :func:`index_exists`, :func:`load_reports`, :func:`report`, :func:`community`,
   :func:`children`, :func:`communities`, :func:`community_subgraph`, :func:`hierarchy`, :func:`levels`,
   :func:`entities`, :func:`relationships`, :func:`text_units`, :func:`load_citations`
