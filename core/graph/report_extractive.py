@@ -12,9 +12,7 @@
   the sentences where its two entities occur together; then the most connected entities not yet covered, with
   their descriptions; for sections, then their own sentences. At most ``max_findings`` (10).
 
-  **The 5-finding rule:** a report has at least ``min(5, material)`` findings, where ``material`` is the number
-  of relationships plus entities of the community (plus, for a section, its content sentences). So a two-entity
-  community with one relationship has three findings: there is nothing else to say that is not invented.
+  At least ``min(5, material)`` of them (the 5-finding rule of :mod:`core.graph.reports`).
 """
 
 from __future__ import annotations
