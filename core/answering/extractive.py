@@ -16,6 +16,7 @@ from typing import Any
 
 from core.answering import prompts
 from core.retrieval import Context, ContextElement
+from core.text import clip
 from core.textnorm import english_stem, match_terms
 
 __all__ = ["Evidence", "ExtractiveAnswerer", "score_evidence"]
@@ -207,13 +208,13 @@ def _excerpt(text: str, wanted: frozenset[str], value: str | None = None) -> str
         return text
     sentences = [s for s in re.split(r"(?<=[.!?。])\s+|(?<=다\.)\s*", text) if s.strip()]
     if len(sentences) < 2:
-        return text[: EXCERPT_CHARS - 1] + "…"
+        return clip(text, EXCERPT_CHARS, at_word=False)
     holding = [i for i, s in enumerate(sentences) if value and value in s]
     best = holding[0] if holding else max(range(len(sentences)), key=lambda i: len(wanted & _terms(sentences[i])))
     excerpt = sentences[best]
     if best + 1 < len(sentences) and len(excerpt) + len(sentences[best + 1]) < EXCERPT_CHARS:
         excerpt += " " + sentences[best + 1]
-    excerpt = excerpt if len(excerpt) <= EXCERPT_CHARS else excerpt[: EXCERPT_CHARS - 1] + "…"
+    excerpt = clip(excerpt, EXCERPT_CHARS, at_word=False)
     return ("… " if best else "") + excerpt + (" …" if best + 1 < len(sentences) else "")
 
 
