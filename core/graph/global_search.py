@@ -39,7 +39,7 @@ import numpy as np
 from core.graph import prompts, read
 from core.graph.llm_cache import CachedChat, default_chat_model
 from core.graph.model import GlobalAnswer, GlobalPoint, Report
-from core.graph.replies import parse_json_object
+from core.graph.replies import parse_json_object, report_refs
 from core.progress import Progress, ProgressCallback, no_progress
 from core.text import clip
 from core.textnorm import match_terms
@@ -170,19 +170,6 @@ def batches(reports: Sequence[Report], budget: int, seed: int) -> list[list[tupl
     if current:
         out.append(current)
     return out
-
-
-_REPORT_REF = re.compile(r"Reports\s*\(([^)]*)\)", re.IGNORECASE)
-
-
-def report_refs(text: str) -> list[str]:
-    out: list[str] = []
-    for group in _REPORT_REF.findall(text or ""):
-        for raw in group.split(","):
-            raw = raw.strip().strip("'\"")
-            if raw and not raw.startswith("+"):
-                out.append(raw)
-    return list(dict.fromkeys(out))
 
 
 def _map_reply_parses(reply: str) -> bool:

@@ -6,9 +6,10 @@ import json
 import re
 from typing import Any
 
-__all__ = ["cited_ids", "parse_json_object"]
+__all__ = ["cited_ids", "parse_json_object", "report_refs"]
 
 _DATA_REF = re.compile(r"\[Data:([^\]]*)\]", re.IGNORECASE)
+_REPORT_REF = re.compile(r"Reports\s*\(([^)]*)\)", re.IGNORECASE)
 _TABLE_REF = re.compile(r"(Entities|Relationships|Sources|Reports)\s*\(([^)]*)\)", re.IGNORECASE)
 
 
@@ -52,8 +53,16 @@ def cited_ids(text: str) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {"entities": [], "relationships": [], "sources": [], "reports": []}
     for block in _DATA_REF.findall(text or ""):
         for table, ids in _TABLE_REF.findall(block):
-            for raw in ids.split(","):
-                raw = raw.strip().strip("'\"")
-                if raw and not raw.startswith("+"):
-                    out[table.lower()].append(raw)
+            out[table.lower()] += _ids(ids)
     return out
+
+
+def report_refs(text: str) -> list[str]:
+    """The report ids ``text`` cites as ``Reports (id, id)``, inside a ``[Data: …]`` block or not, once each."""
+    return list(dict.fromkeys(i for group in _REPORT_REF.findall(text or "") for i in _ids(group)))
+
+
+def _ids(group: str) -> list[str]:
+    """``"1, 'a', +more"`` → ``["1", "a"]`` (GraphRAG's ``+more`` marks ids left out)."""
+    ids = (raw.strip().strip("'\"") for raw in group.split(","))
+    return [i for i in ids if i and not i.startswith("+")]
