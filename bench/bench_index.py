@@ -104,8 +104,8 @@ def open_report(store: Any, community_id: str) -> tuple[float, int, int, int]:
         community_layout,
         community_subgraph,
         hierarchy,
+        load_citations,
         load_reports,
-        resolve_citations,
     )
 
     t0 = time.perf_counter()
@@ -115,7 +115,7 @@ def open_report(store: Any, community_id: str) -> tuple[float, int, int, int]:
     group_of, labels, what = gv.network_groups(ents, children(store, c.id))
     page = gv.community_network_html(ents, rels, sub_community_of=group_of, group_labels=labels, grouping=what,
                                      layout=community_layout(store, c.id))  # fmt: skip
-    resolve_citations(store, report)
+    load_citations(store, report)
     figure = gv.hierarchy_figure(hierarchy(store, c.kind), selected=c.id).to_json()
     return time.perf_counter() - t0, len(rels), len(page), len(figure)
 

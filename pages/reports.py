@@ -32,12 +32,13 @@ from core.graph import (
     hierarchy,
     index_info,
     levels,
+    load_citations,
     load_reports,
-    resolve_citations,
 )
 from core.graph.estimate import estimate_index_cost
 from core.graph.layout import COLLAPSE_ABOVE, MAX_HUBS
 from core.partial_tree import escape_markdown as esc
+from core.progress import Progress
 from pages import ui
 
 KINDS = {"entity": "Entity communities (Leiden levels)", "structural": "Structural (document › section)"}
@@ -169,15 +170,15 @@ def run_build() -> None:
         for stage in STAGES:
             bars[stage] = st.progress(0.0, text=f"{STAGE_LABELS.get(stage, stage)}: waiting")
 
-        def on_progress(stage: str, done: int, total: int) -> None:
-            bar = bars.get(stage)
+        def on_progress(step: Progress) -> None:
+            bar = bars.get(step.stage)
             if bar is None:
                 return
-            pct = int(100 * done / total) if total else 100
-            if shown.get(stage) == pct:  # the reports stage calls once per report: update the bar per percent
+            pct = int(100 * step.fraction)
+            if shown.get(step.stage) == pct:  # the reports stage calls once per report: update the bar per percent
                 return
-            shown[stage] = pct
-            bar.progress(min(pct, 100) / 100, text=f"{STAGE_LABELS.get(stage, stage)}: {done}/{total}")
+            shown[step.stage] = pct
+            bar.progress(pct / 100, text=f"{STAGE_LABELS.get(step.stage, step.stage)}: {step.done}/{step.total}")
 
         try:
             report = build_index(store, settings=ui.settings(), progress=on_progress)
@@ -379,7 +380,7 @@ def show_report(rep: Report) -> None:
 def show_findings(rep: Report) -> None:
     """Each finding with what it cites, resolved: entities, relationships, and source elements (tree links)."""
     st.markdown(f"#### Findings ({len(rep.findings)})")
-    cited = resolve_citations(store, rep)  # one round trip for every finding's ids
+    cited = load_citations(store, rep)  # one round trip for every finding's ids
     ents = {e.id: e for e in cited.entities}
     rels = {r.id: r for r in cited.relationships}
     docs = {d.id: d for d in cited.elements}
