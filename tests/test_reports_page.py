@@ -172,7 +172,7 @@ def test_levels_cards_sorting_and_search(samples_index):
     shown = [b.key.removeprefix("open_") for b in at.button if b.key.startswith("open_")]
     assert shown and len(shown) < counts[1]
     by_id = {r.community_id: r for r in expected}
-    from core.graph_view import report_text
+    from views.reports import report_text
 
     assert all("위성" in report_text(by_id[c]) for c in shown), "every card found contains the words"
 

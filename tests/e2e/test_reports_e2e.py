@@ -17,9 +17,9 @@ import pytest
 from playwright.sync_api import expect
 
 from core.graph import IndexConfig, build_index, hierarchy, load_reports
-from core.graph_view import sort_reports
 from core.ingest import SourceFile, ingest
 from core.store import ElementStore
+from views.reports import sort_reports
 
 from ..test_reports_page import HOSTILE_DOC, HOSTILE_NAME, ensure_samples_index
 from .conftest import screenshot, wait_for_text
