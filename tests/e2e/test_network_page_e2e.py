@@ -10,7 +10,7 @@ from core.graph.layout import MAX_HUBS
 from views import network
 
 from ..test_views import HOSTILE, entity, hostile_graph, relationship
-from .conftest import ARTIFACTS
+from .conftest import ARTIFACTS, hover_node
 
 pytestmark = pytest.mark.e2e
 
@@ -26,13 +26,7 @@ def show(page, html: str) -> list[str]:
 
 
 def hover(page, node_id: str) -> str:
-    point = page.evaluate(f"network.canvasToDOM(network.getPositions([{node_id!r}])[{node_id!r}])")
-    box = page.locator("#mynetwork canvas").bounding_box()
-    page.mouse.move(box["x"] + point["x"], box["y"] + point["y"])
-    page.mouse.move(box["x"] + point["x"] + 2, box["y"] + point["y"] + 1)
-    tooltip = page.locator(".vis-tooltip")
-    tooltip.wait_for(state="visible", timeout=10_000)
-    return tooltip.inner_text()
+    return hover_node(page, page.mouse, node_id).inner_text()
 
 
 def test_hostile_labels_and_tooltips_are_text(page):
