@@ -156,6 +156,29 @@ def test_big_community_shows_hubs_and_folds_the_rest_into_sub_communities():
     assert len(page) - len(small) < 60_000, "the data of 300 entities stays small beside vis.js itself"
 
 
+def test_a_part_with_no_edge_to_the_rest_does_not_squeeze_the_layout():
+    """A dense component of heavy edges plus parts with no edge to it (seen in python-markdown's changelog
+    community): each part is laid out on its own, side by side; nothing is squeezed into a blob."""
+    import math
+
+    from core.graph.layout import spring_layout
+
+    hubs = [f"h{i}" for i in range(30)]
+    edges = [(a, b, 64.0) for i, a in enumerate(hubs) for b in hubs[i + 1 : i + 4]]
+    keys = [*hubs, "group:lonely", "p1", "p2"]
+    pos = spring_layout(keys, [*edges, ("p1", "p2", 1.0)])
+    assert set(pos) == set(keys)
+    points = list(pos.values())
+    close = [(a, b) for i, a in enumerate(points) for b in points[i + 1 :] if math.dist(a, b) < 25]
+    assert close == [], f"{len(close)} pairs of nodes within 25 px"
+    # The big component is laid out exactly as when it is alone; the others stand to its right.
+    alone = spring_layout(hubs, edges)
+    assert all(pos[h] == alone[h] for h in hubs)
+    right_edge = max(x for x, _y in alone.values())
+    assert pos["group:lonely"][0] > right_edge and pos["p1"][0] > right_edge and pos["p2"][0] > right_edge
+    assert spring_layout(["one"], []) == {"one": (0.0, 0.0)} and spring_layout([], []) == {}
+
+
 def test_network_groups_by_sub_community_or_type():
     ents = [entity(0, type_="PERSON"), entity(1, type_="PRODUCT"), entity(2, type_="PRODUCT")]
 
