@@ -103,8 +103,8 @@ def open_report(store: Any, community_id: str) -> tuple[float, int, int, int]:
         community_layout,
         community_subgraph,
         hierarchy,
+        load_citations,
         load_reports,
-        resolve_citations,
     )
     from views.hierarchy import hierarchy_figure
     from views.network import community_network_html, network_groups
@@ -116,7 +116,7 @@ def open_report(store: Any, community_id: str) -> tuple[float, int, int, int]:
     group_of, labels, what = network_groups(ents, children(store, c.id))
     page = community_network_html(ents, rels, sub_community_of=group_of, group_labels=labels, grouping=what,
                                   layout=community_layout(store, c.id))  # fmt: skip
-    resolve_citations(store, report)
+    load_citations(store, report)
     figure = hierarchy_figure(hierarchy(store, c.kind), selected=c.id).to_json()
     return time.perf_counter() - t0, len(rels), len(page), len(figure)
 

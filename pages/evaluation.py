@@ -27,6 +27,7 @@ from core.evaluation import (
 )
 from core.llm import LLMError
 from core.partial_tree import escape_markdown
+from core.progress import Progress
 from core.store import StoreError
 from views import charts, ui
 
@@ -103,9 +104,8 @@ if submitted and questions is not None:
         subset = questions.subset(limit=int(limit)) if limit else questions
         bar = st.progress(0.0, text="Preparing…")
 
-        def on_progress(done: int, total: int, message: str) -> None:
-            bar.progress(min(done / total, 1.0) if total else 1.0,
-                         text=f"{done}/{total} · {escape_markdown(message[:80])}")
+        def on_progress(step: Progress) -> None:
+            bar.progress(step.fraction, text=f"{step.done}/{step.total} · {escape_markdown(step.message[:80])}")
 
         try:
             judge = Judge.from_settings(ui.settings()) if judge_on and has_llm else None

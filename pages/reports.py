@@ -12,6 +12,7 @@ import streamlit as st
 from core.graph import STAGES, Community, Report, build_index, community, index_info
 from core.graph.estimate import estimate_index_cost
 from core.partial_tree import escape_markdown as esc
+from core.progress import Progress
 from views import report_parts as parts
 from views import ui
 from views.reports import filter_reports, generated_label, sort_reports
@@ -57,15 +58,15 @@ def run_build() -> None:
         for stage in STAGES:
             bars[stage] = st.progress(0.0, text=f"{STAGE_LABELS.get(stage, stage)}: waiting")
 
-        def on_progress(stage: str, done: int, total: int) -> None:
-            bar = bars.get(stage)
+        def on_progress(step: Progress) -> None:
+            bar = bars.get(step.stage)
             if bar is None:
                 return
-            pct = int(100 * done / total) if total else 100
-            if shown.get(stage) == pct:  # the reports stage calls once per report: update the bar per percent
+            pct = int(100 * step.fraction)
+            if shown.get(step.stage) == pct:  # the reports stage calls once per report: update the bar per percent
                 return
-            shown[stage] = pct
-            bar.progress(min(pct, 100) / 100, text=f"{STAGE_LABELS.get(stage, stage)}: {done}/{total}")
+            shown[step.stage] = pct
+            bar.progress(pct / 100, text=f"{STAGE_LABELS.get(step.stage, step.stage)}: {step.done}/{step.total}")
 
         try:
             report = build_index(store, settings=ui.settings(), progress=on_progress)

@@ -29,8 +29,8 @@ from core.graph import (
     entities,
     hierarchy,
     levels,
+    load_citations,
     load_reports,
-    resolve_citations,
 )
 from core.graph.layout import COLLAPSE_ABOVE, MAX_HUBS
 from core.partial_tree import escape_markdown as esc
@@ -247,7 +247,7 @@ def source_line(doc: Document, collection: str) -> str:
 def show_findings(view: Level, rep: Report) -> None:
     """Each finding with what it cites, resolved: entities, relationships, and source elements (tree links)."""
     st.markdown(f"#### Findings ({len(rep.findings)})")
-    cited = resolve_citations(view.store, rep)  # one round trip for every finding's ids
+    cited = load_citations(view.store, rep)  # one round trip for every finding's ids
     ents = {e.id: e for e in cited.entities}
     rels = {r.id: r for r in cited.relationships}
     docs = {d.id: d for d in cited.elements}
