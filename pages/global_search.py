@@ -13,10 +13,11 @@ import streamlit as st
 
 from core.graph import GlobalAnswer, global_search, index_info, levels, load_reports
 from core.graph.global_search import DEFAULT_LEVEL
-from core.graph_view import cited_answer_markdown, generated_label
 from core.partial_tree import escape_markdown as esc
 from core.progress import Progress
-from pages import ui
+from views import ui
+from views.answers import cited_answer_markdown
+from views.reports import generated_label
 
 KINDS = {"entity": "Entity communities", "structural": "Structural (document › section)"}
 
