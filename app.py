@@ -2,14 +2,14 @@
 
 import streamlit as st
 
-from core.database import install_shutdown_hooks
+from core.db.server import install_shutdown_hooks
 
 # Stop the embedded Postgres when Streamlit is stopped (SIGTERM/SIGINT), leaving no orphan server.
 install_shutdown_hooks()
 
 st.set_page_config(page_title="Hierarchical Knowledge Explorer", page_icon="🌳", layout="wide")
 
-from pages import ui  # noqa: E402  (after set_page_config)
+from views import ui  # noqa: E402  (after set_page_config)
 
 navigation = st.navigation(
     [

@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
     import psycopg
 
-    from core.database import DatabaseError, connection_lost, unavailable_message
+    from core.db.urls import DatabaseError, connection_lost, unavailable_message
     from core.graph.llm_cache import LLMCallError
     from core.llm import LLMError
     from core.store import StoreError, validate_collection_name

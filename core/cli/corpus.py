@@ -111,7 +111,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_collections(args: argparse.Namespace) -> int:
-    from core.database import database_url
+    from core.db import database_url
     from core.store import list_collections
 
     rows = [

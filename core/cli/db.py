@@ -17,18 +17,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_db(args: argparse.Namespace) -> int:
-    from core import database
+    from core import db
+    from core.db.urls import redact_url
 
     settings = load_settings()
     if args.action == "url":
         # Don't start a server just to print its URL: it would stop again when this command exits.
-        url = database.database_url(settings, start=False)
-        print(url if args.show_password else database.redact_url(url))
+        url = db.database_url(settings, start=False)
+        print(url if args.show_password else redact_url(url))
         return 0
     if args.action == "stop":
-        stopped = database.stop_embedded(settings)
+        stopped = db.stop_embedded(settings)
         emit({"stopped": stopped}, args.json, "stopped" if stopped else "no embedded server was running")
         return 0
-    payload = asdict(database.status(settings))
+    payload = asdict(db.status(settings))
     emit(payload, args.json, "\n".join(f"{k}: {v}" for k, v in payload.items()))
     return 0

@@ -51,7 +51,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
         parse_modes,
         run_evaluation,
     )
-    from core.progress import Progress
     from core.store import open_store
 
     try:
@@ -70,8 +69,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     store = open_store(args.collection, create=False)
     with progress_bar("evaluating", unit="q") as bar:
         run = run_evaluation(store, questions, modes=modes, k=args.k, judge=judge, judge_pairs=args.judge_pairs,
-                             persist=not args.no_store,
-                             progress=lambda done, total, message: bar(Progress("evaluating", done, total, message)))
+                             persist=not args.no_store, progress=bar)
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)

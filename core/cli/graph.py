@@ -56,7 +56,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_index(args: argparse.Namespace) -> int:
     from core.graph import GraphIndexError, IndexConfig, build_index
-    from core.progress import Progress
     from core.store import open_store
 
     store = open_store(args.collection, create=False)
@@ -88,8 +87,7 @@ def cmd_index(args: argparse.Namespace) -> int:
                 return fail("cancelled: nothing was indexed", 1)
     try:
         with progress_bar("index", unit="step") as bar:
-            report = build_index(store, config=config,
-                                 progress=lambda stage, done, total: bar(Progress(stage, done, total)))
+            report = build_index(store, config=config, progress=bar)
     except GraphIndexError as exc:
         return fail(str(exc), 1)
     payload = {
@@ -159,9 +157,10 @@ def cmd_global(args: argparse.Namespace) -> int:
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
-    from core.database import database_url
+    from core.db import database_url
+    from core.db.pool import connection_pool
     from core.graph.llm_cache import clear_cache
-    from core.store import connection_pool, open_store
+    from core.store import open_store
 
     if args.collection is not None:
         store = open_store(args.collection, create=False)

@@ -21,9 +21,11 @@ each would pay it alone). Modes with the same search share one retrieval.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from core.db.pool import apply_schema
+from core.progress import ProgressCallback, no_progress
 from core.retrieval import (
     DEFAULT_CHILDREN_BUDGET,
     DEFAULT_SEARCH,
@@ -44,7 +46,7 @@ from core.retrieval.contextual import (
 )
 from core.retrieval.search import ensure_search_index
 from core.sql import evaluation as sql
-from core.store import ElementStore, apply_schema
+from core.store import ElementStore
 from core.tokens import count_tokens
 
 __all__ = [
@@ -55,15 +57,11 @@ __all__ = [
     "ModeRetrieval",
     "ModeRunner",
     "ModeSpec",
-    "ProgressFn",
     "contextual_collection_name",
     "ensure_contextual_store",
     "ensure_schema",
     "parse_modes",
 ]
-
-ProgressFn = Callable[[int, int, str], None]
-
 
 @dataclass(frozen=True)
 class ModeSpec:
@@ -129,7 +127,7 @@ class ModeRunner:
     """
 
     def __init__(self, store: ElementStore, modes: Sequence[str] = DEFAULT_MODES, *, k: int = 4,
-                 progress: ProgressFn | None = None) -> None:
+                 progress: ProgressCallback = no_progress) -> None:
         if not 1 <= k <= MAX_K:
             raise ValueError(f"k must be between 1 and {MAX_K}, got {k}")
         self.store = store

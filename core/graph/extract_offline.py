@@ -57,9 +57,10 @@ from core.graph.model import TextUnit
 from core.graph.names_english import SPACY_TYPES, capitalised, codes_acronyms_camel, guess_type, spacy_model
 from core.graph.names_korean import korean_runs, tokenize
 from core.graph.node_filter import worth_a_node
-from core.graph.text import clip, has_hangul, normalize_name, table_sentences
+from core.graph.text import has_hangul, normalize_name, table_sentences
 from core.graph.text_units import ElementInfo
 from core.markdown_tree import strip_attribute_list
+from core.text import clip
 
 _IDENTIFIER = re.compile(r"(?:--?)?[A-Za-z_][A-Za-z0-9_]*(?:[.:/-][A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
 

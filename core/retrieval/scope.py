@@ -9,8 +9,9 @@ from typing import Any, Literal
 
 from langchain_core.documents import Document
 
+from core.db.pool import read_connection
 from core.sql import retrieval as sql
-from core.store import ElementStore, read_connection
+from core.store import ElementStore
 
 __all__ = ["PATH_SEPARATOR", "Scope", "resolve_scope", "short_text"]
 

@@ -23,10 +23,11 @@ import numpy as np
 from langchain_core.documents import Document
 
 from core import textnorm
+from core.db.pool import apply_schema, read_connection
 from core.retrieval.contextual import sibling_scope, to_base_hits
 from core.retrieval.scope import Scope
 from core.sql import retrieval as sql
-from core.store import ElementStore, apply_schema, read_connection
+from core.store import ElementStore
 
 __all__ = [
     "DEFAULT_SEARCH",
