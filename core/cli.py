@@ -177,6 +177,19 @@ def cmd_collections(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("migrate")
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from core.database import database_url
+    from core.migrate import migrate
+
+    report = migrate(database_url())
+    rows = {"collections": [{"name": c.name, "id": str(c.collection_id), "elements": c.elements}
+                            for c in report.collections],
+            "links": report.links, "dropped_old_tables": report.dropped_old_tables}
+    emit(rows, args.json, report.summary())
+    return 0
+
+
 # -- ask --------------------------------------------------------------------------------------------
 
 
@@ -545,6 +558,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_collection(p)
 
     add("collections", "list collections")
+    add("migrate", "move a database from the layout before issue 14 (langchain_pg_* tables); vectors are copied")
 
     p = add("ask", "answer a question from the plain and the hierarchical context of the same hits")
     p.add_argument("question")

@@ -1,9 +1,11 @@
-"""The element store: parent-linked markdown elements in PGVector, one collection per corpus.
+"""The element store: parent-linked markdown elements, one collection per corpus, one table per collection.
 
-Reads and schema go through langchain-postgres' tables so that ``store.vectorstore`` is an ordinary
-``PGVector``. Writes of one document go through a single psycopg transaction instead of
-``PGVector.add_documents``: replacing a changed document must be atomic (delete old elements, copy new ones,
-update its hash, all or nothing), and ``COPY`` avoids the 65,535-parameter limit of one insert.
+A collection is a row of ``hke_collections`` and a table in ``PGVectorStore``'s layout (langchain-postgres' v2
+API) whose hierarchy fields are real columns (``core.sql.elements``), so ``store.vectorstore`` is an ordinary
+``PGVectorStore`` over the same rows. The product's own reads and writes go through the one psycopg pool:
+replacing a document must be atomic (delete old elements, copy new ones, update its hash, all or nothing), and
+``COPY`` avoids the 65,535-parameter limit of one insert; the hierarchy walks, scoped search and full-text
+ranking are SQL of our own (``core.sql.retrieval``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import astuple, dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import psycopg
@@ -31,6 +33,10 @@ from core.config import DEFAULT_COLLECTION, Settings, load_settings
 from core.database import DatabaseUnavailableError, psycopg_conninfo, unavailable_message
 from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
 from core.sql import elements as sql
+from core.sql import migration as legacy_sql
+
+if TYPE_CHECKING:
+    from langchain_postgres import PGEngine, PGVectorStore
 
 COLLECTION_NAME_MAX = 63
 # Element metadata key: sha256 of the exact text the element's vector was embedded from (the embedding cache key).
@@ -86,7 +92,6 @@ class CorpusStats:
 # -- connections ------------------------------------------------------------------------------------
 
 _pools: dict[str, ConnectionPool] = {}
-_engines: dict[str, Any] = {}
 _lock = threading.Lock()
 
 
@@ -114,8 +119,8 @@ def _configure_connection(conn: psycopg.Connection) -> None:
 POOL_TIMEOUT_S = 30.0  # a request that cannot get a connection for this long fails with PoolTimeout
 POOL_MAX_IDLE_S = 120.0  # an idle app gives back connections above min_size after 2 minutes (default 10)
 POOL_MAX_LIFETIME_S = 1800.0  # recycle backends every 30 min: per-backend caches and memory do not grow forever
-# pg_stat_activity.application_name of our connections: "hke:<pid>" for this pool, "hke:<pid>:sqlalchemy" for
-# the PGVector engine, so connections can be counted per process and per pool (bench_load, tests/test_pool.py).
+# pg_stat_activity.application_name of our connections: "hke:<pid>" for this pool, "hke:<pid>:pgvectorstore" for
+# PGVectorStore's engine, so connections can be counted per process and per pool (bench_load, tests/test_pool.py).
 APPLICATION_NAME = "hke"
 
 
@@ -193,22 +198,6 @@ def close_pools() -> None:
         for pool in _pools.values():
             pool.close()
         _pools.clear()
-        for engine in _engines.values():
-            engine.dispose()
-        _engines.clear()
-
-
-def _engine(url: str):
-    from sqlalchemy import create_engine
-
-    key = sqlalchemy_url(url)
-    with _lock:
-        if key not in _engines:
-            _engines[key] = create_engine(
-                key, pool_pre_ping=True, pool_size=2, max_overflow=2,
-                connect_args=_connect_kwargs(psycopg_conninfo(url), ":sqlalchemy"),  # see APPLICATION_NAME
-            )
-        return _engines[key]
 
 
 def _ensure_extension(conninfo: str) -> None:
@@ -254,11 +243,41 @@ def validate_collection_name(name: str) -> str:
     return name
 
 
+# -- the old layout ---------------------------------------------------------------------------------
+
+MIGRATE_COMMAND = "python -m core migrate"
+
+
+def legacy_layout_pending(conn: psycopg.Connection) -> int:
+    """How many things still sit in the layout before issue 14 (langchain_pg_* tables); 0 when there are none.
+
+    Counts this app's collections in ``langchain_pg_collection`` (they record an embedder) plus our tables'
+    foreign keys that still point there. Other programs' PGVector collections in the same database are left be.
+    """
+    if not conn.execute(sql.TABLE_EXISTS, ("langchain_pg_collection",)).fetchone()[0]:
+        return 0
+    return int(conn.execute(legacy_sql.PENDING).fetchone()[0])
+
+
+def legacy_layout_message(pending: int) -> str:
+    return (
+        f"this database holds elements in the old layout (langchain_pg_collection / langchain_pg_embedding, "
+        f"{pending} collection(s) or link(s) to move): run `{MIGRATE_COMMAND}` once to move them into the new "
+        "tables (vectors are copied, nothing is re-embedded, nothing is deleted before it is verified)"
+    )
+
+
+def _refuse_legacy_layout(conn: psycopg.Connection) -> None:
+    pending = legacy_layout_pending(conn)
+    if pending:
+        raise StoreError(legacy_layout_message(pending))
+
+
 # -- the store --------------------------------------------------------------------------------------
 
 
 class ElementStore:
-    """One collection of parent-linked elements.
+    """One collection of parent-linked elements, in its own table.
 
     ``create=False`` opens an existing collection only (readers should not create empty collections by
     looking at them). ``options`` are recorded on creation, e.g. ``{"contextual": True}``.
@@ -277,29 +296,32 @@ class ElementStore:
         self.collection = validate_collection_name(collection)
         self.embeddings = embeddings or make_embeddings()
         self.pool = connection_pool(url)
-        self._vectorstore = None
+        self._vectorstore: PGVectorStore | None = None
         self.collection_id, self.options = self._open(create=create, options=options or {})
+        self.table = sql.table_name(self.collection_id)
+
+    def statement(self, template: str) -> str:
+        """A statement template of ``core.sql`` bound to this collection's element table."""
+        return sql.bind(template, self.table)
 
     # -- opening --
 
     def _open(self, *, create: bool, options: dict[str, Any]) -> tuple[uuid.UUID, dict[str, Any]]:
         info = self.embeddings.info
         with self.pool.connection() as conn, schema_lock(conn):
-            self._check_table_dimension(conn, info)
-            row = None
-            if conn.execute(sql.TABLE_EXISTS, ("langchain_pg_collection",)).fetchone()[0]:
-                row = conn.execute(sql.COLLECTION_BY_NAME, (self.collection,)).fetchone()
+            _refuse_legacy_layout(conn)
+            for statement in sql.CREATE_SCHEMA:
+                conn.execute(statement)
+            row = conn.execute(sql.COLLECTION_BY_NAME, (self.collection,)).fetchone()
             if row is None:
                 if not create:
                     raise StoreError(
                         f"collection {self.collection!r} does not exist yet: ingest documents into it first"
                     )
-                self._create_with_pgvector(info, options)
-                conn.commit()
-            for statement in sql.CREATE_SCHEMA:
-                conn.execute(statement)
+                row = (uuid.uuid4(), {**info.as_metadata(), **options})
+                conn.execute(sql.INSERT_COLLECTION, (row[0], self.collection, Jsonb(row[1])))
+                create_element_table(conn, sql.table_name(row[0]), info.dimension)
             conn.commit()
-            row = conn.execute(sql.COLLECTION_BY_NAME, (self.collection,)).fetchone()
         collection_id, meta = row[0], dict(row[1] or {})
         stored = EmbedderInfo.from_metadata(meta)
         if stored is None:
@@ -309,50 +331,34 @@ class ElementStore:
         # Compared as plain values: Streamlit may reload core.embeddings, and instances of the old and the new
         # EmbedderInfo class are never equal even when every field is.
         if astuple(stored) != astuple(info):
+            size = (f" (its table stores vector({stored.dimension}), this embedder makes {info.dimension}-d vectors)"
+                    if stored.dimension != info.dimension else "")
             raise EmbedderMismatchError(
-                f"collection {self.collection!r} holds vectors from {stored}, but the configured embedder is {info}. "
-                f"Set HKE_EMBEDDINGS={stored.provider} to use it, or ingest into another --collection."
+                f"collection {self.collection!r} holds vectors from {stored}, but the configured embedder is {info}"
+                f"{size}. Set HKE_EMBEDDINGS={stored.provider} to use it, or ingest into another --collection."
             )
         return collection_id, {k: v for k, v in meta.items() if not k.startswith("embedding_")}
 
-    def _check_table_dimension(self, conn: psycopg.Connection, info: EmbedderInfo) -> None:
-        if not conn.execute(sql.TABLE_EXISTS, ("langchain_pg_embedding",)).fetchone()[0]:
-            return
-        column_type = conn.execute(sql.EMBEDDING_COLUMN_TYPE).fetchone()[0]
-        if column_type != f"vector({info.dimension})":
-            raise EmbedderMismatchError(
-                f"this database stores {column_type} embeddings, but {info} makes {info.dimension}-d vectors. "
-                "One database holds one embedding size (the HNSW index needs it): use another HKE_DATA_DIR "
-                "or DATABASE_URL for this embedder."
-            )
-
-    def _create_with_pgvector(self, info: EmbedderInfo, options: dict[str, Any]) -> None:
-        from langchain_postgres import PGVector
-
-        metadata = {**info.as_metadata(), **options}
-        self._vectorstore = PGVector(
-            embeddings=self.embeddings,
-            collection_name=self.collection,
-            connection=_engine(self.url),
-            use_jsonb=True,
-            embedding_length=info.dimension,
-            collection_metadata=metadata,
-            create_extension=False,
-        )
-
     @property
-    def vectorstore(self):
-        """The same collection as a plain LangChain ``PGVector`` (no HNSW-aware scoping, no hierarchy)."""
-        if self._vectorstore is None:
-            from langchain_postgres import PGVector
+    def vectorstore(self) -> PGVectorStore:
+        """The same collection as a plain LangChain ``PGVectorStore`` (no scoping, no hierarchy), made lazily.
 
-            self._vectorstore = PGVector(
-                embeddings=self.embeddings,
-                collection_name=self.collection,
-                connection=_engine(self.url),
-                use_jsonb=True,
-                embedding_length=self.embeddings.info.dimension,
-                create_extension=False,
+        Its engine opens a connection per call (NullPool): the product's own statements go through the psycopg
+        pool sized for the machine (``connection_pool``), and a second pool would keep idle server backends for a
+        path that is used rarely, outside that budget.
+        """
+        if self._vectorstore is None:
+            from langchain_postgres import PGVectorStore
+
+            self._vectorstore = PGVectorStore.create_sync(
+                engine=pg_engine(self.url),
+                embedding_service=self.embeddings,
+                table_name=self.table,
+                id_column=sql.ID_COLUMN,
+                content_column=sql.CONTENT_COLUMN,
+                embedding_column=sql.EMBEDDING_COLUMN,
+                metadata_columns=list(sql.METADATA_COLUMNS),
+                metadata_json_column=sql.METADATA_JSON_COLUMN,
             )
         return self._vectorstore
 
@@ -393,44 +399,31 @@ class ElementStore:
         (a key copied over in the elements' metadata is dropped, since it may describe another text).
 
         Another process may have stored the same content meanwhile; the per-document lock plus the hash
-        re-check inside the transaction make concurrent ingests of one corpus idempotent.
+        re-check inside the transaction make concurrent ingests of one corpus idempotent. An element whose
+        parent is not among the document's elements is refused (the table's foreign key) and nothing changes.
         """
         if len(elements) != len(vectors):
             raise ValueError("one vector per element")
         if text_hashes is not None and len(text_hashes) != len(elements):
             raise ValueError("one text hash per element")
-        with self.pool.connection() as conn, conn.transaction():
-            conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), record.document_id))
-            current = conn.execute(sql.DOCUMENT_HASH, (self.collection_id, record.document_id)).fetchone()
-            if current and current[0] == record.content_hash:
-                return False
-            conn.execute(sql.DELETE_DOCUMENT_ELEMENTS, (self.collection_id, record.document_id))
-            with conn.cursor() as cur, cur.copy(sql.COPY_ELEMENTS) as copy:
-                copy.set_types(sql.COPY_ELEMENT_TYPES)
-                for i, (doc, vector) in enumerate(zip(elements, vectors, strict=True)):
-                    meta = {k: v for k, v in doc.metadata.items() if k != EMBEDDED_TEXT_SHA256}
-                    if text_hashes is not None:
-                        meta[EMBEDDED_TEXT_SHA256] = text_hashes[i]
-                    copy.write_row(
-                        (meta["element_id"], self.collection_id, np.asarray(vector, dtype=np.float32),
-                         doc.page_content, Jsonb(meta))
-                    )
-            conn.execute(
-                sql.UPSERT_DOCUMENT,
-                {
-                    "collection_id": self.collection_id,
-                    "document_id": record.document_id,
-                    "source": record.source,
-                    "filename": record.filename,
-                    "title": record.title,
-                    "content_hash": record.content_hash,
-                    "loader": record.loader,
-                    "n_elements": len(elements),
-                    "n_bytes": record.n_bytes,
-                    "encoding": record.encoding,
-                    "front_matter": Jsonb(record.front_matter) if record.front_matter else None,
-                },
-            )
+        try:
+            with self.pool.connection() as conn, conn.transaction():
+                conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), record.document_id))
+                current = conn.execute(sql.DOCUMENT_HASH, (self.collection_id, record.document_id)).fetchone()
+                if current and current[0] == record.content_hash:
+                    return False
+                conn.execute(self.statement(sql.DELETE_DOCUMENT_ELEMENTS), (record.document_id,))
+                with conn.cursor() as cur, cur.copy(self.statement(sql.COPY_ELEMENTS)) as copy:
+                    copy.set_types(sql.COPY_ELEMENT_TYPES)
+                    for i, (doc, vector) in enumerate(zip(elements, vectors, strict=True)):
+                        copy.write_row(_element_row(record.document_id, doc, vector,
+                                                    text_hashes[i] if text_hashes is not None else None))
+                conn.execute(sql.UPSERT_DOCUMENT, _document_params(self.collection_id, record, len(elements)))
+        except psycopg.errors.ForeignKeyViolation as exc:
+            raise StoreError(
+                f"document {record.document_id!r} was not stored: {_missing_parent(exc)}; "
+                "an element's parent must be an element of the same document (what was stored before is kept)"
+            ) from exc
         return True
 
     def cached_vectors(self, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
@@ -439,36 +432,43 @@ class ElementStore:
         if not hashes:
             return {}
         info = self.embeddings.info
-        params = {"hashes": hashes, "provider": info.provider, "model": info.model, "dimension": str(info.dimension)}
+        params = {"provider": info.provider, "model": info.model, "dimension": str(info.dimension)}
         with read_connection(self.pool) as conn:
-            rows = conn.execute(sql.CACHED_VECTORS, params).fetchall()
-        return {key: np.asarray(vector, dtype=np.float32) for key, vector in rows}
+            ids = [row[0] for row in conn.execute(sql.SAME_EMBEDDER_COLLECTIONS, params)]
+            if not ids:
+                return {}
+            union = " UNION ALL ".join(sql.bind(sql.CACHED_VECTORS_OF_TABLE, sql.table_name(i)) for i in ids)
+            rows = conn.execute(union, {"hashes": hashes}).fetchall()
+        out: dict[str, np.ndarray] = {}
+        for key, vector in rows:
+            out.setdefault(key, np.asarray(vector, dtype=np.float32))
+        return out
 
     def has_vector_index(self) -> bool:
         with self.pool.connection() as conn:
-            return bool(conn.execute(sql.VECTOR_INDEX_EXISTS).fetchone()[0])
+            return bool(conn.execute(self.statement(sql.VECTOR_INDEX_EXISTS)).fetchone()[0])
 
-    def ensure_vector_index(self, min_rows: int = 10_000) -> bool:
-        """Build the HNSW index once the table holds ``min_rows`` vectors; True if it exists afterwards.
+    def ensure_vector_index(self, min_rows: int = 10_000, maintenance_work_mem: str = "256MB") -> bool:
+        """Build the collection's HNSW index once its table holds ``min_rows`` vectors; True if it exists after.
 
         Below that, an exact scan answers in a few milliseconds and ingest stays cheap: HNSW maintenance on
         every insert costs about as much as embedding the element.
         """
         with self.pool.connection() as conn:
-            if conn.execute(sql.VECTOR_INDEX_EXISTS).fetchone()[0]:
+            if conn.execute(self.statement(sql.VECTOR_INDEX_EXISTS)).fetchone()[0]:
                 return True
-            if conn.execute(sql.COUNT_EMBEDDINGS).fetchone()[0] < min_rows:
+            if conn.execute(self.statement(sql.COUNT_ELEMENTS)).fetchone()[0] < min_rows:
                 return False
             with schema_lock(conn):
-                conn.execute("SET LOCAL maintenance_work_mem = '256MB'")
-                conn.execute(sql.CREATE_VECTOR_INDEX)
+                conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (maintenance_work_mem,))
+                conn.execute(self.statement(sql.CREATE_VECTOR_INDEX))
                 conn.commit()
         return True
 
     def remove_document(self, document_id: str) -> bool:
         with self.pool.connection() as conn, conn.transaction():
             conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), document_id))
-            conn.execute(sql.DELETE_DOCUMENT_ELEMENTS, (self.collection_id, document_id))
+            conn.execute(self.statement(sql.DELETE_DOCUMENT_ELEMENTS), (document_id,))
             return conn.execute(sql.DELETE_DOCUMENT, (self.collection_id, document_id)).rowcount > 0
 
     # -- elements --
@@ -476,7 +476,7 @@ class ElementStore:
     def elements(self, document_id: str) -> list[Document]:
         """All elements of one document, in document order."""
         with self.pool.connection() as conn:
-            rows = conn.execute(sql.ELEMENTS_OF_DOCUMENT, (self.collection_id, document_id)).fetchall()
+            rows = conn.execute(self.statement(sql.ELEMENTS_OF_DOCUMENT), (document_id,)).fetchall()
         return [_row_to_document(row) for row in rows]
 
     def get(self, ids: Iterable[str]) -> list[Document]:
@@ -484,7 +484,7 @@ class ElementStore:
         if not ids:
             return []
         with self.pool.connection() as conn:
-            rows = conn.execute(sql.ELEMENTS_BY_ID, (self.collection_id, ids)).fetchall()
+            rows = conn.execute(self.statement(sql.ELEMENTS_BY_ID), (ids,)).fetchall()
         by_id = {row[0]: _row_to_document(row) for row in rows}
         return [by_id[i] for i in ids if i in by_id]
 
@@ -494,22 +494,66 @@ class ElementStore:
         if not ids:
             return {}
         with read_connection(self.pool) as conn:
-            rows = conn.execute(sql.ANCESTORS, {"collection_id": self.collection_id, "ids": ids}).fetchall()
+            rows = conn.execute(self.statement(sql.ANCESTORS), {"ids": ids}).fetchall()
         return {row[0]: _row_to_document(row) for row in rows}
 
     def stats(self) -> CorpusStats:
         with self.pool.connection() as conn:
-            counts = [
-                (c or "?", int(d), int(n))
-                for c, d, n in conn.execute(sql.CATEGORY_DEPTH_COUNTS, (self.collection_id,))
-            ]
+            counts = [(c or "?", int(d), int(n)) for c, d, n in conn.execute(self.statement(sql.CATEGORY_DEPTH_COUNTS))]
             documents = len(conn.execute(sql.DOCUMENT_HASHES, (self.collection_id,)).fetchall())
         return CorpusStats(documents=documents, elements=sum(n for *_, n in counts), by_category_depth=counts)
 
     def drop(self) -> None:
         """Delete the collection with all its documents and elements."""
         with self.pool.connection() as conn, conn.transaction():
+            conn.execute(self.statement(sql.DROP_ELEMENT_TABLE))
             conn.execute(sql.DELETE_COLLECTION, (self.collection_id,))
+
+
+def create_element_table(conn: psycopg.Connection, table: str, dimension: int) -> None:
+    """A collection's element table with its keys and indexes (no HNSW yet: see ``ensure_vector_index``)."""
+    for template in sql.CREATE_ELEMENT_TABLE:
+        conn.execute(sql.bind(template, table, dimension))
+
+
+def _element_row(document_id: str, doc: Document, vector: np.ndarray, text_hash: str | None) -> tuple:
+    """One COPY row: the real columns out of the metadata, the rest of the metadata as JSON."""
+    meta = doc.metadata
+    rest = {k: v for k, v in meta.items() if k not in _COLUMN_KEYS}
+    return (
+        meta["element_id"], doc.page_content, np.asarray(vector, dtype=np.float32), meta.get("parent_id"),
+        meta.get("document_id") or document_id, meta.get("category") or "UncategorizedText",
+        int(meta.get("category_depth") or 0), int(meta.get("order") or 0), list(meta.get("heading_path") or ()),
+        text_hash, Jsonb(rest),
+    )
+
+
+# Keys stored as columns; a stale embedded_text_sha256 copied over in the metadata is dropped (see replace_document).
+_COLUMN_KEYS = frozenset((sql.ID_COLUMN, *sql.METADATA_COLUMNS))
+
+
+def _document_params(collection_id: uuid.UUID, record: DocumentRecord, n_elements: int) -> dict[str, Any]:
+    return {
+        "collection_id": collection_id,
+        "document_id": record.document_id,
+        "source": record.source,
+        "filename": record.filename,
+        "title": record.title,
+        "content_hash": record.content_hash,
+        "loader": record.loader,
+        "n_elements": n_elements,
+        "n_bytes": record.n_bytes,
+        "encoding": record.encoding,
+        "front_matter": Jsonb(record.front_matter) if record.front_matter else None,
+    }
+
+
+def _missing_parent(exc: psycopg.errors.ForeignKeyViolation) -> str:
+    detail = exc.diag.message_detail or ""
+    # "Key (document_id, parent_id)=(doc, p) is not present in table ..." names the missing parent.
+    if not detail:
+        return "an element's parent is missing"
+    return f"an element names a parent that is not in it ({detail.strip()})"
 
 
 def _row_to_document(row: tuple) -> Document:
@@ -518,11 +562,32 @@ def _row_to_document(row: tuple) -> Document:
     return Document(id=element_id, page_content=text or "", metadata=meta)
 
 
+_pg_engines: dict[str, PGEngine] = {}
+
+
+def pg_engine(url: str) -> PGEngine:
+    """langchain-postgres' engine for ``PGVectorStore``, one per database and process, holding no pool (NullPool)."""
+    from langchain_postgres import PGEngine
+    from sqlalchemy.pool import NullPool
+
+    key = sqlalchemy_url(url)
+    with _lock:
+        engine = _pg_engines.get(key)
+        if engine is None:
+            engine = PGEngine.from_connection_string(
+                key, poolclass=NullPool,
+                connect_args=_connect_kwargs(psycopg_conninfo(url), ":pgvectorstore"),  # see APPLICATION_NAME
+            )
+            _pg_engines[key] = engine
+        return engine
+
+
 def list_collections(url: str) -> list[CollectionInfo]:
     """Every collection in the database, with counts; empty if nothing was ever ingested."""
     pool = connection_pool(url)
     with pool.connection() as conn:
-        if not conn.execute(sql.TABLE_EXISTS, ("hke_documents",)).fetchone()[0]:
+        _refuse_legacy_layout(conn)
+        if not conn.execute(sql.TABLE_EXISTS, ("hke_collections",)).fetchone()[0]:
             return []
         rows = conn.execute(sql.LIST_COLLECTIONS).fetchall()
     out = []

@@ -127,7 +127,7 @@ def expand(
         raise ValueError("children_budget needs the query vector to score the children")
     with read_connection(store.pool) as conn:
         rows = conn.execute(
-            sql.EXPAND_WITH_CHILDREN,
+            store.statement(sql.EXPAND_WITH_CHILDREN),
             {
                 "collection_id": store.collection_id,
                 "ids": hit_ids,

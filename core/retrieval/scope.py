@@ -76,7 +76,7 @@ def resolve_scope(store: ElementStore, key: str | None) -> Scope:
     if not found and _HEX.fullmatch(key.lower()):
         with read_connection(store.pool) as conn:
             rows = conn.execute(
-                sql.ELEMENTS_BY_PREFIX, {"collection_id": store.collection_id, "prefix": key.lower()}
+                store.statement(sql.ELEMENTS_BY_PREFIX), {"collection_id": store.collection_id, "prefix": key.lower()}
             ).fetchall()
         if len(rows) > 1:
             raise ValueError(f"scope {key!r} is the prefix of several elements: give more characters")

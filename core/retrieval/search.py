@@ -197,21 +197,21 @@ def vector_search(
     scope = scope or Scope.whole()
     params = {**_scope_params(store, scope), "query": query_vector, "k": k}
     with read_connection(store.pool) as conn:
-        rows = conn.execute(sql.vector_statement(scope.kind, include_metadata), params).fetchall()
+        rows = conn.execute(store.statement(sql.vector_statement(scope.kind, include_metadata)), params).fetchall()
     return _hits(rows)
 
 
 # -- full text -------------------------------------------------------------------------------------------------
 
-_INDEXED: set[str] = set()
+_INDEXED: set[tuple[str, str]] = set()
 
 
 def ensure_search_index(store: ElementStore) -> None:
-    """The GIN index full-text search uses (idempotent; once per database and process)."""
-    if store.url in _INDEXED:
+    """The GIN index full-text search uses (idempotent; once per collection table and process)."""
+    if (store.url, store.table) in _INDEXED:
         return
-    apply_schema(store.pool, [sql.DROP_OLD_FTS_INDEX, sql.FTS_INDEX], sql.FTS_INDEX_LOCK_KEY)
-    _INDEXED.add(store.url)
+    apply_schema(store.pool, [store.statement(sql.FTS_INDEX)], sql.FTS_INDEX_LOCK_KEY)
+    _INDEXED.add((store.url, store.table))
 
 
 def fts_terms(question: str) -> list[str]:
@@ -250,7 +250,7 @@ def fts_scored(
             return []
         params = {**_scope_params(store, scope), "terms": terms, "query": " | ".join(terms),
                   "query_vector": query_vector, "k": k}
-        rows = conn.execute(sql.fulltext_statement(scope.kind, include_metadata), params).fetchall()
+        rows = conn.execute(store.statement(sql.fulltext_statement(scope.kind, include_metadata)), params).fetchall()
     return [(hit, float(r[4])) for hit, r in zip(_hits(rows), rows, strict=True)]
 
 
