@@ -477,7 +477,7 @@ class ElementStore:
         """All elements of one document, in document order."""
         with self.pool.connection() as conn:
             rows = conn.execute(self.statement(sql.ELEMENTS_OF_DOCUMENT), (document_id,)).fetchall()
-        return [_row_to_document(row) for row in rows]
+        return [element_from_row(row) for row in rows]
 
     def get(self, ids: Iterable[str]) -> list[Document]:
         ids = list(dict.fromkeys(ids))
@@ -485,7 +485,7 @@ class ElementStore:
             return []
         with self.pool.connection() as conn:
             rows = conn.execute(self.statement(sql.ELEMENTS_BY_ID), (ids,)).fetchall()
-        by_id = {row[0]: _row_to_document(row) for row in rows}
+        by_id = {row[0]: element_from_row(row) for row in rows}
         return [by_id[i] for i in ids if i in by_id]
 
     def ancestors(self, ids: Iterable[str]) -> dict[str, Document]:
@@ -495,7 +495,7 @@ class ElementStore:
             return {}
         with read_connection(self.pool) as conn:
             rows = conn.execute(self.statement(sql.ANCESTORS), {"ids": ids}).fetchall()
-        return {row[0]: _row_to_document(row) for row in rows}
+        return {row[0]: element_from_row(row) for row in rows}
 
     def stats(self) -> CorpusStats:
         with self.pool.connection() as conn:
@@ -556,10 +556,18 @@ def _missing_parent(exc: psycopg.errors.ForeignKeyViolation) -> str:
     return f"an element names a parent that is not in it ({detail.strip()})"
 
 
-def _row_to_document(row: tuple) -> Document:
-    element_id, text, meta = row
-    meta = meta if isinstance(meta, dict) else json.loads(meta)
-    return Document(id=element_id, page_content=text or "", metadata=meta)
+def element_from_row(row: Sequence[Any]) -> Document:
+    """An element as ingest gave it, from a row that starts with ``core.sql.elements.ELEMENT_COLUMNS``.
+
+    The metadata is the JSON column plus the real columns; ``embedded_text_sha256`` only where one is stored.
+    """
+    element_id, content, parent_id, document_id, category, depth, order, heading_path, text_sha, rest = row[:10]
+    meta = dict(rest) if isinstance(rest, dict) else json.loads(rest or "{}")
+    meta.update(element_id=element_id, parent_id=parent_id, document_id=document_id, category=category,
+                category_depth=depth, order=order, heading_path=list(heading_path or ()))
+    if text_sha is not None:
+        meta[EMBEDDED_TEXT_SHA256] = text_sha
+    return Document(id=element_id, page_content=content or "", metadata=meta)
 
 
 _pg_engines: dict[str, PGEngine] = {}

@@ -22,7 +22,8 @@ from langchain_core.documents import Document
 from core.partial_tree import PartialTree, merge_trees, render_markdown, render_plain, short_ids
 from core.retrieval.search import Hit
 from core.sql import retrieval as sql
-from core.store import ElementStore, read_connection
+from core.sql.elements import ELEMENT_WIDTH
+from core.store import ElementStore, element_from_row, read_connection
 from core.tokens import count_tokens, truncate_to_tokens
 
 __all__ = [
@@ -140,8 +141,9 @@ def expand(
     elements: dict[str, Document] = {}
     candidates: dict[str, Document] = {}
     distances: dict[str, float] = {}
-    for element_id, text, meta, distance, is_child in rows:
-        doc = Document(id=element_id, page_content=text or "", metadata=meta)
+    for row in rows:
+        doc, (distance, is_child) = element_from_row(row), row[ELEMENT_WIDTH:]
+        element_id = doc.id
         if is_child:
             candidates.setdefault(element_id, doc)
             distances[element_id] = float(distance)

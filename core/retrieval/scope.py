@@ -7,10 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from langchain_core.documents import Document
-
 from core.sql import retrieval as sql
-from core.store import ElementStore, read_connection
+from core.store import ElementStore, element_from_row, read_connection
 
 __all__ = ["PATH_SEPARATOR", "Scope", "resolve_scope", "short_text"]
 
@@ -80,7 +78,7 @@ def resolve_scope(store: ElementStore, key: str | None) -> Scope:
             ).fetchall()
         if len(rows) > 1:
             raise ValueError(f"scope {key!r} is the prefix of several elements: give more characters")
-        found = [Document(id=r[0], page_content=r[1] or "", metadata=r[2]) for r in rows]
+        found = [element_from_row(r) for r in rows]
     if not found:
         raise ValueError(f"scope {key!r} is neither a document id nor an element id in collection {store.collection!r}")
     element = found[0]

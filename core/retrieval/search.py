@@ -25,7 +25,8 @@ from langchain_core.documents import Document
 from core import textnorm
 from core.retrieval.scope import Scope
 from core.sql import retrieval as sql
-from core.store import ElementStore, apply_schema, read_connection
+from core.sql.elements import ELEMENT_WIDTH
+from core.store import ElementStore, apply_schema, element_from_row, read_connection
 
 __all__ = [
     "DEFAULT_SEARCH",
@@ -183,8 +184,7 @@ def _scope_params(store: ElementStore, scope: Scope) -> dict[str, Any]:
 
 
 def _hits(rows: Sequence[tuple]) -> list[Hit]:
-    return [Hit(Document(id=r[0], page_content=r[1] or "", metadata=r[2]), rank, float(r[3]))
-            for rank, r in enumerate(rows)]
+    return [Hit(element_from_row(r), rank, float(r[ELEMENT_WIDTH])) for rank, r in enumerate(rows)]
 
 
 def vector_search(
@@ -251,7 +251,7 @@ def fts_scored(
         params = {**_scope_params(store, scope), "terms": terms, "query": " | ".join(terms),
                   "query_vector": query_vector, "k": k}
         rows = conn.execute(store.statement(sql.fulltext_statement(scope.kind, include_metadata)), params).fetchall()
-    return [(hit, float(r[4])) for hit, r in zip(_hits(rows), rows, strict=True)]
+    return [(hit, float(r[ELEMENT_WIDTH + 1])) for hit, r in zip(_hits(rows), rows, strict=True)]
 
 
 def fts_search(store: ElementStore, question: str, query_vector: np.ndarray, k: int,

@@ -18,13 +18,13 @@ when every better match lies outside it.
   (``include_metadata``). Front matter never becomes an element (``core.markdown_loader``).
 
 Statements are assembled at import time from fixed fragments (no user text) as templates over ``{elements}``,
-the collection's table (``core.sql.elements.bind``); all values are parameters. Each returns the element's
-metadata rebuilt as one jsonb object (``core.sql.elements.meta_of``), the shape ingest wrote.
+the collection's table (``core.sql.elements.bind``); all values are parameters. Each returns the element
+columns first (``core.sql.elements.ELEMENT_COLUMNS``, read by ``core.store.element_from_row``), then its extras.
 """
 
 from __future__ import annotations
 
-from core.sql.elements import WALK_COLUMNS, cols, meta_of
+from core.sql.elements import WALK_COLUMNS, cols
 
 __all__ = ["FTS_INDEX", "HEADINGS", "fulltext_statement", "vector_statement"]
 
@@ -77,7 +77,7 @@ WITH hits AS MATERIALIZED (
     ORDER BY e.embedding <=> %(query)s
     LIMIT %(k)s
 )
-SELECT h.element_id, h.content, {meta_of("h")}, h.distance FROM hits h ORDER BY h.distance, h.element_id
+SELECT {cols("h")}, h.distance FROM hits h ORDER BY h.distance, h.element_id
 """  # noqa: S608 - fixed fragments, no user text
 
 # The recursive walk carries whole rows (and the distance) instead of ids joined back to the table afterwards:
@@ -98,7 +98,7 @@ best AS (
     ORDER BY e.distance, e.element_id
     LIMIT %(k)s
 )
-SELECT b.element_id, b.content, {meta_of("b")}, b.distance FROM best b ORDER BY b.distance, b.element_id
+SELECT {cols("b")}, b.distance FROM best b ORDER BY b.distance, b.element_id
 """  # noqa: S608 - fixed fragments, no user text
 
 # Ranking: the sum of the IDF of the query terms an element matches (BM25 without the term-frequency and length
@@ -142,7 +142,7 @@ scored AS (
     ORDER BY score DESC, m.element_id
     LIMIT %(k)s
 )
-SELECT e.element_id, e.content, {meta_of("e")}, e.embedding <=> %(query_vector)s AS distance, s.score
+SELECT {cols("e")}, e.embedding <=> %(query_vector)s AS distance, s.score
 FROM scored s
 JOIN {{elements}} e ON e.element_id = s.element_id
 ORDER BY s.score DESC, e.element_id
@@ -222,15 +222,15 @@ picked AS (
     ORDER BY document_id, "order"
     LIMIT %(max_children)s
 )
-SELECT u.element_id, u.content, {meta_of("u")}, NULL::float8 AS distance, false AS is_child FROM up u
+SELECT {cols("u")}, NULL::float8 AS distance, false AS is_child FROM up u
 UNION ALL
-SELECT p.element_id, p.content, {meta_of("p")}, p.distance, true FROM picked p
+SELECT {cols("p")}, p.distance, true FROM picked p
 """  # noqa: S608 - fixed fragments, no user text
 
 # Resolving a scope given on the command line: an element id or a unique prefix of one (hex only, checked by
 # the caller, so LIKE wildcards cannot appear in it).
 ELEMENTS_BY_PREFIX = f"""
-SELECT e.element_id, e.content, {meta_of("e")}
+SELECT {cols("e")}
 FROM {{elements}} e
 WHERE e.element_id LIKE %(prefix)s || '%%'
 ORDER BY e.element_id
