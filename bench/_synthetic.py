@@ -139,14 +139,15 @@ def drop_hnsw(store: ElementStore) -> None:
         conn.execute(store.statement("DROP INDEX IF EXISTS {hnsw}"))
 
 
-def build_hnsw(store: ElementStore, maintenance_work_mem: str = "1GB") -> float:
+def build_hnsw(store: ElementStore, maintenance_work_mem: str = "1GB", parallel_workers: int = 2) -> float:
     t0 = time.perf_counter()
     with store.pool.connection() as conn:
         conn.execute("SELECT set_config('maintenance_work_mem', %s, false)", (maintenance_work_mem,))
-        conn.execute("SET max_parallel_maintenance_workers = 2")
+        conn.execute("SELECT set_config('max_parallel_maintenance_workers', %s, false)", (str(parallel_workers),))
         conn.execute(store.statement(element_sql.CREATE_VECTOR_INDEX))
         conn.execute(store.statement("ANALYZE {elements}"))
         conn.execute("RESET maintenance_work_mem")
+        conn.execute("RESET max_parallel_maintenance_workers")
     return time.perf_counter() - t0
 
 
