@@ -11,7 +11,6 @@ ranking are SQL of our own (``core.sql.retrieval``).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import threading
 import unicodedata
@@ -29,18 +28,18 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
+from core import old_layout
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
 from core.database import DatabaseUnavailableError, psycopg_conninfo, unavailable_message
+from core.element_rows import EMBEDDED_TEXT_SHA256 as EMBEDDED_TEXT_SHA256  # the metadata key, public here
+from core.element_rows import element_from_row, element_row
 from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
 from core.sql import elements as sql
-from core.sql import migration as legacy_sql
 
 if TYPE_CHECKING:
     from langchain_postgres import PGEngine, PGVectorStore
 
 COLLECTION_NAME_MAX = 63
-# Element metadata key: sha256 of the exact text the element's vector was embedded from (the embedding cache key).
-EMBEDDED_TEXT_SHA256 = "embedded_text_sha256"
 
 
 class StoreError(RuntimeError):
@@ -245,32 +244,11 @@ def validate_collection_name(name: str) -> str:
 
 # -- the old layout ---------------------------------------------------------------------------------
 
-MIGRATE_COMMAND = "python -m core migrate"
-
-
-def legacy_layout_pending(conn: psycopg.Connection) -> int:
-    """How many things still sit in the layout before issue 14 (langchain_pg_* tables); 0 when there are none.
-
-    Counts this app's collections in ``langchain_pg_collection`` (they record an embedder) plus our tables'
-    foreign keys that still point there. Other programs' PGVector collections in the same database are left be.
-    """
-    if not conn.execute(sql.TABLE_EXISTS, ("langchain_pg_collection",)).fetchone()[0]:
-        return 0
-    return int(conn.execute(legacy_sql.PENDING).fetchone()[0])
-
-
-def legacy_layout_message(pending: int) -> str:
-    return (
-        f"this database holds elements in the old layout (langchain_pg_collection / langchain_pg_embedding, "
-        f"{pending} collection(s) or link(s) to move): run `{MIGRATE_COMMAND}` once to move them into the new "
-        "tables (vectors are copied, nothing is re-embedded, nothing is deleted before it is verified)"
-    )
-
 
 def _refuse_legacy_layout(conn: psycopg.Connection) -> None:
-    pending = legacy_layout_pending(conn)
+    pending = old_layout.pending(conn)
     if pending:
-        raise StoreError(legacy_layout_message(pending))
+        raise StoreError(old_layout.message(pending))
 
 
 # -- the store --------------------------------------------------------------------------------------
@@ -416,8 +394,8 @@ class ElementStore:
                 with conn.cursor() as cur, cur.copy(self.statement(sql.COPY_ELEMENTS)) as copy:
                     copy.set_types(sql.COPY_ELEMENT_TYPES)
                     for i, (doc, vector) in enumerate(zip(elements, vectors, strict=True)):
-                        copy.write_row(_element_row(record.document_id, doc, vector,
-                                                    text_hashes[i] if text_hashes is not None else None))
+                        copy.write_row(element_row(record.document_id, doc, vector,
+                                                   text_hashes[i] if text_hashes is not None else None))
                 conn.execute(sql.UPSERT_DOCUMENT, _document_params(self.collection_id, record, len(elements)))
         except psycopg.errors.ForeignKeyViolation as exc:
             raise StoreError(
@@ -516,22 +494,6 @@ def create_element_table(conn: psycopg.Connection, table: str, dimension: int) -
         conn.execute(sql.bind(template, table, dimension))
 
 
-def _element_row(document_id: str, doc: Document, vector: np.ndarray, text_hash: str | None) -> tuple:
-    """One COPY row: the real columns out of the metadata, the rest of the metadata as JSON."""
-    meta = doc.metadata
-    rest = {k: v for k, v in meta.items() if k not in _COLUMN_KEYS}
-    return (
-        meta["element_id"], doc.page_content, np.asarray(vector, dtype=np.float32), meta.get("parent_id"),
-        meta.get("document_id") or document_id, meta.get("category") or "UncategorizedText",
-        int(meta.get("category_depth") or 0), int(meta.get("order") or 0), list(meta.get("heading_path") or ()),
-        text_hash, Jsonb(rest),
-    )
-
-
-# Keys stored as columns; a stale embedded_text_sha256 copied over in the metadata is dropped (see replace_document).
-_COLUMN_KEYS = frozenset((sql.ID_COLUMN, *sql.METADATA_COLUMNS))
-
-
 def _document_params(collection_id: uuid.UUID, record: DocumentRecord, n_elements: int) -> dict[str, Any]:
     return {
         "collection_id": collection_id,
@@ -554,20 +516,6 @@ def _missing_parent(exc: psycopg.errors.ForeignKeyViolation) -> str:
     if not detail:
         return "an element's parent is missing"
     return f"an element names a parent that is not in it ({detail.strip()})"
-
-
-def element_from_row(row: Sequence[Any]) -> Document:
-    """An element as ingest gave it, from a row that starts with ``core.sql.elements.ELEMENT_COLUMNS``.
-
-    The metadata is the JSON column plus the real columns; ``embedded_text_sha256`` only where one is stored.
-    """
-    element_id, content, parent_id, document_id, category, depth, order, heading_path, text_sha, rest = row[:10]
-    meta = dict(rest) if isinstance(rest, dict) else json.loads(rest or "{}")
-    meta.update(element_id=element_id, parent_id=parent_id, document_id=document_id, category=category,
-                category_depth=depth, order=order, heading_path=list(heading_path or ()))
-    if text_sha is not None:
-        meta[EMBEDDED_TEXT_SHA256] = text_sha
-    return Document(id=element_id, page_content=content or "", metadata=meta)
 
 
 _pg_engines: dict[str, PGEngine] = {}

@@ -23,10 +23,11 @@ import numpy as np
 from langchain_core.documents import Document
 
 from core import textnorm
+from core.element_rows import element_from_row
 from core.retrieval.scope import Scope
 from core.sql import retrieval as sql
 from core.sql.elements import ELEMENT_WIDTH
-from core.store import ElementStore, apply_schema, element_from_row, read_connection
+from core.store import ElementStore, apply_schema, read_connection
 
 __all__ = [
     "DEFAULT_SEARCH",
