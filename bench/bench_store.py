@@ -6,7 +6,8 @@
   (``core.sql.elements``), written by ``ElementStore.replace_document``.
 
 Both databases live on the same server and receive the same synthetic documents with the same vectors,
-alternating document by document so that a change of machine load hits both alike. Measured at each size
+alternating document by document so that a change of machine load hits both alike; both write through a
+connection checked out of a pool per document, as the product does. Measured at each size
 (the collections grow in place: 10k, then 100k elements):
 
 1. load: per-document atomic replace of new documents (lock, delete, ``COPY ... FORMAT BINARY``, upsert of the
@@ -22,6 +23,7 @@ Run: .venv/bin/python bench/bench_store.py [--sizes 10000,100000] [--queries 300
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import statistics
 import time
@@ -71,7 +73,7 @@ def main() -> None:
     from core.database import psycopg_conninfo
     from core.embeddings import EmbedderInfo, NamedEmbeddings
     from core.sql import elements as element_sql
-    from core.store import ElementStore, read_connection
+    from core.store import ElementStore, connection_pool, read_connection
     from tests.helpers_old_layout import ANCESTORS, create_old_collection, write_old_document
 
     class Embedder(NamedEmbeddings):
@@ -89,27 +91,33 @@ def main() -> None:
     old_url, new_url = other_database(base, "bench_store_old"), other_database(base, "bench_store_new")
     embeddings = Embedder()
     old_id = create_old_collection(old_url, "bench", embeddings)
+    old_pool = connection_pool(old_url)
     old_conn = psycopg.connect(psycopg_conninfo(old_url))
     register_vector(old_conn)
     store = ElementStore(new_url, "bench", embeddings)
+
+    def write_both(batch: list[tuple]) -> tuple[int, float, float]:
+        """Each document to the old layout, then the same to the new one; seconds spent on each side."""
+        n, t_old, t_new = 0, 0.0, 0.0
+        for record, docs, vectors, hashes in batch:
+            t0 = time.perf_counter()
+            with old_pool.connection() as conn:  # checked out like ElementStore does: same per-document cost
+                write_old_document(conn, old_id, record, docs, vectors, hashes)
+            t1 = time.perf_counter()
+            store.replace_document(record, docs, vectors, hashes)
+            t_old += t1 - t0
+            t_new += time.perf_counter() - t1
+            n += len(docs)
+        return n, t_old, t_new
 
     results: dict = {"sizes": {}}
     written: list[tuple] = []  # (record, docs, vectors, hashes) for the replace phase
     loaded = 0
     for size in sizes:
-        t_old = t_new = 0.0
-        n = 0
-        for record, docs, vectors in synthetic_corpus(size - loaded, seed=size, prefix=f"s{size}-"):
-            hashes = [sha(d.page_content) for d in docs]
-            t0 = time.perf_counter()
-            write_old_document(old_conn, old_id, record, docs, vectors, hashes)
-            t1 = time.perf_counter()
-            store.replace_document(record, docs, vectors, hashes)
-            t2 = time.perf_counter()
-            t_old += t1 - t0
-            t_new += t2 - t1
-            n += len(docs)
-            written.append((record, docs, vectors, hashes))
+        batch = [(record, docs, vectors, [sha(d.page_content) for d in docs])
+                 for record, docs, vectors in synthetic_corpus(size - loaded, seed=size, prefix=f"s{size}-")]
+        n, t_old, t_new = write_both(batch)
+        written += batch
         loaded = size
         for conn_sql in ("ANALYZE langchain_pg_embedding", "ANALYZE hke_documents"):
             old_conn.execute(conn_sql)
@@ -120,18 +128,8 @@ def main() -> None:
         # Replace: the same documents again under a new hash (rows exist: delete, copy, foreign-key checks).
         rng = np.random.default_rng(size)
         picks = [written[i] for i in rng.choice(len(written), min(args.replaces, len(written)), replace=False)]
-        r_old = r_new = 0.0
-        r_n = 0
-        for record, docs, vectors, hashes in picks:
-            again = record.__class__(**{**record.__dict__, "content_hash": record.content_hash + "+"})
-            t0 = time.perf_counter()
-            write_old_document(old_conn, old_id, again, docs, vectors, hashes)
-            t1 = time.perf_counter()
-            store.replace_document(again, docs, vectors, hashes)
-            t2 = time.perf_counter()
-            r_old += t1 - t0
-            r_new += t2 - t1
-            r_n += len(docs)
+        r_n, r_old, r_new = write_both([(dataclasses.replace(record, content_hash=record.content_hash + "+"), *rest)
+                                        for record, *rest in picks])
 
         # Expansion: 4 random elements' ancestors, alternating old and new on the same ids.
         with store.pool.connection() as conn:

@@ -3,7 +3,8 @@
 langchain-postgres' deprecated ``PGVector`` makes its own tables (``langchain_pg_collection``,
 ``langchain_pg_embedding``); the previous release added ``hke_documents`` (foreign key to the old collection
 table), expression indexes on ``cmetadata`` and wrote each document with one ``COPY``. The SQL below is that
-release's, verbatim (core/sql/elements.py before issue 14), so a database built here is what users have.
+release's (core/sql/elements.py before issue 14; the statements that did not change are imported from there),
+so a database built here is what users have.
 """
 
 from __future__ import annotations
@@ -17,26 +18,13 @@ from langchain_core.documents import Document
 from psycopg.types.json import Jsonb
 
 from core.embeddings import NamedEmbeddings
+from core.sql import elements as element_sql
 from core.store import DocumentRecord, sqlalchemy_url
 
+# hke_documents is unchanged but for its foreign key, which pointed at PGVector's collection table.
 OLD_SCHEMA = [
-    """
-    CREATE TABLE IF NOT EXISTS hke_documents (
-        collection_id uuid NOT NULL REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
-        document_id   text NOT NULL,
-        source        text NOT NULL,
-        filename      text NOT NULL,
-        title         text,
-        content_hash  text NOT NULL,
-        loader        text NOT NULL,
-        n_elements    integer NOT NULL,
-        n_bytes       integer NOT NULL,
-        encoding      text,
-        front_matter  jsonb,
-        ingested_at   timestamptz NOT NULL DEFAULT now(),
-        PRIMARY KEY (collection_id, document_id)
-    )
-    """,
+    element_sql.CREATE_SCHEMA[1].replace("REFERENCES hke_collections (id)",
+                                         "REFERENCES langchain_pg_collection (uuid)"),
     "CREATE INDEX IF NOT EXISTS hke_emb_element_id ON langchain_pg_embedding ((cmetadata->>'element_id'))",
     "CREATE INDEX IF NOT EXISTS hke_emb_parent_id ON langchain_pg_embedding ((cmetadata->>'parent_id'))",
     "CREATE INDEX IF NOT EXISTS hke_emb_document"
@@ -46,7 +34,6 @@ OLD_SCHEMA = [
 
 OLD_HNSW = "CREATE INDEX IF NOT EXISTS hke_emb_hnsw ON langchain_pg_embedding USING hnsw (embedding vector_cosine_ops)"
 
-LOCK_DOCUMENT = "SELECT pg_advisory_xact_lock(hashtextextended(%s::text || '/' || %s::text, 0))"
 DELETE_DOCUMENT_ELEMENTS = (
     "DELETE FROM langchain_pg_embedding WHERE collection_id = %s AND cmetadata->>'document_id' = %s"
 )
@@ -54,17 +41,6 @@ COPY_ELEMENTS = (
     "COPY langchain_pg_embedding (id, collection_id, embedding, document, cmetadata) FROM STDIN WITH (FORMAT BINARY)"
 )
 COPY_ELEMENT_TYPES = ["varchar", "uuid", "vector", "varchar", "jsonb"]
-UPSERT_DOCUMENT = """
-INSERT INTO hke_documents (collection_id, document_id, source, filename, title, content_hash, loader,
-                           n_elements, n_bytes, encoding, front_matter, ingested_at)
-VALUES (%(collection_id)s, %(document_id)s, %(source)s, %(filename)s, %(title)s, %(content_hash)s, %(loader)s,
-        %(n_elements)s, %(n_bytes)s, %(encoding)s, %(front_matter)s, now())
-ON CONFLICT (collection_id, document_id) DO UPDATE SET
-    source = EXCLUDED.source, filename = EXCLUDED.filename, title = EXCLUDED.title,
-    content_hash = EXCLUDED.content_hash, loader = EXCLUDED.loader, n_elements = EXCLUDED.n_elements,
-    n_bytes = EXCLUDED.n_bytes, encoding = EXCLUDED.encoding, front_matter = EXCLUDED.front_matter,
-    ingested_at = now()
-"""
 ANCESTORS = """
 WITH RECURSIVE walk (id, document, cmetadata) AS (
     SELECT e.id, e.document, e.cmetadata
@@ -108,7 +84,7 @@ def write_old_document(conn: psycopg.Connection, collection_id: uuid.UUID, recor
 
     register_vector(conn)
     with conn.transaction():
-        conn.execute(LOCK_DOCUMENT, (str(collection_id), record.document_id))
+        conn.execute(element_sql.LOCK_DOCUMENT, (str(collection_id), record.document_id))
         conn.execute(DELETE_DOCUMENT_ELEMENTS, (collection_id, record.document_id))
         with conn.cursor() as cur, cur.copy(COPY_ELEMENTS) as copy:
             copy.set_types(COPY_ELEMENT_TYPES)
@@ -118,7 +94,7 @@ def write_old_document(conn: psycopg.Connection, collection_id: uuid.UUID, recor
                     meta["embedded_text_sha256"] = text_hashes[i]
                 copy.write_row((meta["element_id"], collection_id, np.asarray(vector, dtype=np.float32),
                                 doc.page_content, Jsonb(meta)))
-        conn.execute(UPSERT_DOCUMENT, {
+        conn.execute(element_sql.UPSERT_DOCUMENT, {
             "collection_id": collection_id, "document_id": record.document_id, "source": record.source,
             "filename": record.filename, "title": record.title, "content_hash": record.content_hash,
             "loader": record.loader, "n_elements": len(elements), "n_bytes": record.n_bytes,
