@@ -15,7 +15,8 @@ connection checked out of a pool per document, as the product does. Measured at 
 2. replace: re-writing existing documents (the delete finds rows, the foreign key checks them), elements/s;
 3. expansion: the ancestors of 4 random elements in one statement (``ANCESTORS`` of each layout, on the same
    kind of connection), p50/p95 ms; both must return the same ids;
-4. disk: table plus indexes per element.
+4. disk: table plus indexes per element;
+5. once, at the end: ``PGVectorStore.add_embeddings`` against ``replace_document`` on the same table layout.
 
 Run: .venv/bin/python bench/bench_store.py [--sizes 10000,100000] [--queries 300] [--replaces 100]
 """
@@ -64,6 +65,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--replaces", type=int, default=100, help="documents re-written per size and side")
+    parser.add_argument("--pgvectorstore-elements", type=int, default=2000,
+                        help="elements written through PGVectorStore.add_embeddings, against replace_document")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
 
@@ -172,6 +175,26 @@ def main() -> None:
         results["sizes"][str(size)] = row
         print(row, flush=True)
     old_conn.close()
+
+    # PGVectorStore's own write path on the same table layout (a collection of its own), for the same documents:
+    # add_embeddings runs one INSERT and one commit per element, each on a connection of its own (NullPool).
+    plain = ElementStore(new_url, "bench_pgvectorstore", embeddings)
+    docs, vectors = [], []
+    for _record, batch_docs, batch_vectors in synthetic_corpus(args.pgvectorstore_elements, seed=3, prefix="p-"):
+        docs += batch_docs
+        vectors += [v.tolist() for v in batch_vectors]
+    t0 = time.perf_counter()
+    plain.vectorstore.add_embeddings([d.page_content for d in docs], vectors, metadatas=[d.metadata for d in docs],
+                                     ids=[d.id for d in docs])
+    t_pgvs = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for record, batch_docs, batch_vectors in synthetic_corpus(args.pgvectorstore_elements, seed=3, prefix="q-"):
+        plain.replace_document(record, batch_docs, batch_vectors)
+    t_copy = time.perf_counter() - t0
+    results["pgvectorstore_add_embeddings"] = {
+        "elements": len(docs), "add_embeddings_elements_per_s": round(len(docs) / t_pgvs),
+        "replace_document_elements_per_s": round(len(docs) / t_copy), "copy_over_add": round(t_pgvs / t_copy, 1)}
+    print(results["pgvectorstore_add_embeddings"], flush=True)
     path = write_result("store", results)
     print("wrote", path)
     remove_scratch_database()
