@@ -328,10 +328,13 @@ class ElementStore:
         if self._vectorstore is None:
             from langchain_postgres import PGVectorStore
 
+            with read_connection(self.pool) as conn:  # where the table is: a URL may set its own search_path
+                schema = conn.execute(self.statement(sql.TABLE_SCHEMA)).fetchone()[0]
             self._vectorstore = PGVectorStore.create_sync(
                 engine=pg_engine(self.url),
                 embedding_service=self.embeddings,
                 table_name=self.table,
+                schema_name=schema,
                 id_column=sql.ID_COLUMN,
                 content_column=sql.CONTENT_COLUMN,
                 embedding_column=sql.EMBEDDING_COLUMN,

@@ -1,6 +1,6 @@
 """``python -m core migrate``: a database in the layout before issue 14 moves to the current one, losing nothing.
 
-Each test builds the old layout in a database of its own (the old tables would make every other test's store
+Each test builds the old layout in a schema of its own (the old tables would make every other test's store
 refuse to open): langchain-postgres' ``PGVector`` creates its tables, the previous release's SQL writes the
 documents (tests/helpers_old_layout.py).
 """
@@ -13,7 +13,7 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import numpy as np
 import psycopg
@@ -34,17 +34,20 @@ QUESTIONS = {q["id"]: q for q in json.loads((ROOT / "data" / "questions.json").r
 
 @pytest.fixture
 def scratch_url(db_url):
-    """A database of its own on the test server, dropped afterwards."""
-    name = f"hke_mig_{uuid.uuid4().hex[:8]}"
+    """The test database seen through a schema of its own (first on the search path), dropped afterwards.
+
+    A schema rather than a database: the CI's TCP role owns its database but may not create others.
+    """
+    schema = f"hke_mig_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(psycopg_conninfo(db_url), autocommit=True) as conn:
-        conn.execute(pgsql.SQL("CREATE DATABASE {}").format(pgsql.Identifier(name)))
-    url = urlunsplit(urlsplit(db_url)._replace(path="/" + name))
-    with psycopg.connect(psycopg_conninfo(url), autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION vector")  # as the previous release's first connection did
+        conn.execute(pgsql.SQL("CREATE SCHEMA {}").format(pgsql.Identifier(schema)))
+    parts = urlsplit(db_url)
+    options = urlencode({"options": f"-csearch_path={schema},public"}, quote_via=quote)
+    url = urlunsplit(parts._replace(query=f"{parts.query}&{options}" if parts.query else options))
     yield url
     connection_pool(url).close()
     with psycopg.connect(psycopg_conninfo(db_url), autocommit=True) as conn:
-        conn.execute(pgsql.SQL("DROP DATABASE {} WITH (FORCE)").format(pgsql.Identifier(name)))
+        conn.execute(pgsql.SQL("DROP SCHEMA {} CASCADE").format(pgsql.Identifier(schema)))
 
 
 def _old_database(url: str, embeddings, files: list[str], *, random_file: str | None = None) -> dict:
@@ -83,7 +86,7 @@ def _old_database(url: str, embeddings, files: list[str], *, random_file: str | 
 
 def _tables(url: str) -> set[str]:
     with psycopg.connect(psycopg_conninfo(url)) as conn:
-        return {r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
+        return {r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")}
 
 
 def test_old_layout_is_refused_clearly_then_migrated_without_re_embedding(scratch_url, use_embeddings):

@@ -149,6 +149,8 @@ VECTOR_INDEX_EXISTS = "SELECT to_regclass({hnsw_name}) IS NOT NULL"
 
 COUNT_ELEMENTS = "SELECT count(*) FROM {elements}"
 
+TABLE_SCHEMA = "SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = {table_name}::regclass"
+
 # -- collections ------------------------------------------------------------------------------------
 
 COLLECTION_BY_NAME = "SELECT id, metadata FROM hke_collections WHERE name = %s"
