@@ -401,6 +401,9 @@ class ElementStore:
                                                    text_hashes[i] if text_hashes is not None else None))
                 conn.execute(sql.UPSERT_DOCUMENT, _document_params(self.collection_id, record, len(elements)))
         except psycopg.errors.ForeignKeyViolation as exc:
+            if exc.diag.constraint_name != f"{self.table}_parent_fk":  # the collection was dropped meanwhile
+                raise StoreError(f"collection {self.collection!r} no longer exists; "
+                                 f"document {record.document_id!r} was not stored") from exc
             raise StoreError(
                 f"document {record.document_id!r} was not stored: {_missing_parent(exc)}; "
                 "an element's parent must be an element of the same document (what was stored before is kept)"
