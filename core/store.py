@@ -288,8 +288,9 @@ class ElementStore:
         info = self.embeddings.info
         with self.pool.connection() as conn, schema_lock(conn):
             _refuse_legacy_layout(conn)
-            for statement in sql.CREATE_SCHEMA:
-                conn.execute(statement)
+            if not conn.execute(sql.SCHEMA_READY).fetchone()[0]:
+                for statement in sql.CREATE_SCHEMA:
+                    conn.execute(statement)
             row = conn.execute(sql.COLLECTION_BY_NAME, (self.collection,)).fetchone()
             if row is None:
                 if not create:

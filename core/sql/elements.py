@@ -111,6 +111,12 @@ CREATE_SCHEMA = [
     """,
 ]
 
+# Opening a store checks this before running CREATE_SCHEMA (no catalog writes on every open).
+SCHEMA_READY = """
+SELECT to_regclass('hke_collections') IS NOT NULL AND to_regclass('hke_documents') IS NOT NULL
+   AND to_regprocedure('hke_path_text(text[])') IS NOT NULL
+"""
+
 # One table per collection, the shape PGEngine.init_vectorstore_table makes (id, content, embedding, metadata
 # columns, JSON metadata), plus the parent link kept inside the document by a composite foreign key.
 # Indexes: the primary key serves the walk up (parent_id -> element_id); (document_id, element_id) is the
