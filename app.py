@@ -9,7 +9,7 @@ install_shutdown_hooks()
 
 st.set_page_config(page_title="Hierarchical Knowledge Explorer", page_icon="🌳", layout="wide")
 
-from pages import ui  # noqa: E402  (after set_page_config)
+from views import ui  # noqa: E402  (after set_page_config)
 
 navigation = st.navigation(
     [

@@ -97,26 +97,27 @@ def themes(result: Any) -> dict[str, Any]:
 
 def open_report(store: Any, community_id: str) -> tuple[float, int, int, int]:
     """What the Reports page does to open one report, timed: (seconds, relationships, page bytes, figure bytes)."""
-    from core import graph_view as gv
     from core.graph import (
         children,
         community,
         community_layout,
         community_subgraph,
         hierarchy,
+        load_citations,
         load_reports,
-        resolve_citations,
     )
+    from views.hierarchy import hierarchy_figure
+    from views.network import community_network_html, network_groups
 
     t0 = time.perf_counter()
     c = community(store, community_id)
     report = next(r for r in load_reports(store, level=c.level, kind=c.kind) if r.community_id == c.id)
     ents, rels = community_subgraph(store, c.id)
-    group_of, labels, what = gv.network_groups(ents, children(store, c.id))
-    page = gv.community_network_html(ents, rels, sub_community_of=group_of, group_labels=labels, grouping=what,
-                                     layout=community_layout(store, c.id))  # fmt: skip
-    resolve_citations(store, report)
-    figure = gv.hierarchy_figure(hierarchy(store, c.kind), selected=c.id).to_json()
+    group_of, labels, what = network_groups(ents, children(store, c.id))
+    page = community_network_html(ents, rels, sub_community_of=group_of, group_labels=labels, grouping=what,
+                                  layout=community_layout(store, c.id))  # fmt: skip
+    load_citations(store, report)
+    figure = hierarchy_figure(hierarchy(store, c.kind), selected=c.id).to_json()
     return time.perf_counter() - t0, len(rels), len(page), len(figure)
 
 

@@ -15,6 +15,7 @@ from dataclasses import asdict
 from typing import Any
 
 from core.config import DEFAULT_COLLECTION, load_settings
+from core.progress import Progress
 
 Handler = Callable[[argparse.Namespace], int]
 _COMMANDS: dict[str, Handler] = {}
@@ -261,14 +262,13 @@ def cmd_index(args: argparse.Namespace) -> int:
                 return fail("an LLM index run needs a confirmation: pass --yes (or --offline for no LLM)", 2)
             if input("Run the LLM index at this cost? [y/N] ").strip().lower() not in ("y", "yes"):
                 return fail("cancelled: nothing was indexed", 1)
-    bar = _StageBar() if sys.stderr.isatty() else None
+    bar = _StageBar() if sys.stderr.isatty() else _NoBar()
     try:
         report = build_index(store, config=config, progress=bar)
     except GraphIndexError as exc:
         return fail(str(exc), 1)
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     payload = {
         "text_units": report.text_units,
         "entities": report.entities,
@@ -377,10 +377,10 @@ class _StageBar:
 
         self._bar = tqdm(desc="index", total=1, file=sys.stderr, dynamic_ncols=True)
 
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        self._bar.set_description_str(stage, refresh=False)
-        self._bar.total = max(total, 1)
-        self._bar.n = done
+    def __call__(self, progress: Progress) -> None:
+        self._bar.set_description_str(progress.stage, refresh=False)
+        self._bar.total = max(progress.total, 1)
+        self._bar.n = progress.done
         self._bar.refresh()
 
     def close(self) -> None:
@@ -432,7 +432,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
         parse_modes,
         run_evaluation,
     )
-    from core.ingest import Progress
     from core.store import open_store
 
     try:
@@ -451,7 +450,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     store = open_store(args.collection, create=False)
     bar = _progress_bar("evaluating", unit="q")
     run = run_evaluation(store, questions, modes=modes, k=args.k, judge=judge, judge_pairs=args.judge_pairs,
-                         persist=not args.no_store, progress=lambda d, t, m: bar(Progress(d, t, m)))
+                         persist=not args.no_store, progress=bar)
     bar.close()
     if args.out:
         out = Path(args.out)

@@ -5,9 +5,9 @@ Generic on purpose: answering and the GraphRAG code call :func:`chat_model` and 
 
 * The model is ``langchain-openai``'s ``ChatOpenAI``: ``HKE_CHAT_MODEL`` at OpenAI, or at any OpenAI-compatible
   server named by ``OPENAI_BASE_URL`` (Ollama, vLLM).
-* The client's own retries are off (``max_retries=0``): retries happen here, so that a 401 is never retried,
-  429/5xx/timeouts/connection failures are retried a bounded number of times with exponential backoff plus
-  jitter (honouring ``Retry-After`` up to a cap), and every failure ends in one clear message.
+* The client's own retries are off (``max_retries=0``): retries happen here, through ``tenacity``, so that a 401
+  is never retried, 429/5xx/timeouts/connection failures are retried a bounded number of times with exponential
+  backoff plus jitter (honouring ``Retry-After`` up to a cap), and every failure ends in one clear message.
 * A stream is retried only before its first chunk; after that a retry would repeat text already shown.
 * Every call has a total deadline (``HKE_LLM_TIMEOUT``, :attr:`RetryPolicy.total`), retries and backoff included.
   The client's timeout is per read, so a server that sends an SSE keepalive every few seconds, or one token
@@ -36,8 +36,10 @@ from typing import Any, TypeVar
 import httpx
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from core.config import DEFAULT_LLM_TIMEOUT_S, Settings, load_settings
+from core.text import first_line
 
 __all__ = [
     "LLMError",
@@ -191,7 +193,7 @@ def classify_error(exc: BaseException, *, timeout: float | None = None, secret: 
         return exc
     import openai
 
-    detail = scrub(_first_line(exc), secret)
+    detail = scrub(first_line(exc), secret)
     status = _status_of(exc)
     if isinstance(exc, openai.APITimeoutError) or isinstance(exc, TimeoutError):
         limit = f" within {timeout:g} s" if timeout else ""
@@ -223,10 +225,6 @@ def classify_error(exc: BaseException, *, timeout: float | None = None, secret: 
         return LLMError("bad_request", f"The model server refused the request ({status}): {detail}",
                         retryable=False, status=status)
     return LLMError("unknown", f"The model call failed: {type(exc).__name__}: {detail}", retryable=False)
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
 
 
 # -- deadlines --------------------------------------------------------------------------------------------
@@ -268,7 +266,7 @@ class _DeadlineTransport(httpx.BaseTransport):
 class _DeadlineStream(httpx.SyncByteStream):
     """A response body that stops once the deadline passes (checked on every piece: keepalives count)."""
 
-    def __init__(self, inner: Any, deadline: float, request: httpx.Request) -> None:
+    def __init__(self, inner: Iterable[bytes], deadline: float, request: httpx.Request) -> None:
         self._inner = inner
         self._deadline = deadline
         self._request = request
@@ -353,33 +351,56 @@ def call_with_retries(
     """``fn()``, retried on retryable errors up to ``policy.attempts`` times, all within ``policy.total`` s
     (or until ``deadline``, a ``time.monotonic()`` value); raises :class:`LLMError`.
 
-    Each attempt runs in a worker thread that is waited for only until the deadline.
+    Each attempt runs in a worker thread that is waited for only until the deadline. ``tenacity`` decides when to
+    try again: only a retryable :class:`LLMError`, never past ``policy.attempts``, and never when the next wait
+    would end past the deadline (then the error says the deadline, not the last failure, ended the call).
     """
     policy = policy or RetryPolicy.from_settings()
     deadline = deadline if deadline is not None else time.monotonic() + policy.total
-    attempt = 0
-    while True:
-        attempt += 1
+
+    def attempt() -> T:
         try:
             return next(_items_before(deadline, lambda: [fn()]))
         except DeadlineExceeded as exc:
             raise _deadline_error(policy) from exc
-        except Exception as exc:  # classified below; anything unknown is not retried
-            error = classify_error(exc, timeout=policy.timeout, secret=secret)
-            error.attempts = attempt
-            if not error.retryable or attempt >= policy.attempts:
-                if attempt > 1:
-                    error.message += f" (gave up after {attempt} attempts)"
-                raise error from exc
-            wait = policy.delay(attempt, _retry_after(exc))
-            if time.monotonic() + wait >= deadline:
-                raise _deadline_error(policy, error) from exc
-            logger.warning("model call failed (%s), retry %d/%d in %.1fs", error.kind, attempt,
-                           policy.attempts - 1, wait)
-            sleep(wait)
+        except Exception as exc:  # classified; anything unknown is not retried
+            raise classify_error(exc, timeout=policy.timeout, secret=secret) from exc
+
+    def give_up(state: RetryCallState) -> T:
+        error = _failure(state)
+        error.attempts = state.attempt_number
+        if state.attempt_number < policy.attempts:  # stopped because the next wait would pass the deadline
+            raise _deadline_error(policy, error) from error.__cause__
+        raise error
+
+    retrying = Retrying(
+        retry=retry_if_exception(lambda exc: isinstance(exc, LLMError) and exc.retryable),
+        stop=stop_after_attempt(policy.attempts) | (lambda state: time.monotonic() + state.upcoming_sleep >= deadline),
+        wait=lambda state: policy.delay(state.attempt_number, _retry_after(_failure(state).__cause__)),
+        sleep=sleep,
+        before_sleep=lambda state: logger.warning(
+            "model call failed (%s), retry %d/%d in %.1fs", _failure(state).kind, state.attempt_number,
+            policy.attempts - 1, state.upcoming_sleep),
+        retry_error_callback=give_up,
+    )
+    try:
+        return retrying(attempt)
+    except LLMError as error:
+        if error.kind != "deadline":
+            error.attempts = retrying.statistics.get("attempt_number", 1)
+            if error.attempts > 1:
+                error.message += f" (gave up after {error.attempts} attempts)"
+        raise
 
 
-def message_text(message: Any) -> str:
+def _failure(state: RetryCallState) -> LLMError:
+    """The classified error of the attempt that just failed (``attempt`` raises nothing else)."""
+    error = state.outcome.exception() if state.outcome is not None else None
+    assert isinstance(error, LLMError)
+    return error
+
+
+def message_text(message: BaseMessage | str) -> str:
     """The text of a chat message or chunk (content may be a list of parts)."""
     content = getattr(message, "content", message)
     if isinstance(content, str):
@@ -401,7 +422,7 @@ def invoke_with_retries(
     return call_with_retries(lambda: message_text(model.invoke(list(messages))), policy, sleep=sleep, secret=secret)
 
 
-def _finish_reason(chunk: Any) -> str | None:
+def _finish_reason(chunk: BaseMessage) -> str | None:
     metadata = getattr(chunk, "response_metadata", None) or {}
     reason = metadata.get("finish_reason")
     return reason if isinstance(reason, str) and reason else None

@@ -13,7 +13,7 @@ A vector hit such as ``* 무게 : 2.6 kg`` says nothing about which product it b
 (``escape=True``: document text can never become a link, an image, HTML or a Streamlit directive).
 Hits are marked so that both a model and a person see which lines matched: a line ends with
 ``◀ [e:1a2b3c4d]``, or a block (table, code) is introduced by a ``▼ [e:1a2b3c4d]`` line. The short id is the
-element id's prefix, unique within the context; :func:`resolve_citations` maps it back to the full id.
+element id's prefix, unique within the context; :func:`cited_element_ids` maps it back to the full id.
 
 Everything here is pure: no database, no Streamlit.
 """
@@ -35,7 +35,7 @@ __all__ = [
     "merge_trees",
     "render_markdown",
     "render_plain",
-    "resolve_citations",
+    "cited_element_ids",
     "short_ids",
 ]
 
@@ -172,7 +172,7 @@ def _common_prefix(a: str, b: str) -> str:
     return a[:n]
 
 
-def resolve_citations(text: str, element_ids: Iterable[str]) -> list[str]:
+def cited_element_ids(text: str, element_ids: Iterable[str]) -> list[str]:
     """Full ids of the elements ``text`` cites as ``[e:<prefix>]``, in order of first citation.
 
     A prefix that matches no element, or several, is ignored: a citation must point at one element of

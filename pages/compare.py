@@ -23,7 +23,7 @@ from core.retrieval import (
     validate_question,
 )
 from core.store import StoreError
-from pages import ui
+from views import charts, ui
 
 TITLES = {"plain": "Plain", "hierarchical": "Hierarchical"}
 BLURBS = {
@@ -93,7 +93,7 @@ def show_details(result: ModeResult, plain_tokens: int, x_max: float) -> None:
     delta = None if result.mode == "plain" else f"{result.context.tokens - plain_tokens:+d} vs plain"
     a.metric("Context tokens", result.context.tokens, delta=delta, delta_color="off")
     b.metric("Total latency", f"{sum(result.timings.get(s, 0.0) for s in STAGES):.0f} ms")
-    st.plotly_chart(ui.latency_chart([(stage, result.timings.get(stage, 0.0)) for stage in STAGES], x_max),
+    st.plotly_chart(charts.latency_chart([(stage, result.timings.get(stage, 0.0)) for stage in STAGES], x_max),
                     key=f"latency_{result.mode}", config={"displayModeBar": False})
     with st.expander(f"Context ({result.context.tokens} tokens, {len(result.context.elements)} elements)"):
         rendered, raw = st.tabs(["Rendered", "Markdown sent to the model"])

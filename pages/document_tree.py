@@ -1,11 +1,13 @@
-"""Document tree: one document's elements as the tree retrieval walks."""
+"""Document tree: one document's elements as the tree retrieval walks.
+
+The tree is ``views.tree``'s page (document text escaped by its template) in an iframe of fixed height, scrolled
+to the highlighted element when a citation link names one."""
 
 import streamlit as st
-import streamlit.components.v1 as components
 
 from core.partial_tree import escape_markdown
-from core.tree_html import render_tree_html, visible_ids
-from pages import ui
+from views import ui
+from views.tree import render_tree_html, visible_ids
 
 st.title("Document tree")
 store = ui.require_documents()
@@ -44,6 +46,6 @@ if query and not shown:
     st.warning(f"Nothing in this document contains “{query}”.")
 
 hl = [st.session_state["tree_element"]] if st.session_state.get("tree_element") else []
-components.html(render_tree_html(elements, highlight=hl, query=query), height=650, scrolling=True)
+st.iframe(render_tree_html(elements, highlight=hl, query=query), height=650, alt=f"Element tree of {record.filename}")
 if hl:
     st.caption(f"Highlighted element {escape_markdown(hl[0])} (from a citation).")

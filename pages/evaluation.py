@@ -7,7 +7,6 @@ it is shown in dataframes, as code, or escaped (``escape_markdown``); never as H
 from __future__ import annotations
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from core.evaluation import (
@@ -28,10 +27,10 @@ from core.evaluation import (
 )
 from core.llm import LLMError
 from core.partial_tree import escape_markdown
+from core.progress import Progress
 from core.store import StoreError
-from pages import ui
+from views import charts, ui
 
-MODE_COLORS = {"plain": "#8c959f", "hierarchical": "#1a7f37", "contextual": "#1f6feb", "hybrid": "#bf8700"}
 MODE_BLURBS = {
     "plain": "vector hits as they are",
     "hierarchical": "the same hits with their heading paths (partial trees)",
@@ -40,7 +39,6 @@ MODE_BLURBS = {
               "rank, rendered as trees",
 }
 SOURCES = ("Gold questions (data/questions.json)", "Generated from this collection", "Upload a JSON file")
-RETRIEVAL_METRICS = ("recall", "hit_recall", "attribution", "grounded", "mrr")
 MAX_UI_K = 20
 
 st.title("Evaluation")
@@ -106,9 +104,8 @@ if submitted and questions is not None:
         subset = questions.subset(limit=int(limit)) if limit else questions
         bar = st.progress(0.0, text="Preparing…")
 
-        def on_progress(done: int, total: int, message: str) -> None:
-            bar.progress(min(done / total, 1.0) if total else 1.0,
-                         text=f"{done}/{total} · {escape_markdown(message[:80])}")
+        def on_progress(step: Progress) -> None:
+            bar.progress(step.fraction, text=f"{step.done}/{step.total} · {escape_markdown(step.message[:80])}")
 
         try:
             judge = Judge.from_settings(ui.settings()) if judge_on and has_llm else None
@@ -166,36 +163,13 @@ st.dataframe(summary, hide_index=True, width="stretch",
                             for c in summary.columns if pd.api.types.is_float_dtype(summary[c])})  # fmt: skip
 frame = pd.DataFrame([{**r.flat(), "position": r.position} for r in run.results])
 
-
-def metric_bars() -> go.Figure:
-    fig = go.Figure()
-    for mode in run.modes:
-        agg = run.aggregates.get(mode) or {}
-        fig.add_bar(name=mode, x=list(RETRIEVAL_METRICS), y=[agg.get(m) for m in RETRIEVAL_METRICS],
-                    marker_color=MODE_COLORS.get(mode), text=[agg.get(m) for m in RETRIEVAL_METRICS],
-                    texttemplate="%{y:.2f}", textposition="outside")
-    fig.update_layout(barmode="group", title="Recall and attribution per mode", yaxis={"range": [0, 1.1]},
-                      height=380, margin={"t": 40, "b": 10}, legend={"orientation": "h"})
-    return fig
-
-
-def distribution(column: str, title: str, unit: str) -> go.Figure:
-    fig = go.Figure()
-    for mode in run.modes:
-        values = frame.loc[frame["mode"] == mode, column]
-        fig.add_box(y=values, name=mode, marker_color=MODE_COLORS.get(mode), boxmean=True)
-    fig.update_layout(title=title, yaxis_title=unit, height=340, margin={"t": 40, "b": 10}, showlegend=False)
-    return fig
-
-
 if not frame.empty:
-    st.plotly_chart(metric_bars(), key="eval_metrics_chart")
+    st.plotly_chart(charts.metric_bars(run.modes, run.aggregates), key="eval_metrics_chart")
     left, right = st.columns(2)
-    with left:
-        st.plotly_chart(distribution("context_tokens", "Context tokens per question", "tokens"),
-                        key="eval_tokens_chart")
-    with right:
-        st.plotly_chart(distribution("latency_ms", "Retrieval latency per question", "ms"), key="eval_latency_chart")
+    left.plotly_chart(charts.distribution(frame, run.modes, "context_tokens", "Context tokens per question",
+                                          "tokens"), key="eval_tokens_chart")  # fmt: skip
+    right.plotly_chart(charts.distribution(frame, run.modes, "latency_ms", "Retrieval latency per question", "ms"),
+                       key="eval_latency_chart")  # fmt: skip
 
 judge = run.summary.get("judge")
 if judge:
@@ -203,20 +177,7 @@ if judge:
     st.caption(f"{escape_markdown(judge.get('label') or '')}. Win rate of the second mode over the first; ties "
                "count half; each pair judged in both orders; 95% Wilson intervals. Invalid verdicts are excluded "
                "and counted.")
-    fig = go.Figure()
-    for pair in judge["pairs"]:
-        rates = [w for w in judge["win_rates"] if [w["mode_a"], w["mode_b"]] == pair]
-        rates.sort(key=lambda w: CRITERIA.index(w["criterion"]))
-        y = [w["win_rate"] if w["win_rate"] is not None else 0 for w in rates]
-        fig.add_bar(name=f"{pair[1]} vs {pair[0]}", x=[w["criterion"] for w in rates], y=y,
-                    marker_color=MODE_COLORS.get(pair[1]),
-                    error_y={"type": "data", "symmetric": False,
-                             "array": [w["ci_high"] - v for w, v in zip(rates, y, strict=True)],
-                             "arrayminus": [v - w["ci_low"] for w, v in zip(rates, y, strict=True)]})
-    fig.add_hline(y=0.5, line_dash="dot", line_color="#57606a")
-    fig.update_layout(barmode="group", yaxis={"range": [0, 1]}, height=360, margin={"t": 20, "b": 10},
-                      legend={"orientation": "h"})
-    st.plotly_chart(fig, key="eval_judge_chart")
+    st.plotly_chart(charts.judge_win_rates(judge, CRITERIA), key="eval_judge_chart")
     st.dataframe(pd.DataFrame(judge["win_rates"]), hide_index=True, width="stretch")
 
 # -- per question ----------------------------------------------------------------------------------------------

@@ -13,9 +13,11 @@ import streamlit as st
 
 from core.graph import GlobalAnswer, global_search, index_info, levels, load_reports
 from core.graph.global_search import DEFAULT_LEVEL
-from core.graph_view import cited_answer_markdown, generated_label
 from core.partial_tree import escape_markdown as esc
-from pages import ui
+from core.progress import Progress
+from views import ui
+from views.answers import cited_answer_markdown
+from views.reports import generated_label
 
 KINDS = {"entity": "Entity communities", "structural": "Structural (document › section)"}
 
@@ -72,12 +74,12 @@ if ask:
     else:
         bar = st.progress(0.0, text="Map: reading the reports…")
 
-        def on_progress(stage: str, done: int, total: int) -> None:
-            if stage == "map":
-                batches = "batch" if total == 1 else "batches"
-                bar.progress(min(done / total, 1.0) if total else 1.0, text=f"Map: {done}/{total} {batches} scored")
-            elif stage == "reduce":
-                bar.progress(1.0, text="Reduce: composing the answer…" if done < total else "Done")
+        def on_progress(step: Progress) -> None:
+            if step.stage == "map":
+                batches = "batch" if step.total == 1 else "batches"
+                bar.progress(step.fraction, text=f"Map: {step.done}/{step.total} {batches} scored")
+            elif step.stage == "reduce":
+                bar.progress(1.0, text="Reduce: composing the answer…" if step.done < step.total else "Done")
 
         try:
             answer = global_search(store, question, level=level, kind=kind, settings=ui.settings(),

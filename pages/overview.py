@@ -5,7 +5,7 @@ import plotly.express as px
 import streamlit as st
 
 from core.ingest import SourceFile, discover, ingest
-from pages import ui
+from views import ui
 
 st.title("Hierarchical Knowledge Explorer")
 st.caption(

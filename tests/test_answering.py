@@ -13,12 +13,12 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.fake_chat_models import FakeListChatModel, GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
-from core import prompts
 from core.answering import (
     AnswerStream,
     ExtractiveAnswerer,
     LLMAnswerer,
     compare,
+    prompts,
     score_evidence,
 )
 from core.llm import LLMError, RetryPolicy

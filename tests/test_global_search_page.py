@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.graph import global_search
 from core.ingest import SourceFile, ingest
+from core.progress import Progress
 from core.store import ElementStore
 
 from .conftest import ROOT
@@ -99,8 +100,8 @@ def test_structural_search_offline(samples_index):
 def test_global_search_reports_progress_from_the_calling_thread(samples_index):
     calls: list[tuple[str, int, int, int]] = []
 
-    def progress(stage: str, done: int, total: int) -> None:
-        calls.append((stage, done, total, threading.get_ident()))
+    def progress(step: Progress) -> None:
+        calls.append((step.stage, step.done, step.total, threading.get_ident()))
 
     global_search(samples_index, QUESTION, use_llm="extractive", progress=progress)
     assert [c[:3] for c in calls] == [("map", 0, 1), ("map", 1, 1), ("reduce", 1, 1)]

@@ -10,7 +10,7 @@ from core.graph.extract_llm import LLMExtractor, parse_records
 from core.graph.extract_offline import MentionMatcher, OfflineExtractor, _capitalised, _codes_acronyms_camel
 from core.graph.graph import build_graph
 from core.graph.llm_cache import CachedChat
-from core.graph.reports import cited_ids, parse_json_object
+from core.graph.replies import cited_ids, parse_json_object
 from core.graph.text import normalize_name, split_sentences, strip_josa
 from core.graph.text_units import build_text_units
 from core.markdown_loader import parse_markdown
@@ -292,3 +292,22 @@ def test_english_ner_spacy_mode_requires_a_model():
         pytest.skip("a spaCy model is installed")
     with pytest.raises(ValueError, match="no spaCy English model"):
         OfflineExtractor(english_ner="spacy")
+
+
+def test_graph_prompt_templates_send_the_same_messages_as_the_wording():
+    """The ChatPromptTemplates fill the wording exactly: the cache key hashes these pairs, so it stays the same."""
+    from core.graph import prompts as p
+
+    first = p.extraction_messages(["person", "place"], "Ana {not a placeholder} met Bo.")
+    assert first == [("system", p.EXTRACTION_SYSTEM), ("human", p.EXTRACTION_PROMPT.format(
+        entity_types="person, place", tuple_delimiter=p.TUPLE_DELIMITER, record_delimiter=p.RECORD_DELIMITER,
+        completion_delimiter=p.COMPLETION_DELIMITER, input_text="Ana {not a placeholder} met Bo."))]  # fmt: skip
+    glean = p.gleaning_messages(first, "reply {1}")
+    assert glean == [*first, ("ai", "reply {1}"),
+                     ("human", p.GLEANING_PROMPT.format(completion_delimiter=p.COMPLETION_DELIMITER))]
+    assert p.gleaning_check_messages(glean, "r2")[-2:] == [("ai", "r2"), ("human", p.GLEANING_CHECK_PROMPT)]
+    report = p.report_messages("ctx", 2, 5)
+    assert report[0] == ("system", p.REPORT_SYSTEM) and '"title": "a short' in report[1][1]
+    assert "between 2 and 5 findings" in report[1][1] and report[1][1].rstrip().endswith("ctx")
+    assert p.map_messages("q?", "reports")[1][1].startswith("Below are community reports")
+    assert "- Format: markdown." in p.reduce_messages("q?", "points", "markdown")[1][1]

@@ -18,8 +18,8 @@ from core.graph import (
     hierarchy,
     index_exists,
     index_info,
+    load_citations,
     load_reports,
-    resolve_citations,
 )
 from core.graph import tables as graph_tables
 from core.graph.index import STAGES, run_index
@@ -54,7 +54,7 @@ def snapshot(store) -> dict[str, list]:
 @pytest.fixture(scope="module")
 def indexed(samples_store):
     stages: list[tuple[str, int, int]] = []
-    result = run_index(samples_store, config=OFFLINE, progress=lambda s, d, t: stages.append((s, d, t)))
+    result = run_index(samples_store, config=OFFLINE, progress=lambda p: stages.append((p.stage, p.done, p.total)))
     return samples_store, result, stages
 
 
@@ -114,9 +114,9 @@ def test_every_citation_resolves(indexed):
             all_elements.update(f.element_ids)
     found = {d.id for d in store.get(all_elements)}
     assert found == all_elements, "every cited element id is in the element store"
-    # resolve_citations on one report: nothing missing
+    # load_citations on one report: nothing missing
     best = index.reports(level=0)[0]
-    cited = resolve_citations(store, best)
+    cited = load_citations(store, best)
     assert not cited.missing and cited.entities and cited.elements
     # entities and relationships point at existing units and elements
     unit_ids = {u.id for u in index.text_units()}

@@ -10,8 +10,8 @@ from core.graph import (
     IndexConfig,
     build_index,
     global_search,
+    load_citations,
     load_reports,
-    resolve_citations,
 )
 from core.graph.index import run_index
 from core.graph.llm_cache import cache_size
@@ -61,7 +61,7 @@ def test_llm_extraction_and_reports_with_cache(small_store):
         assert r.title == "Fake community report" and r.rating == 7.5
         assert 1 <= len(r.findings) <= 2  # "Uncited" (an id that does not exist) never survives
         assert all(f.summary != "Uncited" for f in r.findings)
-        assert not resolve_citations(store, r).missing
+        assert not load_citations(store, r).missing
     assert cache_size(store.pool, store.collection_id) == first.llm_calls
 
     # Re-index the unchanged corpus with a fresh model object: every call is a cache hit.
@@ -132,12 +132,14 @@ def test_llm_global_search_with_nothing_useful(small_store):
 
 def test_report_context_uses_sub_community_reports_when_too_big(small_store):
     """With a tiny budget, a parent community's context is made of its children's reports."""
-    from core.graph.reports import _Context, build_context, extractive_report
+    from core.graph.report_context import ReportContext
+    from core.graph.report_extractive import extractive_report
+    from core.graph.report_llm import build_context
 
     result = run_index(small_store, config=IndexConfig(extraction="offline", reports="extractive"), write=False)
     graph, comms = result.graph, result.communities
     parent = next(c for c in comms if c.kind == "entity" and c.children and c.level == 0)
-    ctx = _Context(graph, {c.id: c for c in comms}, graph.strength(), {})
+    ctx = ReportContext(graph, {c.id: c for c in comms}, graph.strength(), {})
     ctx.max_size = {(c.kind, c.level): max(x.size for x in comms if (x.kind, x.level) == (c.kind, c.level))
                     for c in comms}  # fmt: skip
     for child_id in parent.children:

@@ -7,11 +7,14 @@ import dataclasses
 import uuid
 
 import pytest
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration
 
 from core.cli import main
 from core.config import load_settings
 from core.graph import IndexConfig, build_index, global_search
-from core.graph.llm_cache import CachedChat, cache_size, model_identity, prompt_hash
+from core.graph.llm_cache import CachedChat, PostgresLLMCache, cache_size, model_identity, prompt_key
 from core.llm import chat_model
 from tests.conftest import SAMPLES
 from tests.helpers_graph import FakeGraphModel
@@ -55,9 +58,24 @@ def test_a_garbage_reply_cached_by_an_older_version_is_asked_again(indexed):
     model = FakeGraphModel(model_name="fake-cache-old")
     chat = CachedChat(model, pool=indexed.pool, collection_id=indexed.collection_id)
     messages = [("human", "Below are community reports. Question: q")]
-    chat._put(prompt_hash(messages), "{not json")
+    assert chat.cache is not None
+    chat.cache.update(prompt_key(messages), chat.model_id, [ChatGeneration(message=AIMessage(content="{not json"))])
     reply = chat(messages, valid=lambda text: text.startswith("{\""))
     assert model.calls == 1 and reply.startswith("{\"")
+
+
+def test_the_cache_is_a_langchain_cache_a_chat_model_can_use(indexed):
+    """PostgresLLMCache speaks LangChain's BaseCache: attached to a model, the second identical call is a hit."""
+    from core.graph import tables
+
+    tables.ensure_schema(indexed.pool)
+    cache = PostgresLLMCache(indexed.pool, indexed.collection_id)
+    model = FakeListChatModel(responses=["first reply", "second reply"], cache=cache)
+    before = cache_size(indexed.pool, indexed.collection_id)
+    assert model.invoke("same question").content == "first reply"
+    assert model.invoke("same question").content == "first reply"  # from Postgres, not the model's next reply
+    assert model.invoke("another question").content == "second reply"
+    assert cache_size(indexed.pool, indexed.collection_id) == before + 2
 
 
 def test_the_cache_key_includes_the_endpoint():
@@ -80,8 +98,8 @@ def test_cache_clear_for_one_collection_and_for_all(indexed, db_url, capsys):
             from core.graph import tables
 
             tables.ensure_schema(store.pool)
-            CachedChat(FakeGraphModel(model_name="fake-clear"), pool=store.pool,
-                       collection_id=store.collection_id)._put("k" * 64, "reply")
+            PostgresLLMCache(store.pool, store.collection_id).update(
+                "k", "fake-clear", [ChatGeneration(message=AIMessage(content="reply"))])
         before = cache_size(indexed.pool, indexed.collection_id)  # earlier tests of this module cached some too
         assert before >= 1
         assert main(["cache", "clear", "--collection", indexed.collection]) == 0

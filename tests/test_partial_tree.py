@@ -14,11 +14,11 @@ from langchain_core.documents import Document
 
 from core.markdown_loader import parse_markdown
 from core.partial_tree import (
+    cited_element_ids,
     escape_markdown,
     merge_trees,
     render_markdown,
     render_plain,
-    resolve_citations,
     short_ids,
 )
 
@@ -227,7 +227,7 @@ def test_short_ids_grow_until_unique_and_citations_resolve():
     assert s["abcdef0123456789"] == "abcdef012" and s["abcdef0199999999"] == "abcdef019"
     text = ("Weight is 2.9 kg [e:abcdef012] (also [e:12345678, e:ABCDEF019]); [e:abcdef01] is ambiguous, "
             "[e:ffffff] unknown")
-    assert resolve_citations(text, ids) == ["abcdef0123456789", "1234567890abcdef", "abcdef0199999999"]
+    assert cited_element_ids(text, ids) == ["abcdef0123456789", "1234567890abcdef", "abcdef0199999999"]
 
 
 def test_an_element_whose_parent_is_missing_becomes_a_root():

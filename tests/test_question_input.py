@@ -24,8 +24,7 @@ import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-from core import prompts
-from core.answering import ExtractiveAnswerer, LLMAnswerer, compare
+from core.answering import ExtractiveAnswerer, LLMAnswerer, compare, prompts
 from core.ingest import SourceFile, ingest
 from core.llm import RetryPolicy
 from core.retrieval import (

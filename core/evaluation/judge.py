@@ -11,7 +11,7 @@ with *b*'s answer as "A". For each criterion the two verdicts are combined (:fun
 
 :func:`win_rates` turns the combined outcomes into the win rate of *b* over *a* per criterion, with ties as half
 a win and a Wilson 95% interval (a seeded bootstrap interval is available too). The prompts are in
-``core.prompts`` (section "evaluation judge").
+``core.evaluation.prompts``.
 """
 
 from __future__ import annotations
@@ -20,13 +20,16 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 
-from core import prompts
+from core.evaluation import prompts
 from core.evaluation.metrics import bootstrap_ci, wilson_interval
 from core.llm import LLMError, RetryPolicy, invoke_with_retries
+
+if TYPE_CHECKING:
+    from core.config import Settings
 
 __all__ = [
     "CRITERIA",
@@ -161,7 +164,7 @@ class Judge:
         self._secret = secret
 
     @classmethod
-    def from_settings(cls, settings: Any = None, policy: RetryPolicy | None = None) -> Judge:
+    def from_settings(cls, settings: Settings | None = None, policy: RetryPolicy | None = None) -> Judge:
         """The configured chat model as judge; raises ``core.llm.LLMNotConfiguredError`` without a key."""
         from core.config import load_settings
         from core.llm import chat_model, model_label

@@ -21,9 +21,10 @@ each would pay it alone). Modes with the same search share one retrieval.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from core.progress import ProgressCallback, no_progress
 from core.retrieval import (
     DEFAULT_CHILDREN_BUDGET,
     DEFAULT_SEARCH,
@@ -55,15 +56,11 @@ __all__ = [
     "ModeRetrieval",
     "ModeRunner",
     "ModeSpec",
-    "ProgressFn",
     "contextual_collection_name",
     "ensure_contextual_store",
     "ensure_schema",
     "parse_modes",
 ]
-
-ProgressFn = Callable[[int, int, str], None]
-
 
 @dataclass(frozen=True)
 class ModeSpec:
@@ -129,7 +126,7 @@ class ModeRunner:
     """
 
     def __init__(self, store: ElementStore, modes: Sequence[str] = DEFAULT_MODES, *, k: int = 4,
-                 progress: ProgressFn | None = None) -> None:
+                 progress: ProgressCallback = no_progress) -> None:
         if not 1 <= k <= MAX_K:
             raise ValueError(f"k must be between 1 and {MAX_K}, got {k}")
         self.store = store

@@ -17,11 +17,12 @@ import io
 import json
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import psycopg
 from psycopg.types.json import Jsonb
 
 from core.answering import Answerer, ExtractiveAnswerer, default_answerer
@@ -29,6 +30,7 @@ from core.evaluation.judge import CRITERIA, Judge, PairJudgement, Verdict, judge
 from core.evaluation.metrics import ContextItem, QuestionScore, aggregate, answer_match, score_question
 from core.evaluation.modes import DEFAULT_MODES, ModeRetrieval, ModeRunner, ensure_schema, parse_modes
 from core.evaluation.questions import Question, QuestionSet
+from core.progress import Progress, ProgressCallback, no_progress
 from core.sql import elements as element_sql
 from core.sql import evaluation as sql
 from core.store import ElementStore, connection_pool, read_connection
@@ -47,7 +49,6 @@ __all__ = [
     "run_evaluation",
 ]
 
-ProgressFn = Callable[[int, int, str], None]
 CSV_COLUMNS = ("run_id", "collection", "question_set", "question_id", "question", "mode", "tags", "recall",
                "hit_recall", "attribution", "grounded", "first_hit_rank", "reciprocal_rank", "context_tokens",
                "latency_ms", "exact", "contains", "answer")
@@ -253,7 +254,7 @@ def run_evaluation(
     *,
     modes: Sequence[str] | str = DEFAULT_MODES,
     k: int = 4,
-    progress: ProgressFn | None = None,
+    progress: ProgressCallback = no_progress,
     judge: Judge | None = None,
     answerer: Answerer | None = None,
     judge_pairs: str = "baseline",
@@ -261,8 +262,9 @@ def run_evaluation(
 ) -> EvalRun:
     """Run ``questions`` in ``modes`` against ``store``; store the run unless ``persist`` is False.
 
-    ``progress(done, total, message)`` is called while the contextual sibling is embedded (if needed) and after
-    every question. An exception (or Ctrl-C) marks the stored run ``failed`` and is re-raised.
+    ``progress`` gets a :class:`core.progress.Progress` while the contextual sibling is embedded (stage
+    ``"contextual"``, if needed) and after every question (stage ``"evaluate"``). An exception (or Ctrl-C)
+    marks the stored run ``failed`` and is re-raised.
     """
     modes = parse_modes(modes)
     if not questions.questions:
@@ -319,8 +321,7 @@ def run_evaluation(
             run.judgements.extend(judged)
             if persist:
                 _store_question(store, run.run_id, rows, judged)
-            if progress:
-                progress(position + 1, total, f"{question.id}: {question.question[:60]}")
+            progress(Progress("evaluate", position + 1, total, f"{question.id}: {question.question[:60]}"))
         run.status = "done"
     except BaseException as exc:
         run.status = "failed"
@@ -341,7 +342,7 @@ def run_evaluation(
 # -- reading stored runs ---------------------------------------------------------------------------------------
 
 
-def _tables_exist(conn) -> bool:
+def _tables_exist(conn: psycopg.Connection) -> bool:
     return bool(conn.execute(element_sql.TABLE_EXISTS, ("hke_eval_runs",)).fetchone()[0])
 
 

@@ -2,10 +2,11 @@
 
 Public API (all functions take an :class:`~core.store.ElementStore`):
 
-* build: :func:`build_index` → :class:`IndexReport` (``IndexConfig`` for the knobs, ``progress(stage, done, total)``)
+* build: :func:`build_index` → :class:`IndexReport` (``IndexConfig`` for the knobs, ``progress`` gets a
+  :class:`core.progress.Progress` per stage step)
 * read: :class:`GraphIndex`, :func:`index_exists`, :func:`load_reports`, :func:`report`, :func:`community`,
   :func:`children`, :func:`communities`, :func:`community_subgraph`, :func:`hierarchy`, :func:`levels`,
-  :func:`entities`, :func:`relationships`, :func:`text_units`, :func:`resolve_citations`
+  :func:`entities`, :func:`relationships`, :func:`text_units`, :func:`load_citations`
 * search: :func:`global_search` → :class:`GlobalAnswer`
 * export: :func:`export_index`
 """
@@ -42,10 +43,10 @@ from core.graph.read import (
     index_exists,
     index_info,
     levels,
+    load_citations,
     load_reports,
     relationships,
     report,
-    resolve_citations,
     text_units,
 )
 
@@ -83,6 +84,6 @@ __all__ = [
     "load_reports",
     "relationships",
     "report",
-    "resolve_citations",
+    "load_citations",
     "text_units",
 ]

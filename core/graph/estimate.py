@@ -21,9 +21,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.graph import prompts
+
+if TYPE_CHECKING:
+    from core.graph.index import IndexConfig
+    from core.store import ElementStore
 
 EXTRACTION_OUTPUT_RATIO = 0.6
 GLEANING_OUTPUT_RATIO = 0.3
@@ -71,8 +75,8 @@ def default_prices() -> tuple[float, float]:
 
 
 def estimate_index_cost(
-    store: Any,
-    config: Any = None,
+    store: ElementStore,
+    config: IndexConfig | None = None,
     *,
     price_in_per_m: float | None = None,
     price_out_per_m: float | None = None,
@@ -91,13 +95,11 @@ def estimate_index_cost(
     graph = offline.graph
     with_text = {s.unit_id for s in graph.sentences}
     units = [u for u in graph.units if u.id in with_text]
-    system = count_tokens(prompts.EXTRACTION_SYSTEM)
-    gleaning_prompt = count_tokens(prompts.GLEANING_PROMPT.format(completion_delimiter=prompts.COMPLETION_DELIMITER))
-    check_prompt = count_tokens(prompts.GLEANING_CHECK_PROMPT)
-    template = count_tokens(prompts.EXTRACTION_PROMPT.format(
-        entity_types=", ".join(config.entity_types), tuple_delimiter=prompts.TUPLE_DELIMITER,
-        record_delimiter=prompts.RECORD_DELIMITER, completion_delimiter=prompts.COMPLETION_DELIMITER, input_text="",
-    ))  # fmt: skip
+    # The fixed part of each exchange: the conversation's new turns, without the unit's text or the replies.
+    (_, system), (_, template) = prompts.extraction_messages(config.entity_types, "")
+    system, template = count_tokens(system), count_tokens(template)
+    gleaning_prompt = count_tokens(prompts.gleaning_messages([], "")[-1][1])
+    check_prompt = count_tokens(prompts.gleaning_check_messages([], "")[-1][1])
     calls = tokens_in = tokens_out = 0
     for unit in units:
         conversation = system + template + unit.n_tokens
@@ -117,9 +119,8 @@ def estimate_index_cost(
                 tokens_in += conversation
                 tokens_out += 1
     extraction_calls = calls
-    report_template = count_tokens(prompts.REPORT_SYSTEM) + count_tokens(
-        prompts.REPORT_PROMPT.format(context="", min_findings=config.min_findings, max_findings=config.max_findings)
-    )
+    report_template = sum(count_tokens(text) for _, text in prompts.report_messages(
+        "", config.min_findings, config.max_findings))  # fmt: skip
     unit_tokens = {u.id: u.n_tokens for u in graph.units}
     for community in offline.communities:
         context = min(config.report_context_tokens, sum(unit_tokens.get(u, 0) for u in community.text_unit_ids))
@@ -129,7 +130,7 @@ def estimate_index_cost(
                         price_out)  # fmt: skip
 
 
-def _offline(config: Any) -> Any:
+def _offline(config: IndexConfig) -> IndexConfig:
     from dataclasses import replace
 
     return replace(config, extraction="offline", reports="extractive")

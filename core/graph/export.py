@@ -14,19 +14,23 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
 from core.graph import read
 
+if TYPE_CHECKING:
+    from core.store import ElementStore
+
 FORMATS = ("parquet", "csv")
 TABLE_FILES = ("text_units", "entities", "relationships", "communities", "community_reports")
 
 
-def index_frames(store: Any) -> dict[str, Any]:
+def index_frames(store: ElementStore) -> dict[str, Any]:
     """The index as pandas DataFrames named like GraphRAG's output tables."""
     import pandas as pd
 
@@ -54,7 +58,7 @@ def xml_safe(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
-def graph(store: Any) -> nx.Graph:
+def graph(store: ElementStore) -> nx.Graph:
     """The entity graph with scalar, XML-safe attributes (GraphML-safe)."""
     finest: dict[str, tuple[int, str]] = {}
     for c in read.communities(store, kind="entity"):
@@ -71,7 +75,7 @@ def graph(store: Any) -> nx.Graph:
     return g
 
 
-def _write_atomically(path: Path, write: Any) -> None:
+def _write_atomically(path: Path, write: Callable[[Path], object]) -> None:
     """``write(tmp_path)``, then rename onto ``path``: a failed write leaves no half file behind."""
     tmp = path.with_name(f".{path.name}.tmp")
     try:
@@ -81,7 +85,9 @@ def _write_atomically(path: Path, write: Any) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def export_index(store: Any, out_dir: str | Path, *, fmt: str = "parquet", graphml: bool = True) -> dict[str, Path]:
+def export_index(
+    store: ElementStore, out_dir: str | Path, *, fmt: str = "parquet", graphml: bool = True
+) -> dict[str, Path]:
     """Write the tables (and ``graph.graphml``) to ``out_dir``; returns ``{name: path}``."""
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}")

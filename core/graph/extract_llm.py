@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -28,8 +28,10 @@ from core.graph.extract_offline import (
 )
 from core.graph.llm_cache import CachedChat
 from core.graph.model import TextUnit
-from core.graph.text import clip, normalize_name
+from core.graph.text import normalize_name
 from core.graph.text_units import ElementInfo
+from core.progress import Progress, ProgressCallback, no_progress
+from core.text import clip
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +84,7 @@ def records_parse(reply: str) -> bool:
 
 
 class LLMExtractor:
-    """Extracts with a :class:`CachedChat`; ``progress(done, total)`` is called after each unit."""
+    """Extracts with a :class:`CachedChat`; ``progress(Progress("extraction", done, total))`` after each unit."""
 
     def __init__(
         self,
@@ -105,7 +107,7 @@ class LLMExtractor:
         self,
         units: Sequence[TextUnit],
         infos: dict[str, ElementInfo],
-        progress: Callable[[int, int], None] | None = None,
+        progress: ProgressCallback = no_progress,
     ) -> Extraction:
         sentences = build_sentences(units, infos)
         with_text = {s.unit_id for s in sentences}
@@ -120,8 +122,7 @@ class LLMExtractor:
             for replies in pool.map(run, todo):
                 results.append(replies)
                 done += 1
-                if progress:
-                    progress(done, len(todo))
+                progress(Progress("extraction", done, len(todo)))
 
         drafts: dict[str, EntityDraft] = {}
         relationships: dict[tuple[str, str], RelationshipDraft] = {}
@@ -159,26 +160,16 @@ class LLMExtractor:
         return extraction
 
     def _unit(self, unit: TextUnit) -> list[ParsedReply]:
-        prompt = prompts.EXTRACTION_PROMPT.format(
-            entity_types=", ".join(self.entity_types),
-            tuple_delimiter=prompts.TUPLE_DELIMITER,
-            record_delimiter=prompts.RECORD_DELIMITER,
-            completion_delimiter=prompts.COMPLETION_DELIMITER,
-            input_text=unit.text,
-        )
-        messages: list[tuple[str, str]] = [("system", prompts.EXTRACTION_SYSTEM), ("human", prompt)]
+        messages = prompts.extraction_messages(self.entity_types, unit.text)
         reply = self.chat(messages, valid=records_parse)
         parsed = [self._parse(reply, unit)]
         for round_ in range(self.gleanings):
-            messages += [
-                ("ai", reply),
-                ("human", prompts.GLEANING_PROMPT.format(completion_delimiter=prompts.COMPLETION_DELIMITER)),
-            ]
+            messages = prompts.gleaning_messages(messages, reply)
             reply = self.chat(messages, valid=records_parse)
             parsed.append(self._parse(reply, unit))
             if round_ >= self.gleanings - 1:
                 break
-            messages += [("ai", reply), ("human", prompts.GLEANING_CHECK_PROMPT)]
+            messages = prompts.gleaning_check_messages(messages, reply)
             answer = self.chat(messages, valid=lambda text: text.strip()[:1].upper() in ("Y", "N"))
             if not answer.strip().upper().startswith("Y"):
                 break

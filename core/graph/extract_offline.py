@@ -41,7 +41,6 @@ from functools import lru_cache
 from core import textnorm
 from core.graph.model import TextUnit
 from core.graph.text import (
-    clip,
     has_hangul,
     normalize_name,
     split_sentences,
@@ -51,6 +50,7 @@ from core.graph.text import (
 )
 from core.graph.text_units import ElementInfo
 from core.markdown_loader import strip_attribute_list
+from core.text import clip
 from core.textnorm import is_function_word
 
 log = logging.getLogger(__name__)

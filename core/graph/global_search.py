@@ -20,9 +20,9 @@ per report, are composed into a cited, extractive answer labelled as such. Score
 to mirror the map step; findings below :data:`OFFLINE_MIN_SCORE` are not offered, and
 when none reaches it the answer says that no report covers the question.
 
-**Progress.** ``progress(stage, done, total)`` is called with ``"map"`` as each batch is mapped (offline: one step,
-scoring the findings) and ``"reduce"`` at the end, always from the calling thread (map batches run in a thread
-pool; a UI progress bar can only be updated from the thread that owns it).
+**Progress.** ``progress(Progress(stage, done, total))`` is called with ``"map"`` as each batch is mapped
+(offline: one step, scoring the findings) and ``"reduce"`` at the end, always from the calling thread (map
+batches run in a thread pool; a UI progress bar can only be updated from the thread that owns it).
 """
 
 from __future__ import annotations
@@ -32,20 +32,26 @@ import random
 import re
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from core.graph import prompts, read
 from core.graph.llm_cache import CachedChat, default_chat_model
 from core.graph.model import GlobalAnswer, GlobalPoint, Report
-from core.graph.reports import parse_json_object
-from core.graph.text import clip
+from core.graph.replies import parse_json_object, report_refs
+from core.progress import Progress, ProgressCallback, no_progress
+from core.text import clip
 from core.textnorm import match_terms
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from core.config import Settings
+    from core.store import ElementStore
 
 log = logging.getLogger(__name__)
 
-ProgressCallback = Callable[[str, int, int], None]
 DEFAULT_LEVEL = 1
 DEFAULT_BATCH_TOKENS = 6000
 DEFAULT_REDUCE_TOKENS = 6000
@@ -56,7 +62,7 @@ LEXICAL_BONUS = 0.1
 MAX_EVIDENCE_PER_FINDING = 5
 
 
-def select_reports(store: Any, *, level: int | None, kind: str = "entity") -> tuple[int, list[Report]]:
+def select_reports(store: ElementStore, *, level: int | None, kind: str = "entity") -> tuple[int, list[Report]]:
     """The reports global search reads for ``level`` (see the module docstring) and the level used."""
     all_reports = read.load_reports(store, level=None, kind=kind)
     if not all_reports:
@@ -70,24 +76,24 @@ def select_reports(store: Any, *, level: int | None, kind: str = "entity") -> tu
 
 
 def global_search(
-    store: Any,
+    store: ElementStore,
     question: str,
     *,
     level: int | None = None,
     kind: str = "entity",
-    chat_model: Any = None,
+    chat_model: BaseChatModel | None = None,
     use_llm: str = "auto",
-    settings: Any = None,
+    settings: Settings | None = None,
     batch_tokens: int = DEFAULT_BATCH_TOKENS,
     reduce_tokens: int = DEFAULT_REDUCE_TOKENS,
     response_type: str = prompts.DEFAULT_RESPONSE_TYPE,
     seed: int = DEFAULT_SEED,
     concurrency: int = 4,
-    progress: ProgressCallback | None = None,
+    progress: ProgressCallback = no_progress,
 ) -> GlobalAnswer:
     """Answer ``question`` from the reports of one level; ``use_llm``: ``auto`` | ``llm`` | ``extractive``.
 
-    ``progress(stage, done, total)``: see the module docstring (``"map"`` then ``"reduce"``).
+    ``progress``: see the module docstring (``"map"`` then ``"reduce"``).
     """
     if use_llm not in ("auto", "llm", "extractive"):
         raise ValueError("use_llm must be auto, llm or extractive")
@@ -95,7 +101,10 @@ def global_search(
     if not question:
         raise ValueError("the question is empty")
     started = time.perf_counter()
-    notify = progress or (lambda stage, done, total: None)
+
+    def notify(stage: str, done: int, total: int) -> None:
+        progress(Progress(stage, done, total))
+
     chosen, reports = select_reports(store, level=level, kind=kind)
     if chat_model is None and use_llm != "extractive":
         if settings is None:
@@ -163,19 +172,6 @@ def batches(reports: Sequence[Report], budget: int, seed: int) -> list[list[tupl
     return out
 
 
-_REPORT_REF = re.compile(r"Reports\s*\(([^)]*)\)", re.IGNORECASE)
-
-
-def report_refs(text: str) -> list[str]:
-    out: list[str] = []
-    for group in _REPORT_REF.findall(text or ""):
-        for raw in group.split(","):
-            raw = raw.strip().strip("'\"")
-            if raw and not raw.startswith("+"):
-                out.append(raw)
-    return list(dict.fromkeys(out))
-
-
 def _map_reply_parses(reply: str) -> bool:
     data = parse_json_object(reply)
     return isinstance(data, dict) and isinstance(data.get("points"), list)
@@ -213,7 +209,7 @@ def _llm_search(
     response_type: str,
     seed: int,
     concurrency: int,
-    notify: ProgressCallback = lambda stage, done, total: None,
+    notify: Callable[[str, int, int], None],
 ) -> GlobalAnswer:
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
@@ -224,9 +220,7 @@ def _llm_search(
 
     def map_batch(group: list[tuple[Report, str]]) -> list[GlobalPoint]:
         context = "\n\n".join(block for _r, block in group)
-        reply = chat([("system", prompts.MAP_SYSTEM),
-                      ("human", prompts.MAP_PROMPT.format(question=question, context=context))],
-                     valid=_map_reply_parses)  # fmt: skip
+        reply = chat(prompts.map_messages(question, context), valid=_map_reply_parses)
         return parse_points(reply, known)
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
@@ -253,9 +247,7 @@ def _llm_search(
         return GlobalAnswer(question, prompts.NO_DATA_ANSWER, "llm", level, kind, [], [], len(reports),
                             chat.calls, chat.cached, 0, 0.0)  # fmt: skip
     notify("reduce", 0, 1)
-    reply = chat([("system", prompts.REDUCE_SYSTEM),
-                  ("human", prompts.REDUCE_PROMPT.format(question=question, points="\n\n".join(lines),
-                                                         response_type=response_type))])  # fmt: skip
+    reply = chat(prompts.reduce_messages(question, "\n\n".join(lines), response_type))
     cited = [r for r in report_refs(reply) if r in known]
     if not cited:  # the reducer dropped the references: cite what its points came from
         cited = list(dict.fromkeys(r for p in kept for r in p.report_ids))
@@ -301,7 +293,7 @@ def _offline_overview(question: str, reports: Sequence[Report], kind: str) -> Gl
                         len(reports), 0, 0, 0, 0.0)  # fmt: skip
 
 
-def _element_similarity(store: Any, question: str, element_ids: list[str]) -> dict[str, float]:
+def _element_similarity(store: ElementStore, question: str, element_ids: list[str]) -> dict[str, float]:
     """Cosine similarity of the question to each element's stored vector, computed by pgvector."""
     from core.graph import tables
     from core.sql import graph as sql
@@ -314,7 +306,9 @@ def _element_similarity(store: Any, question: str, element_ids: list[str]) -> di
     return {row[0]: float(row[1]) for row in rows}
 
 
-def _offline_search(store: Any, question: str, reports: Sequence[Report], level: int, kind: str) -> GlobalAnswer:
+def _offline_search(
+    store: ElementStore, question: str, reports: Sequence[Report], level: int, kind: str
+) -> GlobalAnswer:
     items = [(report, i, f) for report in reports for i, f in enumerate(report.findings)]
     if not items:
         return GlobalAnswer(question, "Extractive answer (no LLM): " + prompts.NO_DATA_ANSWER, "extractive", level,

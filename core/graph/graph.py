@@ -24,8 +24,9 @@ import networkx as nx
 
 from core.graph.extract_offline import EntityDraft, Extraction, Sentence
 from core.graph.model import Entity, Relationship, TextUnit
-from core.graph.text import clip, stable_id
+from core.graph.text import stable_id
 from core.graph.text_units import ElementInfo
+from core.text import clip
 
 DEFAULT_MAX_ENTITIES_PER_UNIT = 30
 DEFAULT_UNIT_ANCHORS = 3

@@ -6,8 +6,8 @@ model error, a constraint violation), the previous index stays exactly as it was
 Postgres as they arrive (outside that transaction), so a re-run after a failure does not pay for them twice, and
 re-indexing an unchanged corpus makes no LLM calls at all.
 
-Progress: ``progress(stage, done, total)`` is called as each stage advances, for a progress bar. The stages, in
-order, are :data:`STAGES`.
+Progress: ``progress(Progress(stage, done, total))`` (:class:`core.progress.Progress`) is called as each stage
+advances, for a progress bar. The stages, in order, are :data:`STAGES`.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.graph import tables
 from core.graph.communities import DEFAULT_MAX_CLUSTER_SIZE, DEFAULT_SEED, entity_communities
 from core.graph.extract_llm import DEFAULT_CONCURRENCY, DEFAULT_GLEANINGS, LLMExtractor
-from core.graph.extract_offline import OfflineExtractor
+from core.graph.extract_offline import Extraction, OfflineExtractor
 from core.graph.graph import DEFAULT_MAX_ENTITIES_PER_UNIT, DEFAULT_UNIT_ANCHORS, GraphData, build_graph
 from core.graph.layout import precomputed_layouts
 from core.graph.llm_cache import CachedChat, default_chat_model
@@ -31,15 +31,20 @@ from core.graph.prompts import DEFAULT_ENTITY_TYPES
 from core.graph.reports import DEFAULT_CONTEXT_TOKENS, ReportStats, generate_reports
 from core.graph.structural import DEFAULT_STRUCTURAL_DEPTH, structural_communities
 from core.graph.text_units import DEFAULT_UNIT_TOKENS, build_text_units
+from core.progress import Progress, ProgressCallback, no_progress
+
+if TYPE_CHECKING:
+    import numpy as np
+    from langchain_core.language_models import BaseChatModel
+
+    from core.config import Settings
+    from core.store import ElementStore
 
 log = logging.getLogger(__name__)
 
 STAGES: tuple[str, ...] = (
     "load", "text_units", "extraction", "graph", "communities", "structural", "reports", "store",
 )  # fmt: skip
-
-ProgressCallback = Callable[[str, int, int], None]
-
 
 class GraphIndexError(RuntimeError):
     """The index run failed; the collection's previous index (if any) is unchanged."""
@@ -88,12 +93,12 @@ class IndexResult:
 
 
 def build_index(
-    store: Any,
+    store: ElementStore,
     *,
-    chat_model: Any = None,
+    chat_model: BaseChatModel | None = None,
     config: IndexConfig | None = None,
-    settings: Any = None,
-    progress: ProgressCallback | None = None,
+    settings: Settings | None = None,
+    progress: ProgressCallback = no_progress,
 ) -> IndexReport:
     """Index ``store``'s collection and replace its graph tables atomically; see the module docstring.
 
@@ -104,18 +109,20 @@ def build_index(
 
 
 def run_index(
-    store: Any,
+    store: ElementStore,
     *,
-    chat_model: Any = None,
+    chat_model: BaseChatModel | None = None,
     config: IndexConfig | None = None,
-    settings: Any = None,
-    progress: ProgressCallback | None = None,
+    settings: Settings | None = None,
+    progress: ProgressCallback = no_progress,
     write: bool = True,
 ) -> IndexResult:
     config = config or IndexConfig()
     started = time.perf_counter()
     timings: dict[str, float] = {}
-    notify = progress or (lambda stage, done, total: None)
+
+    def notify(stage: str, done: int, total: int) -> None:
+        progress(Progress(stage, done, total))
 
     def timed(stage: str) -> _Timer:
         return _Timer(stage, timings, notify)
@@ -151,7 +158,7 @@ def run_index(
                 assert chat is not None
                 extractor = LLMExtractor(chat, entity_types=config.entity_types, gleanings=config.gleanings,
                                          concurrency=config.concurrency)  # fmt: skip
-                extraction = extractor.extract(units, infos, lambda d, t: notify("extraction", d, t))
+                extraction = extractor.extract(units, infos, progress)
             else:
                 extraction = OfflineExtractor(english_ner=config.english_ner).extract(units, infos)
                 notify("extraction", len(units), len(units))
@@ -180,7 +187,7 @@ def run_index(
                 concurrency=config.concurrency,
                 min_findings=config.min_findings,
                 max_findings=config.max_findings,
-                progress=lambda d, t: notify("reports", d, t),
+                progress=progress,
                 element_vectors=vectors,
             )
             layouts = precomputed_layouts(all_communities, graph.relationships,
@@ -194,7 +201,7 @@ def run_index(
         raise GraphIndexError(f"indexing {store.collection!r} failed: {exc}; the previous index is unchanged") from exc
 
     extraction_mode = "llm" if use_llm_extraction else "offline"
-    params = _params(config, extraction_mode, use_llm_reports, chat, extraction)
+    params = _params(config, extraction_mode, use_llm_reports, chat)
     report = _report(graph, entity_comms, structural, reports, report_stats, chat, extraction, extraction_mode,
                      timings, started)  # fmt: skip
     if write:
@@ -224,7 +231,7 @@ def run_index(
     return IndexResult(graph, all_communities, reports, report, params)
 
 
-def _element_vectors(store: Any) -> dict[str, Any]:
+def _element_vectors(store: ElementStore) -> dict[str, np.ndarray]:
     """Element id → stored embedding (numpy), or {} when the store cannot say (summaries then skip centrality)."""
     from core.sql import graph as sql
 
@@ -237,7 +244,7 @@ def _element_vectors(store: Any) -> dict[str, Any]:
 
 
 class _Timer:
-    def __init__(self, stage: str, timings: dict[str, float], notify: ProgressCallback) -> None:
+    def __init__(self, stage: str, timings: dict[str, float], notify: Callable[[str, int, int], None]) -> None:
         self.stage = stage
         self.timings = timings
         self.notify = notify
@@ -251,7 +258,7 @@ class _Timer:
         self.timings[self.stage] = round(time.perf_counter() - self.start, 3)
 
 
-def _params(config: IndexConfig, extraction: str, llm_reports: bool, chat: CachedChat | None, ex: Any) -> dict:
+def _params(config: IndexConfig, extraction: str, llm_reports: bool, chat: CachedChat | None) -> dict[str, Any]:
     from core.graph.extract_offline import english_ner_method
 
     params = asdict(config)
@@ -271,7 +278,7 @@ def _report(
     reports: Sequence[Report],
     stats: ReportStats,
     chat: CachedChat | None,
-    extraction: Any,
+    extraction: Extraction,
     mode: str,
     timings: dict[str, float],
     started: float,
@@ -287,7 +294,7 @@ def _report(
         extractive_reports=stats.extractive,
         llm_calls=chat.calls if chat else 0,
         cached_calls=chat.cached if chat else 0,
-        skipped_llm_replies=getattr(extraction, "skipped_records", 0) + stats.fallbacks,
+        skipped_llm_replies=extraction.skipped_records + stats.fallbacks,
         extraction=mode,
         seconds=round(time.perf_counter() - started, 3),
         stages=dict(timings),

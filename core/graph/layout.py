@@ -99,17 +99,41 @@ def network_view(
 def spring_layout(
     node_keys: Sequence[str], edges: Sequence[tuple[str, str, float]], seed: int = DEFAULT_SEED
 ) -> dict[str, tuple[float, float]]:
-    """Seeded spring layout in pixels; spread grows with the node count so labels have room."""
+    """Seeded spring layout in pixels; spread grows with the node count so labels have room.
+
+    Each connected component is laid out on its own and the components are set side by side, largest first: in
+    one layout, a component with no edge to the rest drifts far off, and scaling the whole to the box squeezed the
+    big one into a blob (python-markdown's changelog community: 156 pairs of nodes within 25 px, 1 this way).
+    """
     g = nx.Graph()
     g.add_nodes_from(node_keys)
     for a, b, w in edges:
         g.add_edge(a, b, weight=max(float(w), 0.1))
+    order = {key: i for i, key in enumerate(node_keys)}
+    components = sorted(([k for k in node_keys if k in c] for c in nx.connected_components(g)),
+                        key=lambda keys: (-len(keys), order[keys[0]]))  # fmt: skip
+    placed: dict[str, tuple[float, float]] = {}
+    x0 = 0.0
+    for keys in components:
+        pos = _component_layout(g.subgraph(keys), keys, seed)
+        shift = x0 - min(x for x, _y in pos.values()) if placed else 0.0  # the largest stays where it was laid out
+        placed.update({key: (round(x + shift, 1), y) for key, (x, y) in pos.items()})
+        x0 = max(x for x, _y in placed.values()) + COMPONENT_GAP
+    return placed
+
+
+#: Pixels between two connected components laid out side by side.
+COMPONENT_GAP = 120.0
+
+
+def _component_layout(g: nx.Graph, node_keys: Sequence[str], seed: int) -> dict[str, tuple[float, float]]:
     if len(node_keys) == 1:
         return {node_keys[0]: (0.0, 0.0)}
-    if not node_keys:
-        return {}
     k = 1.6 / math.sqrt(max(len(node_keys), 1))  # a little looser than networkx's default: fewer overlapping labels
-    pos = nx.spring_layout(g, seed=seed, weight="weight", k=k, iterations=100)
+    sub = nx.Graph()
+    sub.add_nodes_from(node_keys)  # the caller's order: the seeded layout depends on it
+    sub.add_edges_from(g.edges(data=True))
+    pos = nx.spring_layout(sub, seed=seed, weight="weight", k=k, iterations=100)
     scale = 120.0 + 55.0 * math.sqrt(len(node_keys))
     return {n: (round(float(x) * scale, 1), round(float(y) * scale, 1)) for n, (x, y) in pos.items()}
 

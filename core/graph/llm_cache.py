@@ -1,12 +1,17 @@
 """LLM calls of the index, through a response cache in Postgres.
 
-The cache key is the model's identity (its type, name and endpoint: the same model name at another
-``OPENAI_BASE_URL`` is another model) plus the SHA-256 of the exact message list, per collection
-(``hke_llm_cache``). Re-indexing an unchanged corpus with the same model and prompts therefore makes no calls.
-A response is written to the cache as soon as it arrives, in its own transaction, so calls paid for before a
-failed index run are not paid for again; a reply the caller's ``valid`` check rejects (it did not parse) is
-never written, and one already cached is not replayed: the next run asks again. ``python -m core cache clear``
-empties the cache (:func:`clear_cache`).
+The store of replies is :class:`PostgresLLMCache`, a LangChain ``BaseCache`` over the ``hke_llm_cache`` table,
+scoped to one collection. Its key is the model's identity (its type, name and endpoint: the same model name at
+another ``OPENAI_BASE_URL`` is another model) plus the SHA-256 of the exact message list. Re-indexing an unchanged
+corpus with the same model and prompts therefore makes no calls. ``python -m core cache clear`` empties it
+(:func:`clear_cache`).
+
+The cache is consulted by :class:`CachedChat`, not attached to the model (``BaseChatModel(cache=...)``), because a
+reply is cached only once the caller has checked that it parses: a reply the caller's ``valid`` check rejects is
+never written, one already cached is not replayed (the next run asks again), and the index report counts calls
+and hits. A model-level cache writes every reply before the caller sees it and says nothing about hits. A reply is
+written as soon as it arrives, in its own transaction, so calls paid for before a failed index run are not paid
+for again.
 
 Errors: calls go through :func:`core.llm.call_with_retries`, so a transient provider error (rate limit, timeout,
 connection, 5xx) is retried with bounded exponential backoff and everything is classified the same way as in Q&A.
@@ -23,9 +28,20 @@ import re
 import threading
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.caches import RETURN_VAL_TYPE, BaseCache
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration
 
 from core.sql import graph as sql
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from psycopg_pool import ConnectionPool
+
+    from core.config import Settings
+    from core.llm import RetryPolicy
 
 Messages = Sequence[tuple[str, str]]
 
@@ -34,7 +50,7 @@ class LLMCallError(RuntimeError):
     """A chat model call failed for good; the index run stops and the previous index stays."""
 
 
-def model_identity(model: Any) -> str:
+def model_identity(model: BaseChatModel) -> str:
     """A stable name for the cache key: the LangChain model type, its model name if any, and its endpoint if any.
 
     The endpoint is shown as scheme, host and path (no credentials, no query) plus a hash of the whole URL, so two
@@ -56,9 +72,44 @@ def _endpoint_label(url: str) -> str:
     return f"{shown}#{hashlib.sha256(url.encode()).hexdigest()[:12]}"
 
 
+def prompt_key(messages: Messages) -> str:
+    """The message list as one canonical string: the ``prompt`` of :class:`PostgresLLMCache`."""
+    return json.dumps([[role, content] for role, content in messages], ensure_ascii=False, separators=(",", ":"))
+
+
 def prompt_hash(messages: Messages) -> str:
-    payload = json.dumps([[role, content] for role, content in messages], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    """The stored key of a message list (SHA-256 of :func:`prompt_key`)."""
+    return _sha256(prompt_key(messages))
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class PostgresLLMCache(BaseCache):
+    """LangChain's cache interface over ``hke_llm_cache``, for one collection.
+
+    ``prompt`` is stored as its SHA-256 and ``llm_string`` as given (``CachedChat`` passes the model identity);
+    only the first generation's text is kept, which is all a chat reply of the index has.
+    """
+
+    def __init__(self, pool: ConnectionPool, collection_id: uuid.UUID) -> None:
+        self.pool = pool
+        self.collection_id = collection_id
+
+    def lookup(self, prompt: str, llm_string: str) -> RETURN_VAL_TYPE | None:
+        with self.pool.connection() as conn:
+            row = conn.execute(sql.CACHE_GET, (self.collection_id, llm_string, _sha256(prompt))).fetchone()
+        return [ChatGeneration(message=AIMessage(content=row[0]))] if row else None
+
+    def update(self, prompt: str, llm_string: str, return_val: RETURN_VAL_TYPE) -> None:
+        text = return_val[0].text if return_val else ""
+        with self.pool.connection() as conn:
+            conn.execute(sql.CACHE_PUT, (self.collection_id, llm_string, _sha256(prompt), text))
+
+    def clear(self, **kwargs: Any) -> None:
+        """Delete this collection's cached replies."""
+        clear_cache(self.pool, self.collection_id)
 
 
 class CachedChat:
@@ -70,17 +121,16 @@ class CachedChat:
 
     def __init__(
         self,
-        model: Any,
+        model: BaseChatModel,
         *,
-        pool: Any = None,
+        pool: ConnectionPool | None = None,
         collection_id: uuid.UUID | None = None,
-        policy: Any = None,
+        policy: RetryPolicy | None = None,
     ) -> None:
         self.model = model
         self.model_id = model_identity(model)
-        self.pool = pool
-        self.collection_id = collection_id
-        self.policy = policy  # a core.llm.RetryPolicy; None: its default (3 attempts)
+        self.cache = PostgresLLMCache(pool, collection_id) if pool is not None and collection_id is not None else None
+        self.policy = policy  # None: core.llm's default (3 attempts)
         self.calls = 0
         self.cached = 0
         self._lock = threading.Lock()
@@ -91,15 +141,15 @@ class CachedChat:
         ``valid(reply)`` says whether a reply is usable (parses); one that is not is returned (the caller logs
         and skips it) but never cached, and a cached one that is not (cached before this check) is asked again.
         """
-        key = prompt_hash(messages)
-        cached = self._get(key)
-        if cached is not None and (valid is None or valid(cached)):
+        key = prompt_key(messages)
+        cached = self.cache.lookup(key, self.model_id) if self.cache is not None else None
+        if cached is not None and (valid is None or valid(cached[0].text)):
             with self._lock:
                 self.cached += 1
-            return cached
+            return cached[0].text
         text = self._invoke(messages)
-        if text.strip() and (valid is None or valid(text)):
-            self._put(key, text)
+        if self.cache is not None and text.strip() and (valid is None or valid(text)):
+            self.cache.update(key, self.model_id, [ChatGeneration(message=AIMessage(content=text))])
         return text
 
     def _invoke(self, messages: Messages) -> str:
@@ -115,33 +165,20 @@ class CachedChat:
         except LLMError as exc:
             raise LLMCallError(f"chat model call failed: {exc.message}") from exc
 
-    def _get(self, key: str) -> str | None:
-        if self.pool is None or self.collection_id is None:
-            return None
-        with self.pool.connection() as conn:
-            row = conn.execute(sql.CACHE_GET, (self.collection_id, self.model_id, key)).fetchone()
-        return row[0] if row else None
 
-    def _put(self, key: str, text: str) -> None:
-        if self.pool is None or self.collection_id is None:
-            return
-        with self.pool.connection() as conn:
-            conn.execute(sql.CACHE_PUT, (self.collection_id, self.model_id, key, text))
-
-
-def default_chat_model(settings: Any) -> Any:
+def default_chat_model(settings: Settings) -> BaseChatModel:
     """The configured chat model (``core.llm.chat_model``: ChatOpenAI or an OpenAI-compatible server)."""
     from core.llm import chat_model
 
     return chat_model(settings)
 
 
-def cache_size(pool: Any, collection_id: uuid.UUID) -> int:
+def cache_size(pool: ConnectionPool, collection_id: uuid.UUID) -> int:
     with pool.connection() as conn:
         return int(conn.execute(sql.CACHE_COUNT, (collection_id,)).fetchone()[0])
 
 
-def clear_cache(pool: Any, collection_id: uuid.UUID | None = None) -> int:
+def clear_cache(pool: ConnectionPool, collection_id: uuid.UUID | None = None) -> int:
     """Delete the cached replies of one collection (or of all with None); returns how many were deleted."""
     with pool.connection() as conn:
         if not conn.execute(sql.TABLE_EXISTS, ("hke_llm_cache",)).fetchone()[0]:

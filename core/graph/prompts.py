@@ -3,10 +3,18 @@
 
 All wording is this project's own; the *shapes* follow Microsoft GraphRAG so that outputs are comparable:
 delimited entity/relationship records, a gleaning follow-up, a JSON community report, and map/reduce prompts
-where the map step scores points 0–100. Placeholders use ``str.format`` names; literal braces are doubled.
+where the map step scores points 0–100. Each exchange is a ``ChatPromptTemplate`` (placeholders are f-string names;
+literal braces are doubled); the ``*_messages`` builders return the ``(role, content)`` pairs that
+:class:`core.graph.llm_cache.CachedChat` sends and hashes for its cache key.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+
+Messages = list[tuple[str, str]]
 
 TUPLE_DELIMITER = "<|>"
 RECORD_DELIMITER = "##"
@@ -131,3 +139,53 @@ Analysts' points:
 DEFAULT_RESPONSE_TYPE = "a few paragraphs in markdown"
 
 NO_DATA_ANSWER = "The community reports hold nothing that answers this question."
+
+
+# -- templates and builders -------------------------------------------------------------------------
+
+EXTRACTION = ChatPromptTemplate.from_messages([("system", EXTRACTION_SYSTEM), ("human", EXTRACTION_PROMPT)]).partial(
+    tuple_delimiter=TUPLE_DELIMITER, record_delimiter=RECORD_DELIMITER, completion_delimiter=COMPLETION_DELIMITER
+)
+GLEANING = ChatPromptTemplate.from_messages(
+    [MessagesPlaceholder("history"), ("ai", "{reply}"), ("human", GLEANING_PROMPT)]
+).partial(completion_delimiter=COMPLETION_DELIMITER)
+GLEANING_CHECK = ChatPromptTemplate.from_messages(
+    [MessagesPlaceholder("history"), ("ai", "{reply}"), ("human", GLEANING_CHECK_PROMPT)]
+)
+REPORT = ChatPromptTemplate.from_messages([("system", REPORT_SYSTEM), ("human", REPORT_PROMPT)])
+MAP = ChatPromptTemplate.from_messages([("system", MAP_SYSTEM), ("human", MAP_PROMPT)])
+REDUCE = ChatPromptTemplate.from_messages([("system", REDUCE_SYSTEM), ("human", REDUCE_PROMPT)])
+
+
+def _pairs(template: ChatPromptTemplate, **values: object) -> Messages:
+    return [(m.type, m.text) for m in template.format_messages(**values)]
+
+
+def extraction_messages(entity_types: Sequence[str], input_text: str) -> Messages:
+    """The first extraction exchange for one text unit."""
+    return _pairs(EXTRACTION, entity_types=", ".join(entity_types), input_text=input_text)
+
+
+def gleaning_messages(history: Messages, reply: str) -> Messages:
+    """The conversation so far, the model's last ``reply``, and the request for what it missed."""
+    return _pairs(GLEANING, history=history, reply=reply)
+
+
+def gleaning_check_messages(history: Messages, reply: str) -> Messages:
+    """The conversation so far, the model's last ``reply``, and the Y/N question whether anything is left."""
+    return _pairs(GLEANING_CHECK, history=history, reply=reply)
+
+
+def report_messages(context: str, min_findings: int, max_findings: int) -> Messages:
+    """The request for one community report from its ``context`` tables."""
+    return _pairs(REPORT, context=context, min_findings=min_findings, max_findings=max_findings)
+
+
+def map_messages(question: str, context: str) -> Messages:
+    """The map step of global search over one batch of reports."""
+    return _pairs(MAP, question=question, context=context)
+
+
+def reduce_messages(question: str, points: str, response_type: str) -> Messages:
+    """The reduce step of global search over the analysts' points."""
+    return _pairs(REDUCE, question=question, points=points, response_type=response_type)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from langchain_core.documents import Document
 
@@ -16,16 +16,19 @@ from core.graph import tables
 from core.graph.model import Community, Entity, Finding, HierarchyRow, Relationship, Report, TextUnit
 from core.sql import graph as sql
 
+if TYPE_CHECKING:
+    from core.store import ElementStore
+
 
 class GraphIndexMissing(LookupError):
     """The collection has no index yet: run ``python -m core index``."""
 
 
-def index_exists(store: Any) -> bool:
+def index_exists(store: ElementStore) -> bool:
     return tables.index_info(store.pool, store.collection_id) is not None
 
 
-def index_info(store: Any) -> tables.IndexInfo | None:
+def index_info(store: ElementStore) -> tables.IndexInfo | None:
     return tables.index_info(store.pool, store.collection_id)
 
 
@@ -35,7 +38,7 @@ def _kind(kind: str | None) -> str | None:
     return kind
 
 
-def load_reports(store: Any, *, level: int | None = None, kind: str | None = "entity") -> list[Report]:
+def load_reports(store: ElementStore, *, level: int | None = None, kind: str | None = "entity") -> list[Report]:
     """Reports of one kind (``None``: both) and level (``None``: all), best rated first within a level."""
     if not tables.tables_exist(store.pool):
         return []
@@ -44,14 +47,14 @@ def load_reports(store: Any, *, level: int | None = None, kind: str | None = "en
     return [tables.row_report(r) for r in rows]
 
 
-def report(store: Any, community_id: str) -> Report | None:
+def report(store: ElementStore, community_id: str) -> Report | None:
     if not tables.tables_exist(store.pool):
         return None
     rows = tables.fetch(store.pool, sql.REPORT_BY_COMMUNITY, (store.collection_id, community_id))
     return tables.row_report(rows[0]) if rows else None
 
 
-def reports_by_id(store: Any, community_ids: Iterable[str]) -> list[Report]:
+def reports_by_id(store: ElementStore, community_ids: Iterable[str]) -> list[Report]:
     ids = list(dict.fromkeys(community_ids))
     if not ids or not tables.tables_exist(store.pool):
         return []
@@ -59,7 +62,7 @@ def reports_by_id(store: Any, community_ids: Iterable[str]) -> list[Report]:
     return [tables.row_report(r) for r in rows]
 
 
-def communities(store: Any, *, kind: str | None = None, level: int | None = None) -> list[Community]:
+def communities(store: ElementStore, *, kind: str | None = None, level: int | None = None) -> list[Community]:
     if not tables.tables_exist(store.pool):
         return []
     rows = tables.fetch(store.pool, sql.COMMUNITIES_FILTERED,
@@ -67,14 +70,14 @@ def communities(store: Any, *, kind: str | None = None, level: int | None = None
     return [tables.row_community(r) for r in rows]
 
 
-def community(store: Any, community_id: str) -> Community | None:
+def community(store: ElementStore, community_id: str) -> Community | None:
     if not tables.tables_exist(store.pool):
         return None
     rows = tables.fetch(store.pool, sql.COMMUNITY_BY_ID, (store.collection_id, community_id))
     return tables.row_community(rows[0]) if rows else None
 
 
-def community_layout(store: Any, community_id: str) -> dict[str, tuple[float, float]]:
+def community_layout(store: ElementStore, community_id: str) -> dict[str, tuple[float, float]]:
     """The network layout the index stored for a big community (node key → x, y), else ``{}``."""
     if not tables.tables_exist(store.pool):
         return {}
@@ -85,7 +88,7 @@ def community_layout(store: Any, community_id: str) -> dict[str, tuple[float, fl
     return {key: (float(xy[0]), float(xy[1])) for key, xy in layout.items()}
 
 
-def children(store: Any, community_id: str) -> list[Community]:
+def children(store: ElementStore, community_id: str) -> list[Community]:
     """Direct sub-communities, largest first."""
     if not tables.tables_exist(store.pool):
         return []
@@ -93,7 +96,7 @@ def children(store: Any, community_id: str) -> list[Community]:
     return [tables.row_community(r) for r in rows]
 
 
-def levels(store: Any, kind: str | None = "entity") -> dict[int, int]:
+def levels(store: ElementStore, kind: str | None = "entity") -> dict[int, int]:
     """Community count per level for ``kind``."""
     if not tables.tables_exist(store.pool):
         return {}
@@ -101,7 +104,7 @@ def levels(store: Any, kind: str | None = "entity") -> dict[int, int]:
     return {int(level): int(n) for k, level, n in rows if kind is None or k == kind}
 
 
-def entities(store: Any, ids: Iterable[str] | None = None) -> list[Entity]:
+def entities(store: ElementStore, ids: Iterable[str] | None = None) -> list[Entity]:
     """Entities by id (most connected first), or all of them in document order when ``ids`` is None."""
     if not tables.tables_exist(store.pool):
         return []
@@ -112,7 +115,7 @@ def entities(store: Any, ids: Iterable[str] | None = None) -> list[Entity]:
     return [tables.row_entity(r) for r in rows]
 
 
-def relationships(store: Any, ids: Iterable[str] | None = None) -> list[Relationship]:
+def relationships(store: ElementStore, ids: Iterable[str] | None = None) -> list[Relationship]:
     """Relationships by id (strongest first), or all of them when ``ids`` is None."""
     if not tables.tables_exist(store.pool):
         return []
@@ -123,7 +126,7 @@ def relationships(store: Any, ids: Iterable[str] | None = None) -> list[Relation
     return [tables.row_relationship(r) for r in rows]
 
 
-def text_units(store: Any, ids: Iterable[str] | None = None) -> list[TextUnit]:
+def text_units(store: ElementStore, ids: Iterable[str] | None = None) -> list[TextUnit]:
     if not tables.tables_exist(store.pool):
         return []
     if ids is None:
@@ -133,7 +136,7 @@ def text_units(store: Any, ids: Iterable[str] | None = None) -> list[TextUnit]:
     return [tables.row_text_unit(r) for r in rows]
 
 
-def community_subgraph(store: Any, community_id: str) -> tuple[list[Entity], list[Relationship]]:
+def community_subgraph(store: ElementStore, community_id: str) -> tuple[list[Entity], list[Relationship]]:
     """The entities and relationships of one community (empty lists if there is no such community)."""
     c = community(store, community_id)
     if c is None:
@@ -141,7 +144,7 @@ def community_subgraph(store: Any, community_id: str) -> tuple[list[Entity], lis
     return entities(store, c.entity_ids), relationships(store, c.relationship_ids)
 
 
-def hierarchy(store: Any, kind: str | None = "entity") -> list[HierarchyRow]:
+def hierarchy(store: ElementStore, kind: str | None = "entity") -> list[HierarchyRow]:
     """Every community of ``kind`` as ``(id, parent, level, title, size, rating)`` rows, parents first."""
     if not tables.tables_exist(store.pool):
         return []
@@ -163,7 +166,8 @@ class Citations:
     missing: list[str] = field(default_factory=list)  # ids that did not resolve (should stay empty)
 
 
-def resolve_citations(store: Any, finding: Finding | Report) -> Citations:
+def load_citations(store: ElementStore, finding: Finding | Report) -> Citations:
+    """The rows ``finding`` cites, read from the index and the store (one query per table)."""
     ent_ids, rel_ids, el_ids = finding.entity_ids, finding.relationship_ids, finding.element_ids
     ents = entities(store, ent_ids)
     rels = relationships(store, rel_ids)
@@ -176,12 +180,12 @@ def resolve_citations(store: Any, finding: Finding | Report) -> Citations:
 class GraphIndex:
     """The index of one collection. ``GraphIndex.open(store)`` raises :class:`GraphIndexMissing` if none."""
 
-    def __init__(self, store: Any, info: tables.IndexInfo) -> None:
+    def __init__(self, store: ElementStore, info: tables.IndexInfo) -> None:
         self.store = store
         self.info = info
 
     @classmethod
-    def open(cls, store: Any) -> GraphIndex:
+    def open(cls, store: ElementStore) -> GraphIndex:
         info = index_info(store)
         if info is None:
             raise GraphIndexMissing(
@@ -224,4 +228,4 @@ class GraphIndex:
         return text_units(self.store, ids)
 
     def resolve(self, finding: Finding | Report) -> Citations:
-        return resolve_citations(self.store, finding)
+        return load_citations(self.store, finding)

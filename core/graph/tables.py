@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg.types.json import Jsonb
@@ -19,10 +19,14 @@ from core.graph.model import Community, Entity, Finding, Relationship, Report, T
 from core.sql import graph as sql
 from core.store import apply_schema
 
+if TYPE_CHECKING:
+    from psycopg.abc import Params
+    from psycopg_pool import ConnectionPool
+
 _schema_ready: set[int] = set()
 
 
-def ensure_schema(pool: Any) -> None:
+def ensure_schema(pool: ConnectionPool) -> None:
     """Create the graph tables once per pool (idempotent, serialised across processes)."""
     if id(pool) in _schema_ready:
         return
@@ -30,7 +34,7 @@ def ensure_schema(pool: Any) -> None:
     _schema_ready.add(id(pool))
 
 
-def tables_exist(pool: Any) -> bool:
+def tables_exist(pool: ConnectionPool) -> bool:
     if id(pool) in _schema_ready:
         return True
     with pool.connection() as conn:
@@ -104,7 +108,7 @@ def _copy(conn: psycopg.Connection, statement: str, types: list[str], rows: Iter
 # -- reads ------------------------------------------------------------------------------------------
 
 
-def index_info(pool: Any, collection_id: uuid.UUID) -> IndexInfo | None:
+def index_info(pool: ConnectionPool, collection_id: uuid.UUID) -> IndexInfo | None:
     if not tables_exist(pool):
         return None
     with pool.connection() as conn:
@@ -156,6 +160,6 @@ def row_report(row: tuple) -> Report:
     )
 
 
-def fetch(pool: Any, statement: str, params: Any) -> list[tuple]:
+def fetch(pool: ConnectionPool, statement: str, params: Params) -> list[tuple]:
     with pool.connection() as conn:
         return conn.execute(statement, params).fetchall()

@@ -116,15 +116,3 @@ def words(text: str) -> list[str]:
 def strip_josa(word: str) -> str:
     """The word without its trailing Korean particles and endings (``"연구원은"`` → ``"연구원"``), see core.textnorm."""
     return strip_particles(word)
-
-
-def clip(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters at a word boundary, with an ellipsis when cut."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    space = cut.rfind(" ")
-    if space > limit * 0.6:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:") + "…"

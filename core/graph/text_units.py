@@ -45,7 +45,7 @@ class ElementInfo:
 class _Section:
     heading: ElementInfo | None
     path: list[str]
-    items: list[Any] = field(default_factory=list)  # ElementInfo | _Section, in document order
+    items: list[ElementInfo | _Section] = field(default_factory=list)  # in document order
 
     @property
     def order(self) -> int:
@@ -153,7 +153,7 @@ class _Packer:
         self.tokens = tokens
         self._subtree: dict[int, int] = {}
 
-    def size(self, item: Any) -> int:
+    def size(self, item: ElementInfo | _Section) -> int:
         if isinstance(item, ElementInfo):
             return self.tokens[item.element_id]
         key = id(item)
@@ -162,7 +162,7 @@ class _Packer:
             self._subtree[key] = own + sum(self.size(child) for child in item.items)
         return self._subtree[key]
 
-    def flat(self, item: Any) -> list[ElementInfo]:
+    def flat(self, item: ElementInfo | _Section) -> list[ElementInfo]:
         if isinstance(item, ElementInfo):
             return [item]
         out = [item.heading] if item.heading is not None else []

@@ -46,7 +46,7 @@ import numpy as np
 from core.graph.communities import join_names
 from core.graph.graph import GraphData
 from core.graph.model import Community
-from core.graph.text import clip
+from core.text import clip
 
 SENTENCES_PER_ENTITY = 40
 MIN_HEADING_SHARE = 0.3

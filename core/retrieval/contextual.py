@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from langchain_core.documents import Document
 
 from core.ingest import embed_texts, embedding_text
+from core.progress import Progress, ProgressCallback, no_progress
 from core.retrieval.scope import Scope
 from core.retrieval.search import Hit
 from core.store import COLLECTION_NAME_MAX, ElementStore
@@ -25,7 +26,6 @@ __all__ = ["CONTEXTUAL_SUFFIX", "ContextualSync", "contextual_collection_name", 
 
 CONTEXTUAL_SUFFIX = "__ctx"
 EMBED_BATCH = 64
-ProgressFn = Callable[[int, int, str], None]
 
 
 def contextual_collection_name(name: str) -> str:
@@ -82,7 +82,7 @@ class ContextualSync:
 
 
 def ensure_contextual_store(
-    store: ElementStore, *, progress: ProgressFn | None = None, batch_size: int = EMBED_BATCH
+    store: ElementStore, *, progress: ProgressCallback = no_progress, batch_size: int = EMBED_BATCH
 ) -> tuple[ElementStore, ContextualSync]:
     """The contextual sibling of ``store``, brought up to date with it (documents whose hash changed are
     re-embedded, removed ones dropped). A store that is itself contextual is its own sibling."""
@@ -100,8 +100,9 @@ def ensure_contextual_store(
     total = sum(d.n_elements for _, d in stale)
     done = 0
     embedded = 0
-    if progress and stale:
-        progress(0, total, f"contextual collection {name}: embedding {len(stale)} documents with heading paths")
+    if stale:
+        progress(Progress("contextual", 0, total,
+                          f"contextual collection {name}: embedding {len(stale)} documents with heading paths"))
     for doc_id, record in stale:
         elements = _remap(store.elements(record.document_id), name, doc_id)
         texts = [embedding_text(e, contextual=True) for e in elements]
@@ -109,8 +110,7 @@ def ensure_contextual_store(
         def advance(n: int, filename: str = record.filename) -> None:
             nonlocal done
             done += n
-            if progress:
-                progress(done, total, f"contextual: {filename}")
+            progress(Progress("contextual", done, total, f"contextual: {filename}"))
 
         # Through the embedding cache: a heading-path text any collection of this embedder holds is not re-embedded.
         vectors = embed_texts(sibling, texts, batch_size=batch_size, advance=advance)

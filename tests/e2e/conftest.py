@@ -123,3 +123,15 @@ def screenshot(page, name: str) -> Path:
 def wait_for_text(page, text: str, timeout: float = 60_000) -> None:
     """Streamlit draws over a websocket after load: wait for real content, not the empty frame."""
     page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)
+
+
+def hover_node(frame, mouse, node_id: str):
+    """Move the mouse onto a node of a network page (``frame``: the page or its iframe's frame) until vis.js shows
+    the node's tooltip; returns the tooltip's locator."""
+    point = frame.evaluate(f"network.canvasToDOM(network.getPositions([{node_id!r}])[{node_id!r}])")
+    box = frame.locator("#mynetwork canvas").bounding_box()
+    mouse.move(box["x"] + point["x"], box["y"] + point["y"])
+    mouse.move(box["x"] + point["x"] + 2, box["y"] + point["y"] + 1)
+    tooltip = frame.locator(".vis-tooltip")
+    tooltip.wait_for(state="visible", timeout=10_000)
+    return tooltip

@@ -17,12 +17,12 @@ import pytest
 from playwright.sync_api import expect
 
 from core.graph import IndexConfig, build_index, hierarchy, load_reports
-from core.graph_view import sort_reports
 from core.ingest import SourceFile, ingest
 from core.store import ElementStore
+from views.reports import sort_reports
 
 from ..test_reports_page import HOSTILE_DOC, HOSTILE_NAME, ensure_samples_index
-from .conftest import screenshot, wait_for_text
+from .conftest import hover_node, screenshot, wait_for_text
 
 pytestmark = pytest.mark.e2e
 
@@ -163,12 +163,7 @@ def test_hostile_entity_name_is_text_in_cards_and_graph(app_url, page, hostile_c
     assert HOSTILE_NAME in labels, "the canvas draws the name itself, not its escaped form"
     # Hover the hostile node: vis.js shows its tooltip, built from text nodes only.
     node_id = frame.evaluate(f"nodes.get().find(n => n.label === {HOSTILE_NAME!r}).id")
-    point = frame.evaluate(f"network.canvasToDOM(network.getPositions([{node_id!r}])[{node_id!r}])")
-    box = frame.locator("#mynetwork canvas").bounding_box()
-    page.mouse.move(box["x"] + point["x"], box["y"] + point["y"])
-    page.mouse.move(box["x"] + point["x"] + 2, box["y"] + point["y"] + 1)
-    tooltip = frame.locator(".vis-tooltip")
-    tooltip.wait_for(state="visible", timeout=10_000)
+    tooltip = hover_node(frame, page.mouse, node_id)
     assert tooltip.inner_text().startswith(HOSTILE_NAME)
     page.wait_for_timeout(1000)  # give any injected handler time to fire (the page fixture checks dialogs)
     screenshot(page, "reports_hostile")

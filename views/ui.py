@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
@@ -196,17 +195,3 @@ def scope_picker(store_: ElementStore, key: str) -> Scope:
     heading_id = st.selectbox("Heading", list(by_id), format_func=label, key=f"{key}_scope_heading")
     path = [*by_id[heading_id].metadata.get("heading_path", []), by_id[heading_id].page_content]
     return Scope.subtree(heading_id, " › ".join(path))
-
-
-STAGE_COLOURS = ["#8c959f", "#1f6feb", "#1a7f37", "#bf8700"]
-
-
-def latency_chart(stages: list[tuple[str, float]], x_max: float) -> go.Figure:
-    """Horizontal bars of stage latencies in ms, on a shared axis so two columns compare at a glance."""
-    names, values = [n for n, _ in stages], [v for _, v in stages]
-    fig = go.Figure(go.Bar(x=values, y=names, orientation="h", text=[f"{v:.1f} ms" for v in values],
-                           textposition="auto", marker_color=STAGE_COLOURS[: len(stages)]))
-    fig.update_layout(height=180, margin={"l": 0, "r": 10, "t": 24, "b": 0},
-                      title="Latency per stage (ms; embedding and search are shared)",
-                      xaxis={"range": [0, x_max * 1.05 or 1]}, yaxis={"autorange": "reversed"}, showlegend=False)
-    return fig

@@ -1,0 +1,41 @@
+"""Answers from the plain and the hierarchical context, and the side-by-side comparison.
+
+* :mod:`core.answering.answerers`: the :class:`Answerer` protocol, :class:`LLMAnswerer` (the RAG prompt through
+  ``core.llm``: retries, a total deadline, clear errors) and :func:`default_answerer`.
+* :mod:`core.answering.extractive`: :class:`ExtractiveAnswerer`, answers without a model.
+* :mod:`core.answering.comparison`: one retrieval answered in each mode (:func:`compare`,
+  :func:`answer_concurrently`), with each answer's sources.
+* :mod:`core.answering.prompts`: the wording (the RAG prompt, the extractive answer's labels).
+"""
+
+from __future__ import annotations
+
+from core.answering.answerers import Answerer, LLMAnswerer, default_answerer
+from core.answering.comparison import (
+    Answer,
+    AnswerEvent,
+    AnswerStream,
+    Comparison,
+    ModeResult,
+    Source,
+    answer_concurrently,
+    compare,
+)
+from core.answering.extractive import Evidence, ExtractiveAnswerer, score_evidence
+
+__all__ = [
+    "Answer",
+    "AnswerEvent",
+    "AnswerStream",
+    "Answerer",
+    "Comparison",
+    "Evidence",
+    "ExtractiveAnswerer",
+    "LLMAnswerer",
+    "ModeResult",
+    "Source",
+    "answer_concurrently",
+    "compare",
+    "default_answerer",
+    "score_evidence",
+]

@@ -1,0 +1,279 @@
+"""Answer assembly: one retrieval answered in each mode, the answers' sources, and the side-by-side comparison.
+
+* :class:`AnswerStream`: one mode's answer as chunks, then its :class:`ModeResult` (a failure is recorded).
+* :func:`compare`: one retrieval, both answers; a failure in one mode never hides the other.
+* :func:`answer_concurrently`: the modes answered at the same time (one thread each), their chunks as they
+  arrive: with a slow model the two columns take as long as the slower one, not the sum.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from core.answering.answerers import Answerer, default_answerer
+from core.llm import LLMError, classify_error
+from core.partial_tree import cited_element_ids
+from core.retrieval import (
+    MODES,
+    Context,
+    ContextElement,
+    Mode,
+    Retrieval,
+    Scope,
+    SearchConfig,
+    retrieve,
+    validate_question,
+)
+from core.store import ElementStore
+
+__all__ = ["Answer", "AnswerEvent", "AnswerStream", "Comparison", "ModeResult", "Source", "answer_concurrently",
+           "compare"]
+
+
+@dataclass(frozen=True)
+class Source:
+    """An element an answer rests on: cited by the answer, or a search hit of its context."""
+
+    element_id: str
+    short_id: str
+    cited: bool
+    role: str
+    category: str
+    text: str
+    heading_path: tuple[str, ...]
+    document_id: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "element_id": self.element_id,
+            "short_id": self.short_id,
+            "cited": self.cited,
+            "role": self.role,
+            "category": self.category,
+            "text": self.text,
+            "heading_path": list(self.heading_path),
+            "document_id": self.document_id,
+        }
+
+
+@dataclass
+class Answer:
+    text: str
+    answerer: str
+    cited: list[str] = field(default_factory=list)
+    error: str | None = None
+    error_kind: str | None = None
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class ModeResult:
+    mode: Mode
+    answer: Answer
+    context: Context
+    timings: dict[str, float]
+
+    @property
+    def sources(self) -> list[Source]:
+        """Cited elements first (in citation order), then the context's other hits by rank."""
+        cited = set(self.answer.cited)
+        order = self.answer.cited + [e.element_id for e in self.context.hits if e.element_id not in cited]
+        out = []
+        for element_id in order:
+            element = self.context.get(element_id)
+            if element is not None:
+                out.append(Source(element.element_id, element.short_id, element_id in cited, element.role,
+                                  element.category, element.text, element.path, element.document_id))
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "answer": self.answer.text,
+            "answerer": self.answer.answerer,
+            "error": self.answer.error,
+            "context": self.context.text,
+            "sources": [s.as_dict() for s in self.sources],
+            "context_tokens": self.context.tokens,
+            "timings": self.timings,
+            "evidence": self.answer.evidence,
+        }
+
+
+class AnswerStream:
+    """Iterate to get the answer's text chunks (for ``st.write_stream``); then :meth:`result`.
+
+    Never raises: a model failure ends the stream and is recorded in the result's ``answer.error``.
+    """
+
+    def __init__(self, retrieval: Retrieval, mode: Mode, answerer: Answerer, *, streaming: bool = True) -> None:
+        self.retrieval = retrieval
+        self.mode = mode
+        self.answerer = answerer
+        self.streaming = streaming
+        self._chunks: list[str] = []
+        self._error: LLMError | None = None
+        self._elapsed = 0.0
+        self._done = False
+
+    def __iter__(self) -> Iterator[str]:
+        if self._done:
+            return
+        context = self.retrieval.context(self.mode)
+        started = time.perf_counter()
+        try:
+            if self.streaming:
+                for chunk in self.answerer.stream(self.retrieval.question, context):
+                    self._chunks.append(chunk)
+                    yield chunk
+            else:
+                text = self.answerer.complete(self.retrieval.question, context)
+                self._chunks.append(text)
+                yield text
+        except Exception as exc:  # every failure becomes a message in this column, never a crash of the page
+            self._error = classify_error(exc)
+        finally:
+            self._elapsed += time.perf_counter() - started
+            self._done = True
+
+    def result(self) -> ModeResult:
+        for _ in self:  # consume whatever the caller did not
+            pass
+        context = self.retrieval.context(self.mode)
+        text = "".join(self._chunks)
+        explain = getattr(self.answerer, "evidence", None)
+        evidence = explain(self.retrieval.question, context) if callable(explain) and not self._error else []
+        answer = Answer(
+            text=text,
+            answerer=self.answerer.label,
+            cited=cited_element_ids(text, context.element_ids),
+            error=self._error.message if self._error else None,
+            error_kind=self._error.kind if self._error else None,
+            evidence=[e.as_dict() for e in evidence[:3]],
+        )
+        timings = {**self.retrieval.timings_for(self.mode), "generate": round(self._elapsed * 1000.0, 3)}
+        return ModeResult(self.mode, answer, context, timings)
+
+
+@dataclass
+class Comparison:
+    """Both modes' results for one question, from one retrieval."""
+
+    question: str
+    collection: str
+    k: int
+    scope: Scope
+    answerer: str
+    results: dict[str, ModeResult]
+    hierarchy_added: list[ContextElement]
+    hits: list[ContextElement]
+    created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    search: dict[str, Any] = field(default_factory=dict)  # Retrieval.describe(): strategy, scope, notes
+
+    @property
+    def plain(self) -> ModeResult | None:
+        return self.results.get("plain")
+
+    @property
+    def hierarchical(self) -> ModeResult | None:
+        return self.results.get("hierarchical")
+
+    @classmethod
+    def build(cls, collection: str, retrieval: Retrieval, results: dict[str, ModeResult], answerer: str) -> Comparison:
+        return cls(retrieval.question, collection, retrieval.k, retrieval.scope, answerer, results,
+                   retrieval.hierarchy_added, retrieval.hierarchical.hits, search=retrieval.describe())
+
+    def to_dict(self, *, details: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {"question": self.question}
+        for mode in MODES:
+            if mode in self.results:
+                out[mode] = self.results[mode].as_dict()
+        if details:
+            out["collection"] = self.collection
+            out["k"] = self.k
+            out["scope"] = self.scope.as_dict()
+            out["search"] = self.search
+            out["answerer"] = self.answerer
+            out["hits"] = [h.as_dict() for h in self.hits]
+            out["hierarchy_added"] = [e.as_dict() for e in self.hierarchy_added]
+            out["created_at"] = self.created_at
+        return out
+
+
+@dataclass(frozen=True)
+class AnswerEvent:
+    """One step of :func:`answer_concurrently`: a chunk of ``mode``'s answer, or (``result`` set) its end."""
+
+    mode: Mode
+    text: str = ""
+    result: ModeResult | None = None
+
+
+def answer_concurrently(
+    retrieval: Retrieval,
+    answerer: Answerer,
+    modes: Sequence[Mode] = MODES,
+    *,
+    streaming: bool = True,
+) -> Iterator[AnswerEvent]:
+    """Answer every mode at once, one thread each; yield chunks as they arrive and one result per mode.
+
+    Never raises for a model failure (it is in that mode's ``result.answer.error``); each mode's call is bounded
+    by its own total deadline (``HKE_LLM_TIMEOUT``), so this ends within that plus retrieval-free bookkeeping.
+    """
+    events: queue.SimpleQueue[AnswerEvent | BaseException] = queue.SimpleQueue()
+
+    def run(mode: Mode) -> None:
+        stream = AnswerStream(retrieval, mode, answerer, streaming=streaming)
+        try:
+            for chunk in stream:
+                events.put(AnswerEvent(mode, chunk))
+            events.put(AnswerEvent(mode, result=stream.result()))
+        except BaseException as exc:  # a bug, not a model failure: re-raised in the caller's thread
+            events.put(exc)
+
+    for mode in modes:
+        threading.Thread(target=run, args=(mode,), name=f"hke-answer-{mode}", daemon=True).start()
+    pending = len(modes)
+    while pending:
+        event = events.get()
+        if isinstance(event, BaseException):
+            raise event
+        if event.result is not None:
+            pending -= 1
+        yield event
+
+
+def compare(
+    store: ElementStore,
+    question: str,
+    *,
+    k: int = 4,
+    scope: Scope | None = None,
+    answerer: Answerer | None = None,
+    children_budget: int | None = None,
+    modes: Sequence[Mode] = MODES,
+    streaming: bool = False,
+    search: SearchConfig | str | None = None,
+) -> Comparison:
+    """Retrieve once, answer in each of ``modes``; a failed answer is recorded, never raised.
+
+    A question that breaks the rules of :func:`core.retrieval.validate_question` raises ``QuestionError``
+    before any work is done.
+    """
+    question = validate_question(question)
+    retrieval = retrieve(store, question, k=k, scope=scope, children_budget=children_budget, search=search)
+    answerer = answerer or default_answerer()
+    finished = {e.mode: e.result for e in answer_concurrently(retrieval, answerer, modes, streaming=streaming)
+                if e.result is not None}
+    results = {mode: finished[mode] for mode in modes}  # in the order asked, whichever finished first
+    return Comparison.build(store.collection, retrieval, results, answerer.label)

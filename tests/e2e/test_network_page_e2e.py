@@ -1,0 +1,65 @@
+"""The community network page (``views.network``, pyvis through our template) straight in headless Chromium, without
+Streamlit: hostile labels and tooltips are drawn as text, nothing is fetched, no dialog opens (the ``page``
+fixture fails the test if one does), and a big community is drawn collapsed with physics off."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.graph.layout import MAX_HUBS
+from views import network
+
+from ..test_views import HOSTILE, entity, hostile_graph, relationship
+from .conftest import ARTIFACTS, hover_node
+
+pytestmark = pytest.mark.e2e
+
+
+def show(page, html: str) -> list[str]:
+    """Load ``html`` as the page's document; return every URL it asked for (none is expected)."""
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.set_content(html, wait_until="load")
+    page.locator("body[data-hke-ready='1']").wait_for(state="attached", timeout=30_000)
+    page.locator("#mynetwork canvas").wait_for(timeout=30_000)
+    return requests
+
+
+def hover(page, node_id: str) -> str:
+    return hover_node(page, page.mouse, node_id).inner_text()
+
+
+def test_hostile_labels_and_tooltips_are_text(page):
+    ents, rels = hostile_graph()
+    html = network.community_network_html(ents, rels, sub_community_of={"n0": "c1", "n1": "c1", "n2": "c2"},
+                                          group_labels={"c1": f"first {HOSTILE}", "c2": "second"})  # fmt: skip
+    requests = show(page, html)
+    assert page.evaluate("nodes.get().map(n => n.label)")[0] == HOSTILE, "the canvas draws the name itself"
+    assert page.locator(".hke-legend").inner_text().count(f"first {HOSTILE}") == 1, "the legend shows it as text"
+    text = hover(page, "n0")
+    assert text.startswith(HOSTILE) and "</script><script>alert(2)</script>" in text
+    assert page.locator(".vis-tooltip b").first.inner_text() == HOSTILE, "first line bold, as a text node"
+    page.wait_for_timeout(500)  # time for any injected handler to fire
+    assert page.locator("img").count() == 0 and page.locator("a").count() == 0, "nothing was made from the text"
+    assert page.evaluate("document.scripts.length") == 2, "vis.js and ours, nothing injected"
+    assert [u for u in requests if not u.startswith(("about:", "data:"))] == [], "the page fetched something"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "network_hostile_tooltip.png"))
+
+
+def test_big_community_is_drawn_collapsed_with_physics_off(page):
+    n = 300
+    big = [entity(i, degree=n - i) for i in range(n)]
+    rels = [relationship(i, big[i], big[(i * 7 + 1) % n]) for i in range(n) if i != (i * 7 + 1) % n]
+    groups = {f"n{i}": f"e{i % 5}" for i in range(n - 20)}
+    labels = {f"e{k}": f"e{k} · Theme {k}" for k in range(5)}
+    html = network.community_network_html(big, rels, sub_community_of=groups, group_labels=labels)
+    show(page, html)
+    ids = page.evaluate("nodes.get().map(n => n.id)")
+    assert len(ids) == MAX_HUBS + 6 and sum(i.startswith("group:") for i in ids) == 6
+    assert page.evaluate("network.physics.options.enabled") is False
+    before = page.evaluate("network.getPositions(['n0'])['n0']")
+    page.wait_for_timeout(500)
+    assert page.evaluate("network.getPositions(['n0'])['n0']") == before, "nothing moves: the layout is given"
+    assert hover(page, "group:e3").startswith("e3 · Theme 3")
+    page.screenshot(path=str(ARTIFACTS / "network_collapsed.png"))

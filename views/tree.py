@@ -1,0 +1,157 @@
+"""The element tree of a document as a self-contained HTML page (collapsible ``<details>``, no JS library).
+
+The walk is Python (iterative: documents nest deeper than the recursion limit) and gives a flat list of steps; the
+HTML is ``views/templates/tree.html``, rendered with autoescape on. Document text is untrusted: it reaches the page
+only through Jinja's escaping, and the page shows it in a sandboxed iframe, never through ``unsafe_allow_html``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+from langchain_core.documents import Document
+
+CATEGORY_COLOURS = {
+    "Title": "#1f6feb",
+    "ListItem": "#1a7f37",
+    "NarrativeText": "#6e7781",
+    "Table": "#8250df",
+    "CodeSnippet": "#bf8700",
+    "Image": "#cf222e",
+    "UncategorizedText": "#57606a",
+}
+OTHER_COLOUR = "#57606a"
+SHORTEN_AT = 600
+
+_ENV = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).resolve().parent / "templates"),
+    autoescape=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+@dataclass
+class Element:
+    """One element as the page shows it: its badge, its content (text, code or table cells) and its marks."""
+
+    element_id: str
+    category: str
+    colour: str
+    text: str = ""
+    code: str | None = None
+    table: list[list[str]] | None = None
+    hit: bool = False
+    match: bool = False
+
+
+@dataclass
+class Step:
+    """``open`` a branch (``element`` is its summary), a ``leaf``, or ``close`` the innermost open branch."""
+
+    kind: str
+    element: Element | None = None
+    is_open: bool = False
+
+
+def _children_index(elements: Sequence[Document]) -> tuple[list[Document], dict[str, list[Document]]]:
+    ids = {d.metadata["element_id"] for d in elements}
+    roots: list[Document] = []
+    children: dict[str, list[Document]] = {}
+    for doc in elements:
+        parent = doc.metadata.get("parent_id")
+        if parent and parent in ids:
+            children.setdefault(parent, []).append(doc)
+        else:
+            roots.append(doc)
+    return roots, children
+
+
+def visible_ids(elements: Sequence[Document], query: str) -> set[str] | None:
+    """Ids to show for a search: the matches and their ancestors. ``None`` means show everything."""
+    query = query.strip().casefold()
+    if not query:
+        return None
+    parent_of = {d.metadata["element_id"]: d.metadata.get("parent_id") for d in elements}
+    keep: set[str] = set()
+    for doc in elements:
+        if query in doc.page_content.casefold():
+            node = doc.metadata["element_id"]
+            while node and node not in keep:
+                keep.add(node)
+                node = parent_of.get(node)
+    return keep
+
+
+def tree_steps(
+    elements: Sequence[Document], *, highlight: Iterable[str] = (), query: str = "", open_depth: int = 2
+) -> list[Step]:
+    """The walk of the tree in document order: branches open to ``open_depth`` (all of them while searching, and
+    every ancestor of a highlighted element), only matches and their ancestors while searching."""
+    ordered = sorted(elements, key=lambda d: d.metadata.get("order", 0))
+    roots, children = _children_index(ordered)
+    highlight = set(highlight)
+    show = visible_ids(ordered, query)
+    needle = query.strip().casefold()
+    parent_of = {d.metadata["element_id"]: d.metadata.get("parent_id") for d in ordered}
+    force_open: set[str] = set()
+    for hit in highlight:
+        node = parent_of.get(hit)
+        while node:
+            force_open.add(node)
+            node = parent_of.get(node)
+
+    steps: list[Step] = []
+    stack: list[tuple[Document, int, bool]] = [(d, 0, False) for d in reversed(roots)]
+    while stack:
+        doc, depth, closing = stack.pop()
+        if closing:
+            steps.append(Step("close"))
+            continue
+        element_id = doc.metadata["element_id"]
+        if show is not None and element_id not in show:
+            continue
+        kids = [k for k in children.get(element_id, []) if show is None or k.metadata["element_id"] in show]
+        element = _element(doc, hit=element_id in highlight,
+                           match=bool(needle) and needle in doc.page_content.casefold())  # fmt: skip
+        if kids:
+            is_open = depth < open_depth or show is not None or element_id in force_open
+            steps.append(Step("open", element, is_open))
+            stack.append((doc, depth, True))
+            stack.extend((k, depth + 1, False) for k in reversed(kids))
+        else:
+            steps.append(Step("leaf", element))
+    return steps
+
+
+def render_tree_html(
+    elements: Sequence[Document], *, highlight: Iterable[str] = (), query: str = "", open_depth: int = 2
+) -> str:
+    """A full HTML page showing ``elements`` (one document, any order) as a collapsible tree."""
+    highlight = list(highlight)
+    steps = tree_steps(elements, highlight=highlight, query=query, open_depth=open_depth)
+    return _ENV.get_template("tree.html").render(steps=steps, scroll_to_hit=bool(highlight))
+
+
+def _element(doc: Document, *, hit: bool, match: bool) -> Element:
+    meta = doc.metadata
+    category = str(meta.get("category") or "?")
+    out = Element(element_id=str(meta.get("element_id", "")), category=category,
+                  colour=CATEGORY_COLOURS.get(category, OTHER_COLOUR), hit=hit, match=match)  # fmt: skip
+    text = doc.page_content
+    if category == "CodeSnippet":
+        out.code = text
+    elif category == "Table" and meta.get("text_as_html"):
+        # Stored text_as_html is data, not markup we trust: the table is rebuilt from the markdown text.
+        out.table = _table_cells(text)
+    else:
+        out.text = text if len(text) <= SHORTEN_AT else text[:SHORTEN_AT] + " …"
+    return out
+
+
+def _table_cells(markdown_table: str) -> list[list[str]]:
+    rows = [line.strip().strip("|").split("|") for line in markdown_table.splitlines() if line.strip()]
+    return [[c.strip() for c in r] for r in rows if not all(set(c.strip()) <= set("-: ") for c in r)]
