@@ -150,8 +150,9 @@ def test_a_broken_parent_link_stops_the_migration_and_changes_nothing(scratch_ur
         assert conn.execute("SELECT count(*) FROM langchain_pg_embedding").fetchone()[0] == len(old["elements"])
 
 
-def test_other_programs_pgvector_collections_are_left_in_place(scratch_url, use_embeddings):
+def test_other_programs_pgvector_collections_are_left_in_place(scratch_url, use_embeddings, monkeypatch):
     old = _old_database(scratch_url, use_embeddings, ["nova-32ux-monitor-en.md"])
+    monkeypatch.setattr("core.migrate.HNSW_MIN_ROWS", 1)  # the old database had HNSW: big collections get it back
     from langchain_postgres import PGVector
     from sqlalchemy import create_engine
 
@@ -172,3 +173,4 @@ def test_other_programs_pgvector_collections_are_left_in_place(scratch_url, use_
         assert conn.execute("SELECT to_regclass('hke_emb_element_id')").fetchone()[0] is None  # our indexes go
     store = ElementStore(scratch_url, "legacy", use_embeddings, create=False)  # opens: nothing of ours is left
     assert store.stats().elements == len(old["elements"])
+    assert report.vector_indexes == [f"{store.table}_hnsw"] and store.has_vector_index()
