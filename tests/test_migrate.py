@@ -133,6 +133,9 @@ def test_old_layout_is_refused_clearly_then_migrated_without_re_embedding(scratc
 
     again = migrate(scratch_url)
     assert again.nothing_to_do and "nothing to migrate" in again.summary()
+    done = subprocess.run([sys.executable, "-m", "core", "migrate"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0 and "nothing to migrate" in done.stdout, done.stderr
     assert [(c.name, c.elements) for c in list_collections(scratch_url)] == [("legacy", len(old["elements"]))]
 
 

@@ -113,7 +113,12 @@ def test_pgvectorstore_returns_our_elements_from_the_real_columns(spec_store):
     scoped = vs.similarity_search("warranty", k=3, filter={"document_id": one.document_id})
     assert scoped and {d.metadata["document_id"] for d in scoped} == {one.document_id}
     assert [d.id for d in vs.get_by_ids([found[0].id])] == [found[0].id]
-    with store.pool.connection() as conn:  # its engine kept no connection open (NullPool)
+    from sqlalchemy.pool import NullPool
+
+    from core.store import pg_engine
+
+    assert isinstance(pg_engine(store.url)._pool.pool, NullPool)  # PGEngine exposes its AsyncEngine only as _pool
+    with store.pool.connection() as conn:  # so no connection of it stays open between calls
         left = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE %s",
                             ("%:pgvectorstore",)).fetchone()[0]
     assert left == 0
