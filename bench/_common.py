@@ -22,7 +22,7 @@ def scratch_database() -> str:
     """DATABASE_URL if set, else an embedded server in a fresh temporary data directory."""
     if not os.environ.get("DATABASE_URL"):
         os.environ["HKE_DATA_DIR"] = tempfile.mkdtemp(prefix="hke-bench-", dir="/tmp")
-    from core.database import database_url
+    from core.db import database_url
 
     return database_url()
 

@@ -175,8 +175,8 @@ def remove_scratch_database() -> None:
     """Stop the scratch embedded server and delete its data directory (nothing to do with DATABASE_URL set)."""
     if os.environ.get("DATABASE_URL"):
         return
-    from core.database import stop_embedded
-    from core.store import close_pools
+    from core.db import stop_embedded
+    from core.db.pool import close_pools
 
     data_dir = os.environ.get("HKE_DATA_DIR", "")
     close_pools()

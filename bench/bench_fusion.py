@@ -74,7 +74,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.data_dir:
         os.environ["HKE_DATA_DIR"] = args.data_dir
-        from core.database import database_url
+        from core.db import database_url
 
         run(database_url(), args)
         return

@@ -160,7 +160,7 @@ def main() -> None:
     from core.store import ElementStore
 
     if args.collection:
-        from core.database import database_url
+        from core.db import database_url
 
         url = database_url()
         store = ElementStore(url, args.collection, make_embeddings("use"), create=False)

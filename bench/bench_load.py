@@ -310,7 +310,7 @@ def median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 def closed_cleanly(monitor: Monitor) -> dict[str, Any]:
     """Close every pool of this process: no server connection of ours may remain."""
-    from core.store import close_pools
+    from core.db.pool import close_pools
 
     close_pools()
     left = monitor.settled_server_connections(0)
@@ -322,9 +322,10 @@ def closed_cleanly(monitor: Monitor) -> dict[str, Any]:
 
 def worker_main(args: argparse.Namespace) -> None:
     """A child of the processes phase: load, say ready, wait for go, run, print one JSON line, close."""
-    from core.database import database_url
+    from core.db import database_url
+    from core.db.pool import close_pools, pool_stats
     from core.embeddings import make_embeddings
-    from core.store import ElementStore, close_pools, pool_stats
+    from core.store import ElementStore
 
     url = database_url()
     store = ElementStore(url, COLLECTION, make_embeddings("use"), create=False)
@@ -344,7 +345,7 @@ def worker_main(args: argparse.Namespace) -> None:
 
 
 def run_processes(args: argparse.Namespace, conninfo: str) -> dict[str, Any]:
-    from core.store import APPLICATION_NAME
+    from core.db.pool import APPLICATION_NAME
 
     monitor = Monitor(conninfo, f"{APPLICATION_NAME}:%")  # every app process on this server
     before = monitor.server_connections()
@@ -454,7 +455,7 @@ def main() -> int:
 
     if args.data_dir and not os.environ.get("DATABASE_URL"):
         os.environ["HKE_DATA_DIR"] = str(Path(args.data_dir).resolve())
-        from core.database import database_url
+        from core.db import database_url
 
         url = database_url()
     else:
@@ -465,16 +466,16 @@ def main() -> int:
         if not (args.data_dir or os.environ.get("DATABASE_URL")):
             remove_scratch_database()  # also after a failure: no scratch server left running
         else:
-            from core.store import close_pools
+            from core.db.pool import close_pools
 
             close_pools()
 
 
 def measure(args: argparse.Namespace, url: str) -> int:
     from core.config import load_settings
-    from core.database import psycopg_conninfo
+    from core.db.pool import application_name, close_pools, connection_pool
+    from core.db.urls import psycopg_conninfo
     from core.embeddings import make_embeddings
-    from core.store import application_name, close_pools, connection_pool
 
     conninfo = psycopg_conninfo(url)
     settings = load_settings()

@@ -37,10 +37,11 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="leave the scratch database in place")
     args = parser.parse_args()
 
+    from core.db.pool import read_connection
     from core.embeddings import make_embeddings
     from core.retrieval.headings import heading_index
     from core.retrieval.search import ensure_search_index
-    from core.store import ElementStore, read_connection
+    from core.store import ElementStore
 
     url = scratch_database()
     store = ElementStore(url, "million", make_embeddings("use"), options={"synthetic": True})

@@ -45,7 +45,7 @@ def other_database(url: str, name: str) -> str:
     import psycopg
     from psycopg import sql as pgsql
 
-    from core.database import psycopg_conninfo
+    from core.db.urls import psycopg_conninfo
 
     with psycopg.connect(psycopg_conninfo(url), autocommit=True) as conn:
         conn.execute(pgsql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(pgsql.Identifier(name)))
@@ -73,10 +73,11 @@ def main() -> None:
     import psycopg
     from pgvector.psycopg import register_vector
 
-    from core.database import psycopg_conninfo
+    from core.db.pool import connection_pool, read_connection
+    from core.db.urls import psycopg_conninfo
     from core.embeddings import EmbedderInfo, NamedEmbeddings
     from core.sql import elements as element_sql
-    from core.store import ElementStore, connection_pool, read_connection
+    from core.store import ElementStore
     from tests.helpers_old_layout import ANCESTORS, create_old_collection, write_old_document
 
     class Embedder(NamedEmbeddings):

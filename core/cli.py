@@ -37,7 +37,7 @@ def emit(payload: Any, as_json: bool, text: str | None = None) -> None:
 
 
 def fail(message: str, code: int = 2) -> int:
-    from core.database import redact_text
+    from core.db.urls import redact_text
 
     print(f"error: {redact_text(message, _configured_database_url())}", file=sys.stderr)
     return code
@@ -55,19 +55,20 @@ def _configured_database_url() -> str | None:
 
 @command("db")
 def cmd_db(args: argparse.Namespace) -> int:
-    from core import database
+    from core import db
+    from core.db.urls import redact_url
 
     settings = load_settings()
     if args.action == "url":
         # Don't start a server just to print its URL: it would stop again when this command exits.
-        url = database.database_url(settings, start=False)
-        print(url if args.show_password else database.redact_url(url))
+        url = db.database_url(settings, start=False)
+        print(url if args.show_password else redact_url(url))
         return 0
     if args.action == "stop":
-        stopped = database.stop_embedded(settings)
+        stopped = db.stop_embedded(settings)
         emit({"stopped": stopped}, args.json, "stopped" if stopped else "no embedded server was running")
         return 0
-    st = database.status(settings)
+    st = db.status(settings)
     payload = asdict(st)
     lines = [f"{k}: {v}" for k, v in payload.items()]
     emit(payload, args.json, "\n".join(lines))
@@ -164,7 +165,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 @command("collections")
 def cmd_collections(args: argparse.Namespace) -> int:
-    from core.database import database_url
+    from core.db import database_url
     from core.store import list_collections
 
     rows = [
@@ -180,7 +181,7 @@ def cmd_collections(args: argparse.Namespace) -> int:
 
 @command("migrate")
 def cmd_migrate(args: argparse.Namespace) -> int:
-    from core.database import database_url
+    from core.db import database_url
     from core.migrate import migrate
 
     report = migrate(database_url())
@@ -354,9 +355,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 @command("cache")
 def cmd_cache(args: argparse.Namespace) -> int:
-    from core.database import database_url
+    from core.db import database_url
+    from core.db.pool import connection_pool
     from core.graph.llm_cache import clear_cache
-    from core.store import connection_pool, open_store
+    from core.store import open_store
 
     if args.collection is not None:
         store = open_store(args.collection, create=False)
@@ -646,7 +648,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
     import psycopg
 
-    from core.database import DatabaseError, connection_lost, unavailable_message
+    from core.db.urls import DatabaseError, connection_lost, unavailable_message
     from core.graph.llm_cache import LLMCallError
     from core.llm import LLMError
     from core.store import StoreError, validate_collection_name

@@ -15,7 +15,7 @@ from platformdirs import user_data_dir
 DEFAULT_COLLECTION = "default"
 EMBEDDING_PROVIDERS = ("use", "e5", "openai")
 # Connections per process in the psycopg pool (HKE_POOL_SIZE). Chosen from bench/bench_load.py on 2 cores:
-# see core.store.connection_pool for the measurement and why more connections only add contention.
+# see core.db.pool for the measurement and why more connections only add contention.
 DEFAULT_POOL_SIZE = 4
 # Seconds one LLM call may take in total, retries and a slow stream included (HKE_LLM_TIMEOUT).
 DEFAULT_LLM_TIMEOUT_S = 120.0

@@ -480,7 +480,7 @@ def _database_unavailable(store: ElementStore, exc: BaseException) -> str | None
     """
     import psycopg
 
-    from core.database import connection_lost, psycopg_conninfo, redact_text
+    from core.db.urls import connection_lost, psycopg_conninfo, redact_text
 
     if not connection_lost(exc):
         return None

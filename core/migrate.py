@@ -17,9 +17,10 @@ from psycopg import sql as pgsql
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
+from core.db.pool import connection_pool, schema_lock
 from core.sql import elements as element_sql
 from core.sql import migration as sql
-from core.store import StoreError, connection_pool, create_element_table, schema_lock
+from core.store import StoreError, create_element_table
 
 HNSW_MIN_ROWS = 10_000  # the ingest default (core.ingest): smaller collections are searched exactly
 
@@ -78,7 +79,7 @@ def migrate(url: str) -> MigrationReport:
 def _migrate_in_one_transaction(pool: ConnectionPool, report: MigrationReport) -> list[str]:
     """Everything but the index builds; returns the tables that should get an HNSW index."""
     build_indexes: list[str] = []
-    with pool.connection() as conn, schema_lock(conn):
+    with pool.connection() as conn, schema_lock(conn, element_sql.SCHEMA_LOCK_KEY):
         if not conn.execute(element_sql.TABLE_EXISTS, ("langchain_pg_collection",)).fetchone()[0]:
             return build_indexes
         conn.execute(sql.LOCK_OLD_TABLES)

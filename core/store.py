@@ -10,13 +10,10 @@ ranking are SQL of our own (``core.sql.retrieval``).
 
 from __future__ import annotations
 
-import contextlib
-import os
 import threading
 import unicodedata
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -24,13 +21,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import psycopg
 from langchain_core.documents import Document
-from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.json import Jsonb
-from psycopg_pool import ConnectionPool
 
 from core import old_layout
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
-from core.database import DatabaseUnavailableError, psycopg_conninfo, unavailable_message
+from core.db.pool import _connect_kwargs, connection_pool, read_connection, schema_lock
+from core.db.urls import psycopg_conninfo, sqlalchemy_url
 from core.element_rows import EMBEDDED_TEXT_SHA256 as EMBEDDED_TEXT_SHA256  # the metadata key, public here
 from core.element_rows import element_from_row, element_row
 from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
@@ -88,145 +84,7 @@ class CorpusStats:
         return out
 
 
-# -- connections ------------------------------------------------------------------------------------
-
-_pools: dict[str, ConnectionPool] = {}
-_lock = threading.Lock()
-
-
-def sqlalchemy_url(url: str) -> str:
-    conninfo = psycopg_conninfo(url)
-    return "postgresql+psycopg://" + conninfo[len("postgresql://") :] if conninfo.startswith("postgresql://") else url
-
-
-def _configure_connection(conn: psycopg.Connection) -> None:
-    from pgvector.psycopg import register_vector
-
-    register_vector(conn)
-    # Filtered HNSW searches (scoped search) otherwise return fewer than k rows.
-    conn.execute("SET hnsw.iterative_scan = relaxed_order")
-    conn.commit()
-
-
-# Pool settings, chosen on purpose (issue 7, "Load"; numbers in bench/out/load.json from bench/bench_load.py).
-# The size is Settings.pool_size (HKE_POOL_SIZE, default 4 = 2x the 2 cores measured on). Our statements are
-# CPU-bound on the server (HNSW search, ancestor walk), so connections beyond ~2x cores only move the queue from
-# the pool into Postgres, where the backends then compete for the same cores (and each is a server process). With
-# 16 threads of retrieval only, 4 connections gave ~90% of the best throughput with the best or near-best p99;
-# 8 and 16 added little throughput and worse tails. A whole ask is embedding-bound (the database is ~10 ms of
-# it), so requests beyond the size wait briefly in the pool (FIFO, a few ms at 16 threads).
-POOL_TIMEOUT_S = 30.0  # a request that cannot get a connection for this long fails with PoolTimeout
-POOL_MAX_IDLE_S = 120.0  # an idle app gives back connections above min_size after 2 minutes (default 10)
-POOL_MAX_LIFETIME_S = 1800.0  # recycle backends every 30 min: per-backend caches and memory do not grow forever
-# pg_stat_activity.application_name of our connections: "hke:<pid>" for this pool, "hke:<pid>:pgvectorstore" for
-# PGVectorStore's engine, so connections can be counted per process and per pool (bench_load, tests/test_pool.py).
-APPLICATION_NAME = "hke"
-
-
-def application_name(suffix: str = "") -> str:
-    return f"{APPLICATION_NAME}:{os.getpid()}{suffix}"
-
-
-def _connect_kwargs(conninfo: str, suffix: str = "") -> dict[str, str]:
-    """Tag our connections in ``pg_stat_activity``, unless the URL names its own ``application_name``."""
-    try:
-        given = conninfo_to_dict(conninfo)
-    except psycopg.ProgrammingError:
-        return {}
-    return {} if "application_name" in given else {"application_name": application_name(suffix)}
-
-
-def connection_pool(url: str, *, max_size: int | None = None) -> ConnectionPool:
-    """One pool per database per process. The vector extension must exist first (see ``ensure_schema``).
-
-    ``max_size`` defaults to ``Settings.pool_size``; it only applies when the pool is created (benchmarks that
-    compare sizes call :func:`close_pools` first).
-    """
-    conninfo = psycopg_conninfo(url)
-    with _lock:
-        pool = _pools.get(conninfo)
-        if pool is None or pool.closed:
-            _ensure_extension(conninfo)
-            pool = ConnectionPool(
-                conninfo,
-                min_size=1,
-                max_size=max_size or load_settings().pool_size,
-                kwargs=_connect_kwargs(conninfo),
-                configure=_configure_connection,
-                # A pooled connection to a server that has since died or restarted is dead: test each one before
-                # handing it out (one round trip), so a restarted server is used without a manual step.
-                check=ConnectionPool.check_connection,
-                open=True,
-                timeout=POOL_TIMEOUT_S,
-                max_idle=POOL_MAX_IDLE_S,
-                max_lifetime=POOL_MAX_LIFETIME_S,
-                name="hke",
-            )
-            _pools[conninfo] = pool
-        return pool
-
-
-def pool_stats(url: str) -> dict[str, int]:
-    """``ConnectionPool.get_stats()`` of this process's pool for ``url`` (empty if none is open).
-
-    ``pool_size`` is the connections the pool holds (in use + idle), ``pool_available`` the idle ones,
-    ``requests_waiting`` the callers queued for one; counters such as ``requests_num`` are since the pool opened.
-    """
-    pool = _pools.get(psycopg_conninfo(url))
-    return dict(pool.get_stats()) if pool is not None and not pool.closed else {}
-
-
-@contextmanager
-def read_connection(pool: ConnectionPool) -> Iterator[psycopg.Connection]:
-    """A pooled connection in autocommit for reads: one statement is one round trip.
-
-    Outside autocommit psycopg sends ``BEGIN`` before the first statement and the pool's context sends
-    ``COMMIT`` after it, so a single read would cost three round trips.
-    """
-    with pool.connection() as conn:
-        conn.autocommit = True
-        try:
-            yield conn
-        finally:
-            if not conn.closed:
-                conn.autocommit = False  # the pool hands the connection to writers that expect transactions
-
-
-def close_pools() -> None:
-    with _lock:
-        for pool in _pools.values():
-            pool.close()
-        _pools.clear()
-
-
-def _ensure_extension(conninfo: str) -> None:
-    try:
-        with psycopg.connect(conninfo, autocommit=True, connect_timeout=10) as conn:
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    except psycopg.OperationalError as exc:
-        raise DatabaseUnavailableError(unavailable_message(exc, conninfo)) from exc
-    except psycopg.errors.FeatureNotSupported as exc:  # pragma: no cover - depends on the server
-        raise StoreError("the database has no pgvector extension; use the pgvector/pgvector image") from exc
-
-
-@contextlib.contextmanager
-def schema_lock(conn: psycopg.Connection, key: int = sql.SCHEMA_LOCK_KEY) -> Iterator[None]:
-    """Hold a session advisory lock across processes; a failed statement inside must not block the unlock."""
-    conn.execute(sql.ADVISORY_LOCK, (key,))
-    try:
-        yield
-    finally:
-        conn.rollback()
-        conn.execute(sql.ADVISORY_UNLOCK, (key,))
-        conn.commit()
-
-
-def apply_schema(pool: ConnectionPool, statements: Iterable[str], lock_key: int = sql.SCHEMA_LOCK_KEY) -> None:
-    """Run idempotent DDL once, serialised across processes."""
-    with pool.connection() as conn, schema_lock(conn, lock_key):
-        for statement in statements:
-            conn.execute(statement)
-        conn.commit()
+# -- collections ------------------------------------------------------------------------------------
 
 
 def validate_collection_name(name: str) -> str:
@@ -286,7 +144,7 @@ class ElementStore:
 
     def _open(self, *, create: bool, options: dict[str, Any]) -> tuple[uuid.UUID, dict[str, Any]]:
         info = self.embeddings.info
-        with self.pool.connection() as conn, schema_lock(conn):
+        with self.pool.connection() as conn, schema_lock(conn, sql.SCHEMA_LOCK_KEY):
             _refuse_legacy_layout(conn)
             if not conn.execute(sql.SCHEMA_READY).fetchone()[0]:
                 for statement in sql.CREATE_SCHEMA:
@@ -444,7 +302,7 @@ class ElementStore:
                 return True
             if conn.execute(self.statement(sql.COUNT_ELEMENTS)).fetchone()[0] < min_rows:
                 return False
-            with schema_lock(conn):
+            with schema_lock(conn, sql.SCHEMA_LOCK_KEY):
                 conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (maintenance_work_mem,))
                 conn.execute(self.statement(sql.CREATE_VECTOR_INDEX))
                 conn.commit()
@@ -526,6 +384,7 @@ def _missing_parent(exc: psycopg.errors.ForeignKeyViolation) -> str:
 
 
 _pg_engines: dict[str, PGEngine] = {}
+_pg_engines_lock = threading.Lock()
 
 
 def pg_engine(url: str) -> PGEngine:
@@ -534,7 +393,7 @@ def pg_engine(url: str) -> PGEngine:
     from sqlalchemy.pool import NullPool
 
     key = sqlalchemy_url(url)
-    with _lock:
+    with _pg_engines_lock:
         engine = _pg_engines.get(key)
         if engine is None:
             engine = PGEngine.from_connection_string(
@@ -570,7 +429,7 @@ def open_store(
     options: dict[str, Any] | None = None,
 ) -> ElementStore:
     """The store for ``collection`` on the configured database (starting the embedded one if needed)."""
-    from core.database import database_url
+    from core.db import database_url
 
     settings = settings or load_settings()
     return ElementStore(

@@ -1,7 +1,8 @@
 """Shared fixtures: one real Postgres with pgvector for the whole run.
 
-With ``DATABASE_URL`` set, tests use that server; otherwise they start the embedded server in a
-throw-away data directory. Tests isolate themselves by collection name, never by mocking the database.
+With ``DATABASE_URL`` set, tests use that server (and never stop it); otherwise they start the embedded server in a
+throw-away data directory. Tests isolate themselves by collection name (a fresh ``t_<uuid>`` per test, ``samples`` for
+the shared read-only corpus), never by mocking the database: point ``DATABASE_URL`` at a scratch database.
 """
 
 from __future__ import annotations
@@ -23,6 +24,14 @@ for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HKE_EMBEDDINGS", "HKE_CHAT_M
     os.environ.pop(_name, None)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that talks to the session's database (it uses ``db_url``, directly or through ``store`` or
+    ``samples_store``): ``pytest -m database`` is the set the CI runs again against a TCP server with a password."""
+    for item in items:
+        if "db_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.database)
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """HKE_DATA_DIR for the run: short, because Unix socket paths must stay under ~100 characters."""
@@ -34,8 +43,8 @@ def data_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def db_url(data_dir: Path) -> str:
-    from core.database import database_url, stop_embedded
-    from core.store import close_pools
+    from core.db import database_url, stop_embedded
+    from core.db.pool import close_pools
 
     url = database_url()
     yield url

@@ -1,4 +1,4 @@
-"""Child process for tests/test_database.py: uses core.database the way the app does, prints JSON lines.
+"""Child process for tests/test_database.py: uses core.db the way the app does, prints JSON lines.
 
 Usage: ``python tests/helpers_db_child.py ACTION`` with HKE_DATA_DIR set. Actions:
 
@@ -26,8 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core import database  # noqa: E402
+from core import db  # noqa: E402
 from core.config import load_settings  # noqa: E402
+from core.db.server import embedded_server, install_shutdown_hooks  # noqa: E402
+from core.db.urls import DatabaseError  # noqa: E402
 
 
 def emit(**payload) -> None:
@@ -37,11 +39,11 @@ def emit(**payload) -> None:
 def report(url: str) -> dict:
     import psycopg
 
-    with psycopg.connect(database.psycopg_conninfo(url), autocommit=True) as conn:
+    with psycopg.connect(url, autocommit=True) as conn:
         one = conn.execute("SELECT 1").fetchone()[0]
         vec = conn.execute("SELECT '[1,2,3]'::vector <-> '[1,2,4]'::vector").fetchone()[0]
-    st = database.status()
-    server = database.EmbeddedPostgres(load_settings().pgdata)
+    st = db.status()
+    server = embedded_server(load_settings().pgdata)
     return {
         "pid": os.getpid(),
         "url": url,
@@ -68,7 +70,7 @@ def main() -> int:
         action = "once"
     if action in ("once", "hold"):
         t0 = time.monotonic()
-        url = database.database_url()
+        url = db.database_url()
         emit(event="ready", call_seconds=time.monotonic() - t0, **report(url))
         if action == "hold":
             sys.stdin.read()  # until the parent closes stdin (or a signal ends us)
@@ -81,7 +83,7 @@ def main() -> int:
         def worker() -> None:
             barrier.wait()
             try:
-                urls.append(database.database_url())
+                urls.append(db.database_url())
             except Exception as exc:  # reported, asserted on by the test
                 errors.append(repr(exc))
 
@@ -95,16 +97,16 @@ def main() -> int:
         n = 2000
         t1 = time.monotonic()
         for _ in range(n):
-            database.database_url()
+            db.database_url()
         per_call = (time.monotonic() - t1) / n
-        handles = json.loads((load_settings().pgdata / ".handle_pids.json").read_text())
-        st1 = database.status()
-        stopped = database.stop_embedded()
-        st2 = database.status()
+        handles = db.status().attached_pids
+        st1 = db.status()
+        stopped = db.stop_embedded()
+        st2 = db.status()
         t2 = time.monotonic()
-        url2 = database.database_url()
+        url2 = db.database_url()
         restart = time.monotonic() - t2
-        st3 = database.status()
+        st3 = db.status()
         emit(
             event="threads",
             pid=os.getpid(),
@@ -129,8 +131,8 @@ def main() -> int:
         box: dict = {}
 
         def script() -> None:
-            box["hooks"] = database.install_shutdown_hooks()  # what app.py does
-            box["url"] = database.database_url()
+            box["hooks"] = install_shutdown_hooks()  # what app.py does
+            box["url"] = db.database_url()
 
         if action == "thread-hold":  # Streamlit runs app.py in a (daemon) script thread
             t = threading.Thread(target=script, daemon=True)
@@ -143,15 +145,15 @@ def main() -> int:
             pass
         return 0
     if action == "status":
-        emit(event="status", **asdict(database.status()))
+        emit(event="status", **asdict(db.status()))
         return 0
     if action == "stop":
-        emit(event="stop", stopped=database.stop_embedded())
+        emit(event="stop", stopped=db.stop_embedded())
         return 0
     if action == "url-nostart":
         try:
-            emit(event="url", url=database.database_url(start=False))
-        except database.DatabaseError as exc:
+            emit(event="url", url=db.database_url(start=False))
+        except DatabaseError as exc:
             emit(event="error", error=str(exc))
         return 0
     raise SystemExit(f"unknown action {action!r}")
@@ -160,6 +162,6 @@ def main() -> int:
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except database.DatabaseError as exc:
+    except DatabaseError as exc:
         emit(event="error", error=str(exc))
         sys.exit(3)

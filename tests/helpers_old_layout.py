@@ -17,9 +17,10 @@ import psycopg
 from langchain_core.documents import Document
 from psycopg.types.json import Jsonb
 
+from core.db.urls import psycopg_conninfo, sqlalchemy_url
 from core.embeddings import NamedEmbeddings
 from core.sql import elements as element_sql
-from core.store import DocumentRecord, sqlalchemy_url
+from core.store import DocumentRecord
 
 # hke_documents is unchanged but for its foreign key, which pointed at PGVector's collection table.
 OLD_SCHEMA = [
@@ -70,7 +71,7 @@ def create_old_collection(url: str, collection: str, embeddings: NamedEmbeddings
                  create_extension=False)
     finally:
         engine.dispose()
-    with psycopg.connect(_conninfo(url), autocommit=True) as conn:
+    with psycopg.connect(psycopg_conninfo(url), autocommit=True) as conn:
         for statement in OLD_SCHEMA:
             conn.execute(statement)
         return conn.execute("SELECT uuid FROM langchain_pg_collection WHERE name = %s", (collection,)).fetchone()[0]
@@ -100,9 +101,3 @@ def write_old_document(conn: psycopg.Connection, collection_id: uuid.UUID, recor
             "loader": record.loader, "n_elements": len(elements), "n_bytes": record.n_bytes,
             "encoding": record.encoding, "front_matter": Jsonb(record.front_matter) if record.front_matter else None,
         })
-
-
-def _conninfo(url: str) -> str:
-    from core.database import psycopg_conninfo
-
-    return psycopg_conninfo(url)

@@ -1,4 +1,4 @@
-"""core.database against the real embedded Postgres: lifecycle, crash recovery, sharing, signals, URLs.
+"""core.db against the real embedded Postgres: lifecycle, crash recovery, sharing, signals, URLs.
 
 Each server-side test runs client processes (tests/helpers_db_child.py) on its own short data dir under
 /tmp (Unix socket paths must stay short), and stops whatever it started. Nothing is mocked.
@@ -28,9 +28,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core import database  # noqa: E402
+from core import db  # noqa: E402
 from core.config import Settings, load_settings  # noqa: E402
-from core.database import DatabaseError, psycopg_conninfo, redact_url  # noqa: E402
+from core.db.server import embedded_server  # noqa: E402
+from core.db.urls import DatabaseError, psycopg_conninfo, redact_url, sqlalchemy_url  # noqa: E402
 
 HELPER = ROOT / "tests" / "helpers_db_child.py"
 SECRET = "TopSecret99"
@@ -76,7 +77,7 @@ def postgres_in(data_dir: Path) -> list[psutil.Process]:
 
 
 class Child:
-    """A helper process using core.database the way the app does."""
+    """A helper process using core.db the way the app does."""
 
     def __init__(self, action: str, data_dir: Path, **popen: object) -> None:
         env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
@@ -152,7 +153,7 @@ def shared():
         raise
     yield Shared(root, data_dir, cold, code)
     with contextlib.suppress(Exception):
-        database.stop_embedded(settings_for(data_dir))
+        db.stop_embedded(settings_for(data_dir))
     for proc in postgres_in(root):
         with contextlib.suppress(psutil.Error):
             proc.kill()
@@ -169,15 +170,11 @@ def env(shared):
             child.kill()
     for pgdata in shared.root.rglob("pgdata"):
         with contextlib.suppress(Exception):
-            database.stop_embedded(settings_for(pgdata.parent))
+            db.stop_embedded(settings_for(pgdata.parent))
     leftovers = postgres_in(shared.root)
     for proc in leftovers:
         with contextlib.suppress(psutil.Error):
             proc.kill()
-    pgdata = shared.data_dir / "pgdata"
-    for name, empty in ((database.HANDLE_FILE, []), (database.HANDLE_META_FILE, {})):
-        if (pgdata / name).exists():
-            (pgdata / name).write_text(json.dumps(empty))
     assert not leftovers, f"test left postgres processes running: {[p.pid for p in leftovers]}"
 
 
@@ -197,17 +194,26 @@ def ready(child: Child) -> dict:
 # -- URLs (no server) ------------------------------------------------------------------------------
 
 
-def test_url_helpers_normalise_convert_and_redact():
-    assert database.normalize_url("postgres://u:p@h:5432/db") == "postgresql+psycopg://u:p@h:5432/db"
-    assert database.normalize_url("postgresql://u@h/db") == "postgresql+psycopg://u@h/db"
-    assert database.normalize_url("postgresql+psycopg://u@h/db") == "postgresql+psycopg://u@h/db"
-    with pytest.raises(DatabaseError) as err:
-        database.normalize_url(f"mysql://u:{SECRET}@h/db")
-    assert SECRET not in str(err.value) and "mysql" in str(err.value)
+def test_url_helpers_convert_both_ways_and_redact():
+    for given in ("postgres://u:p@h:5432/db", "postgresql://u:p@h:5432/db", "postgresql+psycopg://u:p@h:5432/db",
+                  "postgresql+psycopg2://u:p@h:5432/db"):
+        assert psycopg_conninfo(given) == "postgresql://u:p@h:5432/db"
+        assert sqlalchemy_url(given) == "postgresql+psycopg://u:p@h:5432/db"
+    for convert in (psycopg_conninfo, sqlalchemy_url):
+        with pytest.raises(DatabaseError) as err:
+            convert(f"mysql://u:{SECRET}@h/db")
+        assert SECRET not in str(err.value) and "mysql" in str(err.value)
 
-    url = "postgresql+psycopg://postgres@/postgres?host=/tmp/x/pgdata&port=5432"
-    assert psycopg_conninfo(url) == "postgresql://postgres@/postgres?host=/tmp/x/pgdata&port=5432"
+    url = "postgresql://postgres@/postgres?host=/tmp/x/pgdata&port=5432"
+    assert psycopg_conninfo(url) == url
+    assert sqlalchemy_url(url) == "postgresql+psycopg://postgres@/postgres?host=/tmp/x/pgdata&port=5432"
     assert psycopg_conninfo("host=/tmp dbname=x") == "host=/tmp dbname=x"
+    # A keyword/value string (what psycopg's make_conninfo returns) becomes a URL SQLAlchemy reads the same way.
+    from sqlalchemy.engine import make_url
+
+    sa = make_url(sqlalchemy_url("host=/tmp/x dbname=hke application_name=t1"))
+    assert (sa.drivername, dict(sa.query)) == ("postgresql+psycopg", {"host": "/tmp/x", "dbname": "hke",
+                                                                      "application_name": "t1"})
 
     assert redact_url(f"postgresql+psycopg://user:{SECRET}@db:5432/hke") == "postgresql+psycopg://user:***@db:5432/hke"
     assert redact_url("postgresql+psycopg://user:p@ss:w/rd@db/hke?sslmode=require") == (
@@ -217,22 +223,22 @@ def test_url_helpers_normalise_convert_and_redact():
     assert redact_url(f"postgresql://u@h/db?password={SECRET}&x=1") == "postgresql://u@h/db?password=***&x=1"
     assert redact_url(f"host=h password={SECRET} dbname=x") == "host=h password=*** dbname=x"
 
-    external = settings_for(Path("/nonexistent"), f"postgres://u:{SECRET}@h/db")
-    assert database.database_url(external) == f"postgresql+psycopg://u:{SECRET}@h/db"
+    external = settings_for(Path("/nonexistent"), f"postgres+psycopg://u:{SECRET}@h/db")
+    assert db.database_url(external) == f"postgresql://u:{SECRET}@h/db"
 
 
 def test_external_url_unreachable_or_malformed_never_leaks_password(caplog):
     caplog.set_level("DEBUG", logger="hke.database")
     down = settings_for(Path("/nonexistent"), f"postgresql://hke:{SECRET}@127.0.0.1:1/db")
-    st = database.status(down)
+    st = db.status(down)
     assert (st.mode, st.running) == ("external", False)
-    assert "127.0.0.1" in st.error and st.url_redacted == "postgresql+psycopg://hke:***@127.0.0.1:1/db"
-    assert database.stop_embedded(down) is False
+    assert "127.0.0.1" in st.error and st.url_redacted == "postgresql://hke:***@127.0.0.1:1/db"
+    assert db.stop_embedded(down) is False
     assert "nothing to stop" in caplog.text
 
     # libpq echoes a malformed URI, password included, in its error message.
     malformed = settings_for(Path("/nonexistent"), f"postgresql://hke:{SECRET}@[::1/db")
-    st = database.status(malformed)
+    st = db.status(malformed)
     assert not st.running and "IPv6" in st.error
     assert SECRET not in repr(st) and SECRET not in caplog.text
 
@@ -254,7 +260,7 @@ def test_cold_start_creates_data_dir_enables_pgvector_and_exit_stops_server(env)
     print(f"cold start (initdb + start + pgvector): {event['start_seconds']:.2f}s")
     assert shared.cold_exit == 0
     assert gone(st["server_pid"]), "the last client exited but the server is still running"
-    assert not database.status(settings_for(data_dir)).running
+    assert not db.status(settings_for(data_dir)).running
 
     nostart = start_child(env, "url-nostart").event()
     assert nostart["event"] == "error" and "not running" in nostart["error"]
@@ -274,7 +280,7 @@ def test_unwritable_data_dir_raises_clear_error(env):
     (root / "afile").write_text("not a directory")
     under_file = root / "afile" / "data"
     with pytest.raises(DatabaseError, match="data directory") as err:
-        database.database_url(settings_for(under_file))
+        db.database_url(settings_for(under_file))
     assert str(under_file) in str(err.value) and "HKE_DATA_DIR" in str(err.value)
 
     readonly = root / "ro"
@@ -307,7 +313,7 @@ def test_stale_postmaster_pid_after_crash_is_recovered(env, pid_file):
     if pid_file == "pid reused by a live process":
         lines = pid_path.read_text().splitlines()
         pid_path.write_text("\n".join([str(os.getpid()), *lines[1:]]) + "\n")
-    assert not database.status(settings_for(shared.data_dir)).running
+    assert not db.status(settings_for(shared.data_dir)).running
 
     second = start_child(env, "once")
     event = ready(second)
@@ -324,20 +330,23 @@ def test_dead_client_pids_are_pruned_so_last_live_exit_stops_server(env):
     a, b = start_child(env, "hold"), start_child(env, "hold")
     server = ready(a)["status"]["server_pid"]
     assert ready(b)["status"]["server_pid"] == server
-    b.kill()  # SIGKILL: no cleanup, its pid stays listed
-    handles = shared.data_dir / "pgdata" / database.HANDLE_FILE
-    assert b.pid in json.loads(handles.read_text())
+    assert sorted(db.status(settings_for(shared.data_dir)).attached_pids) == sorted([a.pid, b.pid])
+    b.kill()  # SIGKILL: no cleanup; the kernel drops its lock, so it stops counting at once
+    assert db.status(settings_for(shared.data_dir)).attached_pids == [a.pid]
     a.close_stdin()  # a exits normally: b is dead, so a is the last user
     assert a.wait() == 0
-    assert gone(server), "a dead client's pid kept the server alive"
+    assert gone(server), "a dead client kept the server alive"
 
-    # At start: a dead pid, and a live pid whose recorded start time shows it was reused.
-    handles.write_text(json.dumps([b.pid, os.getpid()]))
-    (shared.data_dir / "pgdata" / database.HANDLE_META_FILE).write_text(json.dumps({str(os.getpid()): 12345.0}))
+    # Client files nobody holds: a dead pid's, and one named after a live process that is not a client (a reused
+    # pid). Neither counts, and the last client's exit removes them.
+    clients_dir = embedded_server(shared.data_dir / "pgdata").clients_dir
+    for pid in (b.pid, os.getpid()):
+        (clients_dir / str(pid)).touch()
     c = start_child(env, "once")
     event = ready(c)
     assert event["status"]["attached_pids"] == [c.pid]
     assert c.wait() == 0 and gone(event["status"]["server_pid"])
+    assert list(clients_dir.iterdir()) == []
 
 
 @embedded_only
@@ -373,13 +382,13 @@ def test_two_processes_share_one_server_until_the_last_exits(env):
     server = ea["status"]["server_pid"]
     assert eb["status"]["server_pid"] == server and ea["url"] == eb["url"]
     assert [ea["started_here"], eb["started_here"]].count(True) == 1
-    st = database.status(settings_for(shared.data_dir))
+    st = db.status(settings_for(shared.data_dir))
     assert st.running and sorted(st.attached_pids) == sorted([a.pid, b.pid])
 
     first, second = (a, b) if ea["started_here"] else (b, a)
     first.proc.send_signal(signal.SIGTERM)  # the one that started it leaves first
     assert first.wait(timeout=10) == 128 + signal.SIGTERM
-    st = database.status(settings_for(shared.data_dir))
+    st = db.status(settings_for(shared.data_dir))
     assert st.running and st.server_pid == server and st.attached_pids == [second.pid]
 
     second.close_stdin()
@@ -392,9 +401,9 @@ def test_stop_embedded_from_another_process(env):
     shared, _ = env
     child = start_child(env, "hold")
     server = ready(child)["status"]["server_pid"]
-    assert database.stop_embedded(settings_for(shared.data_dir)) is True
+    assert db.stop_embedded(settings_for(shared.data_dir)) is True
     assert gone(server) and child.proc.poll() is None
-    assert database.stop_embedded(settings_for(shared.data_dir)) is False
+    assert db.stop_embedded(settings_for(shared.data_dir)) is False
     child.close_stdin()
     assert child.wait() == 0 and "Traceback" not in child.log()
     assert not postgres_in(shared.root)
@@ -432,7 +441,7 @@ def test_long_data_dir_gets_a_short_socket_dir(env):
         shutil.rmtree(socket_dir, ignore_errors=True)
     finally:
         with contextlib.suppress(Exception):
-            database.stop_embedded(settings_for(data_dir))
+            db.stop_embedded(settings_for(data_dir))
         shutil.rmtree(shared.root / ("d" * 60), ignore_errors=True)
 
 
@@ -443,10 +452,10 @@ def test_external_mode_reports_version_and_never_stops_the_server(env):
     event = ready(child)
     socket_dir = event["status"]["socket_dir"]
     external = settings_for(shared.root / "unused", f"postgresql://postgres:{SECRET}@/postgres?host={socket_dir}")
-    st = database.status(external)
+    st = db.status(external)
     assert (st.mode, st.running, st.pgvector_version) == ("external", True, "0.8.6")
     assert st.postgres_version.startswith("18") and SECRET not in repr(st) and "***" in st.url_redacted
-    assert database.stop_embedded(external) is False
+    assert db.stop_embedded(external) is False
     assert not gone(event["status"]["server_pid"], timeout=0.2)
     child.close_stdin()
     assert child.wait() == 0 and gone(event["status"]["server_pid"])
@@ -473,7 +482,8 @@ def test_streamlit_sigterm_stops_server(env, tmp_path):
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
         "import streamlit as st\n"
-        "from core.database import database_url, install_shutdown_hooks, status\n"
+        "from core.db import database_url, status\n"
+        "from core.db.server import install_shutdown_hooks\n"
         "install_shutdown_hooks()\n"
         "database_url()\n"
         "st.write('pid=%s' % status().server_pid)\n"
@@ -500,7 +510,7 @@ def test_streamlit_sigterm_stops_server(env, tmp_path):
                 ws.send(msg.SerializeToString())
                 server = None
                 while server is None and time.monotonic() < deadline:
-                    st = database.status(settings_for(root))
+                    st = db.status(settings_for(root))
                     server = st.server_pid if st.running else None
                     time.sleep(0.1)
                 assert server, "the script did not start the database"
@@ -513,3 +523,54 @@ def test_streamlit_sigterm_stops_server(env, tmp_path):
             log.seek(0)
             output = log.read()
     assert gone(server), f"Streamlit exited on SIGTERM but left postmaster {server}:\n{output}"
+
+
+@pytest.mark.skipif(not os.environ.get("DATABASE_URL"), reason="needs DATABASE_URL (CI: tests/tcp_postgres.py)")
+def test_external_server_with_a_password(db_url):
+    """Against the server of DATABASE_URL (in CI: TCP on 127.0.0.1, scram-sha-256, no Unix socket): status reports
+    it without its password, a wrong password is a clear error that names neither password, and nothing stops it."""
+    from urllib.parse import unquote, urlsplit
+
+    settings = load_settings()
+    given = urlsplit(psycopg_conninfo(settings.database_url))
+    st = db.status(settings)
+    assert (st.mode, st.running, st.error) == ("external", True, None)
+    assert st.pgvector_version and st.postgres_version
+    if given.password:
+        password = unquote(given.password)
+        assert password not in repr(st) and "***" in st.url_redacted
+        wrong_password = "Wr0ng-" + password[:6]
+        wrong = given._replace(netloc=f"{given.username}:{wrong_password}@{given.hostname}:{given.port}").geturl()
+        bad = db.status(settings_for(Path("/nonexistent"), wrong))
+        assert not bad.running and "password authentication failed" in bad.error, bad
+        assert password not in repr(bad) and wrong_password not in repr(bad)
+    assert db.stop_embedded(settings) is False and db.status(settings).running
+
+
+@pytest.mark.slow
+def test_the_tcp_server_of_ci_needs_its_password_and_leaves_nothing_behind(tmp_path):
+    """tests/tcp_postgres.py, which CI's second pass runs the database tests against: TCP only, a password, a role
+    that is not a superuser, pgvector ready; stop() leaves no process and no directory."""
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    from tests import tcp_postgres
+
+    root = Path(tempfile.mkdtemp(prefix="hke-tcp-", dir="/tmp")) / "server"
+    postmaster = None
+    try:
+        url = tcp_postgres.start(root)
+        postmaster = int((root / "pgdata" / "postmaster.pid").read_text().split()[0])
+        parts = urlsplit(url)
+        assert parts.hostname == "127.0.0.1" and parts.password and not list(root.rglob(".s.PGSQL.*"))
+        st = db.status(settings_for(tmp_path, url))
+        assert (st.mode, st.running, st.pgvector_version) == ("external", True, "0.8.6"), st
+        with psycopg.connect(url) as conn:
+            assert conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone() == (False,)
+        with pytest.raises(psycopg.OperationalError, match="password"):
+            psycopg.connect(url.replace(f":{parts.password}@", "@"), connect_timeout=5)
+    finally:
+        tcp_postgres.stop(root)
+        shutil.rmtree(root.parent, ignore_errors=True)
+    assert postmaster and gone(postmaster) and not root.exists()

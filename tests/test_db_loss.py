@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from core import database
+from core import db
 from core.config import load_settings
 
 from .conftest import ROOT
@@ -26,10 +26,10 @@ from .test_faults import embedded_only, own_data_dir, postgres_in  # noqa: F401 
 CHILD = r'''
 import contextlib, io, json, os, signal, sys, time
 
-import core.store
+import core.db.pool
 from streamlit.testing.v1 import AppTest
 
-core.store.POOL_TIMEOUT_S = 3.0  # how long a request waits for a connection before PoolTimeout (30 s in the app)
+core.db.pool.POOL_TIMEOUT_S = 3.0  # how long a request waits for a connection before PoolTimeout (30 s in the app)
 action, root = sys.argv[1], sys.argv[2]
 
 
@@ -83,11 +83,10 @@ def _child_env(data_dir, **extra: str) -> dict[str, str]:
 @pytest.fixture
 def own_server(own_data_dir):  # noqa: F811
     settings = _settings(own_data_dir)
-    url = database.database_url(settings)
-    server = database.EmbeddedPostgres(settings.pgdata)
-    yield own_data_dir, url, server.server_pid
+    url = db.database_url(settings)
+    yield own_data_dir, url, db.status(settings).server_pid
     with contextlib.suppress(Exception):
-        database.stop_embedded(settings)
+        db.stop_embedded(settings)
 
 
 @embedded_only
@@ -145,7 +144,7 @@ def test_a_password_with_an_unescaped_at_never_shows_in_errors(argv, tmp_path):
 
 
 def test_redact_text_hides_every_piece_of_a_password():
-    from core.database import redact_text
+    from core.db.urls import redact_text
 
     message = "failed to resolve host 'PW3@127.0.0.1': [Errno -2] Name or service not known"
     assert redact_text(message) == "failed to resolve host '***@127.0.0.1': [Errno -2] Name or service not known"
@@ -158,7 +157,7 @@ def test_redact_text_hides_every_piece_of_a_password():
 def test_a_statement_error_is_not_taken_for_a_lost_connection():
     import psycopg
 
-    from core.database import connection_lost
+    from core.db.urls import connection_lost
 
     assert connection_lost(psycopg.errors.AdminShutdown("terminating connection due to administrator command"))
     assert connection_lost(psycopg.OperationalError("server closed the connection unexpectedly"))

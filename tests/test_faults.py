@@ -23,9 +23,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from core import database
+from core import db
 from core.config import load_settings
-from core.database import DatabaseError
+from core.db.urls import DatabaseError, psycopg_conninfo
 from core.sql import elements as element_sql
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,17 +36,20 @@ embedded_only = pytest.mark.skipif(
 )
 
 CHILD = r'''
-import hashlib, json, subprocess, sys, threading, time
+import hashlib, json, sys, threading, time
 from pathlib import Path
 
 import numpy as np
 import psycopg
 
-from core import database
+from core import db
 from core.config import load_settings
+from core.db.pool import close_pools
+from core.db.server import pg_ctl
+from core.db.urls import psycopg_conninfo
 from core.embeddings import EmbedderInfo, NamedEmbeddings
 from core.ingest import content_hash, document_id_for, ingest_paths
-from core.store import ElementStore, close_pools
+from core.store import ElementStore
 
 
 class HashEmbeddings(NamedEmbeddings):
@@ -75,7 +78,7 @@ def emit(**payload):
 
 def verify(store, corpus):
     """What is stored, checked against the files: per document, rows == n_elements and the hash is the file's."""
-    conninfo = database.psycopg_conninfo(store.url)
+    conninfo = psycopg_conninfo(store.url)
     with psycopg.connect(conninfo, autocommit=True) as conn:
         rows = dict(conn.execute(store.statement(
             "SELECT document_id, count(*) FROM {elements} GROUP BY 1")).fetchall())
@@ -98,15 +101,13 @@ def verify(store, corpus):
 
 def stop_now():
     """pg_ctl stop -m immediate: every backend dies at once, as in a crash (recovery runs at the next start)."""
-    pgdata = load_settings().pgdata
-    subprocess.run([str(database._pg_bin("pg_ctl")), "-D", str(pgdata), "-m", "immediate", "-w", "stop"],
-                   user=database._system_user_for(pgdata), check=True, capture_output=True, cwd=str(pgdata))
+    pg_ctl(load_settings().pgdata, "-m", "immediate", "-w", "stop")
 
 
 def blocker(store, document_id, ready, seen):
     """Hold an uncommitted row for ``document_id`` so the ingest's own insert of that row waits behind it, after
     its DELETE and COPY of the elements, then stop the server: a crash in the middle of a write."""
-    conninfo = database.psycopg_conninfo(store.url)
+    conninfo = psycopg_conninfo(store.url)
     try:
         conn = psycopg.connect(conninfo)
         conn.execute(
@@ -131,7 +132,7 @@ def blocker(store, document_id, ready, seen):
 
 def main():
     action, corpus, collection = sys.argv[1:4]
-    url = database.database_url()
+    url = db.database_url()
     embeddings = HashEmbeddings()
     if action == "crash":
         threshold = int(sys.argv[4])
@@ -152,7 +153,7 @@ def main():
         seconds = time.monotonic() - t0
         threads[0][0].join(30)
         emit(report=report.as_dict(files=True), cut_in=threads[0][1], blocked_write_seen=bool(seen),
-             seconds=seconds, running_after=database.status().running)
+             seconds=seconds, running_after=db.status().running)
     elif action == "retry":
         store = ElementStore(url, collection, embeddings)
         before = verify(store, corpus)
@@ -216,7 +217,7 @@ def own_data_dir():
     yield path
     settings = dataclasses.replace(load_settings(), data_dir=path, database_url=None)
     with contextlib.suppress(Exception):
-        database.stop_embedded(settings)
+        db.stop_embedded(settings)
     for proc in postgres_in(path):
         with contextlib.suppress(psutil.Error):
             proc.kill()
@@ -342,7 +343,7 @@ def test_two_processes_ingest_the_same_corpus_at_once(db_url: str, tmp_path: Pat
                 proc.wait(30)
             except subprocess.TimeoutExpired:
                 proc.kill()
-        with contextlib.suppress(Exception), psycopg.connect(database.psycopg_conninfo(db_url)) as conn:
+        with contextlib.suppress(Exception), psycopg.connect(psycopg_conninfo(db_url)) as conn:
             (collection_id,) = conn.execute("SELECT id FROM hke_collections WHERE name = %s", (collection,)).fetchone()
             conn.execute(element_sql.bind(element_sql.DROP_ELEMENT_TABLE, element_sql.table_name(collection_id)))
             conn.execute(element_sql.DELETE_COLLECTION, (collection_id,))  # cascades to its documents
@@ -380,12 +381,12 @@ def test_read_only_file_system_is_a_clear_error_at_start() -> None:
     # tests/test_database.py covers a directory without write permission; this is a read-only *file system*.
     with tmpfs("1m", "ro") as mount_point:
         with pytest.raises(DatabaseError) as err:
-            database.database_url(settings_in(mount_point))
+            db.database_url(settings_in(mount_point))
         message = str(err.value)
         assert f"The data directory {mount_point} is not writable (read-only file system)" in message
         assert "HKE_DATA_DIR" in message and "DATABASE_URL" in message
         with pytest.raises(DatabaseError, match="Cannot create the data directory .*Read-only file system"):
-            database.database_url(settings_in(mount_point / "data"))
+            db.database_url(settings_in(mount_point / "data"))
 
 
 @embedded_only
@@ -394,7 +395,7 @@ def test_full_disk_is_a_clear_error_at_start() -> None:
         data_dir = mount_point / "data"
         started = time.monotonic()
         with pytest.raises(DatabaseError) as err:
-            database.database_url(settings_in(data_dir))
+            db.database_url(settings_in(data_dir))
         assert time.monotonic() - started < 30
         message = str(err.value)
         assert str(data_dir) in message and "HKE_DATA_DIR" in message

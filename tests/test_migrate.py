@@ -21,10 +21,11 @@ import pytest
 from psycopg import sql as pgsql
 
 from core.answering import ExtractiveAnswerer, compare
-from core.database import psycopg_conninfo
+from core.db.pool import connection_pool
+from core.db.urls import psycopg_conninfo, sqlalchemy_url
 from core.ingest import content_hash, document_id_for, embedding_text, parse, text_sha256
 from core.migrate import migrate
-from core.store import DocumentRecord, ElementStore, StoreError, connection_pool, list_collections
+from core.store import DocumentRecord, ElementStore, StoreError, list_collections
 from tests.helpers_old_layout import OLD_HNSW, create_old_collection, write_old_document
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,7 +160,6 @@ def test_other_programs_pgvector_collections_are_left_in_place(scratch_url, use_
     from langchain_postgres import PGVector
     from sqlalchemy import create_engine
 
-    from core.store import sqlalchemy_url
 
     engine = create_engine(sqlalchemy_url(scratch_url))
     try:

@@ -17,15 +17,10 @@ import pytest
 from psycopg.conninfo import make_conninfo
 
 from core.config import DEFAULT_POOL_SIZE, load_settings
-from core.database import psycopg_conninfo
+from core.db.pool import application_name, connection_pool, pool_stats, read_connection
+from core.db.urls import psycopg_conninfo
 from core.retrieval import Scope, embed_query, retrieve
-from core.store import (
-    ElementStore,
-    application_name,
-    connection_pool,
-    pool_stats,
-    read_connection,
-)
+from core.store import ElementStore
 
 THREADS = 16
 REQUESTS_PER_THREAD = 6

@@ -20,6 +20,8 @@ from langchain_core.documents import Document
 from psycopg import pq
 from psycopg_pool import ConnectionPool
 
+from core.db.pool import _configure_connection, read_connection
+from core.db.urls import psycopg_conninfo
 from core.ingest import SourceFile, ingest
 from core.retrieval import (
     STRATEGIES,
@@ -33,7 +35,7 @@ from core.retrieval import (
     vector_search,
 )
 from core.sql import retrieval as sql
-from core.store import DocumentRecord, ElementStore, _configure_connection, psycopg_conninfo, read_connection
+from core.store import DocumentRecord, ElementStore
 
 ALPHA = """\
 # Alpha monitor

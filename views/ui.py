@@ -11,7 +11,8 @@ from pathlib import Path
 import streamlit as st
 
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
-from core.database import DatabaseError, connection_lost, database_url, redact_url, unavailable_message
+from core.db import database_url
+from core.db.urls import DatabaseError, connection_lost, redact_url, unavailable_message
 from core.embeddings import make_embeddings
 from core.partial_tree import escape_markdown
 from core.retrieval import Scope

@@ -24,6 +24,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from core.db.pool import apply_schema
 from core.progress import ProgressCallback, no_progress
 from core.retrieval import (
     DEFAULT_CHILDREN_BUDGET,
@@ -45,7 +46,7 @@ from core.retrieval.contextual import (
 )
 from core.retrieval.search import ensure_search_index
 from core.sql import evaluation as sql
-from core.store import ElementStore, apply_schema
+from core.store import ElementStore
 from core.tokens import count_tokens
 
 __all__ = [

@@ -26,6 +26,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from core.answering import Answerer, ExtractiveAnswerer, default_answerer
+from core.db.pool import connection_pool, read_connection
 from core.evaluation.judge import CRITERIA, Judge, PairJudgement, Verdict, judge_pairs_for, win_rates
 from core.evaluation.metrics import ContextItem, QuestionScore, aggregate, answer_match, score_question
 from core.evaluation.modes import DEFAULT_MODES, ModeRetrieval, ModeRunner, ensure_schema, parse_modes
@@ -33,7 +34,7 @@ from core.evaluation.questions import Question, QuestionSet
 from core.progress import Progress, ProgressCallback, no_progress
 from core.sql import elements as element_sql
 from core.sql import evaluation as sql
-from core.store import ElementStore, connection_pool, read_connection
+from core.store import ElementStore
 
 __all__ = [
     "CSV_COLUMNS",

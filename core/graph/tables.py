@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from core.db.pool import apply_schema
 from core.graph.model import Community, Entity, Finding, Relationship, Report, TextUnit
 from core.sql import graph as sql
-from core.store import apply_schema
 
 if TYPE_CHECKING:
     from psycopg.abc import Params

@@ -31,9 +31,10 @@ from functools import lru_cache
 from langchain_core.documents import Document
 
 from core import textnorm
+from core.db.pool import read_connection
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.sql import retrieval as sql
-from core.store import ElementStore, read_connection
+from core.store import ElementStore
 
 __all__ = ["MAX_SCOPES", "MIN_SCORE", "HeadingIndex", "HeadingMatch", "HeadingRef", "heading_index", "match_headings",
            "words"]

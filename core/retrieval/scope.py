@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from core.db.pool import read_connection
 from core.element_rows import element_from_row
 from core.sql import retrieval as sql
-from core.store import ElementStore, read_connection
+from core.store import ElementStore
 
 __all__ = ["PATH_SEPARATOR", "Scope", "resolve_scope", "short_text"]
 

@@ -23,11 +23,12 @@ import numpy as np
 from langchain_core.documents import Document
 
 from core import textnorm
+from core.db.pool import apply_schema, read_connection
 from core.element_rows import element_from_row
 from core.retrieval.scope import Scope
 from core.sql import retrieval as sql
 from core.sql.elements import ELEMENT_WIDTH
-from core.store import ElementStore, apply_schema, read_connection
+from core.store import ElementStore
 
 __all__ = [
     "DEFAULT_SEARCH",

@@ -1,0 +1,152 @@
+"""The one psycopg connection pool per database and process, and idempotent schema changes under a lock.
+
+Pool settings, chosen on purpose (issue 7, "Load"; numbers in bench/out/load.json from bench/bench_load.py). The
+size is Settings.pool_size (HKE_POOL_SIZE, default 4 = 2x the 2 cores measured on). Our statements are CPU-bound on
+the server (HNSW search, ancestor walk), so connections beyond ~2x cores only move the queue from the pool into
+Postgres, where the backends then compete for the same cores (and each is a server process). With 16 threads of
+retrieval only, 4 connections gave ~90% of the best throughput with the best or near-best p99; 8 and 16 added little
+throughput and worse tails. A whole ask is embedding-bound (the database is ~10 ms of it), so requests beyond the
+size wait briefly in the pool (FIFO, a few ms at 16 threads).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterable, Iterator
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+from psycopg_pool import ConnectionPool
+
+from core.config import load_settings
+from core.db.urls import DatabaseError, DatabaseUnavailableError, psycopg_conninfo, unavailable_message
+
+POOL_TIMEOUT_S = 30.0  # a request that cannot get a connection for this long fails with PoolTimeout
+POOL_MAX_IDLE_S = 120.0  # an idle app gives back connections above min_size after 2 minutes (default 10)
+POOL_MAX_LIFETIME_S = 1800.0  # recycle backends every 30 min: per-backend caches and memory do not grow forever
+# pg_stat_activity.application_name of our connections: "hke:<pid>", so connections can be counted per process
+# (bench_load, tests/test_pool.py).
+APPLICATION_NAME = "hke"
+_ADVISORY_LOCK = "SELECT pg_advisory_lock(%s)"
+_ADVISORY_UNLOCK = "SELECT pg_advisory_unlock(%s)"
+
+_pools: dict[str, ConnectionPool] = {}
+_lock = threading.Lock()
+
+
+def application_name(suffix: str = "") -> str:
+    return f"{APPLICATION_NAME}:{os.getpid()}{suffix}"
+
+
+def _connect_kwargs(conninfo: str, suffix: str = "") -> dict[str, str]:
+    """Tag our connections in ``pg_stat_activity``, unless the URL names its own ``application_name``."""
+    try:
+        given = conninfo_to_dict(conninfo)
+    except psycopg.ProgrammingError:
+        return {}
+    return {} if "application_name" in given else {"application_name": application_name(suffix)}
+
+
+def _configure_connection(conn: psycopg.Connection) -> None:
+    from pgvector.psycopg import register_vector
+
+    register_vector(conn)
+    # Filtered HNSW searches (scoped search) otherwise return fewer than k rows.
+    conn.execute("SET hnsw.iterative_scan = relaxed_order")
+    conn.commit()
+
+
+def _ensure_extension(conninfo: str) -> None:
+    try:
+        with psycopg.connect(conninfo, autocommit=True, connect_timeout=10) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    except psycopg.OperationalError as exc:
+        raise DatabaseUnavailableError(unavailable_message(exc, conninfo)) from exc
+    except (psycopg.errors.FeatureNotSupported, psycopg.errors.UndefinedFile) as exc:  # depends on the server
+        raise DatabaseError("the database has no pgvector extension; install it (or use the pgvector/pgvector "
+                            "image, or a managed Postgres that offers `vector`)") from exc
+
+
+def connection_pool(url: str, *, max_size: int | None = None) -> ConnectionPool:
+    """This process's pool for ``url``, created on first use (after making sure the vector extension exists).
+
+    ``max_size`` defaults to ``Settings.pool_size``; it only applies when the pool is created (benchmarks that
+    compare sizes call :func:`close_pools` first).
+    """
+    conninfo = psycopg_conninfo(url)
+    with _lock:
+        pool = _pools.get(conninfo)
+        if pool is None or pool.closed:
+            _ensure_extension(conninfo)
+            pool = ConnectionPool(
+                conninfo,
+                min_size=1,
+                max_size=max_size or load_settings().pool_size,
+                kwargs=_connect_kwargs(conninfo),
+                configure=_configure_connection,
+                # A pooled connection to a server that has since died or restarted is dead: test each one before
+                # handing it out (one round trip), so a restarted server is used without a manual step.
+                check=ConnectionPool.check_connection,
+                open=True,
+                timeout=POOL_TIMEOUT_S,
+                max_idle=POOL_MAX_IDLE_S,
+                max_lifetime=POOL_MAX_LIFETIME_S,
+                name="hke",
+            )
+            _pools[conninfo] = pool
+        return pool
+
+
+def pool_stats(url: str) -> dict[str, int]:
+    """``ConnectionPool.get_stats()`` of this process's pool for ``url`` (empty if none is open).
+
+    ``pool_size`` is the connections the pool holds (in use + idle), ``pool_available`` the idle ones,
+    ``requests_waiting`` the callers queued for one; counters such as ``requests_num`` are since the pool opened.
+    """
+    pool = _pools.get(psycopg_conninfo(url))
+    return dict(pool.get_stats()) if pool is not None and not pool.closed else {}
+
+
+@contextlib.contextmanager
+def read_connection(pool: ConnectionPool) -> Iterator[psycopg.Connection]:
+    """A pooled connection in autocommit for reads: one statement is one round trip.
+
+    Outside autocommit psycopg sends ``BEGIN`` before the first statement and the pool's context sends
+    ``COMMIT`` after it, so a single read would cost three round trips.
+    """
+    with pool.connection() as conn:
+        conn.autocommit = True
+        try:
+            yield conn
+        finally:
+            if not conn.closed:
+                conn.autocommit = False  # the pool hands the connection to writers that expect transactions
+
+
+def close_pools() -> None:
+    with _lock:
+        for pool in _pools.values():
+            pool.close()
+        _pools.clear()
+
+
+@contextlib.contextmanager
+def schema_lock(conn: psycopg.Connection, key: int) -> Iterator[None]:
+    """Hold a session advisory lock across processes; a failed statement inside must not block the unlock."""
+    conn.execute(_ADVISORY_LOCK, (key,))
+    try:
+        yield
+    finally:
+        conn.rollback()
+        conn.execute(_ADVISORY_UNLOCK, (key,))
+        conn.commit()
+
+
+def apply_schema(pool: ConnectionPool, statements: Iterable[str], lock_key: int) -> None:
+    """Run idempotent DDL once, serialised across processes by the advisory lock ``lock_key``."""
+    with pool.connection() as conn, schema_lock(conn, lock_key):
+        for statement in statements:
+            conn.execute(statement)
+        conn.commit()
