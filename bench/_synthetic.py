@@ -27,7 +27,6 @@ WORDS = (
     "antenna ground station mission payload schedule address phone hours engineer visit repair"
 ).split()
 
-HNSW_INDEX = element_sql.CREATE_VECTOR_INDEX
 
 
 @dataclass
@@ -137,32 +136,34 @@ def load(store: ElementStore, n_elements: int, **kwargs) -> tuple[int, float]:
 def drop_hnsw(store: ElementStore) -> None:
     """Bulk loads go much faster without the HNSW index; it is rebuilt afterwards (scratch database only)."""
     with store.pool.connection() as conn:
-        conn.execute("DROP INDEX IF EXISTS hke_emb_hnsw")
+        conn.execute(store.statement("DROP INDEX IF EXISTS {hnsw}"))
 
 
-def build_hnsw(store: ElementStore) -> float:
+def build_hnsw(store: ElementStore, maintenance_work_mem: str = "1GB", parallel_workers: int = 2) -> float:
     t0 = time.perf_counter()
     with store.pool.connection() as conn:
-        conn.execute("SET maintenance_work_mem = '1GB'")
-        conn.execute("SET max_parallel_maintenance_workers = 2")
-        conn.execute(HNSW_INDEX)
-        conn.execute("ANALYZE langchain_pg_embedding")
+        conn.execute("SELECT set_config('maintenance_work_mem', %s, false)", (maintenance_work_mem,))
+        conn.execute("SELECT set_config('max_parallel_maintenance_workers', %s, false)", (str(parallel_workers),))
+        conn.execute(store.statement(element_sql.CREATE_VECTOR_INDEX))
+        conn.execute(store.statement("ANALYZE {elements}"))
+        conn.execute("RESET maintenance_work_mem")
+        conn.execute("RESET max_parallel_maintenance_workers")
     return time.perf_counter() - t0
 
 
 def analyze(store: ElementStore) -> None:
     with store.pool.connection() as conn:
-        conn.execute("ANALYZE langchain_pg_embedding")
+        conn.execute(store.statement("ANALYZE {elements}"))
 
 
 def random_queries(store: ElementStore, n: int, *, seed: int = 11, noise: float = 0.6) -> list[np.ndarray]:
     """Queries near stored elements (a perturbed stored vector), like a question near its answer."""
     rng = np.random.default_rng(seed)
     with store.pool.connection() as conn:
-        rows = conn.execute(
-            "SELECT embedding FROM langchain_pg_embedding WHERE collection_id = %s ORDER BY random() LIMIT %s",
-            (store.collection_id, n),
-        ).fetchall()
+        # Ids drawn first: sorting whole rows at random would read every vector of a million-row table.
+        rows = conn.execute(store.statement(
+            "SELECT embedding FROM {elements} WHERE element_id IN "
+            "(SELECT element_id FROM {elements} ORDER BY random() LIMIT %s) ORDER BY element_id"), (n,)).fetchall()
     out = []
     for (vector,) in rows:
         v = np.asarray(vector, dtype=np.float32)

@@ -2,8 +2,9 @@
 
 The reference notebook walked up from every hit with one ``PGVector.similarity_search("", k=1,
 filter={"element_id": parent_id})`` per ancestor, which embeds an empty query and runs one search each time.
-Ours is ``ElementStore.ancestors(hit_ids)``: one statement for all hits, walking ``parent_id`` through an
-expression index, then the merge and the markdown render.
+Ours is ``ElementStore.ancestors(hit_ids)``: one statement for all hits, walking ``parent_id`` through the
+table's primary key, then the merge and the markdown render. The reference runs on ``store.vectorstore`` (now
+a ``PGVectorStore``, filtering on the ``element_id`` column).
 
 Both run on the same database and the same hits, at 1k, 10k and 100k synthetic elements (one collection grown
 in place). Both must return the same ancestors; the script checks it. Target: ratio ≥ 100×, ours flat.

@@ -65,8 +65,7 @@ def open_collection(url: str, n_elements: int, embeddings) -> tuple[Any, dict[st
     try:
         store = ElementStore(url, COLLECTION, embeddings, create=False)
         with store.pool.connection() as conn:
-            have = conn.execute("SELECT count(*) FROM langchain_pg_embedding WHERE collection_id = %s",
-                                (store.collection_id,)).fetchone()[0]
+            have = conn.execute(store.statement("SELECT count(*) FROM {elements}")).fetchone()[0]
         if have == n_elements and store.has_vector_index():
             return store, {"reused": True, "elements": have}
         store.drop()

@@ -55,10 +55,10 @@ def latency(store, n_queries: int) -> dict:
             stages[key].append(result.timings[key] / 1000)
     with store.pool.connection() as conn:
         plan = [r[0] for r in conn.execute(
-            "EXPLAIN (ANALYZE, COSTS OFF) " + sql.SEARCH_COLLECTION,
-            {"collection_id": store.collection_id, "query": queries[0], "k": 4},
+            "EXPLAIN (ANALYZE, COSTS OFF) " + store.statement(sql.SEARCH_COLLECTION),
+            {"query": queries[0], "k": 4},
         )]
-    uses_hnsw = any("hke_emb_hnsw" in line for line in plan)
+    uses_hnsw = any(f"{store.table}_hnsw" in line for line in plan)
 
     # Scoped: a document, and the subtree of one of its second-level headings.
     docs = store.documents()

@@ -1,35 +1,41 @@
-"""The element store: parent-linked markdown elements in PGVector, one collection per corpus.
+"""The element store: parent-linked markdown elements, one collection per corpus, one table per collection.
 
-Reads and schema go through langchain-postgres' tables so that ``store.vectorstore`` is an ordinary
-``PGVector``. Writes of one document go through a single psycopg transaction instead of
-``PGVector.add_documents``: replacing a changed document must be atomic (delete old elements, copy new ones,
-update its hash, all or nothing), and ``COPY`` avoids the 65,535-parameter limit of one insert.
+A collection is a row of ``hke_collections`` and a table in ``PGVectorStore``'s layout (langchain-postgres' v2
+API) whose hierarchy fields are real columns (``core.sql.elements``), so ``store.vectorstore`` is an ordinary
+``PGVectorStore`` over the same rows. The product's own reads and writes go through the one psycopg pool:
+replacing a document must be atomic (delete old elements, copy new ones, update its hash, all or nothing), and
+``COPY`` avoids the 65,535-parameter limit of one insert; the hierarchy walks, scoped search and full-text
+ranking are SQL of our own (``core.sql.retrieval``).
 """
 
 from __future__ import annotations
 
-import json
+import threading
 import unicodedata
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import psycopg
 from langchain_core.documents import Document
 from psycopg.types.json import Jsonb
 
+from core import old_layout
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
 from core.db.pool import _connect_kwargs, connection_pool, read_connection, schema_lock
 from core.db.urls import psycopg_conninfo, sqlalchemy_url
+from core.element_rows import EMBEDDED_TEXT_SHA256 as EMBEDDED_TEXT_SHA256  # the metadata key, public here
+from core.element_rows import element_from_row, element_row
 from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
 from core.sql import elements as sql
 
+if TYPE_CHECKING:
+    from langchain_postgres import PGEngine, PGVectorStore
+
 COLLECTION_NAME_MAX = 63
-# Element metadata key: sha256 of the exact text the element's vector was embedded from (the embedding cache key).
-EMBEDDED_TEXT_SHA256 = "embedded_text_sha256"
 
 
 class StoreError(RuntimeError):
@@ -78,17 +84,7 @@ class CorpusStats:
         return out
 
 
-# -- connections ------------------------------------------------------------------------------------
-
-
-def _engine(url: str):
-    """A SQLAlchemy engine, only so that ``PGVector`` can create its tables; every other query uses the pool.
-    No pool of its own (NullPool): it is used once per collection, and :func:`close_pools` need not know of it."""
-    from sqlalchemy import create_engine
-    from sqlalchemy.pool import NullPool
-
-    return create_engine(sqlalchemy_url(url), poolclass=NullPool,
-                         connect_args=_connect_kwargs(psycopg_conninfo(url), ":sqlalchemy"))
+# -- collections ------------------------------------------------------------------------------------
 
 
 def validate_collection_name(name: str) -> str:
@@ -104,11 +100,20 @@ def validate_collection_name(name: str) -> str:
     return name
 
 
+# -- the old layout ---------------------------------------------------------------------------------
+
+
+def _refuse_legacy_layout(conn: psycopg.Connection) -> None:
+    pending = old_layout.pending(conn)
+    if pending:
+        raise StoreError(old_layout.message(pending))
+
+
 # -- the store --------------------------------------------------------------------------------------
 
 
 class ElementStore:
-    """One collection of parent-linked elements.
+    """One collection of parent-linked elements, in its own table.
 
     ``create=False`` opens an existing collection only (readers should not create empty collections by
     looking at them). ``options`` are recorded on creation, e.g. ``{"contextual": True}``.
@@ -127,29 +132,33 @@ class ElementStore:
         self.collection = validate_collection_name(collection)
         self.embeddings = embeddings or make_embeddings()
         self.pool = connection_pool(url)
-        self._vectorstore = None
+        self._vectorstore: PGVectorStore | None = None
         self.collection_id, self.options = self._open(create=create, options=options or {})
+        self.table = sql.table_name(self.collection_id)
+
+    def statement(self, template: str) -> str:
+        """A statement template of ``core.sql`` bound to this collection's element table."""
+        return sql.bind(template, self.table)
 
     # -- opening --
 
     def _open(self, *, create: bool, options: dict[str, Any]) -> tuple[uuid.UUID, dict[str, Any]]:
         info = self.embeddings.info
         with self.pool.connection() as conn, schema_lock(conn, sql.SCHEMA_LOCK_KEY):
-            self._check_table_dimension(conn, info)
-            row = None
-            if conn.execute(sql.TABLE_EXISTS, ("langchain_pg_collection",)).fetchone()[0]:
-                row = conn.execute(sql.COLLECTION_BY_NAME, (self.collection,)).fetchone()
+            _refuse_legacy_layout(conn)
+            if not conn.execute(sql.SCHEMA_READY).fetchone()[0]:
+                for statement in sql.CREATE_SCHEMA:
+                    conn.execute(statement)
+            row = conn.execute(sql.COLLECTION_BY_NAME, (self.collection,)).fetchone()
             if row is None:
                 if not create:
                     raise StoreError(
                         f"collection {self.collection!r} does not exist yet: ingest documents into it first"
                     )
-                self._create_with_pgvector(info, options)
-                conn.commit()
-            for statement in sql.CREATE_SCHEMA:
-                conn.execute(statement)
+                row = (uuid.uuid4(), {**info.as_metadata(), **options})
+                conn.execute(sql.INSERT_COLLECTION, (row[0], self.collection, Jsonb(row[1])))
+                create_element_table(conn, sql.table_name(row[0]), info.dimension)
             conn.commit()
-            row = conn.execute(sql.COLLECTION_BY_NAME, (self.collection,)).fetchone()
         collection_id, meta = row[0], dict(row[1] or {})
         stored = EmbedderInfo.from_metadata(meta)
         if stored is None:
@@ -159,50 +168,37 @@ class ElementStore:
         # Compared as plain values: Streamlit may reload core.embeddings, and instances of the old and the new
         # EmbedderInfo class are never equal even when every field is.
         if astuple(stored) != astuple(info):
+            size = (f" (its table stores vector({stored.dimension}), this embedder makes {info.dimension}-d vectors)"
+                    if stored.dimension != info.dimension else "")
             raise EmbedderMismatchError(
-                f"collection {self.collection!r} holds vectors from {stored}, but the configured embedder is {info}. "
-                f"Set HKE_EMBEDDINGS={stored.provider} to use it, or ingest into another --collection."
+                f"collection {self.collection!r} holds vectors from {stored}, but the configured embedder is {info}"
+                f"{size}. Set HKE_EMBEDDINGS={stored.provider} to use it, or ingest into another --collection."
             )
         return collection_id, {k: v for k, v in meta.items() if not k.startswith("embedding_")}
 
-    def _check_table_dimension(self, conn: psycopg.Connection, info: EmbedderInfo) -> None:
-        if not conn.execute(sql.TABLE_EXISTS, ("langchain_pg_embedding",)).fetchone()[0]:
-            return
-        column_type = conn.execute(sql.EMBEDDING_COLUMN_TYPE).fetchone()[0]
-        if column_type != f"vector({info.dimension})":
-            raise EmbedderMismatchError(
-                f"this database stores {column_type} embeddings, but {info} makes {info.dimension}-d vectors. "
-                "One database holds one embedding size (the HNSW index needs it): use another HKE_DATA_DIR "
-                "or DATABASE_URL for this embedder."
-            )
-
-    def _create_with_pgvector(self, info: EmbedderInfo, options: dict[str, Any]) -> None:
-        from langchain_postgres import PGVector
-
-        metadata = {**info.as_metadata(), **options}
-        self._vectorstore = PGVector(
-            embeddings=self.embeddings,
-            collection_name=self.collection,
-            connection=_engine(self.url),
-            use_jsonb=True,
-            embedding_length=info.dimension,
-            collection_metadata=metadata,
-            create_extension=False,
-        )
-
     @property
-    def vectorstore(self):
-        """The same collection as a plain LangChain ``PGVector`` (no HNSW-aware scoping, no hierarchy)."""
-        if self._vectorstore is None:
-            from langchain_postgres import PGVector
+    def vectorstore(self) -> PGVectorStore:
+        """The same collection as a plain LangChain ``PGVectorStore`` (no scoping, no hierarchy), made lazily.
 
-            self._vectorstore = PGVector(
-                embeddings=self.embeddings,
-                collection_name=self.collection,
-                connection=_engine(self.url),
-                use_jsonb=True,
-                embedding_length=self.embeddings.info.dimension,
-                create_extension=False,
+        Its engine opens a connection per call (NullPool): the product's own statements go through the psycopg
+        pool sized for the machine (``connection_pool``), and a second pool would keep idle server backends for a
+        path that is used rarely, outside that budget.
+        """
+        if self._vectorstore is None:
+            from langchain_postgres import PGVectorStore
+
+            with read_connection(self.pool) as conn:  # where the table is: a URL may set its own search_path
+                schema = conn.execute(self.statement(sql.TABLE_SCHEMA)).fetchone()[0]
+            self._vectorstore = PGVectorStore.create_sync(
+                engine=pg_engine(self.url),
+                embedding_service=self.embeddings,
+                table_name=self.table,
+                schema_name=schema,
+                id_column=sql.ID_COLUMN,
+                content_column=sql.CONTENT_COLUMN,
+                embedding_column=sql.EMBEDDING_COLUMN,
+                metadata_columns=list(sql.METADATA_COLUMNS),
+                metadata_json_column=sql.METADATA_JSON_COLUMN,
             )
         return self._vectorstore
 
@@ -243,44 +239,34 @@ class ElementStore:
         (a key copied over in the elements' metadata is dropped, since it may describe another text).
 
         Another process may have stored the same content meanwhile; the per-document lock plus the hash
-        re-check inside the transaction make concurrent ingests of one corpus idempotent.
+        re-check inside the transaction make concurrent ingests of one corpus idempotent. An element whose
+        parent is not among the document's elements is refused (the table's foreign key) and nothing changes.
         """
         if len(elements) != len(vectors):
             raise ValueError("one vector per element")
         if text_hashes is not None and len(text_hashes) != len(elements):
             raise ValueError("one text hash per element")
-        with self.pool.connection() as conn, conn.transaction():
-            conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), record.document_id))
-            current = conn.execute(sql.DOCUMENT_HASH, (self.collection_id, record.document_id)).fetchone()
-            if current and current[0] == record.content_hash:
-                return False
-            conn.execute(sql.DELETE_DOCUMENT_ELEMENTS, (self.collection_id, record.document_id))
-            with conn.cursor() as cur, cur.copy(sql.COPY_ELEMENTS) as copy:
-                copy.set_types(sql.COPY_ELEMENT_TYPES)
-                for i, (doc, vector) in enumerate(zip(elements, vectors, strict=True)):
-                    meta = {k: v for k, v in doc.metadata.items() if k != EMBEDDED_TEXT_SHA256}
-                    if text_hashes is not None:
-                        meta[EMBEDDED_TEXT_SHA256] = text_hashes[i]
-                    copy.write_row(
-                        (meta["element_id"], self.collection_id, np.asarray(vector, dtype=np.float32),
-                         doc.page_content, Jsonb(meta))
-                    )
-            conn.execute(
-                sql.UPSERT_DOCUMENT,
-                {
-                    "collection_id": self.collection_id,
-                    "document_id": record.document_id,
-                    "source": record.source,
-                    "filename": record.filename,
-                    "title": record.title,
-                    "content_hash": record.content_hash,
-                    "loader": record.loader,
-                    "n_elements": len(elements),
-                    "n_bytes": record.n_bytes,
-                    "encoding": record.encoding,
-                    "front_matter": Jsonb(record.front_matter) if record.front_matter else None,
-                },
-            )
+        try:
+            with self.pool.connection() as conn, conn.transaction():
+                conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), record.document_id))
+                current = conn.execute(sql.DOCUMENT_HASH, (self.collection_id, record.document_id)).fetchone()
+                if current and current[0] == record.content_hash:
+                    return False
+                conn.execute(self.statement(sql.DELETE_DOCUMENT_ELEMENTS), (record.document_id,))
+                with conn.cursor() as cur, cur.copy(self.statement(sql.COPY_ELEMENTS)) as copy:
+                    copy.set_types(sql.COPY_ELEMENT_TYPES)
+                    for i, (doc, vector) in enumerate(zip(elements, vectors, strict=True)):
+                        copy.write_row(element_row(record.document_id, doc, vector,
+                                                   text_hashes[i] if text_hashes is not None else None))
+                conn.execute(sql.UPSERT_DOCUMENT, _document_params(self.collection_id, record, len(elements)))
+        except psycopg.errors.ForeignKeyViolation as exc:
+            if exc.diag.constraint_name != f"{self.table}_parent_fk":  # the collection was dropped meanwhile
+                raise StoreError(f"collection {self.collection!r} no longer exists; "
+                                 f"document {record.document_id!r} was not stored") from exc
+            raise StoreError(
+                f"document {record.document_id!r} was not stored: {_missing_parent(exc)}; "
+                "an element's parent must be an element of the same document (what was stored before is kept)"
+            ) from exc
         return True
 
     def cached_vectors(self, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
@@ -289,36 +275,43 @@ class ElementStore:
         if not hashes:
             return {}
         info = self.embeddings.info
-        params = {"hashes": hashes, "provider": info.provider, "model": info.model, "dimension": str(info.dimension)}
+        params = {"provider": info.provider, "model": info.model, "dimension": str(info.dimension)}
         with read_connection(self.pool) as conn:
-            rows = conn.execute(sql.CACHED_VECTORS, params).fetchall()
-        return {key: np.asarray(vector, dtype=np.float32) for key, vector in rows}
+            ids = [row[0] for row in conn.execute(sql.SAME_EMBEDDER_COLLECTIONS, params)]
+            if not ids:
+                return {}
+            union = " UNION ALL ".join(sql.bind(sql.CACHED_VECTORS_OF_TABLE, sql.table_name(i)) for i in ids)
+            rows = conn.execute(union, {"hashes": hashes}).fetchall()
+        out: dict[str, np.ndarray] = {}
+        for key, vector in rows:
+            out.setdefault(key, np.asarray(vector, dtype=np.float32))
+        return out
 
     def has_vector_index(self) -> bool:
         with self.pool.connection() as conn:
-            return bool(conn.execute(sql.VECTOR_INDEX_EXISTS).fetchone()[0])
+            return bool(conn.execute(self.statement(sql.VECTOR_INDEX_EXISTS)).fetchone()[0])
 
-    def ensure_vector_index(self, min_rows: int = 10_000) -> bool:
-        """Build the HNSW index once the table holds ``min_rows`` vectors; True if it exists afterwards.
+    def ensure_vector_index(self, min_rows: int = 10_000, maintenance_work_mem: str = "256MB") -> bool:
+        """Build the collection's HNSW index once its table holds ``min_rows`` vectors; True if it exists after.
 
         Below that, an exact scan answers in a few milliseconds and ingest stays cheap: HNSW maintenance on
         every insert costs about as much as embedding the element.
         """
         with self.pool.connection() as conn:
-            if conn.execute(sql.VECTOR_INDEX_EXISTS).fetchone()[0]:
+            if conn.execute(self.statement(sql.VECTOR_INDEX_EXISTS)).fetchone()[0]:
                 return True
-            if conn.execute(sql.COUNT_EMBEDDINGS).fetchone()[0] < min_rows:
+            if conn.execute(self.statement(sql.COUNT_ELEMENTS)).fetchone()[0] < min_rows:
                 return False
             with schema_lock(conn, sql.SCHEMA_LOCK_KEY):
-                conn.execute("SET LOCAL maintenance_work_mem = '256MB'")
-                conn.execute(sql.CREATE_VECTOR_INDEX)
+                conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (maintenance_work_mem,))
+                conn.execute(self.statement(sql.CREATE_VECTOR_INDEX))
                 conn.commit()
         return True
 
     def remove_document(self, document_id: str) -> bool:
         with self.pool.connection() as conn, conn.transaction():
             conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), document_id))
-            conn.execute(sql.DELETE_DOCUMENT_ELEMENTS, (self.collection_id, document_id))
+            conn.execute(self.statement(sql.DELETE_DOCUMENT_ELEMENTS), (document_id,))
             return conn.execute(sql.DELETE_DOCUMENT, (self.collection_id, document_id)).rowcount > 0
 
     # -- elements --
@@ -326,16 +319,16 @@ class ElementStore:
     def elements(self, document_id: str) -> list[Document]:
         """All elements of one document, in document order."""
         with self.pool.connection() as conn:
-            rows = conn.execute(sql.ELEMENTS_OF_DOCUMENT, (self.collection_id, document_id)).fetchall()
-        return [_row_to_document(row) for row in rows]
+            rows = conn.execute(self.statement(sql.ELEMENTS_OF_DOCUMENT), (document_id,)).fetchall()
+        return [element_from_row(row) for row in rows]
 
     def get(self, ids: Iterable[str]) -> list[Document]:
         ids = list(dict.fromkeys(ids))
         if not ids:
             return []
         with self.pool.connection() as conn:
-            rows = conn.execute(sql.ELEMENTS_BY_ID, (self.collection_id, ids)).fetchall()
-        by_id = {row[0]: _row_to_document(row) for row in rows}
+            rows = conn.execute(self.statement(sql.ELEMENTS_BY_ID), (ids,)).fetchall()
+        by_id = {row[0]: element_from_row(row) for row in rows}
         return [by_id[i] for i in ids if i in by_id]
 
     def ancestors(self, ids: Iterable[str]) -> dict[str, Document]:
@@ -344,35 +337,79 @@ class ElementStore:
         if not ids:
             return {}
         with read_connection(self.pool) as conn:
-            rows = conn.execute(sql.ANCESTORS, {"collection_id": self.collection_id, "ids": ids}).fetchall()
-        return {row[0]: _row_to_document(row) for row in rows}
+            rows = conn.execute(self.statement(sql.ANCESTORS), {"ids": ids}).fetchall()
+        return {row[0]: element_from_row(row) for row in rows}
 
     def stats(self) -> CorpusStats:
         with self.pool.connection() as conn:
-            counts = [
-                (c or "?", int(d), int(n))
-                for c, d, n in conn.execute(sql.CATEGORY_DEPTH_COUNTS, (self.collection_id,))
-            ]
+            counts = [(c or "?", int(d), int(n)) for c, d, n in conn.execute(self.statement(sql.CATEGORY_DEPTH_COUNTS))]
             documents = len(conn.execute(sql.DOCUMENT_HASHES, (self.collection_id,)).fetchall())
         return CorpusStats(documents=documents, elements=sum(n for *_, n in counts), by_category_depth=counts)
 
     def drop(self) -> None:
         """Delete the collection with all its documents and elements."""
         with self.pool.connection() as conn, conn.transaction():
+            conn.execute(self.statement(sql.DROP_ELEMENT_TABLE))
             conn.execute(sql.DELETE_COLLECTION, (self.collection_id,))
 
 
-def _row_to_document(row: tuple) -> Document:
-    element_id, text, meta = row
-    meta = meta if isinstance(meta, dict) else json.loads(meta)
-    return Document(id=element_id, page_content=text or "", metadata=meta)
+def create_element_table(conn: psycopg.Connection, table: str, dimension: int) -> None:
+    """A collection's element table with its keys and indexes (no HNSW yet: see ``ensure_vector_index``)."""
+    for template in sql.CREATE_ELEMENT_TABLE:
+        conn.execute(sql.bind(template, table, dimension))
+
+
+def _document_params(collection_id: uuid.UUID, record: DocumentRecord, n_elements: int) -> dict[str, Any]:
+    return {
+        "collection_id": collection_id,
+        "document_id": record.document_id,
+        "source": record.source,
+        "filename": record.filename,
+        "title": record.title,
+        "content_hash": record.content_hash,
+        "loader": record.loader,
+        "n_elements": n_elements,
+        "n_bytes": record.n_bytes,
+        "encoding": record.encoding,
+        "front_matter": Jsonb(record.front_matter) if record.front_matter else None,
+    }
+
+
+def _missing_parent(exc: psycopg.errors.ForeignKeyViolation) -> str:
+    detail = exc.diag.message_detail or ""
+    # "Key (document_id, parent_id)=(doc, p) is not present in table ..." names the missing parent.
+    if not detail:
+        return "an element's parent is missing"
+    return f"an element names a parent that is not in it ({detail.strip()})"
+
+
+_pg_engines: dict[str, PGEngine] = {}
+_pg_engines_lock = threading.Lock()
+
+
+def pg_engine(url: str) -> PGEngine:
+    """langchain-postgres' engine for ``PGVectorStore``, one per database and process, holding no pool (NullPool)."""
+    from langchain_postgres import PGEngine
+    from sqlalchemy.pool import NullPool
+
+    key = sqlalchemy_url(url)
+    with _pg_engines_lock:
+        engine = _pg_engines.get(key)
+        if engine is None:
+            engine = PGEngine.from_connection_string(
+                key, poolclass=NullPool,
+                connect_args=_connect_kwargs(psycopg_conninfo(url), ":pgvectorstore"),  # see APPLICATION_NAME
+            )
+            _pg_engines[key] = engine
+        return engine
 
 
 def list_collections(url: str) -> list[CollectionInfo]:
     """Every collection in the database, with counts; empty if nothing was ever ingested."""
     pool = connection_pool(url)
     with pool.connection() as conn:
-        if not conn.execute(sql.TABLE_EXISTS, ("hke_documents",)).fetchone()[0]:
+        _refuse_legacy_layout(conn)
+        if not conn.execute(sql.TABLE_EXISTS, ("hke_collections",)).fetchone()[0]:
             return []
         rows = conn.execute(sql.LIST_COLLECTIONS).fetchall()
     out = []

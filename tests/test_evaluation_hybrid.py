@@ -59,7 +59,7 @@ def test_hybrid_finds_exact_tokens_the_vector_search_misses(store):
 def test_fts_is_safe_with_tsquery_syntax_and_empty_questions(store):
     assert not ingest(store, [SourceFile("en.md", EN.encode())]).errors
     query = embed_query(store, "x")
-    for hostile in ["it's a \\ back'slash & | ! ( ) :* <->", "'; DROP TABLE langchain_pg_embedding; --", "???", " "]:
+    for hostile in ["it's a \\ back'slash & | ! ( ) :* <->", "'; DROP TABLE hke_documents; --", "???", " "]:
         fts_search(store, hostile, query, 5)  # must not raise
     assert fts_search(store, "the what is", query, 5) == []  # stop words only: no terms, no rows
     assert tsquery_lexeme("a'b\\c") == "'a''b\\\\c'" and tsquery_lexeme("무게", prefix=True) == "'무게':*"

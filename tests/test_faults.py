@@ -26,6 +26,7 @@ import pytest
 from core import db
 from core.config import load_settings
 from core.db.urls import DatabaseError, psycopg_conninfo
+from core.sql import elements as element_sql
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,13 +80,11 @@ def verify(store, corpus):
     """What is stored, checked against the files: per document, rows == n_elements and the hash is the file's."""
     conninfo = psycopg_conninfo(store.url)
     with psycopg.connect(conninfo, autocommit=True) as conn:
-        rows = dict(conn.execute(
-            "SELECT cmetadata->>'document_id', count(*) FROM langchain_pg_embedding WHERE collection_id = %s "
-            "GROUP BY 1", (store.collection_id,)).fetchall())
-        total, distinct = conn.execute(
-            "SELECT count(*), count(DISTINCT cmetadata->>'element_id') FROM langchain_pg_embedding "
-            "WHERE collection_id = %s", (store.collection_id,)).fetchone()
-        collections = conn.execute("SELECT count(*) FROM langchain_pg_collection WHERE name = %s",
+        rows = dict(conn.execute(store.statement(
+            "SELECT document_id, count(*) FROM {elements} GROUP BY 1")).fetchall())
+        total, distinct = conn.execute(store.statement(
+            "SELECT count(*), count(DISTINCT element_id) FROM {elements}")).fetchone()
+        collections = conn.execute("SELECT count(*) FROM hke_collections WHERE name = %s",
                                    (store.collection,)).fetchone()[0]
     records = store.documents()
     docs = {
@@ -345,7 +344,9 @@ def test_two_processes_ingest_the_same_corpus_at_once(db_url: str, tmp_path: Pat
             except subprocess.TimeoutExpired:
                 proc.kill()
         with contextlib.suppress(Exception), psycopg.connect(psycopg_conninfo(db_url)) as conn:
-            conn.execute("DELETE FROM langchain_pg_collection WHERE name = %s", (collection,))  # cascades
+            (collection_id,) = conn.execute("SELECT id FROM hke_collections WHERE name = %s", (collection,)).fetchone()
+            conn.execute(element_sql.bind(element_sql.DROP_ELEMENT_TABLE, element_sql.table_name(collection_id)))
+            conn.execute(element_sql.DELETE_COLLECTION, (collection_id,))  # cascades to its documents
     assert [p.returncode for p in procs] == [0, 0]
 
 

@@ -229,19 +229,24 @@ def test_vector_index_is_built_once_the_table_is_big_enough(store, tmp_path):
     """Small corpora are searched exactly (cheap ingest); the HNSW index appears once the threshold is crossed."""
     from core.sql import elements as sql
 
+    drop = sql.bind("DROP INDEX IF EXISTS {hnsw}", store.table)
     with store.pool.connection() as conn:
-        conn.execute("DROP INDEX IF EXISTS hke_emb_hnsw")
+        conn.execute(drop)
         conn.commit()
-        rows = conn.execute(sql.COUNT_EMBEDDINGS).fetchone()[0]
+        rows = conn.execute(store.statement(sql.COUNT_ELEMENTS)).fetchone()[0]
     try:
         ingest_paths(store, _copy_samples(tmp_path, 1), hnsw_min_rows=rows + 10_000)
         assert not store.has_vector_index()
         (tmp_path / "more.md").write_text("# More\n\n* one more item\n", encoding="utf-8")
         ingest_paths(store, [tmp_path / "more.md"], hnsw_min_rows=0)
         assert store.has_vector_index()
+        with store.pool.connection() as conn:  # the index is the collection table's own
+            indexed = conn.execute("SELECT indrelid::regclass::text FROM pg_index "
+                                   "WHERE indexrelid = to_regclass(%s)", (f"{store.table}_hnsw",)).fetchone()
+        assert indexed == (store.table,)
     finally:
         with store.pool.connection() as conn:  # back to the small-database default: no HNSW index
-            conn.execute("DROP INDEX IF EXISTS hke_emb_hnsw")
+            conn.execute(drop)
             conn.commit()
 
 

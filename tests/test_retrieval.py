@@ -288,9 +288,9 @@ def test_collection_search_is_served_by_the_hnsw_index(store):
         conn.execute("SET LOCAL enable_seqscan = off")
         conn.execute("SET LOCAL enable_sort = off")
         plan = "\n".join(r[0] for r in conn.execute(
-            "EXPLAIN " + sql.SEARCH_COLLECTION, {"collection_id": store.collection_id, "query": query, "k": 4}))
+            "EXPLAIN " + store.statement(sql.SEARCH_COLLECTION), {"query": query, "k": 4}))
         conn.rollback()
-    assert re.search(r"Index Scan using hke_emb_hnsw", plan), plan
+    assert re.search(rf"Index Scan using {store.table}_hnsw", plan), plan
     hits = vector_search(store, query, 4)
     assert hits[0].element_id == "h00000" and hits[0].distance == pytest.approx(0.0, abs=1e-5)
 

@@ -237,7 +237,7 @@ def _element_vectors(store: ElementStore) -> dict[str, np.ndarray]:
     from core.sql import graph as sql
 
     try:
-        rows = tables.fetch(store.pool, sql.ELEMENT_VECTORS, {"collection_id": store.collection_id})
+        rows = tables.fetch(store.pool, store.statement(sql.ELEMENT_VECTORS), {"collection_id": store.collection_id})
     except Exception as exc:  # a store without pgvector rows must still index
         log.warning("element vectors unavailable (%s); summaries use mention counts", exc)
         return {}

@@ -20,9 +20,11 @@ import numpy as np
 from langchain_core.documents import Document
 
 from core.db.pool import read_connection
+from core.element_rows import element_from_row
 from core.partial_tree import PartialTree, merge_trees, render_markdown, render_plain, short_ids
 from core.retrieval.search import Hit
 from core.sql import retrieval as sql
+from core.sql.elements import ELEMENT_WIDTH
 from core.store import ElementStore
 from core.tokens import count_tokens, truncate_to_tokens
 
@@ -128,7 +130,7 @@ def expand(
         raise ValueError("children_budget needs the query vector to score the children")
     with read_connection(store.pool) as conn:
         rows = conn.execute(
-            sql.EXPAND_WITH_CHILDREN,
+            store.statement(sql.EXPAND_WITH_CHILDREN),
             {
                 "collection_id": store.collection_id,
                 "ids": hit_ids,
@@ -141,8 +143,9 @@ def expand(
     elements: dict[str, Document] = {}
     candidates: dict[str, Document] = {}
     distances: dict[str, float] = {}
-    for element_id, text, meta, distance, is_child in rows:
-        doc = Document(id=element_id, page_content=text or "", metadata=meta)
+    for row in rows:
+        doc, (distance, is_child) = element_from_row(row), row[ELEMENT_WIDTH:]
+        element_id = doc.id
         if is_child:
             candidates.setdefault(element_id, doc)
             distances[element_id] = float(distance)

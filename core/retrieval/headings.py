@@ -123,7 +123,7 @@ class HeadingMatch:
 
 def load_headings(store: ElementStore) -> list[HeadingRef]:
     with read_connection(store.pool) as conn:
-        rows = conn.execute(sql.HEADINGS, {"collection_id": store.collection_id}).fetchall()
+        rows = conn.execute(store.statement(sql.HEADINGS), {"collection_id": store.collection_id}).fetchall()
     out = []
     for element_id, text, path, document_id, filename in rows:
         if isinstance(path, str):

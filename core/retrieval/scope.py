@@ -7,9 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from langchain_core.documents import Document
-
 from core.db.pool import read_connection
+from core.element_rows import element_from_row
 from core.sql import retrieval as sql
 from core.store import ElementStore
 
@@ -77,11 +76,11 @@ def resolve_scope(store: ElementStore, key: str | None) -> Scope:
     if not found and _HEX.fullmatch(key.lower()):
         with read_connection(store.pool) as conn:
             rows = conn.execute(
-                sql.ELEMENTS_BY_PREFIX, {"collection_id": store.collection_id, "prefix": key.lower()}
+                store.statement(sql.ELEMENTS_BY_PREFIX), {"collection_id": store.collection_id, "prefix": key.lower()}
             ).fetchall()
         if len(rows) > 1:
             raise ValueError(f"scope {key!r} is the prefix of several elements: give more characters")
-        found = [Document(id=r[0], page_content=r[1] or "", metadata=r[2]) for r in rows]
+        found = [element_from_row(r) for r in rows]
     if not found:
         raise ValueError(f"scope {key!r} is neither a document id nor an element id in collection {store.collection!r}")
     element = found[0]

@@ -24,9 +24,11 @@ from langchain_core.documents import Document
 
 from core import textnorm
 from core.db.pool import apply_schema, read_connection
+from core.element_rows import element_from_row
 from core.retrieval.contextual import sibling_scope, to_base_hits
 from core.retrieval.scope import Scope
 from core.sql import retrieval as sql
+from core.sql.elements import ELEMENT_WIDTH
 from core.store import ElementStore
 
 __all__ = [
@@ -185,8 +187,7 @@ def _scope_params(store: ElementStore, scope: Scope) -> dict[str, Any]:
 
 
 def _hits(rows: Sequence[tuple]) -> list[Hit]:
-    return [Hit(Document(id=r[0], page_content=r[1] or "", metadata=r[2]), rank, float(r[3]))
-            for rank, r in enumerate(rows)]
+    return [Hit(element_from_row(r), rank, float(r[ELEMENT_WIDTH])) for rank, r in enumerate(rows)]
 
 
 def vector_search(
@@ -199,21 +200,21 @@ def vector_search(
     scope = scope or Scope.whole()
     params = {**_scope_params(store, scope), "query": query_vector, "k": k}
     with read_connection(store.pool) as conn:
-        rows = conn.execute(sql.vector_statement(scope.kind, include_metadata), params).fetchall()
+        rows = conn.execute(store.statement(sql.vector_statement(scope.kind, include_metadata)), params).fetchall()
     return _hits(rows)
 
 
 # -- full text -------------------------------------------------------------------------------------------------
 
-_INDEXED: set[str] = set()
+_INDEXED: set[tuple[str, str]] = set()
 
 
 def ensure_search_index(store: ElementStore) -> None:
-    """The GIN index full-text search uses (idempotent; once per database and process)."""
-    if store.url in _INDEXED:
+    """The GIN index full-text search uses (idempotent; once per collection table and process)."""
+    if (store.url, store.table) in _INDEXED:
         return
-    apply_schema(store.pool, [sql.DROP_OLD_FTS_INDEX, sql.FTS_INDEX], sql.FTS_INDEX_LOCK_KEY)
-    _INDEXED.add(store.url)
+    apply_schema(store.pool, [store.statement(sql.FTS_INDEX)], sql.FTS_INDEX_LOCK_KEY)
+    _INDEXED.add((store.url, store.table))
 
 
 def fts_terms(question: str) -> list[str]:
@@ -252,8 +253,8 @@ def fts_scored(
             return []
         params = {**_scope_params(store, scope), "terms": terms, "query": " | ".join(terms),
                   "query_vector": query_vector, "k": k}
-        rows = conn.execute(sql.fulltext_statement(scope.kind, include_metadata), params).fetchall()
-    return [(hit, float(r[4])) for hit, r in zip(_hits(rows), rows, strict=True)]
+        rows = conn.execute(store.statement(sql.fulltext_statement(scope.kind, include_metadata)), params).fetchall()
+    return [(hit, float(r[ELEMENT_WIDTH + 1])) for hit, r in zip(_hits(rows), rows, strict=True)]
 
 
 def fts_search(store: ElementStore, question: str, query_vector: np.ndarray, k: int,

@@ -1,12 +1,23 @@
-"""SQL of the element store: the vectors in langchain-postgres' tables plus the hierarchy on top of them.
+"""SQL of the element store: a registry of collections and one element table per collection.
 
-The vectors live in langchain-postgres' own tables (``langchain_pg_collection``, ``langchain_pg_embedding``),
-so any LangChain code can read them through ``PGVector``. What the hierarchy needs on top of them is here:
-expression indexes on the parent links, a per-document table for incremental ingest, and the queries.
-All statements take parameters; none is built from user text.
+Each collection's elements live in their own table, ``hke_elements_<collection uuid hex>``, in the layout of
+langchain-postgres' ``PGVectorStore`` (one store, one table): an id column, ``content``, ``embedding`` and a JSON
+metadata column, plus the hierarchy as real columns (``element_id``, ``parent_id``, ``document_id``,
+``category``, ``category_depth``, ``order``, ``heading_path``, ``embedded_text_sha256``), so ``PGVectorStore`` can
+open the table and our own statements walk the tree through ordinary b-tree indexes. A table per collection
+also lets two collections hold vectors of different sizes, and gives each its own HNSW index.
+
+Statements that touch an element table are templates with ``{elements}`` (and index names) in place of the
+identifiers; :func:`bind` fills them in with ``psycopg.sql.Identifier``. All values are parameters; no
+statement is built from user text.
 """
 
-# -- schema -----------------------------------------------------------------------------------------
+from __future__ import annotations
+
+import functools
+import uuid
+
+from psycopg import sql as pgsql
 
 # Serialises schema creation across processes: CREATE ... IF NOT EXISTS still races on the catalog.
 SCHEMA_LOCK_KEY = 4_851_220_001
@@ -14,10 +25,70 @@ SCHEMA_LOCK_KEY = 4_851_220_001
 ADVISORY_LOCK = "SELECT pg_advisory_lock(%s)"
 ADVISORY_UNLOCK = "SELECT pg_advisory_unlock(%s)"
 
+TABLE_EXISTS = "SELECT to_regclass(%s) IS NOT NULL"
+
+TABLE_PREFIX = "hke_elements_"
+
+# The element metadata keys that are real columns, in table order ("order" is a keyword: always quoted).
+METADATA_COLUMNS = (
+    "parent_id", "document_id", "category", "category_depth", "order", "heading_path", "embedded_text_sha256",
+)  # fmt: skip
+ID_COLUMN = "element_id"
+CONTENT_COLUMN = "content"
+EMBEDDING_COLUMN = "embedding"
+# jsonb where PGVectorStore's own DDL says json: the recursive walks use UNION, which needs equality on every
+# carried column, and json has none. PGVectorStore reads and writes a jsonb column the same way.
+METADATA_JSON_COLUMN = "metadata"
+
+
+def table_name(collection_id: uuid.UUID) -> str:
+    """The element table of a collection: named by its id, so it never needs quoting or renaming."""
+    return f"{TABLE_PREFIX}{collection_id.hex}"
+
+
+@functools.lru_cache(maxsize=2048)
+def bind(template: str, table: str, dimension: int = 0) -> str:
+    """``template`` with its ``{elements}`` table and index placeholders filled in for ``table``."""
+    names = {
+        "dimension": pgsql.SQL(str(int(dimension))),
+        "elements": pgsql.Identifier(table),
+        "hnsw": pgsql.Identifier(f"{table}_hnsw"),
+        "fts": pgsql.Identifier(f"{table}_fts"),
+        "doc_key": pgsql.Identifier(f"{table}_doc_key"),
+        "parent_fk": pgsql.Identifier(f"{table}_parent_fk"),
+        "children": pgsql.Identifier(f"{table}_children"),
+        "text_sha": pgsql.Identifier(f"{table}_text_sha"),
+        "hnsw_name": pgsql.Literal(f"{table}_hnsw"),
+        "table_name": pgsql.Literal(table),
+    }
+    return pgsql.SQL(template).format(**names).as_string()  # type: ignore[arg-type]
+
+
+# What every statement that returns elements selects first, in this order (core.store.element_from_row builds
+# the Document's metadata from them in Python: building it as jsonb in SQL cost 0.3 ms per expansion).
+ELEMENT_COLUMNS = (ID_COLUMN, CONTENT_COLUMN, *METADATA_COLUMNS, METADATA_JSON_COLUMN)
+ELEMENT_WIDTH = len(ELEMENT_COLUMNS)  # where a statement's extra columns (distance, score, ...) start
+WALK_COLUMNS = ", ".join(f'"{c}"' if c == "order" else c for c in ELEMENT_COLUMNS)
+
+
+def cols(alias: str) -> str:
+    """ELEMENT_COLUMNS of the table or walk ``alias``."""
+    return ", ".join(f'{alias}."{c}"' if c == "order" else f"{alias}.{c}" for c in ELEMENT_COLUMNS)
+
+
+# -- schema -----------------------------------------------------------------------------------------
+
 CREATE_SCHEMA = [
     """
+    CREATE TABLE IF NOT EXISTS hke_collections (
+        id       uuid PRIMARY KEY,
+        name     text NOT NULL UNIQUE,
+        metadata jsonb NOT NULL DEFAULT '{}'
+    )
+    """,
+    """
     CREATE TABLE IF NOT EXISTS hke_documents (
-        collection_id uuid NOT NULL REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
+        collection_id uuid NOT NULL REFERENCES hke_collections (id) ON DELETE CASCADE,
         document_id   text NOT NULL,
         source        text NOT NULL,
         filename      text NOT NULL,
@@ -32,48 +103,85 @@ CREATE_SCHEMA = [
         PRIMARY KEY (collection_id, document_id)
     )
     """,
-    # The GIN index PGVector creates does not serve ->> equality; these make the ancestor walk an index walk.
-    "CREATE INDEX IF NOT EXISTS hke_emb_element_id ON langchain_pg_embedding ((cmetadata->>'element_id'))",
-    "CREATE INDEX IF NOT EXISTS hke_emb_parent_id ON langchain_pg_embedding ((cmetadata->>'parent_id'))",
-    "CREATE INDEX IF NOT EXISTS hke_emb_document"
-    " ON langchain_pg_embedding (collection_id, (cmetadata->>'document_id'))",
-    # The embedding cache's key (see CACHED_VECTORS).
-    "CREATE INDEX IF NOT EXISTS hke_emb_text_sha256 ON langchain_pg_embedding ((cmetadata->>'embedded_text_sha256'))",
+    # array_to_string is only STABLE (it could print any array type); over text[] it is immutable, which an
+    # index expression needs (the full-text index, core.sql.retrieval).
+    """
+    CREATE OR REPLACE FUNCTION hke_path_text(text[]) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT array_to_string($1, ' ') $$
+    """,
 ]
+
+# Opening a store checks this before running CREATE_SCHEMA (no catalog writes on every open).
+SCHEMA_READY = """
+SELECT to_regclass('hke_collections') IS NOT NULL AND to_regclass('hke_documents') IS NOT NULL
+   AND to_regprocedure('hke_path_text(text[])') IS NOT NULL
+"""
+
+# One table per collection, the shape PGEngine.init_vectorstore_table makes (id, content, embedding, metadata
+# columns, JSON metadata), plus the parent link kept inside the document by a composite foreign key.
+# Indexes: the primary key serves the walk up (parent_id -> element_id); (document_id, element_id) is the
+# foreign key's target and serves "elements of a document"; (document_id, parent_id) serves the walk down and
+# the foreign key's check when a document's elements are deleted; the text hash is the embedding cache's key.
+CREATE_ELEMENT_TABLE = [
+    """
+    CREATE TABLE IF NOT EXISTS {elements} (
+        element_id           text PRIMARY KEY,
+        content              text NOT NULL,
+        embedding            vector({dimension}) NOT NULL,
+        parent_id            text,
+        document_id          text NOT NULL,
+        category             text NOT NULL,
+        category_depth       integer NOT NULL DEFAULT 0,
+        "order"              integer NOT NULL,
+        heading_path         text[] NOT NULL DEFAULT '{{}}',
+        embedded_text_sha256 text,
+        metadata             jsonb NOT NULL DEFAULT '{{}}',
+        CONSTRAINT {doc_key} UNIQUE (document_id, element_id),
+        CONSTRAINT {parent_fk} FOREIGN KEY (document_id, parent_id) REFERENCES {elements} (document_id, element_id)
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS {children} ON {elements} (document_id, parent_id)",
+    "CREATE INDEX IF NOT EXISTS {text_sha} ON {elements} (embedded_text_sha256)"
+    " WHERE embedded_text_sha256 IS NOT NULL",
+]
+
+DROP_ELEMENT_TABLE = "DROP TABLE IF EXISTS {elements}"
 
 # The HNSW index is built once the table is big enough to need it (ElementStore.ensure_vector_index): below
 # that an exact scan is as fast, and maintaining HNSW on every insert costs about as much as embedding does.
-CREATE_VECTOR_INDEX = (
-    "CREATE INDEX IF NOT EXISTS hke_emb_hnsw ON langchain_pg_embedding USING hnsw (embedding vector_cosine_ops)"
-)
+CREATE_VECTOR_INDEX = "CREATE INDEX IF NOT EXISTS {hnsw} ON {elements} USING hnsw (embedding vector_cosine_ops)"
 
-VECTOR_INDEX_EXISTS = "SELECT to_regclass('hke_emb_hnsw') IS NOT NULL"
+VECTOR_INDEX_EXISTS = "SELECT to_regclass({hnsw_name}) IS NOT NULL"
 
-COUNT_EMBEDDINGS = "SELECT count(*) FROM langchain_pg_embedding"
+COUNT_ELEMENTS = "SELECT count(*) FROM {elements}"
 
-EMBEDDING_COLUMN_TYPE = """
-SELECT format_type(a.atttypid, a.atttypmod)
-FROM pg_attribute a
-WHERE a.attrelid = 'langchain_pg_embedding'::regclass AND a.attname = 'embedding'
-"""
-
-TABLE_EXISTS = "SELECT to_regclass(%s) IS NOT NULL"
+TABLE_SCHEMA = "SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = {table_name}::regclass"
 
 # -- collections ------------------------------------------------------------------------------------
 
-COLLECTION_BY_NAME = "SELECT uuid, cmetadata FROM langchain_pg_collection WHERE name = %s"
+COLLECTION_BY_NAME = "SELECT id, metadata FROM hke_collections WHERE name = %s"
 
-SET_COLLECTION_METADATA = "UPDATE langchain_pg_collection SET cmetadata = %s WHERE uuid = %s"
+INSERT_COLLECTION = "INSERT INTO hke_collections (id, name, metadata) VALUES (%s, %s, %s)"
 
+# Element counts come from hke_documents (n_elements is written in the same transaction as the elements).
 LIST_COLLECTIONS = """
-SELECT c.name, c.cmetadata,
-       (SELECT count(*) FROM hke_documents d WHERE d.collection_id = c.uuid) AS documents,
-       (SELECT count(*) FROM langchain_pg_embedding e WHERE e.collection_id = c.uuid) AS elements
-FROM langchain_pg_collection c
+SELECT c.name, c.metadata, count(d.document_id) AS documents, coalesce(sum(d.n_elements), 0) AS elements
+FROM hke_collections c
+LEFT JOIN hke_documents d ON d.collection_id = c.id
+GROUP BY c.id, c.name, c.metadata
 ORDER BY c.name
 """
 
-DELETE_COLLECTION = "DELETE FROM langchain_pg_collection WHERE uuid = %s"
+# The collections whose vectors the embedding cache may reuse: same provider, model and dimension.
+SAME_EMBEDDER_COLLECTIONS = """
+SELECT id FROM hke_collections
+WHERE metadata->>'embedding_provider' = %(provider)s
+  AND metadata->>'embedding_model' = %(model)s
+  AND metadata->>'embedding_dimension' = %(dimension)s
+ORDER BY name
+"""
+
+DELETE_COLLECTION = "DELETE FROM hke_collections WHERE id = %s"
 
 # -- documents --------------------------------------------------------------------------------------
 
@@ -111,72 +219,61 @@ ON CONFLICT (collection_id, document_id) DO UPDATE SET
     ingested_at = now()
 """
 
-DELETE_DOCUMENT_ELEMENTS = """
-DELETE FROM langchain_pg_embedding WHERE collection_id = %s AND cmetadata->>'document_id' = %s
-"""
+DELETE_DOCUMENT_ELEMENTS = "DELETE FROM {elements} WHERE document_id = %s"
 
 DELETE_DOCUMENT = "DELETE FROM hke_documents WHERE collection_id = %s AND document_id = %s"
 
 COPY_ELEMENTS = (
-    "COPY langchain_pg_embedding (id, collection_id, embedding, document, cmetadata) FROM STDIN WITH (FORMAT BINARY)"
+    'COPY {elements} (element_id, content, embedding, parent_id, document_id, category, category_depth, "order", '
+    "heading_path, embedded_text_sha256, metadata) FROM STDIN WITH (FORMAT BINARY)"
 )
 
-COPY_ELEMENT_TYPES = ["varchar", "uuid", "vector", "varchar", "jsonb"]
+COPY_ELEMENT_TYPES = ["text", "text", "vector", "text", "text", "text", "int4", "int4", "text[]", "text", "jsonb"]
 
 # -- embedding cache --------------------------------------------------------------------------------
 
 # The cache is the stored elements themselves: each records the sha256 of the exact text it was embedded from,
-# and its vector is reused for that text by any collection of the same embedder (provider, model, dimension,
-# as recorded on the collection). A vector lives as long as one element holds it, so a removed or replaced
-# document takes its unshared vectors with it and there is nothing separate to prune.
-CACHED_VECTORS = """
-SELECT DISTINCT ON (e.cmetadata->>'embedded_text_sha256') e.cmetadata->>'embedded_text_sha256', e.embedding
-FROM langchain_pg_embedding e
-JOIN langchain_pg_collection c ON c.uuid = e.collection_id
-WHERE e.cmetadata->>'embedded_text_sha256' = ANY(%(hashes)s)
-  AND c.cmetadata->>'embedding_provider' = %(provider)s
-  AND c.cmetadata->>'embedding_model' = %(model)s
-  AND c.cmetadata->>'embedding_dimension' = %(dimension)s
-"""
+# and its vector is reused for that text by any collection of the same embedder. A vector lives as long as one
+# element holds it, so a removed or replaced document takes its unshared vectors with it. One such select per
+# table of the same embedder, joined by UNION ALL (see ElementStore.cached_vectors).
+CACHED_VECTORS_OF_TABLE = (
+    "SELECT embedded_text_sha256, embedding FROM {elements} WHERE embedded_text_sha256 = ANY(%(hashes)s)"
+)
 
 # -- elements ---------------------------------------------------------------------------------------
 
-ELEMENTS_OF_DOCUMENT = """
-SELECT id, document, cmetadata
-FROM langchain_pg_embedding
-WHERE collection_id = %s AND cmetadata->>'document_id' = %s
-ORDER BY (cmetadata->>'order')::int
-"""
+ELEMENTS_OF_DOCUMENT = f"""
+SELECT {cols("e")}
+FROM {{elements}} e
+WHERE e.document_id = %s
+ORDER BY e."order"
+"""  # noqa: S608 - fixed fragments, no user text
 
-ELEMENTS_BY_ID = """
-SELECT id, document, cmetadata
-FROM langchain_pg_embedding
-WHERE collection_id = %s AND cmetadata->>'element_id' = ANY(%s)
-"""
+ELEMENTS_BY_ID = f"""
+SELECT {cols("e")}
+FROM {{elements}} e
+WHERE e.element_id = ANY(%s)
+"""  # noqa: S608 - fixed fragments, no user text
 
-# One round trip for the ancestors of every hit: walk parent_id upwards through the element_id index.
-# The walk carries whole rows: joining the walked ids back to the table afterwards let the planner pick a
-# hash join over a sequential scan of the collection (the recursive CTE's row estimate is large), which made
-# expansion grow with the corpus (25 ms at 10k elements instead of 0.4 ms). UNION also stops at an ancestor
-# already reached from another hit, so shared ancestors are fetched once.
-ANCESTORS = """
-WITH RECURSIVE walk (id, document, cmetadata) AS (
-    SELECT e.id, e.document, e.cmetadata
-    FROM langchain_pg_embedding e
-    WHERE e.collection_id = %(collection_id)s AND e.cmetadata->>'element_id' = ANY(%(ids)s)
+# One round trip for the ancestors of every hit: walk parent_id up through the primary key. The walk carries
+# whole rows (joining walked ids back afterwards let the planner pick a sequential scan), and UNION stops at an
+# ancestor already reached from another hit, so shared ancestors are fetched once.
+ANCESTORS = f"""
+WITH RECURSIVE walk ({WALK_COLUMNS}) AS (
+    SELECT {cols("e")}
+    FROM {{elements}} e
+    WHERE e.element_id = ANY(%(ids)s)
   UNION
-    SELECT p.id, p.document, p.cmetadata
+    SELECT {cols("p")}
     FROM walk w
-    JOIN langchain_pg_embedding p
-      ON p.cmetadata->>'element_id' = w.cmetadata->>'parent_id' AND p.collection_id = %(collection_id)s
+    JOIN {{elements}} p ON p.element_id = w.parent_id
 )
-SELECT id, document, cmetadata FROM walk
-"""
+SELECT {cols("w")} FROM walk w
+"""  # noqa: S608 - fixed fragments, no user text
 
 CATEGORY_DEPTH_COUNTS = """
-SELECT cmetadata->>'category' AS category, COALESCE((cmetadata->>'category_depth')::int, 0) AS depth, count(*) AS n
-FROM langchain_pg_embedding
-WHERE collection_id = %s
+SELECT category, category_depth, count(*) AS n
+FROM {elements}
 GROUP BY 1, 2
 ORDER BY 1, 2
 """

@@ -7,13 +7,11 @@
   the mode built, so that a question can be inspected side by side later.
 * ``hke_eval_judgements``: one row per (run, question, pair of modes, criterion) when an LLM judge ran.
 
-The full-text search the evaluation modes use is the retrieval pipeline's (``core.sql.retrieval``); the
-schema here creates its index too.
+The full-text search the evaluation modes use is the retrieval pipeline's (``core.sql.retrieval``); its index
+is per collection table (``core.retrieval.search.ensure_search_index``), made before a run starts.
 
 All statements take parameters; none is built from user text.
 """
-
-from core.sql.retrieval import DROP_OLD_FTS_INDEX, FTS_INDEX
 
 # Serialises the DDL below across processes (CREATE … IF NOT EXISTS still races on the catalog).
 SCHEMA_LOCK_KEY = 4_851_220_006
@@ -22,7 +20,7 @@ CREATE_SCHEMA = [
     """
     CREATE TABLE IF NOT EXISTS hke_eval_runs (
         run_id        uuid PRIMARY KEY,
-        collection_id uuid NOT NULL REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
+        collection_id uuid NOT NULL REFERENCES hke_collections (id) ON DELETE CASCADE,
         question_set  text NOT NULL,
         n_questions   integer NOT NULL,
         modes         text[] NOT NULL,
@@ -73,9 +71,6 @@ CREATE_SCHEMA = [
         PRIMARY KEY (run_id, question_id, mode_a, mode_b, criterion)
     )
     """,
-    # The full-text index of the retrieval pipeline (core.sql.retrieval), so a run never builds it mid-question.
-    DROP_OLD_FTS_INDEX,
-    FTS_INDEX,
 ]
 
 # -- runs -------------------------------------------------------------------------------------------
@@ -111,7 +106,7 @@ r.started_at, r.finished_at
 
 LIST_RUNS = f"""
 SELECT {_RUN_COLUMNS}
-FROM hke_eval_runs r JOIN langchain_pg_collection c ON c.uuid = r.collection_id
+FROM hke_eval_runs r JOIN hke_collections c ON c.id = r.collection_id
 WHERE (%(collection)s::text IS NULL OR c.name = %(collection)s)
 ORDER BY r.started_at DESC, r.run_id
 LIMIT %(limit)s
@@ -119,7 +114,7 @@ LIMIT %(limit)s
 
 GET_RUN = f"""
 SELECT {_RUN_COLUMNS}
-FROM hke_eval_runs r JOIN langchain_pg_collection c ON c.uuid = r.collection_id
+FROM hke_eval_runs r JOIN hke_collections c ON c.id = r.collection_id
 WHERE r.run_id = %(run_id)s
 """  # noqa: S608 - a fixed column list, no user text
 

@@ -2,7 +2,7 @@
 
 The tables mirror Microsoft GraphRAG's output tables (``text_units``, ``entities``, ``relationships``,
 ``communities``, ``community_reports``), one set of rows per collection. Every row carries ``collection_id``,
-a foreign key to ``langchain_pg_collection`` with ``ON DELETE CASCADE``, so dropping a collection drops its index.
+a foreign key to ``hke_collections`` with ``ON DELETE CASCADE``, so dropping a collection drops its index.
 Re-indexing replaces a collection's rows in one transaction (``DELETE_*`` then ``COPY_*``), so a reader sees
 either the old index or the new one. All statements take parameters; none is built from user text.
 """
@@ -15,7 +15,7 @@ GRAPH_SCHEMA_LOCK_KEY = 4_851_220_004
 CREATE_SCHEMA = [
     """
     CREATE TABLE IF NOT EXISTS hke_graph_index (
-        collection_id uuid PRIMARY KEY REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
+        collection_id uuid PRIMARY KEY REFERENCES hke_collections (id) ON DELETE CASCADE,
         built_at      timestamptz NOT NULL DEFAULT now(),
         extraction    text NOT NULL CHECK (extraction IN ('offline', 'llm')),
         params        jsonb NOT NULL,
@@ -24,7 +24,7 @@ CREATE_SCHEMA = [
     """,
     """
     CREATE TABLE IF NOT EXISTS hke_text_units (
-        collection_id     uuid NOT NULL REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
+        collection_id     uuid NOT NULL REFERENCES hke_collections (id) ON DELETE CASCADE,
         id                text NOT NULL,
         human_readable_id integer NOT NULL,
         document_id       text NOT NULL,
@@ -39,7 +39,7 @@ CREATE_SCHEMA = [
     """,
     """
     CREATE TABLE IF NOT EXISTS hke_entities (
-        collection_id     uuid NOT NULL REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
+        collection_id     uuid NOT NULL REFERENCES hke_collections (id) ON DELETE CASCADE,
         id                text NOT NULL,
         human_readable_id integer NOT NULL,
         title             text NOT NULL CHECK (title <> ''),
@@ -54,7 +54,7 @@ CREATE_SCHEMA = [
     """,
     """
     CREATE TABLE IF NOT EXISTS hke_relationships (
-        collection_id     uuid NOT NULL REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
+        collection_id     uuid NOT NULL REFERENCES hke_collections (id) ON DELETE CASCADE,
         id                text NOT NULL,
         human_readable_id integer NOT NULL,
         source            text NOT NULL,
@@ -73,7 +73,7 @@ CREATE_SCHEMA = [
     """,
     """
     CREATE TABLE IF NOT EXISTS hke_communities (
-        collection_id     uuid NOT NULL REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
+        collection_id     uuid NOT NULL REFERENCES hke_collections (id) ON DELETE CASCADE,
         id                text NOT NULL,
         human_readable_id integer NOT NULL,
         kind              text NOT NULL CHECK (kind IN ('entity', 'structural')),
@@ -93,7 +93,7 @@ CREATE_SCHEMA = [
     """,
     """
     CREATE TABLE IF NOT EXISTS hke_community_reports (
-        collection_id      uuid NOT NULL REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
+        collection_id      uuid NOT NULL REFERENCES hke_collections (id) ON DELETE CASCADE,
         community_id       text NOT NULL,
         kind               text NOT NULL CHECK (kind IN ('entity', 'structural')),
         level              integer NOT NULL CHECK (level >= 0),
@@ -120,7 +120,7 @@ CREATE_SCHEMA = [
     """,
     """
     CREATE TABLE IF NOT EXISTS hke_llm_cache (
-        collection_id uuid NOT NULL REFERENCES langchain_pg_collection (uuid) ON DELETE CASCADE,
+        collection_id uuid NOT NULL REFERENCES hke_collections (id) ON DELETE CASCADE,
         model         text NOT NULL,
         prompt_hash   text NOT NULL,
         response      text NOT NULL,
@@ -350,15 +350,16 @@ CACHE_CLEAR_ALL = "DELETE FROM hke_llm_cache"
 # -- global search (offline) ------------------------------------------------------------------------
 
 # Cosine similarity of a question vector to stored element vectors (pgvector's <=> is cosine distance).
+# Both are templates over the collection's element table (core.sql.elements.bind).
 ELEMENT_SIMILARITY = """
-SELECT id, 1 - (embedding <=> %(query)s) AS similarity
-FROM langchain_pg_embedding
-WHERE collection_id = %(collection_id)s AND id = ANY(%(ids)s)
+SELECT element_id, 1 - (embedding <=> %(query)s) AS similarity
+FROM {elements}
+WHERE element_id = ANY(%(ids)s)
 """
 
 # Every element's stored vector, for summary sentence selection at index time.
 ELEMENT_VECTORS = """
-SELECT id, embedding FROM langchain_pg_embedding WHERE collection_id = %(collection_id)s
+SELECT element_id, embedding FROM {elements}
 """
 
 INSERT_LAYOUT = "INSERT INTO hke_community_layouts (collection_id, community_id, layout) VALUES (%s, %s, %s)"

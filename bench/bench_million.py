@@ -1,0 +1,102 @@
+"""One million synthetic elements on this machine: load, index builds, retrieve + expand, disk per element.
+
+1. load: ``ElementStore.replace_document`` per document (one ``COPY`` each) of 1M synthetic elements
+   (bench/_synthetic.py: heading trees of depth 3-6, 512-d clustered unit vectors), no HNSW during the load;
+2. HNSW build (cosine, pgvector defaults m=16, ef_construction=64) with ``maintenance_work_mem`` as given
+   (default 4GB, so the graph is built in memory) and one parallel maintenance worker (2 cores);
+3. the full-text GIN index the default pipeline uses (built on the first hybrid search otherwise), and the
+   heading index the first question after a change builds (every heading read and tokenised);
+4. retrieve + expand with the default pipeline (``core.retrieval.retrieve``: heading match, hybrid search,
+   ancestors, sections) over 300 queries near stored vectors, query embedding excluded (bench_retrieval.latency);
+5. disk: the collection table with all its indexes over the element count.
+
+The load average (1-minute) is recorded at each step: the machine is shared. Run it once, on a quiet machine:
+    nohup .venv/bin/python bench/bench_million.py > bench/out/million.log 2>&1 &
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+from _common import scratch_database, write_result
+from _synthetic import analyze, build_hnsw, load, remove_scratch_database
+from bench_retrieval import latency
+
+
+def load_average() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--elements", type=int, default=1_000_000)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--maintenance-work-mem", default="4GB")
+    parser.add_argument("--keep", action="store_true", help="leave the scratch database in place")
+    args = parser.parse_args()
+
+    from core.db.pool import read_connection
+    from core.embeddings import make_embeddings
+    from core.retrieval.headings import heading_index
+    from core.retrieval.search import ensure_search_index
+    from core.store import ElementStore
+
+    url = scratch_database()
+    store = ElementStore(url, "million", make_embeddings("use"), options={"synthetic": True})
+    out: dict = {"elements": args.elements, "maintenance_work_mem": args.maintenance_work_mem,
+                 "cpu_count": os.cpu_count(), "load_average": {"start": load_average()}}
+    print(f"start, load average {out['load_average']['start']}", flush=True)
+
+    documents, seconds = load(store, args.elements, seed=1_000_000, prefix="m")
+    analyze(store)
+    out.update(documents=documents, load_s=round(seconds, 1), load_elements_per_s=round(args.elements / seconds))
+    out["load_average"]["after_load"] = load_average()
+    print(f"load: {documents} documents, {seconds:.0f} s, {args.elements / seconds:.0f} elements/s", flush=True)
+
+    # One leader and one parallel worker: the machine has 2 cores.
+    out["hnsw_build_s"] = round(build_hnsw(store, args.maintenance_work_mem, parallel_workers=1), 1)
+    out["load_average"]["after_hnsw"] = load_average()
+    print(f"HNSW build: {out['hnsw_build_s']} s", flush=True)
+
+    t0 = time.perf_counter()
+    ensure_search_index(store)
+    out["fts_index_build_s"] = round(time.perf_counter() - t0, 1)
+    out["load_average"]["after_fts"] = load_average()
+    print(f"full-text index build: {out['fts_index_build_s']} s", flush=True)
+
+    t0 = time.perf_counter()  # what the first question after a change pays: every heading read and indexed
+    out["headings"] = len(heading_index(store).headings)
+    out["heading_index_build_s"] = round(time.perf_counter() - t0, 2)
+    print(f"heading index: {out['headings']} headings, {out['heading_index_build_s']} s", flush=True)
+
+    lat = latency(store, args.queries)
+    out["latency"] = lat
+    out["load_average"]["after_queries"] = load_average()
+    r = lat["retrieve_expand_ms"]
+    print(f"retrieve + expand (default pipeline): p50 {r['p50']} ms, p95 {r['p95']} ms over {r['n']} queries; "
+          f"HNSW used: {lat['search_plan_uses_hnsw']}", flush=True)
+
+    with read_connection(store.pool) as conn:
+        total, table, hnsw, fts, count = conn.execute(
+            "SELECT pg_total_relation_size(%(t)s), pg_relation_size(%(t)s) + pg_relation_size("
+            "(SELECT reltoastrelid FROM pg_class WHERE oid = %(t)s::regclass)), pg_relation_size(%(h)s), "
+            "pg_relation_size(%(f)s), (SELECT sum(n_elements) FROM hke_documents WHERE collection_id = %(c)s)",
+            {"t": store.table, "h": f"{store.table}_hnsw", "f": f"{store.table}_fts", "c": store.collection_id},
+        ).fetchone()
+    count = int(count)
+    out["disk"] = {"total_bytes": total, "per_element_bytes": round(total / count),
+                   "heap_and_toast_per_element": round(table / count), "hnsw_per_element": round(hnsw / count),
+                   "fts_per_element": round(fts / count)}
+    print(f"disk: {total / 2**30:.2f} GiB in all, {total / count:.0f} bytes per element "
+          f"(rows {table / count:.0f}, HNSW {hnsw / count:.0f}, full text {fts / count:.0f})", flush=True)
+    print(f"load average: {out['load_average']}", flush=True)
+    print("wrote", write_result("million", out))
+    if not args.keep:
+        store.drop()
+        remove_scratch_database()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+"""The store's layout before issue 14 (langchain-postgres' ``PGVector`` tables): telling that it is there.
+
+Moving it is ``python -m core migrate`` (``core.migrate``); until then stores refuse to open with this message.
+"""
+
+from __future__ import annotations
+
+import psycopg
+
+from core.sql import elements as element_sql
+from core.sql import migration as sql
+
+MIGRATE_COMMAND = "python -m core migrate"
+
+
+def pending(conn: psycopg.Connection) -> int:
+    """How many things still sit in the old layout; 0 when there are none.
+
+    Counts this app's collections in ``langchain_pg_collection`` (they record an embedder) plus our tables'
+    foreign keys that still point there. Other programs' PGVector collections in the same database are left be.
+    """
+    if not conn.execute(element_sql.TABLE_EXISTS, ("langchain_pg_collection",)).fetchone()[0]:
+        return 0
+    return int(conn.execute(sql.PENDING).fetchone()[0])
+
+
+def message(count: int) -> str:
+    return (
+        f"this database holds elements in the old layout (langchain_pg_collection / langchain_pg_embedding, "
+        f"{count} collection(s) or link(s) to move): run `{MIGRATE_COMMAND}` once to move them into the new "
+        "tables (vectors are copied, nothing is re-embedded, nothing is deleted before it is verified)"
+    )
