@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -80,6 +81,14 @@ def _kiwi() -> Kiwi:
 
 
 _KIWI_LOCK = threading.Lock()
+
+
+def kiwi_tokenize(texts: Sequence[str]) -> list:
+    """Kiwi tokens of each text, on the one analyser of the process (loading a second costs seconds and
+    hundreds of MB; Kiwi is not safe to call from two threads at once, hence the lock)."""
+    kiwi = _kiwi()
+    with _KIWI_LOCK:
+        return [kiwi.tokenize(text) for text in texts]
 
 
 @dataclass(frozen=True)

@@ -111,14 +111,6 @@ def _location_like(name: str, run: _Compound) -> bool:
     return run.tags.count("NNP") >= 2 or len(name) <= 4
 
 
-# One analyser (and its lock) for the process: core.textnorm's, which the function-word test also uses; a second
-# Kiwi model would cost seconds to load and hundreds of MB.
-_KIWI_LOCK = textnorm._KIWI_LOCK
-_kiwi = textnorm._kiwi
-
-
 def tokenize(texts: Sequence[str]) -> list:
-    """Kiwi tokens of each text, for :func:`korean_runs`."""
-    kiwi = _kiwi()
-    with _KIWI_LOCK:
-        return [kiwi.tokenize(text) for text in texts]
+    """Kiwi tokens of each text, for :func:`korean_runs` (core.textnorm's analyser, shared by the process)."""
+    return textnorm.kiwi_tokenize(texts)
