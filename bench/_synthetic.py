@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -183,3 +183,11 @@ def remove_scratch_database() -> None:
     stop_embedded()
     if os.path.basename(data_dir).startswith("hke-bench-"):  # only what _common.scratch_database made
         shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def run_then_remove_scratch_database(main: Callable[[], None]) -> None:
+    """Run a benchmark's ``main``; its scratch server goes away also after a failure."""
+    try:
+        main()
+    finally:
+        remove_scratch_database()

@@ -21,7 +21,7 @@ import time
 import uuid
 
 from _common import scratch_database, write_result
-from _synthetic import analyze, build_hnsw, drop_hnsw, load, random_queries, remove_scratch_database
+from _synthetic import analyze, build_hnsw, drop_hnsw, load, random_queries, run_then_remove_scratch_database
 
 
 def reference_walk(store, hit_docs) -> tuple[dict[str, object], int]:
@@ -148,7 +148,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    finally:
-        remove_scratch_database()
+    run_then_remove_scratch_database(main)

@@ -22,7 +22,7 @@ import time
 import uuid
 
 from _common import QUESTIONS, SAMPLES, scratch_database, write_result
-from _synthetic import build_hnsw, drop_hnsw, load, random_queries, remove_scratch_database
+from _synthetic import build_hnsw, drop_hnsw, load, random_queries, run_then_remove_scratch_database
 
 
 def summary(values_s: list[float]) -> dict[str, float]:
@@ -199,7 +199,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    finally:
-        remove_scratch_database()
+    run_then_remove_scratch_database(main)

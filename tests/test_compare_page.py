@@ -14,6 +14,7 @@ from core.ingest import SourceFile, ingest
 from core.store import ElementStore
 
 from .conftest import ROOT
+from .helpers_pages import ingested_store, unescape, walk
 from .test_llm_stub import Stub
 
 APP = str(ROOT / "app.py")
@@ -45,21 +46,6 @@ def ask(at: AppTest, question: str, k: int | None = None) -> AppTest:
     return at.run()
 
 
-def walk(node):
-    """Every element of the page, in order (blocks such as columns and expanders included)."""
-    children = getattr(node, "children", None)
-    if isinstance(children, dict):
-        for child in children.values():
-            yield from walk(child)
-    else:
-        yield node
-
-
-def unescape(markdown: str) -> str:
-    """The text a reader sees for markdown written by ``escape_markdown``."""
-    return re.sub(r"\\(.)", r"\1", markdown)
-
-
 def markdown_bodies(at: AppTest) -> list[str]:
     return [e.proto.body for e in walk(at._tree) if getattr(getattr(e, "proto", None), "body", None) is not None
             and hasattr(e.proto, "allow_html")]
@@ -67,12 +53,8 @@ def markdown_bodies(at: AppTest) -> list[str]:
 
 @pytest.fixture(scope="module")
 def hostile_collection(db_url, use_embeddings):
-    name = f"hostile_{uuid.uuid4().hex[:8]}"
-    store = ElementStore(db_url, name, use_embeddings)
-    report = ingest(store, [SourceFile("hostile.md", HOSTILE.encode())])
-    assert not report.errors
-    yield name
-    store.drop()
+    with ingested_store(db_url, use_embeddings, "hostile", {"hostile.md": HOSTILE}) as store:
+        yield store.collection
 
 
 def test_asking_shows_both_answers_side_by_side(samples_store):

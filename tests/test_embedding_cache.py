@@ -6,7 +6,6 @@ tests also pin down pruning: a vector goes when the last element holding it goes
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from pathlib import Path
 
@@ -14,9 +13,11 @@ import numpy as np
 import pytest
 from langchain_core.documents import Document
 
-from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
+from core.embeddings import NamedEmbeddings, make_embeddings
 from core.ingest import embedding_text, ingest_paths, text_sha256
 from core.store import EMBEDDED_TEXT_SHA256, DocumentRecord, ElementStore
+
+from .helpers_embeddings import HashEmbeddings
 
 N_ITEMS = 99  # + the title: a 100-element document
 
@@ -137,25 +138,10 @@ def test_removing_or_replacing_prunes_vectors_no_element_holds(fresh_store, tmp_
     assert text_sha256("setting 0 : value 0") in store.cached_vectors(all_keys)  # still held by ``store``
 
 
-class _DeterministicEmbeddings(NamedEmbeddings):
-    """Another 512-d embedder: same size as USE, so it could share the database and must not share vectors."""
-
-    info = EmbedderInfo("hash", "test-cache-512", 512)
-
-    def embed_documents(self, texts):
-        self._count(len(texts))
-        return [self.embed_query(t) for t in texts]
-
-    def embed_query(self, text):
-        seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
-        v = np.random.default_rng(seed).standard_normal(512)
-        return (v / np.linalg.norm(v)).tolist()
-
-
 def test_another_embedder_never_reuses_the_vectors(fresh_store, tmp_path):
     path = _long_doc(tmp_path / "settings.md")
     ingest_paths(fresh_store(), [path])
-    other = fresh_store(embeddings=_DeterministicEmbeddings())
+    other = fresh_store(embeddings=HashEmbeddings())
     report = ingest_paths(other, [path])
     assert (report.texts_embedded, report.cache_hits) == (N_ITEMS + 1, 0)
 

@@ -36,10 +36,9 @@ embedded_only = pytest.mark.skipif(
 )
 
 CHILD = r'''
-import hashlib, json, sys, threading, time
+import json, sys, threading, time
 from pathlib import Path
 
-import numpy as np
 import psycopg
 
 from core import db
@@ -47,29 +46,9 @@ from core.config import load_settings
 from core.db.pool import close_pools
 from core.db.server import pg_ctl
 from core.db.urls import psycopg_conninfo
-from core.embeddings import EmbedderInfo, NamedEmbeddings
 from core.ingest import content_hash, document_id_for, ingest_paths
 from core.store import ElementStore
-
-
-class HashEmbeddings(NamedEmbeddings):
-    """512-d unit vectors seeded by the text's hash: deterministic, instant, distinct per text."""
-
-    info = EmbedderInfo("hash", "test-sha256-512", 512)
-
-    def embed_documents(self, texts):
-        self._count(len(texts))
-        return [self._vector(t) for t in texts]
-
-    def embed_query(self, text):
-        self._count(1)
-        return self._vector(text)
-
-    @staticmethod
-    def _vector(text):
-        seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
-        v = np.random.default_rng(seed).standard_normal(512)
-        return (v / np.linalg.norm(v)).tolist()
+from tests.helpers_embeddings import HashEmbeddings
 
 
 def emit(**payload):

@@ -16,7 +16,8 @@ from core.store import ElementStore
 
 from .conftest import ROOT
 from .helpers_graph import FakeGraphModel
-from .test_reports_page import ensure_samples_index, texts, unescape
+from .helpers_pages import unescape
+from .test_reports_page import ensure_samples_index, texts
 
 APP = str(ROOT / "app.py")
 QUESTION = "Who leads the Hanbit space institute?"

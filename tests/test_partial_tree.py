@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 
 import pytest
 from langchain_core.documents import Document
@@ -84,18 +85,41 @@ def render(corpus, hits: list[str], **kwargs) -> tuple[str, dict[str, str]]:
     return render_markdown(merge_trees(elements, hits), shorts=shorts, **kwargs), shorts
 
 
-def test_shared_ancestors_appear_once(corpus):
-    weight, hdmi = find(corpus, "Weight : 2.9 kg"), find(corpus, "HDMI : 1")
-    text, s = render(corpus, [weight, hdmi])
-    assert text == (
-        "# Nova A\n\n"
-        "## Specs\n\n"
-        "### Weight\n\n"
-        f"- Weight : 2.9 kg ◀ [e:{s[weight]}]\n\n"
-        "### Ports\n\n"
-        f"- HDMI : 1 ◀ [e:{s[hdmi]}]"
-    )
-    assert text.count("# Nova A") == 1 and text.count("## Specs") == 1
+def _text(text: str) -> Callable[[dict[str, Document]], str]:
+    return lambda corpus: find(corpus, text)
+
+
+def _first(category: str) -> Callable[[dict[str, Document]], str]:
+    return lambda corpus: next(i for i, d in corpus.items() if d.metadata["category"] == category)
+
+
+# Whole renderings, exactly; ``{0}``, ``{1}`` stand for the short ids of the hits in the order given. Exact equality
+# also says that shared ancestors appear once and that a hit which is another hit's ancestor is not repeated.
+EXACT_RENDERINGS = [
+    pytest.param(
+        [_text("Weight : 2.9 kg"), _text("HDMI : 1")],
+        "# Nova A\n\n## Specs\n\n### Weight\n\n- Weight : 2.9 kg ◀ [e:{0}]\n\n### Ports\n\n- HDMI : 1 ◀ [e:{1}]",
+        id="shared_ancestors_appear_once",
+    ),
+    pytest.param(
+        [_text("note : with stand"), _text("Weight")],
+        "# Nova A\n\n## Specs\n\n### Weight ◀ [e:{1}]\n\n- Size : 10 cm\n  - note : with stand ◀ [e:{0}]",
+        id="hit_that_is_an_ancestor_of_another_hit_is_not_repeated",
+    ),
+    pytest.param(
+        [_first("Table"), _first("CodeSnippet")],
+        "# Nova A\n\n## Specs\n\n### Ports\n\n▼ [e:{0}]\n\n| Mode | Gamma |\n| --- | --- |\n| sRGB | 2.2 |\n\n"
+        "## Firmware\n\n- Download\n\n  ▼ [e:{1}]\n\n  ```sh\n  flash --go\n  ```",
+        id="tables_and_code_stay_intact_and_are_marked",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pick_hits", "expected"), EXACT_RENDERINGS)
+def test_partial_trees_render_exactly(corpus, pick_hits, expected):
+    hits = [pick(corpus) for pick in pick_hits]
+    text, s = render(corpus, hits)
+    assert text == expected.format(*(s[h] for h in hits))
 
 
 def test_display_can_demote_headings_without_changing_structure(corpus):
@@ -114,19 +138,6 @@ def test_siblings_keep_document_order_whatever_the_hit_rank(corpus):
     assert by_rank.index("Model : A-1") < by_rank.index("### Weight") < by_rank.index("### Ports")
 
 
-def test_hit_that_is_an_ancestor_of_another_hit_is_not_repeated(corpus):
-    heading, note = find(corpus, "Weight"), find(corpus, "note : with stand")
-    text, s = render(corpus, [note, heading])
-    assert text == (
-        "# Nova A\n\n"
-        "## Specs\n\n"
-        f"### Weight ◀ [e:{s[heading]}]\n\n"
-        "- Size : 10 cm\n"
-        f"  - note : with stand ◀ [e:{s[note]}]"
-    )
-    assert text.count("Weight") == 1
-
-
 def test_several_documents_give_several_trees_ordered_by_best_hit(corpus):
     a, b = find(corpus, "Weight : 2.9 kg"), find(corpus, "Weight : 5.4 kg", "doc-b")
     elements = ancestors(corpus, [b, a])
@@ -140,23 +151,6 @@ def test_several_documents_give_several_trees_ordered_by_best_hit(corpus):
     # Each hit knows its own path: that is what disambiguates the two weights.
     paths = {n.element.page_content: n.path for t in trees for n in t.walk() if n.role == "hit"}
     assert paths == {"Weight : 5.4 kg": ("Nova B", "Specs", "Weight"), "Weight : 2.9 kg": ("Nova A", "Specs", "Weight")}
-
-
-def test_tables_and_code_stay_intact_and_are_marked(corpus):
-    table = next(i for i, d in corpus.items() if d.metadata["category"] == "Table")
-    code = next(i for i, d in corpus.items() if d.metadata["category"] == "CodeSnippet")
-    text, s = render(corpus, [table, code])
-    assert text == (
-        "# Nova A\n\n"
-        "## Specs\n\n"
-        "### Ports\n\n"
-        f"▼ [e:{s[table]}]\n\n"
-        "| Mode | Gamma |\n| --- | --- |\n| sRGB | 2.2 |\n\n"
-        "## Firmware\n\n"
-        "- Download\n\n"
-        f"  ▼ [e:{s[code]}]\n\n"
-        "  ```sh\n  flash --go\n  ```"
-    )
 
 
 def test_a_fence_inside_code_cannot_close_the_block():

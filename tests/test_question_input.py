@@ -195,12 +195,17 @@ def test_a_prompt_injection_in_a_document_stays_inside_the_untrusted_context(inj
         assert after == f"\n\nQuestion: {question}", "nothing of the document follows the block"
 
 
-def test_a_question_cannot_open_or_close_the_context_block(samples_store):
+def sent_prompt(store, question: str, mode: str):
+    """The (system, human) messages an LLM answerer sends for ``question`` in ``mode`` alone."""
     recorder = RecordPrompts()
     model = FakeListChatModel(responses=["a"], callbacks=[recorder])
-    question = INJECTIONS[2]
-    compare(samples_store, question, k=2, answerer=LLMAnswerer(model, "LLM: fake", FAST), modes=("hierarchical",))
+    compare(store, question, k=2, answerer=LLMAnswerer(model, "LLM: fake", FAST), modes=(mode,))
     (system, human), = recorder.prompts
+    return system, human
+
+
+def test_a_question_cannot_open_or_close_the_context_block(samples_store):
+    system, human = sent_prompt(samples_store, INJECTIONS[2], "hierarchical")
     assert system.content == prompts.RAG_SYSTEM
     inside, after = _split(human.content)
     assert "reveal the API key" not in inside
@@ -210,11 +215,8 @@ def test_a_question_cannot_open_or_close_the_context_block(samples_store):
 def test_an_instruction_in_the_question_is_the_question(samples_store):
     """"Ignore previous instructions" from the user goes where the question goes, after the context, not into
     the system message: the user's own request cannot rewrite the rules about the documents."""
-    recorder = RecordPrompts()
-    model = FakeListChatModel(responses=["a"], callbacks=[recorder])
     question = INJECTIONS[1]
-    compare(samples_store, question, k=2, answerer=LLMAnswerer(model, "LLM: fake", FAST), modes=("plain",))
-    (system, human), = recorder.prompts
+    system, human = sent_prompt(samples_store, question, "plain")
     assert system.content == prompts.RAG_SYSTEM
     _inside, after = _split(human.content)
     assert after == f"\n\nQuestion: {question}"

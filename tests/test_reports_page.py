@@ -4,17 +4,16 @@ up, citations that open the Document tree, and a hostile entity name that stays 
 
 from __future__ import annotations
 
-import re
 import uuid
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.graph import IndexConfig, build_index, hierarchy, index_exists, levels, load_reports
-from core.ingest import SourceFile, ingest
 from core.store import ElementStore
 
 from .conftest import ROOT
+from .helpers_pages import ingested_store, unescape, walk
 
 APP = str(ROOT / "app.py")
 HOSTILE_NAME = "<img src=x onerror=alert(1)>"
@@ -52,10 +51,8 @@ def samples_index(samples_store):
 @pytest.fixture(scope="module")
 def hostile_store(db_url, use_embeddings):
     """A collection holding the hostile document, ingested but not indexed (tests build the index)."""
-    store = ElementStore(db_url, f"hostile_rep_{uuid.uuid4().hex[:8]}", use_embeddings)
-    assert not ingest(store, [SourceFile("hostile.md", HOSTILE_DOC.encode())]).errors
-    yield store
-    store.drop()
+    with ingested_store(db_url, use_embeddings, "hostile_rep", {"hostile.md": HOSTILE_DOC}) as store:
+        yield store
 
 
 def reports_page(collection: str, community: str | None = None) -> AppTest:
@@ -65,20 +62,6 @@ def reports_page(collection: str, community: str | None = None) -> AppTest:
         at.query_params["community"] = community
     at.switch_page("pages/reports.py")
     return at
-
-
-def walk(node):
-    children = getattr(node, "children", None)
-    if isinstance(children, dict):
-        for child in children.values():
-            yield from walk(child)
-    else:
-        yield node
-
-
-def unescape(markdown: str) -> str:
-    """The text a reader sees for markdown written by ``escape_markdown``."""
-    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def texts(at: AppTest) -> str:

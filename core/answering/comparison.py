@@ -12,7 +12,7 @@ import queue
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -50,16 +50,7 @@ class Source:
     document_id: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "element_id": self.element_id,
-            "short_id": self.short_id,
-            "cited": self.cited,
-            "role": self.role,
-            "category": self.category,
-            "text": self.text,
-            "heading_path": list(self.heading_path),
-            "document_id": self.document_id,
-        }
+        return {**asdict(self), "heading_path": list(self.heading_path)}
 
 
 @dataclass

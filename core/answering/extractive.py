@@ -34,22 +34,20 @@ EXCERPT_CHARS = 300
 ANSWER_MIN_TEXT_OVERLAP = 0.2
 ANSWER_MIN_SIMILARITY = 0.5
 
-# Words a question uses for the attribute a sheet names with a noun ("How heavy…" asks for "Weight").
+# Words a question uses for the attribute a sheet names with a noun ("How heavy…" asks for "Weight"): each row is
+# the question words, then the nouns they ask for.
+_ASKED_AS = (
+    ("heavy weigh weighs", "weight"),
+    ("wide", "width"),
+    ("tall high", "height"),
+    ("long", "length life duration"),
+    ("far", "range distance"),
+    ("fast", "speed"),
+    ("cost costs expensive", "price"),
+    ("big large", "size"),
+)
 _ATTRIBUTE_WORDS: dict[str, frozenset[str]] = {
-    "heavy": frozenset({"weight"}),
-    "weigh": frozenset({"weight"}),
-    "weighs": frozenset({"weight"}),
-    "wide": frozenset({"width"}),
-    "tall": frozenset({"height"}),
-    "high": frozenset({"height"}),
-    "long": frozenset({"length", "life", "duration"}),
-    "far": frozenset({"range", "distance"}),
-    "fast": frozenset({"speed"}),
-    "cost": frozenset({"price"}),
-    "costs": frozenset({"price"}),
-    "expensive": frozenset({"price"}),
-    "big": frozenset({"size"}),
-    "large": frozenset({"size"}),
+    word: frozenset(nouns.split()) for words, nouns in _ASKED_AS for word in words.split()
 }
 
 _KEY_VALUE = re.compile(r"^\s*(?:[-*+]\s+)?(?P<key>[^:：\n]{1,60}?)\s*[:：]\s+(?P<value>\S[^\n]*)$")

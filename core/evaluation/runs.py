@@ -78,7 +78,9 @@ class ResultRow:
 
 
 @dataclass
-class EvalRun:
+class RunHeader:
+    """What a run was asked to do: the part a full run and a listing row share."""
+
     run_id: str
     collection: str
     question_set: str
@@ -87,6 +89,10 @@ class EvalRun:
     k: int
     judged: bool
     config: dict[str, Any]
+
+
+@dataclass
+class EvalRun(RunHeader):
     status: str = "running"
     error: str | None = None
     started_at: datetime | None = None
@@ -107,18 +113,10 @@ class EvalRun:
                 "finished_at": self.finished_at.isoformat() if self.finished_at else None}
 
 
-@dataclass(frozen=True)
-class RunInfo:
+@dataclass
+class RunInfo(RunHeader):
     """A stored run without its per-question rows, for listings."""
 
-    run_id: str
-    collection: str
-    question_set: str
-    n_questions: int
-    modes: tuple[str, ...]
-    k: int
-    judged: bool
-    config: dict[str, Any]
     summary: dict[str, Any]
     status: str
     error: str | None

@@ -6,9 +6,9 @@ Functions take an :class:`~core.store.ElementStore` (only ``.pool`` and ``.colle
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from langchain_core.documents import Document
 
@@ -18,6 +18,8 @@ from core.sql import graph as sql
 
 if TYPE_CHECKING:
     from core.store import ElementStore
+
+_Item = TypeVar("_Item")
 
 
 class GraphIndexMissing(LookupError):
@@ -38,50 +40,47 @@ def _kind(kind: str | None) -> str | None:
     return kind
 
 
-def load_reports(store: ElementStore, *, level: int | None = None, kind: str | None = "entity") -> list[Report]:
-    """Reports of one kind (``None``: both) and level (``None``: all), best rated first within a level."""
+def _rows(store: ElementStore, statement: str, params: tables.Params) -> list[tuple]:
+    """The rows of one read of the index; none when the collection has no index tables."""
+    return tables.fetch(store.pool, statement, params) if tables.tables_exist(store.pool) else []
+
+
+def _rows_of_kind(store: ElementStore, statement: str, kind: str | None, **params: int | None) -> list[tuple]:
+    """:func:`_rows` of a statement filtered by community kind (``kind`` is checked once the tables exist)."""
     if not tables.tables_exist(store.pool):
         return []
-    rows = tables.fetch(store.pool, sql.REPORTS_FILTERED,
-                        {"collection_id": store.collection_id, "kind": _kind(kind), "level": level})  # fmt: skip
-    return [tables.row_report(r) for r in rows]
+    return tables.fetch(store.pool, statement, {"collection_id": store.collection_id, "kind": _kind(kind), **params})
+
+
+def load_reports(store: ElementStore, *, level: int | None = None, kind: str | None = "entity") -> list[Report]:
+    """Reports of one kind (``None``: both) and level (``None``: all), best rated first within a level."""
+    return [tables.row_report(r) for r in _rows_of_kind(store, sql.REPORTS_FILTERED, kind, level=level)]
 
 
 def report(store: ElementStore, community_id: str) -> Report | None:
-    if not tables.tables_exist(store.pool):
-        return None
-    rows = tables.fetch(store.pool, sql.REPORT_BY_COMMUNITY, (store.collection_id, community_id))
+    rows = _rows(store, sql.REPORT_BY_COMMUNITY, (store.collection_id, community_id))
     return tables.row_report(rows[0]) if rows else None
 
 
 def reports_by_id(store: ElementStore, community_ids: Iterable[str]) -> list[Report]:
     ids = list(dict.fromkeys(community_ids))
-    if not ids or not tables.tables_exist(store.pool):
+    if not ids:
         return []
-    rows = tables.fetch(store.pool, sql.REPORTS_BY_COMMUNITY_IDS, (store.collection_id, ids))
-    return [tables.row_report(r) for r in rows]
+    return [tables.row_report(r) for r in _rows(store, sql.REPORTS_BY_COMMUNITY_IDS, (store.collection_id, ids))]
 
 
 def communities(store: ElementStore, *, kind: str | None = None, level: int | None = None) -> list[Community]:
-    if not tables.tables_exist(store.pool):
-        return []
-    rows = tables.fetch(store.pool, sql.COMMUNITIES_FILTERED,
-                        {"collection_id": store.collection_id, "kind": _kind(kind), "level": level})  # fmt: skip
-    return [tables.row_community(r) for r in rows]
+    return [tables.row_community(r) for r in _rows_of_kind(store, sql.COMMUNITIES_FILTERED, kind, level=level)]
 
 
 def community(store: ElementStore, community_id: str) -> Community | None:
-    if not tables.tables_exist(store.pool):
-        return None
-    rows = tables.fetch(store.pool, sql.COMMUNITY_BY_ID, (store.collection_id, community_id))
+    rows = _rows(store, sql.COMMUNITY_BY_ID, (store.collection_id, community_id))
     return tables.row_community(rows[0]) if rows else None
 
 
 def community_layout(store: ElementStore, community_id: str) -> dict[str, tuple[float, float]]:
     """The network layout the index stored for a big community (node key → x, y), else ``{}``."""
-    if not tables.tables_exist(store.pool):
-        return {}
-    rows = tables.fetch(store.pool, sql.COMMUNITY_LAYOUT, (store.collection_id, community_id))
+    rows = _rows(store, sql.COMMUNITY_LAYOUT, (store.collection_id, community_id))
     if not rows:
         return {}
     layout = tables._json(rows[0][0]) or {}
@@ -90,50 +89,39 @@ def community_layout(store: ElementStore, community_id: str) -> dict[str, tuple[
 
 def children(store: ElementStore, community_id: str) -> list[Community]:
     """Direct sub-communities, largest first."""
-    if not tables.tables_exist(store.pool):
-        return []
-    rows = tables.fetch(store.pool, sql.COMMUNITY_CHILDREN, (store.collection_id, community_id))
-    return [tables.row_community(r) for r in rows]
+    return [tables.row_community(r) for r in _rows(store, sql.COMMUNITY_CHILDREN, (store.collection_id, community_id))]
 
 
 def levels(store: ElementStore, kind: str | None = "entity") -> dict[int, int]:
     """Community count per level for ``kind``."""
-    if not tables.tables_exist(store.pool):
-        return {}
-    rows = tables.fetch(store.pool, sql.LEVEL_COUNTS, (store.collection_id,))
+    rows = _rows(store, sql.LEVEL_COUNTS, (store.collection_id,))
     return {int(level): int(n) for k, level, n in rows if kind is None or k == kind}
+
+
+def _all_or_by_id(
+    store: ElementStore, ids: Iterable[str] | None, all_rows: str, rows_by_id: str, build: Callable[[tuple], _Item]
+) -> list[_Item]:
+    """The collection's rows of one graph table (``ids`` None) or those of ``ids``, built into objects; none
+    without an index."""
+    if ids is None:
+        rows = _rows(store, all_rows, (store.collection_id,))
+    else:
+        rows = _rows(store, rows_by_id, (store.collection_id, list(dict.fromkeys(ids))))
+    return [build(r) for r in rows]
 
 
 def entities(store: ElementStore, ids: Iterable[str] | None = None) -> list[Entity]:
     """Entities by id (most connected first), or all of them in document order when ``ids`` is None."""
-    if not tables.tables_exist(store.pool):
-        return []
-    if ids is None:
-        rows = tables.fetch(store.pool, sql.ALL_ENTITIES, (store.collection_id,))
-    else:
-        rows = tables.fetch(store.pool, sql.ENTITIES_BY_ID, (store.collection_id, list(dict.fromkeys(ids))))
-    return [tables.row_entity(r) for r in rows]
+    return _all_or_by_id(store, ids, sql.ALL_ENTITIES, sql.ENTITIES_BY_ID, tables.row_entity)
 
 
 def relationships(store: ElementStore, ids: Iterable[str] | None = None) -> list[Relationship]:
     """Relationships by id (strongest first), or all of them when ``ids`` is None."""
-    if not tables.tables_exist(store.pool):
-        return []
-    if ids is None:
-        rows = tables.fetch(store.pool, sql.ALL_RELATIONSHIPS, (store.collection_id,))
-    else:
-        rows = tables.fetch(store.pool, sql.RELATIONSHIPS_BY_ID, (store.collection_id, list(dict.fromkeys(ids))))
-    return [tables.row_relationship(r) for r in rows]
+    return _all_or_by_id(store, ids, sql.ALL_RELATIONSHIPS, sql.RELATIONSHIPS_BY_ID, tables.row_relationship)
 
 
 def text_units(store: ElementStore, ids: Iterable[str] | None = None) -> list[TextUnit]:
-    if not tables.tables_exist(store.pool):
-        return []
-    if ids is None:
-        rows = tables.fetch(store.pool, sql.ALL_TEXT_UNITS, (store.collection_id,))
-    else:
-        rows = tables.fetch(store.pool, sql.TEXT_UNITS_BY_ID, (store.collection_id, list(dict.fromkeys(ids))))
-    return [tables.row_text_unit(r) for r in rows]
+    return _all_or_by_id(store, ids, sql.ALL_TEXT_UNITS, sql.TEXT_UNITS_BY_ID, tables.row_text_unit)
 
 
 def community_subgraph(store: ElementStore, community_id: str) -> tuple[list[Entity], list[Relationship]]:
@@ -146,9 +134,7 @@ def community_subgraph(store: ElementStore, community_id: str) -> tuple[list[Ent
 
 def hierarchy(store: ElementStore, kind: str | None = "entity") -> list[HierarchyRow]:
     """Every community of ``kind`` as ``(id, parent, level, title, size, rating)`` rows, parents first."""
-    if not tables.tables_exist(store.pool):
-        return []
-    rows = tables.fetch(store.pool, sql.HIERARCHY, {"collection_id": store.collection_id, "kind": _kind(kind)})
+    rows = _rows_of_kind(store, sql.HIERARCHY, kind)
     return [
         HierarchyRow(r[0], r[1], int(r[2]), r[3], int(r[4]), None if r[5] is None else round(float(r[5]), 1), r[6],
                      int(r[7]))  # fmt: skip

@@ -76,6 +76,24 @@ def cols(alias: str) -> str:
     return ", ".join(f'{alias}."{c}"' if c == "order" else f"{alias}.{c}" for c in ELEMENT_COLUMNS)
 
 
+def ancestor_walk(name: str) -> str:
+    """The recursive CTE ``name`` (for a ``WITH RECURSIVE``): the rows of ``%(ids)s`` and all their ancestors.
+
+    It walks parent_id up through the primary key carrying whole rows (joining walked ids back afterwards let the
+    planner pick a sequential scan), and UNION stops at an ancestor already reached from another hit, so shared
+    ancestors are fetched once.
+    """
+    return f"""{name} ({WALK_COLUMNS}) AS (
+    SELECT {cols("e")}
+    FROM {{elements}} e
+    WHERE e.element_id = ANY(%(ids)s)
+  UNION
+    SELECT {cols("p")}
+    FROM {name} w
+    JOIN {{elements}} p ON p.element_id = w.parent_id
+)"""  # noqa: S608 - fixed fragments and a fixed CTE name, no user text
+
+
 # -- schema -----------------------------------------------------------------------------------------
 
 CREATE_SCHEMA = [
@@ -255,19 +273,9 @@ FROM {{elements}} e
 WHERE e.element_id = ANY(%s)
 """  # noqa: S608 - fixed fragments, no user text
 
-# One round trip for the ancestors of every hit: walk parent_id up through the primary key. The walk carries
-# whole rows (joining walked ids back afterwards let the planner pick a sequential scan), and UNION stops at an
-# ancestor already reached from another hit, so shared ancestors are fetched once.
+# One round trip for the ancestors of every hit.
 ANCESTORS = f"""
-WITH RECURSIVE walk ({WALK_COLUMNS}) AS (
-    SELECT {cols("e")}
-    FROM {{elements}} e
-    WHERE e.element_id = ANY(%(ids)s)
-  UNION
-    SELECT {cols("p")}
-    FROM walk w
-    JOIN {{elements}} p ON p.element_id = w.parent_id
-)
+WITH RECURSIVE {ancestor_walk("walk")}
 SELECT {cols("w")} FROM walk w
 """  # noqa: S608 - fixed fragments, no user text
 

@@ -24,7 +24,7 @@ columns first (``core.sql.elements.ELEMENT_COLUMNS``, read by ``core.store.eleme
 
 from __future__ import annotations
 
-from core.sql.elements import WALK_COLUMNS, cols
+from core.sql.elements import WALK_COLUMNS, ancestor_walk, cols
 
 __all__ = ["FTS_INDEX", "HEADINGS", "fulltext_statement", "vector_statement"]
 
@@ -191,15 +191,7 @@ ORDER BY document_id, "order"
 # count), in ONE statement so that the "a heading brings its children" option keeps expansion at one round
 # trip. Children carry their distance to the query so the extractive answerer can score them like hits.
 EXPAND_WITH_CHILDREN = f"""
-WITH RECURSIVE up ({WALK_COLUMNS}) AS (
-    SELECT {cols("e")}
-    FROM {{elements}} e
-    WHERE e.element_id = ANY(%(ids)s)
-  UNION
-    SELECT {cols("p")}
-    FROM up w
-    JOIN {{elements}} p ON p.element_id = w.parent_id
-),
+WITH RECURSIVE {ancestor_walk("up")},
 down ({WALK_COLUMNS}, distance, depth) AS (
     SELECT {cols("e")}, e.embedding <=> %(query)s, 0
     FROM {{elements}} e

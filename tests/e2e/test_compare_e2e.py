@@ -7,13 +7,9 @@ does) and that nothing the document links to is fetched. Screenshots go to tests
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
-from core.ingest import SourceFile, ingest
-from core.store import ElementStore
-
+from ..helpers_pages import ingested_store
 from ..test_compare_page import HOSTILE
 from .conftest import screenshot, wait_for_text
 
@@ -24,11 +20,8 @@ MAIN = "[data-testid='stMain']"
 
 @pytest.fixture(scope="module")
 def hostile_collection(db_url, use_embeddings):
-    name = f"e2e_hostile_{uuid.uuid4().hex[:6]}"
-    store = ElementStore(db_url, name, use_embeddings)
-    assert not ingest(store, [SourceFile("hostile.md", HOSTILE.encode())]).errors
-    yield name
-    store.drop()
+    with ingested_store(db_url, use_embeddings, "e2e_hostile", {"hostile.md": HOSTILE}) as store:
+        yield store.collection
 
 
 def open_compare(page, app_url: str, collection: str) -> None:

@@ -11,16 +11,14 @@ that open the report. Screenshots go to tests/artifacts/.
 from __future__ import annotations
 
 import re
-import uuid
 
 import pytest
 from playwright.sync_api import expect
 
 from core.graph import IndexConfig, build_index, hierarchy, load_reports
-from core.ingest import SourceFile, ingest
-from core.store import ElementStore
 from views.reports import sort_reports
 
+from ..helpers_pages import ingested_store
 from ..test_reports_page import HOSTILE_DOC, HOSTILE_NAME, ensure_samples_index
 from .conftest import hover_node, screenshot, wait_for_text
 
@@ -37,11 +35,9 @@ def indexed_samples(samples_store):
 
 @pytest.fixture(scope="module")
 def hostile_collection(db_url, use_embeddings):
-    store = ElementStore(db_url, f"e2e_hostile_rep_{uuid.uuid4().hex[:6]}", use_embeddings)
-    assert not ingest(store, [SourceFile("hostile.md", HOSTILE_DOC.encode())]).errors
-    build_index(store, config=IndexConfig(extraction="offline", reports="extractive"))
-    yield store
-    store.drop()
+    with ingested_store(db_url, use_embeddings, "e2e_hostile_rep", {"hostile.md": HOSTILE_DOC}) as store:
+        build_index(store, config=IndexConfig(extraction="offline", reports="extractive"))
+        yield store
 
 
 def open_page(page, app_url: str, path: str, text: str) -> None:
