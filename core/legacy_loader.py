@@ -17,7 +17,7 @@ exactly as :mod:`core.markdown_loader` builds it:
   like the markdown loader's; **CodeSnippet**, **Image**, **NarrativeText** and the rest keep unstructured's
   category (anything outside :data:`ELEMENT_CATEGORIES` becomes UncategorizedText, the original is kept in
   ``unstructured_category``).
-* ids come from :func:`core.markdown_loader.element_id_for`, so they are stable and scoped to the document.
+* ids come from :func:`core.elements.element_id_for`, so they are stable and scoped to the document.
 
 Safety: unstructured is made offline first (:func:`core.unstructured_loader.make_unstructured_offline`: no
 telemetry, no spaCy model download). Only text is kept: ``<script>``, ``<style>`` and ``<noscript>`` content
@@ -30,7 +30,6 @@ is refused before it is opened.
 
 from __future__ import annotations
 
-import html
 import io
 import os
 import zipfile
@@ -39,7 +38,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from core.markdown_loader import ELEMENT_CATEGORIES, element_id_for
+from core.elements import ELEMENT_CATEGORIES, ElementBuilder, markdown_table
 
 __all__ = [
     "LEGACY_FORMATS",
@@ -187,25 +186,14 @@ def _table(text: str, text_as_html: str) -> tuple[str, str]:
     rows = _table_rows(text_as_html) or [[text]]
     width = max(len(r) for r in rows)
     rows = [r + [""] * (width - len(r)) for r in rows]
-    header, body = rows[0], rows[1:]
-
-    def md_row(cells: list[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
-
-    md = "\n".join([md_row(header), md_row(["---"] * width), *(md_row(r) for r in body)])
-    head_html = "".join(f"<th>{html.escape(c)}</th>" for c in header)
-    body_html = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in body)
-    return md, f"<table><thead><tr>{head_html}</tr></thead><tbody>{body_html}</tbody></table>"
+    return markdown_table(rows[0], rows[1:])
 
 
 def _to_tree(
     elements: Iterable[Any], *, fmt: str, document_id: str, source: str, title_texts: Iterable[str] = ()
 ) -> list[Document]:
-    filename = os.path.basename(source)
+    tree = ElementBuilder(document_id, source)
     document_titles = list(title_texts)  # DOCX Title-style texts not yet matched, in order
-    out: list[Document] = []
-    occurrences: dict[tuple[str, str, str], int] = {}
-    child_paths: dict[str, tuple[str, ...]] = {}
     titles: list[tuple[int, str]] = []  # open headings (level, element_id), outermost first
     items: list[tuple[int, str, int]] = []  # open list items (source list level, element_id, our depth)
 
@@ -251,38 +239,19 @@ def _to_tree(
         if raw_category != category:
             extra["unstructured_category"] = raw_category
 
-        key = (parent_id or "", category, text)
-        occurrence = occurrences.get(key, 0)
-        occurrences[key] = occurrence + 1
-        element_id = element_id_for(document_id, parent_id, category, text, occurrence)
-        heading_path = child_paths.get(parent_id, ()) if parent_id else ()
-        if category == "Title":
-            child_paths[element_id] = (*heading_path, text)
-            titles.append((level, element_id))
-        elif category == "ListItem":
-            child_paths[element_id] = heading_path
-            items.append((list_level, element_id, depth))
-        metadata: dict[str, Any] = {
-            "element_id": element_id,
-            "parent_id": parent_id,
-            "category": category,
-            "category_depth": depth,
-            "document_id": document_id,
-            "source": source,
-            "filename": filename,
-            "order": len(out),
-            "start_line": None,  # neither format has source lines
-            "end_line": None,
-            "heading_path": list(heading_path),
-            "source_format": fmt,
-            **extra,
-        }
         for ours, theirs in (("emphasized", meta.emphasized_text_contents), ("link_texts", meta.link_texts)):
             values = [v.strip() for v in dict.fromkeys(theirs or ()) if v and v.strip()]
             if values:
-                metadata[ours] = values
-        out.append(Document(page_content=text, metadata=metadata, id=element_id))
-    return out
+                extra[ours] = values
+        # Neither format has source lines: no start/end lines.
+        document = tree.add(category, text, parent_id, depth, extra={"source_format": fmt, **extra})
+        assert document is not None  # text is not blank
+        element_id = document.metadata["element_id"]
+        if category == "Title":
+            titles.append((level, element_id))
+        elif category == "ListItem":
+            items.append((list_level, element_id, depth))
+    return tree.documents
 
 
 def parse_html(text: str, *, source: str, document_id: str) -> list[Document]:

@@ -29,7 +29,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from core.markdown_loader import ELEMENT_CATEGORIES, MarkdownElementLoader, element_id_for
+from core.elements import ELEMENT_CATEGORIES, ElementBuilder, ElementFileLoader
 
 __all__ = ["SafeUnstructuredMarkdownLoader", "make_unstructured_offline", "parse_with_unstructured"]
 
@@ -103,11 +103,8 @@ def _to_schema(raw_docs: Iterable[Document], *, document_id: str, source: str) -
     collide; ids here are made exactly as the markdown-it loader makes them (document, new parent id,
     category, text, occurrence), following unstructured's own parent links.
     """
-    filename = os.path.basename(source)
+    elements = ElementBuilder(document_id, source)
     new_ids: dict[str, str] = {}  # unstructured element_id → ours
-    child_paths: dict[str, tuple[str, ...]] = {}
-    occurrences: dict[tuple[str, str, str], int] = {}
-    out: list[Document] = []
     for raw in raw_docs:
         text = raw.page_content
         if not text.strip():
@@ -119,46 +116,28 @@ def _to_schema(raw_docs: Iterable[Document], *, document_id: str, source: str) -
         # A parent always precedes its children in unstructured's output; an unknown one (dropped empty
         # element) makes this a root rather than a dangling link.
         parent_id = new_ids.get(raw_parent) if raw_parent else None
-        key = (parent_id or "", category, text)
-        occurrence = occurrences.get(key, 0)
-        occurrences[key] = occurrence + 1
-        element_id = element_id_for(document_id, parent_id, category, text, occurrence)
-        if meta.get("element_id"):
-            new_ids[meta["element_id"]] = element_id
-        heading_path = child_paths.get(parent_id, ()) if parent_id else ()
-        child_paths[element_id] = (*heading_path, text) if category == "Title" else heading_path
         depth = int(meta.get("category_depth") or 0) if category in ("Title", "ListItem") else 0
         if category == "ListItem":
             # unstructured counts list depth from 1 (its <ul>/<ol> nesting); ours, like the schema, from 0.
             depth = max(depth - 1, 0)
-        metadata: dict[str, Any] = {
-            "element_id": element_id,
-            "parent_id": parent_id,
-            "category": category,
-            "category_depth": depth,
-            "document_id": document_id,
-            "source": source,
-            "filename": filename,
-            "order": len(out),
-            # unstructured works on Python-Markdown's HTML, which has no source positions.
-            "start_line": None,
-            "end_line": None,
-            "heading_path": list(heading_path),
-        }
+        extra: dict[str, Any] = {}
         if raw_category != category:
-            metadata["unstructured_category"] = raw_category
+            extra["unstructured_category"] = raw_category
         if category == "Table":
-            metadata["text_as_html"] = meta.get("text_as_html") or ""
+            extra["text_as_html"] = meta.get("text_as_html") or ""
         elif category == "CodeSnippet":
-            metadata["language"] = ""  # Python-Markdown keeps the fence info only as a CSS class
+            extra["language"] = ""  # Python-Markdown keeps the fence info only as a CSS class
         elif category == "Image":
-            metadata["image_url"] = meta.get("image_url") or ""
+            extra["image_url"] = meta.get("image_url") or ""
         for ours, theirs in (("emphasized", "emphasized_text_contents"), ("link_texts", "link_texts")):
             values = [v for v in dict.fromkeys(meta.get(theirs) or ()) if v]
             if values:
-                metadata[ours] = values
-        out.append(Document(page_content=text, metadata=metadata, id=element_id))
-    return out
+                extra[ours] = values
+        # unstructured works on Python-Markdown's HTML, which has no source positions: no start/end lines.
+        document = elements.add(category, text, parent_id, depth, extra=extra)
+        if document is not None and meta.get("element_id"):
+            new_ids[meta["element_id"]] = document.metadata["element_id"]
+    return elements.documents
 
 
 def parse_with_unstructured(text: str, *, source: str, document_id: str) -> list[Document]:
@@ -184,10 +163,10 @@ def parse_with_unstructured(text: str, *, source: str, document_id: str) -> list
     return _to_schema(raw, document_id=document_id, source=source)
 
 
-class SafeUnstructuredMarkdownLoader(MarkdownElementLoader):
+class SafeUnstructuredMarkdownLoader(ElementFileLoader):
     """``UnstructuredMarkdownLoader(mode="elements")`` for one file, offline, in our metadata schema.
 
-    Same constructor as our loader, so the two are interchangeable by name.
+    Same constructor as :class:`core.markdown_loader.MarkdownElementLoader`, so the two are interchangeable.
     """
 
     def lazy_load(self) -> Iterator[Document]:
@@ -205,8 +184,5 @@ class SafeUnstructuredMarkdownLoader(MarkdownElementLoader):
         try:
             raw = loader.load()
         except UnicodeDecodeError as exc:
-            raise ValueError(
-                f"{self.path}: not valid {self.encoding} (byte {exc.start}: {exc.reason}); "
-                "pass the right encoding= or convert the file to UTF-8"
-            ) from exc
+            raise self._not_decodable(exc) from exc
         yield from _to_schema(raw, document_id=self.document_id, source=self.source)

@@ -53,7 +53,7 @@ def run_ingest(sources, problems=()):
     bar = st.progress(0.0, text="Reading files…")
 
     def on_progress(p):
-        bar.progress(min(p.done / p.total, 1.0) if p.total else 1.0, text=f"{p.done}/{p.total} elements · {p.message}")
+        bar.progress(p.fraction, text=f"{p.done}/{p.total} elements · {p.message}")
 
     s = ui.settings()
     report = ingest(ui.store(), sources, problems=problems, progress=on_progress,

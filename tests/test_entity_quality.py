@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from core.graph.extract_offline import OfflineExtractor, _english_stop_words, only_function_words
+from core.graph.extract_offline import OfflineExtractor
 from core.graph.graph import build_graph
+from core.graph.lexicon import english_stop_words
 from core.graph.model import Entity
+from core.graph.node_filter import only_function_words
 from core.graph.text import table_sentences
 from core.graph.text_units import build_text_units
 from core.markdown_loader import parse_markdown
@@ -78,7 +80,7 @@ def _bare_label(title: str, labels: Counter, prose: str) -> bool:
 
 def _problems(entities: list[Entity], labels_and_prose: tuple[Counter, str]) -> list[str]:
     labels, prose = labels_and_prose
-    stop = _english_stop_words()
+    stop = english_stop_words()
     out = []
     for e in entities:
         title = e.title

@@ -7,9 +7,11 @@ from pathlib import Path
 import pytest
 
 from core.graph.extract_llm import LLMExtractor, parse_records
-from core.graph.extract_offline import MentionMatcher, OfflineExtractor, _capitalised, _codes_acronyms_camel
+from core.graph.extract_offline import OfflineExtractor
 from core.graph.graph import build_graph
 from core.graph.llm_cache import CachedChat
+from core.graph.mentions import MentionMatcher
+from core.graph.names_english import capitalised, codes_acronyms_camel
 from core.graph.replies import cited_ids, parse_json_object
 from core.graph.text import normalize_name, split_sentences, strip_josa
 from core.graph.text_units import build_text_units
@@ -84,19 +86,19 @@ def test_sentence_split_keeps_abbreviations():
 
 
 def test_english_heuristic():
-    names = {n: t for n, t, _strong in _capitalised("Yesterday the Python Software Foundation met in Berlin.")}
+    names = {n: t for n, t, _strong in capitalised("Yesterday the Python Software Foundation met in Berlin.")}
     assert names.get("Python Software Foundation") == "ORGANIZATION"
     assert "Yesterday" not in names and "Berlin" in names  # single words: weak names, never the sentence start
-    names = {n: t for n, t, _strong in _capitalised("The Return Center ships replacements.")}
+    names = {n: t for n, t, _strong in capitalised("The Return Center ships replacements.")}
     assert "Return Center" in names and "The Return Center" not in names
-    codes = dict(_codes_acronyms_camel("The Nova 27QX를 uses DisplayPort, USB-C and NV-32UX panels at 60Hz in 4K."))
+    codes = dict(codes_acronyms_camel("The Nova 27QX를 uses DisplayPort, USB-C and NV-32UX panels at 60Hz in 4K."))
     assert codes.get("Nova 27QX") == "PRODUCT" and codes.get("NV-32UX") == "PRODUCT"
     assert "DisplayPort" in codes and "USB-C" in codes
     assert "60Hz" not in codes and "4K" not in codes
 
 
 def test_mention_matcher_prefers_longest_names_and_respects_case():
-    from core.graph.extract_offline import EntityDraft
+    from core.graph.extraction import EntityDraft
 
     drafts = {}
     for name in ("Nova", "Nova 32UX", "32UX", "Markdown", "한빛우주과학연구원"):
@@ -272,7 +274,7 @@ def test_cached_chat_retries_transient_errors_and_classifies_fatal_ones():
 
 
 def test_spacy_english_ner_when_a_model_is_installed():
-    from core.graph.extract_offline import english_ner_method
+    from core.graph.names_english import english_ner_method
 
     if english_ner_method() != "spacy":
         pytest.skip("no spaCy English model installed (optional, see DESIGN.md): the heuristic is used instead")
@@ -286,7 +288,7 @@ def test_spacy_english_ner_when_a_model_is_installed():
 
 
 def test_english_ner_spacy_mode_requires_a_model():
-    from core.graph.extract_offline import english_ner_method
+    from core.graph.names_english import english_ner_method
 
     if english_ner_method() == "spacy":
         pytest.skip("a spaCy model is installed")

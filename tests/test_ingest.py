@@ -11,6 +11,7 @@ import pytest
 
 from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
 from core.ingest import IngestError, SourceFile, decode_text, ingest, ingest_paths
+from core.progress import Progress
 from core.store import ElementStore, EmbedderMismatchError
 
 from .conftest import SAMPLES
@@ -47,6 +48,17 @@ def test_first_ingest_then_unchanged_reingest_costs_no_embedding(store, tmp_path
     assert again.embedding_calls == 0
     assert (again.added, again.replaced, again.unchanged, again.elements) == (0, 0, 3, 0)
     assert _snapshot(store) == before
+
+
+def test_progress_counts_the_elements_embedded_in_one_stage(store, tmp_path):
+    files = _copy_samples(tmp_path, n=2)
+    seen: list[Progress] = []
+    report = ingest_paths(store, files, progress=seen.append)
+    assert seen and all(isinstance(p, Progress) and p.stage == "embedding" for p in seen)
+    assert seen[0].done == 0 and seen[0].total == report.elements > 0
+    assert [p.done for p in seen] == sorted(p.done for p in seen), "done never goes back"
+    assert {p.message for p in seen} >= {f"embedding {f}" for f in files}
+    assert (seen[-1].done, seen[-1].message, seen[-1].fraction) == (report.elements, "done", 1.0)
 
 
 def test_changed_document_is_replaced_and_others_untouched(store, tmp_path):

@@ -24,9 +24,10 @@ from langchain_core.documents import Document
 pytest.importorskip("unstructured", reason="unstructured is an optional install")
 docx = pytest.importorskip("docx", reason="python-docx is needed to write the DOCX inputs")
 
+from core.elements import ELEMENT_CATEGORIES, element_id_for  # noqa: E402
 from core.ingest import SourceFile, discover, ingest, ingest_paths  # noqa: E402
 from core.legacy_loader import LegacyFormatError, parse_docx, parse_html  # noqa: E402
-from core.markdown_loader import ELEMENT_CATEGORIES, element_id_for, parse_markdown  # noqa: E402
+from core.markdown_loader import parse_markdown  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

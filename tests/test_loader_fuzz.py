@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from langchain_core.documents import Document
 
-from core.markdown_loader import ELEMENT_CATEGORIES, parse_markdown
+from core.elements import ELEMENT_CATEGORIES
+from core.markdown_loader import parse_markdown
 
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 

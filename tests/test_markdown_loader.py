@@ -12,17 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.documents import Document
 
-from core.markdown_loader import (
-    ELEMENT_CATEGORIES,
-    LOADERS,
-    MAX_NESTING,
-    MarkdownElementLoader,
-    document_id_for,
-    element_id_for,
-    load_elements,
-    parse_front_matter,
-    parse_markdown,
-)
+from core.elements import ELEMENT_CATEGORIES, document_id_from_key, element_id_for
+from core.front_matter import parse_front_matter
+from core.ingest import parse as parse_with_loader
+from core.markdown_loader import MAX_NESTING, MarkdownElementLoader, parse_markdown
 
 REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "lg-monitor.md"
 REQUIRED_KEYS = {
@@ -484,7 +477,7 @@ def test_element_id_formula() -> None:
     expected = hashlib.sha256("\x1f".join(["abc", "", "Title", "Guide", "0"]).encode()).hexdigest()[:32]
     assert guide.metadata["element_id"] == expected == element_id_for("abc", None, "Title", "Guide", 0)
     assert setup.metadata["element_id"] == element_id_for("abc", expected, "Title", "Setup", 0)
-    assert document_id_for("/a/b.md") == hashlib.sha256(b"/a/b.md").hexdigest()[:16]
+    assert document_id_from_key("/a/b.md") == hashlib.sha256(b"/a/b.md").hexdigest()[:16]
 
 
 def test_ids_are_deterministic_and_unique() -> None:
@@ -496,8 +489,8 @@ def test_ids_are_deterministic_and_unique() -> None:
 
 def test_same_content_in_two_documents_gets_different_ids() -> None:
     # Same name and content, different folders: the caller's document ids differ, so must every element id.
-    a = parse(SAMPLE, document_id=document_id_for("/x/guide.md"), source="/x/guide.md")
-    b = parse(SAMPLE, document_id=document_id_for("/y/guide.md"), source="/y/guide.md")
+    a = parse(SAMPLE, document_id=document_id_from_key("/x/guide.md"), source="/x/guide.md")
+    b = parse(SAMPLE, document_id=document_id_from_key("/y/guide.md"), source="/y/guide.md")
     assert not {d.metadata["element_id"] for d in a} & {d.metadata["element_id"] for d in b}
     assert tree(a) == tree(b)
 
@@ -531,7 +524,7 @@ def test_duplicate_items_get_distinct_ids_but_keep_their_parent() -> None:
 
 
 # --------------------------------------------------------------------------------------------------
-# The loader class and the dispatcher
+# The loader class, and choosing a loader by name
 # --------------------------------------------------------------------------------------------------
 
 
@@ -540,12 +533,12 @@ def test_loader_reads_a_file_with_default_ids(tmp_path: Path) -> None:
     path.write_text(SAMPLE, encoding="utf-8")
     docs = MarkdownElementLoader(path).load()
     assert tree(docs) == tree(parse(SAMPLE))
-    assert docs[0].metadata["document_id"] == document_id_for(str(path.resolve()))
+    assert docs[0].metadata["document_id"] == document_id_from_key(str(path.resolve()))
     assert docs[0].metadata["source"] == str(path)
     assert docs[0].metadata["filename"] == "guide.md"
     custom = list(MarkdownElementLoader(path, document_id="d1", source="kb/guide.md").lazy_load())
     assert (custom[0].metadata["document_id"], custom[0].metadata["source"]) == ("d1", "kb/guide.md")
-    assert load_elements(path, document_id="d1", source="kb/guide.md") == custom
+    assert MarkdownElementLoader(path, document_id="d1", source="kb/guide.md").load() == custom
 
 
 def test_loader_encodings(tmp_path: Path) -> None:
@@ -557,10 +550,11 @@ def test_loader_encodings(tmp_path: Path) -> None:
     assert tree(docs) == [("Title", 0, "제품사양", None), ("ListItem", 0, "무게 : 2.6 kg", "제품사양")]
 
 
-def test_dispatcher_rejects_unknown_loader(tmp_path: Path) -> None:
-    assert set(LOADERS) == {"markdown-it", "unstructured"}
-    with pytest.raises(ValueError, match="unknown loader 'nope'"):
-        load_elements(tmp_path / "x.md", loader="nope")
+def test_parsing_by_loader_name_rejects_an_unknown_loader() -> None:
+    text = textwrap.dedent(SAMPLE)
+    assert tree(parse_with_loader(text, source="guide.md", document_id="d1")) == tree(parse(SAMPLE, document_id="d1"))
+    with pytest.raises(ValueError, match="unknown loader 'nope'; choose one of markdown-it, unstructured"):
+        parse_with_loader(text, source="guide.md", document_id="d1", loader="nope")
 
 
 # --------------------------------------------------------------------------------------------------

@@ -22,7 +22,8 @@ from langchain_core.documents import Document
 
 pytest.importorskip("unstructured", reason="unstructured is an optional install")
 
-from core.markdown_loader import ELEMENT_CATEGORIES, load_elements, parse_markdown  # noqa: E402
+from core.elements import ELEMENT_CATEGORIES  # noqa: E402
+from core.markdown_loader import parse_markdown  # noqa: E402
 from core.unstructured_loader import SafeUnstructuredMarkdownLoader, parse_with_unstructured  # noqa: E402
 
 DOC = textwrap.dedent(
@@ -221,7 +222,7 @@ def test_file_loader_matches_text_parser_and_rekeys_ids(tmp_path: Path, network_
         path.parent.mkdir()
         path.write_text(DOC, encoding="utf-8")
     docs_a = SafeUnstructuredMarkdownLoader(a).load()
-    docs_b = load_elements(b, loader="unstructured")
+    docs_b = SafeUnstructuredMarkdownLoader(b).load()
     assert tree(docs_a) == tree(docs_b) == tree(parse_with_unstructured(DOC, source=str(a), document_id="x"))
     # Stock unstructured hashes basename + text + position: same name and content would collide.
     ids_a = {d.metadata["element_id"] for d in docs_a}

@@ -18,15 +18,9 @@ from dataclasses import dataclass, field
 
 from core.graph import prompts
 from core.graph.defaults import DEFAULT_CONCURRENCY, DEFAULT_GLEANINGS
-from core.graph.extract_offline import (
-    EntityDraft,
-    Extraction,
-    RelationshipDraft,
-    Sentence,
-    build_sentences,
-    find_mentions,
-)
+from core.graph.extraction import EntityDraft, Extraction, RelationshipDraft, Sentence, build_sentences
 from core.graph.llm_cache import CachedChat
+from core.graph.mentions import find_mentions
 from core.graph.model import TextUnit
 from core.graph.text import normalize_name
 from core.graph.text_units import ElementInfo

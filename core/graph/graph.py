@@ -22,7 +22,7 @@ from itertools import combinations
 
 import networkx as nx
 
-from core.graph.extract_offline import EntityDraft, Extraction, Sentence
+from core.graph.extraction import EntityDraft, Extraction, Sentence
 from core.graph.model import Entity, Relationship, TextUnit
 from core.graph.text import stable_id
 from core.graph.text_units import ElementInfo

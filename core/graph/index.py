@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 from core.graph import tables
 from core.graph.communities import DEFAULT_MAX_CLUSTER_SIZE, DEFAULT_SEED, entity_communities
 from core.graph.extract_llm import DEFAULT_CONCURRENCY, DEFAULT_GLEANINGS, LLMExtractor
-from core.graph.extract_offline import Extraction, OfflineExtractor
+from core.graph.extract_offline import OfflineExtractor
+from core.graph.extraction import Extraction
 from core.graph.graph import DEFAULT_MAX_ENTITIES_PER_UNIT, DEFAULT_UNIT_ANCHORS, GraphData, build_graph
 from core.graph.layout import precomputed_layouts
 from core.graph.llm_cache import CachedChat, default_chat_model
@@ -259,7 +260,7 @@ class _Timer:
 
 
 def _params(config: IndexConfig, extraction: str, llm_reports: bool, chat: CachedChat | None) -> dict[str, Any]:
-    from core.graph.extract_offline import english_ner_method
+    from core.graph.names_english import english_ner_method
 
     params = asdict(config)
     params["entity_types"] = list(config.entity_types)

@@ -12,14 +12,17 @@ import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from langchain_core.documents import Document
 
 from core.ingest import embed_texts, embedding_text
 from core.progress import Progress, ProgressCallback, no_progress
 from core.retrieval.scope import Scope
-from core.retrieval.search import Hit
 from core.store import COLLECTION_NAME_MAX, ElementStore
+
+if TYPE_CHECKING:  # search builds on this module (the contextual strategy); a Hit is only copied here
+    from core.retrieval.search import Hit
 
 __all__ = ["CONTEXTUAL_SUFFIX", "ContextualSync", "contextual_collection_name", "ensure_contextual_store",
            "sibling_scope", "to_base_hits"]
@@ -68,7 +71,7 @@ def to_base_hits(store: ElementStore, hits: Sequence[Hit]) -> list[Hit]:
     """Sibling hits as hits on the base collection's elements (same ranks and distances)."""
     ids = [str(h.element.metadata.get("source_element_id") or h.element_id) for h in hits]
     docs = {str(d.metadata["element_id"]): d for d in store.get(ids)}
-    return [Hit(docs[i], h.rank, h.distance, h.outside_scope) for i, h in zip(ids, hits, strict=True) if i in docs]
+    return [replace(h, element=docs[i]) for i, h in zip(ids, hits, strict=True) if i in docs]
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from langchain_core.documents import Document
 from core import textnorm
 from core.db.pool import apply_schema, read_connection
 from core.element_rows import element_from_row
+from core.retrieval.contextual import sibling_scope, to_base_hits
 from core.retrieval.scope import Scope
 from core.sql import retrieval as sql
 from core.sql.elements import ELEMENT_WIDTH
@@ -329,8 +330,6 @@ def search(
     if config.vector:
         t0 = time.perf_counter()
         if config.contextual:
-            from core.retrieval.contextual import sibling_scope, to_base_hits  # it builds on Hit: import here
-
             if sibling is None:
                 raise ValueError("the contextual search needs the contextual collection (ensure_contextual_store)")
             found = vector_search(sibling, query_vector, pool, sibling_scope(sibling, scope),

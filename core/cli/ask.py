@@ -1,0 +1,56 @@
+"""``python -m core ask``: one question answered from the plain and the hierarchical context of the same hits."""
+
+from __future__ import annotations
+
+import argparse
+
+from core.cli.arguments import add_collection, add_command, whole_number
+from core.cli.console import emit, fail
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = add_command(sub, "ask", "answer a question from the plain and the hierarchical context of the same hits",
+                    cmd_ask)
+    p.add_argument("question")
+    p.add_argument("--mode", default="both", choices=["plain", "hierarchical", "both"])
+    p.add_argument("--k", type=whole_number(1, ""), default=4, help="vector hits (default: %(default)s)")
+    p.add_argument("--scope", default=None, help="search only inside this document id or element (heading) id")
+    p.add_argument("--search", default="default", choices=["default", "vector", "fulltext", "hybrid", "contextual"],
+                   help="search strategy (default: the measured default, hybrid scoped by named headings)")
+    p.add_argument("--everywhere", action="store_true",
+                   help="do not scope the search to the headings the question names")
+    p.add_argument("--children-budget", type=whole_number(0, " of tokens"), default=None,
+                   help="tokens a heading hit brings from its own section (default: 200; 0 = none)")
+    add_collection(p)
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from core.answering import compare, default_answerer
+    from core.retrieval import QuestionError, resolve_scope, search_config, validate_question
+    from core.store import open_store
+
+    try:
+        question = validate_question(args.question)
+    except QuestionError as exc:
+        return fail(str(exc))  # exit 2 before the database is started or the model loaded
+    if args.children_budget is not None and args.children_budget < 0:
+        return fail(f"--children-budget must be 0 or more tokens, got {args.children_budget}")
+    search = search_config(args.search, headings=False if args.everywhere else None)
+    store = open_store(args.collection, create=False)
+    scope = resolve_scope(store, args.scope)
+    modes = ("plain", "hierarchical") if args.mode == "both" else (args.mode,)
+    result = compare(store, question, k=args.k, scope=scope, answerer=default_answerer(), modes=modes,
+                     children_budget=args.children_budget, search=search)
+    payload = {**result.to_dict(details=False), "search": result.search}
+    lines = [f"question: {result.question}", f"answerer: {result.answerer}",
+             f"search: {search.name} ({search.describe()})", *result.search["notes"]]
+    for mode in modes:
+        r = result.results[mode]
+        timings = ", ".join(f"{k} {v:.1f} ms" for k, v in r.timings.items())
+        lines += ["", f"== {mode} ({r.context.tokens} context tokens; {timings})"]
+        lines.append(f"error: {r.answer.error}" if r.answer.error else r.answer.text)
+        lines += [f"  [{'cited' if s.cited else 'hit'}] {s.element_id}  {' › '.join(s.heading_path) or '-'}"
+                  for s in r.sources]
+        lines += ["-- context --", r.context.text]
+    emit(payload, args.json, "\n".join(lines))
+    return 1 if any(result.results[m].answer.error for m in modes) else 0

@@ -1,0 +1,125 @@
+"""``python -m core parse | ingest | remove | collections``: files into a collection, and what it holds."""
+
+from __future__ import annotations
+
+import argparse
+
+from core.cli.arguments import add_collection, add_command, whole_number
+from core.cli.console import emit, fail, progress_bar
+from core.config import load_settings
+
+LOADER_CHOICES = ["markdown-it", "unstructured"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = add_command(sub, "parse", "print the element tree of a markdown file (touches no database)", cmd_parse)
+    p.add_argument("file")
+    p.add_argument("--loader", default="markdown-it", choices=LOADER_CHOICES)
+
+    p = add_command(sub, "ingest", "ingest markdown files or folders", cmd_ingest)
+    p.add_argument("paths", nargs="+")
+    add_collection(p)
+    p.add_argument("--loader", default="markdown-it", choices=LOADER_CHOICES)
+    p.add_argument("--max-bytes", type=whole_number(1, " of bytes"), default=None,
+                   help="per-file size limit in bytes (default HKE_MAX_FILE_BYTES)")
+    p.add_argument("--contextual", action="store_true",
+                   help="new collection embeds each element with its heading path")
+
+    p = add_command(sub, "remove", "remove one document (by id, source path or file name)", cmd_remove)
+    p.add_argument("document")
+    add_collection(p)
+
+    add_command(sub, "collections", "list collections", cmd_collections)
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    from core.ingest import IngestError, document_id_for, parse_source
+
+    try:
+        with open(args.file, "rb") as fh:
+            data = fh.read()
+        docs, _encoding, _text = parse_source(data, name=args.file, source=args.file,
+                                              document_id=document_id_for("parse", args.file), loader=args.loader)
+    except (OSError, IngestError) as exc:
+        return fail(f"{args.file}: {exc}")
+    rows = [
+        {
+            "element_id": d.metadata["element_id"],
+            "parent_id": d.metadata.get("parent_id"),
+            "category": d.metadata.get("category"),
+            "category_depth": d.metadata.get("category_depth"),
+            "text": d.page_content,
+        }
+        for d in docs
+    ]
+    if args.json:
+        emit(rows, True)
+    else:
+        depth: dict[str | None, int] = {}
+        for row in rows:
+            level = depth.get(row["parent_id"], -1) + 1
+            depth[row["element_id"]] = level
+            print(f"{'  ' * level}[{row['category']}] {row['text'][:100]}")
+    return 0
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from core.ingest import ingest_paths
+    from core.store import open_store
+
+    settings = load_settings()
+    options = {"contextual": True} if args.contextual else None
+    store = open_store(args.collection, settings=settings, options=options)
+    with progress_bar("embedding", unit="el") as bar:
+        report = ingest_paths(
+            store,
+            args.paths,
+            loader=args.loader,
+            max_bytes=args.max_bytes or settings.max_file_bytes,
+            batch_size=settings.embed_batch_size,
+            hnsw_min_rows=settings.hnsw_min_rows,
+            progress=bar,
+        )
+    text = (
+        f"{report.documents} documents ({report.added} added, {report.replaced} replaced, {report.unchanged} "
+        f"unchanged), {report.elements} elements written ({report.texts_embedded} texts embedded, "
+        f"{report.cache_hits} from the embedding cache), {report.skipped} skipped, {len(report.errors)} errors "
+        f"in {report.seconds:.2f}s"
+    )
+    text += "".join(f"\n  warning: {w['path']}: {w['warning']}" for w in report.warnings)
+    text += "".join(f"\n  error: {e['path']}: {e['reason']}" for e in report.errors)
+    if report.stopped:
+        text += f"\nstopped early: {report.stopped}"
+    emit(report.as_dict(), args.json, text)
+    return 1 if report.errors else 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    from core.store import open_store
+
+    store = open_store(args.collection, create=False)
+    matches = store.find_documents(args.document)
+    if not matches:
+        return fail(f"no document {args.document!r} in collection {args.collection!r}", 1)
+    if len(matches) > 1:
+        listing = ", ".join(f"{d.document_id} ({d.source})" for d in matches)
+        return fail(f"{args.document!r} names several documents: {listing}; pass a document id", 1)
+    removed = store.remove_document(matches[0].document_id)
+    emit({"removed": matches[0].document_id, "source": matches[0].source}, args.json,
+         f"removed {matches[0].source}" if removed else "nothing removed")
+    return 0
+
+
+def cmd_collections(args: argparse.Namespace) -> int:
+    from core.db import database_url
+    from core.store import list_collections
+
+    rows = [
+        {"name": c.name, "documents": c.documents, "elements": c.elements,
+         "embedder": str(c.embedder) if c.embedder else None, "options": c.options}
+        for c in list_collections(database_url())
+    ]
+    text = "\n".join(f"{r['name']}: {r['documents']} documents, {r['elements']} elements, {r['embedder']}"
+                     for r in rows) or "no collections yet: run `python -m core ingest data/samples`"
+    emit(rows, args.json, text)
+    return 0

@@ -1,0 +1,157 @@
+"""The element schema every loader produces: categories, stable ids, and the metadata of each element.
+
+A document becomes a list of LangChain ``Document`` elements in document order, each linked to its parent
+(a heading or a list item) so retrieval can fetch a hit's ancestors. The markdown loader
+(:mod:`core.markdown_loader`), the unstructured one (:mod:`core.unstructured_loader`) and the HTML/DOCX one
+(:mod:`core.legacy_loader`) all make their elements through :class:`ElementBuilder`, so ids, heading paths and
+metadata keys mean the same whatever parsed the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from langchain_core.document_loaders import BaseLoader
+from langchain_core.documents import Document
+
+ELEMENT_CATEGORIES: tuple[str, ...] = (
+    "Title",
+    "ListItem",
+    "NarrativeText",
+    "Table",
+    "CodeSnippet",
+    "Image",
+    "UncategorizedText",
+)
+
+_SEP = "\x1f"  # unit separator: cannot appear in a path or a category, so hash inputs never run together
+
+
+def document_id_from_key(key: str) -> str:
+    """Derive a document id from a key such as a resolved path or ``collection + path``.
+
+    Returns the first 16 hex chars of ``sha256(key)``. Callers pass the full path (not the basename) so
+    two files with the same name and content are still two documents.
+    """
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def element_id_for(document_id: str, parent_id: str | None, category: str, text: str, occurrence: int) -> str:
+    """Deterministic 32-hex element id.
+
+    Hashes the document, the parent, the category, the text and the occurrence index among earlier
+    siblings with the same (category, text). Position in the document is deliberately *not* an input,
+    so inserting content under another heading leaves every other id unchanged.
+    """
+    key = _SEP.join((document_id, parent_id or "", category, text, str(occurrence)))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+class ElementBuilder:
+    """Makes the elements of one document, in order: ids, ``heading_path`` and the common metadata.
+
+    Every element's metadata has ``element_id``, ``parent_id`` (None at roots), ``category`` (one of
+    :data:`ELEMENT_CATEGORIES`), ``category_depth``, ``document_id``, ``source``, ``filename`` (its basename),
+    ``order``, ``start_line``/``end_line`` (1-based, None where the format has no lines) and ``heading_path``
+    (the texts of the Title ancestors, root first); a loader adds its own keys through ``extra``.
+    """
+
+    def __init__(self, document_id: str, source: str) -> None:
+        self.document_id = document_id
+        self.source = source
+        self.filename = os.path.basename(source)
+        self.documents: list[Document] = []
+        # (parent_id, category, text) → siblings seen so far: O(1) occurrence index, no sibling rescans.
+        self._occurrences: dict[tuple[str, str, str], int] = {}
+        # The heading_path that children of each element inherit.
+        self._child_paths: dict[str, tuple[str, ...]] = {}
+
+    def add(
+        self,
+        category: str,
+        text: str,
+        parent_id: str | None,
+        depth: int,
+        *,
+        start_line: int | None = None,
+        end_line: int | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> Document | None:
+        """Append one element and return it; a blank ``text`` makes none (None)."""
+        if not text.strip():
+            return None
+        key = (parent_id or "", category, text)
+        occurrence = self._occurrences.get(key, 0)
+        self._occurrences[key] = occurrence + 1
+        element_id = element_id_for(self.document_id, parent_id, category, text, occurrence)
+        heading_path = self._child_paths.get(parent_id, ()) if parent_id else ()
+        self._child_paths[element_id] = (*heading_path, text) if category == "Title" else heading_path
+        metadata: dict[str, Any] = {
+            "element_id": element_id,
+            "parent_id": parent_id,
+            "category": category,
+            "category_depth": depth,
+            "document_id": self.document_id,
+            "source": self.source,
+            "filename": self.filename,
+            "order": len(self.documents),
+            "start_line": start_line,
+            "end_line": end_line,
+            "heading_path": list(heading_path),
+        }
+        if extra:
+            metadata.update(extra)
+        document = Document(page_content=text, metadata=metadata, id=element_id)
+        self.documents.append(document)
+        return document
+
+
+def markdown_table(header: list[str], rows: list[list[str]]) -> tuple[str, str]:
+    """(markdown text, escaped HTML) of a table whose rows are already padded to the header's width."""
+    import html
+
+    def md_row(cells: list[str]) -> str:
+        # A literal pipe would start a new column when the text is read back as markdown.
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    text = "\n".join([md_row(header), md_row(["---"] * len(header)), *(md_row(r) for r in rows)])
+    head_html = "".join(f"<th>{html.escape(c)}</th>" for c in header)
+    body_html = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return text, f"<table><thead><tr>{head_html}</tr></thead><tbody>{body_html}</tbody></table>"
+
+
+class ElementFileLoader(BaseLoader):
+    """A LangChain loader for one file into elements; subclasses parse the text in :meth:`lazy_load`."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        document_id: str | None = None,
+        source: str | None = None,
+        encoding: str = "utf-8",
+    ) -> None:
+        self.path = Path(path)
+        self.source = source if source is not None else str(path)
+        self.document_id = document_id or document_id_from_key(str(self.path.resolve()))
+        self.encoding = encoding
+
+    def _read_text(self) -> str:
+        data = self.path.read_bytes()
+        try:
+            return data.decode(self.encoding)
+        except UnicodeDecodeError as exc:
+            raise self._not_decodable(exc) from exc
+
+    def _not_decodable(self, exc: UnicodeDecodeError) -> ValueError:
+        return ValueError(
+            f"{self.path}: not valid {self.encoding} (byte {exc.start}: {exc.reason}); "
+            "pass the right encoding= or convert the file to UTF-8"
+        )
+
+    def lazy_load(self) -> Iterator[Document]:
+        raise NotImplementedError

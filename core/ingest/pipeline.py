@@ -1,0 +1,246 @@
+"""The ingest itself: which files changed, embedding one document while the previous one is written, and
+stopping the batch cleanly when the database goes away."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from langchain_core.documents import Document
+
+from core.elements import document_id_from_key
+from core.front_matter import parse_front_matter
+from core.ingest.embedding import embed_texts, embedding_text
+from core.ingest.parsing import LOADERS, content_hash, loader_for, parse_source
+from core.ingest.report import FileResult, IngestError, IngestReport
+from core.ingest.sources import SourceFile, discover, read_source
+from core.markdown_loader import MAX_NESTING
+from core.progress import Progress, ProgressCallback
+from core.store import DocumentRecord, ElementStore, StoreError
+from core.text import first_line
+
+# The stage of every Progress an ingest reports: done/total count the elements embedded (or found in the cache).
+EMBEDDING = "embedding"
+
+
+def document_id_for(collection: str, source_key: str) -> str:
+    """Stable per collection and path: two files with the same name and content are two documents."""
+    return document_id_from_key(f"{collection}\x1f{source_key}")
+
+
+@dataclass
+class _Prepared:
+    source: SourceFile
+    record: DocumentRecord
+    elements: list[Document]
+    replacing: bool
+    warning: str | None = None
+
+
+def _database_unavailable(store: ElementStore, exc: BaseException) -> str | None:
+    """Why the database cannot be reached when ``exc`` came from losing it; None for any other failure.
+
+    A connection-level error (server stopped, socket gone, pool timeout) is confirmed with one fresh
+    connection: an OperationalError that is not about reachability (a deadlock, a cancelled query) must
+    not stop the batch.
+    """
+    import psycopg
+
+    from core.db.urls import connection_lost, psycopg_conninfo, redact_text
+
+    if not connection_lost(exc):
+        return None
+    try:
+        with psycopg.connect(psycopg_conninfo(store.url), connect_timeout=3, autocommit=True) as conn:
+            conn.execute("SELECT 1")
+    except Exception as probe:
+        return redact_text(first_line(probe), store.url)
+    return None
+
+
+@dataclass
+class _PendingWrite:
+    item: _Prepared
+    future: Future[bool]
+    vectors: dict[str, np.ndarray]  # by text hash: what the write will commit, for the next document's lookup
+
+
+def _settle(store: ElementStore, report: IngestReport, write: _PendingWrite, after: Sequence[_Prepared]) -> bool:
+    """Wait for ``write`` and record its result; False if the database went away (``after`` are then not stored)."""
+    item = write.item
+    try:
+        changed = write.future.result()
+    except Exception as exc:
+        gone = _database_unavailable(store, exc)
+        if gone is None:
+            report.record(FileResult(item.source.display, "error", reason=f"could not store: {exc}"))
+            return True
+        _stop(report, [item, *after], gone)
+        return False
+    status = ("replaced" if item.replacing else "added") if changed else "unchanged"
+    report.record(FileResult(item.source.display, status, len(item.elements), None, item.record.encoding,
+                             item.record.document_id, item.warning if changed else None))
+    return True
+
+
+def _stop(report: IngestReport, rest: Sequence[_Prepared], gone: str) -> None:
+    """The database went away while ``rest[0]`` was processed: every later file would wait out the pool's timeout
+    and fail the same way, so the batch stops here. The server rolled back the current file's transaction."""
+    report.stopped = f"the database is unavailable ({gone})"
+    advice = "start it and ingest again; files already stored are skipped as unchanged"
+    report.record(FileResult(rest[0].source.display, "error", reason=f"not stored: {report.stopped}; {advice}"))
+    for item in rest[1:]:
+        report.record(FileResult(item.source.display, "error",
+                                 reason=f"not stored: {report.stopped}, so the ingest stopped; {advice}"))
+
+
+def ingest(
+    store: ElementStore,
+    sources: Sequence[SourceFile],
+    *,
+    loader: str = "markdown-it",
+    max_bytes: int = 5 * 1024 * 1024,
+    batch_size: int = 64,
+    progress: ProgressCallback | None = None,
+    problems: Sequence[FileResult] = (),
+    hnsw_min_rows: int = 10_000,
+) -> IngestReport:
+    """Ingest ``sources`` into ``store`` and report per file. Never raises for a bad file.
+
+    Once the database holds ``hnsw_min_rows`` vectors, the HNSW index is built at the end of the ingest.
+    """
+    started = time.perf_counter()
+    report = IngestReport()
+    for problem in problems:
+        report.record(problem)
+    embeddings = store.embeddings
+    calls_before = embeddings.calls
+    try:
+        known = store.content_hashes()
+    except Exception as exc:
+        gone = _database_unavailable(store, exc)
+        if gone is None:
+            raise
+        raise StoreError(f"the database is unavailable ({gone}); nothing was ingested. Start it and try again.") \
+            from exc
+
+    prepared: list[_Prepared] = []
+    for source in sources:
+        try:
+            item = _prepare(store, source, known, loader=loader, max_bytes=max_bytes)
+        except IngestError as exc:
+            report.record(FileResult(source.display, "error", reason=str(exc)))
+            continue
+        except Exception as exc:  # a parser bug must not sink the whole batch
+            report.record(FileResult(source.display, "error", reason=f"could not parse: {type(exc).__name__}: {exc}"))
+            continue
+        if isinstance(item, FileResult):
+            report.record(item)
+        else:
+            prepared.append(item)
+
+    total = sum(len(p.elements) for p in prepared)
+    done = 0
+    if progress:
+        progress(Progress(EMBEDDING, 0, total, f"{len(prepared)} documents to embed, {report.unchanged} unchanged"))
+    # Each document's write runs on a writer thread while the next one is embedded: the write is mostly waiting
+    # on the server, and on a busy machine the two overlap instead of adding up. One write is in flight at a
+    # time, so documents are still stored in order and a lost database stops the batch at the first failed one.
+    pending: _PendingWrite | None = None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="hke-ingest-write") as writer:
+        for index, item in enumerate(prepared):
+            texts = [embedding_text(d, store.contextual) for d in item.elements]
+            message = f"embedding {item.source.display}"
+
+            def advance(n: int, message: str = message) -> None:
+                nonlocal done
+                done += n
+                if progress:
+                    progress(Progress(EMBEDDING, done, total, message))
+
+            t0 = time.perf_counter()
+            try:
+                embedded = embed_texts(store, texts, batch_size=batch_size, advance=advance,
+                                       pending=pending.vectors if pending else None)
+            except Exception as exc:
+                report.embed_seconds += time.perf_counter() - t0
+                gone = _database_unavailable(store, exc)  # the cache lookup reads the database
+                settled = pending is None or _settle(store, report, pending, prepared[index:])  # results in order
+                pending = None
+                if not settled:
+                    break
+                if gone is None:
+                    report.record(FileResult(item.source.display, "error", reason=f"embedding failed: {exc}"))
+                    continue
+                _stop(report, prepared[index:], gone)
+                break
+            report.embed_seconds += time.perf_counter() - t0
+            report.texts_embedded += embedded.embedded
+            report.cache_hits += embedded.reused
+            if pending is not None and not _settle(store, report, pending, prepared[index:]):
+                pending = None
+                break
+            future = writer.submit(store.replace_document, item.record, item.elements, embedded.vectors,
+                                   embedded.hashes)
+            pending = _PendingWrite(item, future, dict(zip(embedded.hashes, embedded.vectors, strict=True)))
+        if pending is not None:
+            _settle(store, report, pending, [])
+    report.embedding_calls = embeddings.calls - calls_before
+    if (report.added or report.replaced) and not report.stopped:
+        if progress and not store.has_vector_index():
+            progress(Progress(EMBEDDING, total, total, "checking the vector index"))
+        store.ensure_vector_index(hnsw_min_rows)
+    report.seconds = time.perf_counter() - started
+    if progress:
+        progress(Progress(EMBEDDING, total, total, "done"))
+    return report
+
+
+def _prepare(
+    store: ElementStore, source: SourceFile, known: dict[str, str], *, loader: str, max_bytes: int
+) -> _Prepared | FileResult:
+    data = read_source(source, max_bytes)
+    document_id = document_id_for(store.collection, source.key)
+    loader = loader_for(source.name, loader)
+    digest = content_hash(data, loader, store.contextual)
+    if known.get(document_id) == digest:
+        return FileResult(source.display, "unchanged", document_id=document_id)
+    elements, encoding, text = parse_source(
+        data, name=source.name, source=source.display, document_id=document_id, loader=loader
+    )
+    front_matter = (parse_front_matter(text) or None) if text is not None and loader in LOADERS else None
+    cut = sum(1 for d in elements if d.metadata.get("truncated_nesting"))
+    warning = (
+        f"content nested deeper than {MAX_NESTING} levels was dropped under {cut} element(s) "
+        "(marked truncated_nesting in their metadata)"
+    ) if cut else None
+    title = (front_matter or {}).get("title") or next(
+        (d.page_content for d in elements if d.metadata.get("category") == "Title"), source.name
+    )
+    record = DocumentRecord(
+        document_id=document_id,
+        source=source.display,
+        filename=source.name,
+        title=title,
+        content_hash=digest,
+        loader=loader,
+        n_elements=len(elements),
+        n_bytes=len(data),
+        encoding=encoding,
+        front_matter=front_matter,
+    )
+    return _Prepared(source, record, elements, replacing=document_id in known, warning=warning)
+
+
+def ingest_paths(
+    store: ElementStore,
+    paths: Iterable[str | Path],
+    **kwargs,
+) -> IngestReport:
+    """``ingest`` over files and folders on disk."""
+    sources, problems = discover(paths)
+    return ingest(store, sources, problems=problems, **kwargs)

@@ -1,0 +1,76 @@
+"""What an ingest tells its caller: one result per file, their totals, and the error that refuses a file."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+class IngestError(ValueError):
+    """A file that cannot be ingested; the message is shown to the user as the reason."""
+
+
+@dataclass
+class FileResult:
+    path: str
+    status: str  # added | replaced | unchanged | error | skipped
+    elements: int = 0
+    reason: str | None = None
+    encoding: str | None = None
+    document_id: str | None = None
+    warning: str | None = None  # stored, but something about it deserves a look (e.g. content dropped)
+
+
+@dataclass
+class IngestReport:
+    documents: int = 0
+    elements: int = 0
+    added: int = 0
+    replaced: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    errors: list[dict[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    embed_seconds: float = 0.0
+    embedding_calls: int = 0
+    texts_embedded: int = 0  # texts sent to the embedder
+    cache_hits: int = 0  # elements whose vector was reused: stored already, or the same text earlier in the document
+    files: list[FileResult] = field(default_factory=list)
+    warnings: list[dict[str, str]] = field(default_factory=list)
+    stopped: str | None = None  # why the batch stopped early (the database went away), if it did
+
+    def record(self, result: FileResult) -> None:
+        self.files.append(result)
+        if result.warning:
+            self.warnings.append({"path": result.path, "warning": result.warning})
+        if result.status == "error":
+            self.errors.append({"path": result.path, "reason": result.reason or "unknown error"})
+            return
+        if result.status == "skipped":
+            self.skipped += 1
+            return
+        self.documents += 1
+        if result.status == "unchanged":
+            self.unchanged += 1
+        else:
+            self.elements += result.elements
+            self.added += result.status == "added"
+            self.replaced += result.status == "replaced"
+
+    def as_dict(self, *, files: bool = False) -> dict:
+        out = {
+            k: v
+            for k, v in asdict(self).items()
+            if k in ("documents", "elements", "added", "replaced", "unchanged", "skipped", "errors")
+        }
+        out["seconds"] = round(self.seconds, 3)
+        out["embed_seconds"] = round(self.embed_seconds, 3)
+        out["embedding_calls"] = self.embedding_calls
+        out["texts_embedded"] = self.texts_embedded
+        out["cache_hits"] = self.cache_hits
+        if self.warnings:
+            out["warnings"] = self.warnings
+        if self.stopped:
+            out["stopped"] = self.stopped
+        if files:
+            out["files"] = [asdict(f) for f in self.files]
+        return out

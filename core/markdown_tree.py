@@ -1,0 +1,347 @@
+"""markdown-it's token stream → the element tree: headings, list items, paragraphs, tables, code, images.
+
+Inline markup is reduced to plain text; emphasis, inline code and link texts are kept apart in the metadata
+(entity extraction reads them). The walk is a single iterative pass, so no input can make it recurse.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from langchain_core.documents import Document
+from markdown_it.token import Token
+
+from core.elements import ElementBuilder, markdown_table
+
+# The token core.markdown_loader pushes where content nested past its cap was dropped.
+TRUNCATED_TOKEN = "hke_truncated"
+
+_TEXT_TYPES = frozenset({"text", "text_special", "code_inline", "html_inline"})
+
+
+def _alt_text(image: Token) -> str:
+    """Plain alt text of an image; images nested in alt text are flattened without recursion."""
+    out: list[str] = []
+    stack: list[Iterator[Token]] = [iter(image.children or ())]
+    while stack:
+        for tok in stack[-1]:
+            if tok.type == "image":
+                stack.append(iter(tok.children or ()))
+                break
+            if tok.type in _TEXT_TYPES:
+                out.append(tok.content)
+            elif tok.type in ("softbreak", "hardbreak"):
+                out.append(" ")
+        else:
+            stack.pop()
+    return "".join(out)
+
+
+# A trailing attribute list (Python-Markdown attr_list, Pandoc, kramdown): "Notes {: #id }", "API {#api .x}".
+# It styles the heading and is not part of its name.
+_ATTRIBUTE_LIST = re.compile(r"\s*\{(?::[^{}]*|\s*[#.][^{}\s][^{}]*)\}\s*$")
+
+
+def strip_attribute_list(heading: str) -> str:
+    """``heading`` without a trailing ``{: #id .class key=value}`` attribute list (the text stays if that is all)."""
+    stripped = _ATTRIBUTE_LIST.sub("", heading)
+    return stripped if stripped.strip() else heading
+
+
+class _Inline:
+    """Plain text of an inline token's children plus the marked-up spans entity extraction wants."""
+
+    __slots__ = ("code_spans", "emphasized", "link_texts", "text")
+
+    def __init__(self, children: Sequence[Token] | None) -> None:
+        parts: list[str] = []
+        emphasis_starts: list[int] = []
+        link_starts: list[int] = []
+        self.emphasized: list[str] = []
+        self.code_spans: list[str] = []
+        self.link_texts: list[str] = []
+        for tok in children or ():
+            kind = tok.type
+            if kind == "text" or kind == "text_special":
+                parts.append(tok.content)
+            elif kind == "softbreak":
+                # A soft break is a wrapped line, not a break in meaning (Python-Markdown + unstructured
+                # also collapse it to a space).
+                parts.append(" ")
+            elif kind == "hardbreak":
+                parts.append("\n")
+            elif kind == "code_inline":
+                parts.append(tok.content)
+                self.code_spans.append(tok.content)
+            elif kind == "html_inline":
+                parts.append(tok.content)  # kept verbatim, never interpreted
+            elif kind == "image":
+                parts.append(_alt_text(tok))
+            elif kind == "em_open" or kind == "strong_open":
+                emphasis_starts.append(len(parts))
+            elif kind == "em_close" or kind == "strong_close":
+                if emphasis_starts:
+                    self.emphasized.append("".join(parts[emphasis_starts.pop() :]).strip())
+            elif kind == "link_open":
+                link_starts.append(len(parts))
+            elif kind == "link_close":
+                if link_starts:
+                    self.link_texts.append("".join(parts[link_starts.pop() :]).strip())
+            elif tok.content:  # a token type from a future rule: keep its text rather than lose it
+                parts.append(tok.content)
+        self.text = "".join(parts).strip()
+
+
+def _image_only(children: Sequence[Token] | None) -> list[Token] | None:
+    """The images of a paragraph made only of images (and whitespace), else None."""
+    images: list[Token] = []
+    for tok in children or ():
+        if tok.type == "image":
+            images.append(tok)
+        elif tok.type in ("softbreak", "hardbreak") or (tok.type == "text" and not tok.content.strip()):
+            continue
+        else:
+            return None
+    return images or None
+
+
+# --------------------------------------------------------------------------------------------------
+# Token stream → element tree
+# --------------------------------------------------------------------------------------------------
+
+
+class _Frame:
+    """An open container: a list, a list item or a blockquote."""
+
+    __slots__ = ("element_id", "kind", "level", "started")
+
+    def __init__(self, kind: str, level: int = 0) -> None:
+        self.kind = kind  # "list" | "item" | "quote"
+        self.level = level  # list nesting level of an item (0 = top-level list)
+        self.element_id: str | None = None  # the item's ListItem element, once its first paragraph is seen
+        self.started = False  # has the item had a direct child block yet?
+
+
+class _TreeBuilder:
+    def __init__(self, document_id: str, source: str) -> None:
+        self._elements = ElementBuilder(document_id, source)
+        self.documents = self._elements.documents
+        self._titles: list[tuple[int, str]] = []  # open headings: (level, element_id), outermost first
+        self._frames: list[_Frame] = []
+        self._list_depth = 0
+        self._by_id: dict[str, Document] = {}
+        self._truncation_pending = False  # content was dropped before any element existed to flag
+
+    # -- emitting ----------------------------------------------------------------------------------
+
+    def _emit(
+        self,
+        category: str,
+        text: str,
+        parent_id: str | None,
+        depth: int,
+        line_map: list[int] | None,
+        inline: _Inline | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> str | None:
+        if not text.strip():
+            return None
+        extra = dict(extra or {})
+        if self._truncation_pending:
+            extra["truncated_nesting"] = True
+            self._truncation_pending = False
+        if inline is not None:
+            # dict.fromkeys: de-duplicate but keep first-seen order, so output is deterministic.
+            for name, values in (
+                ("emphasized", inline.emphasized),
+                ("code_spans", inline.code_spans),
+                ("link_texts", inline.link_texts),
+            ):
+                kept = [v for v in dict.fromkeys(values) if v]
+                if kept:
+                    extra[name] = kept
+        document = self._elements.add(
+            category, text, parent_id, depth, start_line=line_map[0] + 1 if line_map else None,
+            end_line=line_map[1] if line_map else None, extra=extra,
+        )  # fmt: skip
+        assert document is not None  # text is not blank
+        self._by_id[document.metadata["element_id"]] = document
+        return document.metadata["element_id"]
+
+    # -- where things attach -------------------------------------------------------------------------
+
+    def _block_parent(self) -> str | None:
+        """Nearest enclosing list item that has an element, else the current heading."""
+        for frame in reversed(self._frames):
+            if frame.element_id is not None:
+                return frame.element_id
+        return self._titles[-1][1] if self._titles else None
+
+    def _direct_item(self) -> _Frame | None:
+        """The list item this block is a direct child of (not through a blockquote), if any."""
+        if self._frames and self._frames[-1].kind == "item":
+            return self._frames[-1]
+        return None
+
+    def _mark_started(self) -> None:
+        item = self._direct_item()
+        if item is not None:
+            item.started = True
+
+    # -- the walk ----------------------------------------------------------------------------------
+
+    def build(self, tokens: list[Token]) -> list[Document]:
+        i = 0
+        n = len(tokens)
+        while i < n:
+            tok = tokens[i]
+            kind = tok.type
+            if kind == "heading_open":
+                self._heading(tok, tokens[i + 1])
+                i += 3
+                continue
+            if kind == "paragraph_open":
+                self._paragraph(tok, tokens[i + 1])
+                i += 3
+                continue
+            if kind == "bullet_list_open" or kind == "ordered_list_open":
+                self._mark_started()
+                self._frames.append(_Frame("list"))
+                self._list_depth += 1
+            elif kind == "list_item_open":
+                self._frames.append(_Frame("item", self._list_depth - 1))
+            elif kind == "blockquote_open":
+                self._mark_started()
+                self._frames.append(_Frame("quote"))
+            elif kind == "bullet_list_close" or kind == "ordered_list_close":
+                self._frames.pop()
+                self._list_depth -= 1
+            elif kind == "list_item_close" or kind == "blockquote_close":
+                self._frames.pop()
+            elif kind == "fence" or kind == "code_block":
+                language = tok.info.split(maxsplit=1)[0] if tok.info.strip() else ""
+                self._emit(
+                    "CodeSnippet", tok.content.rstrip("\n"), self._block_parent(), 0, tok.map,
+                    extra={"language": language},
+                )  # fmt: skip
+                self._mark_started()
+            elif kind == "html_block":
+                self._emit("UncategorizedText", tok.content.rstrip("\n"), self._block_parent(), 0, tok.map)
+                self._mark_started()
+            elif kind == "table_open":
+                i = self._table(tokens, i)
+                self._mark_started()
+            elif kind == "hr":
+                self._mark_started()  # a thematic break is structure, not content: no element
+            elif kind == TRUNCATED_TOKEN:
+                self._truncated()
+            # front_matter is metadata (see parse_front_matter); close tokens of paragraphs/headings are
+            # skipped above; anything else carries no text of its own.
+            i += 1
+        return self.documents
+
+    def _truncated(self) -> None:
+        """Flag the element that content nested past ``MAX_NESTING`` was dropped from (its would-be parent).
+
+        At the document root there is no such element, so the nearest one before it is flagged instead, or
+        the first one after it when nothing precedes it.
+        """
+        target = self._block_parent()
+        if target is None and self.documents:
+            target = self.documents[-1].metadata["element_id"]
+        if target is None:
+            self._truncation_pending = True
+        else:
+            self._by_id[target].metadata["truncated_nesting"] = True
+
+    def _heading(self, open_tok: Token, inline_tok: Token) -> None:
+        level = int(open_tok.tag[1])
+        inline = _Inline(inline_tok.children)
+        inline.text = strip_attribute_list(inline.text)
+        if self._frames:
+            # A heading inside a list item or blockquote is part of that container, not a new section
+            # of the document, so it must not rewrite the heading stack for what follows the container.
+            self._emit("Title", inline.text, self._block_parent(), level - 1, open_tok.map, inline)
+            self._mark_started()
+            return
+        while self._titles and self._titles[-1][0] >= level:
+            self._titles.pop()
+        parent_id = self._titles[-1][1] if self._titles else None
+        element_id = self._emit("Title", inline.text, parent_id, level - 1, open_tok.map, inline)
+        # An empty heading still closes the sections at its level (popped above), but pushing it would
+        # give the following content an ancestor that does not exist.
+        if element_id is not None:
+            self._titles.append((level, element_id))
+
+    def _paragraph(self, open_tok: Token, inline_tok: Token) -> None:
+        item = self._direct_item()
+        if item is not None and not item.started:
+            # A list item's own text is its first paragraph; its parent is the enclosing item (for a
+            # nested list) or the current heading (for a top-level list).
+            item.started = True
+            inline = _Inline(inline_tok.children)
+            item.element_id = self._emit(
+                "ListItem", inline.text, self._block_parent(), item.level, open_tok.map, inline
+            )
+            return
+        parent_id = self._block_parent()
+        images = _image_only(inline_tok.children)
+        if images is not None:
+            for image in images:
+                self._emit(
+                    "Image", _alt_text(image).strip(), parent_id, 0, open_tok.map,
+                    extra={"image_url": image.attrGet("src") or ""},
+                )  # fmt: skip
+        else:
+            inline = _Inline(inline_tok.children)
+            self._emit("NarrativeText", inline.text, parent_id, 0, open_tok.map, inline)
+        self._mark_started()
+
+    def _table(self, tokens: list[Token], start: int) -> int:
+        """Emit one Table element for tokens[start] (table_open); return the index of table_close."""
+        table_open = tokens[start]
+        header: list[str] = []
+        rows: list[list[str]] = []
+        current: list[str] | None = None
+        in_head = False
+        emphasized: list[str] = []
+        code_spans: list[str] = []
+        link_texts: list[str] = []
+        i = start + 1
+        while i < len(tokens) and tokens[i].type != "table_close":
+            tok = tokens[i]
+            if tok.type == "thead_open":
+                in_head = True
+            elif tok.type == "thead_close":
+                in_head = False
+            elif tok.type == "tr_open":
+                current = header if in_head else []
+                if not in_head:
+                    rows.append(current)
+            elif tok.type == "inline" and current is not None:
+                cell = _Inline(tok.children)
+                current.append(cell.text)
+                emphasized += cell.emphasized
+                code_spans += cell.code_spans
+                link_texts += cell.link_texts
+            i += 1
+        width = max([len(header), *(len(r) for r in rows)])
+        header += [""] * (width - len(header))
+        for row in rows:
+            row += [""] * (width - len(row))
+
+        text, text_as_html = markdown_table(header, rows)
+        inline = _Inline(None)
+        inline.emphasized, inline.code_spans, inline.link_texts = emphasized, code_spans, link_texts
+        if any(header) or any(any(r) for r in rows):
+            self._emit(
+                "Table", text, self._block_parent(), 0, table_open.map, inline, extra={"text_as_html": text_as_html}
+            )
+        return i
+
+
+def build_elements(tokens: list[Token], *, document_id: str, source: str) -> list[Document]:
+    """The elements of a markdown-it token stream, in order; see :func:`core.markdown_loader.parse_markdown`."""
+    return _TreeBuilder(document_id, source).build(tokens)

@@ -1,0 +1,66 @@
+"""No import circle inside core/: no two modules import each other, directly or through others.
+
+Every ``import`` counts, also those inside functions (a lazy import only hides a circle until the function runs)
+except under ``if TYPE_CHECKING:``. A package importing its own submodules (``core/ingest/__init__.py``
+re-exporting ``core.ingest.pipeline``) is how a package works, not a circle, so a submodule's implicit import of its
+parent package is not counted.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+
+CORE = Path(__file__).resolve().parents[1] / "core"
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in CORE.rglob("*.py"):
+        parts = path.relative_to(CORE.parent).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
+    """The core modules ``path`` imports: ``from core.x import y`` names core.x.y when that is a module."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name in modules)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in modules:
+            for alias in node.names:
+                found.add(f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in modules else node.module)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return found
+
+
+def import_graph() -> nx.DiGraph:
+    modules = _modules()
+    graph = nx.DiGraph()
+    graph.add_nodes_from(modules)
+    for name, path in modules.items():
+        graph.add_edges_from((name, target) for target in _imports(path, modules) if target != name)
+    return graph
+
+
+def test_the_graph_sees_core_imports() -> None:
+    graph = import_graph()
+    assert graph.has_edge("core.unstructured_loader", "core.elements")
+    assert graph.has_edge("core.ingest.parsing", "core.markdown_loader"), "imports inside functions count"
+    assert graph.has_edge("core.cli", "core.cli.db")
+
+
+def test_no_import_circle_in_core() -> None:
+    circles = sorted(sorted(c) for c in nx.strongly_connected_components(import_graph()) if len(c) > 1)
+    assert circles == []
