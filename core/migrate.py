@@ -69,7 +69,7 @@ def migrate(url: str) -> MigrationReport:
         raise StoreError(f"the migration stopped and changed nothing: {detail}") from exc
     for table in build_indexes:  # after the commit: the data is safe, an index build may take minutes
         with pool.connection() as conn:
-            conn.execute("SET maintenance_work_mem = '256MB'")
+            conn.execute("SET LOCAL maintenance_work_mem = '256MB'")  # this build only, not the pooled session
             conn.execute(element_sql.bind(element_sql.CREATE_VECTOR_INDEX, table))
             conn.commit()
         report.vector_indexes.append(f"{table}_hnsw")
