@@ -24,7 +24,7 @@ import numpy as np
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict
+from pydantic import ConfigDict, SkipValidation
 
 from core.partial_tree import render_markdown, short_ids
 from core.retrieval.context import (
@@ -231,7 +231,8 @@ def warm_up(store: ElementStore) -> None:
 class _StoreRetriever(BaseRetriever):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    store: Any  # ElementStore; Any keeps pydantic from introspecting it
+    # Not validated: Streamlit's module reloads make a live store an instance of an older ElementStore class.
+    store: SkipValidation[ElementStore]
     k: int = 4
     scope: Scope | None = None
     search: SearchConfig | str | None = None
