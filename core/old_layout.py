@@ -24,9 +24,9 @@ def pending(conn: psycopg.Connection) -> int:
     return int(conn.execute(sql.PENDING).fetchone()[0])
 
 
-def message(count: int) -> str:
+def message() -> str:
     return (
-        f"this database holds elements in the old layout (langchain_pg_collection / langchain_pg_embedding, "
-        f"{count} collection(s) or link(s) to move): run `{MIGRATE_COMMAND}` once to move them into the new "
-        "tables (vectors are copied, nothing is re-embedded, nothing is deleted before it is verified)"
+        "this database holds elements in the old layout (langchain_pg_collection / langchain_pg_embedding): "
+        f"run `{MIGRATE_COMMAND}` once to move them into the new tables (vectors are copied, nothing is "
+        "re-embedded, nothing is deleted before it is verified)"
     )

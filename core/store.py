@@ -104,9 +104,8 @@ def validate_collection_name(name: str) -> str:
 
 
 def _refuse_legacy_layout(conn: psycopg.Connection) -> None:
-    pending = old_layout.pending(conn)
-    if pending:
-        raise StoreError(old_layout.message(pending))
+    if old_layout.pending(conn):
+        raise StoreError(old_layout.message())
 
 
 # -- the store --------------------------------------------------------------------------------------
