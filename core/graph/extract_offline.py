@@ -57,10 +57,11 @@ from core.graph.model import TextUnit
 from core.graph.names_english import SPACY_TYPES, capitalised, codes_acronyms_camel, guess_type, spacy_model
 from core.graph.names_korean import korean_runs, tokenize
 from core.graph.node_filter import worth_a_node
-from core.graph.text import has_hangul, normalize_name, table_sentences
+from core.graph.text import normalize_name, table_sentences
 from core.graph.text_units import ElementInfo
 from core.markdown_tree import strip_attribute_list
 from core.text import clip
+from core.textnorm import has_hangul
 
 _IDENTIFIER = re.compile(r"(?:--?)?[A-Za-z_][A-Za-z0-9_]*(?:[.:/-][A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
 
@@ -88,10 +89,6 @@ class OfflineExtractor:
         self.drafts: dict[str, EntityDraft] = {}
         self.occurrences: set[tuple[str, int]] = set()  # (key, sentence index)
         self._order = 0
-
-    @property
-    def english_method(self) -> str:
-        return "spacy" if self.nlp is not None else "heuristic"
 
     def _add(
         self, name: str, type_: str, sentence: Sentence, *, strong: bool, description: str = "", role: str = "",

@@ -20,8 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
-import networkx as nx
-
 from core.graph.extraction import EntityDraft, Extraction, Sentence
 from core.graph.model import Entity, Relationship, TextUnit
 from core.graph.text import stable_id
@@ -71,14 +69,6 @@ class GraphData:
                 out[r.target_id] += r.weight
             self._strength = dict(out)
         return self._strength
-
-    def to_networkx(self) -> nx.Graph:
-        g = nx.Graph()
-        for e in self.entities:
-            g.add_node(e.id, title=e.title, type=e.type, degree=e.degree)
-        for r in self.relationships:
-            g.add_edge(r.source_id, r.target_id, weight=r.weight, id=r.id)
-        return g
 
 
 def entity_id(key: str) -> str:

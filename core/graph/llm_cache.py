@@ -77,11 +77,6 @@ def prompt_key(messages: Messages) -> str:
     return json.dumps([[role, content] for role, content in messages], ensure_ascii=False, separators=(",", ":"))
 
 
-def prompt_hash(messages: Messages) -> str:
-    """The stored key of a message list (SHA-256 of :func:`prompt_key`)."""
-    return _sha256(prompt_key(messages))
-
-
 def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -62,13 +62,6 @@ def report(store: ElementStore, community_id: str) -> Report | None:
     return tables.row_report(rows[0]) if rows else None
 
 
-def reports_by_id(store: ElementStore, community_ids: Iterable[str]) -> list[Report]:
-    ids = list(dict.fromkeys(community_ids))
-    if not ids:
-        return []
-    return [tables.row_report(r) for r in _rows(store, sql.REPORTS_BY_COMMUNITY_IDS, (store.collection_id, ids))]
-
-
 def communities(store: ElementStore, *, kind: str | None = None, level: int | None = None) -> list[Community]:
     return [tables.row_community(r) for r in _rows_of_kind(store, sql.COMMUNITIES_FILTERED, kind, level=level)]
 

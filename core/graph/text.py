@@ -38,14 +38,6 @@ def stable_id(*parts: str, length: int = 16) -> str:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:length]
 
 
-def has_hangul(text: str) -> bool:
-    return any("\uac00" <= ch <= "\ud7a3" for ch in text)
-
-
-def is_hangul_char(ch: str) -> bool:
-    return "\uac00" <= ch <= "\ud7a3"
-
-
 # -- sentences --------------------------------------------------------------------------------------
 
 # A sentence ends at . ! ? (or their full-width forms) followed by space and a plausible sentence start;

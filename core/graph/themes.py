@@ -153,16 +153,14 @@ class Themes:
     # -- titles --
 
     def title(self, community: Community) -> str:
-        return self._titles.get(community.id, ("", "", 0.0))[0 if self._use_headings(community) else 1] or (
-            community.title
-        )
+        return self.title_candidates(community)[0 if self._use_headings(community) else 1] or community.title
 
     def title_candidates(self, community: Community) -> tuple[str, str, float]:
         """(heading title, terms title, share of the community's sentences under its best heading)."""
         return self._titles.get(community.id, ("", "", 0.0))
 
     def _use_headings(self, community: Community) -> bool:
-        headings, _terms, share = self._titles.get(community.id, ("", "", 0.0))
+        headings, _terms, share = self.title_candidates(community)
         return bool(headings) and share >= MIN_HEADING_SHARE
 
     def _sentences(self, community: Community) -> list[int]:

@@ -22,9 +22,6 @@ from psycopg import sql as pgsql
 # Serialises schema creation across processes: CREATE ... IF NOT EXISTS still races on the catalog.
 SCHEMA_LOCK_KEY = 4_851_220_001
 
-ADVISORY_LOCK = "SELECT pg_advisory_lock(%s)"
-ADVISORY_UNLOCK = "SELECT pg_advisory_unlock(%s)"
-
 TABLE_EXISTS = "SELECT to_regclass(%s) IS NOT NULL"
 
 TABLE_PREFIX = "hke_elements_"

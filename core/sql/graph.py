@@ -302,15 +302,6 @@ JOIN hke_communities c ON c.collection_id = r.collection_id AND c.id = r.communi
 WHERE r.collection_id = %s AND r.community_id = %s
 """
 
-REPORTS_BY_COMMUNITY_IDS = """
-SELECT r.community_id, r.kind, r.level, r.title, r.summary, r.rating, r.rating_explanation, r.findings,
-       r.full_content, r.generated_by, c.parent, c.children, c.size
-FROM hke_community_reports r
-JOIN hke_communities c ON c.collection_id = r.collection_id AND c.id = r.community_id
-WHERE r.collection_id = %s AND r.community_id = ANY(%s)
-ORDER BY r.rating DESC, c.human_readable_id
-"""
-
 HIERARCHY = """
 SELECT c.id, c.parent, c.level, c.title, c.size, r.rating, c.kind, cardinality(c.children)
 FROM hke_communities c
