@@ -106,7 +106,7 @@ def ask_request(store) -> Request:
         plain, hier = result.results["plain"].timings, result.results["hierarchical"].timings
         return {
             "embed_query": hier["embed_query"],
-            "vector_search": hier["vector_search"],
+            "vector_search": hier["search"],
             "expand_render": hier["expand"],
             "extractive": plain["generate"] + hier["generate"],
         }
