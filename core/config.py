@@ -47,6 +47,7 @@ class Settings:
     hnsw_min_rows: int = 10_000
     pool_size: int = DEFAULT_POOL_SIZE
     llm_timeout: float = DEFAULT_LLM_TIMEOUT_S
+    embed_threads: int | None = None  # HKE_EMBED_THREADS; None: chosen per call (core.embeddings.ThreadBudget)
 
     @property
     def pgdata(self) -> Path:
@@ -98,6 +99,7 @@ def load_settings() -> Settings:
         hnsw_min_rows=_int_env("HKE_HNSW_MIN_ROWS", 10_000),
         pool_size=_pool_size(),
         llm_timeout=_llm_timeout(),
+        embed_threads=_embed_threads(),
     )
 
 
@@ -117,3 +119,10 @@ def _pool_size() -> int:
     if not 1 <= size <= 100:  # 0 would deadlock every reader; Postgres' default max_connections is 100
         raise ValueError(f"HKE_POOL_SIZE must be between 1 and 100, got {size}")
     return size
+
+
+def _embed_threads() -> int | None:
+    threads = _int_env("HKE_EMBED_THREADS", 0)
+    if not 0 <= threads <= 256:
+        raise ValueError(f"HKE_EMBED_THREADS must be between 1 and 256 (or unset to choose per call), got {threads}")
+    return threads or None

