@@ -24,12 +24,27 @@ for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HKE_EMBEDDINGS", "HKE_CHAT_M
     os.environ.pop(_name, None)
 
 
+# The database tests of these modules run a second time in CI, against tests/tcp_postgres.py's server (TCP, a
+# password, a role that is not superuser, no Unix socket): `pytest -m remote`. Each proves something only such a
+# server shows: URL forms and the password kept out of sight (cli, database, app, the shell in the browser), the
+# store's DDL and writes without superuser rights (store_layout, ingest, embedding_cache, migrate, graph_index,
+# evaluation_runs), the pool over TCP (pool) and the retrieval SQL (retrieval_pipeline). Every other database test
+# goes through those same doors with the same statements, so running it again would prove nothing new.
+REMOTE_MODULES = frozenset({
+    "test_app.py", "test_cli.py", "test_database.py", "test_embedding_cache.py", "test_evaluation_runs.py",
+    "test_graph_index.py", "test_ingest.py", "test_migrate.py", "test_pool.py", "test_retrieval_pipeline.py",
+    "test_shell_e2e.py", "test_store_layout.py",
+})
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that talks to the session's database (it uses ``db_url``, directly or through ``store`` or
-    ``samples_store``): ``pytest -m database`` is the set the CI runs again against a TCP server with a password."""
+    ``samples_store``) ``database``, and those of REMOTE_MODULES also ``remote``."""
     for item in items:
         if "db_url" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.database)
+            if item.path.name in REMOTE_MODULES:
+                item.add_marker(pytest.mark.remote)
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,7 @@
 password authentication (scram-sha-256), no Unix socket; the app's role ``hke`` owns database ``hke`` but is not a
 superuser, and the ``vector`` extension was created beforehand by the superuser, as a provider's admin would.
 
-    python tests/tcp_postgres.py run -- python -m pytest -m database   # start, run with DATABASE_URL, stop
+    python tests/tcp_postgres.py run -- python -m pytest -m remote     # start, run with DATABASE_URL, stop
     python tests/tcp_postgres.py start DIR                             # prints the DATABASE_URL (DIR must not exist)
     python tests/tcp_postgres.py stop DIR
 
