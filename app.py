@@ -25,6 +25,7 @@ navigation = st.navigation(
 )
 try:
     ui.sidebar()
+    ui.warm_pages_in_background()
     navigation.run()
 except Exception as exc:  # Streamlit's stop/rerun are BaseExceptions and pass through
     if not ui.is_database_failure(exc):

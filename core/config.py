@@ -48,6 +48,7 @@ class Settings:
     pool_size: int = DEFAULT_POOL_SIZE
     llm_timeout: float = DEFAULT_LLM_TIMEOUT_S
     embed_threads: int | None = None  # HKE_EMBED_THREADS; None: chosen per call (core.embeddings.ThreadBudget)
+    warm_pages: bool = True  # HKE_WARM_PAGES=0: the app does not load the report pages' modules in the background
 
     @property
     def pgdata(self) -> Path:
@@ -100,6 +101,7 @@ def load_settings() -> Settings:
         pool_size=_pool_size(),
         llm_timeout=_llm_timeout(),
         embed_threads=_embed_threads(),
+        warm_pages=(os.environ.get("HKE_WARM_PAGES") or "1").strip() != "0",
     )
 
 

@@ -6,6 +6,7 @@ picked lives in ``st.session_state``. No SQL and no prompt text here: pages call
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import streamlit as st
@@ -160,6 +161,28 @@ def warm_search(collection: str) -> bool:
 
     warm_up(store(collection))
     return True
+
+
+@st.cache_resource(show_spinner=False)
+def warm_pages_in_background() -> threading.Thread | None:
+    """Load what the report pages need on their first open, once per process, beside the first page the user sees:
+    their modules (pyvis, plotly's figures, the graph package), the network template (vis.js in line, ~470 KB to
+    compile) and plotly's validators. bench/bench_report_open.py measures the first open with and without this."""
+    if not settings().warm_pages:
+        return None
+
+    def load() -> None:
+        import plotly.graph_objects as go
+
+        from views.network import community_network_html
+        from views.report_parts import show_hierarchy  # noqa: F401  (the reports page's own imports)
+
+        community_network_html([], [], sub_community_of={})
+        go.Figure(go.Sunburst(ids=["a"], labels=["a"], parents=[""])).to_json()
+
+    thread = threading.Thread(target=load, name="hke-warm-pages", daemon=True)
+    thread.start()
+    return thread
 
 
 @st.cache_resource(show_spinner="Warming up the embedding model…")
