@@ -82,3 +82,30 @@ def test_tree_page_empty_state(db_url):
     at.switch_page("pages/document_tree.py").run()
     assert not at.exception
     assert "No documents in collection" in _texts(at)
+
+
+def test_the_first_page_loads_the_report_pages_modules_in_the_background(db_url, monkeypatch):
+    """The app's run starts one background load of the report pages' modules (a later run does not start another),
+    and it ends with the modules in the process (AppTest runs the script in this process)."""
+    import sys
+    import threading
+
+    from views import ui
+
+    started: list[threading.Thread] = []
+
+    class Recorded(threading.Thread):
+        def start(self) -> None:
+            if self.name == "hke-warm-pages":
+                started.append(self)
+            super().start()
+
+    monkeypatch.setattr(ui.threading, "Thread", Recorded)
+    ui.warm_pages_in_background.clear()
+    at = _app(f"warm_{uuid.uuid4().hex[:8]}").run()
+    at.run()
+    assert not at.exception
+    assert len(started) == 1, started
+    started[0].join(60)
+    assert not started[0].is_alive()
+    assert {"views.network", "views.report_parts", "plotly.graph_objects"} <= set(sys.modules)
