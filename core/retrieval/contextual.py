@@ -12,17 +12,14 @@ import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from langchain_core.documents import Document
 
 from core.ingest import embed_texts, embedding_text
 from core.progress import Progress, ProgressCallback, no_progress
+from core.retrieval.hits import Hit
 from core.retrieval.scope import Scope
 from core.store import COLLECTION_NAME_MAX, ElementStore
-
-if TYPE_CHECKING:  # search builds on this module (the contextual strategy); a Hit is only copied here
-    from core.retrieval.search import Hit
 
 __all__ = ["CONTEXTUAL_SUFFIX", "ContextualSync", "contextual_collection_name", "ensure_contextual_store",
            "sibling_scope", "to_base_hits"]

@@ -37,9 +37,10 @@ from core.retrieval.context import (
     expand,
 )
 from core.retrieval.headings import HeadingMatch, match_headings
+from core.retrieval.hits import Hit
 from core.retrieval.question import validate_question
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
-from core.retrieval.search import MAX_K, Hit, SearchConfig, embed_query, ms, search, search_config
+from core.retrieval.search import MAX_K, SearchConfig, embed_query, ms, search, search_config
 from core.store import ElementStore
 
 __all__ = ["HierarchicalRetriever", "PlainRetriever", "Retrieval", "find_hits", "retrieve", "warm_up"]
