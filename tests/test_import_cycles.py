@@ -1,9 +1,9 @@
 """No import circle inside core/: no two modules import each other, directly or through others.
 
 Every ``import`` counts, also those inside functions (a lazy import only hides a circle until the function runs)
-and those under ``if TYPE_CHECKING:`` (a type-only circle still means two modules each need the other's names). A package importing its own submodules (``core/ingest/__init__.py``
-re-exporting ``core.ingest.pipeline``) is how a package works, not a circle, so a submodule's implicit import of its
-parent package is not counted.
+and those under ``if TYPE_CHECKING:`` (a type-only circle still means two modules each need the other's names).
+A package importing its own submodules (``core/ingest/__init__.py`` re-exporting ``core.ingest.pipeline``) is how a
+package works, not a circle, so a submodule's implicit import of its parent package is not counted.
 """
 
 from __future__ import annotations
