@@ -312,7 +312,7 @@ def search(
         t0 = time.perf_counter()
         if config.contextual:
             if sibling is None:
-                raise ValueError("the contextual search needs the contextual collection (ensure_contextual_store)")
+                raise ValueError("the contextual search needs the collection's contextual index (contextual_index)")
             found = vector_search(sibling, query_vector, pool, sibling_scope(sibling, scope),
                                   include_metadata=config.include_metadata)
             vector = to_base_hits(store, found)
