@@ -128,14 +128,15 @@ def _mixed_script_look_alikes(name: str) -> str:
     scripts = categories.unique_aliases(name) - {"COMMON"}
     if len(scripts) < 2:
         return ""
-    found = []
-    for script in sorted(scripts):
+    found: list[tuple[int, str]] = []
+    for script in scripts:
         letters = "".join(c for c in name if categories.alias(c) == script)
         others = sorted(scripts - {script})
         for hit in confusables.is_confusable(letters, greedy=True, preferred_aliases=others) or []:
-            alike = next((g["c"] for g in hit["homoglyphs"] if categories.alias(g["c"]) in others), "?")
-            found.append(f"{hit['character']} ({hit['alias']}) looks like {categories.alias(alike)} {alike}")
-    return "; ".join(found)
+            alike = next(g for g in hit["homoglyphs"] if any(categories.alias(c) in others for c in g["c"]))
+            found.append((len(letters), f"{hit['character']} ({hit['alias']}) looks like {alike['c']} ({alike['n']})"))
+    # The letters of the rarer script first: in "sаmples" the Cyrillic "а" is the odd one, not the Latin "s".
+    return "; ".join(text for _, text in sorted(found)[:3])
 
 
 # -- the old layout ---------------------------------------------------------------------------------
@@ -198,8 +199,9 @@ class ElementStore:
 
     def gone_error(self, exc: psycopg.errors.UndefinedTable) -> CollectionGoneError | None:
         """What to tell the user when ``exc`` says this collection's table vanished; None if it is about another."""
-        if self.table not in str(exc):
-            return None
+        return self.gone() if self.table in str(exc) else None
+
+    def gone(self) -> CollectionGoneError:
         return CollectionGoneError(
             f"collection {self.collection!r} no longer exists: it was dropped while this was running. Pick another "
             "collection (`python -m core collections` lists them) or ingest into this one again"

@@ -25,6 +25,8 @@ class ContextualIndexError(StoreError):
 def contextual_index(store: ElementStore) -> ElementStore:
     """The contextual index of ``store``, up to date with it; :class:`ContextualIndexError` says how to build it."""
     sibling = find_contextual_index(store)
+    if sibling is None and not store.exists():  # dropped with its collection, by another process
+        raise store.gone()
     if sibling is None:
         raise ContextualIndexError(
             f"collection {store.collection!r} has no contextual index, which the contextual search needs: build it "
