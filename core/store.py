@@ -10,10 +10,12 @@ ranking are SQL of our own (``core.sql.retrieval``).
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import threading
 import unicodedata
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import astuple, dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -191,6 +193,16 @@ class ElementStore:
         is none."""
         return ElementStore(self.url, f"{self.collection}{SIBLING_SEPARATOR}{kind}", self.embeddings, create=create,
                             options=options, sibling_of=self.collection_id)
+
+    @contextlib.contextmanager
+    def job_lock(self, job: str) -> Iterator[None]:
+        """Held by one process (or thread) at a time for ``job`` on this collection. On a connection of its own: a
+        long job holding one of the pool's few connections while it needs another could starve the pool."""
+        digest = hashlib.sha256(f"{job}\x1f{self.collection_id}".encode()).digest()
+        conninfo = psycopg_conninfo(self.url)
+        with psycopg.connect(conninfo, **_connect_kwargs(conninfo)) as conn, \
+                schema_lock(conn, int.from_bytes(digest[:8], "big", signed=True)):
+            yield
 
     def exists(self) -> bool:
         """Whether the collection is still registered (another process may have dropped it)."""

@@ -179,9 +179,20 @@ def test_other_programs_pgvector_collections_are_left_in_place(scratch_url, use_
     assert report.vector_indexes == [f"{store.table}_hnsw"] and store.has_vector_index()
 
 
+def _own_registry(url: str) -> None:
+    """The registry in the scratch schema itself: a store finds tables through the search path, so without its own
+    it would use the session's registry in ``public``."""
+    from core.sql import elements as element_sql
+
+    with psycopg.connect(psycopg_conninfo(url)) as conn:
+        for statement in element_sql.CREATE_SCHEMA:
+            conn.execute(statement)
+
+
 def test_a_foreign_table_named_langchain_pg_collection_is_left_alone(scratch_url):
     from tests.helpers_embeddings import HashEmbeddings
 
+    _own_registry(scratch_url)
     with psycopg.connect(psycopg_conninfo(scratch_url)) as conn:  # another program's table, another shape
         conn.execute("CREATE TABLE langchain_pg_collection (id serial PRIMARY KEY, label text)")
         conn.execute("INSERT INTO langchain_pg_collection (label) VALUES ('theirs')")
@@ -202,6 +213,7 @@ def test_contextual_siblings_of_the_registry_before_sibling_of_join_their_base(s
     from core.retrieval import retrieve
     from tests.helpers_embeddings import HashEmbeddings
 
+    _own_registry(scratch_url)
     base = ElementStore(scratch_url, "legacy", HashEmbeddings())
     assert not ingest(base, [SourceFile("a.md", b"# Alpha Phone\n## Specs\n* Battery : 3100 mAh\n")]).errors
     # What the previous release made: an ordinary collection whose ids were derived from its own name.

@@ -19,7 +19,6 @@ from dataclasses import dataclass, replace
 
 from langchain_core.documents import Document
 
-from core.db.pool import schema_lock
 from core.ingest.embedding import embed_texts, embedding_text
 from core.progress import Progress, ProgressCallback, no_progress
 from core.store import CollectionMissingError, DocumentRecord, ElementStore
@@ -103,16 +102,11 @@ def drop_contextual_index(store: ElementStore) -> bool:
     return True
 
 
-def _sync_lock_key(store: ElementStore) -> int:
-    # One sync per base collection at a time, across processes: a sync reads the base's documents only once it
-    # holds the lock, so two ingests finishing together cannot undo each other's additions.
-    digest = hashlib.sha256(f"contextual\x1f{store.collection_id}".encode()).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
-
-
 def _sync(store: ElementStore, sibling: ElementStore, progress: ProgressCallback, batch_size: int) -> ContextualSync:
     started = time.perf_counter()
-    with store.pool.connection() as conn, schema_lock(conn, _sync_lock_key(store)):
+    # One update per base collection at a time: it reads the base's documents only once it holds the lock, so two
+    # ingests finishing together cannot undo each other's additions.
+    with store.job_lock(CONTEXTUAL):
         stale, removed_ids = index_gap(store, sibling)
         total = sum(d.n_elements for _, d in stale)
         done = 0
