@@ -133,7 +133,7 @@ def evaluate_set(store, questions, modes: Sequence[str], k: int) -> dict[str, di
         strict_attribution,
     )
 
-    runner = ModeRunner(store, modes, k=k)
+    runner = ModeRunner(store, modes, k=k, build_contextual=True)  # its own scratch collections: build their index
     answerer = ExtractiveAnswerer()
     rows: dict[str, list[dict]] = {m: [] for m in runner.modes}
     for question in questions:

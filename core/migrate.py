@@ -17,6 +17,7 @@ from psycopg import sql as pgsql
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
+from core import old_layout
 from core.db.pool import connection_pool, schema_lock
 from core.sql import elements as element_sql
 from core.sql import migration as sql
@@ -82,6 +83,8 @@ def _migrate_in_one_transaction(pool: ConnectionPool, report: MigrationReport) -
     with pool.connection() as conn, schema_lock(conn, element_sql.SCHEMA_LOCK_KEY):
         if not conn.execute(element_sql.TABLE_EXISTS, ("langchain_pg_collection",)).fetchone()[0]:
             return build_indexes
+        if not old_layout.is_pgvector(conn):  # another program's table of that name: nothing of ours is in it
+            return build_indexes
         conn.execute(sql.LOCK_OLD_TABLES)
         had_hnsw = bool(conn.execute(sql.OLD_HNSW_EXISTS).fetchone()[0])
         for statement in element_sql.CREATE_SCHEMA:
@@ -99,6 +102,7 @@ def _migrate_in_one_transaction(pool: ConnectionPool, report: MigrationReport) -
         for moved in report.collections:
             conn.execute(sql.DELETE_OLD_ELEMENTS, (moved.collection_id,))
             conn.execute(sql.DELETE_OLD_COLLECTION, (moved.collection_id,))
+        conn.execute(element_sql.MARK_OLD_SIBLINGS)  # contextual siblings moved here join their base
         report.kept_old_tables = int(conn.execute(sql.OLD_LEFT).fetchone()[0])
         if report.kept_old_tables:
             for statement in sql.DROP_OLD_INDEXES:
@@ -120,7 +124,7 @@ def _copy_collection(conn: psycopg.Connection, collection_id: uuid.UUID, name: s
     except (KeyError, TypeError, ValueError) as exc:
         raise StoreError(f"collection {name!r} records no embedding dimension; nothing was changed") from exc
     table = element_sql.table_name(collection_id)
-    conn.execute(element_sql.INSERT_COLLECTION, (collection_id, name, Jsonb(meta)))
+    conn.execute(element_sql.INSERT_COLLECTION, (collection_id, name, Jsonb(meta), None))
     create_element_table(conn, table, dimension)
     conn.execute(element_sql.bind(sql.COPY_COLLECTION, table), (collection_id,))
     old = int(conn.execute(sql.OLD_ELEMENT_COUNT, (collection_id,)).fetchone()[0])

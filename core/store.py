@@ -10,10 +10,12 @@ ranking are SQL of our own (``core.sql.retrieval``).
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import threading
 import unicodedata
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import astuple, dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -36,6 +38,9 @@ if TYPE_CHECKING:
     from langchain_postgres import PGEngine, PGVectorStore
 
 COLLECTION_NAME_MAX = 63
+CACHE_READ_ATTEMPTS = 3
+# Between a base collection's name and its sibling's kind (``samples:contextual``); never in a user's name.
+SIBLING_SEPARATOR = ":"
 
 
 class StoreError(RuntimeError):
@@ -44,6 +49,14 @@ class StoreError(RuntimeError):
 
 class EmbedderMismatchError(StoreError):
     """The collection's vectors came from another model: searching them with this one would be garbage."""
+
+
+class CollectionMissingError(StoreError):
+    """The collection does not exist (opened with ``create=False``)."""
+
+
+class CollectionGoneError(StoreError):
+    """The collection was dropped (by another process) while a command was using it."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +81,7 @@ class CollectionInfo:
     elements: int
     embedder: EmbedderInfo | None
     options: dict[str, Any] = field(default_factory=dict)
+    siblings: tuple[str, ...] = ()  # the kinds of its siblings, e.g. ("contextual",)
 
 
 @dataclass(frozen=True)
@@ -93,11 +107,38 @@ def validate_collection_name(name: str) -> str:
     if normal != name:  # "ｄｅｆａｕｌｔ" would be a second collection that looks like "default"
         raise StoreError(f"collection name {name!r} uses full-width or other look-alike characters: "
                          f"write it as {normal!r}")
+    if SIBLING_SEPARATOR in name:
+        raise StoreError(f"collection name {name!r} is not valid: names with {SIBLING_SEPARATOR!r} are reserved for "
+                         "a collection's own indexes (such as its contextual index)")
     if not name or len(name) > COLLECTION_NAME_MAX or not all(c.isalnum() or c in "-_." for c in name):
         raise StoreError(
             f"collection name {name!r} is not valid: use 1–{COLLECTION_NAME_MAX} letters, digits, '-', '_' or '.'"
         )
+    mixed = _mixed_script_look_alikes(name)
+    if mixed:  # "sаmples" with a Cyrillic "а" would be a second collection that looks like "samples"
+        raise StoreError(f"collection name {name!r} mixes scripts with look-alike letters ({mixed}): "
+                         "write it in one script")
     return name
+
+
+def _mixed_script_look_alikes(name: str) -> str:
+    """The letters of ``name`` that Unicode's confusables table says look like a letter of another script the name
+    also uses ("а (CYRILLIC) looks like LATIN a"); empty when there are none. Digits and '-_.' count as no script,
+    and a name in one script (Latin, Hangul, Cyrillic alone) is never refused."""
+    from confusable_homoglyphs import categories, confusables
+
+    scripts = categories.unique_aliases(name) - {"COMMON"}
+    if len(scripts) < 2:
+        return ""
+    found: list[tuple[int, str]] = []
+    for script in scripts:
+        letters = "".join(c for c in name if categories.alias(c) == script)
+        others = sorted(scripts - {script})
+        for hit in confusables.is_confusable(letters, greedy=True, preferred_aliases=others) or []:
+            alike = next(g for g in hit["homoglyphs"] if any(categories.alias(c) in others for c in g["c"]))
+            found.append((len(letters), f"{hit['character']} ({hit['alias']}) looks like {alike['c']} ({alike['n']})"))
+    # The letters of the rarer script first: in "sаmples" the Cyrillic "а" is the odd one, not the Latin "s".
+    return "; ".join(text for _, text in sorted(found)[:3])
 
 
 # -- the old layout ---------------------------------------------------------------------------------
@@ -108,6 +149,14 @@ def _refuse_legacy_layout(conn: psycopg.Connection) -> None:
         raise StoreError(old_layout.message())
 
 
+def _ensure_schema(conn: psycopg.Connection) -> None:
+    """The registry and document tables, brought up to the current shape; call under the schema lock."""
+    if not conn.execute(sql.SCHEMA_READY).fetchone()[0]:
+        for statement in sql.CREATE_SCHEMA:
+            conn.execute(statement)
+        conn.execute(sql.MARK_OLD_SIBLINGS)
+
+
 # -- the store --------------------------------------------------------------------------------------
 
 
@@ -115,7 +164,8 @@ class ElementStore:
     """One collection of parent-linked elements, in its own table.
 
     ``create=False`` opens an existing collection only (readers should not create empty collections by
-    looking at them). ``options`` are recorded on creation, e.g. ``{"contextual": True}``.
+    looking at them). ``options`` are recorded on creation, e.g. ``{"contextual": True}``. A sibling (see
+    :meth:`sibling`) is opened with ``sibling_of``, its base's id.
     """
 
     def __init__(
@@ -126,14 +176,48 @@ class ElementStore:
         *,
         create: bool = True,
         options: dict[str, Any] | None = None,
+        sibling_of: uuid.UUID | None = None,
     ) -> None:
         self.url = url
-        self.collection = validate_collection_name(collection)
+        self.sibling_of = sibling_of
+        self.collection = validate_collection_name(collection) if sibling_of is None else collection
         self.embeddings = embeddings or make_embeddings()
         self.pool = connection_pool(url)
         self._vectorstore: PGVectorStore | None = None
         self.collection_id, self.options = self._open(create=create, options=options or {})
         self.table = sql.table_name(self.collection_id)
+
+    def sibling(self, kind: str, *, create: bool = False, options: dict[str, Any] | None = None) -> ElementStore:
+        """The collection's sibling of ``kind`` (``<name>:<kind>``): a collection of its own that no user name can
+        collide with, hidden from listings and dropped with this one. ``create=False`` raises StoreError if there
+        is none."""
+        return ElementStore(self.url, f"{self.collection}{SIBLING_SEPARATOR}{kind}", self.embeddings, create=create,
+                            options=options, sibling_of=self.collection_id)
+
+    @contextlib.contextmanager
+    def job_lock(self, job: str) -> Iterator[None]:
+        """Held by one process (or thread) at a time for ``job`` on this collection. On a connection of its own: a
+        long job holding one of the pool's few connections while it needs another could starve the pool."""
+        digest = hashlib.sha256(f"{job}\x1f{self.collection_id}".encode()).digest()
+        conninfo = psycopg_conninfo(self.url)
+        with psycopg.connect(conninfo, **_connect_kwargs(conninfo)) as conn, \
+                schema_lock(conn, int.from_bytes(digest[:8], "big", signed=True)):
+            yield
+
+    def exists(self) -> bool:
+        """Whether the collection is still registered (another process may have dropped it)."""
+        with read_connection(self.pool) as conn:
+            return bool(conn.execute(sql.COLLECTION_EXISTS, (self.collection_id,)).fetchone()[0])
+
+    def gone_error(self, exc: psycopg.errors.UndefinedTable) -> CollectionGoneError | None:
+        """What to tell the user when ``exc`` says this collection's table vanished; None if it is about another."""
+        return self.gone() if self.table in str(exc) else None
+
+    def gone(self) -> CollectionGoneError:
+        return CollectionGoneError(
+            f"collection {self.collection!r} no longer exists: it was dropped while this was running. Pick another "
+            "collection (`python -m core collections` lists them) or ingest into this one again"
+        )
 
     def statement(self, template: str) -> str:
         """A statement template of ``core.sql`` bound to this collection's element table."""
@@ -145,19 +229,19 @@ class ElementStore:
         info = self.embeddings.info
         with self.pool.connection() as conn, schema_lock(conn, sql.SCHEMA_LOCK_KEY):
             _refuse_legacy_layout(conn)
-            if not conn.execute(sql.SCHEMA_READY).fetchone()[0]:
-                for statement in sql.CREATE_SCHEMA:
-                    conn.execute(statement)
+            _ensure_schema(conn)
             row = conn.execute(sql.COLLECTION_BY_NAME, (self.collection,)).fetchone()
             if row is None:
                 if not create:
-                    raise StoreError(
+                    raise CollectionMissingError(
                         f"collection {self.collection!r} does not exist yet: ingest documents into it first"
                     )
-                row = (uuid.uuid4(), {**info.as_metadata(), **options})
-                conn.execute(sql.INSERT_COLLECTION, (row[0], self.collection, Jsonb(row[1])))
+                row = (uuid.uuid4(), {**info.as_metadata(), **options}, self.sibling_of)
+                conn.execute(sql.INSERT_COLLECTION, (row[0], self.collection, Jsonb(row[1]), self.sibling_of))
                 create_element_table(conn, sql.table_name(row[0]), info.dimension)
             conn.commit()
+        if row[2] != self.sibling_of:  # only a registry edited by hand: names with ':' are refused to users
+            raise StoreError(f"{self.collection!r} is registered as another collection's sibling, not as this one")
         collection_id, meta = row[0], dict(row[1] or {})
         stored = EmbedderInfo.from_metadata(meta)
         if stored is None:
@@ -275,12 +359,21 @@ class ElementStore:
             return {}
         info = self.embeddings.info
         params = {"provider": info.provider, "model": info.model, "dimension": str(info.dimension)}
+        rows: list[tuple[str, Any]] = []
         with read_connection(self.pool) as conn:
-            ids = [row[0] for row in conn.execute(sql.SAME_EMBEDDER_COLLECTIONS, params)]
-            if not ids:
-                return {}
-            union = " UNION ALL ".join(sql.bind(sql.CACHED_VECTORS_OF_TABLE, sql.table_name(i)) for i in ids)
-            rows = conn.execute(union, {"hashes": hashes}).fetchall()
+            # Another process may drop a collection between the listing and the read: its table is gone and the
+            # statement fails. Listing again leaves it out; the cache is only a shortcut, so after a few tries
+            # (collections dropped back to back) the texts are embedded instead.
+            for _attempt in range(CACHE_READ_ATTEMPTS):
+                ids = [row[0] for row in conn.execute(sql.SAME_EMBEDDER_COLLECTIONS, params)]
+                if not ids:
+                    return {}
+                union = " UNION ALL ".join(sql.bind(sql.CACHED_VECTORS_OF_TABLE, sql.table_name(i)) for i in ids)
+                try:
+                    rows = conn.execute(union, {"hashes": hashes}).fetchall()
+                    break
+                except psycopg.errors.UndefinedTable:
+                    continue
         out: dict[str, np.ndarray] = {}
         for key, vector in rows:
             out.setdefault(key, np.asarray(vector, dtype=np.float32))
@@ -346,8 +439,11 @@ class ElementStore:
         return CorpusStats(documents=documents, elements=sum(n for *_, n in counts), by_category_depth=counts)
 
     def drop(self) -> None:
-        """Delete the collection with all its documents and elements."""
+        """Delete the collection with all its documents and elements, and its siblings."""
         with self.pool.connection() as conn, conn.transaction():
+            for (sibling_id,) in conn.execute(sql.SIBLINGS, (self.collection_id,)).fetchall():
+                conn.execute(sql.bind(sql.DROP_ELEMENT_TABLE, sql.table_name(sibling_id)))
+                conn.execute(sql.DELETE_COLLECTION, (sibling_id,))
             conn.execute(self.statement(sql.DROP_ELEMENT_TABLE))
             conn.execute(sql.DELETE_COLLECTION, (self.collection_id,))
 
@@ -410,12 +506,18 @@ def list_collections(url: str) -> list[CollectionInfo]:
         _refuse_legacy_layout(conn)
         if not conn.execute(sql.TABLE_EXISTS, ("hke_collections",)).fetchone()[0]:
             return []
+        if not conn.execute(sql.SCHEMA_READY).fetchone()[0]:  # a registry from before siblings: upgrade it first
+            with schema_lock(conn, sql.SCHEMA_LOCK_KEY):
+                _ensure_schema(conn)
+                conn.commit()
         rows = conn.execute(sql.LIST_COLLECTIONS).fetchall()
     out = []
-    for name, meta, documents, elements in rows:
+    for name, meta, documents, elements, siblings in rows:
         meta = dict(meta or {})
         options = {k: v for k, v in meta.items() if not k.startswith("embedding_")}
-        out.append(CollectionInfo(name, int(documents), int(elements), EmbedderInfo.from_metadata(meta), options))
+        kinds = tuple(s.rpartition(SIBLING_SEPARATOR)[2] for s in siblings)
+        out.append(CollectionInfo(name, int(documents), int(elements), EmbedderInfo.from_metadata(meta), options,
+                                  kinds))
     return out
 
 

@@ -89,6 +89,8 @@ with st.form("eval_form"):
     k = left.slider("k (hits per question)", 1, MAX_UI_K, 4, key="eval_k")
     limit = middle.number_input("Questions (0 = all)", min_value=0, max_value=10_000, value=0, step=5,
                                 key="eval_limit")
+    build_contextual = st.checkbox("Build or update the contextual index first (the contextual mode needs it; "
+                                   "embeds every element again with its heading path)", key="eval_build_contextual")
     has_llm = ui.settings().has_llm
     judge_on = st.checkbox("Judge answer pairs with the LLM (each pair twice, positions swapped)",
                            key="eval_judge", disabled=not has_llm)
@@ -109,7 +111,8 @@ if submitted and questions is not None:
 
         try:
             judge = Judge.from_settings(ui.settings()) if judge_on and has_llm else None
-            run = run_evaluation(store, subset, modes=modes, k=int(k), progress=on_progress, judge=judge)
+            run = run_evaluation(store, subset, modes=modes, k=int(k), progress=on_progress, judge=judge,
+                                 build_contextual=build_contextual)
         except (ValueError, StoreError, LLMError) as exc:
             st.error(f"The evaluation failed: {exc}")
         else:

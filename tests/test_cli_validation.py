@@ -96,6 +96,37 @@ def test_full_width_collection_names_are_refused_before_any_work():
     assert validate_collection_name("제품_문서") == "제품_문서"  # Korean names stay allowed
 
 
+@pytest.mark.parametrize("name", ["sаmples", "dеfault", "ѕamples", "tv-ѕamsung", "naïveΑlpha"])
+def test_names_mixing_scripts_with_look_alike_letters_are_refused(name):
+    from core.store import StoreError, validate_collection_name
+
+    with pytest.raises(StoreError, match="mixes scripts with look-alike letters .* write it in one script"):
+        validate_collection_name(name)
+
+
+def test_the_look_alike_refusal_names_the_odd_letter_first():
+    from core.store import StoreError, validate_collection_name
+
+    with pytest.raises(StoreError) as info:
+        validate_collection_name("sаmples")
+    assert str(info.value).startswith("collection name 'sаmples' mixes scripts with look-alike letters "
+                                      "(а (CYRILLIC) looks like a (LATIN SMALL LETTER A);")
+
+
+@pytest.mark.parametrize("name", ["samples", "제품_문서", "삼성tv2", "日本語docs", "пример", "тест_2", "naïve-ünïcode"])
+def test_names_in_one_script_or_with_unlike_letters_stay_allowed(name):
+    from core.store import validate_collection_name
+
+    assert validate_collection_name(name) == name
+
+
+def test_names_in_the_reserved_form_of_a_collections_own_index_are_refused():
+    from core.store import StoreError, validate_collection_name
+
+    with pytest.raises(StoreError, match="reserved for a collection's own indexes"):
+        validate_collection_name("samples:contextual")
+
+
 def test_the_cli_refuses_a_full_width_collection_name(tmp_path):
     (tmp_path / "a.md").write_text("# A\n", encoding="utf-8")
     env = {**os.environ, "HKE_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)}

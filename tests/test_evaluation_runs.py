@@ -21,8 +21,9 @@ from core.evaluation import (
     run_evaluation,
 )
 from core.evaluation.judge import CRITERIA
-from core.evaluation.modes import ModeRunner, contextual_collection_name, ensure_contextual_store
+from core.evaluation.modes import ModeRunner
 from core.ingest import SourceFile, ingest
+from core.ingest.contextual import build_contextual_index, drop_contextual_index
 from core.llm import RetryPolicy
 from core.store import ElementStore
 
@@ -41,16 +42,12 @@ def _fill(store: ElementStore) -> None:
     assert not report.errors
 
 
-def _drop_sibling(store: ElementStore) -> None:
-    ElementStore(store.url, contextual_collection_name(store.collection), store.embeddings).drop()
-
-
 def test_all_modes_on_a_tiny_corpus_stored_and_exported(store, db_url):
     _fill(store)
     try:
         # k covers the whole corpus, so every mode's context holds every element: the differences left are the
         # ones that rendering makes (plain contexts carry no heading paths).
-        run = run_evaluation(store, QUESTIONS, modes=ALL_MODES, k=50)
+        run = run_evaluation(store, QUESTIONS, modes=ALL_MODES, k=50, build_contextual=True)
         agg = run.aggregates
         assert run.status == "done" and len(run.results) == 2 * len(ALL_MODES)
         for mode in ALL_MODES:
@@ -60,7 +57,8 @@ def test_all_modes_on_a_tiny_corpus_stored_and_exported(store, db_url):
         assert agg["plain"]["grounded"] == 0.0
         assert agg["hierarchical"]["mrr"] == agg["plain"]["mrr"]  # the same hits, rendered differently
         assert run.summary["by_tag"]["english"]["plain"]["n"] == 1
-        assert run.summary["contextual"]["collection"] == contextual_collection_name(store.collection)
+        assert run.summary["contextual"]["collection"] == f"{store.collection}:contextual"
+        assert run.summary["contextual"]["built"] and run.summary["contextual"]["embedded_documents"] == 2
 
         payload = cli_payload(run)
         assert set(payload) == set(ALL_MODES)
@@ -81,7 +79,7 @@ def test_all_modes_on_a_tiny_corpus_stored_and_exported(store, db_url):
         assert exported["run"]["run_id"] == run.run_id and len(exported["results"]) == 2 * len(ALL_MODES)
         assert exported["aggregates"]["hierarchical"]["attribution"] == 1.0
     finally:
-        _drop_sibling(store)
+        drop_contextual_index(store)
     store.drop()
     # Runs hang off their collection: dropping it drops them.
     assert list_runs(db_url, store.collection) == [] and load_run(db_url, run.run_id) is None
@@ -107,8 +105,8 @@ def test_judged_run_stores_judgements(store, db_url):
 def test_contextual_sibling_is_derived_and_kept_in_sync(store):
     _fill(store)
     try:
-        sibling, sync = ensure_contextual_store(store)
-        assert sibling.collection == store.collection + "__ctx" and sibling.contextual
+        sibling, sync = build_contextual_index(store)
+        assert sibling.collection == store.collection + ":contextual" and sibling.contextual
         assert (sync.embedded_documents, sync.embedded_elements) == (2, store.stats().elements)
         base_ids = {e.metadata["element_id"] for d in store.documents() for e in store.elements(d.document_id)}
         elements = [e for d in sibling.documents() for e in sibling.elements(d.document_id)]
@@ -117,15 +115,15 @@ def test_contextual_sibling_is_derived_and_kept_in_sync(store):
         assert {e.metadata["source_element_id"] for e in elements} == base_ids
         assert all(e.metadata.get("parent_id") in ids for e in elements if e.metadata.get("parent_id"))
         # Nothing changed: nothing is embedded again. A removed document disappears from the sibling too.
-        assert ensure_contextual_store(store)[1].embedded_documents == 0
+        assert build_contextual_index(store)[1].embedded_documents == 0
         store.remove_document(store.find_documents("beta.md")[0].document_id)
-        again = ensure_contextual_store(store)[1]
+        again = build_contextual_index(store)[1]
         assert (again.embedded_documents, again.removed_documents) == (0, 1)
         # The contextual search sees the heading path: "Alpha" finds Alpha's items, which never say "Alpha".
         out = ModeRunner(store, ["contextual"], k=3).run("Alpha Phone battery")
         assert any("3100 mAh" in h.element.page_content for h in out["contextual"].hits)
     finally:
-        _drop_sibling(store)
+        drop_contextual_index(store)
 
 
 def test_run_refuses_empty_inputs(store):

@@ -177,3 +177,58 @@ def test_other_programs_pgvector_collections_are_left_in_place(scratch_url, use_
     store = ElementStore(scratch_url, "legacy", use_embeddings, create=False)  # opens: nothing of ours is left
     assert store.stats().elements == len(old["elements"])
     assert report.vector_indexes == [f"{store.table}_hnsw"] and store.has_vector_index()
+
+
+def _own_registry(url: str) -> None:
+    """The registry in the scratch schema itself: a store finds tables through the search path, so without its own
+    it would use the session's registry in ``public``."""
+    from core.sql import elements as element_sql
+
+    with psycopg.connect(psycopg_conninfo(url)) as conn:
+        for statement in element_sql.CREATE_SCHEMA:
+            conn.execute(statement)
+
+
+def test_a_foreign_table_named_langchain_pg_collection_is_left_alone(scratch_url):
+    from tests.helpers_embeddings import HashEmbeddings
+
+    _own_registry(scratch_url)
+    with psycopg.connect(psycopg_conninfo(scratch_url)) as conn:  # another program's table, another shape
+        conn.execute("CREATE TABLE langchain_pg_collection (id serial PRIMARY KEY, label text)")
+        conn.execute("INSERT INTO langchain_pg_collection (label) VALUES ('theirs')")
+    store = ElementStore(scratch_url, "mine", HashEmbeddings())
+    assert [c.name for c in list_collections(scratch_url)] == ["mine"]
+    assert migrate(scratch_url).nothing_to_do
+    with psycopg.connect(psycopg_conninfo(scratch_url)) as conn:
+        assert conn.execute("SELECT label FROM langchain_pg_collection").fetchall() == [("theirs",)]
+    assert store.stats().documents == 0
+
+
+def test_contextual_siblings_of_the_registry_before_sibling_of_join_their_base(scratch_url):
+    """Before ``sibling_of`` a contextual index was a collection ``<base>__ctx`` recording ``contextual_of``: it
+    becomes its base's index (same vectors, nothing embedded again); a user's own ``…__ctx`` stays a collection."""
+    from core.ingest import SourceFile, ingest
+    from core.ingest.contextual import _sync, find_contextual_index
+    from core.progress import no_progress
+    from core.retrieval import retrieve
+    from tests.helpers_embeddings import HashEmbeddings
+
+    _own_registry(scratch_url)
+    base = ElementStore(scratch_url, "legacy", HashEmbeddings())
+    assert not ingest(base, [SourceFile("a.md", b"# Alpha Phone\n## Specs\n* Battery : 3100 mAh\n")]).errors
+    # What the previous release made: an ordinary collection whose ids were derived from its own name.
+    old = ElementStore(scratch_url, "legacy__ctx", HashEmbeddings(), options={"contextual": True,
+                                                                              "contextual_of": "legacy"})
+    _sync(base, old, no_progress, 64)
+    mine = ElementStore(scratch_url, "notes__ctx", HashEmbeddings())
+    assert not ingest(mine, [SourceFile("n.md", b"# Notes\n* mine : yes\n")]).errors
+    with psycopg.connect(psycopg_conninfo(scratch_url)) as conn:
+        conn.execute("ALTER TABLE hke_collections DROP COLUMN sibling_of")
+
+    listed = {c.name: c for c in list_collections(scratch_url)}
+    assert sorted(listed) == ["legacy", "notes__ctx"] and listed["legacy"].siblings == ("contextual",)
+    index = find_contextual_index(ElementStore(scratch_url, "legacy", HashEmbeddings(), create=False))
+    assert (index.collection, index.collection_id) == ("legacy:contextual", old.collection_id)
+    found = retrieve(base, "Alpha Phone battery", k=10, search="contextual")  # up to date: no error, no embedding
+    base_ids = {e.metadata["element_id"] for e in base.elements(base.documents()[0].document_id)}
+    assert {h.element_id for h in found.hits} == base_ids  # every hit mapped back to the base's elements

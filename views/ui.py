@@ -100,8 +100,7 @@ def current_collection() -> str:
 def sidebar() -> None:
     """Where the data lives and what answers come from. Never shows a password or a key."""
     s = settings()
-    # Contextual siblings (`<name>__ctx`) are evaluation machinery, not corpora a user picks.
-    names = [c.name for c in collections() if not c.options.get("contextual_of")]
+    names = [c.name for c in collections()]  # a collection's contextual index is not listed: it is not a corpus
     if DEFAULT_COLLECTION not in names:
         names.insert(0, DEFAULT_COLLECTION)
     # A link names a collection once; applying it on every rerun would undo the user's own pick afterwards.

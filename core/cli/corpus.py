@@ -1,8 +1,10 @@
-"""``python -m core parse | ingest | remove | collections``: files into a collection, and what it holds."""
+"""``python -m core parse | ingest | remove | collections | contextual``: files into a collection, what it holds,
+and its contextual index."""
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import asdict
 
 from core.cli.arguments import add_collection, add_command, whole_number
 from core.cli.console import emit, fail, progress_bar
@@ -30,6 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_collection(p)
 
     add_command(sub, "collections", "list collections", cmd_collections)
+
+    p = add_command(sub, "contextual", "build (or update) or drop a collection's contextual index, which the "
+                                       "contextual search reads", cmd_contextual)  # fmt: skip
+    p.add_argument("action", choices=["build", "drop"])
+    add_collection(p)
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
@@ -88,6 +95,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     )
     text += "".join(f"\n  warning: {w['path']}: {w['warning']}" for w in report.warnings)
     text += "".join(f"\n  error: {e['path']}: {e['reason']}" for e in report.errors)
+    if report.contextual:
+        text += (f"\ncontextual index updated: {report.contextual['embedded_documents']} documents embedded, "
+                 f"{report.contextual['removed_documents']} removed")
     if report.stopped:
         text += f"\nstopped early: {report.stopped}"
     emit(report.as_dict(), args.json, text)
@@ -95,6 +105,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
+    from core.ingest.contextual import update_contextual_index
     from core.store import open_store
 
     store = open_store(args.collection, create=False)
@@ -105,6 +116,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
         listing = ", ".join(f"{d.document_id} ({d.source})" for d in matches)
         return fail(f"{args.document!r} names several documents: {listing}; pass a document id", 1)
     removed = store.remove_document(matches[0].document_id)
+    update_contextual_index(store)  # the document leaves the contextual index too (nothing is embedded)
     emit({"removed": matches[0].document_id, "source": matches[0].source}, args.json,
          f"removed {matches[0].source}" if removed else "nothing removed")
     return 0
@@ -116,10 +128,31 @@ def cmd_collections(args: argparse.Namespace) -> int:
 
     rows = [
         {"name": c.name, "documents": c.documents, "elements": c.elements,
-         "embedder": str(c.embedder) if c.embedder else None, "options": c.options}
+         "embedder": str(c.embedder) if c.embedder else None, "options": c.options,
+         "contextual_index": "contextual" in c.siblings}
         for c in list_collections(database_url())
     ]
     text = "\n".join(f"{r['name']}: {r['documents']} documents, {r['elements']} elements, {r['embedder']}"
+                     + (", with a contextual index" if r["contextual_index"] else "")
                      for r in rows) or "no collections yet: run `python -m core ingest data/samples`"
     emit(rows, args.json, text)
+    return 0
+
+
+def cmd_contextual(args: argparse.Namespace) -> int:
+    from core.ingest.contextual import build_contextual_index, drop_contextual_index
+    from core.store import open_store
+
+    settings = load_settings()
+    store = open_store(args.collection, settings=settings, create=False)
+    if args.action == "drop":
+        dropped = drop_contextual_index(store)
+        emit({"dropped": dropped}, args.json,
+             "contextual index dropped" if dropped else f"collection {args.collection!r} has no contextual index")
+        return 0
+    with progress_bar("contextual", unit="el") as bar:
+        _index, sync = build_contextual_index(store, progress=bar, batch_size=settings.embed_batch_size)
+    emit(asdict(sync), args.json,
+         f"contextual index of {args.collection!r}: {sync.documents} documents, {sync.embedded_documents} embedded "
+         f"({sync.embedded_elements} elements), {sync.removed_documents} removed in {sync.seconds:.2f}s")
     return 0

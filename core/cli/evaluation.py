@@ -29,6 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--judge-pairs", default="baseline", choices=["baseline", "all"],
                    help="judge every mode against plain (baseline) or every pair (all)")
     p.add_argument("--no-store", action="store_true", help="do not store the run in the database")
+    p.add_argument("--build-contextual", action="store_true",
+                   help="with the contextual mode: build or update the collection's contextual index first "
+                        "(the same as `contextual build`; it embeds what the index lacks)")
     add_collection(p)
 
     p = add_command(sub, "generate-questions", "build a question set from the structure of markdown files "
@@ -51,6 +54,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         parse_modes,
         run_evaluation,
     )
+    from core.retrieval.contextual import ContextualIndexError
     from core.store import open_store
 
     try:
@@ -68,8 +72,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
         judge = Judge.from_settings(settings)
     store = open_store(args.collection, create=False)
     with progress_bar("evaluating", unit="q") as bar:
-        run = run_evaluation(store, questions, modes=modes, k=args.k, judge=judge, judge_pairs=args.judge_pairs,
-                             persist=not args.no_store, progress=bar)
+        try:
+            run = run_evaluation(store, questions, modes=modes, k=args.k, judge=judge, judge_pairs=args.judge_pairs,
+                                 persist=not args.no_store, progress=bar, build_contextual=args.build_contextual)
+        except ContextualIndexError as exc:
+            return fail(f"{exc}; or pass --build-contextual to build it as the run's first step")
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)

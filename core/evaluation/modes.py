@@ -5,7 +5,7 @@ mode           search (``core.retrieval.search``)                  context
 =============  ==================================================  ======================================
 plain          vector, whole collection                            the hits as they are
 hierarchical   vector, whole collection                            partial trees, no sections brought in
-contextual     vector over the sibling ``<name>__ctx``, whole      partial trees, no sections brought in
+contextual     vector over the contextual index, whole              partial trees, no sections brought in
 fulltext       full-text over heading path + text, whole           partial trees, no sections brought in
 hybrid         the hybrid strategy, whole collection               partial trees, no sections brought in
 default        exactly what ``ask`` and the Compare page run:       partial trees with the heading hits'
@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from core.db.pool import apply_schema
+from core.ingest.contextual import ContextualSync, build_contextual_index
 from core.progress import ProgressCallback, no_progress
 from core.retrieval import (
     DEFAULT_CHILDREN_BUDGET,
@@ -38,12 +39,7 @@ from core.retrieval import (
     embed_query,
     retrieve,
 )
-from core.retrieval.contextual import (
-    CONTEXTUAL_SUFFIX,
-    ContextualSync,
-    contextual_collection_name,
-    ensure_contextual_store,
-)
+from core.retrieval.contextual import contextual_index
 from core.retrieval.search import ensure_search_index
 from core.sql import evaluation as sql
 from core.store import ElementStore
@@ -51,14 +47,11 @@ from core.tokens import count_tokens
 
 __all__ = [
     "ALL_MODES",
-    "CONTEXTUAL_SUFFIX",
     "DEFAULT_MODES",
     "MODE_SPECS",
     "ModeRetrieval",
     "ModeRunner",
     "ModeSpec",
-    "contextual_collection_name",
-    "ensure_contextual_store",
     "ensure_schema",
     "parse_modes",
 ]
@@ -81,7 +74,7 @@ MODE_SPECS: dict[str, ModeSpec] = {
     "default": ModeSpec(DEFAULT_SEARCH, DEFAULT_CHILDREN_BUDGET, "hierarchical"),
 }
 ALL_MODES: tuple[str, ...] = tuple(MODE_SPECS)
-# What `core eval` and the Evaluation page run unless told otherwise (contextual embeds a sibling collection).
+# What `core eval` and the Evaluation page run unless told otherwise (contextual needs a contextual index).
 DEFAULT_MODES: tuple[str, ...] = ("plain", "hierarchical", "hybrid", "default")
 
 
@@ -123,11 +116,13 @@ class ModeRunner:
     """Runs the chosen modes for one question at a time against one collection.
 
     Construction prepares what the modes need: the evaluation schema (incl. the full-text index) and, for
-    ``contextual``, the up-to-date sibling collection (which may embed documents: pass ``progress``).
+    ``contextual``, the collection's contextual index. That index must be up to date
+    (:class:`~core.retrieval.contextual.ContextualIndexError` otherwise), unless ``build_contextual`` asks to build
+    or update it first, as a step of its own reported to ``progress`` (stage ``"contextual"``).
     """
 
     def __init__(self, store: ElementStore, modes: Sequence[str] = DEFAULT_MODES, *, k: int = 4,
-                 progress: ProgressCallback = no_progress) -> None:
+                 progress: ProgressCallback = no_progress, build_contextual: bool = False) -> None:
         if not 1 <= k <= MAX_K:
             raise ValueError(f"k must be between 1 and {MAX_K}, got {k}")
         self.store = store
@@ -136,8 +131,10 @@ class ModeRunner:
         ensure_schema(store)
         self.contextual_store: ElementStore | None = None
         self.contextual_sync: ContextualSync | None = None
-        if "contextual" in self.modes:
-            self.contextual_store, self.contextual_sync = ensure_contextual_store(store, progress=progress)
+        if "contextual" in self.modes and build_contextual:
+            self.contextual_store, self.contextual_sync = build_contextual_index(store, progress=progress)
+        elif "contextual" in self.modes:
+            self.contextual_store = contextual_index(store)
         # The first call of the tokenizer and of the embedder loads tables (hundreds of ms): keep that out of
         # the first question's latency.
         count_tokens("warm up")

@@ -258,12 +258,14 @@ def run_evaluation(
     answerer: Answerer | None = None,
     judge_pairs: str = "baseline",
     persist: bool = True,
+    build_contextual: bool = False,
 ) -> EvalRun:
     """Run ``questions`` in ``modes`` against ``store``; store the run unless ``persist`` is False.
 
-    ``progress`` gets a :class:`core.progress.Progress` while the contextual sibling is embedded (stage
-    ``"contextual"``, if needed) and after every question (stage ``"evaluate"``). An exception (or Ctrl-C)
-    marks the stored run ``failed`` and is re-raised.
+    The ``contextual`` mode reads the collection's contextual index; ``build_contextual`` builds or updates it
+    first (see :class:`~core.evaluation.modes.ModeRunner`). ``progress`` gets a :class:`core.progress.Progress`
+    while that index is embedded (stage ``"contextual"``) and after every question (stage ``"evaluate"``). An
+    exception (or Ctrl-C) marks the stored run ``failed`` and is re-raised.
     """
     modes = parse_modes(modes)
     if not questions.questions:
@@ -277,7 +279,7 @@ def run_evaluation(
                 "embedder": str(store.embeddings.info), "question_set_description": questions.description},
         started_at=datetime.now(UTC),
     )
-    runner = ModeRunner(store, modes, k=k, progress=progress)  # may embed the contextual sibling first
+    runner = ModeRunner(store, modes, k=k, progress=progress, build_contextual=build_contextual)
     if persist:
         ensure_schema(store)
         with store.pool.connection() as conn:
@@ -290,8 +292,10 @@ def run_evaluation(
         answerer = default_answerer()
     pairs = judge_pairs_for(modes, judge_pairs) if judge is not None else []
     extra: dict[str, Any] = {"answerer": extractive.label}
-    if runner.contextual_sync is not None:
-        extra["contextual"] = {k: v for k, v in asdict(runner.contextual_sync).items()}
+    if runner.contextual_store is not None:
+        sync = asdict(runner.contextual_sync) if runner.contextual_sync is not None else {}
+        extra["contextual"] = {"collection": runner.contextual_store.collection,
+                               "built": runner.contextual_sync is not None, **sync}
     started = time.perf_counter()
     total = len(questions)
     try:

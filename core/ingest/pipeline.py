@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -14,12 +14,13 @@ from langchain_core.documents import Document
 
 from core.elements import document_id_from_key
 from core.front_matter import parse_front_matter
+from core.ingest.contextual import build_command, update_contextual_index
 from core.ingest.embedding import embed_texts, embedding_text
 from core.ingest.parsing import LOADERS, content_hash, loader_for, parse_source
 from core.ingest.report import FileResult, IngestError, IngestReport
 from core.ingest.sources import SourceFile, discover, read_source
 from core.markdown_loader import MAX_NESTING
-from core.progress import Progress, ProgressCallback
+from core.progress import Progress, ProgressCallback, no_progress
 from core.store import DocumentRecord, ElementStore, StoreError
 from core.text import first_line
 
@@ -194,10 +195,25 @@ def ingest(
         if progress and not store.has_vector_index():
             progress(Progress(EMBEDDING, total, total, "checking the vector index"))
         store.ensure_vector_index(hnsw_min_rows)
+    if not report.stopped:
+        _update_contextual_index(store, report, progress, batch_size)
     report.seconds = time.perf_counter() - started
     if progress:
         progress(Progress(EMBEDDING, total, total, "done"))
     return report
+
+
+def _update_contextual_index(store: ElementStore, report: IngestReport, progress: ProgressCallback | None,
+                             batch_size: int) -> None:
+    """A collection with a contextual index keeps it up to date with every ingest (one without gets none)."""
+    try:
+        sync = update_contextual_index(store, progress=progress or no_progress, batch_size=batch_size)
+    except Exception as exc:  # the documents are stored; only the index is behind, and a contextual search says so
+        report.warnings.append({"path": "(contextual index)", "warning": f"not updated: {first_line(exc)}; "
+                                f"run `{build_command(store.collection)}`"})
+        return
+    if sync is not None:
+        report.contextual = asdict(sync)
 
 
 def _prepare(

@@ -37,6 +37,7 @@ class IngestReport:
     files: list[FileResult] = field(default_factory=list)
     warnings: list[dict[str, str]] = field(default_factory=list)
     stopped: str | None = None  # why the batch stopped early (the database went away), if it did
+    contextual: dict | None = None  # the contextual index's update (core.ingest.contextual), if the collection has one
 
     def record(self, result: FileResult) -> None:
         self.files.append(result)
@@ -71,6 +72,8 @@ class IngestReport:
             out["warnings"] = self.warnings
         if self.stopped:
             out["stopped"] = self.stopped
+        if self.contextual:
+            out["contextual"] = self.contextual
         if files:
             out["files"] = [asdict(f) for f in self.files]
         return out

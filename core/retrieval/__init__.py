@@ -24,6 +24,7 @@ from core.retrieval.context import (
     fit_elements,
 )
 from core.retrieval.headings import HeadingMatch, HeadingRef, match_headings
+from core.retrieval.hits import Hit
 from core.retrieval.pipeline import (
     MODES,
     HierarchicalRetriever,
@@ -40,7 +41,6 @@ from core.retrieval.search import (
     DEFAULT_STRATEGY,
     MAX_K,
     STRATEGIES,
-    Hit,
     SearchConfig,
     embed_query,
     fts_scored,

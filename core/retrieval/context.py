@@ -22,7 +22,7 @@ from langchain_core.documents import Document
 from core.db.pool import read_connection
 from core.element_rows import element_from_row
 from core.partial_tree import PartialTree, merge_trees, render_markdown, render_plain, short_ids
-from core.retrieval.search import Hit
+from core.retrieval.hits import Hit
 from core.sql import retrieval as sql
 from core.sql.elements import ELEMENT_WIDTH
 from core.store import ElementStore

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import psycopg
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
@@ -36,10 +37,12 @@ from core.retrieval.context import (
     build_plain_context,
     expand,
 )
+from core.retrieval.contextual import contextual_index, index_dropped
 from core.retrieval.headings import HeadingMatch, match_headings
+from core.retrieval.hits import Hit
 from core.retrieval.question import validate_question
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
-from core.retrieval.search import MAX_K, Hit, SearchConfig, embed_query, ms, search, search_config
+from core.retrieval.search import MAX_K, SearchConfig, embed_query, ms, search, search_config
 from core.store import ElementStore
 
 __all__ = ["HierarchicalRetriever", "PlainRetriever", "Retrieval", "find_hits", "retrieve", "warm_up"]
@@ -194,20 +197,25 @@ def retrieve(
     if budget < 0:
         raise ValueError(f"the children budget must be 0 or more tokens, got {budget}")
     scope = scope or Scope.whole()
-    if config.contextual and sibling is None:
-        from core.retrieval.contextual import ensure_contextual_store  # embeds what the sibling lacks
-
-        sibling, _sync = ensure_contextual_store(store)
-    t0 = time.perf_counter()
-    vector = embed_query(store, question) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
-    t1 = time.perf_counter()
-    found = find_hits(store, question, vector, k, scope, config, sibling=sibling)
-    t2 = time.perf_counter()
-    plain = build_plain_context(found.hits, max_tokens)
-    t3 = time.perf_counter()
-    elements, children, child_distances = expand(store, found.hits, children_budget=budget, query_vector=vector)
-    hierarchical = build_hierarchical_context(found.hits, elements, children, child_distances, max_tokens)
-    t4 = time.perf_counter()
+    try:
+        if config.contextual and sibling is None:
+            sibling = contextual_index(store)  # reads only: a missing or stale index is an error saying how to build it
+        t0 = time.perf_counter()
+        vector = embed_query(store, question) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
+        t1 = time.perf_counter()
+        found = find_hits(store, question, vector, k, scope, config, sibling=sibling)
+        t2 = time.perf_counter()
+        plain = build_plain_context(found.hits, max_tokens)
+        t3 = time.perf_counter()
+        elements, children, child_distances = expand(store, found.hits, children_budget=budget, query_vector=vector)
+        hierarchical = build_hierarchical_context(found.hits, elements, children, child_distances, max_tokens)
+        t4 = time.perf_counter()
+    except psycopg.errors.UndefinedTable as exc:  # another process dropped the collection (or its index) meanwhile
+        gone = store.gone_error(exc) or (index_dropped(store) if sibling is not None and sibling.gone_error(exc)
+                                         else None)
+        if gone is None:
+            raise
+        raise gone from exc
     timings = {"embed_query": ms(t1 - t0), **found.timings, "plain_context": ms(t3 - t2), "expand": ms(t4 - t3)}
     if not found.timings:
         timings["search"] = ms(t2 - t1)

@@ -20,12 +20,12 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
-from langchain_core.documents import Document
 
 from core import textnorm
 from core.db.pool import apply_schema, read_connection
 from core.element_rows import element_from_row
 from core.retrieval.contextual import sibling_scope, to_base_hits
+from core.retrieval.hits import Hit
 from core.retrieval.scope import Scope
 from core.sql import retrieval as sql
 from core.sql.elements import ELEMENT_WIDTH
@@ -36,7 +36,6 @@ __all__ = [
     "DEFAULT_STRATEGY",
     "MAX_K",
     "STRATEGIES",
-    "Hit",
     "SearchConfig",
     "embed_query",
     "ensure_search_index",
@@ -56,24 +55,6 @@ Fusion = Literal["rrf", "relative"]
 
 def ms(seconds: float) -> float:
     return round(seconds * 1000.0, 3)
-
-
-@dataclass(frozen=True)
-class Hit:
-    """A hit: the element, its rank (0 = best) and its cosine distance to the query."""
-
-    element: Document
-    rank: int
-    distance: float
-    outside_scope: bool = False  # kept from the whole collection although the question named a heading
-
-    @property
-    def element_id(self) -> str:
-        return str(self.element.metadata["element_id"])
-
-    @property
-    def similarity(self) -> float:
-        return 1.0 - self.distance
 
 
 @dataclass(frozen=True)
@@ -331,7 +312,7 @@ def search(
         t0 = time.perf_counter()
         if config.contextual:
             if sibling is None:
-                raise ValueError("the contextual search needs the contextual collection (ensure_contextual_store)")
+                raise ValueError("the contextual search needs the collection's contextual index (contextual_index)")
             found = vector_search(sibling, query_vector, pool, sibling_scope(sibling, scope),
                                   include_metadata=config.include_metadata)
             vector = to_base_hits(store, found)

@@ -120,6 +120,12 @@ CREATE_SCHEMA = [
     """,
     # array_to_string is only STABLE (it could print any array type); over text[] it is immutable, which an
     # index expression needs (the full-text index, core.sql.retrieval).
+    # A sibling (the contextual index of a collection) is a collection of its own, tied to its base: its name has
+    # a ':' no user name may hold, listings leave it out, and dropping the base drops it.
+    """
+    ALTER TABLE hke_collections
+        ADD COLUMN IF NOT EXISTS sibling_of uuid REFERENCES hke_collections (id) ON DELETE CASCADE
+    """,
     """
     CREATE OR REPLACE FUNCTION hke_path_text(text[]) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT array_to_string($1, ' ') $$
@@ -130,6 +136,20 @@ CREATE_SCHEMA = [
 SCHEMA_READY = """
 SELECT to_regclass('hke_collections') IS NOT NULL AND to_regclass('hke_documents') IS NOT NULL
    AND to_regprocedure('hke_path_text(text[])') IS NOT NULL
+   AND EXISTS (SELECT 1 FROM pg_attribute
+               WHERE attrelid = to_regclass('hke_collections') AND attname = 'sibling_of' AND NOT attisdropped)
+"""
+
+# Contextual siblings made before the registry had ``sibling_of`` were ordinary collections named
+# ``<base>__ctx`` that recorded ``contextual_of``: tie each to its base under the reserved name. Their element ids
+# were derived from the old name, kept as ``id_salt`` so nothing is embedded again.
+MARK_OLD_SIBLINGS = """
+UPDATE hke_collections s
+SET sibling_of = b.id, name = b.name || ':contextual', metadata = s.metadata || jsonb_build_object('id_salt', s.name)
+FROM hke_collections b
+WHERE s.sibling_of IS NULL AND s.metadata ? 'contextual_of' AND b.name = s.metadata->>'contextual_of'
+  AND b.id <> s.id AND b.sibling_of IS NULL
+  AND NOT EXISTS (SELECT 1 FROM hke_collections t WHERE t.name = b.name || ':contextual')
 """
 
 # One table per collection, the shape PGEngine.init_vectorstore_table makes (id, content, embedding, metadata
@@ -174,18 +194,25 @@ TABLE_SCHEMA = "SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid 
 
 # -- collections ------------------------------------------------------------------------------------
 
-COLLECTION_BY_NAME = "SELECT id, metadata FROM hke_collections WHERE name = %s"
+COLLECTION_BY_NAME = "SELECT id, metadata, sibling_of FROM hke_collections WHERE name = %s"
 
-INSERT_COLLECTION = "INSERT INTO hke_collections (id, name, metadata) VALUES (%s, %s, %s)"
+COLLECTION_EXISTS = "SELECT EXISTS (SELECT 1 FROM hke_collections WHERE id = %s)"
 
-# Element counts come from hke_documents (n_elements is written in the same transaction as the elements).
+INSERT_COLLECTION = "INSERT INTO hke_collections (id, name, metadata, sibling_of) VALUES (%s, %s, %s, %s)"
+
+# The collections users made (siblings are listed with their base). Element counts come from hke_documents
+# (n_elements is written in the same transaction as the elements).
 LIST_COLLECTIONS = """
-SELECT c.name, c.metadata, count(d.document_id) AS documents, coalesce(sum(d.n_elements), 0) AS elements
+SELECT c.name, c.metadata, count(d.document_id) AS documents, coalesce(sum(d.n_elements), 0) AS elements,
+       ARRAY(SELECT s.name FROM hke_collections s WHERE s.sibling_of = c.id ORDER BY s.name) AS siblings
 FROM hke_collections c
 LEFT JOIN hke_documents d ON d.collection_id = c.id
+WHERE c.sibling_of IS NULL
 GROUP BY c.id, c.name, c.metadata
 ORDER BY c.name
 """
+
+SIBLINGS = "SELECT id FROM hke_collections WHERE sibling_of = %s ORDER BY name"
 
 # The collections whose vectors the embedding cache may reuse: same provider, model and dimension.
 SAME_EMBEDDER_COLLECTIONS = """

@@ -17,12 +17,26 @@ WHERE k.contype = 'f' AND k.confrelid = 'langchain_pg_collection'::regclass
 ORDER BY 1, 2
 """
 
-# This app's collections still in the old table, plus our links to it: what a store refuses to open over.
-PENDING = """
-SELECT (SELECT count(*) FROM langchain_pg_collection c WHERE c.cmetadata::jsonb ? 'embedding_provider')
-     + (SELECT count(*) FROM pg_constraint k
-        WHERE k.contype = 'f' AND k.confrelid = 'langchain_pg_collection'::regclass
-          AND k.conrelid::regclass::text LIKE 'hke\\_%%')
+# Whether the tables named like PGVector's have its columns: another program may own a table of that name with
+# a shape of its own, which is neither ours nor something to migrate.
+PGVECTOR_SHAPED = """
+SELECT count(*) = 8 FROM pg_attribute
+WHERE NOT attisdropped AND (
+       (attrelid = to_regclass('langchain_pg_collection') AND attname IN ('uuid', 'name', 'cmetadata'))
+    OR (attrelid = to_regclass('langchain_pg_embedding')
+        AND attname IN ('id', 'collection_id', 'embedding', 'document', 'cmetadata')))
+"""
+
+# Our tables' links to the old collection table.
+PENDING_LINKS = """
+SELECT count(*) FROM pg_constraint k
+WHERE k.contype = 'f' AND k.confrelid = 'langchain_pg_collection'::regclass
+  AND k.conrelid::regclass::text LIKE 'hke\\_%%'
+"""
+
+# This app's collections still in the old table: with PENDING_LINKS, what a store refuses to open over.
+PENDING_COLLECTIONS = """
+SELECT count(*) FROM langchain_pg_collection c WHERE c.cmetadata::jsonb ? 'embedding_provider'
 """
 
 OLD_COLLECTIONS = """
