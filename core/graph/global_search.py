@@ -247,7 +247,7 @@ def _llm_search(
         return GlobalAnswer(question, prompts.NO_DATA_ANSWER, "llm", level, kind, [], [], len(reports),
                             chat.calls, chat.cached, 0, 0.0)  # fmt: skip
     notify("reduce", 0, 1)
-    reply = chat(prompts.reduce_messages(question, "\n\n".join(lines), response_type))
+    reply = chat(prompts.reduce_messages(question, "\n\n".join(lines), response_type), whole=True)
     cited = [r for r in report_refs(reply) if r in known]
     if not cited:  # the reducer dropped the references: cite what its points came from
         cited = list(dict.fromkeys(r for p in kept for r in p.report_ids))
