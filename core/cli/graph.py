@@ -174,13 +174,15 @@ def cmd_cache(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from core.graph import GraphIndexMissing, export_index
+    from core.graph import ExportError, GraphIndexMissing, export_index
     from core.store import open_store
 
+    if not args.out.strip():
+        return fail("--out is empty: name the folder to export to (default: graph-export)")
     store = open_store(args.collection, create=False)
     try:
         written = export_index(store, args.out, fmt=args.format)
-    except GraphIndexMissing as exc:
+    except (GraphIndexMissing, ExportError) as exc:
         return fail(str(exc), 1)
     payload = {name: str(path) for name, path in written.items()}
     emit(payload, args.json, "\n".join(f"{name}: {path}" for name, path in payload.items()))
