@@ -107,6 +107,9 @@ class ThreadBudget:
 
 
 OPENAI_DIMENSIONS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536}
+# The input limit of OpenAI's embedding models, in their tokenizer's (cl100k_base) tokens.
+OPENAI_EMBEDDING_MAX_TOKENS = 8191
+OPENAI_EMBEDDING_ENCODING = "cl100k_base"
 
 
 @dataclass(frozen=True)
@@ -200,7 +203,14 @@ class E5Embeddings(NamedEmbeddings):
 
 
 class OpenAIEmbeddingsNamed(NamedEmbeddings):
-    """OpenAI (or any OpenAI-compatible endpoint) through ``langchain-openai``."""
+    """OpenAI (or any OpenAI-compatible endpoint) through ``langchain-openai``, offline apart from that endpoint.
+
+    ``langchain-openai`` keeps inputs within the model's limit with ``tiktoken``, which downloads its encoding on
+    first use, and then sends token ids, which many OpenAI-compatible servers refuse. Here texts are sent as text
+    (``check_embedding_ctx_length=False``) and kept within :data:`OPENAI_EMBEDDING_MAX_TOKENS` by counting with
+    ``bpe-openai``'s bundled cl100k_base: a longer text is embedded in pieces and its vector is their average
+    weighted by tokens, normalised (what ``langchain-openai`` does).
+    """
 
     def __init__(self, settings: Settings) -> None:
         super().__init__()
@@ -212,20 +222,44 @@ class OpenAIEmbeddingsNamed(NamedEmbeddings):
 
         model = settings.embedding_model
         self._client = OpenAIEmbeddings(
-            model=model, api_key=settings.openai_api_key, base_url=settings.openai_base_url, max_retries=3
+            model=model, api_key=settings.openai_api_key, base_url=settings.openai_base_url, max_retries=3,
+            check_embedding_ctx_length=False,
         )
-        dimension = OPENAI_DIMENSIONS.get(model) or len(self._client.embed_query("dimension probe"))
+        dimension = OPENAI_DIMENSIONS.get(model) or len(self._embed(["dimension probe"])[0])
         self.info = EmbedderInfo("openai", model, dimension)
+
+    def _embed(self, texts: list[str]) -> list[list[float]]:
+        from core.tokens import count_tokens, split_by_tokens
+
+        pieces: list[str] = []
+        owners: list[int] = []
+        for i, text in enumerate(texts):
+            for piece in split_by_tokens(text, OPENAI_EMBEDDING_MAX_TOKENS, OPENAI_EMBEDDING_ENCODING):
+                pieces.append(piece)
+                owners.append(i)
+        vectors = self._client.embed_documents(pieces)
+        if len(pieces) == len(texts):
+            return vectors
+        out: list[list[float]] = []
+        for i in range(len(texts)):
+            mine = [j for j, owner in enumerate(owners) if owner == i]
+            if len(mine) == 1:
+                out.append(vectors[mine[0]])
+                continue
+            weights = np.array([count_tokens(pieces[j], OPENAI_EMBEDDING_ENCODING) for j in mine], dtype=np.float64)
+            average = np.average(np.array([vectors[j] for j in mine], dtype=np.float64), axis=0, weights=weights)
+            out.append((average / np.linalg.norm(average)).tolist())
+        return out
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
         self._count(len(texts))
-        return self._client.embed_documents(list(texts))
+        return self._embed(list(texts))
 
     def embed_query(self, text: str) -> list[float]:
         self._count(1)
-        return self._client.embed_query(text)
+        return self._embed([text])[0]
 
 
 @lru_cache(maxsize=1)

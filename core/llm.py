@@ -14,8 +14,9 @@ Generic on purpose: answering and the GraphRAG code call :func:`chat_model` and 
   every few seconds, would otherwise hold a call forever. The HTTP work runs in a worker thread that the caller
   waits on only until the deadline; the worker's transport bounds every timeout by the time left and checks the
   deadline on each piece of the body, so it ends too, at the latest with the next bytes or read timeout.
-* A stream that ends without a ``finish_reason`` (the server closed it early) is reported as cut off, not
-  shown as a complete answer.
+* A reply that ends without a ``finish_reason`` (the server closed the stream early) or with ``length`` (the
+  output token limit) is reported as cut off, not shown as a complete answer: streamed (:func:`stream_with_retries`)
+  or whole (:func:`reply_text`, used by :func:`invoke_with_retries` and the GraphRAG calls).
 * The API key never appears in a message, a log line or a repr.
 """
 
@@ -49,9 +50,11 @@ __all__ = [
     "call_with_retries",
     "chat_model",
     "classify_error",
+    "cut_off_error",
     "invoke_with_retries",
     "message_text",
     "model_label",
+    "reply_text",
     "scrub",
     "stream_with_retries",
 ]
@@ -95,13 +98,15 @@ class LLMNotConfiguredError(RuntimeError):
 class LLMError(RuntimeError):
     """A failed model call, classified. ``message`` is safe to show: it names the cause and what to do."""
 
-    def __init__(self, kind: str, message: str, *, retryable: bool, status: int | None = None, attempts: int = 1):
+    def __init__(self, kind: str, message: str, *, retryable: bool, status: int | None = None, attempts: int = 1,
+                 partial: str = ""):
         super().__init__(message)
         self.kind = kind
         self.message = message
         self.retryable = retryable
         self.status = status
         self.attempts = attempts
+        self.partial = partial  # kind "cut_off": the text that did arrive
 
     def __repr__(self) -> str:
         return f"LLMError(kind={self.kind!r}, status={self.status!r}, attempts={self.attempts})"
@@ -418,8 +423,9 @@ def invoke_with_retries(
     sleep: Callable[[float], None] = time.sleep,
     secret: str | None = None,
 ) -> str:
-    """The model's whole answer as text."""
-    return call_with_retries(lambda: message_text(model.invoke(list(messages))), policy, sleep=sleep, secret=secret)
+    """The model's whole answer as text; an :class:`LLMError` of kind ``cut_off`` if it was not finished."""
+    return call_with_retries(lambda: reply_text(model, model.invoke(list(messages))), policy, sleep=sleep,
+                             secret=secret)
 
 
 def _finish_reason(chunk: BaseMessage) -> str | None:
@@ -429,11 +435,32 @@ def _finish_reason(chunk: BaseMessage) -> str | None:
 
 
 def _reports_finish(model: BaseChatModel) -> bool:
-    """Whether the model's protocol ends every complete stream with a ``finish_reason`` (OpenAI's does; LangChain's
+    """Whether the model's protocol ends every complete reply with a ``finish_reason`` (OpenAI's does; LangChain's
     fake and some other chat models never send one, so its absence proves nothing there)."""
     from langchain_openai.chat_models.base import BaseChatOpenAI
 
     return isinstance(model, BaseChatOpenAI)
+
+
+def cut_off_error(model: BaseChatModel, finish: str | None, partial: str = "") -> LLMError | None:
+    """The error for a reply that ended with ``finish`` as its finish reason, if that means it was cut off."""
+    if finish == "length":
+        return LLMError("cut_off", "The answer was cut off at the model's output token limit.", retryable=False,
+                        partial=partial)
+    if finish is None and _reports_finish(model):
+        return LLMError("cut_off", "The answer was cut off: the model server ended the stream before the answer was "
+                        "finished (no finish_reason). Ask again.", retryable=False, partial=partial)
+    return None
+
+
+def reply_text(model: BaseChatModel, message: BaseMessage) -> str:
+    """The text of ``model``'s whole reply ``message``; raises the ``cut_off`` :class:`LLMError` (with the text that
+    arrived as ``partial``) when the server did not finish it."""
+    text = message_text(message)
+    error = cut_off_error(model, _finish_reason(message), text)
+    if error is not None:
+        raise error
+    return text
 
 
 def stream_with_retries(
@@ -478,8 +505,6 @@ def stream_with_retries(
         error = classify_error(exc, timeout=policy.timeout, secret=secret)
         error.message = "The answer was cut off: " + error.message
         raise error from exc
-    if state["finish"] is None and _reports_finish(model):
-        raise LLMError("cut_off", "The answer was cut off: the model server ended the stream before the answer was "
-                       "finished (no finish_reason). Ask again.", retryable=False)
-    if state["finish"] == "length":
-        raise LLMError("cut_off", "The answer was cut off at the model's output token limit.", retryable=False)
+    error = cut_off_error(model, state["finish"])
+    if error is not None:
+        raise error

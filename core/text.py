@@ -27,3 +27,16 @@ def clip(text: str, limit: int, *, at_word: bool = True) -> str:
             cut = cut[:space]
         cut = cut.rstrip(" ,;:")
     return cut + "…"
+
+
+# What makes a spreadsheet read a CSV cell as a formula (OWASP "CSV injection"): = + - @, and tab and carriage
+# return, which some spreadsheets skip before looking at the first character.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: object) -> object:
+    """``value`` for a CSV cell: text that a spreadsheet would run as a formula gets a leading ``'`` (shown as
+    text, the formula never runs); everything else, numbers included, is unchanged."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value

@@ -48,3 +48,25 @@ def truncate_to_tokens(text: str, max_tokens: int, encoding: str = DEFAULT_ENCOD
     if len(ids) <= max_tokens:
         return text
     return enc.decode(ids[:max_tokens])
+
+
+def split_by_tokens(text: str, max_tokens: int, encoding: str = DEFAULT_ENCODING) -> list[str]:
+    """``text`` as consecutive pieces of at most ``max_tokens`` tokens each, cut at whitespace where there is some
+    (joined, they are ``text``). A text within the limit is one piece."""
+    if count_tokens(text, encoding) <= max_tokens:
+        return [text]
+    pieces: list[str] = []
+    start = 0
+    while start < len(text):
+        size = max_tokens * 4  # characters: shrunk until the piece fits (a token is ~4 characters of English)
+        while True:
+            end = min(start + size, len(text))
+            if end < len(text):
+                space = max(text.rfind(" ", start + size // 2, end), text.rfind("\n", start + size // 2, end))
+                end = space + 1 if space > start else end
+            if count_tokens(text[start:end], encoding) <= max_tokens or end - start <= 1:
+                break
+            size = max(1, int((end - start) * 0.8))
+        pieces.append(text[start:end])
+        start = end
+    return pieces

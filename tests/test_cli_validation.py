@@ -136,3 +136,26 @@ def test_the_cli_refuses_a_full_width_collection_name(tmp_path):
     assert done.stderr.strip() == ("error: collection name 'ｄｅｆａｕｌｔ' uses full-width or other look-alike "
                                    "characters: write it as 'default'")
     assert not (tmp_path / "data").exists(), "refused before the database was started"
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "-0.5", "abc"])
+def test_a_price_must_be_a_finite_amount(capsys, value):
+    line = _usage_error(capsys, ["index", "--estimate", f"--price-in={value}"])
+    assert line == ("python -m core index: error: argument --price-in: the price must be a finite number of US$ per "
+                    f"1M tokens, 0 or more; got {value}")
+
+
+def test_a_price_from_the_environment_is_checked_too(monkeypatch):
+    from core.graph.estimate import default_prices
+
+    monkeypatch.setenv("HKE_PRICE_OUT_PER_M", "inf")
+    with pytest.raises(ValueError, match="^HKE_PRICE_OUT_PER_M must be a finite number of US\\$ per 1M tokens"):
+        default_prices()
+
+
+def test_an_empty_export_folder_is_refused_before_any_work(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("HKE_DATA_DIR", str(tmp_path / "never"))
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    assert main(["export", "--out", ""]) == 2
+    assert capsys.readouterr().err.startswith("error: --out is empty: name the folder to export to")
+    assert not (tmp_path / "never").exists(), "refused before the database is started"

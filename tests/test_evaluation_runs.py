@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 
@@ -75,6 +76,11 @@ def test_all_modes_on_a_tiny_corpus_stored_and_exported(store, db_url):
 
         rows = list(csv.DictReader(io.StringIO(export_csv(loaded))))
         assert len(rows) == 2 * len(ALL_MODES) and rows[0]["mode"] == "plain" and rows[0]["recall"] == "1"
+        # Text a spreadsheet would run as a formula is exported as text; numbers stay numbers.
+        loaded.results[0] = dataclasses.replace(loaded.results[0], answer='=HYPERLINK("http://x")',
+                                                question="@SUM(A1)")
+        first = next(csv.DictReader(io.StringIO(export_csv(loaded))))
+        assert (first["answer"], first["question"], first["recall"]) == ("'=HYPERLINK(\"http://x\")", "'@SUM(A1)", "1")
         exported = json.loads(export_json(loaded))
         assert exported["run"]["run_id"] == run.run_id and len(exported["results"]) == 2 * len(ALL_MODES)
         assert exported["aggregates"]["hierarchical"]["attribution"] == 1.0

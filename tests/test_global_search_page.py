@@ -60,7 +60,7 @@ def test_offline_answer_with_citations_and_contributing_reports(samples_index):
     assert at.selectbox(key="global_level").value == 1, "the default level, as global_search uses"
     assert "will be extractive" in texts(at)
     at.button(key="global_ask").click().run()
-    assert any("Type a question first" in w.value for w in at.warning)
+    assert any("Ask a question: the question is empty" in w.value for w in at.warning)
 
     at.text_area(key="global_question").input(QUESTION)
     at.button(key="global_ask").click().run()

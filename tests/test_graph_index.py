@@ -323,6 +323,7 @@ def test_cli_index_estimate_and_confirmation(indexed, capsys, monkeypatch):
 
 def test_cli_reports_global_export(indexed, tmp_path, capsys):
     from core.cli import main
+    from core.graph import levels as result_levels
 
     store, _result, _ = indexed
     assert main(["reports", "--collection", store.collection, "--level", "0", "--json"]) == 0
@@ -333,6 +334,11 @@ def test_cli_reports_global_export(indexed, tmp_path, capsys):
     assert main(["global", "What ports does the Nova 32UX have?", "--collection", store.collection, "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["generated_by"] == "extractive" and payload["report_ids"]
+    levels = ", ".join(str(level) for level in sorted(result_levels(store)))
+    for argv in (["global", "What ports?"], ["reports"]):
+        assert main([*argv, "--collection", store.collection, "--level", "999999999999"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == f"error: there is no entity level 999999999999: the levels are {levels}"
     for fmt in ("parquet", "csv"):
         out = tmp_path / fmt
         assert main(["export", "--collection", store.collection, "--format", fmt, "--out", str(out), "--json"]) == 0

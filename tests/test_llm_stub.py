@@ -35,7 +35,8 @@ class Stub:
     ``{"sleep": seconds, ...}`` before either. The last action repeats once the script runs out. Streaming
     misbehaviour: ``"every": s`` sends one word every ``s`` seconds; ``"keepalive": s`` sends only SSE comments,
     one every ``s`` seconds, for at most ``"for"`` seconds; ``"cut": True`` closes the stream without a
-    ``finish_reason`` or ``[DONE]``. ``choose(body)``, if given, picks the action for a request instead.
+    ``finish_reason`` or ``[DONE]``. ``"finish"`` is the reply's ``finish_reason`` (default ``stop``; ``None`` sends
+    none). ``choose(body)``, if given, picks the action for a request instead.
     """
 
     def __init__(self, script: list[dict], choose=None) -> None:
@@ -66,9 +67,10 @@ class Stub:
                     elif "keepalive" in action:
                         self._keepalive(action["keepalive"], action.get("for", 30))
                     elif body.get("stream"):
-                        self._stream(action["reply"], action.get("every", 0), action.get("cut", False))
+                        self._stream(action["reply"], action.get("every", 0), action.get("cut", False),
+                                     action.get("finish", "stop"))
                     else:
-                        self._json(200, _completion(action["reply"]))
+                        self._json(200, _completion(action["reply"], action.get("finish", "stop")))
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
                 request["ended"] = time.monotonic()
@@ -83,7 +85,7 @@ class Stub:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _stream(self, text: str, every: float = 0, cut: bool = False) -> None:
+            def _stream(self, text: str, every: float = 0, cut: bool = False, finish: str | None = "stop") -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
@@ -97,7 +99,7 @@ class Stub:
                 if cut:
                     self.close_connection = True
                     return
-                self._event(_chunk({}, "stop"))
+                self._event(_chunk({}, finish))
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
 
@@ -132,9 +134,9 @@ class Stub:
         self.server.server_close()
 
 
-def _completion(text: str) -> dict:
+def _completion(text: str, finish: str | None = "stop") -> dict:
     return {"id": "chatcmpl-stub", "object": "chat.completion", "created": 0, "model": "stub-model",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
 
 
@@ -283,3 +285,88 @@ def test_without_a_key_answers_are_extractive():
     assert isinstance(default_answerer(settings), ExtractiveAnswerer)
     with pytest.raises(LLMNotConfiguredError):
         chat_model(settings)
+
+
+# -- a reply the server did not finish -------------------------------------------------------------------------
+
+
+def test_cli_ask_says_a_cut_off_answer_was_cut_off(samples_store, monkeypatch, capsys):
+    """The stream ends without a finish_reason: the CLI shows what arrived, says it was cut off, and exits 1."""
+    from core.cli import main
+
+    with Stub([{"reply": "The answer is ", "cut": True}]) as stub:
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
+        monkeypatch.setenv("HKE_CHAT_MODEL", "stub-model")
+        code = main(["ask", "How heavy is the Nova 27QX?", "--collection", "samples", "--mode", "hierarchical"])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    answer = out.split("== hierarchical", 1)[1]
+    assert "The answer is" in answer and "error: The answer was cut off: the model server ended the stream" in answer
+
+
+@pytest.mark.parametrize("finish, words", [
+    (None, "no finish_reason"),
+    ("length", "output token limit"),
+])
+def test_a_whole_reply_that_was_not_finished_is_an_error_with_what_arrived(finish, words):
+    from langchain_core.messages import HumanMessage
+
+    from core.llm import invoke_with_retries
+
+    policy = RetryPolicy(attempts=2, base_delay=0.01, timeout=5.0, total=20.0)
+    with Stub([{"reply": "The answer is", "finish": finish}]) as stub:
+        for streaming in (False, True):  # a plain JSON reply, and one ChatOpenAI gathers from a stream
+            model = chat_model(settings_for(stub.base_url), streaming=streaming)
+            with pytest.raises(LLMError) as info:
+                invoke_with_retries(model, [HumanMessage("q")], policy)
+            assert info.value.kind == "cut_off" and words in info.value.message
+            assert info.value.partial == "The answer is"
+    assert len(stub.requests) == 2, "a cut-off reply is not asked again"
+
+
+def test_the_judge_does_not_take_a_cut_off_verdict():
+    from core.evaluation.judge import Judge
+
+    policy = RetryPolicy(attempts=1, timeout=5.0, total=20.0)
+    with Stub([{"reply": '{"faithfulness": "A", "relev', "finish": "length"}]) as stub:
+        verdict = Judge.from_settings(settings_for(stub.base_url), policy).verdict("q", "plain", "a", "b")
+    assert verdict.error == "The answer was cut off at the model's output token limit."
+
+
+def test_graph_calls_never_cache_a_cut_off_reply_and_global_search_says_so(db_url, use_embeddings):
+    """Extraction, reports and map replies that were cut off are parsed as far as they go and never cached; the
+    reduce reply is the answer, so global search fails with "cut off" instead of showing it as complete."""
+    import uuid
+
+    from core.graph import LLMCallError, build_index, global_search
+    from core.graph.llm_cache import CachedChat, cache_size
+    from core.ingest import ingest_paths
+    from core.store import ElementStore
+    from tests.conftest import SAMPLES
+    from tests.helpers_graph import map_reply
+
+    store = ElementStore(db_url, f"t_cut_{uuid.uuid4().hex[:8]}", use_embeddings)
+    try:
+        assert not ingest_paths(store, [SAMPLES / "nova-32ux-monitor-en.md"]).errors
+        build_index(store)  # offline: reports to search
+        with Stub([{"reply": "partial", "finish": "length"}]) as stub:
+            chat = CachedChat(chat_model(settings_for(stub.base_url)), pool=store.pool,
+                              collection_id=store.collection_id)
+            assert chat([("user", "extract")]) == "partial"
+            assert chat([("user", "extract")]) == "partial" and len(stub.requests) == 2  # asked again
+            assert cache_size(store.pool, store.collection_id) == 0
+
+        def choose(body: dict) -> dict:
+            prompt = body["messages"][-1]["content"]
+            if prompt.startswith("Below are community reports"):
+                return {"reply": map_reply(prompt, zero=False)}
+            return {"reply": "The collection is about", "cut": True}
+
+        with Stub([], choose=choose) as stub:
+            with pytest.raises(LLMCallError, match="The answer was cut off"):
+                global_search(store, "What is this collection about?", level=0,
+                              chat_model=chat_model(settings_for(stub.base_url), streaming=True))
+            assert any(r["body"]["messages"][-1]["content"].startswith("Several analysts") for r in stub.requests)
+    finally:
+        store.drop()

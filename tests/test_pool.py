@@ -184,3 +184,26 @@ def test_the_app_pool_is_sized_by_settings_and_tagged(db_url, samples_store, mon
             assert 1 <= monitor.count() <= configured
     finally:
         monitor.conn.close()
+
+
+def _with_parameter(url: str, parameter: str) -> str:
+    conninfo = psycopg_conninfo(url)
+    return conninfo + ("&" if "?" in conninfo else "?") + parameter
+
+
+@pytest.mark.parametrize("parameter, cause", [
+    ("connect_timeout=abc", "connect_timeout in DATABASE_URL (or PGCONNECT_TIMEOUT) must be a whole number of "
+                            "seconds, got 'abc'"),
+    ("options=-c%20statement_timeout%3D1", "statement_timeout on this database's connections is 1 ms"),
+])
+def test_a_bad_connection_setting_fails_at_once_with_its_cause(db_url, monkeypatch, capsys, parameter, cause):
+    """Not a 30 s wait for the pool and "couldn't get a connection": the setting is named in a few seconds."""
+    from core.cli import main
+
+    monkeypatch.setenv("DATABASE_URL", _with_parameter(db_url, parameter))
+    started = time.monotonic()
+    code = main(["collections"])
+    elapsed = time.monotonic() - started
+    err = capsys.readouterr().err
+    assert code == 2 and cause in err, err
+    assert elapsed < 10, f"{elapsed:.1f} s"

@@ -244,13 +244,29 @@ def run_cli(*args: str | bytes, data_dir: Path | None = None) -> subprocess.Comp
     ],
     ids=["empty", "whitespace", "control", "long"],
 )
-def test_cli_ask_exits_2_with_the_message_before_starting_the_database(tmp_path, question, message):
-    done = run_cli("ask", question, "--collection", "samples", data_dir=tmp_path / "never")
-    stderr = done.stderr.decode()
-    assert done.returncode == 2, stderr
-    assert stderr.strip().splitlines()[-1].startswith(message), stderr
-    assert "Traceback" not in stderr and done.stdout == b""
-    assert not (tmp_path / "never" / "pgdata").exists(), "validation comes before the database"
+def test_cli_ask_and_global_exit_2_with_the_message_before_starting_the_database(tmp_path, question, message):
+    for command in ("ask", "global"):  # one set of rules, one limit, for every question
+        done = run_cli(command, question, "--collection", "samples", data_dir=tmp_path / "never")
+        stderr = done.stderr.decode()
+        assert done.returncode == 2, (command, stderr)
+        assert stderr.strip().splitlines()[-1].startswith(message), (command, stderr)
+        assert "Traceback" not in stderr and done.stdout == b""
+        assert not (tmp_path / "never" / "pgdata").exists(), "validation comes before the database"
+
+
+def test_global_search_takes_the_question_as_ask_does(samples_store):
+    from core.graph import global_search
+    from core.graph.global_search import select_reports
+
+    from .test_reports_page import ensure_samples_index
+
+    store = ensure_samples_index(samples_store)
+    with pytest.raises(QuestionError, match="^The question is too long: 100,000 characters"):
+        global_search(store, "x" * 100_000, use_llm="extractive")
+    answer = global_search(store, "\x1bWho leads the\x00 Hanbit space institute?\r\n", use_llm="extractive")
+    assert answer.question == "Who leads the Hanbit space institute?"
+    with pytest.raises(ValueError, match=r"^there is no entity level -1: the levels are 0, 1"):
+        select_reports(store, level=-1)
 
 
 def test_cli_ask_takes_sql_text_and_invalid_utf8_as_plain_text(samples_store):

@@ -7,6 +7,7 @@ fetched) is checked by tests/e2e/test_network_page_e2e.py on the same hostile gr
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import re
@@ -308,8 +309,10 @@ def test_exports_markdown_json_csv():
     rows_ = list(csv.DictReader(io.StringIO(rv.reports_csv(reports))))
     assert list(rows_[0]) == list(rv.CSV_COLUMNS) and len(rows_) == 3
     assert rows_[0]["children"] == "e9" and json.loads(rows_[0]["findings"])[0]["summary"] == "Orbit"
-    formula = rv._csv_cell('=HYPERLINK("http://x")')
-    assert formula.startswith("'="), "a formula cell is made text"
+    hostile = dataclasses.replace(reports[0], title='=HYPERLINK("http://x")', summary="-2+3", parent="@x")
+    cells = next(csv.DictReader(io.StringIO(rv.reports_csv([hostile]))))
+    assert (cells["title"], cells["summary"], cells["parent"]) == ("'=HYPERLINK(\"http://x\")", "'-2+3", "'@x"), \
+        "a formula cell is made text"
     assert rv.export_filename("my coll/../x", "entity", 2, "csv") == "my_coll_.._x-entity-level2-reports.csv"
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from core.graph.model import Report
 from core.partial_tree import escape_markdown
+from core.text import spreadsheet_safe
 
 SORT_KEYS = ("rating", "size", "title")
 
@@ -113,14 +114,6 @@ def reports_json(reports: Sequence[Report], *, meta: Mapping[str, Any] | None = 
 
 CSV_COLUMNS = ("community_id", "kind", "level", "title", "summary", "rating", "rating_explanation", "size", "parent",
                "children", "generated_by", "n_findings", "findings")  # fmt: skip
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _csv_cell(value: Any) -> Any:
-    # A cell starting with = + - @ is run as a formula by spreadsheets (CSV injection): make it text.
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
 
 
 def reports_csv(reports: Sequence[Report]) -> str:
@@ -132,7 +125,7 @@ def reports_csv(reports: Sequence[Report]) -> str:
         row = [r.community_id, r.kind, r.level, r.title, r.summary, r.rating, r.rating_explanation, r.size,
                r.parent or "", ";".join(r.children), r.generated_by, len(r.findings),
                json.dumps([f.to_dict() for f in r.findings], ensure_ascii=False)]  # fmt: skip
-        writer.writerow([_csv_cell(v) for v in row])
+        writer.writerow([spreadsheet_safe(v) for v in row])
     return buf.getvalue()
 
 

@@ -13,7 +13,7 @@ import streamlit as st
 
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
 from core.db import database_url
-from core.db.urls import DatabaseError, connection_lost, redact_url, unavailable_message
+from core.db.urls import DatabaseError, connection_lost, redact_text, redact_url, unavailable_message
 from core.embeddings import make_embeddings
 from core.partial_tree import escape_markdown
 from core.retrieval import Scope
@@ -77,7 +77,8 @@ def collections() -> list:
 
 def show_database_error(exc: BaseException) -> None:
     """What every page shows when the database cannot be used: the words ingest and the CLI use, no traceback."""
-    message = unavailable_message(exc, _configured_url()) if connection_lost(exc) else str(exc)
+    url = _configured_url()
+    message = unavailable_message(exc, url) if connection_lost(exc) else redact_text(str(exc), url)
     st.error(message[:1].upper() + message[1:], icon=":material/error:")
 
 

@@ -132,6 +132,8 @@ class AnswerStream:
                 yield text
         except Exception as exc:  # every failure becomes a message in this column, never a crash of the page
             self._error = classify_error(exc)
+            if self._error.partial and not self._chunks:  # a whole reply cut off: keep what arrived, marked
+                self._chunks.append(self._error.partial)
         finally:
             self._elapsed += time.perf_counter() - started
             self._done = True

@@ -43,3 +43,14 @@ def whole_number(minimum: int, what: str) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+
+def price(raw: str) -> float:
+    """An argparse type: US$ per 1M tokens (the rules of :func:`core.graph.estimate.check_price`)."""
+    from core.graph.estimate import check_price
+
+    try:
+        return check_price(raw, "the price")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

@@ -48,7 +48,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         r = result.results[mode]
         timings = ", ".join(f"{k} {v:.1f} ms" for k, v in r.timings.items())
         lines += ["", f"== {mode} ({r.context.tokens} context tokens; {timings})"]
-        lines.append(f"error: {r.answer.error}" if r.answer.error else r.answer.text)
+        lines += [r.answer.text] if r.answer.text else []
+        lines += [f"error: {r.answer.error}"] if r.answer.error else []
         lines += [f"  [{'cited' if s.cited else 'hit'}] {s.element_id}  {' › '.join(s.heading_path) or '-'}"
                   for s in r.sources]
         lines += ["-- context --", r.context.text]

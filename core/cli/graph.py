@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.cli.arguments import add_collection, add_command
+from core.cli.arguments import add_collection, add_command, price
 from core.cli.console import emit, fail, progress_bar
 from core.config import load_settings
 
@@ -22,9 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--concurrency", type=int, default=None, help="parallel LLM calls (default: 4)")
     p.add_argument("--estimate", action="store_true",
                    help="print the LLM calls, tokens and cost an LLM index run would take, and stop")
-    p.add_argument("--price-in", type=float, default=None,
+    p.add_argument("--price-in", type=price, default=None,
                    help="US$ per 1M input tokens for the estimate (default: $HKE_PRICE_IN_PER_M or 0.15)")
-    p.add_argument("--price-out", type=float, default=None,
+    p.add_argument("--price-out", type=price, default=None,
                    help="US$ per 1M output tokens for the estimate (default: $HKE_PRICE_OUT_PER_M or 0.60)")
     p.add_argument("--yes", action="store_true", help="run an LLM index without asking to confirm its estimate")
 
@@ -121,12 +121,15 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_reports(args: argparse.Namespace) -> int:
     from core.graph import GraphIndex, GraphIndexMissing
+    from core.graph.read import check_level
     from core.store import open_store
 
     try:
         index = GraphIndex.open(open_store(args.collection, create=False))
     except GraphIndexMissing as exc:
         return fail(str(exc), 1)
+    if args.level is not None:
+        check_level(index.levels(args.kind), args.level, args.kind)
     reports = index.reports(level=args.level, kind=args.kind)
     lines = []
     for r in reports:
@@ -140,12 +143,17 @@ def cmd_reports(args: argparse.Namespace) -> int:
 
 def cmd_global(args: argparse.Namespace) -> int:
     from core.graph import global_search, index_exists
+    from core.retrieval import QuestionError, validate_question
     from core.store import open_store
 
+    try:
+        question = validate_question(args.question)
+    except QuestionError as exc:
+        return fail(str(exc))  # exit 2 before the database is started or the model loaded
     store = open_store(args.collection, create=False)
     if not index_exists(store):
         return fail(f"collection {args.collection!r} has no GraphRAG index yet: run `python -m core index` first", 1)
-    answer = global_search(store, args.question, level=args.level, kind=args.kind,
+    answer = global_search(store, question, level=args.level, kind=args.kind,
                            use_llm="extractive" if args.offline else "auto")
     text = (
         f"{answer.answer}\n\n-- {answer.generated_by}; level {answer.level} {answer.kind}; "
@@ -174,13 +182,15 @@ def cmd_cache(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from core.graph import GraphIndexMissing, export_index
+    from core.graph import ExportError, GraphIndexMissing, export_index
     from core.store import open_store
 
+    if not args.out.strip():
+        return fail("--out is empty: name the folder to export to (default: graph-export)")
     store = open_store(args.collection, create=False)
     try:
         written = export_index(store, args.out, fmt=args.format)
-    except GraphIndexMissing as exc:
+    except (GraphIndexMissing, ExportError) as exc:
         return fail(str(exc), 1)
     payload = {name: str(path) for name, path in written.items()}
     emit(payload, args.json, "\n".join(f"{name}: {path}" for name, path in payload.items()))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from core.config import Settings, load_settings
 from core.db.server import Postmaster, clients, embedded_server, logger, socket_url
-from core.db.urls import CONNECT_TIMEOUT_S, DatabaseError, psycopg_conninfo, redact_text, redact_url
+from core.db.urls import CONNECT_TIMEOUT_S, DatabaseError, check_conninfo, psycopg_conninfo, redact_text, redact_url
 from core.text import first_line
 
 
@@ -100,6 +100,7 @@ def _external_status(raw_url: str) -> DatabaseStatus:
 
     try:
         url = psycopg_conninfo(raw_url)
+        check_conninfo(url)
     except DatabaseError as exc:
         return DatabaseStatus(mode="external", running=False, url_redacted=redact_url(raw_url), error=str(exc))
     result = DatabaseStatus(mode="external", running=False, url_redacted=redact_url(url))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import threading
 from collections.abc import Iterable, Iterator
 
@@ -21,7 +22,13 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 
 from core.config import load_settings
-from core.db.urls import DatabaseError, DatabaseUnavailableError, psycopg_conninfo, unavailable_message
+from core.db.urls import (
+    DatabaseError,
+    DatabaseUnavailableError,
+    check_conninfo,
+    psycopg_conninfo,
+    unavailable_message,
+)
 
 POOL_TIMEOUT_S = 30.0  # a request that cannot get a connection for this long fails with PoolTimeout
 POOL_MAX_IDLE_S = 120.0  # an idle app gives back connections above min_size after 2 minutes (default 10)
@@ -29,6 +36,9 @@ POOL_MAX_LIFETIME_S = 1800.0  # recycle backends every 30 min: per-backend cache
 # pg_stat_activity.application_name of our connections: "hke:<pid>", so connections can be counted per process
 # (bench_load, tests/test_pool.py).
 APPLICATION_NAME = "hke"
+# A statement_timeout below this (from the URL's options, the role or the database) cancels HKE's own set-up
+# statements: refused at once with the cause named, instead of a pool that retries for POOL_TIMEOUT_S.
+MIN_STATEMENT_TIMEOUT_MS = 1000
 _ADVISORY_LOCK = "SELECT pg_advisory_lock(%s)"
 _ADVISORY_UNLOCK = "SELECT pg_advisory_unlock(%s)"
 
@@ -58,10 +68,27 @@ def _configure_connection(conn: psycopg.Connection) -> None:
     conn.commit()
 
 
+def _statement_timeout_error(value: str | None) -> DatabaseError:
+    shown = f"{value} ms" if value and value.isdigit() else value or "so short that a set-up statement was cancelled"
+    return DatabaseError(
+        f"statement_timeout on this database's connections is {shown} (set by DATABASE_URL's options, or by the "
+        f"role's or the database's settings): HKE's statements cannot run. Raise it to at least "
+        f"{MIN_STATEMENT_TIMEOUT_MS} ms, or 0 for no limit."
+    )
+
+
 def _ensure_extension(conninfo: str) -> None:
+    params = check_conninfo(conninfo)
+    # The value the URL asks for, to name it when even the check below is cancelled.
+    asked = re.search(r"statement_timeout\s*=\s*(\S+)", params.get("options") or "")
     try:
         with psycopg.connect(conninfo, autocommit=True, connect_timeout=10) as conn:
+            row = conn.execute("SELECT setting::bigint FROM pg_settings WHERE name = 'statement_timeout'").fetchone()
+            if row and 0 < row[0] < MIN_STATEMENT_TIMEOUT_MS:
+                raise _statement_timeout_error(str(row[0]))
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    except psycopg.errors.QueryCanceled as exc:
+        raise _statement_timeout_error(asked.group(1) if asked else None) from exc
     except psycopg.OperationalError as exc:
         raise DatabaseUnavailableError(unavailable_message(exc, conninfo)) from exc
     except (psycopg.errors.FeatureNotSupported, psycopg.errors.UndefinedFile) as exc:  # depends on the server

@@ -68,76 +68,146 @@ def sqlalchemy_url(url: str) -> str:
     return f"{SQLALCHEMY_SCHEME}:///?{urlencode(conninfo_to_dict(url))}"
 
 
+# How to write a password that libpq cannot read as typed; said with every error about an unreadable URL.
+_ESCAPE_HINT = ("In a URL, percent-encode the special characters of the password (@ as %40, : as %3A, / as %2F, "
+                "? as %3F, # as %23, % as %25, & as %26, = as %3D, + as %2B, a space as %20), or use the key=value "
+                "form with the password in single quotes.")
+
+
+def check_conninfo(url: str) -> dict[str, str]:
+    """The connection parameters of ``url`` as libpq reads them; a :class:`DatabaseError` that names what cannot be
+    read otherwise (before any connection is tried, so that a typo is not a 30 s wait for the pool)."""
+    from psycopg import ProgrammingError
+    from psycopg.conninfo import conninfo_to_dict, timeout_from_conninfo
+
+    try:
+        params = conninfo_to_dict(psycopg_conninfo(url))
+    except ProgrammingError as exc:
+        # ``from None``: libpq's message may quote the password; only the redacted one goes on.
+        reason = redact_text(first_line(exc), url)
+        raise DatabaseError(f"DATABASE_URL cannot be read ({reason}). {_ESCAPE_HINT}") from None
+    try:
+        timeout_from_conninfo(params)
+    except ProgrammingError:
+        shown = redact_text(str(params.get("connect_timeout")), url)
+        raise DatabaseError(f"connect_timeout in DATABASE_URL (or PGCONNECT_TIMEOUT) must be a whole number of "
+                            f"seconds, got {shown!r}.") from None
+    return params
+
+
 # -- redaction ---------------------------------------------------------------------------------------------------
 
 _URL_IN_TEXT_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]+")
-_PASSWORD_KV_RE = re.compile(r"(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&'\"]+)")
+# ``password=`` in a message or a keyword/value string: a quoted value, or one word (a value already shown as *** is
+# left alone, so that a URL's redacted ``password=***&x=1`` keeps its other parameters).
+_PASSWORD_KV_RE = re.compile(r"(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|(?!\*\*\*)[^\s'\"]+)")
+# ``password=`` in a URL's query: up to the next ``&name=`` (a password may hold a lone ``&``).
+_PASSWORD_QUERY_RE = re.compile(r"(?i)([?&]password=)(.*?)(?=&[A-Za-z_][A-Za-z0-9_]*=|\s|$)")
+# The password a keyword/value string means: quoted, or everything up to the next `` name=`` (unquoted spaces are
+# a mistake libpq refuses, echoing the rest; the whole of it is still the secret).
+_PASSWORD_KV_VALUE_RE = re.compile(r"(?i)(?:^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|.*?)(?=\s+[A-Za-z_]+\s*=|\s*$)")
 _SQL_PASSWORD_RE = re.compile(r"(?i)(\bpassword\s+)'(?:[^']|'')*'")
 # ``something@host`` in a message: libpq splits an unescaped ``@`` in a password at the first one, and then names
 # the rest of the password as part of the host ("failed to resolve host 'PW3@127.0.0.1'").
 _USERINFO_AT_RE = re.compile(r"[^\s'\"<>()\[\]{}@/]+@(?=[A-Za-z0-9\[])")
-_PASSWORD_SEPARATORS_RE = re.compile(r"[@:/]")
+# Pieces of a password this long or longer are hidden wherever they appear. libpq and psycopg echo whatever piece
+# of a mistyped URL they choke on ("invalid percent-encoded token: ...", a host, a port, a database name), cut at
+# characters that depend on the parser; shorter pieces would hide ordinary words of the message.
+MIN_HIDDEN_FRAGMENT = 4
 
 
 def _split_userinfo(url: str) -> tuple[str, str, str | None, str] | None:
     """``(scheme://, user, password or None, rest after '@')``; None if the URL has no userinfo.
 
-    Tolerates unescaped ``@``, ``:`` and ``/`` in the password by taking the last ``@`` before the query.
+    The userinfo ends at the LAST ``@`` of the URL and the password starts after the first ``:`` in it: a password
+    typed without percent-encoding may hold any character (``@ : / ? # %`` and spaces included). A query that
+    holds an ``@`` too makes more than the password hidden, never less.
     """
     match = _SCHEME_RE.match(url)
     if not match:
         return None
     rest = url[match.end():]
-    query_at = rest.find("?")
-    at = (rest if query_at < 0 else rest[:query_at]).rfind("@")
+    at = rest.rfind("@")
     if at < 0:
         return None
     user, sep, password = rest[:at].partition(":")
     return url[: match.end()], user, (password if sep else None), rest[at + 1:]
 
 
-def redact_url(url: str) -> str:
-    """The URL with any password replaced by ``***``: ``postgresql://user:***@host/db``.
+def _unquote_kv(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return re.sub(r"\\(.)", r"\1", value[1:-1])
+    return value
 
-    Also hides ``password=`` query parameters and keyword/value conninfo passwords.
+
+def passwords_in(url: str | None) -> list[str]:
+    """Every password ``url`` carries, as typed and percent-decoded: in its userinfo, a ``password=`` query
+    parameter, or a keyword/value ``password=`` (quoted or not). Read as the user meant it, parsable or not."""
+    if not url:
+        return []
+    found: list[str] = []
+    parts = _split_userinfo(url)
+    if parts is not None:
+        if parts[2]:
+            found.append(parts[2])
+        found += [m.group(2) for m in _PASSWORD_QUERY_RE.finditer(parts[3])]
+    elif _SCHEME_RE.match(url):
+        found += [m.group(2) for m in _PASSWORD_QUERY_RE.finditer(url)]
+    else:
+        found += [_unquote_kv(m.group(1)) for m in _PASSWORD_KV_VALUE_RE.finditer(url)]
+    return [s for p in found if p for s in dict.fromkeys((p, unquote(p)))]
+
+
+def hide_fragments(text: str, secrets: list[str]) -> str:
+    """``text`` with every run of :data:`MIN_HIDDEN_FRAGMENT` or more characters that occurs in one of ``secrets``
+    replaced by ``***`` (longest run first, so a password echoed in pieces loses every piece)."""
+    secrets = [s for s in secrets if len(s) >= MIN_HIDDEN_FRAGMENT]
+    if not secrets:
+        return text
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        size = MIN_HIDDEN_FRAGMENT
+        if i + size <= len(text) and any(text[i:i + size] in s for s in secrets):
+            while i + size < len(text) and any(text[i:i + size + 1] in s for s in secrets):
+                size += 1
+            if not out or out[-1] != "***":
+                out.append("***")
+            i += size
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def redact_url(url: str) -> str:
+    """The URL (or keyword/value string) with any password replaced by ``***``: ``postgresql://user:***@host/db``.
+
+    Works on whatever was typed: an unescaped ``@ : / ? # % & = +`` or space in the password is still hidden
+    (see :func:`_split_userinfo`), and so is ``password=`` in a query or a keyword/value string.
     """
+    secrets = passwords_in(url)
     parts = _split_userinfo(url)
     if parts is not None:
         scheme, user, password, rest = parts
         url = f"{scheme}{user}:***@{rest}" if password else f"{scheme}{user}@{rest}"
-    return _PASSWORD_KV_RE.sub(lambda m: m.group(1) + "***", url)
-
-
-def _password_of(url: str | None) -> str | None:
-    if not url:
-        return None
-    parts = _split_userinfo(url)
-    if parts is not None and parts[2]:
-        return parts[2]
-    match = _PASSWORD_KV_RE.search(url)
-    return match.group(2).strip("'") if match else None
+    url = _PASSWORD_QUERY_RE.sub(lambda m: m.group(1) + "***", url)
+    url = _PASSWORD_KV_RE.sub(lambda m: m.group(1) + "***", url)
+    return hide_fragments(url, secrets)
 
 
 def redact_text(text: str, url: str | None = None) -> str:
     """``text`` (an error message, a log line) safe to show: every URL-like string redacted, parsable or not.
 
     URLs lose their password, ``password=`` settings and SQL ``PASSWORD '...'`` their value, ``userinfo@host`` its
-    userinfo, and the password of ``url`` (and each piece of it between ``@``, ``:`` and ``/``, as a server may echo
-    one) is removed.
+    userinfo, and every piece of the password of ``url`` (:data:`MIN_HIDDEN_FRAGMENT` characters or more), as a
+    server or libpq may echo one, is hidden.
     """
     text = _URL_IN_TEXT_RE.sub(lambda m: redact_url(m.group(0)), text)
     text = _PASSWORD_KV_RE.sub(lambda m: m.group(1) + "***", text)
     text = _SQL_PASSWORD_RE.sub(r"\1'***'", text)
     text = _USERINFO_AT_RE.sub(lambda m: m.group(0) if "***" in m.group(0) else "***@", text)
-    password = _password_of(url)
-    if password:
-        secrets = {password, unquote(password)}
-        secrets |= {piece for secret in list(secrets) for piece in _PASSWORD_SEPARATORS_RE.split(secret)}
-        for secret in sorted(secrets, key=len, reverse=True):
-            # Very short pieces would mangle the message; a short piece next to the host is caught above.
-            if len(secret) >= 4:
-                text = text.replace(secret, "***")
-    return text
+    return hide_fragments(text, passwords_in(url))
 
 
 # -- the server went away ----------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from core.progress import Progress, ProgressCallback, no_progress
 from core.sql import elements as element_sql
 from core.sql import evaluation as sql
 from core.store import ElementStore
+from core.text import spreadsheet_safe
 
 __all__ = [
     "CSV_COLUMNS",
@@ -426,7 +427,7 @@ def export_csv(run: EvalRun) -> str:
     writer.writeheader()
     for row in run.results:
         flat = {"run_id": run.run_id, "collection": run.collection, "question_set": run.question_set, **row.flat()}
-        writer.writerow({k: _csv_value(flat.get(k)) for k in CSV_COLUMNS})
+        writer.writerow({k: spreadsheet_safe(_csv_value(flat.get(k))) for k in CSV_COLUMNS})
     return buffer.getvalue()
 
 

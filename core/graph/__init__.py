@@ -13,7 +13,7 @@ Public API (all functions take an :class:`~core.store.ElementStore`):
 
 # ``communities``, ``text_units`` and ``global_search`` are both submodules and functions; the read API is imported
 # after the submodules (sorted order does that), so the package attributes are the functions. A test checks it.
-from core.graph.export import export_index
+from core.graph.export import ExportError, export_index
 from core.graph.global_search import global_search
 from core.graph.index import STAGES, GraphIndexError, IndexConfig, build_index
 from core.graph.llm_cache import LLMCallError
@@ -55,6 +55,7 @@ __all__ = [
     "Citations",
     "Community",
     "Entity",
+    "ExportError",
     "Finding",
     "GlobalAnswer",
     "GlobalPoint",

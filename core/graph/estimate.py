@@ -19,6 +19,7 @@ less than it says. Prices default to :data:`DEFAULT_PRICE_IN` / :data:`DEFAULT_P
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
@@ -66,11 +67,22 @@ class CostEstimate:
         )
 
 
+def check_price(value: float | str, name: str) -> float:
+    """``value`` as US$ per 1M tokens; a ValueError naming ``name`` unless it is a finite number of 0 or more."""
+    try:
+        price = float(value)
+    except ValueError:
+        price = math.nan
+    if not math.isfinite(price) or price < 0:
+        raise ValueError(f"{name} must be a finite number of US$ per 1M tokens, 0 or more; got {value}")
+    return price
+
+
 def default_prices() -> tuple[float, float]:
     """(input, output) US$ per 1M tokens: ``HKE_PRICE_IN_PER_M`` / ``HKE_PRICE_OUT_PER_M`` or the defaults."""
     return (
-        float(os.environ.get("HKE_PRICE_IN_PER_M") or DEFAULT_PRICE_IN),
-        float(os.environ.get("HKE_PRICE_OUT_PER_M") or DEFAULT_PRICE_OUT),
+        check_price(os.environ.get("HKE_PRICE_IN_PER_M") or DEFAULT_PRICE_IN, "HKE_PRICE_IN_PER_M"),
+        check_price(os.environ.get("HKE_PRICE_OUT_PER_M") or DEFAULT_PRICE_OUT, "HKE_PRICE_OUT_PER_M"),
     )
 
 
@@ -87,10 +99,8 @@ def estimate_index_cost(
 
     config = config or IndexConfig()
     default_in, default_out = default_prices()
-    price_in = default_in if price_in_per_m is None else price_in_per_m
-    price_out = default_out if price_out_per_m is None else price_out_per_m
-    if price_in < 0 or price_out < 0:
-        raise ValueError("prices must be 0 or more")
+    price_in = default_in if price_in_per_m is None else check_price(price_in_per_m, "the input price")
+    price_out = default_out if price_out_per_m is None else check_price(price_out_per_m, "the output price")
     offline = run_index(store, config=_offline(config), write=False)
     graph = offline.graph
     with_text = {s.unit_id for s in graph.sentences}

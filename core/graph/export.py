@@ -5,16 +5,21 @@ lists either, so node and edge attributes there are scalars: ids, titles, types,
 and each entity's finest entity community. XML 1.0 cannot hold most control characters either (Python-Markdown's
 own docs contain ``\x02``), so GraphML strings have them replaced by U+FFFD; the tables keep the text as stored.
 
-An export never half-fails: the graph is built and checked before any file is written, and each file is written to
-a temporary name first, then renamed.
+An export is all or nothing: every file is written into a hidden staging folder inside the target folder first
+(same file system, so the moves below are renames), and only once all are complete are they moved into place, the
+files they replace set aside until the last one is in. A full disk, a write error or a failed move leaves the
+previous export as it was and no staging folder behind. CSV cells that a spreadsheet would run as formulas are
+written as text (:func:`core.text.spreadsheet_safe`).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
-from collections.abc import Callable
+import shutil
+import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 
 from core.graph import read
+from core.text import first_line, spreadsheet_safe
 
 if TYPE_CHECKING:
     from core.store import ElementStore
@@ -75,43 +81,104 @@ def graph(store: ElementStore) -> nx.Graph:
     return g
 
 
-def _write_atomically(path: Path, write: Callable[[Path], object]) -> None:
-    """``write(tmp_path)``, then rename onto ``path``: a failed write leaves no half file behind."""
-    tmp = path.with_name(f".{path.name}.tmp")
+class ExportError(RuntimeError):
+    """The export could not be written; the message names the folder and why. The previous export is unchanged."""
+
+
+def _reason(exc: OSError) -> str:
+    # pyarrow's write errors carry the errno only in their text.
+    if exc.errno == errno.ENOSPC or "No space left on device" in str(exc):
+        return "the disk is full (No space left on device)"
+    if exc.errno == errno.EFBIG:
+        return "a file is larger than this file system or process allows"
+    return exc.strerror or first_line(exc)
+
+
+def _target_folder(out: Path) -> bool:
+    """Make ``out`` if needed (True if it was made here); an :class:`ExportError` that says what is wrong with it."""
+    existing = next((p for p in (out, *out.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise ExportError(f"Cannot export to {out}: {existing} is a file, not a folder. Choose a folder with --out.")
     try:
-        write(tmp)
-        os.replace(tmp, path)
+        made = not out.exists()
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ExportError(f"Cannot create the export folder {out}: {_reason(exc)}.") from exc
+    return made
+
+
+def _write_frame(frame: Any, path: Path, fmt: str) -> None:
+    if fmt == "parquet":
+        frame.to_parquet(path, index=False)
+        return
+    frame = frame.copy()
+    for column in frame.columns:
+        if frame[column].map(lambda v: isinstance(v, list)).any():
+            frame[column] = frame[column].map(lambda v: json.dumps(v, ensure_ascii=False))
+        frame[column] = frame[column].map(spreadsheet_safe)
+    frame.to_csv(path, index=False)
+
+
+def _move_into_place(staging: Path, out: Path, names: list[str]) -> None:
+    """Rename every staged file onto ``out``; if one rename fails, put back the files that were there before."""
+    aside = Path(tempfile.mkdtemp(prefix=".hke-export-old-", dir=out))
+    placed: list[str] = []
+    set_aside: list[str] = []
+    try:
+        for name in names:
+            if (out / name).exists():
+                os.replace(out / name, aside / name)
+                set_aside.append(name)
+        for name in names:
+            os.replace(staging / name, out / name)
+            placed.append(name)
+    except OSError:
+        for name in placed:
+            (out / name).unlink(missing_ok=True)
+        for name in set_aside:
+            os.replace(aside / name, out / name)
+        raise
     finally:
-        tmp.unlink(missing_ok=True)
+        shutil.rmtree(aside, ignore_errors=True)
 
 
 def export_index(
     store: ElementStore, out_dir: str | Path, *, fmt: str = "parquet", graphml: bool = True
 ) -> dict[str, Path]:
-    """Write the tables (and ``graph.graphml``) to ``out_dir``; returns ``{name: path}``."""
+    """Write the tables (and ``graph.graphml``) to ``out_dir``, all or nothing; returns ``{name: path}``.
+
+    Raises :class:`ExportError` when the folder cannot be used or a file cannot be written (the previous export, if
+    any, stays as it was).
+    """
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}")
+    if not str(out_dir).strip():
+        raise ValueError("the output folder is empty: name a folder (--out graph-export)")
     if not read.index_exists(store):
         raise read.GraphIndexMissing(f"collection {store.collection!r} has no index to export: run `index` first")
     # Everything is built (and the GraphML serialised) before the first file is written.
     frames = index_frames(store)
     graphml_text = "\n".join(nx.generate_graphml(graph(store))) if graphml else ""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written: dict[str, Path] = {}
-    for name, frame in frames.items():
-        path = out / f"{name}.{fmt}"
-        if fmt == "parquet":
-            _write_atomically(path, lambda tmp, frame=frame: frame.to_parquet(tmp, index=False))
-        else:
-            frame = frame.copy()
-            for column in frame.columns:
-                if frame[column].map(lambda v: isinstance(v, list)).any():
-                    frame[column] = frame[column].map(lambda v: json.dumps(v, ensure_ascii=False))
-            _write_atomically(path, lambda tmp, frame=frame: frame.to_csv(tmp, index=False))
-        written[name] = path
+    made = _target_folder(out)
+    files = {name: f"{name}.{fmt}" for name in frames}
     if graphml:
-        path = out / "graph.graphml"
-        _write_atomically(path, lambda tmp: tmp.write_text(graphml_text, encoding="utf-8"))
-        written["graph"] = path
-    return written
+        files["graph"] = "graph.graphml"
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=".hke-export-new-", dir=out))
+    except OSError as exc:
+        raise ExportError(f"Cannot export to {out}: {_reason(exc)}.") from exc
+    try:
+        for name, frame in frames.items():
+            _write_frame(frame, staging / files[name], fmt)
+        if graphml:
+            (staging / files["graph"]).write_text(graphml_text, encoding="utf-8")
+        _move_into_place(staging, out, list(files.values()))
+    except OSError as exc:
+        what = "nothing was exported" if made else "the previous export is unchanged"
+        raise ExportError(f"Cannot write the export to {out}: {_reason(exc)}; {what}.") from exc
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        if made and not any(out.iterdir()):
+            out.rmdir()
+    return {name: out / file for name, file in files.items()}

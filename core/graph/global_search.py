@@ -41,6 +41,7 @@ from core.graph.llm_cache import CachedChat, default_chat_model
 from core.graph.model import GlobalAnswer, GlobalPoint, Report
 from core.graph.replies import parse_json_object, report_refs
 from core.progress import Progress, ProgressCallback, no_progress
+from core.retrieval.question import validate_question
 from core.text import clip
 from core.textnorm import match_terms
 
@@ -67,10 +68,9 @@ def select_reports(store: ElementStore, *, level: int | None, kind: str = "entit
     all_reports = read.load_reports(store, level=None, kind=kind)
     if not all_reports:
         return level if level is not None else 0, []
-    max_level = max(r.level for r in all_reports)
-    chosen = level if level is not None else min(DEFAULT_LEVEL, max_level)
-    if chosen < 0:
-        raise ValueError("level must be 0 or more")
+    if level is not None:
+        read.check_level((r.level for r in all_reports), level, kind)
+    chosen = level if level is not None else min(DEFAULT_LEVEL, max(r.level for r in all_reports))
     selected = [r for r in all_reports if r.level == chosen or (r.level < chosen and not r.children)]
     return chosen, selected
 
@@ -97,9 +97,7 @@ def global_search(
     """
     if use_llm not in ("auto", "llm", "extractive"):
         raise ValueError("use_llm must be auto, llm or extractive")
-    question = (question or "").strip()
-    if not question:
-        raise ValueError("the question is empty")
+    question = validate_question(question)  # ask's rules: one length limit, no control characters
     started = time.perf_counter()
 
     def notify(stage: str, done: int, total: int) -> None:
@@ -247,7 +245,7 @@ def _llm_search(
         return GlobalAnswer(question, prompts.NO_DATA_ANSWER, "llm", level, kind, [], [], len(reports),
                             chat.calls, chat.cached, 0, 0.0)  # fmt: skip
     notify("reduce", 0, 1)
-    reply = chat(prompts.reduce_messages(question, "\n\n".join(lines), response_type))
+    reply = chat(prompts.reduce_messages(question, "\n\n".join(lines), response_type), whole=True)
     cited = [r for r in report_refs(reply) if r in known]
     if not cited:  # the reducer dropped the references: cite what its points came from
         cited = list(dict.fromkeys(r for p in kept for r in p.report_ids))

@@ -17,13 +17,16 @@ Errors: calls go through :func:`core.llm.call_with_retries`, so a transient prov
 connection, 5xx) is retried with bounded exponential backoff and everything is classified the same way as in Q&A.
 A call that still fails raises :class:`LLMCallError` (carrying the classified, key-free message), which aborts the
 index run and leaves the previous index in place. Malformed *replies* are not errors here: the parsers skip and
-log them.
+log them. A reply the server did not finish (no ``finish_reason``, or ``length``) is never cached; where the reply
+is the answer itself (``whole=True``: global search's reduce) it is an :class:`LLMCallError` that says the answer
+was cut off, elsewhere (extraction, reports, map) it is logged and parsed like any other reply.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 import threading
 import uuid
@@ -44,6 +47,7 @@ if TYPE_CHECKING:
     from core.llm import RetryPolicy
 
 Messages = Sequence[tuple[str, str]]
+log = logging.getLogger(__name__)
 
 
 class LLMCallError(RuntimeError):
@@ -130,11 +134,12 @@ class CachedChat:
         self.cached = 0
         self._lock = threading.Lock()
 
-    def __call__(self, messages: Messages, *, valid: Callable[[str], bool] | None = None) -> str:
+    def __call__(self, messages: Messages, *, valid: Callable[[str], bool] | None = None, whole: bool = False) -> str:
         """The model's reply to ``messages``, from the cache when it holds one.
 
         ``valid(reply)`` says whether a reply is usable (parses); one that is not is returned (the caller logs
         and skips it) but never cached, and a cached one that is not (cached before this check) is asked again.
+        ``whole``: the reply is shown as an answer, so one that was cut off raises :class:`LLMCallError`.
         """
         key = prompt_key(messages)
         cached = self.cache.lookup(key, self.model_id) if self.cache is not None else None
@@ -142,22 +147,27 @@ class CachedChat:
             with self._lock:
                 self.cached += 1
             return cached[0].text
-        text = self._invoke(messages)
-        if self.cache is not None and text.strip() and (valid is None or valid(text)):
+        text, finished = self._invoke(messages, whole)
+        if finished and self.cache is not None and text.strip() and (valid is None or valid(text)):
             self.cache.update(key, self.model_id, [ChatGeneration(message=AIMessage(content=text))])
         return text
 
-    def _invoke(self, messages: Messages) -> str:
-        from core.llm import LLMError, call_with_retries, message_text
+    def _invoke(self, messages: Messages, whole: bool) -> tuple[str, bool]:
+        """(the reply's text, whether the server finished it)."""
+        from core.llm import LLMError, call_with_retries, reply_text
 
         def once() -> str:
             with self._lock:
                 self.calls += 1
-            return message_text(self.model.invoke([(role, content) for role, content in messages]))
+            return reply_text(self.model, self.model.invoke([(role, content) for role, content in messages]))
 
         try:
-            return call_with_retries(once, self.policy)
+            return call_with_retries(once, self.policy), True
         except LLMError as exc:
+            if exc.kind == "cut_off" and not whole:
+                log.warning("a model reply was cut off (%s); it is parsed as far as it goes and not cached",
+                            exc.message)
+                return exc.partial, False
             raise LLMCallError(f"chat model call failed: {exc.message}") from exc
 
 

@@ -91,6 +91,13 @@ def levels(store: ElementStore, kind: str | None = "entity") -> dict[int, int]:
     return {int(level): int(n) for k, level, n in rows if kind is None or k == kind}
 
 
+def check_level(existing: Iterable[int], level: int, kind: str) -> None:
+    """A ValueError naming the levels there are, unless ``level`` is one of ``existing`` (or there are none)."""
+    existing = sorted(set(existing))
+    if existing and level not in existing:
+        raise ValueError(f"there is no {kind} level {level}: the levels are {', '.join(map(str, existing))}")
+
+
 def _all_or_by_id(
     store: ElementStore, ids: Iterable[str] | None, all_rows: str, rows_by_id: str, build: Callable[[tuple], _Item]
 ) -> list[_Item]:
