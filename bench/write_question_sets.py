@@ -263,19 +263,23 @@ SHAPES_PYMD = [
 ]
 
 
-def gold_location(corpus: Path, document: str, starts: str) -> tuple[list[str], str]:
+def gold_location(corpus: Path, document: str, starts: str, question: str) -> tuple[list[str], str]:
+    """The element starting with ``starts`` whose heading path shares most words with the question (the class
+    or product it names)."""
     docs = MarkdownElementLoader(str(corpus / document)).load()
     found = [d for d in docs if d.metadata.get("category") != "Title" and d.page_content.lstrip("`*").startswith(starts)]
     if not found:
         raise SystemExit(f"{document}: no element starts with {starts!r}")
-    best = found[0]
+    asked = set(re.findall(r"\w+", question.casefold()))
+    best = max(found, key=lambda d: len(asked & set(re.findall(r"\w+", " ".join(d.metadata.get("heading_path") or [])
+                                                              .casefold()))))
     return list(best.metadata.get("heading_path") or []), best.page_content
 
 
 def shapes(prefix: str, corpus: Path, items: list) -> list[dict]:
     out = []
     for i, (question, answers, document, starts, tags) in enumerate(items, 1):
-        path, element = gold_location(corpus, document, starts)
+        path, element = gold_location(corpus, document, starts, question)
         lang = "korean" if re.search(r"[\uac00-\ud7a3]", question) else "english"
         out.append({"id": f"{prefix}{i:02d}", "question": question, "answers": answers, "gold_path": path,
                     "document": document, "gold_element": element, "tags": ["shape", *tags, lang]})

@@ -20,6 +20,7 @@ from core.textnorm import english_stem, match_terms
 __all__ = [
     "Statement",
     "attribute_share",
+    "expanded_query",
     "question_terms",
     "statement",
     "table_cell",
@@ -136,6 +137,13 @@ def expand_terms(found: Iterable[str]) -> frozenset[str]:
 def question_terms(question: str) -> frozenset[str]:
     """The question's terms, with the attribute nouns its words ask for, in both languages."""
     return expand_terms(terms(question))
+
+
+def expanded_query(question: str) -> str:
+    """``question`` with the attribute nouns its words ask for, in both languages ("heavier" → "weight 무게"):
+    what full-text search needs to find a Korean sheet's "무게" for an English question."""
+    added = sorted(question_terms(question) - terms(question))
+    return f"{question} {' '.join(added)}" if added else question
 
 
 def attribute_share(asked: frozenset[str], key: str) -> float:

@@ -26,7 +26,7 @@ from core.retrieval.headings import HeadingIndex, HeadingRef, rank_headings
 from core.retrieval.scope import Scope
 from core.retrieval.search import Hit, SearchConfig, search
 from core.retrieval.shape import QuestionShape
-from core.statements import attribute_share, question_terms, statement, terms
+from core.statements import attribute_share, expanded_query, question_terms, statement, terms
 from core.store import ElementStore
 
 __all__ = ["MAX_ENTITIES", "Entity", "entity_hits", "find_entities"]
@@ -89,9 +89,9 @@ def find_entities(index: HeadingIndex, shape: QuestionShape, hits: Sequence[Hit]
         named: list[Entity] = []
         for part in shape.parts:
             ranked = rank_headings(part, index)
-            if ranked and len(ranked[0].headings) <= 2:  # a part naming many places ("Class") names no one thing
+            if ranked:
                 named += [Entity(h, part=part) for h in ranked[0].headings if all(e.heading != h for e in named)]
-        if len(named) >= 2:
+        if len({e.part for e in named}) >= 2:
             return named[:MAX_ENTITIES]
     for hit in hits:
         found = statement(asked, hit.element.page_content, str(hit.element.metadata.get("category") or ""))
@@ -121,20 +121,26 @@ def entity_hits(
     asked = question_terms(question)
     entities = find_entities(index, shape, hits, asked)
     taken = {h.element_id for h in hits}
+    query = expanded_query(question)
     best_of: list[tuple[Entity, Hit | None, bool]] = []
     for entity in entities:
         root = entity.search_root
         # The entity's own name words rank nothing inside it (every element there carries them).
         names = tuple(sorted(terms(entity.heading.text)))
-        found, _ = search(store, question, query_vector, PER_ENTITY,
+        found, _ = search(store, query, query_vector, PER_ENTITY,
                           Scope.subtrees([root.element_id], root.label, names=names), config)
         best = _best([h for h in found if h.element_id not in taken], asked)
         if best is not None:
             taken.add(best.element_id)
         best_of.append((entity, best, best is not None and _stated(best, asked) > 0))
     # A part named in several places ("Nova 24FL" heads its sheet and an FAQ entry) means the ones stating the
-    # attribute, when any does.
-    kept = [(e, h) for e, h, stated in best_of
-            if stated or e.part is None or not any(s for o, _, s in best_of if o.part == e.part)]
+    # attribute, when any does; else its shallowest heading (a document's title before a section naming it).
+    kept = []
+    for e, h, stated in best_of:
+        same = [(o, s) for o, _, s in best_of if o.part == e.part]
+        if e.part is None or stated:
+            kept.append((e, h))
+        elif not any(s for _, s in same) and e is min((o for o, _ in same), key=lambda o: len(o.heading.path)):
+            kept.append((e, h))
     extra = [Hit(h.element, len(hits) + i, h.distance) for i, h in enumerate(h for _, h in kept if h is not None)]
     return extra, [e for e, _ in kept]

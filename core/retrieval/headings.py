@@ -83,16 +83,23 @@ def _question_words(question: str) -> set[str]:
     return {w for w in words(question) if len(w) >= 2 or w.isdigit()}
 
 
-def word_factors(question: str) -> dict[str, float]:
-    """Each matchable word of ``question`` and how much it counts (see :data:`CODE_FACTOR` …)."""
+def _kinds(text: str) -> dict[str, float]:
+    code = {w for name in code_names(text) for w in words(name)}
+    names = {w for run in name_runs(text) for w in words(run)}
+    return {w: CODE_FACTOR if w in code else NAME_FACTOR if w in names else 1.0 for w in _question_words(text)}
+
+
+def word_factors(question: str, index: HeadingIndex | None = None) -> dict[str, float]:
+    """Each matchable word of ``question`` and how much it counts (see :data:`CODE_FACTOR` …).
+
+    A preamble's words count :data:`PREAMBLE_FACTOR` when the question proper names a thing some heading holds;
+    when it names none ("In the Footnotes extension, what is the default `SEPARATOR`?"), the preamble is where
+    the thing is named and its words count by their kind."""
     preamble, rest = split_preamble(question)
-    code = {w for name in code_names(rest) for w in words(name)}
-    names = {w for run in name_runs(rest) for w in words(run)}
-    factors: dict[str, float] = {}
-    for w in _question_words(rest):
-        factors[w] = CODE_FACTOR if w in code else NAME_FACTOR if w in names else 1.0
-    for w in _question_words(preamble):
-        factors.setdefault(w, PREAMBLE_FACTOR)
+    factors = _kinds(rest)
+    named_rest = any(f >= NAME_FACTOR and (index is None or index.holding(w)) for w, f in factors.items())
+    for w, f in _kinds(preamble).items():
+        factors.setdefault(w, PREAMBLE_FACTOR if named_rest else f)
     return factors
 
 
@@ -210,7 +217,7 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) 
     lower score levels (each at least :data:`RUNNER_UP_SHARE` of the best). Empty when nothing is named (see the
     module docstring for the rule)."""
     index = headings if isinstance(headings, HeadingIndex) else HeadingIndex(headings)
-    factors = word_factors(question)
+    factors = word_factors(question, index)
     wanted = set(factors)
     if not wanted or not index.headings:
         return []

@@ -50,7 +50,7 @@ from core.retrieval.question import validate_question
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.search import MAX_K, Hit, SearchConfig, embed_query, ms, search, search_config
 from core.retrieval.shape import question_shape
-from core.statements import attribute_share, question_terms, statement, terms
+from core.statements import attribute_share, expanded_query, question_terms, statement, terms
 from core.store import ElementStore
 
 __all__ = ["HierarchicalRetriever", "PlainRetriever", "Retrieval", "find_hits", "retrieve", "warm_up"]
@@ -148,14 +148,32 @@ def add_entity_hits(store: ElementStore, question: str, query_vector: np.ndarray
     return found
 
 
-def _states_asked(hits: list[Hit], asked: frozenset[str]) -> bool:
-    """Whether a hit states the attribute asked (a ``key : value`` item or ``Default:`` line whose key the
+# Hits a scope is probed for before it is judged not to hold the attribute asked.
+PROBE_K = 8
+
+
+def _stating(hits: list[Hit], asked: frozenset[str]) -> Hit | None:
+    """The first hit stating the attribute asked (a ``key : value`` item or ``Default:`` line whose key the
     question's words name, at least half of it)."""
     for hit in hits:
         found = statement(asked, hit.element.page_content, str(hit.element.metadata.get("category") or ""))
         if found and attribute_share(asked, found[0]) >= 0.5:
-            return True
-    return False
+            return hit
+    return None
+
+
+def _probe(store: ElementStore, question: str, query_vector: np.ndarray, k: int, scope: Scope,
+           config: SearchConfig, sibling: ElementStore | None,
+           asked: frozenset[str]) -> tuple[list[Hit], dict[str, float], bool]:
+    """The scope's ``k`` hits, with the hit stating the attribute among them when the first :data:`PROBE_K`
+    hold one (it takes the last place), and whether they do."""
+    hits, timings = search(store, expanded_query(question), query_vector, max(k, PROBE_K), scope, config,
+                           sibling=sibling)
+    stating = _stating(hits, asked) if asked else None
+    top = hits[:k]
+    if stating is not None and stating not in top:
+        top = [*top[: k - 1], stating]
+    return [Hit(h.element, rank, h.distance) for rank, h in enumerate(top)], timings, stating is not None
 
 
 def _strong_names(match: HeadingMatch, factors: dict[str, float]) -> set[str]:
@@ -175,23 +193,24 @@ def _choose_scope(
     A runner-up never drops a model number or code name the best one matched (that would answer for another
     product), and a scope of several headings ("Nova 24FL" heads its sheet and a release-notes section) narrows
     to the one holding the attribute when the whole does not show it in its first hits."""
-    factors = word_factors(question)
+    factors = word_factors(question, heading_index(store))
     strong = _strong_names(candidates[0], factors)
     allowed = [m for m in candidates if strong <= set(m.words)]
     first: tuple[HeadingMatch, list[Hit], dict[str, float]] | None = None
     for match in allowed:
-        hits, timings = search(store, question, query_vector, k, match.scope(), config, sibling=sibling)
-        if first is None:
-            first = (match, hits, timings)
         # The scope's own names say where, not what: they never count as the attribute asked.
         asked = question_terms(question) - {t for w in match.words for t in terms(w)}
-        if not asked or _states_asked(hits, asked):
+        hits, timings, holds = _probe(store, question, query_vector, k, match.scope(), config, sibling, asked)
+        if first is None:
+            first = (match, hits, timings)
+        if not asked or holds:
             return match, hits, timings
         if len(match.headings) > 1:
             for heading in match.headings:
                 narrow = HeadingMatch((heading,), match.words, match.score)
-                hits, timings = search(store, question, query_vector, k, narrow.scope(), config, sibling=sibling)
-                if _states_asked(hits, asked):
+                hits, timings, holds = _probe(store, question, query_vector, k, narrow.scope(), config, sibling,
+                                              asked)
+                if holds:
                     return narrow, hits, timings
     assert first is not None
     return first

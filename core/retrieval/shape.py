@@ -31,6 +31,7 @@ _PREAMBLE_EN = re.compile(
 _PREAMBLE_KO = re.compile(r"^\s*[^,?]{1,60}?(?:에서|중에서|기준으로|의 경우|관련해서|에 대해)\s*,\s*")
 _CODE = re.compile(r"`([^`\n]{1,200})`")
 _CALL_ARGS = re.compile(r"\(.*\)\s*$")
+_PASCAL = re.compile(r"^[A-Z][a-z]")
 _TOKEN = re.compile(r"[A-Za-z0-9][\w.\-]*[A-Za-z0-9]|[A-Za-z0-9]")
 _SENTENCE_WORDS = frozenset("which what how who when where why is are does do can compare list the a an i".split())
 
@@ -70,11 +71,15 @@ def split_preamble(question: str) -> tuple[str, str]:
 
 
 def code_names(text: str) -> list[str]:
-    """The identifiers in ``text``'s code spans, call arguments dropped (``Pool(options)`` → ``Pool``)."""
+    """The identifiers in ``text``'s code spans that name things, call arguments dropped (``Pool(options)`` →
+    ``Pool``): dotted or called names (``fs.readFile``, ``Mirror(options)``) and capitalised ones (``Pool``,
+    ``WikiLinkExtension``). A bare lower-case or all-caps identifier (``timeout``, ``maxBodySize``,
+    ``SEPARATOR``) names an option, an attribute of a thing, not the thing."""
     out = []
     for span in _CODE.findall(text):
-        name = _CALL_ARGS.sub("", span.strip()).removeprefix("new ").strip()
-        if name:
+        raw = span.strip().removeprefix("new ").strip()
+        name = _CALL_ARGS.sub("", raw).strip()
+        if name and ("." in name or "(" in raw or _PASCAL.match(name)):
             out.append(name)
     return out
 
