@@ -166,13 +166,15 @@ def _probe(store: ElementStore, question: str, query_vector: np.ndarray, k: int,
            config: SearchConfig, sibling: ElementStore | None,
            asked: frozenset[str]) -> tuple[list[Hit], dict[str, float], bool]:
     """The scope's ``k`` hits, with the hit stating the attribute among them when the first :data:`PROBE_K`
-    hold one (it takes the last place), and whether they do."""
+    hold one, and whether they do."""
     hits, timings = search(store, expanded_query(question), query_vector, max(k, PROBE_K), scope, config,
                            sibling=sibling)
     stating = _stating(hits, asked) if asked else None
     top = hits[:k]
     if stating is not None and stating not in top:
-        top = [*top[: k - 1], stating]
+        # before the last place, which the whole collection's best hit may take (find_hits)
+        at = max(0, k - 2)
+        top = [*top[:at], stating, *top[at : k - 1]]
     return [Hit(h.element, rank, h.distance) for rank, h in enumerate(top)], timings, stating is not None
 
 
