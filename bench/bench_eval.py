@@ -89,21 +89,17 @@ SETS: dict[str, SetSpec] = {
     # An API reference: option names repeat under many classes; common defaults (null, false) are kept because
     # strict attribution checks the gold element itself, not just the value.
     "undici": SetSpec("undici", CORPORA / "undici", kinds=("default",), max_answer_elements=50, fetched="undici"),
-    "comparative-samples": SetSpec("comparative-samples", SAMPLES, DATA / "comparative" / "samples.json",
-                                   collection="gold"),
-    "comparative-near-twin": SetSpec("comparative-near-twin", NEAR_TWIN, DATA / "comparative" / "near_twin.json",
-                                     collection="near-twin"),
-    "comparative-python-markdown": SetSpec("comparative-python-markdown", CORPORA / "python-markdown",
-                                           DATA / "comparative" / "python_markdown.json", fetched="python-markdown",
-                                           collection="python-markdown"),
-    "shapes-samples": SetSpec("shapes-samples", SAMPLES, DATA / "shapes" / "samples.json", collection="gold"),
-    "shapes-near-twin": SetSpec("shapes-near-twin", NEAR_TWIN, DATA / "shapes" / "near_twin.json",
-                                collection="near-twin"),
-    "shapes-python-markdown": SetSpec("shapes-python-markdown", CORPORA / "python-markdown",
-                                      DATA / "shapes" / "python_markdown.json", fetched="python-markdown",
-                                      collection="python-markdown"),
     "entity-grid": SetSpec("entity-grid", SAMPLES, DATA / "entity_grid" / "samples.json", collection="gold"),
 }
+# The issue-21 sets: each kind on the samples, the near-twin corpus and Python-Markdown (sharing their collections).
+for _kind in ("comparative", "shapes"):
+    for _corpus, _collection, _file, _fetched in (
+        (SAMPLES, "gold", "samples", None),
+        (NEAR_TWIN, "near-twin", "near_twin", None),
+        (CORPORA / "python-markdown", "python-markdown", "python_markdown", "python-markdown"),
+    ):
+        _name = f"{_kind}-{_collection if _collection != 'gold' else 'samples'}"
+        SETS[_name] = SetSpec(_name, _corpus, DATA / _kind / f"{_file}.json", fetched=_fetched, collection=_collection)
 
 
 def ensure_fetched(spec: SetSpec) -> None:
