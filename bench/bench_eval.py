@@ -10,7 +10,13 @@ near-twin          data/near_twin                              data/near_twin/qu
 python-markdown    bench/corpora/python-markdown (PyPI sdist)  generated: every kind of fact
 pymdown            bench/corpora/pymdown-extensions (sdist)    generated: every kind, 80 spread over the documents
 undici             bench/corpora/undici (Debian node-undici)   generated: "What is the default of option X of Y?"
+comparative-*      samples, near_twin, python-markdown         data/comparative/*.json (61, hand-written)
+shapes-*           samples, near_twin, python-markdown         data/shapes/*.json (46, hand-written)
+entity-grid        data/samples                                data/entity_grid/samples.json (215, generated)
 =================  ==========================================  ====================================================
+
+The comparative, shapes and entity-grid sets come from ``bench/write_question_sets.py``; every question has a
+``split`` (``tune`` or ``held_out``) and each set is also reported per half (``<set>/tune``, ``<set>/held_out``).
 
 The generated sets are reproducible: ``python bench/bench_eval.py --write-sets`` writes them to
 ``bench/out/questions-<set>.json`` (the corpora come from ``bench/fetch_corpora.py``, fetched when missing).
@@ -22,6 +28,10 @@ Per set and mode it reports:
   context under its gold heading path;
 * ``answer_contains``: the extractive answer (what ``ask`` and Compare print without an LLM) contains a gold
   answer as whole tokens; ``answer_exact``: its quoted value equals one (quotes ignored);
+* ``table_right`` (comparative sets): every entity's value right and cited, "not stated" where the gold has
+  none, and the pick right (core.evaluation.answer_checks.table_answer_right);
+* ``wrong_entity`` (entity grid): the answer states a value cited from another product's sheet (a count);
+  ``not_stated_right``: of the questions whose product does not state the attribute, the share answered so;
 * ``tokens``: mean context tokens (core.tokens);
 * ``old_recall`` / ``old_attribution``: the previous definitions (substring match; every gold heading somewhere
   in the context), kept so before/after numbers can be compared.
@@ -53,6 +63,8 @@ NEAR_TWIN = ROOT / "data" / "near_twin"
 DEFAULT_MODES = ("plain", "hierarchical", "contextual", "fulltext", "hybrid", "default")
 COLUMNS = ("n", "recall", "attribution", "answer_contains", "answer_exact", "tokens", "old_recall",
            "old_attribution", "latency_ms_p50")
+EXTRA_COLUMNS = ("table_right", "wrong_entity", "not_stated_right")
+DATA = ROOT / "data"
 
 
 @dataclass(frozen=True)
@@ -66,6 +78,7 @@ class SetSpec:
     limit: int | None = None
     max_answer_elements: int = 3
     fetched: str | None = None  # the bench/fetch_corpora.py corpus it needs
+    collection: str | None = None  # sets on the same corpus share its collection
 
 
 SETS: dict[str, SetSpec] = {
@@ -76,7 +89,17 @@ SETS: dict[str, SetSpec] = {
     # An API reference: option names repeat under many classes; common defaults (null, false) are kept because
     # strict attribution checks the gold element itself, not just the value.
     "undici": SetSpec("undici", CORPORA / "undici", kinds=("default",), max_answer_elements=50, fetched="undici"),
+    "entity-grid": SetSpec("entity-grid", SAMPLES, DATA / "entity_grid" / "samples.json", collection="gold"),
 }
+# The issue-21 sets: each kind on the samples, the near-twin corpus and Python-Markdown (sharing their collections).
+for _kind in ("comparative", "shapes"):
+    for _corpus, _collection, _file, _fetched in (
+        (SAMPLES, "gold", "samples", None),
+        (NEAR_TWIN, "near-twin", "near_twin", None),
+        (CORPORA / "python-markdown", "python-markdown", "python_markdown", "python-markdown"),
+    ):
+        _name = f"{_kind}-{_collection if _collection != 'gold' else 'samples'}"
+        SETS[_name] = SetSpec(_name, _corpus, DATA / _kind / f"{_file}.json", fetched=_fetched, collection=_collection)
 
 
 def ensure_fetched(spec: SetSpec) -> None:
@@ -92,9 +115,9 @@ def load_set(spec: SetSpec):
     """The spec's QuestionSet (hand-written, or generated from its corpus)."""
     from core.evaluation import generate_questions, load_questions
 
+    ensure_fetched(spec)
     if spec.questions is not None:
         return load_questions(spec.questions)
-    ensure_fetched(spec)
     return generate_questions([spec.corpus], limit=spec.limit, kinds=spec.kinds,
                               max_answer_elements=spec.max_answer_elements, name=spec.name)
 
@@ -121,6 +144,29 @@ def _mean(values: Sequence[float | bool | None]) -> float | None:
     return round(statistics.fmean(present), 4) if present else None
 
 
+def _cited_documents(answer: str, context, filenames: dict[str, str]) -> list[str]:
+    from core.partial_tree import cited_element_ids
+
+    cited = cited_element_ids(answer, context.element_ids)
+    return [filenames.get(e.document_id, "") for i in cited if (e := context.get(i)) is not None]
+
+
+def _checks(question, answer: str, context, filenames: dict[str, str], product_files: set[str]) -> dict:
+    """The comparative and entity-grid checks a question's extra fields ask for."""
+    from core.evaluation.answer_checks import states_value, table_answer_right
+
+    extra = question.extra
+    out: dict = {}
+    if "table" in extra:
+        out["table_right"] = table_answer_right(answer, extra["table"], extra.get("pick") or ())
+    if "entity" in extra:
+        documents = _cited_documents(answer, context, filenames)
+        quoted = documents[0] if documents else ""
+        out["wrong_entity"] = states_value(answer) and quoted in product_files and quoted != question.document
+        out["not_stated_right"] = (not states_value(answer)) if extra.get("not_stated") else None
+    return out
+
+
 def evaluate_set(store, questions, modes: Sequence[str], k: int) -> dict[str, dict]:
     from core.answering import ExtractiveAnswerer
     from core.evaluation import ModeRunner
@@ -129,12 +175,13 @@ def evaluate_set(store, questions, modes: Sequence[str], k: int) -> dict[str, di
         answer_match,
         contains_answer,
         headings_present,
-        percentile,
         strict_attribution,
     )
 
     runner = ModeRunner(store, modes, k=k, build_contextual=True)  # its own scratch collections: build their index
     answerer = ExtractiveAnswerer()
+    filenames = {d.document_id: d.filename for d in store.documents()}
+    product_files = {q.document for q in questions if "entity" in q.extra and q.document}
     rows: dict[str, list[dict]] = {m: [] for m in runner.modes}
     for question in questions:
         for mode, retrieval in runner.run(question.question).items():
@@ -155,24 +202,44 @@ def evaluate_set(store, questions, modes: Sequence[str], k: int) -> dict[str, di
                 "old_attribution": headings_present(items, question.gold_path),
                 "latency_ms": retrieval.latency_ms,
                 "answer": answer,
+                "split": question.extra.get("split"),
+                **_checks(question, answer, context, filenames, product_files),
             })
     out = {}
     for mode, mode_rows in rows.items():
-        agg: dict[str, float | int | None] = {"n": len(mode_rows)}
-        for column in ("recall", "attribution", "answer_contains", "answer_exact", "old_recall", "old_attribution"):
-            agg[column] = _mean([r[column] for r in mode_rows])
-        agg["tokens"] = round(statistics.fmean(r["tokens"] for r in mode_rows), 1) if mode_rows else None
-        p50 = percentile([r["latency_ms"] for r in mode_rows], 50)
-        agg["latency_ms_p50"] = None if p50 is None else round(p50, 1)
-        out[mode] = {"aggregate": agg, "rows": mode_rows}
+        out[mode] = {"aggregate": _aggregate(mode_rows), "rows": mode_rows}
+        for half in ("tune", "held_out"):
+            half_rows = [r for r in mode_rows if r.get("split") == half]
+            if half_rows:
+                out[mode][half] = _aggregate(half_rows)
     return out
 
 
+def _aggregate(mode_rows: list[dict]) -> dict[str, float | int | None]:
+    from core.evaluation.metrics import percentile
+
+    agg: dict[str, float | int | None] = {"n": len(mode_rows)}
+    for column in ("recall", "attribution", "answer_contains", "answer_exact", "old_recall", "old_attribution"):
+        agg[column] = _mean([r[column] for r in mode_rows])
+    agg["tokens"] = round(statistics.fmean(r["tokens"] for r in mode_rows), 1) if mode_rows else None
+    p50 = percentile([r["latency_ms"] for r in mode_rows], 50)
+    agg["latency_ms_p50"] = None if p50 is None else round(p50, 1)
+    if any("table_right" in r for r in mode_rows):
+        agg["table_right"] = _mean([r.get("table_right") for r in mode_rows])
+    if any("wrong_entity" in r for r in mode_rows):
+        agg["wrong_entity"] = sum(bool(r.get("wrong_entity")) for r in mode_rows)
+        agg["not_stated_right"] = _mean([r.get("not_stated_right") for r in mode_rows])
+    return agg
+
+
 def table(title: str, results: dict[str, dict]) -> str:
-    lines = [title, f"{'mode':<13}" + "".join(f"{c:>17}" for c in COLUMNS)]
+    columns = COLUMNS + tuple(c for c in EXTRA_COLUMNS if any(c in r["aggregate"] for r in results.values()))
+    lines = [title, f"{'mode':<22}" + "".join(f"{c:>17}" for c in columns)]
     for mode, result in results.items():
-        agg = result["aggregate"]
-        lines.append(f"{mode:<13}" + "".join(f"{'-' if agg.get(c) is None else agg.get(c):>17}" for c in COLUMNS))
+        for label, agg in [(mode, result["aggregate"])] + [(f"{mode}/{h}", result[h]) for h in ("tune", "held_out")
+                                                          if h in result]:
+            lines.append(f"{label:<22}" + "".join(f"{'-' if agg.get(c) is None else agg.get(c):>17}"
+                                                  for c in columns))
     return "\n".join(lines)
 
 
@@ -231,9 +298,9 @@ def run_all(url: str, names: Sequence[str], modes: Sequence[str], k: int) -> dic
     for name in names:
         spec = SETS[name]
         questions = load_set(spec)
-        store = ElementStore(url, f"bench_{name.replace('-', '_')}", embeddings)
+        store = ElementStore(url, f"bench_{(spec.collection or name).replace('-', '_')}", embeddings)
         t0 = time.perf_counter()
-        report = ingest_paths(store, [spec.corpus])
+        report = ingest_paths(store, [spec.corpus])  # a corpus already ingested is skipped (same content hashes)
         ingest_s = round(time.perf_counter() - t0, 1)
         t0 = time.perf_counter()
         results = evaluate_set(store, questions.questions, modes, k)
@@ -243,7 +310,13 @@ def run_all(url: str, names: Sequence[str], modes: Sequence[str], k: int) -> dic
                              "modes": results}
         print(table(f"\n== {name}: {len(questions)} questions, {report.elements} elements, k={k} ({seconds} s)",
                     results), flush=True)
-    summary = {name: {mode: r["aggregate"] for mode, r in s["modes"].items()} for name, s in out["sets"].items()}
+    summary = {}
+    for name, s in out["sets"].items():
+        summary[name] = {mode: r["aggregate"] for mode, r in s["modes"].items()}
+        for half in ("tune", "held_out"):
+            halves = {mode: r[half] for mode, r in s["modes"].items() if half in r}
+            if halves:
+                summary[f"{name}/{half}"] = halves
     out["summary"] = summary
     print("\n" + json.dumps(summary, indent=1))
     return out

@@ -24,6 +24,7 @@ from core.retrieval import (
 )
 from core.store import StoreError
 from views import charts, ui
+from views.comparison import show_hierarchy_added, show_table
 
 TITLES = {"plain": "Plain", "hierarchical": "Hierarchical"}
 BLURBS = {
@@ -85,9 +86,10 @@ rerun = st.session_state.pop("compare_rerun", False)
 # -- one column ---------------------------------------------------------------------------------------------
 
 
-def show_details(result: ModeResult, plain_tokens: int, x_max: float) -> None:
+def show_details(result: ModeResult, plain_tokens: int, x_max: float, question: str) -> None:
     if result.answer.error:
         st.error(result.answer.error)
+    show_table(question, result)
     st.caption(f"Answered by: {escape_markdown(result.answer.answerer)}")
     a, b = st.columns(2)
     delta = None if result.mode == "plain" else f"{result.context.tokens - plain_tokens:+d} vs plain"
@@ -177,30 +179,8 @@ def run_columns(retrieval: Retrieval | None, comparison: Comparison | None) -> C
     plain_tokens = results["plain"].context.tokens
     for mode, column in zip(MODES, columns, strict=True):
         with column:
-            show_details(results[mode], plain_tokens, x_max)
+            show_details(results[mode], plain_tokens, x_max, comparison.question)
     return comparison
-
-
-def show_hierarchy_added(comparison: Comparison) -> None:
-    st.subheader("What the hierarchy added")
-    plain, hier = comparison.results["plain"].context, comparison.results["hierarchical"].context
-    st.caption(
-        f"{len(comparison.hierarchy_added)} elements and {hier.tokens - plain.tokens:+d} tokens that only the "
-        "hierarchical context has: the headings and parent list items above the hits, which say which document, "
-        "product or section each hit belongs to."
-    )
-    rows = [
-        {"hit": h.text, "heading path (only in the hierarchical context)": " › ".join(h.path) or "(top level)",
-         "element": h.short_id}
-        for h in comparison.hits
-    ]
-    st.dataframe(rows, hide_index=True, width="stretch")
-    with st.expander("Every added element"):
-        st.dataframe(
-            [{"category": e.category, "text": e.text, "heading path": " › ".join(e.path), "element": e.element_id}
-             for e in comparison.hierarchy_added],
-            hide_index=True, width="stretch",
-        )
 
 
 # -- run ------------------------------------------------------------------------------------------------------

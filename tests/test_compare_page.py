@@ -242,3 +242,15 @@ def test_example_questions_are_generated_for_a_collection_that_is_not_the_sample
         assert not set(options) & {q["question"] for q in QUESTIONS.values()}
     finally:
         store.drop()
+
+
+def test_a_comparative_question_shows_its_table_per_column(samples_store):
+    at = ask(compare_page("samples").run(), "Which is heavier without the stand, the Nova 24FL or the Nova 32UX?")
+    assert not at.exception, at.exception
+    tables = [d.value for d in at.dataframe if "entity" in d.value.columns]
+    assert len(tables) == 2, "one comparison table per column"
+    hierarchical = tables[1]
+    values = dict(zip(hierarchical["entity"], hierarchical["value"], strict=True))
+    assert any("24FL" in e and v == "2.5 kg" for e, v in values.items()), values
+    assert any("32UX" in e and v == "5.6 kg" for e, v in values.items()), values
+    assert hierarchical["picked"].sum() == 1

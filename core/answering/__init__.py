@@ -3,6 +3,8 @@
 * :mod:`core.answering.answerers`: the :class:`Answerer` protocol, :class:`LLMAnswerer` (the RAG prompt through
   ``core.llm``: retries, a total deadline, clear errors) and :func:`default_answerer`.
 * :mod:`core.answering.extractive`: :class:`ExtractiveAnswerer`, answers without a model.
+* :mod:`core.answering.table`: the comparison table (entities × attribute) of comparative, superlative and
+  list questions, values read as quantities (:mod:`core.quantities`).
 * :mod:`core.answering.comparison`: one retrieval answered in each mode (:func:`compare`,
   :func:`answer_concurrently`), with each answer's sources.
 * :mod:`core.answering.prompts`: the wording (the RAG prompt, the extractive answer's labels).
@@ -22,6 +24,7 @@ from core.answering.comparison import (
     compare,
 )
 from core.answering.extractive import Evidence, ExtractiveAnswerer, score_evidence
+from core.answering.table import ComparisonTable, TableRow, build_table
 
 __all__ = [
     "Answer",
@@ -29,12 +32,15 @@ __all__ = [
     "AnswerStream",
     "Answerer",
     "Comparison",
+    "ComparisonTable",
     "Evidence",
     "ExtractiveAnswerer",
     "LLMAnswerer",
     "ModeResult",
     "Source",
+    "TableRow",
     "answer_concurrently",
+    "build_table",
     "compare",
     "default_answerer",
     "score_evidence",

@@ -15,6 +15,7 @@ from langchain_core.messages import BaseMessage
 
 from core.answering import prompts
 from core.answering.extractive import ExtractiveAnswerer
+from core.answering.table import build_table
 from core.config import Settings, load_settings
 from core.llm import RetryPolicy, chat_model, invoke_with_retries, model_label, stream_with_retries
 from core.retrieval import Context
@@ -64,8 +65,11 @@ class LLMAnswerer:
 
 def _messages(question: str, context: Context) -> list[BaseMessage]:
     """The RAG prompt. The question's own ``<context>`` tags are neutralised too: questions can come from
-    generated question sets built from document text, and the prompt's structure must stay unambiguous."""
-    return prompts.rag_messages(prompts.neutralize_delimiters(question), context.text)
+    generated question sets built from document text, and the prompt's structure must stay unambiguous. A
+    comparative, superlative or list question carries the comparison table the extractive answerer builds."""
+    table = build_table(question, context)
+    rendered = table.render() if table is not None and table.stated else None
+    return prompts.rag_messages(prompts.neutralize_delimiters(question), context.text, rendered)
 
 
 def default_answerer(settings: Settings | None = None, policy: RetryPolicy | None = None) -> Answerer:

@@ -5,6 +5,11 @@ overlap, with Korean character bigrams) and quotes the best one. With a hierarch
 part of the evidence, both for scoring (a model name in the question matches the product heading) and in the
 answer (it says which product or section the value belongs to); a plain context has no path, so it can only quote
 the element.
+
+A comparative, superlative or list question is answered from a comparison table instead
+(:mod:`core.answering.table`). When the question names a heading (its scope), a hit kept from outside it is never
+quoted as the answer: if nothing inside states the attribute, the answer says "not stated for X" and may add what
+the outside hit states, as a labelled aside.
 """
 
 from __future__ import annotations
@@ -15,9 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.answering import prompts
+from core.answering.table import ComparisonTable, build_table
 from core.retrieval import Context, ContextElement
+from core.statements import question_terms, statement, table_cell, terms
 from core.text import clip
-from core.textnorm import english_stem, match_terms
 
 __all__ = ["Evidence", "ExtractiveAnswerer", "score_evidence"]
 
@@ -34,96 +40,6 @@ EXCERPT_CHARS = 300
 ANSWER_MIN_TEXT_OVERLAP = 0.2
 ANSWER_MIN_SIMILARITY = 0.5
 
-# Words a question uses for the attribute a sheet names with a noun ("How heavy…" asks for "Weight"): each row is
-# the question words, then the nouns they ask for.
-_ASKED_AS = (
-    ("heavy weigh weighs", "weight"),
-    ("wide", "width"),
-    ("tall high", "height"),
-    ("long", "length life duration"),
-    ("far", "range distance"),
-    ("fast", "speed"),
-    ("cost costs expensive", "price"),
-    ("big large", "size"),
-)
-_ATTRIBUTE_WORDS: dict[str, frozenset[str]] = {
-    word: frozenset(nouns.split()) for words, nouns in _ASKED_AS for word in words.split()
-}
-
-_KEY_VALUE = re.compile(r"^\s*(?:[-*+]\s+)?(?P<key>[^:：\n]{1,60}?)\s*[:：]\s+(?P<value>\S[^\n]*)$")
-_DEFAULT = re.compile(
-    r"\bdefaults?(?:\s+value)?(?:\s+(?:to|is)\s+|\s*:\s*|\s+(?=`))"
-    r"(?P<value>`[^`\n]+`|'[^'\n]*'|\"[^\"\n]*\"|[^\s,;]+)",
-    re.I,
-)
-# The option a "Default:" item documents: its leading code span or bold name ("* **`marker`**:", "`timeout` :").
-_LEADING_NAME = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*`?(?P<bold>[^*`\n]+)`?\*\*|`(?P<code>[^`\n]+)`)")
-# Without markup ("idempotent boolean (optional) - Default: true") the option is the item's first word.
-_FIRST_WORD = re.compile(r"^\s*(?:[-*+]\s+)?(?P<word>[A-Za-z_$][\w.$-]*)")
-_TABLE_SPLIT = re.compile(r"(?<!\\)\|")
-_MAX_VALUE_CHARS = 200
-
-
-def _terms(text: str) -> frozenset[str]:
-    """The text's match terms, English ones lightly stemmed (released ~ release)."""
-    return frozenset(english_stem(t) for t in match_terms(text))
-
-
-def _question_terms(question: str) -> frozenset[str]:
-    terms = match_terms(question)
-    return frozenset(english_stem(t) for t in terms | {w for t in terms for w in _ATTRIBUTE_WORDS.get(t, ())})
-
-
-def _clean_value(value: str) -> str:
-    return value.strip().rstrip(".").strip()
-
-
-def _table_cell(wanted: frozenset[str], text: str) -> tuple[str, str, str] | None:
-    """``(row — column, cell, the row as "header: cell; …")`` of a pipe table: the row and the column the
-    question's terms name."""
-    rows = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line.startswith("|"):
-            continue
-        cells = [c.strip().replace("\\|", "|") for c in _TABLE_SPLIT.split(line.strip("|"))]
-        if not all(set(c) <= set("-: ") for c in cells):
-            rows.append(cells)
-    if len(rows) < 2:
-        return None
-    header, body = rows[0], rows[1:]
-    # The row first (the entity the question names), then the column among the words left: "Description of
-    # type" must not pick a "Type" column because of the row's name.
-    row_terms = [_terms(" ".join(r[:1])) for r in body]
-    row = max(range(len(body)), key=lambda i: len(wanted & row_terms[i]))
-    left = wanted - row_terms[row]
-    column_scores = [len(left & _terms(h)) for h in header]
-    column = max(range(1, len(header)), key=lambda i: column_scores[i], default=None)
-    if column is None or not column_scores[column] or not wanted & row_terms[row] or column >= len(body[row]):
-        return None
-    value = body[row][column]
-    line = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, body[row], strict=False) if c)
-    return (f"{body[row][0]} — {header[column]}", value, line) if value else None
-
-
-def _statement(wanted: frozenset[str], element: ContextElement) -> tuple[str, str] | None:
-    """``(key, value)`` the element states: a ``Default:`` line, a ``key : value`` item, or a table cell."""
-    text = element.text.strip()
-    if element.category == "Table" or text.startswith("|"):
-        cell = _table_cell(wanted, text)
-        return cell[:2] if cell else None
-    default = _DEFAULT.search(text)
-    if default:
-        name = _LEADING_NAME.match(text)
-        first = _FIRST_WORD.match(text)
-        key = (name.group("bold") or name.group("code")) if name else (first.group("word") if first else "default")
-        return key.strip("`* "), _clean_value(default.group("value"))
-    kv = _KEY_VALUE.match(text.splitlines()[0]) if text else None
-    if kv and len(kv.group("value")) <= _MAX_VALUE_CHARS:
-        return kv.group("key").strip("`*- "), _clean_value(kv.group("value"))
-    return None
-
-
 @dataclass(frozen=True)
 class Evidence:
     element: ContextElement
@@ -134,6 +50,7 @@ class Evidence:
     key: str | None = None  # the attribute the element states, when it states one
     value: str | None = None  # its value
     answers: bool = True  # False: the best the context has, but it does not answer the question
+    attribute: float = 0.0  # the share of its stated key the question asks for (0: no asked attribute stated)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -146,6 +63,7 @@ class Evidence:
             "key": self.key,
             "value": self.value,
             "answers": self.answers,
+            "outside_scope": self.element.outside_scope,
         }
 
 
@@ -156,16 +74,16 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     similarity, the question's terms in its text, the terms found only in its heading path (where the context
     has one: the product or API the question names), and whether it states the attribute asked about.
     """
-    wanted = _question_terms(question)
+    wanted = question_terms(question)
     # A heading the question names whole ("Dispatcher", "Class: Pool", "Aster H2") is where to look, wherever it
     # sits in the context: its terms never count as the attribute asked about.
     headings = {e.text for e in context.elements if e.category == "Title"}
     headings |= {p for e in context.elements for p in e.path}
-    named = frozenset(t for h in headings if (terms := _terms(h)) and terms <= wanted for t in terms)
+    named = frozenset(t for h in headings if (ts := terms(h)) and ts <= wanted for t in ts)
     scored = []
     for element in (e for e in context.elements if e.role != "ancestor"):
-        text_terms = _terms(element.text)
-        own_path_terms = _terms(" ".join(element.path))
+        text_terms = terms(element.text)
+        own_path_terms = terms(" ".join(element.path))
         path_terms = own_path_terms - text_terms
         # Terms naming a heading above this element (the product, the API) say where, not what: the element
         # answers by the rest ("weight", "default", "bodyTimeout"). A path that restates the whole question (an
@@ -174,8 +92,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         asked = unplaced - named
         text_lex = len(wanted & text_terms) / len(wanted) if wanted else 0.0
         path_lex = len(wanted & path_terms) / len(wanted) if wanted else 0.0
-        statement = _statement(unplaced, element)
-        key_terms = _terms(statement[0]) if statement else frozenset()
+        stated = statement(unplaced, element.text, element.category)
+        key_terms = terms(stated[0]) if stated else frozenset()
         # the share of the stated key the question asks for ("Weight (with stand)" fully, "Dimensions without
         # stand" a quarter); names of headings do not count, they say where, not what
         attribute = len(asked & key_terms) / len(key_terms) if key_terms else 0.0
@@ -186,15 +104,16 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         semantic = element.similarity or 0.0
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
-                 + ATTRIBUTE_WEIGHT * attribute + VALUE_WEIGHT * bool(statement) - TITLE_PENALTY * is_title)
+                 + ATTRIBUTE_WEIGHT * attribute + VALUE_WEIGHT * bool(stated) - TITLE_PENALTY * is_title)
         asked_overlap = len(asked & text_terms) / len(asked) if asked else 1.0
         answers = not is_title and (
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
         )
-        key, value = statement if statement else (None, None)
-        cell = _table_cell(unplaced, element.text) if statement and element.text.lstrip().startswith("|") else None
+        key, value = stated if stated else (None, None)
+        cell = table_cell(unplaced, element.text) if stated and element.text.lstrip().startswith("|") else None
         excerpt = cell[2] if cell else _excerpt(element.text, wanted, value)
-        scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers))
+        scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers,
+                               attribute))
     scored.sort(key=lambda e: (-e.answers, -e.score, e.element.rank if e.element.rank is not None else 1_000_000))
     return scored
 
@@ -208,7 +127,7 @@ def _excerpt(text: str, wanted: frozenset[str], value: str | None = None) -> str
     if len(sentences) < 2:
         return clip(text, EXCERPT_CHARS, at_word=False)
     holding = [i for i, s in enumerate(sentences) if value and value in s]
-    best = holding[0] if holding else max(range(len(sentences)), key=lambda i: len(wanted & _terms(sentences[i])))
+    best = holding[0] if holding else max(range(len(sentences)), key=lambda i: len(wanted & terms(sentences[i])))
     excerpt = sentences[best]
     if best + 1 < len(sentences) and len(excerpt) + len(sentences[best + 1]) < EXCERPT_CHARS:
         excerpt += " " + sentences[best + 1]
@@ -222,7 +141,7 @@ class ExtractiveAnswerer:
     The best element is the one that states the attribute asked about (``key : value`` items, ``Default:``
     lines, table cells) under the heading path that names the question's product or API. Its value leads the
     answer; the element is quoted below it. When no element of the context answers, it says so instead of
-    quoting the nearest heading.
+    quoting the nearest heading. A comparative, superlative or list question gets its comparison table.
     """
 
     label = prompts.EXTRACTIVE_LABEL
@@ -230,11 +149,21 @@ class ExtractiveAnswerer:
     def evidence(self, question: str, context: Context) -> list[Evidence]:
         return score_evidence(question, context)
 
+    def table(self, question: str, context: Context) -> ComparisonTable | None:
+        return build_table(question, context)
+
     def complete(self, question: str, context: Context) -> str:
+        table = self.table(question, context)
+        if table is not None and table.stated:
+            return table.render()
         evidence = self.evidence(question, context)
         if not evidence:
             return prompts.EXTRACTIVE_EMPTY
-        best = evidence[0]
+        inside = [e for e in evidence if not e.element.outside_scope]
+        outside = [e for e in evidence if e.element.outside_scope and e.attribute > 0]
+        if outside and not any(e.attribute > 0 for e in inside):
+            return _not_stated(context, outside[0])
+        best = inside[0] if inside else evidence[0]
         if not best.answers:
             return prompts.EXTRACTIVE_NOT_FOUND
         quote = f"“{best.excerpt}” [e:{best.element.short_id}]"
@@ -251,3 +180,13 @@ class ExtractiveAnswerer:
 
     def stream(self, question: str, context: Context) -> Iterator[str]:
         yield self.complete(question, context)
+
+
+def _not_stated(context: Context, aside: Evidence) -> str:
+    """The named entity does not state the attribute; what a hit from outside it states is only an aside."""
+    entity = " / ".join(context.named) or prompts.EXTRACTIVE_NAMED_FALLBACK
+    where = " › ".join(aside.element.path) if aside.element.path else prompts.EXTRACTIVE_ASIDE_PLAIN_WHERE
+    told = f"{aside.key}: {aside.value}" if aside.value else f"“{aside.excerpt}”"
+    return "\n".join([prompts.EXTRACTIVE_NOT_STATED.format(entity=entity),
+                      prompts.EXTRACTIVE_ASIDE.format(entity=entity, where=where, statement=told,
+                                                      citation=f"[e:{aside.element.short_id}]")])

@@ -3,7 +3,9 @@
 * :mod:`core.retrieval.question`: the rules every question passes (:func:`validate_question`).
 * :mod:`core.retrieval.search`: search strategies as small configs (vector, full-text, hybrid, contextual;
   :data:`DEFAULT_SEARCH`), scoped vector and full-text search, fusion.
+* :mod:`core.retrieval.shape`: what a question names, its preamble, and whether it compares, ranks or lists.
 * :mod:`core.retrieval.headings`: the headings a question names become the scope of its search.
+* :mod:`core.retrieval.entities`: the things a comparative question is about, and each one's best evidence.
 * :mod:`core.retrieval.context`: hits expanded to partial trees with their sections, within a token budget.
 * :mod:`core.retrieval.pipeline`: :func:`retrieve`, which ties them together, and the LangChain retrievers.
 * :mod:`core.retrieval.contextual`: the contextual sibling collection the contextual strategy searches.
@@ -16,6 +18,7 @@ from core.retrieval.context import (
     DISPLAY_HEADING_OFFSET,
     Context,
     ContextElement,
+    EntityRef,
     Mode,
     build_hierarchical_context,
     build_plain_context,
@@ -66,6 +69,7 @@ __all__ = [
     "STRATEGIES",
     "Context",
     "ContextElement",
+    "EntityRef",
     "HeadingMatch",
     "HeadingRef",
     "HierarchicalRetriever",

@@ -30,6 +30,7 @@ from core.tokens import count_tokens, truncate_to_tokens
 
 __all__ = [
     "CUT_MARK",
+    "EntityRef",
     "DEFAULT_CHILDREN_BUDGET",
     "DEFAULT_CONTEXT_TOKENS",
     "Context",
@@ -240,6 +241,20 @@ class ContextElement:
         }
 
 
+@dataclass(frozen=True)
+class EntityRef:
+    """A thing a comparative question is about: its heading's text and full path (its own text last)."""
+
+    label: str
+    path: tuple[str, ...]
+    document_id: str
+
+    def holds(self, element: ContextElement) -> bool:
+        """Whether ``element`` lies under this heading (by document and heading path)."""
+        own = (*element.path, element.text) if element.category == "Title" else element.path
+        return element.document_id == self.document_id and own[: len(self.path)] == self.path
+
+
 @dataclass
 class Context:
     """What one mode hands to the answerer: markdown for the model, escaped markdown for the UI."""
@@ -251,6 +266,11 @@ class Context:
     tokens: int
     trees: list[PartialTree] = field(default_factory=list)
     cut: int = 0  # elements cut to fit the token budget (each carries CUT_MARK)
+    # The headings the question named (its scope): an answer about them never quotes a hit from outside them.
+    named: tuple[str, ...] = ()
+    # The things a comparative, superlative or list question is about (hierarchical contexts only: a plain
+    # context does not say which heading an element belongs to).
+    entities: tuple[EntityRef, ...] = ()
 
     @property
     def hits(self) -> list[ContextElement]:
@@ -302,6 +322,7 @@ def build_hierarchical_context(
     shorts = short_ids(merged)
     by_hit = {h.element_id: h for h in hits}
     child_distances = child_distances or {}
+    outside = _under_outside_hits(trees, {h.element_id for h in hits if h.outside_scope})
     items: list[ContextElement] = []
     for tree in trees:
         for node in tree.walk():
@@ -311,7 +332,7 @@ def build_hierarchical_context(
                 ContextElement(
                     node.element_id, shorts[node.element_id], node.role, node.category, node.element.page_content,
                     tree.document_id, node.path, distance, hit.rank if hit else None,
-                    bool(hit and hit.outside_scope),
+                    node.element_id in outside,
                 )
             )  # fmt: skip
     text = render_markdown(trees, shorts=shorts)
@@ -319,3 +340,15 @@ def build_hierarchical_context(
     return Context("hierarchical", text, display, items, count_tokens(text), trees, cut)
 
 
+def _under_outside_hits(trees: Sequence[PartialTree], outside_hits: set[str]) -> set[str]:
+    """The outside hits and the section elements below them: a heading hit kept from outside the named headings
+    brings its section from outside them too."""
+    found: set[str] = set()
+    stack = [(root, False) for tree in trees for root in tree.roots]
+    while stack:
+        node, below = stack.pop()
+        here = (below and node.role != "hit") or node.element_id in outside_hits
+        if here:
+            found.add(node.element_id)
+        stack.extend((child, here) for child in node.children)
+    return found

@@ -7,12 +7,18 @@ the question's words against every heading path of the collection, lexically, in
   of Korean compounds added; ``fs.readFile`` also yields ``fs`` and ``readfile``); a Korean question word
   matches a heading word it equals or begins;
 * each question word weighs its IDF among the headings (``ln(1 + N / df)``), so "Nova", present in dozens of
-  headings, counts little and "24FL" much;
+  headings, counts little and "24FL" much; times what kind of word it is (``core.retrieval.shape``): a name of a
+  thing (an identifier in a code span, a model number, a capitalised name) outranks an attribute word
+  ("stand", "option") even when the attribute word is rarer among the headings, and the words of a preamble
+  ("In the Node.js fs module, …") count for little, so a heading that merely mentions the platform does not
+  outweigh the API the question names;
 * a heading scores the weights of the question words found in its *path* (its ancestors' texts and its own),
   provided its own text holds at least one of them (otherwise its ancestor is the match);
 * the best-scoring headings win, ties included: a heading named the same way in several documents makes a
-  scope of all of them. Below :data:`MIN_SCORE`, or when more than :data:`MAX_SCOPES` headings tie (a name too
-  generic to mean one place), nothing is scoped and the search runs over the whole collection.
+  scope of all of them. :func:`rank_headings` gives the runners-up too, so the pipeline can choose the scope
+  jointly with the evidence inside it (a scope must hold the attribute asked). Below :data:`MIN_SCORE`, or
+  when more than :data:`MAX_SCOPES` headings tie (a name too generic to mean one place), nothing is scoped
+  and the search runs over the whole collection.
 
 Deterministic: the same question on the same collection always gives the same scope, and the caller shows it
 ("searched under: …") with a way to search everywhere instead.
@@ -24,7 +30,7 @@ import json
 import math
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -33,11 +39,12 @@ from langchain_core.documents import Document
 from core import textnorm
 from core.db.pool import read_connection
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
+from core.retrieval.shape import code_names, name_runs, split_preamble
 from core.sql import retrieval as sql
 from core.store import ElementStore
 
 __all__ = ["MAX_SCOPES", "MIN_SCORE", "HeadingIndex", "HeadingMatch", "HeadingRef", "heading_index", "match_headings",
-           "words"]
+           "match_candidates", "rank_headings", "words"]
 
 # Below this a match is one common word (idf of a word in ~1 heading of 10); measured on the bench sets.
 MIN_SCORE = 2.3
@@ -45,6 +52,15 @@ MIN_SCORE = 2.3
 DISTINCTIVE_SHARE = 0.05
 # More tied headings than this means the name does not pick a place ("Usage" in every extension's page).
 MAX_SCOPES = 6
+# How much a question word counts, by kind (times its IDF): identifiers in code spans, then other names of things,
+# then plain words; a preamble's words count for little whatever their kind.
+CODE_FACTOR = 3.0
+NAME_FACTOR = 2.0
+PREAMBLE_FACTOR = 0.35
+# Runners-up kept for the joint choice with the evidence: at most this many score levels, each at least this
+# share of the best score.
+RUNNERS_UP = 3
+RUNNER_UP_SHARE = 0.5
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _PARTS = re.compile(r"[._\-/:]")
 
@@ -65,6 +81,26 @@ def words(text: str) -> frozenset[str]:
 
 def _question_words(question: str) -> set[str]:
     return {w for w in words(question) if len(w) >= 2 or w.isdigit()}
+
+
+def _kinds(text: str) -> dict[str, float]:
+    code = {w for name in code_names(text) for w in words(name)}
+    names = {w for run in name_runs(text) for w in words(run)}
+    return {w: CODE_FACTOR if w in code else NAME_FACTOR if w in names else 1.0 for w in _question_words(text)}
+
+
+def word_factors(question: str, index: HeadingIndex | None = None) -> dict[str, float]:
+    """Each matchable word of ``question`` and how much it counts (see :data:`CODE_FACTOR` …).
+
+    A preamble's words count :data:`PREAMBLE_FACTOR` when the question proper names a thing some heading holds;
+    when it names none ("In the Footnotes extension, what is the default `SEPARATOR`?"), the preamble is where
+    the thing is named and its words count by their kind."""
+    preamble, rest = split_preamble(question)
+    factors = _kinds(rest)
+    named_rest = any(f >= NAME_FACTOR and (index is None or index.holding(w)) for w, f in factors.items())
+    for w, f in _kinds(preamble).items():
+        factors.setdefault(w, PREAMBLE_FACTOR if named_rest else f)
+    return factors
 
 
 def _matches(question_word: str, heading_word: str) -> bool:
@@ -176,12 +212,15 @@ def heading_index(store: ElementStore) -> HeadingIndex:
     return index
 
 
-def best_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) -> HeadingMatch | None:
-    """The headings ``question`` names, or ``None`` (see the module docstring for the rule)."""
+def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) -> list[HeadingMatch]:
+    """The headings ``question`` names, best first: the best score's headings, then up to :data:`RUNNERS_UP` - 1
+    lower score levels (each at least :data:`RUNNER_UP_SHARE` of the best). Empty when nothing is named (see the
+    module docstring for the rule)."""
     index = headings if isinstance(headings, HeadingIndex) else HeadingIndex(headings)
-    wanted = _question_words(question)
+    factors = word_factors(question, index)
+    wanted = set(factors)
     if not wanted or not index.headings:
-        return None
+        return []
     of = words
 
     def found(heading_words: Iterable[str]) -> set[str]:
@@ -192,7 +231,7 @@ def best_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) 
     df = {q: len(ids) for q, ids in holding.items()}
     candidates = sorted(set().union(*holding.values()))  # headings whose own text holds a question word
     n = len(index.headings)
-    idf = {q: math.log(1.0 + n / df[q]) for q in wanted if df[q]}
+    weight = {q: factors[q] * math.log(1.0 + n / df[q]) for q in wanted if df[q]}
     scored: list[tuple[float, HeadingRef, list[bool]]] = []
     for i in candidates:
         h = index.headings[i]
@@ -200,16 +239,30 @@ def best_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) 
         # the weight each heading of the path (root first, h last) adds with its own words
         levels = [any(df[q] <= DISTINCTIVE_SHARE * n for q in found(of(text))) for text in h.path] + [True]
         matched = own.union(*(found(of(text)) for text in h.path))
-        scored.append((sum(idf.get(q, 0.0) for q in matched), h, levels))
+        scored.append((round(sum(weight.get(q, 0.0) for q in matched), 6), h, levels))
     if not scored:
-        return None
+        return []
     best = max(s for s, _, _ in scored)
     if best < MIN_SCORE:
-        return None
+        return []
+    out: list[HeadingMatch] = []
+    for level in sorted({s for s, _, _ in scored}, reverse=True)[:RUNNERS_UP]:
+        if level < max(MIN_SCORE, RUNNER_UP_SHARE * best):
+            break
+        match = _match_at(index, [(h, levels) for s, h, levels in scored if s == level], level, found)
+        if match is not None and all({x.element_id for x in match.headings} != {x.element_id for x in m.headings}
+                                     for m in out):
+            out.append(match)
+        elif match is None and not out:
+            return []  # the best names too many places: nothing is scoped
+    return out
+
+
+def _match_at(index: HeadingIndex, tied: Sequence[tuple[HeadingRef, list[bool]]], score: float,
+              found: Callable[[Iterable[str]], set[str]]) -> HeadingMatch | None:
+    """The scope of the headings tied at one score: each widened to its entity, nested ones dropped."""
     places: dict[str, HeadingRef] = {}
-    for score, h, levels in scored:
-        if score < best - 1e-9:
-            continue
+    for h, levels in tied:
         # Widen to the entity: the shallowest heading of the path whose own text holds a *distinctive* matched
         # word (in at most DISTINCTIVE_SHARE of the headings). "Nova 32UX … › Specifications › Stand" matched
         # "stand", but the question is about the Nova 32UX and the item it wants ("Weight (with stand)") sits in
@@ -225,11 +278,22 @@ def best_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) 
     if len(roots) > MAX_SCOPES:
         return None
     # The words the scope's own paths hold: every element inside carries them, so they rank nothing there.
-    names = set().union(*(found(of(text)) for h in roots for text in (*h.path, h.text)))
-    return HeadingMatch(tuple(roots), tuple(sorted(names)), round(best, 3))
+    names = set().union(*(found(words(text)) for h in roots for text in (*h.path, h.text)))
+    return HeadingMatch(tuple(roots), tuple(sorted(names)), round(score, 3))
+
+
+def best_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) -> HeadingMatch | None:
+    """The headings ``question`` names, or ``None`` (see the module docstring for the rule)."""
+    ranked = rank_headings(question, headings)
+    return ranked[0] if ranked else None
 
 
 def match_headings(store: ElementStore, question: str) -> HeadingMatch | None:
     """The headings of ``store``'s collection that ``question`` names (matched in memory against the cached
     heading index)."""
     return best_headings(question, heading_index(store))
+
+
+def match_candidates(store: ElementStore, question: str) -> list[HeadingMatch]:
+    """:func:`rank_headings` against ``store``'s cached heading index."""
+    return rank_headings(question, heading_index(store))

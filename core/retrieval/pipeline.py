@@ -32,17 +32,28 @@ from core.retrieval.context import (
     DEFAULT_CHILDREN_BUDGET,
     Context,
     ContextElement,
+    EntityRef,
     Mode,
     build_hierarchical_context,
     build_plain_context,
     expand,
 )
 from core.retrieval.contextual import contextual_index, index_dropped
-from core.retrieval.headings import HeadingMatch, match_headings
+from core.retrieval.entities import Entity, entity_hits
+from core.retrieval.headings import (
+    CODE_FACTOR,
+    NAME_FACTOR,
+    HeadingMatch,
+    heading_index,
+    rank_headings,
+    word_factors,
+)
 from core.retrieval.hits import Hit
 from core.retrieval.question import validate_question
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.search import MAX_K, SearchConfig, embed_query, ms, search, search_config
+from core.retrieval.shape import question_shape
+from core.statements import attribute_share, expanded_query, question_terms, statement, terms
 from core.store import ElementStore
 
 __all__ = ["HierarchicalRetriever", "PlainRetriever", "Retrieval", "find_hits", "retrieve", "warm_up"]
@@ -59,6 +70,7 @@ class Found:
     heading_match: HeadingMatch | None
     notes: list[str]
     timings: dict[str, float]
+    entities: list[Entity] = field(default_factory=list)
 
 
 def _where(hit: Hit) -> str:
@@ -80,18 +92,20 @@ def find_hits(
         note = f"searched in: {scope.label}" if not scope.is_whole else "searched the whole collection"
         return Found(hits, scope, None, [note], timings)
     t0 = time.perf_counter()
-    match = match_headings(store, question)
+    candidates = rank_headings(question, heading_index(store))
     timings = {"match_headings": ms(time.perf_counter() - t0)}
     everywhere, found = search(store, question, query_vector, k, scope, config, sibling=sibling)
     timings.update(found)
-    if match is None:
+    if not candidates:
         note = "no heading named in the question: searched the whole collection"
         return Found(everywhere, scope, None, [note], timings)
+    match, scoped, found = _choose_scope(store, question, query_vector, k, candidates, config, sibling)
     scoped_scope = match.scope()
-    scoped, found = search(store, question, query_vector, k, scoped_scope, config, sibling=sibling)
     for stage, value in found.items():
         timings[f"{stage}_scoped"] = value
     notes = [f"searched under: {match.label}"]
+    if match is not candidates[0]:
+        notes.append(f"chose it over {candidates[0].label}, which states nothing the question asks")
     if match.documents > 1:
         notes.append(f"the heading is in {match.documents} documents: searched all of them")
     if not scoped:
@@ -119,6 +133,92 @@ def find_hits(
             notes.append(f"the scope holds fewer than {k} matches: the rest come from the whole collection")
     hits = [Hit(h.element, rank, h.distance, h.outside_scope) for rank, h in enumerate(scoped[:k])]
     return Found(hits, scoped_scope, match, notes, timings)
+
+
+def add_entity_hits(store: ElementStore, question: str, query_vector: np.ndarray, found: Found,
+                    config: SearchConfig) -> Found:
+    """For a comparative, superlative or list question, each entity's best hit joins ``found``'s hits."""
+    shape = question_shape(question)
+    if shape is None:
+        return found
+    t0 = time.perf_counter()
+    extra, entities = entity_hits(store, heading_index(store), question, query_vector, shape, found.hits, config)
+    found.timings["entities"] = ms(time.perf_counter() - t0)
+    if entities:
+        found.notes.append(f"compared {len(entities)} entities: " + "; ".join(e.heading.label for e in entities))
+    found.hits = found.hits + extra
+    found.entities = entities
+    return found
+
+
+# Hits a scope is probed for before it is judged not to hold the attribute asked.
+PROBE_K = 8
+
+
+def _stating(hits: list[Hit], asked: frozenset[str]) -> Hit | None:
+    """The first hit stating the attribute asked (a ``key : value`` item or ``Default:`` line whose key the
+    question's words name, at least half of it)."""
+    for hit in hits:
+        found = statement(asked, hit.element.page_content, str(hit.element.metadata.get("category") or ""))
+        if found and attribute_share(asked, found[0]) >= 0.5:
+            return hit
+    return None
+
+
+def _probe(store: ElementStore, question: str, query_vector: np.ndarray, k: int, scope: Scope,
+           config: SearchConfig, sibling: ElementStore | None,
+           asked: frozenset[str]) -> tuple[list[Hit], dict[str, float], bool]:
+    """The scope's ``k`` hits, with the hit stating the attribute among them when the first :data:`PROBE_K`
+    hold one, and whether they do."""
+    hits, timings = search(store, expanded_query(question), query_vector, max(k, PROBE_K), scope, config,
+                           sibling=sibling)
+    stating = _stating(hits, asked) if asked else None
+    top = hits[:k]
+    if stating is not None and stating not in top:
+        # before the last place, which the whole collection's best hit may take (find_hits)
+        at = max(0, k - 2)
+        top = [*top[:at], stating, *top[at : k - 1]]
+    return [Hit(h.element, rank, h.distance) for rank, h in enumerate(top)], timings, stating is not None
+
+
+def _strong_names(match: HeadingMatch, factors: dict[str, float]) -> set[str]:
+    """The words of ``match`` that pin one thing down: identifiers from code spans and names with digits
+    ("24FL", "H2"). A runner-up scope that lacks one of them is about something else."""
+    return {w for w in match.words if factors.get(w, 0.0) >= CODE_FACTOR
+            or (factors.get(w, 0.0) >= NAME_FACTOR and any(c.isdigit() for c in w))}
+
+
+def _choose_scope(
+    store: ElementStore, question: str, query_vector: np.ndarray, k: int, candidates: list[HeadingMatch],
+    config: SearchConfig, sibling: ElementStore | None,
+) -> tuple[HeadingMatch, list[Hit], dict[str, float]]:
+    """The named headings whose subtree holds the attribute asked, best-named first; the best-named when none
+    does. The scope is chosen with the evidence inside it, not from heading words alone: "Nova 32UX ›
+    Specifications › Stand" names "stand", but a question about another product's weight finds no weight there.
+    A runner-up never drops a model number or code name the best one matched (that would answer for another
+    product), and a scope of several headings ("Nova 24FL" heads its sheet and a release-notes section) narrows
+    to the one holding the attribute when the whole does not show it in its first hits."""
+    factors = word_factors(question, heading_index(store))
+    strong = _strong_names(candidates[0], factors)
+    allowed = [m for m in candidates if strong <= set(m.words)]
+    first: tuple[HeadingMatch, list[Hit], dict[str, float]] | None = None
+    for match in allowed:
+        # The scope's own names say where, not what: they never count as the attribute asked.
+        asked = question_terms(question) - {t for w in match.words for t in terms(w)}
+        hits, timings, holds = _probe(store, question, query_vector, k, match.scope(), config, sibling, asked)
+        if first is None:
+            first = (match, hits, timings)
+        if not asked or holds:
+            return match, hits, timings
+        if len(match.headings) > 1:
+            for heading in match.headings:
+                narrow = HeadingMatch((heading,), match.words, match.score)
+                hits, timings, holds = _probe(store, question, query_vector, k, narrow.scope(), config, sibling,
+                                              asked)
+                if holds:
+                    return narrow, hits, timings
+    assert first is not None
+    return first
 
 
 @dataclass
@@ -204,6 +304,8 @@ def retrieve(
         vector = embed_query(store, question) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
         t1 = time.perf_counter()
         found = find_hits(store, question, vector, k, scope, config, sibling=sibling)
+        if config.headings and scope.is_whole:
+            found = add_entity_hits(store, question, vector, found, config)
         t2 = time.perf_counter()
         plain = build_plain_context(found.hits, max_tokens)
         t3 = time.perf_counter()
@@ -216,6 +318,10 @@ def retrieve(
         if gone is None:
             raise
         raise gone from exc
+    named = tuple(h.text for h in found.heading_match.headings) if found.heading_match else ()
+    plain.named = hierarchical.named = named
+    hierarchical.entities = tuple(EntityRef(e.heading.text, (*e.heading.path, e.heading.text), e.heading.document_id)
+                                  for e in found.entities)
     timings = {"embed_query": ms(t1 - t0), **found.timings, "plain_context": ms(t3 - t2), "expand": ms(t4 - t3)}
     if not found.timings:
         timings["search"] = ms(t2 - t1)

@@ -1,0 +1,147 @@
+"""The things a comparative, superlative or list question is about, and each one's best evidence.
+
+A question that compares ("Which is heavier, the L1 or the L2?"), ranks ("Which hub has the longest warranty?")
+or lists ("List the power of every lamp") needs one value per thing, and k hits rarely hold them all. The things
+are headings (:class:`Entity`):
+
+* the ones the question lists, each part matched against the headings on its own ("L1", "L3 Pro"), so a part
+  with more words does not hide a shorter one;
+* otherwise the siblings of the heading above the best evidence that hold the same relative path: "Aster H1 ›
+  Specifications › Weight" makes every "Aster Hn" with a "Specifications" section an entity, and a product sheet
+  whose title heads "제품사양 › 크기 & 무게" makes every document with that path one.
+
+Each entity's subtree (its matching section where known) is then searched for the question on its own, and its
+best hit joins the hits: an entity that does not state the attribute still appears, with its path, so the
+answer can say "not stated" for it instead of leaving it out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.retrieval.headings import HeadingIndex, HeadingRef, rank_headings
+from core.retrieval.hits import Hit
+from core.retrieval.scope import Scope
+from core.retrieval.search import SearchConfig, search
+from core.retrieval.shape import QuestionShape
+from core.statements import attribute_share, expanded_query, question_terms, statement, terms
+from core.store import ElementStore
+
+__all__ = ["MAX_ENTITIES", "Entity", "entity_hits", "find_entities"]
+
+MAX_ENTITIES = 12
+PER_ENTITY = 5  # hits searched per entity; the one stating the attribute is kept
+
+
+@dataclass(frozen=True)
+class Entity:
+    """A thing a question compares: its heading, and the section under it where the attribute lives (if known)."""
+
+    heading: HeadingRef
+    section: HeadingRef | None = None
+    part: str | None = None  # the part of the question that named it
+
+    @property
+    def search_root(self) -> HeadingRef:
+        return self.section or self.heading
+
+
+def _children(index: HeadingIndex) -> dict[tuple[str | None, tuple[str, ...]], list[HeadingRef]]:
+    """Headings by (document, parent path); document titles (empty path) under ``None`` across documents."""
+    cached = getattr(index, "_children_by_parent", None)
+    if cached is not None:
+        return cached
+    out: dict[tuple[str | None, tuple[str, ...]], list[HeadingRef]] = {}
+    for h in index.headings:
+        out.setdefault((h.document_id if h.path else None, h.path), []).append(h)
+    index._children_by_parent = out  # type: ignore[attr-defined]  # built once per index, like its postings
+    return out
+
+
+def sibling_entities(index: HeadingIndex, document_id: str, path: Sequence[str]) -> list[Entity]:
+    """The entities an element under ``path`` belongs to with its siblings: the deepest heading of ``path``
+    whose siblings hold the same relative path below them, and those siblings."""
+    children = _children(index)
+    path = tuple(path)
+    for depth in range(len(path) - 2, -1, -1):
+        parent, suffix = path[:depth], path[depth + 1:]
+        own = index.by_place.get((document_id, path[: depth + 1]))
+        siblings = children.get((document_id if parent else None, parent), [])
+        entities = []
+        for s in siblings:
+            if own is not None and s.element_id == own.element_id:
+                continue
+            section = index.by_place.get((s.document_id, (*parent, s.text, *suffix)))
+            if section is not None:
+                entities.append(Entity(s, section))
+        if entities and own is not None:
+            mine = index.by_place.get((document_id, path))
+            return [Entity(own, mine), *entities][:MAX_ENTITIES]
+    return []
+
+
+def find_entities(index: HeadingIndex, shape: QuestionShape, hits: Sequence[Hit],
+                  asked: frozenset[str]) -> list[Entity]:
+    """The headings ``shape``'s question is about: its listed parts, else the siblings of its best evidence."""
+    if len(shape.parts) >= 2:
+        named: list[Entity] = []
+        for part in shape.parts:
+            ranked = rank_headings(part, index)
+            if ranked:
+                named += [Entity(h, part=part) for h in ranked[0].headings if all(e.heading != h for e in named)]
+        if len({e.part for e in named}) >= 2:
+            return named[:MAX_ENTITIES]
+    for hit in hits:
+        found = statement(asked, hit.element.page_content, str(hit.element.metadata.get("category") or ""))
+        if found and attribute_share(asked, found[0]) > 0:
+            meta = hit.element.metadata
+            entities = sibling_entities(index, str(meta.get("document_id")), meta.get("heading_path") or ())
+            if entities:
+                return entities
+    return []
+
+
+def _stated(hit: Hit, asked: frozenset[str]) -> float:
+    found = statement(asked, hit.element.page_content, str(hit.element.metadata.get("category") or ""))
+    return attribute_share(asked, found[0]) if found else 0.0
+
+
+def _best(hits: Sequence[Hit], asked: frozenset[str]) -> Hit | None:
+    scored = [(_stated(h, asked), -h.rank, h) for h in hits]
+    return max(scored, key=lambda s: (s[0], s[1]))[2] if scored else None
+
+
+def entity_hits(
+    store: ElementStore, index: HeadingIndex, question: str, query_vector: np.ndarray, shape: QuestionShape,
+    hits: Sequence[Hit], config: SearchConfig,
+) -> tuple[list[Hit], list[Entity]]:
+    """Each entity's best hit for ``question`` (the one stating the attribute, else its nearest), beyond ``hits``."""
+    asked = question_terms(question)
+    entities = find_entities(index, shape, hits, asked)
+    taken = {h.element_id for h in hits}
+    query = expanded_query(question)
+    best_of: list[tuple[Entity, Hit | None, bool]] = []
+    for entity in entities:
+        root = entity.search_root
+        # The entity's own name words rank nothing inside it (every element there carries them).
+        names = tuple(sorted(terms(entity.heading.text)))
+        found, _ = search(store, query, query_vector, PER_ENTITY,
+                          Scope.subtrees([root.element_id], root.label, names=names), config)
+        best = _best([h for h in found if h.element_id not in taken], asked)
+        if best is not None:
+            taken.add(best.element_id)
+        best_of.append((entity, best, best is not None and _stated(best, asked) > 0))
+    # A part named in several places ("Nova 24FL" heads its sheet and an FAQ entry) means the ones stating the
+    # attribute, when any does; else its shallowest heading (a document's title before a section naming it).
+    kept = []
+    for e, h, stated in best_of:
+        same = [(o, s) for o, _, s in best_of if o.part == e.part]
+        if e.part is None or stated:
+            kept.append((e, h))
+        elif not any(s for _, s in same) and e is min((o for o, _ in same), key=lambda o: len(o.heading.path)):
+            kept.append((e, h))
+    extra = [Hit(h.element, len(hits) + i, h.distance) for i, h in enumerate(h for _, h in kept if h is not None)]
+    return extra, [e for e, _ in kept]

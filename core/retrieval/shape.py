@@ -1,0 +1,183 @@
+"""The shape of a question: what it names, where its preamble ends, and whether it compares, ranks or lists.
+
+* **Names** are what a question is about: identifiers in code spans (a call signature's arguments dropped:
+  ```filehandle.readFile(options)``` names ``filehandle.readFile``), model numbers and other words mixing letters
+  and digits ("24FL", "H2", "NV-32UX"), CamelCase identifiers, and capitalised words inside the sentence
+  ("Aster", "Pool"). Attribute words ("stand", "option", "weight") are not names.
+* A **preamble** is a leading clause that sets the platform or the collection ("In the Node.js fs module, …",
+  "For Nova Display monitors, …", "해온 전기포트 제품 안내에서, …"): its words say where to look in general, not
+  which thing, so they count for less than the question's own names.
+* A **comparative** question picks one of the things it lists ("Which is heavier, the L1 or the L2?",
+  "A와 B 중 더 무거운 것은?"), a **superlative** one ranks all of them ("Which hub has the longest warranty?",
+  "가장 가벼운 …"), a **list** question asks one attribute of each ("List the power of every lamp", "모든 … 의 …",
+  "Compare the warranty of A and B").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+__all__ = ["QuestionShape", "code_names", "name_runs", "question_shape", "split_preamble"]
+
+Kind = Literal["compare", "superlative", "list"]
+Direction = Literal["max", "min"]
+
+_PREAMBLE_EN = re.compile(
+    r"^\s*(?:in|for|on|using|with|within|regarding|about|among|under|per|according to|from)\b[^,?:]{1,90},\s*", re.I
+)
+_PREAMBLE_KO = re.compile(r"^\s*[^,?]{1,60}?(?:에서|중에서|기준으로|의 경우|관련해서|에 대해)\s*,\s*")
+_CODE = re.compile(r"`([^`\n]{1,200})`")
+_CALL_ARGS = re.compile(r"\(.*\)\s*$")
+_PASCAL = re.compile(r"^[A-Z][a-z]")
+_TOKEN = re.compile(r"[A-Za-z0-9][\w.\-]*[A-Za-z0-9]|[A-Za-z0-9]")
+_SENTENCE_WORDS = frozenset("which what how who when where why is are does do can compare list the a an i".split())
+
+# Comparative and superlative words and the direction they pick.
+_MORE = frozenset(("heavier longer larger bigger higher brighter greater wider faster newer later more taller "
+                   "farther stronger").split())
+_LESS = frozenset("lighter shorter smaller lower cheaper slower older earlier less fewer narrower dimmer".split())
+_MOST = frozenset(("heaviest longest largest biggest highest brightest greatest widest fastest newest latest most "
+                   "tallest farthest strongest").split())
+_LEAST = frozenset(("lightest shortest smallest lowest cheapest slowest oldest earliest least fewest narrowest "
+                    "dimmest").split())
+_LIST = frozenset("list every each all".split())
+_KO_MORE = ("무거", "무겁", "길", "긴", "크", "큰", "높", "많", "밝", "넓", "비싸", "비싼", "빠르", "빠른", "늦")
+_KO_LESS = ("가벼", "가볍", "짧", "작", "낮", "적", "어둡", "좁", "싸", "싼", "저렴", "느리", "느린", "이른")
+
+
+@dataclass(frozen=True)
+class QuestionShape:
+    """A comparative, superlative or list question: the things it lists (``parts``) and the pick's direction."""
+
+    kind: Kind
+    direction: Direction | None = None
+    parts: tuple[str, ...] = ()
+
+    @property
+    def picks(self) -> bool:
+        return self.direction is not None
+
+
+def split_preamble(question: str) -> tuple[str, str]:
+    """``(preamble, rest)``: the leading clause that sets the platform, and the question proper."""
+    for pattern in (_PREAMBLE_EN, _PREAMBLE_KO):
+        m = pattern.match(question)
+        if m and m.end() < len(question):
+            return question[: m.end()], question[m.end():]
+    return "", question
+
+
+def code_names(text: str) -> list[str]:
+    """The identifiers in ``text``'s code spans that name things, call arguments dropped (``Pool(options)`` →
+    ``Pool``): dotted or called names (``fs.readFile``, ``Mirror(options)``) and capitalised ones (``Pool``,
+    ``WikiLinkExtension``). A bare lower-case or all-caps identifier (``timeout``, ``maxBodySize``,
+    ``SEPARATOR``) names an option, an attribute of a thing, not the thing."""
+    out = []
+    for span in _CODE.findall(text):
+        raw = span.strip().removeprefix("new ").strip()
+        name = _CALL_ARGS.sub("", raw).strip()
+        if name and ("." in name or "(" in raw or _PASCAL.match(name)):
+            out.append(name)
+    return out
+
+
+def _is_name(token: str, first: bool) -> bool:
+    has_digit = any(c.isdigit() for c in token)
+    has_alpha = any(c.isalpha() for c in token)
+    if has_digit and has_alpha:
+        return True
+    if not has_alpha:
+        return False
+    if any(c.isupper() for c in token[1:]) and any(c.islower() for c in token):
+        return True  # CamelCase
+    return token[0].isupper() and not first and token.casefold() not in _SENTENCE_WORDS
+
+
+# Lowercase words that join the words of one name ("Table of Contents", "Markdown in HTML").
+_JOINERS = frozenset(("of", "to", "in", "for"))
+
+
+@lru_cache(maxsize=4096)
+def name_runs(text: str) -> tuple[str, ...]:
+    """Runs of name words outside code spans ("the Aster H1 or the Aster H2" → "Aster H1", "Aster H2"), in order,
+    without repeats."""
+    plain = _CODE.sub(" , ", text)
+    korean = bool(re.search(r"[\uac00-\ud7a3]", plain))
+    runs: list[list[str]] = []
+    current: list[str] = []
+    joiner: str | None = None
+    last_end = 0
+    first = not korean  # an English sentence's first word is capitalised whatever it is
+    for m in _TOKEN.finditer(plain):
+        gap = plain[last_end : m.start()]
+        token = m.group()
+        if current and (gap.strip() not in ("", "-") or "\n" in gap):
+            runs.append(current)
+            current, joiner = [], None
+        if _is_name(token, first):
+            current += [joiner, token] if joiner else [token]
+            joiner = None
+        elif current and token in _JOINERS and joiner is None:
+            joiner = token
+        elif current:
+            runs.append(current)
+            current, joiner = [], None
+        last_end = m.end()
+        first = not korean and bool(re.search(r"[.?!]\s*$", plain[: last_end + 1]))
+    if current:
+        runs.append(current)
+    out: list[str] = []
+    for run in runs:
+        joined = " ".join(run)
+        if joined not in out:
+            out.append(joined)
+    return tuple(out)
+
+
+def _english_direction(words: list[str], table_more: frozenset[str], table_less: frozenset[str]) -> Direction | None:
+    for w in words:
+        if w in table_more:
+            return "max"
+        if w in table_less:
+            return "min"
+    return None
+
+
+def _korean_direction(text: str) -> Direction | None:
+    after = re.findall(r"(?:가장|제일|더)\s*([\uac00-\ud7a3]+)", text)
+    for word in after:
+        if word.startswith(_KO_LESS):
+            return "min"
+        if word.startswith(_KO_MORE):
+            return "max"
+    return None
+
+
+def question_shape(question: str) -> QuestionShape | None:
+    """The question's comparative, superlative or list shape, or ``None`` for a question about one thing."""
+    _preamble, rest = split_preamble(question)
+    parts = tuple(p for p in name_runs(rest))
+    words = [w.casefold() for w in re.findall(r"[A-Za-z]+", _CODE.sub(" ", rest))]
+    korean = bool(re.search(r"[\uac00-\ud7a3]", rest))
+    # One model number named ("the 34WC's highest refresh rate") is a question about that one thing.
+    one_thing = len(parts) == 1 and any(c.isdigit() for c in parts[0]) and "which" not in words
+    if korean and re.search(r"(?:가장|제일)\s*[\uac00-\ud7a3]", rest) and not one_thing:
+        return QuestionShape("superlative", _korean_direction(rest), parts)
+    if korean and re.search(r"더\s*[\uac00-\ud7a3]", rest) and len(parts) >= 2:
+        return QuestionShape("compare", _korean_direction(rest), parts)
+    if korean and re.search(r"(모든|모두|전부|각각|비교)", rest):
+        return QuestionShape("list", None, parts)
+    superlative = _english_direction(words, _MOST, _LEAST)
+    if superlative and not one_thing:
+        return QuestionShape("superlative", superlative, parts)
+    comparative = _english_direction(words, _MORE, _LESS)
+    if comparative and len(parts) >= 2 and ({"or", "than", "vs", "versus", "between"} & set(words) or "," in rest):
+        return QuestionShape("compare", comparative, parts)
+    if _LIST & set(words) or "compare" in words or "comparison" in words:
+        return QuestionShape("list", None, parts)
+    if len(parts) >= 2 and "and" in words and re.search(r"\b(what|which) are\b", rest, re.I):
+        return QuestionShape("list", None, parts)
+    return None
