@@ -6,10 +6,15 @@ API) whose hierarchy fields are real columns (``core.sql.elements``), so ``store
 replacing a document must be atomic (delete old elements, copy new ones, update its hash, all or nothing), and
 ``COPY`` avoids the 65,535-parameter limit of one insert; the hierarchy walks, scoped search and full-text
 ranking are SQL of our own (``core.sql.retrieval``).
+
+Writes, and the reads an ingest decides on (stored hashes, the embedding cache, the registry when a collection is
+opened), use the primary's pool (``store.pool``); reads for questions, pages and evaluation use ``store.reader``:
+the standbys of ``DATABASE_READ_URL`` when there are any (``core.db.replicas``), else the same pool.
 """
 
 from __future__ import annotations
 
+import copy
 import threading
 import unicodedata
 import uuid
@@ -25,7 +30,15 @@ from psycopg.types.json import Jsonb
 
 from core import old_layout
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
-from core.db.pool import _connect_kwargs, connection_pool, read_connection, schema_lock
+from core.db.pool import (
+    PGVECTORSTORE_SUFFIX,
+    ConnectionSource,
+    _connect_kwargs,
+    connection_pool,
+    read_connection,
+    schema_lock,
+)
+from core.db.replicas import reader
 from core.db.urls import psycopg_conninfo, sqlalchemy_url
 from core.element_rows import EMBEDDED_TEXT_SHA256 as EMBEDDED_TEXT_SHA256  # the metadata key, public here
 from core.element_rows import element_from_row, element_row
@@ -115,7 +128,8 @@ class ElementStore:
     """One collection of parent-linked elements, in its own table.
 
     ``create=False`` opens an existing collection only (readers should not create empty collections by
-    looking at them). ``options`` are recorded on creation, e.g. ``{"contextual": True}``.
+    looking at them). ``options`` are recorded on creation, e.g. ``{"contextual": True}``. ``read_urls`` are the
+    standbys that serve its reads; by default ``DATABASE_READ_URL``'s when ``url`` is ``DATABASE_URL``.
     """
 
     def __init__(
@@ -126,14 +140,27 @@ class ElementStore:
         *,
         create: bool = True,
         options: dict[str, Any] | None = None,
+        read_urls: Sequence[str] | None = None,
     ) -> None:
         self.url = url
+        self.read_urls = read_urls
         self.collection = validate_collection_name(collection)
         self.embeddings = embeddings or make_embeddings()
         self.pool = connection_pool(url)
         self._vectorstore: PGVectorStore | None = None
         self.collection_id, self.options = self._open(create=create, options=options or {})
         self.table = sql.table_name(self.collection_id)
+
+    @property
+    def reader(self) -> ConnectionSource:
+        """Where reads for questions, pages and evaluation go: a standby, or the primary when none can serve."""
+        return reader(self.url, self.read_urls)
+
+    def primary_only(self) -> ElementStore:
+        """This store with its reads on the primary too, for work that writes from what it reads (index, sync)."""
+        twin = copy.copy(self)
+        twin.read_urls = ()
+        return twin
 
     def statement(self, template: str) -> str:
         """A statement template of ``core.sql`` bound to this collection's element table."""
@@ -186,7 +213,7 @@ class ElementStore:
         if self._vectorstore is None:
             from langchain_postgres import PGVectorStore
 
-            with read_connection(self.pool) as conn:  # where the table is: a URL may set its own search_path
+            with read_connection(self.reader) as conn:  # where the table is: a URL may set its own search_path
                 schema = conn.execute(self.statement(sql.TABLE_SCHEMA)).fetchone()[0]
             self._vectorstore = PGVectorStore.create_sync(
                 engine=pg_engine(self.url),
@@ -212,11 +239,11 @@ class ElementStore:
             return dict(conn.execute(sql.DOCUMENT_HASHES, (self.collection_id,)).fetchall())
 
     def documents(self) -> list[DocumentRecord]:
-        with self.pool.connection() as conn:
+        with read_connection(self.reader) as conn:
             return [DocumentRecord(*row) for row in conn.execute(sql.LIST_DOCUMENTS, (self.collection_id,))]
 
     def document(self, document_id: str) -> DocumentRecord | None:
-        with self.pool.connection() as conn:
+        with read_connection(self.reader) as conn:
             row = conn.execute(sql.GET_DOCUMENT, (self.collection_id, document_id)).fetchone()
         return DocumentRecord(*row) if row else None
 
@@ -317,7 +344,7 @@ class ElementStore:
 
     def elements(self, document_id: str) -> list[Document]:
         """All elements of one document, in document order."""
-        with self.pool.connection() as conn:
+        with read_connection(self.reader) as conn:
             rows = conn.execute(self.statement(sql.ELEMENTS_OF_DOCUMENT), (document_id,)).fetchall()
         return [element_from_row(row) for row in rows]
 
@@ -325,7 +352,7 @@ class ElementStore:
         ids = list(dict.fromkeys(ids))
         if not ids:
             return []
-        with self.pool.connection() as conn:
+        with read_connection(self.reader) as conn:
             rows = conn.execute(self.statement(sql.ELEMENTS_BY_ID), (ids,)).fetchall()
         by_id = {row[0]: element_from_row(row) for row in rows}
         return [by_id[i] for i in ids if i in by_id]
@@ -335,12 +362,12 @@ class ElementStore:
         ids = list(dict.fromkeys(ids))
         if not ids:
             return {}
-        with read_connection(self.pool) as conn:
+        with read_connection(self.reader) as conn:
             rows = conn.execute(self.statement(sql.ANCESTORS), {"ids": ids}).fetchall()
         return {row[0]: element_from_row(row) for row in rows}
 
     def stats(self) -> CorpusStats:
-        with self.pool.connection() as conn:
+        with read_connection(self.reader) as conn:
             counts = [(c or "?", int(d), int(n)) for c, d, n in conn.execute(self.statement(sql.CATEGORY_DEPTH_COUNTS))]
             documents = len(conn.execute(sql.DOCUMENT_HASHES, (self.collection_id,)).fetchall())
         return CorpusStats(documents=documents, elements=sum(n for *_, n in counts), by_category_depth=counts)
@@ -397,16 +424,15 @@ def pg_engine(url: str) -> PGEngine:
         if engine is None:
             engine = PGEngine.from_connection_string(
                 key, poolclass=NullPool,
-                connect_args=_connect_kwargs(psycopg_conninfo(url), ":pgvectorstore"),  # see APPLICATION_NAME
+                connect_args=_connect_kwargs(psycopg_conninfo(url), PGVECTORSTORE_SUFFIX),
             )
             _pg_engines[key] = engine
         return engine
 
 
 def list_collections(url: str) -> list[CollectionInfo]:
-    """Every collection in the database, with counts; empty if nothing was ever ingested."""
-    pool = connection_pool(url)
-    with pool.connection() as conn:
+    """Every collection in the database, with counts; empty if nothing was ever ingested (read on a standby if any)."""
+    with read_connection(reader(url)) as conn:
         _refuse_legacy_layout(conn)
         if not conn.execute(sql.TABLE_EXISTS, ("hke_collections",)).fetchone()[0]:
             return []

@@ -33,6 +33,8 @@ class DatabaseStatus:
     pgvector_version: str | None = None
     postgres_version: str | None = None
     error: str | None = None  # why it is not running / not reachable (password-free)
+    # DATABASE_READ_URL's standbys, each checked now (core.db.replicas.standby_status); URLs redacted.
+    read_replicas: list[dict[str, object]] = field(default_factory=list)
 
 
 def database_url(settings: Settings | None = None, *, start: bool = True) -> str:
@@ -72,9 +74,17 @@ def status(settings: Settings | None = None) -> DatabaseStatus:
     """
     settings = settings or load_settings()
     if settings.database_url:
-        return _external_status(settings.database_url)
+        result = _external_status(settings.database_url)
+        if settings.database_read_urls:
+            from core.db.replicas import standby_status
+
+            result.read_replicas = standby_status(settings.database_url, settings.database_read_urls)
+        return result
     server = embedded_server(settings.pgdata)
     result = DatabaseStatus(mode="embedded", running=False, url_redacted="", pgdata=str(server.pgdata))
+    result.read_replicas = [{"url": redact_url(url), "serves_reads": False,
+                             "error": "ignored: DATABASE_READ_URL needs DATABASE_URL, the primary it replicates"}
+                            for url in settings.database_read_urls]
     found = Postmaster.read(server.pgdata) if server.pgdata.is_dir() else None
     proc = found.process(server.pgdata) if found else None
     if found is None or proc is None:

@@ -96,8 +96,9 @@ def ensure_contextual_store(
     name = contextual_collection_name(store.collection)
     sibling = ElementStore(store.url, name, store.embeddings, create=True,
                            options={"contextual": True, "contextual_of": store.collection})
-    base_docs = store.documents()
-    known = {d.document_id: d.content_hash for d in sibling.documents()}
+    base = store.primary_only()  # what to copy is decided on the primary, where the copies are written
+    base_docs = base.documents()
+    known = {d.document_id: d.content_hash for d in sibling.primary_only().documents()}
     wanted = {_derived_id(name, d.document_id, 16): d for d in base_docs}
     stale = [(doc_id, d) for doc_id, d in wanted.items() if known.get(doc_id) != d.content_hash]
     total = sum(d.n_elements for _, d in stale)
@@ -107,7 +108,7 @@ def ensure_contextual_store(
         progress(Progress("contextual", 0, total,
                           f"contextual collection {name}: embedding {len(stale)} documents with heading paths"))
     for doc_id, record in stale:
-        elements = _remap(store.elements(record.document_id), name, doc_id)
+        elements = _remap(base.elements(record.document_id), name, doc_id)
         texts = [embedding_text(e, contextual=True) for e in elements]
 
         def advance(n: int, filename: str = record.filename) -> None:
