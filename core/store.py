@@ -38,7 +38,7 @@ from core.db.pool import (
     read_connection,
     schema_lock,
 )
-from core.db.replicas import reader
+from core.db.replicas import configured_read_urls, reader
 from core.db.urls import psycopg_conninfo, sqlalchemy_url
 from core.element_rows import EMBEDDED_TEXT_SHA256 as EMBEDDED_TEXT_SHA256  # the metadata key, public here
 from core.element_rows import element_from_row, element_row
@@ -143,10 +143,12 @@ class ElementStore:
         read_urls: Sequence[str] | None = None,
     ) -> None:
         self.url = url
-        self.read_urls = read_urls
+        self.read_urls = tuple(read_urls) if read_urls is not None else configured_read_urls(url)
         self.collection = validate_collection_name(collection)
         self.embeddings = embeddings or make_embeddings()
         self.pool = connection_pool(url)
+        if self.read_urls:
+            reader(url, self.read_urls)  # the router exists before the first write: that write's position counts
         self._vectorstore: PGVectorStore | None = None
         self.collection_id, self.options = self._open(create=create, options=options or {})
         self.table = sql.table_name(self.collection_id)
@@ -154,7 +156,7 @@ class ElementStore:
     @property
     def reader(self) -> ConnectionSource:
         """Where reads for questions, pages and evaluation go: a standby, or the primary when none can serve."""
-        return reader(self.url, self.read_urls)
+        return reader(self.url, self.read_urls) if self.read_urls else self.pool
 
     def primary_only(self) -> ElementStore:
         """This store with its reads on the primary too, for work that writes from what it reads (index, sync)."""

@@ -18,6 +18,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from core.cli import main as cli_main
 from core.config import load_settings, read_urls
 from core.db import replicas, status
 from core.db.pool import close_pool
@@ -189,7 +190,7 @@ def test_a_standby_behind_the_write_is_waited_for_then_skipped(pair, store, rout
 
 
 def test_a_lost_standby_falls_back_to_the_primary_with_one_notice_and_returns(pair, store, router, tmp_path,
-                                                                                monkeypatch, caplog):
+                                                                                monkeypatch, caplog, capsys):
     monkeypatch.setattr(replicas, "RETRY_S", 0.2)
     caplog.set_level(logging.WARNING, logger="hke.database")
     expected = {q: [h.element.id for h in retrieve(store, q, k=4).hits] for q in QUESTIONS}
@@ -216,6 +217,10 @@ def test_a_lost_standby_falls_back_to_the_primary_with_one_notice_and_returns(pa
         replica = shown.read_replicas[0]
         assert replica["serves_reads"] is False and "unreachable" in replica["error"]
         assert "reads go to the primary" in replica["error"] and pair.password() not in repr(shown)
+        assert cli_main(["db", "status"]) == 0
+        out = capsys.readouterr().out
+        assert "read replica postgresql://hke:***@127.0.0.1:" in out and "unreachable" in out
+        assert pair.password() not in out
 
         # Written while the standby is down: stored on the primary, nothing lost.
         doc_id = write_document(tmp_path, store, "while-down.md", "# While down\n\nThe standby was stopped.\n")
@@ -231,6 +236,10 @@ def test_a_lost_standby_falls_back_to_the_primary_with_one_notice_and_returns(pa
         count = "SELECT count(*), coalesce(sum(n_elements), 0) FROM hke_documents"
         assert wait_until(lambda: p.execute(count).fetchone() == s.execute(count).fetchone())
     assert standby_status(pair.primary, [pair.standby])[0]["serves_reads"] is True
+    monkeypatch.setenv("DATABASE_URL", pair.primary)
+    monkeypatch.setenv("DATABASE_READ_URL", pair.standby)
+    assert cli_main(["db", "status"]) == 0
+    assert "bytes behind the primary" in capsys.readouterr().out
 
 
 def test_a_server_that_is_not_a_standby_is_not_read(pair, store, caplog):

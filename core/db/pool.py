@@ -44,6 +44,7 @@ CURRENT_WAL_POSITION = "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn"
 
 Role = Literal["primary", "replica"]
 _pools: dict[tuple[Role, str], Pool] = {}
+_noting_wal: set[str] = set()  # primaries with standbys: their pools note the WAL position after each use
 _lock = threading.Lock()
 
 
@@ -153,8 +154,20 @@ def connection_pool(url: str, *, max_size: int | None = None, role: Role = "prim
                 max_lifetime=POOL_MAX_LIFETIME_S,
                 name="hke" if role == "primary" else "hke-replica",
             )
+            pool.notes_wal_position = role == "primary" and conninfo in _noting_wal
             _pools[(role, conninfo)] = pool
         return pool
+
+
+def note_wal_positions(url: str) -> None:
+    """From now on, this process's pool for the primary ``url`` notes the WAL position after each use (it has
+    standbys that must not serve this process a read older than its own writes), whenever the pool is made."""
+    conninfo = psycopg_conninfo(url)
+    with _lock:
+        _noting_wal.add(conninfo)
+        pool = _pools.get(("primary", conninfo))
+        if pool is not None:
+            pool.notes_wal_position = True
 
 
 def pool_stats(url: str, role: Role = "primary") -> dict[str, int]:

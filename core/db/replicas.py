@@ -41,6 +41,7 @@ from core.db.pool import (
     _connect_kwargs,
     close_pool,
     connection_pool,
+    note_wal_positions,
 )
 from core.db.urls import CONNECT_TIMEOUT_S, connection_lost, psycopg_conninfo, redact_text, redact_url
 from core.text import first_line
@@ -96,6 +97,7 @@ class ReadRouter:
         if not read_urls:
             raise ValueError("a ReadRouter needs at least one standby URL")
         self.primary_url = psycopg_conninfo(primary_url)
+        note_wal_positions(self.primary_url)  # writes made before the first read count too
         self.replicas = [_Replica(url) for url in read_urls]
         self.lag_timeout = lag_timeout
         self.served = {"replica": 0, "primary": 0, "behind": 0}
@@ -103,9 +105,7 @@ class ReadRouter:
         self._count_lock = threading.Lock()
 
     def primary(self) -> Pool:
-        pool = connection_pool(self.primary_url)
-        pool.notes_wal_position = True
-        return pool
+        return connection_pool(self.primary_url)
 
     def states(self) -> list[ReplicaState]:
         return [replica.state() for replica in self.replicas]
