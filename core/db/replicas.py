@@ -179,6 +179,8 @@ class ReadRouter:
 
     def _checkout(self, replica: _Replica, target: int) -> tuple[Pool, psycopg.Connection] | None:
         """A connection of ``replica`` that has replayed up to ``target``, or None (lost, or still behind)."""
+        if not replica.up:  # lost by another thread since: do not open a pool for it again before a probe
+            return None
         try:
             pool = connection_pool(replica.conninfo, role="replica")
             conn = pool.getconn(CHECKOUT_TIMEOUT_S)
@@ -209,7 +211,7 @@ class ReadRouter:
                 in_recovery, replayed = conn.execute(REPLAY_POSITION).fetchone()
                 if not in_recovery:
                     raise NotAStandbyError("it is no longer a standby (pg_is_in_recovery() is false)")
-                replica.replayed = int(replayed)
+                replica.replayed = int(replayed or 0)  # NULL before a fresh standby has replayed anything
                 if replica.replayed >= target:
                     return True
                 if time.monotonic() + pause > deadline:
