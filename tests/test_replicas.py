@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import shutil
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,8 +195,26 @@ def test_a_lost_standby_falls_back_to_the_primary_with_one_notice_and_returns(pa
     monkeypatch.setattr(replicas, "RETRY_S", 0.2)
     caplog.set_level(logging.WARNING, logger="hke.database")
     expected = {q: [h.element.id for h in retrieve(store, q, k=4).hits] for q in QUESTIONS}
+    in_flight: list[BaseException] = []
+    started = threading.Event()
+
+    def long_read() -> None:  # a statement running on the standby when it stops
+        try:
+            with router.connection() as conn:
+                started.set()
+                conn.execute("SELECT pg_is_in_recovery(), pg_sleep(30)")
+        except Exception as exc:
+            in_flight.append(exc)
+        finally:
+            started.set()
+
+    reader_thread = threading.Thread(target=long_read)
+    reader_thread.start()
+    assert started.wait(10)
     tcp_postgres.pause(pair.standby_root)
+    reader_thread.join(30)
     try:
+        assert len(in_flight) == 1 and isinstance(in_flight[0], psycopg.OperationalError), in_flight  # fails once
         served = dict(router.served)
         for _ in range(3):  # every question still answered, the same way, from the primary
             for question in QUESTIONS:

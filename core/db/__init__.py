@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.config import Settings, load_settings
+from core.db.pool import PROBE_SUFFIX, _connect_kwargs
 from core.db.server import Postmaster, clients, embedded_server, logger, socket_url
 from core.db.urls import CONNECT_TIMEOUT_S, DatabaseError, psycopg_conninfo, redact_text, redact_url
 from core.text import first_line
@@ -114,7 +115,8 @@ def _external_status(raw_url: str) -> DatabaseStatus:
         return DatabaseStatus(mode="external", running=False, url_redacted=redact_url(raw_url), error=str(exc))
     result = DatabaseStatus(mode="external", running=False, url_redacted=redact_url(url))
     try:
-        with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as conn:
+        with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True,
+                             **_connect_kwargs(url, PROBE_SUFFIX)) as conn:
             result.postgres_version, result.pgvector_version = _versions(conn)
         result.running = True
     except Exception as exc:  # never let the password out through the message
