@@ -16,9 +16,10 @@ Phases (all on one synthetic 100k-element collection with the HNSW index, built 
    model) of ``--process-threads`` threads each, started together.
 
 Every level has a fixed number of requests and a time bound. A monitor thread on its own connection samples
-``pg_stat_activity`` (connections tagged ``application_name = hke:<pid>`` by ``core.store``) and the pool's
-``get_stats()``; a level passes when it had no errors, the pool and the server never held more than the pool's
-max size, every connection was back in the pool afterwards, and closing the pool left no server connection.
+``pg_stat_activity`` (client backends tagged ``application_name = hke:<pid>`` by ``core.db.pool``; a parallel
+query's workers carry that name too and are counted apart) and the pool's ``get_stats()``; a level passes when it
+had no errors, the pool and the server never held more than the pool's max size, every connection was back in the
+pool afterwards, and closing the pool left no server connection.
 The exit status is 1 if any level failed.
 
 USE runs on numpy/OpenBLAS. With OpenBLAS' default thread count its threads spin while waiting and, on a shared
@@ -140,11 +141,11 @@ class Monitor:
     """Samples the server's view (pg_stat_activity) and the pool's, on a connection of its own.
 
     Every backend of the process is sampled: the pool's (``application_name`` = the pool's name) and the other
-    connection sources' (that name plus a suffix, ``core.db.pool.SOURCE_SUFFIXES``). Only client backends are
-    connections: a parallel query's workers are listed under their leader's ``application_name`` too (backend_type
-    "parallel worker"), so they are counted apart (``peak_parallel_workers``). A sample in which the pool's name
-    held more client backends than the pool's max is kept whole (``over_max``) with the pool's own view at that
-    moment, so an excess can be attributed to its source.
+    connection sources' (that name plus a suffix, the ``*_SUFFIX`` constants of ``core.db.pool``). Only client
+    backends are connections: a parallel query's workers are listed under their leader's ``application_name`` too
+    (backend_type "parallel worker"), so they are counted apart (``peak_parallel_workers``). A sample in which the
+    pool's name held more client backends than the pool's max is kept whole (``over_max``) with the pool's own view
+    at that moment, so an excess can be attributed to its source.
     """
 
     def __init__(self, conninfo: str, app_name: str, pool=None, interval: float = 0.05) -> None:

@@ -29,13 +29,12 @@ POOL_TIMEOUT_S = 30.0  # a request that cannot get a connection for this long fa
 POOL_MAX_IDLE_S = 120.0  # an idle app gives back connections above min_size after 2 minutes (default 10)
 POOL_MAX_LIFETIME_S = 1800.0  # recycle backends every 30 min: per-backend caches and memory do not grow forever
 # pg_stat_activity.application_name of our connections: "hke:<pid>" for the primary's pool, so connections can be
-# counted per process (bench_load, tests/test_pool.py); every other source adds its own suffix (SOURCE_SUFFIXES).
+# counted per process (bench_load, tests/test_pool.py); every other source adds its own suffix (*_SUFFIX below).
 APPLICATION_NAME = "hke"
 REPLICA_SUFFIX = ":replica"  # the pools of DATABASE_READ_URL's standbys (core.db.replicas)
 SETUP_SUFFIX = ":setup"  # the one connection that makes sure the vector extension exists, before a pool opens
 PROBE_SUFFIX = ":probe"  # one-off checks: is a standby back, is the server reachable (status, ingest)
 PGVECTORSTORE_SUFFIX = ":pgvectorstore"  # langchain-postgres' engine behind ElementStore.vectorstore (NullPool)
-SOURCE_SUFFIXES = ("", REPLICA_SUFFIX, SETUP_SUFFIX, PROBE_SUFFIX, PGVECTORSTORE_SUFFIX)
 _ADVISORY_LOCK = "SELECT pg_advisory_lock(%s)"
 _ADVISORY_UNLOCK = "SELECT pg_advisory_unlock(%s)"
 # The end of the WAL the primary has written: once a standby has replayed up to here, it has every commit this
