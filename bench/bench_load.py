@@ -16,9 +16,10 @@ Phases (all on one synthetic 100k-element collection with the HNSW index, built 
    model) of ``--process-threads`` threads each, started together.
 
 Every level has a fixed number of requests and a time bound. A monitor thread on its own connection samples
-``pg_stat_activity`` (connections tagged ``application_name = hke:<pid>`` by ``core.store``) and the pool's
-``get_stats()``; a level passes when it had no errors, the pool and the server never held more than the pool's
-max size, every connection was back in the pool afterwards, and closing the pool left no server connection.
+``pg_stat_activity`` (client backends tagged ``application_name = hke:<pid>`` by ``core.db.pool``; a parallel
+query's workers carry that name too and are counted apart) and the pool's ``get_stats()``; a level passes when it
+had no errors, the pool and the server never held more than the pool's max size, every connection was back in the
+pool afterwards, and closing the pool left no server connection.
 The exit status is 1 if any level failed.
 
 USE runs on numpy/OpenBLAS. With OpenBLAS' default thread count its threads spin while waiting and, on a shared
@@ -137,7 +138,15 @@ def percentiles(values_ms: Sequence[float]) -> dict[str, float]:
 
 
 class Monitor:
-    """Samples the server's view (pg_stat_activity) and the pool's, on a connection of its own."""
+    """Samples the server's view (pg_stat_activity) and the pool's, on a connection of its own.
+
+    Every backend of the process is sampled: the pool's (``application_name`` = the pool's name) and the other
+    connection sources' (that name plus a suffix, the ``*_SUFFIX`` constants of ``core.db.pool``). Only client
+    backends are connections: a parallel query's workers are listed under their leader's ``application_name`` too
+    (backend_type "parallel worker"), so they are counted apart (``peak_parallel_workers``). A sample in which the
+    pool's name held more client backends than the pool's max is kept whole (``over_max``) with the pool's own view
+    at that moment, so an excess can be attributed to its source.
+    """
 
     def __init__(self, conninfo: str, app_name: str, pool=None, interval: float = 0.05) -> None:
         import psycopg
@@ -149,13 +158,24 @@ class Monitor:
         self.peak_server = 0
         self.peak_pool = 0
         self.peak_waiting = 0
+        self.peak_parallel_workers = 0
+        self.peak_by_source: dict[str, int] = {}
+        self.over_max: list[dict[str, Any]] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
+    def backends(self) -> list[tuple[str, str, int, str, str | None]]:
+        """(application_name, backend_type, pid, backend_start, state) of every backend of the sampled process(es)."""
+        return [(name, kind, pid, str(started), state) for name, kind, pid, started, state in self.conn.execute(
+            "SELECT application_name, backend_type, pid, backend_start, state FROM pg_stat_activity "
+            "WHERE application_name LIKE %s OR application_name LIKE %s || ':%%' ORDER BY backend_start",
+            (self.app_name, self.app_name))]
+
     def server_connections(self) -> int:
+        """The client connections under exactly the sampled name (the pool's; a '%' pattern takes every process)."""
         return int(self.conn.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE %s", (self.app_name,)
-        ).fetchone()[0])
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE %s AND backend_type = 'client backend'",
+            (self.app_name,)).fetchone()[0])
 
     def settled_server_connections(self, expected: int) -> int:
         """The count once backends that are closing have gone (or after SETTLE_S if it never gets there)."""
@@ -166,17 +186,34 @@ class Monitor:
             n = self.server_connections()
         return n
 
+    def _sample(self) -> None:
+        rows = self.backends()
+        by_source: dict[str, int] = {}
+        for name, kind, *_ in rows:
+            key = name if kind == "client backend" else f"{name} ({kind})"
+            by_source[key] = by_source.get(key, 0) + 1
+        for key, n in by_source.items():
+            self.peak_by_source[key] = max(self.peak_by_source.get(key, 0), n)
+        pooled = sum(1 for name, kind, *_ in rows if kind == "client backend"
+                     and (name == self.app_name or ("%" in self.app_name and name.count(":") == 1)))
+        workers = sum(1 for _, kind, *_ in rows if kind == "parallel worker")
+        self.peak_server = max(self.peak_server, pooled)
+        self.peak_parallel_workers = max(self.peak_parallel_workers, workers)
+        stats = self.pool.get_stats() if self.pool is not None else {}
+        if self.pool is not None:
+            self.peak_pool = max(self.peak_pool, stats.get("pool_size", 0))
+            self.peak_waiting = max(self.peak_waiting, stats.get("requests_waiting", 0))
+            if pooled > self.pool.max_size and len(self.over_max) < 5:
+                self.over_max.append({"backends": rows, "pool_stats": dict(stats)})
+
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.peak_server = max(self.peak_server, self.server_connections())
-            if self.pool is not None:
-                stats = self.pool.get_stats()
-                self.peak_pool = max(self.peak_pool, stats.get("pool_size", 0))
-                self.peak_waiting = max(self.peak_waiting, stats.get("requests_waiting", 0))
+            self._sample()
             self._stop.wait(self.interval)
 
     def __enter__(self) -> Monitor:
-        self.peak_server = self.peak_pool = self.peak_waiting = 0
+        self.peak_server = self.peak_pool = self.peak_waiting = self.peak_parallel_workers = 0
+        self.peak_by_source, self.over_max = {}, []
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -272,6 +309,9 @@ def level(store, monitor: Monitor, request: Request, items: Sequence[Any], concu
         "peak_server_connections": monitor.peak_server,
         "peak_pool_size": monitor.peak_pool,
         "peak_requests_waiting": monitor.peak_waiting,
+        "peak_server_connections_by_source": dict(monitor.peak_by_source),
+        "peak_parallel_workers": monitor.peak_parallel_workers,
+        "over_max_samples": list(monitor.over_max),
         "server_connections_after": server,
         "pool_stats_after": stats,
         "pool_wait_ms_per_checkout": round(stats.get("requests_wait_ms", 0) / requests_num, 3),
@@ -302,6 +342,11 @@ def median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "stages_ms": {name: {"p50": med(lambda r, n=name: r["stages_ms"][n]["p50"])} for name in stage_names},
         "pool_wait_ms_per_checkout": med(lambda r: r["pool_wait_ms_per_checkout"]),
         "peak_server_connections": max(r["peak_server_connections"] for r in runs),
+        "peak_server_connections_by_source": {
+            name: max(r["peak_server_connections_by_source"].get(name, 0) for r in runs)
+            for name in {n for r in runs for n in r["peak_server_connections_by_source"]}},
+        "over_max_samples": [s for r in runs for s in r["over_max_samples"]][:5],
+        "peak_parallel_workers": max(r["peak_parallel_workers"] for r in runs),
         "server_connections_after": max(r["server_connections_after"] for r in runs),
         "checks": {name: all(r["checks"][name] for r in runs) for name in runs[0]["checks"]},
         "ok": all(r["ok"] for r in runs),
@@ -417,7 +462,17 @@ def row(label: str, r: dict[str, Any]) -> str:
             f"{r['errors']:>5}{r['throughput_rps']:>8.1f}{lat['p50']:>8.1f}{lat['p95']:>8.1f}{lat['p99']:>8.1f}"
             f"{stage('embed_query')}{stage('vector_search')}{stage('expand_render')}{stage('extractive')}"
             f"{r.get('pool_wait_ms_per_checkout', 0.0):>7.1f}"
-            f"{r['peak_server_connections']:>6}{r['server_connections_after']:>6}  {verdict(r)}")
+            f"{r['peak_server_connections']:>6}{r['server_connections_after']:>6}  {verdict(r)}{over_max(r)}")
+
+
+def over_max(r: dict[str, Any]) -> str:
+    """The first sample in which the server held more of the pool's connections than its max, if any."""
+    if not r.get("over_max_samples"):
+        return ""
+    sample = r["over_max_samples"][0]
+    backends = "; ".join(f"{name} {kind} pid {pid} since {started[11:23]} {state}"
+                         for name, kind, pid, started, state in sample["backends"])
+    return f"\n    over the max: {backends}; pool: {sample['pool_stats']}"
 
 
 def verdict(r: dict[str, Any]) -> str:

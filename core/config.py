@@ -7,6 +7,7 @@ Every knob the app, the CLI and the tests share lives here so that a value is ne
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +18,9 @@ EMBEDDING_PROVIDERS = ("use", "e5", "openai")
 # Connections per process in the psycopg pool (HKE_POOL_SIZE). Chosen from bench/bench_load.py on 2 cores:
 # see core.db.pool for the measurement and why more connections only add contention.
 DEFAULT_POOL_SIZE = 4
+# Seconds a read waits for a standby to replay this process's last write before it reads the primary instead
+# (HKE_REPLICA_LAG_TIMEOUT; core.db.replicas).
+DEFAULT_REPLICA_LAG_TIMEOUT_S = 1.0
 # Seconds one LLM call may take in total, retries and a slow stream included (HKE_LLM_TIMEOUT).
 DEFAULT_LLM_TIMEOUT_S = 120.0
 
@@ -49,6 +53,9 @@ class Settings:
     llm_timeout: float = DEFAULT_LLM_TIMEOUT_S
     embed_threads: int | None = None  # HKE_EMBED_THREADS; None: chosen per call (core.embeddings.ThreadBudget)
     warm_pages: bool = True  # HKE_WARM_PAGES=0: the app does not load the report pages' modules in the background
+    # Standbys that serve reads (DATABASE_READ_URL); only with DATABASE_URL, whose primary they replicate.
+    database_read_urls: tuple[str, ...] = field(default=(), repr=False)
+    replica_lag_timeout: float = DEFAULT_REPLICA_LAG_TIMEOUT_S
 
     @property
     def pgdata(self) -> Path:
@@ -102,6 +109,8 @@ def load_settings() -> Settings:
         llm_timeout=_llm_timeout(),
         embed_threads=_embed_threads(),
         warm_pages=(os.environ.get("HKE_WARM_PAGES") or "1").strip() != "0",
+        database_read_urls=read_urls(os.environ.get("DATABASE_READ_URL") or ""),
+        replica_lag_timeout=_seconds("HKE_REPLICA_LAG_TIMEOUT", DEFAULT_REPLICA_LAG_TIMEOUT_S, low=0.0, high=60.0),
     )
 
 
@@ -114,6 +123,38 @@ def _llm_timeout() -> float:
     if not 0 < seconds <= 3600:
         raise ValueError(f"HKE_LLM_TIMEOUT must be more than 0 and at most 3600 seconds, got {raw}")
     return seconds
+
+
+def _seconds(name: str, default: float, *, low: float, high: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    try:
+        seconds = float(raw) if raw else default
+    except ValueError as exc:
+        raise ValueError(f"{name} must be a number of seconds, got {raw!r}") from exc
+    if not low <= seconds <= high:
+        raise ValueError(f"{name} must be between {low:g} and {high:g} seconds, got {raw}")
+    return seconds
+
+
+# A URL starts at a scheme. Entries are separated by whitespace or by a comma in front of the next scheme, so a
+# multi-host URL (postgresql://h1:5432,h2:5432/db) stays one entry.
+_READ_URL_SEPARATOR_RE = re.compile(r"\s+|,(?=\s*[A-Za-z][A-Za-z0-9+.-]*://)")
+_POSTGRES_URL_RE = re.compile(r"^(postgres|postgresql)(\+psycopg2?)?://", re.IGNORECASE)
+
+
+def read_urls(raw: str) -> tuple[str, ...]:
+    """``DATABASE_READ_URL`` as its URLs: one or more ``postgresql://`` URLs separated by commas or whitespace.
+
+    Keyword/value connection strings are refused (their spaces would split them); the message never shows a URL.
+    """
+    entries = [e.strip().strip(",").strip() for e in _READ_URL_SEPARATOR_RE.split(raw.strip())]
+    urls = tuple(dict.fromkeys(e for e in entries if e))
+    for i, url in enumerate(urls, 1):
+        if not _POSTGRES_URL_RE.match(url):
+            scheme = url.split("://", 1)[0] if "://" in url else "none"
+            raise ValueError(f"DATABASE_READ_URL entry {i} must be a postgresql:// URL (scheme {scheme!r}); "
+                             "separate several with commas or spaces")
+    return urls
 
 
 def _pool_size() -> int:

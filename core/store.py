@@ -6,11 +6,16 @@ API) whose hierarchy fields are real columns (``core.sql.elements``), so ``store
 replacing a document must be atomic (delete old elements, copy new ones, update its hash, all or nothing), and
 ``COPY`` avoids the 65,535-parameter limit of one insert; the hierarchy walks, scoped search and full-text
 ranking are SQL of our own (``core.sql.retrieval``).
+
+Writes, and the reads an ingest decides on (stored hashes, the embedding cache, the registry when a collection is
+opened), use the primary's pool (``store.pool``); reads for questions, pages and evaluation use ``store.reader``:
+the standbys of ``DATABASE_READ_URL`` when there are any (``core.db.replicas``), else the same pool.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import threading
 import unicodedata
@@ -27,7 +32,15 @@ from psycopg.types.json import Jsonb
 
 from core import old_layout
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
-from core.db.pool import _connect_kwargs, connection_pool, read_connection, schema_lock
+from core.db.pool import (
+    PGVECTORSTORE_SUFFIX,
+    ConnectionSource,
+    _connect_kwargs,
+    connection_pool,
+    read_connection,
+    schema_lock,
+)
+from core.db.replicas import configured_read_urls, reader
 from core.db.urls import psycopg_conninfo, sqlalchemy_url
 from core.element_rows import EMBEDDED_TEXT_SHA256 as EMBEDDED_TEXT_SHA256  # the metadata key, public here
 from core.element_rows import element_from_row, element_row
@@ -165,7 +178,8 @@ class ElementStore:
 
     ``create=False`` opens an existing collection only (readers should not create empty collections by
     looking at them). ``options`` are recorded on creation, e.g. ``{"contextual": True}``. A sibling (see
-    :meth:`sibling`) is opened with ``sibling_of``, its base's id.
+    :meth:`sibling`) is opened with ``sibling_of``, its base's id. ``read_urls`` are the standbys that serve its
+    reads; by default ``DATABASE_READ_URL``'s when ``url`` is ``DATABASE_URL``.
     """
 
     def __init__(
@@ -177,12 +191,16 @@ class ElementStore:
         create: bool = True,
         options: dict[str, Any] | None = None,
         sibling_of: uuid.UUID | None = None,
+        read_urls: Sequence[str] | None = None,
     ) -> None:
         self.url = url
         self.sibling_of = sibling_of
+        self.read_urls = tuple(read_urls) if read_urls is not None else configured_read_urls(url)
         self.collection = validate_collection_name(collection) if sibling_of is None else collection
         self.embeddings = embeddings or make_embeddings()
         self.pool = connection_pool(url)
+        if self.read_urls:
+            reader(url, self.read_urls)  # the router exists before the first write: that write's position counts
         self._vectorstore: PGVectorStore | None = None
         self.collection_id, self.options = self._open(create=create, options=options or {})
         self.table = sql.table_name(self.collection_id)
@@ -192,7 +210,7 @@ class ElementStore:
         collide with, hidden from listings and dropped with this one. ``create=False`` raises StoreError if there
         is none."""
         return ElementStore(self.url, f"{self.collection}{SIBLING_SEPARATOR}{kind}", self.embeddings, create=create,
-                            options=options, sibling_of=self.collection_id)
+                            options=options, sibling_of=self.collection_id, read_urls=self.read_urls)
 
     @contextlib.contextmanager
     def job_lock(self, job: str) -> Iterator[None]:
@@ -218,6 +236,17 @@ class ElementStore:
             f"collection {self.collection!r} no longer exists: it was dropped while this was running. Pick another "
             "collection (`python -m core collections` lists them) or ingest into this one again"
         )
+
+    @property
+    def reader(self) -> ConnectionSource:
+        """Where reads for questions, pages and evaluation go: a standby, or the primary when none can serve."""
+        return reader(self.url, self.read_urls) if self.read_urls else self.pool
+
+    def primary_only(self) -> ElementStore:
+        """This store with its reads on the primary too, for work that writes from what it reads (index, sync)."""
+        twin = copy.copy(self)
+        twin.read_urls = ()
+        return twin
 
     def statement(self, template: str) -> str:
         """A statement template of ``core.sql`` bound to this collection's element table."""
@@ -270,7 +299,7 @@ class ElementStore:
         if self._vectorstore is None:
             from langchain_postgres import PGVectorStore
 
-            with read_connection(self.pool) as conn:  # where the table is: a URL may set its own search_path
+            with read_connection(self.reader) as conn:  # where the table is: a URL may set its own search_path
                 schema = conn.execute(self.statement(sql.TABLE_SCHEMA)).fetchone()[0]
             self._vectorstore = PGVectorStore.create_sync(
                 engine=pg_engine(self.url),
@@ -296,11 +325,11 @@ class ElementStore:
             return dict(conn.execute(sql.DOCUMENT_HASHES, (self.collection_id,)).fetchall())
 
     def documents(self) -> list[DocumentRecord]:
-        with self.pool.connection() as conn:
+        with read_connection(self.reader) as conn:
             return [DocumentRecord(*row) for row in conn.execute(sql.LIST_DOCUMENTS, (self.collection_id,))]
 
     def document(self, document_id: str) -> DocumentRecord | None:
-        with self.pool.connection() as conn:
+        with read_connection(self.reader) as conn:
             row = conn.execute(sql.GET_DOCUMENT, (self.collection_id, document_id)).fetchone()
         return DocumentRecord(*row) if row else None
 
@@ -410,7 +439,7 @@ class ElementStore:
 
     def elements(self, document_id: str) -> list[Document]:
         """All elements of one document, in document order."""
-        with self.pool.connection() as conn:
+        with read_connection(self.reader) as conn:
             rows = conn.execute(self.statement(sql.ELEMENTS_OF_DOCUMENT), (document_id,)).fetchall()
         return [element_from_row(row) for row in rows]
 
@@ -418,7 +447,7 @@ class ElementStore:
         ids = list(dict.fromkeys(ids))
         if not ids:
             return []
-        with self.pool.connection() as conn:
+        with read_connection(self.reader) as conn:
             rows = conn.execute(self.statement(sql.ELEMENTS_BY_ID), (ids,)).fetchall()
         by_id = {row[0]: element_from_row(row) for row in rows}
         return [by_id[i] for i in ids if i in by_id]
@@ -428,12 +457,12 @@ class ElementStore:
         ids = list(dict.fromkeys(ids))
         if not ids:
             return {}
-        with read_connection(self.pool) as conn:
+        with read_connection(self.reader) as conn:
             rows = conn.execute(self.statement(sql.ANCESTORS), {"ids": ids}).fetchall()
         return {row[0]: element_from_row(row) for row in rows}
 
     def stats(self) -> CorpusStats:
-        with self.pool.connection() as conn:
+        with read_connection(self.reader) as conn:
             counts = [(c or "?", int(d), int(n)) for c, d, n in conn.execute(self.statement(sql.CATEGORY_DEPTH_COUNTS))]
             documents = len(conn.execute(sql.DOCUMENT_HASHES, (self.collection_id,)).fetchall())
         return CorpusStats(documents=documents, elements=sum(n for *_, n in counts), by_category_depth=counts)
@@ -493,16 +522,15 @@ def pg_engine(url: str) -> PGEngine:
         if engine is None:
             engine = PGEngine.from_connection_string(
                 key, poolclass=NullPool,
-                connect_args=_connect_kwargs(psycopg_conninfo(url), ":pgvectorstore"),  # see APPLICATION_NAME
+                connect_args=_connect_kwargs(psycopg_conninfo(url), PGVECTORSTORE_SUFFIX),
             )
             _pg_engines[key] = engine
         return engine
 
 
 def list_collections(url: str) -> list[CollectionInfo]:
-    """Every collection in the database, with counts; empty if nothing was ever ingested."""
-    pool = connection_pool(url)
-    with pool.connection() as conn:
+    """Every collection in the database, with counts; empty if nothing was ever ingested (read on a standby if any)."""
+    with read_connection(reader(url)) as conn:
         _refuse_legacy_layout(conn)
         if not conn.execute(sql.TABLE_EXISTS, ("hke_collections",)).fetchone()[0]:
             return []

@@ -29,7 +29,11 @@ QUESTIONS = ["Nova 24FL 무게는 얼마인가요?", "How many HDMI ports does t
 
 
 class ServerConnections:
-    """Counts one application name's connections in ``pg_stat_activity``, from a connection of its own."""
+    """Counts one application name's connections in ``pg_stat_activity``, from a connection of its own.
+
+    Only client backends are connections: a parallel query's workers are listed under their leader's
+    ``application_name`` too (see ``test_parallel_workers_carry_the_pools_name_but_are_not_connections``).
+    """
 
     def __init__(self, url: str, name: str) -> None:
         self.conn = psycopg.connect(psycopg_conninfo(url), autocommit=True, application_name="hke-test-monitor")
@@ -37,7 +41,8 @@ class ServerConnections:
 
     def count(self) -> int:
         return self.conn.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s AND datname = current_database()",
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s AND datname = current_database() "
+            "AND backend_type = 'client backend'",
             (self.name,),
         ).fetchone()[0]
 
@@ -207,3 +212,48 @@ def test_a_bad_connection_setting_fails_at_once_with_its_cause(db_url, monkeypat
     err = capsys.readouterr().err
     assert code == 2 and cause in err, err
     assert elapsed < 10, f"{elapsed:.1f} s"
+
+
+def test_parallel_workers_carry_the_pools_name_but_are_not_connections(own_pool_store):
+    """Why bench_load once saw 5 backends named like a pool of 4: a parallel worker of one of its statements.
+
+    Postgres lists a parallel query's workers in ``pg_stat_activity`` under the leader's ``application_name``
+    (``backend_type`` "parallel worker", ``leader_pid`` the leader). They are not connections (they count against
+    ``max_parallel_workers``, not ``max_connections``), so counting by name alone overstates the pool.
+    """
+    store, server = own_pool_store
+    pool = store.pool
+    barrier = threading.Barrier(POOL_MAX + 1)
+
+    def parallel_statement() -> None:
+        with pool.connection() as conn:
+            conn.execute("SET LOCAL debug_parallel_query = on")  # a Gather with one worker, for any safe plan
+            barrier.wait()
+            conn.execute("SELECT pg_sleep(1.0)")
+
+    threads = [threading.Thread(target=parallel_statement) for _ in range(POOL_MAX)]
+    for t in threads:
+        t.start()
+    barrier.wait()  # every connection of the pool is about to run its statement
+    peak: dict[str, list[tuple[int, int | None]]] = {}
+    counted = 0  # what ServerConnections (the way the pool tests and bench_load count) saw at most
+    deadline = time.monotonic() + 0.9
+    while time.monotonic() < deadline:
+        rows = server.conn.execute(
+            "SELECT backend_type, pid, leader_pid FROM pg_stat_activity WHERE application_name = %s",
+            (server.name,)).fetchall()
+        if len(rows) > sum(len(v) for v in peak.values()):
+            peak = {}
+            for kind, pid, leader in rows:
+                peak.setdefault(kind, []).append((pid, leader))
+        counted = max(counted, server.count())
+        time.sleep(0.02)
+    for t in threads:
+        t.join()
+
+    clients, workers = peak.get("client backend", []), peak.get("parallel worker", [])
+    assert len(clients) == POOL_MAX, peak  # the pool's real peak: exactly its max
+    assert workers, "a forced parallel statement runs a worker"
+    assert len(clients) + len(workers) > POOL_MAX, "counted by name alone, the pool looks bigger than its max"
+    assert {leader for _, leader in workers} <= {pid for pid, _ in clients}, "each worker serves one of the pool's"
+    assert counted == POOL_MAX

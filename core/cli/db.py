@@ -34,7 +34,11 @@ def cmd_db(args: argparse.Namespace) -> int:
         emit({"stopped": stopped}, args.json, "stopped" if stopped else "no embedded server was running")
         return 0
     payload = asdict(db.status(settings))
-    emit(payload, args.json, "\n".join(f"{k}: {v}" for k, v in payload.items()))
+    lines = [f"{k}: {v}" for k, v in payload.items() if k != "read_replicas"]
+    lines += [f"read replica {r['url']}: " + (r["error"] if "error" in r else
+              f"serves reads, {r.get('behind_bytes', '?')} bytes behind the primary, last replayed transaction "
+              f"{r.get('last_replay_s_ago')} s ago") for r in payload["read_replicas"]]
+    emit(payload, args.json, "\n".join(lines))
     return 0
 
 

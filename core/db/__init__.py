@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.config import Settings, load_settings
+from core.db.pool import PROBE_SUFFIX, _connect_kwargs
 from core.db.server import Postmaster, clients, embedded_server, logger, socket_url
 from core.db.urls import CONNECT_TIMEOUT_S, DatabaseError, check_conninfo, psycopg_conninfo, redact_text, redact_url
 from core.text import first_line
@@ -33,6 +34,8 @@ class DatabaseStatus:
     pgvector_version: str | None = None
     postgres_version: str | None = None
     error: str | None = None  # why it is not running / not reachable (password-free)
+    # DATABASE_READ_URL's standbys, each checked now (core.db.replicas.standby_status); URLs redacted.
+    read_replicas: list[dict[str, object]] = field(default_factory=list)
 
 
 def database_url(settings: Settings | None = None, *, start: bool = True) -> str:
@@ -72,9 +75,17 @@ def status(settings: Settings | None = None) -> DatabaseStatus:
     """
     settings = settings or load_settings()
     if settings.database_url:
-        return _external_status(settings.database_url)
+        result = _external_status(settings.database_url)
+        if settings.database_read_urls:
+            from core.db.replicas import standby_status
+
+            result.read_replicas = standby_status(settings.database_url, settings.database_read_urls)
+        return result
     server = embedded_server(settings.pgdata)
     result = DatabaseStatus(mode="embedded", running=False, url_redacted="", pgdata=str(server.pgdata))
+    result.read_replicas = [{"url": redact_url(url), "serves_reads": False,
+                             "error": "ignored: DATABASE_READ_URL needs DATABASE_URL, the primary it replicates"}
+                            for url in settings.database_read_urls]
     found = Postmaster.read(server.pgdata) if server.pgdata.is_dir() else None
     proc = found.process(server.pgdata) if found else None
     if found is None or proc is None:
@@ -105,7 +116,8 @@ def _external_status(raw_url: str) -> DatabaseStatus:
         return DatabaseStatus(mode="external", running=False, url_redacted=redact_url(raw_url), error=str(exc))
     result = DatabaseStatus(mode="external", running=False, url_redacted=redact_url(url))
     try:
-        with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as conn:
+        with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True,
+                             **_connect_kwargs(url, PROBE_SUFFIX)) as conn:
             result.postgres_version, result.pgvector_version = _versions(conn)
         result.running = True
     except Exception as exc:  # never let the password out through the message

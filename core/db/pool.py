@@ -16,9 +16,11 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Iterator
+from typing import Literal, Protocol
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
+from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
 from core.config import load_settings
@@ -33,21 +35,73 @@ from core.db.urls import (
 POOL_TIMEOUT_S = 30.0  # a request that cannot get a connection for this long fails with PoolTimeout
 POOL_MAX_IDLE_S = 120.0  # an idle app gives back connections above min_size after 2 minutes (default 10)
 POOL_MAX_LIFETIME_S = 1800.0  # recycle backends every 30 min: per-backend caches and memory do not grow forever
-# pg_stat_activity.application_name of our connections: "hke:<pid>", so connections can be counted per process
-# (bench_load, tests/test_pool.py).
+# pg_stat_activity.application_name of our connections: "hke:<pid>" for the primary's pool, so connections can be
+# counted per process (bench_load, tests/test_pool.py); every other source adds its own suffix (*_SUFFIX below).
 APPLICATION_NAME = "hke"
 # A statement_timeout below this (from the URL's options, the role or the database) cancels HKE's own set-up
 # statements: refused at once with the cause named, instead of a pool that retries for POOL_TIMEOUT_S.
 MIN_STATEMENT_TIMEOUT_MS = 1000
+REPLICA_SUFFIX = ":replica"  # the pools of DATABASE_READ_URL's standbys (core.db.replicas)
+SETUP_SUFFIX = ":setup"  # the one connection that makes sure the vector extension exists, before a pool opens
+PROBE_SUFFIX = ":probe"  # one-off checks: is a standby back, is the server reachable (status, ingest)
+PGVECTORSTORE_SUFFIX = ":pgvectorstore"  # langchain-postgres' engine behind ElementStore.vectorstore (NullPool)
 _ADVISORY_LOCK = "SELECT pg_advisory_lock(%s)"
 _ADVISORY_UNLOCK = "SELECT pg_advisory_unlock(%s)"
+# The end of the WAL the primary has written: once a standby has replayed up to here, it has every commit this
+# process has seen. As bytes since 0/0, so positions compare as integers.
+CURRENT_WAL_POSITION = "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn"
 
-_pools: dict[str, ConnectionPool] = {}
+Role = Literal["primary", "replica"]
+_pools: dict[tuple[Role, str], Pool] = {}
+_noting_wal: set[str] = set()  # primaries with standbys: their pools note the WAL position after each use
 _lock = threading.Lock()
 
 
 def application_name(suffix: str = "") -> str:
     return f"{APPLICATION_NAME}:{os.getpid()}{suffix}"
+
+
+class ConnectionSource(Protocol):
+    """Anything that lends connections like a pool: a :class:`Pool`, or :class:`core.db.replicas.ReadRouter`."""
+
+    def connection(self, timeout: float | None = None) -> contextlib.AbstractContextManager[psycopg.Connection]: ...
+
+
+class Pool(ConnectionPool):
+    """A psycopg pool that, for a primary with standbys, notes where the WAL ends after each use.
+
+    ``core.db.replicas`` turns ``notes_wal_position`` on and waits, before a standby serves this process a read,
+    until the standby has replayed up to ``written_position``: the process reads its own writes. The position is
+    read after the commit, in the caller's thread, so the next read already sees it; one round trip per use of
+    the primary, and none while no standby is configured.
+    """
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        self.notes_wal_position = False
+        self.written_position = 0
+        self._position_lock = threading.Lock()
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    @contextlib.contextmanager
+    def connection(self, timeout: float | None = None) -> Iterator[psycopg.Connection]:
+        with super().connection(timeout) as conn:
+            yield conn
+            if self.notes_wal_position:
+                self._note_wal_position(conn)
+
+    def _note_wal_position(self, conn: psycopg.Connection) -> None:
+        if conn.closed or conn.info.transaction_status not in (TransactionStatus.IDLE, TransactionStatus.INTRANS):
+            return
+        conn.commit()  # what the pool's context would do next: the position must include this transaction
+        autocommit, conn.autocommit = conn.autocommit, True
+        try:
+            position = int(conn.execute(CURRENT_WAL_POSITION).fetchone()[0])
+        except psycopg.errors.ObjectNotInPrerequisiteState:  # DATABASE_URL names a standby: it has no WAL of its own
+            return
+        finally:
+            conn.autocommit = autocommit
+        with self._position_lock:
+            self.written_position = max(self.written_position, position)
 
 
 def _connect_kwargs(conninfo: str, suffix: str = "") -> dict[str, str]:
@@ -82,7 +136,8 @@ def _ensure_extension(conninfo: str) -> None:
     # The value the URL asks for, to name it when even the check below is cancelled.
     asked = re.search(r"statement_timeout\s*=\s*(\S+)", params.get("options") or "")
     try:
-        with psycopg.connect(conninfo, autocommit=True, connect_timeout=10) as conn:
+        with psycopg.connect(conninfo, autocommit=True, connect_timeout=10,
+                             **_connect_kwargs(conninfo, SETUP_SUFFIX)) as conn:
             row = conn.execute("SELECT setting::bigint FROM pg_settings WHERE name = 'statement_timeout'").fetchone()
             if row and 0 < row[0] < MIN_STATEMENT_TIMEOUT_MS:
                 raise _statement_timeout_error(str(row[0]))
@@ -96,48 +151,63 @@ def _ensure_extension(conninfo: str) -> None:
                             "image, or a managed Postgres that offers `vector`)") from exc
 
 
-def connection_pool(url: str, *, max_size: int | None = None) -> ConnectionPool:
-    """This process's pool for ``url``, created on first use (after making sure the vector extension exists).
+def connection_pool(url: str, *, max_size: int | None = None, role: Role = "primary") -> Pool:
+    """This process's pool for ``url``, created on first use (a primary's after making sure the vector extension
+    exists; a standby is read-only and has it from its primary).
 
     ``max_size`` defaults to ``Settings.pool_size``; it only applies when the pool is created (benchmarks that
-    compare sizes call :func:`close_pools` first).
+    compare sizes call :func:`close_pools` first). A ``"replica"`` pool does not test connections before lending
+    them: :class:`core.db.replicas.ReadRouter` asks each one how far it has replayed instead, the same round trip.
     """
     conninfo = psycopg_conninfo(url)
     with _lock:
-        pool = _pools.get(conninfo)
+        pool = _pools.get((role, conninfo))
         if pool is None or pool.closed:
-            _ensure_extension(conninfo)
-            pool = ConnectionPool(
+            if role == "primary":
+                _ensure_extension(conninfo)
+            pool = Pool(
                 conninfo,
                 min_size=1,
                 max_size=max_size or load_settings().pool_size,
-                kwargs=_connect_kwargs(conninfo),
+                kwargs=_connect_kwargs(conninfo, "" if role == "primary" else REPLICA_SUFFIX),
                 configure=_configure_connection,
                 # A pooled connection to a server that has since died or restarted is dead: test each one before
                 # handing it out (one round trip), so a restarted server is used without a manual step.
-                check=ConnectionPool.check_connection,
+                check=ConnectionPool.check_connection if role == "primary" else None,
                 open=True,
                 timeout=POOL_TIMEOUT_S,
                 max_idle=POOL_MAX_IDLE_S,
                 max_lifetime=POOL_MAX_LIFETIME_S,
-                name="hke",
+                name="hke" if role == "primary" else "hke-replica",
             )
-            _pools[conninfo] = pool
+            pool.notes_wal_position = role == "primary" and conninfo in _noting_wal
+            _pools[(role, conninfo)] = pool
         return pool
 
 
-def pool_stats(url: str) -> dict[str, int]:
+def note_wal_positions(url: str) -> None:
+    """From now on, this process's pool for the primary ``url`` notes the WAL position after each use (it has
+    standbys that must not serve this process a read older than its own writes), whenever the pool is made."""
+    conninfo = psycopg_conninfo(url)
+    with _lock:
+        _noting_wal.add(conninfo)
+        pool = _pools.get(("primary", conninfo))
+        if pool is not None:
+            pool.notes_wal_position = True
+
+
+def pool_stats(url: str, role: Role = "primary") -> dict[str, int]:
     """``ConnectionPool.get_stats()`` of this process's pool for ``url`` (empty if none is open).
 
     ``pool_size`` is the connections the pool holds (in use + idle), ``pool_available`` the idle ones,
     ``requests_waiting`` the callers queued for one; counters such as ``requests_num`` are since the pool opened.
     """
-    pool = _pools.get(psycopg_conninfo(url))
+    pool = _pools.get((role, psycopg_conninfo(url)))
     return dict(pool.get_stats()) if pool is not None and not pool.closed else {}
 
 
 @contextlib.contextmanager
-def read_connection(pool: ConnectionPool) -> Iterator[psycopg.Connection]:
+def read_connection(pool: ConnectionSource) -> Iterator[psycopg.Connection]:
     """A pooled connection in autocommit for reads: one statement is one round trip.
 
     Outside autocommit psycopg sends ``BEGIN`` before the first statement and the pool's context sends
@@ -150,6 +220,14 @@ def read_connection(pool: ConnectionPool) -> Iterator[psycopg.Connection]:
         finally:
             if not conn.closed:
                 conn.autocommit = False  # the pool hands the connection to writers that expect transactions
+
+
+def close_pool(url: str, role: Role = "primary") -> None:
+    """Close and forget this process's pool for ``url``, if it has one (its connections in use close on return)."""
+    with _lock:
+        pool = _pools.pop((role, psycopg_conninfo(url)), None)
+    if pool is not None:
+        pool.close(timeout=0.5)
 
 
 def close_pools() -> None:
@@ -171,7 +249,7 @@ def schema_lock(conn: psycopg.Connection, key: int) -> Iterator[None]:
         conn.commit()
 
 
-def apply_schema(pool: ConnectionPool, statements: Iterable[str], lock_key: int) -> None:
+def apply_schema(pool: ConnectionSource, statements: Iterable[str], lock_key: int) -> None:
     """Run idempotent DDL once, serialised across processes by the advisory lock ``lock_key``."""
     with pool.connection() as conn, schema_lock(conn, lock_key):
         for statement in statements:

@@ -27,6 +27,7 @@ from psycopg.types.json import Jsonb
 
 from core.answering import Answerer, ExtractiveAnswerer, default_answerer
 from core.db.pool import connection_pool, read_connection
+from core.db.replicas import reader
 from core.evaluation.judge import CRITERIA, Judge, PairJudgement, Verdict, judge_pairs_for, win_rates
 from core.evaluation.metrics import ContextItem, QuestionScore, aggregate, answer_match, score_question
 from core.evaluation.modes import DEFAULT_MODES, ModeRetrieval, ModeRunner, ensure_schema, parse_modes
@@ -359,7 +360,7 @@ def _info(row: Sequence[Any]) -> RunInfo:
 
 def list_runs(url: str, collection: str | None = None, *, limit: int = 100) -> list[RunInfo]:
     """Stored runs, newest first (of one collection, or all)."""
-    with read_connection(connection_pool(url)) as conn:
+    with read_connection(reader(url)) as conn:
         if not _tables_exist(conn):
             return []
         rows = conn.execute(sql.LIST_RUNS, {"collection": collection, "limit": limit}).fetchall()
@@ -372,7 +373,7 @@ def load_run(url: str, run_id: str) -> EvalRun | None:
         uuid.UUID(str(run_id))
     except ValueError:
         return None
-    with read_connection(connection_pool(url)) as conn:
+    with read_connection(reader(url)) as conn:
         if not _tables_exist(conn):
             return None
         row = conn.execute(sql.GET_RUN, {"run_id": run_id}).fetchone()

@@ -299,7 +299,7 @@ def _element_similarity(store: ElementStore, question: str, element_ids: list[st
     if not element_ids:
         return {}
     query = np.asarray(store.embeddings.embed_query(question), dtype=np.float32)
-    rows = tables.fetch(store.pool, store.statement(sql.ELEMENT_SIMILARITY),
+    rows = tables.fetch(store.reader, store.statement(sql.ELEMENT_SIMILARITY),
                         {"query": query, "collection_id": store.collection_id, "ids": element_ids})  # fmt: skip
     return {row[0]: float(row[1]) for row in rows}
 

@@ -140,6 +140,7 @@ def run_index(
     use_llm_extraction = chat_model is not None and config.extraction in ("auto", "llm")
     use_llm_reports = chat_model is not None and config.reports in ("auto", "llm")
 
+    store = store.primary_only()  # the index is built from, and written to, the primary
     tables.ensure_schema(store.pool)
     chat = CachedChat(chat_model, pool=store.pool, collection_id=store.collection_id) if chat_model else None
 

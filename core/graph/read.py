@@ -1,6 +1,6 @@
 """Read API over a collection's index, for the CLI and the report browser.
 
-Functions take an :class:`~core.store.ElementStore` (only ``.pool`` and ``.collection_id`` are used, plus
+Functions take an :class:`~core.store.ElementStore` (only ``.reader`` and ``.collection_id`` are used, plus
 ``.get`` to resolve element ids); :class:`GraphIndex` bundles them for one store. Nothing here writes.
 """
 
@@ -27,11 +27,11 @@ class GraphIndexMissing(LookupError):
 
 
 def index_exists(store: ElementStore) -> bool:
-    return tables.index_info(store.pool, store.collection_id) is not None
+    return tables.index_info(store.reader, store.collection_id) is not None
 
 
 def index_info(store: ElementStore) -> tables.IndexInfo | None:
-    return tables.index_info(store.pool, store.collection_id)
+    return tables.index_info(store.reader, store.collection_id)
 
 
 def _kind(kind: str | None) -> str | None:
@@ -42,14 +42,14 @@ def _kind(kind: str | None) -> str | None:
 
 def _rows(store: ElementStore, statement: str, params: tables.Params) -> list[tuple]:
     """The rows of one read of the index; none when the collection has no index tables."""
-    return tables.fetch(store.pool, statement, params) if tables.tables_exist(store.pool) else []
+    return tables.fetch(store.reader, statement, params) if tables.tables_exist(store.reader) else []
 
 
 def _rows_of_kind(store: ElementStore, statement: str, kind: str | None, **params: int | None) -> list[tuple]:
     """:func:`_rows` of a statement filtered by community kind (``kind`` is checked once the tables exist)."""
-    if not tables.tables_exist(store.pool):
+    if not tables.tables_exist(store.reader):
         return []
-    return tables.fetch(store.pool, statement, {"collection_id": store.collection_id, "kind": _kind(kind), **params})
+    return tables.fetch(store.reader, statement, {"collection_id": store.collection_id, "kind": _kind(kind), **params})
 
 
 def load_reports(store: ElementStore, *, level: int | None = None, kind: str | None = "entity") -> list[Report]:

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from psycopg.abc import Params
     from psycopg_pool import ConnectionPool
 
+    from core.db.pool import ConnectionSource
+
 _schema_ready: set[int] = set()
 
 
@@ -34,7 +36,7 @@ def ensure_schema(pool: ConnectionPool) -> None:
     _schema_ready.add(id(pool))
 
 
-def tables_exist(pool: ConnectionPool) -> bool:
+def tables_exist(pool: ConnectionSource) -> bool:
     if id(pool) in _schema_ready:
         return True
     with pool.connection() as conn:
@@ -108,7 +110,7 @@ def _copy(conn: psycopg.Connection, statement: str, types: list[str], rows: Iter
 # -- reads ------------------------------------------------------------------------------------------
 
 
-def index_info(pool: ConnectionPool, collection_id: uuid.UUID) -> IndexInfo | None:
+def index_info(pool: ConnectionSource, collection_id: uuid.UUID) -> IndexInfo | None:
     if not tables_exist(pool):
         return None
     with pool.connection() as conn:
@@ -160,6 +162,6 @@ def row_report(row: tuple) -> Report:
     )
 
 
-def fetch(pool: ConnectionPool, statement: str, params: Params) -> list[tuple]:
+def fetch(pool: ConnectionSource, statement: str, params: Params) -> list[tuple]:
     with pool.connection() as conn:
         return conn.execute(statement, params).fetchall()

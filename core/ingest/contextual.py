@@ -104,6 +104,8 @@ def drop_contextual_index(store: ElementStore) -> bool:
 
 def _sync(store: ElementStore, sibling: ElementStore, progress: ProgressCallback, batch_size: int) -> ContextualSync:
     started = time.perf_counter()
+    # What to copy is decided on the primary, where the copies are written: a standby may lag behind it.
+    store, sibling = store.primary_only(), sibling.primary_only()
     # One update per base collection at a time: it reads the base's documents only once it holds the lock, so two
     # ingests finishing together cannot undo each other's additions.
     with store.job_lock(CONTEXTUAL):

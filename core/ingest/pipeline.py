@@ -51,12 +51,15 @@ def _database_unavailable(store: ElementStore, exc: BaseException) -> str | None
     """
     import psycopg
 
+    from core.db.pool import PROBE_SUFFIX, _connect_kwargs
     from core.db.urls import connection_lost, psycopg_conninfo, redact_text
 
     if not connection_lost(exc):
         return None
+    conninfo = psycopg_conninfo(store.url)
     try:
-        with psycopg.connect(psycopg_conninfo(store.url), connect_timeout=3, autocommit=True) as conn:
+        with psycopg.connect(conninfo, connect_timeout=3, autocommit=True,
+                             **_connect_kwargs(conninfo, PROBE_SUFFIX)) as conn:
             conn.execute("SELECT 1")
     except Exception as probe:
         return redact_text(first_line(probe), store.url)

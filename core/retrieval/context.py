@@ -129,7 +129,7 @@ def expand(
         return store.ancestors(hit_ids), [], {}
     if query_vector is None:
         raise ValueError("children_budget needs the query vector to score the children")
-    with read_connection(store.pool) as conn:
+    with read_connection(store.reader) as conn:
         rows = conn.execute(
             store.statement(sql.EXPAND_WITH_CHILDREN),
             {

@@ -158,7 +158,7 @@ class HeadingMatch:
 
 
 def load_headings(store: ElementStore) -> list[HeadingRef]:
-    with read_connection(store.pool) as conn:
+    with read_connection(store.reader) as conn:
         rows = conn.execute(store.statement(sql.HEADINGS), {"collection_id": store.collection_id}).fetchall()
     out = []
     for element_id, text, path, document_id, filename in rows:

@@ -74,7 +74,7 @@ def resolve_scope(store: ElementStore, key: str | None) -> Scope:
         return Scope.document(record.document_id, record.title or record.filename)
     found = store.get([key])
     if not found and _HEX.fullmatch(key.lower()):
-        with read_connection(store.pool) as conn:
+        with read_connection(store.reader) as conn:
             rows = conn.execute(
                 store.statement(sql.ELEMENTS_BY_PREFIX), {"collection_id": store.collection_id, "prefix": key.lower()}
             ).fetchall()

@@ -180,7 +180,7 @@ def vector_search(
         raise ValueError(f"k must be between 1 and {MAX_K}, got {k}")
     scope = scope or Scope.whole()
     params = {**_scope_params(store, scope), "query": query_vector, "k": k}
-    with read_connection(store.pool) as conn:
+    with read_connection(store.reader) as conn:
         rows = conn.execute(store.statement(sql.vector_statement(scope.kind, include_metadata)), params).fetchall()
     return _hits(rows)
 
@@ -225,7 +225,7 @@ def fts_scored(
     scope = scope or Scope.whole()
     question = unicodedata.normalize("NFKC", question)
     named = set(scope.names)
-    with read_connection(store.pool) as conn:
+    with read_connection(store.reader) as conn:
         lexemes = conn.execute(sql.QUESTION_LEXEMES, {"question": question}).fetchone()[0] or []
         terms = [tsquery_lexeme(lex) for lex in lexemes if not is_stopword(lex) and lex not in named]
         terms += [tsquery_lexeme(stem, prefix=True) for stem in fts_terms(question)
