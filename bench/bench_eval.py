@@ -52,7 +52,7 @@ from _synthetic import remove_scratch_database
 NEAR_TWIN = ROOT / "data" / "near_twin"
 DEFAULT_MODES = ("plain", "hierarchical", "contextual", "fulltext", "hybrid", "default")
 COLUMNS = ("n", "recall", "attribution", "answer_contains", "answer_exact", "tokens", "old_recall",
-           "old_attribution", "latency_ms_p50")
+           "old_attribution", "search_ms_p50", "latency_ms_p50")
 
 
 @dataclass(frozen=True)
@@ -154,6 +154,7 @@ def evaluate_set(store, questions, modes: Sequence[str], k: int) -> dict[str, di
                 "old_recall": old_recall([i.text for i in items], answers) if answers else None,
                 "old_attribution": headings_present(items, question.gold_path),
                 "latency_ms": retrieval.latency_ms,
+                "search_ms": retrieval.timings.get("search", 0.0),
                 "answer": answer,
             })
     out = {}
@@ -162,8 +163,9 @@ def evaluate_set(store, questions, modes: Sequence[str], k: int) -> dict[str, di
         for column in ("recall", "attribution", "answer_contains", "answer_exact", "old_recall", "old_attribution"):
             agg[column] = _mean([r[column] for r in mode_rows])
         agg["tokens"] = round(statistics.fmean(r["tokens"] for r in mode_rows), 1) if mode_rows else None
-        p50 = percentile([r["latency_ms"] for r in mode_rows], 50)
-        agg["latency_ms_p50"] = None if p50 is None else round(p50, 1)
+        for column in ("search_ms", "latency_ms"):
+            p50 = percentile([r[column] for r in mode_rows], 50)
+            agg[f"{column}_p50"] = None if p50 is None else round(p50, 1)
         out[mode] = {"aggregate": agg, "rows": mode_rows}
     return out
 

@@ -8,6 +8,7 @@ may hold vectors of different sizes in one database.
 
 from __future__ import annotations
 
+import time
 import uuid
 from pathlib import Path
 
@@ -45,7 +46,7 @@ def test_hierarchy_fields_are_typed_columns_that_match_the_metadata(spec_store):
         "element_id": ("text", "NO"), "content": ("text", "NO"), "embedding": ("vector", "NO"),
         "parent_id": ("text", "YES"), "document_id": ("text", "NO"), "category": ("text", "NO"),
         "category_depth": ("int4", "NO"), "order": ("int4", "NO"), "heading_path": ("_text", "NO"),
-        "embedded_text_sha256": ("text", "YES"), "metadata": ("jsonb", "NO"),
+        "embedded_text_sha256": ("text", "YES"), "metadata": ("jsonb", "NO"), "fts": ("tsvector", "YES"),
     }
     doc = store.documents()[0]
     elements = store.elements(doc.document_id)
@@ -73,6 +74,7 @@ def test_the_table_has_the_shape_pgvectorstore_creates(spec_store):
     store = spec_store
     reference = f"hke_shape_{uuid.uuid4().hex[:8]}"
     columns = _columns(store, store.table)
+    assert columns.pop(sql.FTS_COLUMN) == ("tsvector", "YES")  # ours only: generated, never written by a client
     kinds = {"text": "TEXT", "int4": "INTEGER", "_text": "TEXT[]"}
     store.vectorstore  # noqa: B018 - makes the engine
     from core.store import pg_engine
@@ -118,9 +120,15 @@ def test_pgvectorstore_returns_our_elements_from_the_real_columns(spec_store):
     from core.store import pg_engine
 
     assert isinstance(pg_engine(store.url)._pool.pool, NullPool)  # PGEngine exposes its AsyncEngine only as _pool
-    with store.pool.connection() as conn:  # so no connection of it stays open between calls
-        left = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE %s",
-                            ("%:pgvectorstore",)).fetchone()[0]
+    # so no connection of it stays open between calls (a closed connection's backend leaves the view a moment later)
+    deadline = time.monotonic() + 5.0
+    while True:
+        with store.pool.connection() as conn:
+            left = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE %s",
+                                ("%:pgvectorstore",)).fetchone()[0]
+        if left == 0 or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     assert left == 0
 
 

@@ -44,7 +44,6 @@ from core.retrieval.contextual import (
     contextual_collection_name,
     ensure_contextual_store,
 )
-from core.retrieval.search import ensure_search_index
 from core.sql import evaluation as sql
 from core.store import ElementStore
 from core.tokens import count_tokens
@@ -99,9 +98,8 @@ def parse_modes(value: str | Sequence[str] | None) -> tuple[str, ...]:
 
 
 def ensure_schema(store: ElementStore) -> None:
-    """The evaluation tables and the full-text index (idempotent, serialised across processes)."""
+    """The evaluation tables (idempotent, serialised across processes)."""
     apply_schema(store.pool, sql.CREATE_SCHEMA, sql.SCHEMA_LOCK_KEY)
-    ensure_search_index(store)
 
 
 @dataclass
@@ -122,7 +120,7 @@ class ModeRetrieval:
 class ModeRunner:
     """Runs the chosen modes for one question at a time against one collection.
 
-    Construction prepares what the modes need: the evaluation schema (incl. the full-text index) and, for
+    Construction prepares what the modes need: the evaluation schema and, for
     ``contextual``, the up-to-date sibling collection (which may embed documents: pass ``progress``).
     """
 

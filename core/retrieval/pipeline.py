@@ -216,13 +216,14 @@ def retrieve(
 
 
 def warm_up(store: ElementStore) -> None:
-    """Pay the one-time costs before the first question: the full-text index (built once per database) and the
-    Korean analyser's model load. Without it the first question of a fresh server took ~6 s in "search"."""
+    """Pay the one-time costs before the first question: the Korean analyser's model load and this process's copy
+    of the heading index (filled in the store first for a collection made before it). Without it the first
+    question of a fresh server took ~6 s in "search"."""
     from core import textnorm
-    from core.retrieval.search import ensure_search_index
+    from core.retrieval.headings import heading_index
 
-    ensure_search_index(store)
     textnorm.terms("워밍업 warm-up")
+    heading_index(store)
 
 
 # -- LangChain retrievers --------------------------------------------------------------------------------
