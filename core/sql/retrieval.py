@@ -94,42 +94,49 @@ SELECT {cols("b")}, b.distance FROM best b ORDER BY b.distance, b.element_id
 # Ranking: the sum of the IDF of the query terms an element matches (BM25 without the term-frequency and length
 # parts; elements are short, so those matter little). ts_rank_cd has no IDF, so with OR-ed terms a frequent word
 # such as "monitor" would weigh as much as the rare model code the question is really about.
-# * %(query)s is all terms OR-ed, passed as one constant so the planner can use the GIN index
-#   (the element table's GIN index) with a real selectivity estimate; %(terms)s are the same terms one by one.
-# * Every element matching any term is in ``matched``, so a term's document frequency is counted there: no
-#   second scan of the collection per term. In a scope, frequencies are the scope's.
+# * %(query)s is all terms OR-ed, passed as one constant so the planner can use the GIN index with a real
+#   selectivity estimate; %(terms)s are the same terms one by one.
+# * One pass over the matching elements notes which terms each holds (``ords``). Elements holding the same terms
+#   score the same, so document frequencies and scores are computed per distinct set of terms (a handful), not
+#   per element: no second pass over the matches. In a scope, frequencies are the scope's.
 # * The collection's size is the sum of its documents' element counts (hke_documents, written in the same
 #   transaction as the elements): a few thousand rows by primary key instead of counting the element table.
 # Each element carries its cosine distance to the query vector, which the contexts show as similarity.
 _FULLTEXT = f"""
 WITH RECURSIVE {{walk}}
 terms AS MATERIALIZED (
-    SELECT t.ord, to_tsquery('simple', t.term) AS query
+    SELECT t.ord::int AS ord, to_tsquery('simple', t.term) AS query
     FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS t(term, ord)
 ),
 matched AS MATERIALIZED (
-    SELECT e.element_id, {{tsv}} AS tsv
+    SELECT e.element_id, ARRAY(SELECT t.ord FROM terms t WHERE {{tsv}} @@ t.query ORDER BY t.ord) AS ords
     FROM {{elements}} e
     WHERE true {{scope}} {{content}}
       AND {{tsv}} @@ to_tsquery('simple', %(query)s)
+),
+term_sets AS (
+    SELECT m.ords, count(*) AS n FROM matched m GROUP BY m.ords
 ),
 total AS (
     SELECT greatest(coalesce(sum(n_elements), 0), 1)::float8 AS n
     FROM hke_documents WHERE collection_id = %(collection_id)s
 ),
-weights AS (
-    SELECT t.ord, t.query, ln(1.0 + (total.n - count(*) + 0.5) / (count(*) + 0.5)) AS idf
-    FROM terms t
-    JOIN matched m ON m.tsv @@ t.query
+weights AS MATERIALIZED (
+    SELECT o.ord, ln(1.0 + (total.n - sum(s.n) + 0.5) / (sum(s.n) + 0.5)) AS idf
+    FROM term_sets s
+    CROSS JOIN LATERAL unnest(s.ords) AS o(ord)
     CROSS JOIN total
-    GROUP BY t.ord, t.query, total.n
+    GROUP BY o.ord, total.n
+),
+set_scores AS MATERIALIZED (
+    SELECT s.ords, (SELECT sum(w.idf) FROM weights w WHERE w.ord = ANY(s.ords)) AS score
+    FROM term_sets s
 ),
 scored AS (
-    SELECT m.element_id, sum(w.idf) AS score
+    SELECT m.element_id, ss.score
     FROM matched m
-    JOIN weights w ON m.tsv @@ w.query
-    GROUP BY m.element_id
-    ORDER BY score DESC, m.element_id
+    JOIN set_scores ss ON ss.ords = m.ords
+    ORDER BY ss.score DESC, m.element_id
     LIMIT %(k)s
 )
 SELECT {cols("e")}, e.embedding <=> %(query_vector)s AS distance, s.score
