@@ -23,6 +23,8 @@ Per set and mode it reports:
 * ``answer_contains``: the extractive answer (what ``ask`` and Compare print without an LLM) contains a gold
   answer as whole tokens; ``answer_exact``: its quoted value equals one (quotes ignored);
 * ``tokens``: mean context tokens (core.tokens);
+* ``search_ms_p50`` / ``latency_ms_p50``: the search stage (heading match, searches, fusion) and the mode's whole
+  latency (query embedding, search, its context), median over the questions;
 * ``old_recall`` / ``old_attribution``: the previous definitions (substring match; every gold heading somewhere
   in the context), kept so before/after numbers can be compared.
 
