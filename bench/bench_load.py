@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from _common import QUESTIONS, ROOT, scratch_database, write_result
-from _synthetic import WORDS, build_hnsw, drop_hnsw, load, random_queries, remove_scratch_database
+from _synthetic import build_hnsw, drop_hnsw, load, random_queries, remove_scratch_database, synthetic_questions
 
 COLLECTION = "bench_load"
 MONITOR_APP = "hke-bench-monitor"  # the monitor's own connection, never counted as ours
@@ -86,8 +86,7 @@ def questions(n: int) -> list[str]:
 
     rng = random.Random(3)
     real = [q["question"] for q in json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]]
-    made = [f"What is the {rng.choice(WORDS)} {rng.choice(WORDS)} of product P{rng.randrange(2000)}?"
-            for _ in range(max(0, n - len(real)))]
+    made = synthetic_questions(max(0, n - len(real)))
     out = real + made
     rng.shuffle(out)
     return out[:n]

@@ -14,6 +14,7 @@ import numpy as np
 from langchain_core.documents import Document
 from psycopg.types.json import Jsonb
 
+from core import textnorm
 from core.sql import elements as sql
 
 # Element metadata key: sha256 of the exact text the element's vector was embedded from (the embedding cache key).
@@ -48,3 +49,16 @@ def element_from_row(row: Sequence[Any]) -> Document:
     if text_sha is not None:
         meta[EMBEDDED_TEXT_SHA256] = text_sha
     return Document(id=element_id, page_content=content or "", metadata=meta)
+
+
+def heading_row(document_id: str, doc: Document) -> tuple | None:
+    """A heading element as a row of the stored heading index (``core.sql.headings.COPY_HEADINGS``, after the
+    collection id) with its matchable words; ``None`` for other elements."""
+    meta = doc.metadata
+    if meta.get("category") != "Title":
+        return None
+    return (
+        meta.get("document_id") or document_id, int(meta.get("order") or 0), meta["element_id"], doc.page_content,
+        list(meta.get("heading_path") or ()), str(meta.get("filename") or ""),
+        sorted(textnorm.name_words(doc.page_content)),
+    )

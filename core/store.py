@@ -43,9 +43,11 @@ from core.db.pool import (
 from core.db.replicas import configured_read_urls, reader
 from core.db.urls import psycopg_conninfo, sqlalchemy_url
 from core.element_rows import EMBEDDED_TEXT_SHA256 as EMBEDDED_TEXT_SHA256  # the metadata key, public here
-from core.element_rows import element_from_row, element_row
+from core.element_rows import element_from_row, element_row, heading_row
 from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
 from core.sql import elements as sql
+from core.sql import headings as heading_sql
+from core.textnorm import NAME_WORDS_VERSION, name_words
 
 if TYPE_CHECKING:
     from langchain_postgres import PGEngine, PGVectorStore
@@ -95,6 +97,30 @@ class CollectionInfo:
     embedder: EmbedderInfo | None
     options: dict[str, Any] = field(default_factory=dict)
     siblings: tuple[str, ...] = ()  # the kinds of its siblings, e.g. ("contextual",)
+
+
+@dataclass(frozen=True)
+class StoredHeading:
+    """A heading as the stored heading index holds it (``core.sql.headings``)."""
+
+    document_id: str
+    order: int
+    element_id: str
+    text: str
+    path: tuple[str, ...]
+    filename: str
+    words: frozenset[str]
+
+
+@dataclass(frozen=True)
+class HeadingState:
+    """Where a collection's stored heading index stands: its version, whether it holds every document's headings
+    under this normaliser, the version of its last fill, and the documents written after a given version."""
+
+    version: int
+    current: bool
+    filled: int
+    changed: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -268,6 +294,9 @@ class ElementStore:
                 row = (uuid.uuid4(), {**info.as_metadata(), **options}, self.sibling_of)
                 conn.execute(sql.INSERT_COLLECTION, (row[0], self.collection, Jsonb(row[1]), self.sibling_of))
                 create_element_table(conn, sql.table_name(row[0]), info.dimension)
+                conn.execute(heading_sql.NEW_STATE, {"collection_id": row[0], "words_version": NAME_WORDS_VERSION})
+            else:
+                upgrade_element_table(conn, sql.table_name(row[0]))
             conn.commit()
         if row[2] != self.sibling_of:  # only a registry edited by hand: names with ':' are refused to users
             raise StoreError(f"{self.collection!r} is registered as another collection's sibling, not as this one")
@@ -364,12 +393,14 @@ class ElementStore:
                 current = conn.execute(sql.DOCUMENT_HASH, (self.collection_id, record.document_id)).fetchone()
                 if current and current[0] == record.content_hash:
                     return False
+                version = self._next_heading_version(conn)
                 conn.execute(self.statement(sql.DELETE_DOCUMENT_ELEMENTS), (record.document_id,))
                 with conn.cursor() as cur, cur.copy(self.statement(sql.COPY_ELEMENTS)) as copy:
                     copy.set_types(sql.COPY_ELEMENT_TYPES)
                     for i, (doc, vector) in enumerate(zip(elements, vectors, strict=True)):
                         copy.write_row(element_row(record.document_id, doc, vector,
                                                    text_hashes[i] if text_hashes is not None else None))
+                self._write_headings(conn, record.document_id, elements, version)
                 conn.execute(sql.UPSERT_DOCUMENT, _document_params(self.collection_id, record, len(elements)))
         except psycopg.errors.ForeignKeyViolation as exc:
             if exc.diag.constraint_name != f"{self.table}_parent_fk":  # the collection was dropped meanwhile
@@ -432,8 +463,79 @@ class ElementStore:
     def remove_document(self, document_id: str) -> bool:
         with self.pool.connection() as conn, conn.transaction():
             conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), document_id))
+            version = self._next_heading_version(conn)
             conn.execute(self.statement(sql.DELETE_DOCUMENT_ELEMENTS), (document_id,))
+            self._write_headings(conn, document_id, (), version)
             return conn.execute(sql.DELETE_DOCUMENT, (self.collection_id, document_id)).rowcount > 0
+
+    # -- the stored heading index (core.sql.headings) --
+
+    def _next_heading_version(self, conn: psycopg.Connection) -> int:
+        """Takes the collection's heading-state lock for this transaction; returns the version it writes."""
+        return int(conn.execute(heading_sql.NEXT_VERSION, {"collection_id": self.collection_id}).fetchone()[0])
+
+    def _write_headings(self, conn: psycopg.Connection, document_id: str, elements: Iterable[Document],
+                        version: int) -> None:
+        """Replace one document's rows of the heading index and record the change (inside its write)."""
+        params = {"collection_id": self.collection_id, "document_id": document_id, "version": version}
+        conn.execute(heading_sql.DELETE_DOCUMENT_HEADINGS, params)
+        rows = [row for row in (heading_row(document_id, doc) for doc in elements) if row is not None]
+        if rows:
+            with conn.cursor() as cur, cur.copy(heading_sql.COPY_HEADINGS) as copy:
+                copy.set_types(heading_sql.COPY_HEADING_TYPES)
+                for row in rows:
+                    copy.write_row((self.collection_id, *row))
+        conn.execute(heading_sql.RECORD_CHANGE, params)
+
+    def heading_state(self, since: int = -1) -> HeadingState:
+        """The stored heading index's version and the documents written after version ``since``."""
+        with read_connection(self.pool) as conn:
+            row = conn.execute(heading_sql.STATE, {"collection_id": self.collection_id, "since": since}).fetchone()
+        if row is None:  # a collection made before the stored index, never written since
+            return HeadingState(0, False, 0, ())
+        version, complete, words_version, filled, changed = row
+        return HeadingState(int(version), bool(complete) and words_version == NAME_WORDS_VERSION, int(filled),
+                            tuple(changed))
+
+    def headings(self, document_ids: Sequence[str] | None = None) -> list[StoredHeading]:
+        """The stored headings of the collection, or of the given documents only, in document order."""
+        params = {"collection_id": self.collection_id, "document_ids": list(document_ids or ())}
+        statement = heading_sql.HEADINGS if document_ids is None else heading_sql.HEADINGS_OF_DOCUMENTS
+        with read_connection(self.pool) as conn:
+            rows = conn.execute(statement, params).fetchall()
+        out = [StoredHeading(d, int(o), e, text or "", tuple(path or ()), filename, frozenset(words))
+               for d, o, e, text, path, filename, words in rows]
+        out.sort(key=lambda h: (h.document_id, h.order))
+        return out
+
+    def fill_headings(self) -> None:
+        """Make the stored heading index hold every document's headings under this normaliser (once, for a
+        collection made before it or under another normaliser; a no-op when another process just did it)."""
+        params = {"collection_id": self.collection_id, "words_version": NAME_WORDS_VERSION}
+        with self.pool.connection() as conn, conn.transaction():
+            _version, complete, words_version = conn.execute(heading_sql.NEXT_VERSION, params).fetchone()
+            if complete and words_version == NAME_WORDS_VERSION:
+                return
+            conn.execute(heading_sql.DELETE_COLLECTION_HEADINGS, params)
+            headings = self._scan_headings(conn)
+            with conn.cursor() as cur, cur.copy(heading_sql.COPY_HEADINGS) as copy:
+                copy.set_types(heading_sql.COPY_HEADING_TYPES)
+                for h in headings:
+                    copy.write_row((self.collection_id, h.document_id, h.order, h.element_id, h.text, list(h.path),
+                                    h.filename, sorted(h.words)))
+            conn.execute(heading_sql.MARK_COMPLETE, params)
+
+    def scan_headings(self) -> list[StoredHeading]:
+        """Every heading read from the element table and tokenised now (what the stored index is filled with)."""
+        with read_connection(self.pool) as conn:
+            out = self._scan_headings(conn)
+        out.sort(key=lambda h: (h.document_id, h.order))
+        return out
+
+    def _scan_headings(self, conn: psycopg.Connection) -> list[StoredHeading]:
+        rows = conn.execute(self.statement(heading_sql.HEADINGS_OF_ELEMENTS)).fetchall()
+        return [StoredHeading(d, int(o), e, text or "", tuple(path or ()), filename, name_words(text or ""))
+                for d, o, e, text, path, filename in rows]
 
     # -- elements --
 
@@ -481,6 +583,14 @@ def create_element_table(conn: psycopg.Connection, table: str, dimension: int) -
     """A collection's element table with its keys and indexes (no HNSW yet: see ``ensure_vector_index``)."""
     for template in sql.CREATE_ELEMENT_TABLE:
         conn.execute(sql.bind(template, table, dimension))
+
+
+def upgrade_element_table(conn: psycopg.Connection, table: str) -> None:
+    """Give a collection table made by an earlier version what this one reads (inside the schema lock): the stored
+    full-text lexemes and their index, computed once for every row."""
+    if conn.execute(sql.bind(sql.FTS_COLUMN_MISSING, table), (sql.FTS_COLUMN,)).fetchone()[0]:
+        for template in sql.ADD_FTS_COLUMN:
+            conn.execute(sql.bind(template, table))
 
 
 def _document_params(collection_id: uuid.UUID, record: DocumentRecord, n_elements: int) -> dict[str, Any]:

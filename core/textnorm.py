@@ -35,6 +35,7 @@ __all__ = [
     "has_hangul",
     "is_function_word",
     "match_terms",
+    "name_words",
     "strip_particles",
     "term_set",
     "terms",
@@ -206,6 +207,25 @@ def match_terms(text: str) -> frozenset[str]:
         if analysis.term:
             out.add(analysis.term)
             out.update(analysis.parts)
+    return frozenset(out)
+
+
+# Names the rule of name_words: stored heading words (core.sql.headings) made under another rule are remade.
+NAME_WORDS_VERSION = "1"
+_NAME_PARTS = re.compile(r"[._\-/:]")
+_HANGUL_START = re.compile(r"[\uac00-\ud7a3]")
+
+
+@lru_cache(maxsize=50_000)
+def name_words(text: str) -> frozenset[str]:
+    """The words of a name (a heading) to match a question against: :func:`match_terms` plus the parts of
+    dotted/hyphenated names (``fs.readfile`` → ``fs``, ``readfile``)."""
+    out = set(match_terms(text))
+    for term in list(out):
+        if not _HANGUL_START.match(term):
+            parts = [p for p in _NAME_PARTS.split(term) if len(p) >= 2 and p not in ENGLISH_STOP_WORDS]
+            if len(parts) > 1:
+                out.update(parts)
     return frozenset(out)
 
 

@@ -256,9 +256,10 @@ def test_the_heading_index_follows_the_collection_and_matches_like_a_fresh_scan(
     first = heading_index(store)
     assert heading_index(store) is first, "unchanged collection: the index is reused, not rebuilt"
     assert retrieve(store, question, k=4).searched_under.count("headings in") == 0
-    # A second document naming the same API: the cached index must see it at once.
+    # A second document naming the same API: the held index must see it at once.
     assert not ingest(store, [SourceFile("b.md", API_B.encode())]).errors
-    assert heading_index(store) is not first
+    assert heading_index(store) is first, "brought up to date in place"
+    assert sorted(h.text for h in first.headings.values()).count("http.request(url, options)") == 2
     assert "2 headings in 2 documents" in retrieve(store, question, k=4).searched_under
     # The cached index decides exactly as one built fresh from the database.
     for q in (question, "http.request 기본 시간 제한은?", "timeout", "nothing named here"):

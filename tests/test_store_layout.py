@@ -46,7 +46,7 @@ def test_hierarchy_fields_are_typed_columns_that_match_the_metadata(spec_store):
         "element_id": ("text", "NO"), "content": ("text", "NO"), "embedding": ("vector", "NO"),
         "parent_id": ("text", "YES"), "document_id": ("text", "NO"), "category": ("text", "NO"),
         "category_depth": ("int4", "NO"), "order": ("int4", "NO"), "heading_path": ("_text", "NO"),
-        "embedded_text_sha256": ("text", "YES"), "metadata": ("jsonb", "NO"),
+        "embedded_text_sha256": ("text", "YES"), "metadata": ("jsonb", "NO"), "fts": ("tsvector", "YES"),
     }
     doc = store.documents()[0]
     elements = store.elements(doc.document_id)
@@ -74,6 +74,7 @@ def test_the_table_has_the_shape_pgvectorstore_creates(spec_store):
     store = spec_store
     reference = f"hke_shape_{uuid.uuid4().hex[:8]}"
     columns = _columns(store, store.table)
+    assert columns.pop(sql.FTS_COLUMN) == ("tsvector", "YES")  # ours only: generated, never written by a client
     kinds = {"text": "TEXT", "int4": "INTEGER", "_text": "TEXT[]"}
     store.vectorstore  # noqa: B018 - makes the engine
     from core.store import pg_engine
@@ -121,7 +122,7 @@ def test_pgvectorstore_returns_our_elements_from_the_real_columns(spec_store):
     assert isinstance(pg_engine(store.url)._pool.pool, NullPool)  # PGEngine exposes its AsyncEngine only as _pool
     # So no connection of it stays open between calls. A server backend exits a moment after its client closed
     # the connection, so a closed one may still be listed briefly: a connection kept open stays listed.
-    deadline = time.monotonic() + 3.0
+    deadline = time.monotonic() + 5.0
     while True:
         with store.pool.connection() as conn:
             left = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE %s",

@@ -40,7 +40,6 @@ from core.retrieval import (
     retrieve,
 )
 from core.retrieval.contextual import contextual_index
-from core.retrieval.search import ensure_search_index
 from core.sql import evaluation as sql
 from core.store import ElementStore
 from core.tokens import count_tokens
@@ -92,9 +91,8 @@ def parse_modes(value: str | Sequence[str] | None) -> tuple[str, ...]:
 
 
 def ensure_schema(store: ElementStore) -> None:
-    """The evaluation tables and the full-text index (idempotent, serialised across processes)."""
+    """The evaluation tables (idempotent, serialised across processes)."""
     apply_schema(store.pool, sql.CREATE_SCHEMA, sql.SCHEMA_LOCK_KEY)
-    ensure_search_index(store)
 
 
 @dataclass
@@ -115,7 +113,7 @@ class ModeRetrieval:
 class ModeRunner:
     """Runs the chosen modes for one question at a time against one collection.
 
-    Construction prepares what the modes need: the evaluation schema (incl. the full-text index) and, for
+    Construction prepares what the modes need: the evaluation schema and, for
     ``contextual``, the collection's contextual index. That index must be up to date
     (:class:`~core.retrieval.contextual.ContextualIndexError` otherwise), unless ``build_contextual`` asks to build
     or update it first, as a step of its own reported to ``progress`` (stage ``"contextual"``).

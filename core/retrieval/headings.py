@@ -26,22 +26,19 @@ Deterministic: the same question on the same collection always gives the same sc
 
 from __future__ import annotations
 
-import json
+import bisect
 import math
 import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from langchain_core.documents import Document
 
 from core import textnorm
-from core.db.pool import read_connection
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.shape import code_names, name_runs, split_preamble
-from core.sql import retrieval as sql
-from core.store import ElementStore
+from core.store import ElementStore, StoredHeading
 
 __all__ = ["MAX_SCOPES", "MIN_SCORE", "HeadingIndex", "HeadingMatch", "HeadingRef", "heading_index", "match_headings",
            "match_candidates", "rank_headings", "words"]
@@ -62,21 +59,11 @@ PREAMBLE_FACTOR = 0.35
 RUNNERS_UP = 3
 RUNNER_UP_SHARE = 0.5
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
-_PARTS = re.compile(r"[._\-/:]")
+# More changed documents than this since the copy a process holds: it reloads the whole index instead.
+FULL_RELOAD_DOCUMENTS = 500
 
 
-@lru_cache(maxsize=50_000)
-def words(text: str) -> frozenset[str]:
-    """The matchable words of ``text``: its ``core.textnorm`` match terms (Korean particles cut, compounds'
-    nouns added, English stop words dropped), plus the parts of dotted/hyphenated names (``fs.readfile`` →
-    ``fs``, ``readfile``)."""
-    out = set(textnorm.match_terms(text))
-    for term in list(out):
-        if not _HANGUL.match(term):
-            parts = [p for p in _PARTS.split(term) if len(p) >= 2 and p not in textnorm.ENGLISH_STOP_WORDS]
-            if len(parts) > 1:
-                out.update(parts)
-    return frozenset(out)
+words = textnorm.name_words  # the matchable words of a heading or a question (cached)
 
 
 def _question_words(question: str) -> set[str]:
@@ -118,6 +105,7 @@ class HeadingRef:
     path: tuple[str, ...]
     document_id: str
     filename: str
+    order: int = 0
 
     @property
     def label(self) -> str:
@@ -157,59 +145,145 @@ class HeadingMatch:
         return Scope.subtrees([h.element_id for h in self.headings], self.label, names=self.words)
 
 
+def _ref(h: StoredHeading) -> HeadingRef:
+    return HeadingRef(h.element_id, h.text, h.path, h.document_id, h.filename, h.order)
+
+
 def load_headings(store: ElementStore) -> list[HeadingRef]:
-    with read_connection(store.reader) as conn:
-        rows = conn.execute(store.statement(sql.HEADINGS), {"collection_id": store.collection_id}).fetchall()
-    out = []
-    for element_id, text, path, document_id, filename in rows:
-        if isinstance(path, str):
-            path = json.loads(path)
-        out.append(HeadingRef(str(element_id), text or "", tuple(path or ()), str(document_id), filename))
-    return out
+    """Every heading of the collection read from its elements and tokenised afresh (what the stored index holds)."""
+    return [_ref(h) for h in store.scan_headings()]
 
 
 class HeadingIndex:
-    """A collection's headings with an inverted index from each word to the headings whose own text holds it.
+    """A collection's headings with an inverted index from each word to the headings whose own text holds it,
+    updated a document at a time (:meth:`replace_documents`).
 
-    Built once per collection state (see :func:`heading_index`): reading and tokenising every heading per
-    question cost ~200 ms at 100k elements, against a few milliseconds for the whole rest of retrieval.
+    Headings are numbered as they are added; candidates are ranked in document order, (document id, position).
+    Stored headings bring their words (``core.sql.headings``); other headings are tokenised here.
     """
 
-    def __init__(self, headings: Sequence[HeadingRef]) -> None:
-        self.headings = list(headings)
-        self.postings: dict[str, list[int]] = {}
-        for i, h in enumerate(self.headings):
-            for w in words(h.text):
-                self.postings.setdefault(w, []).append(i)
-        self.by_place = {(h.document_id, (*h.path, h.text)): h for h in self.headings}
+    def __init__(self, headings: Iterable[HeadingRef | StoredHeading] = ()) -> None:
+        self.headings: dict[int, HeadingRef] = {}
+        self.postings: dict[str, set[int]] = {}
+        self.lock = threading.RLock()  # one process's threads read it while one of them brings it up to date
+        self._words: dict[int, frozenset[str]] = {}
+        self._places: dict[tuple[str, tuple[str, ...]], int] = {}
+        self._documents: dict[str, list[int]] = {}
+        self._hangul: list[str] = []  # the Hangul-initial words, sorted: prefix lookups by bisection
+        self._next = 0
+        self._add(headings)
+
+    def _add(self, headings: Iterable[HeadingRef | StoredHeading]) -> None:
+        new_hangul: set[str] = set()
+        for h in headings:
+            ref = h if isinstance(h, HeadingRef) else _ref(h)
+            heading_words = h.words if isinstance(h, StoredHeading) else words(h.text)
+            i = self._next
+            self._next += 1
+            self.headings[i] = ref
+            self._words[i] = heading_words
+            self._places[ref.document_id, (*ref.path, ref.text)] = i
+            self._documents.setdefault(ref.document_id, []).append(i)
+            for w in heading_words:
+                ids = self.postings.get(w)
+                if ids is None:
+                    ids = self.postings[w] = set()
+                    if _HANGUL.match(w):
+                        new_hangul.add(w)
+                ids.add(i)
+        if len(new_hangul) > 64:
+            self._hangul = sorted(set(self._hangul) | new_hangul)
+        else:
+            for w in new_hangul:
+                at = bisect.bisect_left(self._hangul, w)
+                if at == len(self._hangul) or self._hangul[at] != w:
+                    self._hangul.insert(at, w)
+
+    def replace_documents(self, document_ids: Iterable[str], headings: Iterable[HeadingRef | StoredHeading]) -> None:
+        """Drop the headings of ``document_ids`` and add ``headings`` (theirs as they are now)."""
+        for document_id in document_ids:
+            for i in self._documents.pop(document_id, ()):
+                ref = self.headings.pop(i)
+                for w in self._words.pop(i):
+                    ids = self.postings.get(w)
+                    if ids is not None:
+                        ids.discard(i)
+                        if not ids:
+                            del self.postings[w]  # a stale entry of _hangul is skipped by holding()
+                place = (ref.document_id, (*ref.path, ref.text))
+                if self._places.get(place) == i:
+                    del self._places[place]
+        self._add(headings)
 
     def holding(self, question_word: str) -> set[int]:
         """The headings whose own text holds a word that ``question_word`` matches (see :func:`_matches`)."""
         if not _HANGUL.match(question_word):
             return set(self.postings.get(question_word, ()))
-        return {i for w, ids in self.postings.items() if w.startswith(question_word) for i in ids}
+        out: set[int] = set()
+        at = bisect.bisect_left(self._hangul, question_word)
+        while at < len(self._hangul) and self._hangul[at].startswith(question_word):
+            out.update(self.postings.get(self._hangul[at], ()))
+            at += 1
+        return out
+
+    def heading_at(self, document_id: str, place: tuple[str, ...]) -> HeadingRef | None:
+        """The heading of a document whose path and text are ``place``."""
+        i = self._places.get((document_id, place))
+        return self.headings[i] if i is not None else None
+
+    def words_at(self, document_id: str, place: tuple[str, ...]) -> frozenset[str]:
+        """The words of the heading at ``place`` (its path and text) of a document: stored, or tokenised."""
+        i = self._places.get((document_id, place))
+        return self._words[i] if i is not None else words(place[-1])
+
+    def order(self, i: int) -> tuple[str, int, int]:
+        h = self.headings[i]
+        return h.document_id, h.order, i
 
 
-# (collection id) -> (state token, index); a handful of collections per process.
-_INDEXES: dict[str, tuple[str, HeadingIndex]] = {}
+@dataclass
+class _Held:
+    version: int
+    index: HeadingIndex
+
+
+# (database, collection id) -> the version of the stored index this process holds, and its copy.
+_INDEXES: dict[tuple[str, str], _Held] = {}
 _INDEXES_MAX = 16
 _INDEXES_LOCK = threading.Lock()
 
 
 def heading_index(store: ElementStore) -> HeadingIndex:
-    """The heading index of ``store``'s collection, rebuilt only when its documents changed (their content
-    hashes: one small query, far cheaper than reading every heading)."""
-    state = json.dumps(sorted(store.content_hashes().items()))
-    key = str(store.collection_id)
-    cached = _INDEXES.get(key)
-    if cached and cached[0] == state:
-        return cached[1]
-    index = HeadingIndex(load_headings(store))
+    """This process's copy of the collection's heading index, brought up to date with the stored one.
+
+    One small query per question says whether any document was written since the copy was taken; only the
+    documents written since are read again. The first call in a process reads the stored index whole (no
+    tokenising), and a collection made before the stored index fills it once.
+    """
+    key = (store.url, str(store.collection_id))
+    held = _INDEXES.get(key)
+    state = store.heading_state(held.version if held else -1)
+    if not state.current:
+        store.fill_headings()
+        held, state = None, store.heading_state()
+    if held is not None and state.version == held.version:
+        return held.index
+    if held is None or state.filled > held.version or len(state.changed) > FULL_RELOAD_DOCUMENTS:
+        held = _Held(state.version, HeadingIndex(store.headings()))
+    else:
+        changed = store.headings(state.changed)
+        with held.index.lock:
+            if state.version > held.version:  # another thread may have applied a later version meanwhile
+                held.index.replace_documents(state.changed, changed)
+                held.version = state.version
+        return held.index
     with _INDEXES_LOCK:  # Streamlit sessions ask from several threads
         if len(_INDEXES) >= _INDEXES_MAX and key not in _INDEXES:
             _INDEXES.pop(next(iter(_INDEXES)))
-        _INDEXES[key] = (state, index)
-    return index
+        current = _INDEXES.get(key)
+        if current is None or current.version <= held.version:
+            _INDEXES[key] = held
+    return held.index
 
 
 def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) -> list[HeadingMatch]:
@@ -221,24 +295,30 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) 
     wanted = set(factors)
     if not wanted or not index.headings:
         return []
-    of = words
 
     def found(heading_words: Iterable[str]) -> set[str]:
         pool = list(heading_words)
         return {q for q in wanted if any(_matches(q, w) for w in pool)}
 
+    def path_words(h: HeadingRef, *, own: bool = False) -> list[frozenset[str]]:
+        """The words of each heading of ``h``'s path, root first (and of ``h`` itself with ``own``)."""
+        place = (*h.path, h.text) if own else h.path
+        return [index.words_at(h.document_id, place[: depth + 1]) for depth in range(len(place))]
+
     holding = {q: index.holding(q) for q in wanted}
     df = {q: len(ids) for q, ids in holding.items()}
-    candidates = sorted(set().union(*holding.values()))  # headings whose own text holds a question word
+    # headings whose own text holds a question word, in document order
+    candidates = sorted(set().union(*holding.values()), key=index.order)
     n = len(index.headings)
     weight = {q: factors[q] * math.log(1.0 + n / df[q]) for q in wanted if df[q]}
     scored: list[tuple[float, HeadingRef, list[bool]]] = []
     for i in candidates:
         h = index.headings[i]
         own = {q for q, ids in holding.items() if i in ids}
+        above = [found(ws) for ws in path_words(h)]
         # the weight each heading of the path (root first, h last) adds with its own words
-        levels = [any(df[q] <= DISTINCTIVE_SHARE * n for q in found(of(text))) for text in h.path] + [True]
-        matched = own.union(*(found(of(text)) for text in h.path))
+        levels = [any(df[q] <= DISTINCTIVE_SHARE * n for q in level) for level in above] + [True]
+        matched = own.union(*above)
         scored.append((round(sum(weight.get(q, 0.0) for q in matched), 6), h, levels))
     if not scored:
         return []
@@ -269,7 +349,7 @@ def _match_at(index: HeadingIndex, tied: Sequence[tuple[HeadingRef, list[bool]]]
         # a sibling section; a word shared by many headings ("Nova" in a guide's title) does not widen.
         depth = next((i for i, w in enumerate(levels) if w), len(levels) - 1)
         place = (*h.path, h.text)[: depth + 1]
-        root = index.by_place.get((h.document_id, place), h)
+        root = index.heading_at(h.document_id, place) or h
         places.setdefault(root.element_id, root)
     roots = list(places.values())
     # A root below another root of the same document is already inside that one's subtree.
@@ -289,11 +369,15 @@ def best_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) 
 
 
 def match_headings(store: ElementStore, question: str) -> HeadingMatch | None:
-    """The headings of ``store``'s collection that ``question`` names (matched in memory against the cached
-    heading index)."""
-    return best_headings(question, heading_index(store))
+    """The headings of ``store``'s collection that ``question`` names (matched in memory against this process's
+    copy of the heading index)."""
+    index = heading_index(store)
+    with index.lock:
+        return best_headings(question, index)
 
 
 def match_candidates(store: ElementStore, question: str) -> list[HeadingMatch]:
-    """:func:`rank_headings` against ``store``'s cached heading index."""
-    return rank_headings(question, heading_index(store))
+    """:func:`rank_headings` against this process's copy of ``store``'s heading index."""
+    index = heading_index(store)
+    with index.lock:
+        return rank_headings(question, index)

@@ -45,7 +45,7 @@ from core.retrieval.headings import (
     NAME_FACTOR,
     HeadingMatch,
     heading_index,
-    rank_headings,
+    match_candidates,
     word_factors,
 )
 from core.retrieval.hits import Hit
@@ -92,7 +92,7 @@ def find_hits(
         note = f"searched in: {scope.label}" if not scope.is_whole else "searched the whole collection"
         return Found(hits, scope, None, [note], timings)
     t0 = time.perf_counter()
-    candidates = rank_headings(question, heading_index(store))
+    candidates = match_candidates(store, question)
     timings = {"match_headings": ms(time.perf_counter() - t0)}
     everywhere, found = search(store, question, query_vector, k, scope, config, sibling=sibling)
     timings.update(found)
@@ -142,7 +142,9 @@ def add_entity_hits(store: ElementStore, question: str, query_vector: np.ndarray
     if shape is None:
         return found
     t0 = time.perf_counter()
-    extra, entities = entity_hits(store, heading_index(store), question, query_vector, shape, found.hits, config)
+    index = heading_index(store)
+    with index.lock:  # another thread may bring this process's copy up to date meanwhile
+        extra, entities = entity_hits(store, index, question, query_vector, shape, found.hits, config)
     found.timings["entities"] = ms(time.perf_counter() - t0)
     if entities:
         found.notes.append(f"compared {len(entities)} entities: " + "; ".join(e.heading.label for e in entities))
@@ -198,7 +200,9 @@ def _choose_scope(
     A runner-up never drops a model number or code name the best one matched (that would answer for another
     product), and a scope of several headings ("Nova 24FL" heads its sheet and a release-notes section) narrows
     to the one holding the attribute when the whole does not show it in its first hits."""
-    factors = word_factors(question, heading_index(store))
+    index = heading_index(store)
+    with index.lock:
+        factors = word_factors(question, index)
     strong = _strong_names(candidates[0], factors)
     allowed = [m for m in candidates if strong <= set(m.words)]
     first: tuple[HeadingMatch, list[Hit], dict[str, float]] | None = None
@@ -330,13 +334,14 @@ def retrieve(
 
 
 def warm_up(store: ElementStore) -> None:
-    """Pay the one-time costs before the first question: the full-text index (built once per database) and the
-    Korean analyser's model load. Without it the first question of a fresh server took ~6 s in "search"."""
+    """Pay the one-time costs before the first question: the Korean analyser's model load and this process's copy
+    of the heading index (filled in the store first for a collection made before it). Without it the first
+    question of a fresh server took ~6 s in "search"."""
     from core import textnorm
-    from core.retrieval.search import ensure_search_index
+    from core.retrieval.headings import heading_index
 
-    ensure_search_index(store)
     textnorm.terms("워밍업 warm-up")
+    heading_index(store)
 
 
 # -- LangChain retrievers --------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from typing import Any, Literal
 import numpy as np
 
 from core import textnorm
-from core.db.pool import apply_schema, read_connection
+from core.db.pool import read_connection
 from core.element_rows import element_from_row
 from core.retrieval.contextual import sibling_scope, to_base_hits
 from core.retrieval.hits import Hit
@@ -38,7 +38,6 @@ __all__ = [
     "STRATEGIES",
     "SearchConfig",
     "embed_query",
-    "ensure_search_index",
     "fts_scored",
     "fts_search",
     "fts_terms",
@@ -187,17 +186,6 @@ def vector_search(
 
 # -- full text -------------------------------------------------------------------------------------------------
 
-_INDEXED: set[tuple[str, str]] = set()
-
-
-def ensure_search_index(store: ElementStore) -> None:
-    """The GIN index full-text search uses (idempotent; once per collection table and process)."""
-    if (store.url, store.table) in _INDEXED:
-        return
-    apply_schema(store.pool, [store.statement(sql.FTS_INDEX)], sql.FTS_INDEX_LOCK_KEY)
-    _INDEXED.add((store.url, store.table))
-
-
 def fts_terms(question: str) -> list[str]:
     """The question's Korean terms (``core.textnorm``: particles and endings cut by part of speech), searched as
     prefixes so "모니터의" finds "모니터" and "모니터는"; at least two syllables."""
@@ -221,7 +209,6 @@ def fts_scored(
 ) -> list[tuple[Hit, float]]:
     """The ``k`` elements inside ``scope`` that best match the question's words, best first, with their
     IDF-sum scores. The words that named the scope (``scope.names``) are left out: inside it they match all."""
-    ensure_search_index(store)
     scope = scope or Scope.whole()
     question = unicodedata.normalize("NFKC", question)
     named = set(scope.names)

@@ -19,6 +19,8 @@ import uuid
 
 from psycopg import sql as pgsql
 
+from core.sql import headings as heading_sql
+
 # Serialises schema creation across processes: CREATE ... IF NOT EXISTS still races on the catalog.
 SCHEMA_LOCK_KEY = 4_851_220_001
 
@@ -91,6 +93,36 @@ def ancestor_walk(name: str) -> str:
 )"""  # noqa: S608 - fixed fragments and a fixed CTE name, no user text
 
 
+# -- full text --------------------------------------------------------------------------------------
+
+# What full-text search matches (core.sql.retrieval): an element's heading path and its own text under the 'simple'
+# configuration, stored in the element's row when it is written, so a query reads lexemes instead of parsing every
+# matching element's text again. With the path, "Nova 24FL 무게" finds "* 무게 : 2.9 kg" under the Nova 24FL
+# heading, which the item's own text never names (the contextual-retrieval idea applied to the lexical side, with
+# no re-embedding). 'simple' lowercases and splits but does no stemming or stop words, which is what makes it
+# usable on Korean (stock Postgres has no Korean configuration): Korean particles are met by the prefix terms
+# ('모니터':*) the query side builds (core.retrieval.search), which match these stored lexemes as they matched the
+# same expression computed at query time. Only the first FTS_MAX_CHARS of an element are indexed: a tsvector holds
+# at most 1 MB, and one 5 MB element (within the ingest limit) would otherwise make every insert fail.
+# hke_path_text is array_to_string declared immutable (CREATE_SCHEMA), which a generated column needs.
+FTS_COLUMN = "fts"
+FTS_MAX_CHARS = 100_000
+FTS_EXPRESSION = f"to_tsvector('simple', hke_path_text(heading_path) || ' ' || left(content, {FTS_MAX_CHARS}))"
+_FTS_COLUMN_DDL = f"{FTS_COLUMN} tsvector GENERATED ALWAYS AS ({FTS_EXPRESSION}) STORED"
+_FTS_INDEX = f"CREATE INDEX IF NOT EXISTS {{fts}} ON {{elements}} USING gin ({FTS_COLUMN})"
+
+# A table made before the column existed has an expression index under the same name: the upgrade replaces it.
+# Adding a stored generated column rewrites the table (and rebuilds its indexes) once, under the schema lock.
+FTS_COLUMN_MISSING = (
+    "SELECT NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = {table_name}::regclass "
+    "AND attname = %s AND NOT attisdropped)"
+)
+ADD_FTS_COLUMN = [
+    f"ALTER TABLE {{elements}} ADD COLUMN IF NOT EXISTS {_FTS_COLUMN_DDL}",
+    "DROP INDEX IF EXISTS {fts}",
+    _FTS_INDEX,
+]
+
 # -- schema -----------------------------------------------------------------------------------------
 
 CREATE_SCHEMA = [
@@ -130,6 +162,7 @@ CREATE_SCHEMA = [
     CREATE OR REPLACE FUNCTION hke_path_text(text[]) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT array_to_string($1, ' ') $$
     """,
+    *heading_sql.CREATE_SCHEMA,
 ]
 
 # Opening a store checks this before running CREATE_SCHEMA (no catalog writes on every open).
@@ -138,7 +171,7 @@ SELECT to_regclass('hke_collections') IS NOT NULL AND to_regclass('hke_documents
    AND to_regprocedure('hke_path_text(text[])') IS NOT NULL
    AND EXISTS (SELECT 1 FROM pg_attribute
                WHERE attrelid = to_regclass('hke_collections') AND attname = 'sibling_of' AND NOT attisdropped)
-"""
+   AND """ + heading_sql.SCHEMA_READY + "\n"  # noqa: S608 (constant fragments of core.sql, no input)
 
 # Contextual siblings made before the registry had ``sibling_of`` were ordinary collections named
 # ``<base>__ctx`` that recorded ``contextual_of``: tie each to its base under the reserved name. Their element ids
@@ -156,7 +189,8 @@ WHERE s.sibling_of IS NULL AND s.metadata ? 'contextual_of' AND b.name = s.metad
 # columns, JSON metadata), plus the parent link kept inside the document by a composite foreign key.
 # Indexes: the primary key serves the walk up (parent_id -> element_id); (document_id, element_id) is the
 # foreign key's target and serves "elements of a document"; (document_id, parent_id) serves the walk down and
-# the foreign key's check when a document's elements are deleted; the text hash is the embedding cache's key.
+# the foreign key's check when a document's elements are deleted; the text hash is the embedding cache's key; the
+# GIN index over the stored lexemes (FTS_COLUMN) serves full-text search.
 CREATE_ELEMENT_TABLE = [
     """
     CREATE TABLE IF NOT EXISTS {elements} (
@@ -171,6 +205,7 @@ CREATE_ELEMENT_TABLE = [
         heading_path         text[] NOT NULL DEFAULT '{{}}',
         embedded_text_sha256 text,
         metadata             jsonb NOT NULL DEFAULT '{{}}',
+        {fts_column},
         CONSTRAINT {doc_key} UNIQUE (document_id, element_id),
         CONSTRAINT {parent_fk} FOREIGN KEY (document_id, parent_id) REFERENCES {elements} (document_id, element_id)
     )
@@ -178,7 +213,9 @@ CREATE_ELEMENT_TABLE = [
     "CREATE INDEX IF NOT EXISTS {children} ON {elements} (document_id, parent_id)",
     "CREATE INDEX IF NOT EXISTS {text_sha} ON {elements} (embedded_text_sha256)"
     " WHERE embedded_text_sha256 IS NOT NULL",
+    _FTS_INDEX,
 ]
+CREATE_ELEMENT_TABLE[0] = CREATE_ELEMENT_TABLE[0].replace("{fts_column}", _FTS_COLUMN_DDL)
 
 DROP_ELEMENT_TABLE = "DROP TABLE IF EXISTS {elements}"
 

@@ -7,8 +7,8 @@
   the mode built, so that a question can be inspected side by side later.
 * ``hke_eval_judgements``: one row per (run, question, pair of modes, criterion) when an LLM judge ran.
 
-The full-text search the evaluation modes use is the retrieval pipeline's (``core.sql.retrieval``); its index
-is per collection table (``core.retrieval.search.ensure_search_index``), made before a run starts.
+The full-text search the evaluation modes use is the retrieval pipeline's (``core.sql.retrieval``), over the
+lexemes and index every collection table has (``core.sql.elements.FTS_COLUMN``).
 
 All statements take parameters; none is built from user text.
 """

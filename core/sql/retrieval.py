@@ -24,28 +24,18 @@ columns first (``core.sql.elements.ELEMENT_COLUMNS``, read by ``core.store.eleme
 
 from __future__ import annotations
 
-from core.sql.elements import WALK_COLUMNS, ancestor_walk, cols
+from core.sql.elements import FTS_COLUMN, WALK_COLUMNS, ancestor_walk, cols
 
-__all__ = ["FTS_INDEX", "HEADINGS", "fulltext_statement", "vector_statement"]
+__all__ = ["fulltext_statement", "vector_statement"]
 
 # An element whose whole text is one HTML comment. Postgres regex '.' matches newlines, so a multi-line
 # comment block is covered; a block that mixes a comment with real HTML is content and stays searchable.
 METADATA_ELEMENT = "(e.category = 'UncategorizedText' AND e.content ~ '^\\s*<!--' AND e.content ~ '-->\\s*$')"
 _CONTENT_ONLY = f"AND NOT {METADATA_ELEMENT}"
 
-# What full-text search sees of an element: its heading path and its own text. With the path, "Nova 24FL 무게"
-# finds "* 무게 : 2.9 kg" under the Nova 24FL heading, which the item's own text never names (the
-# contextual-retrieval idea applied to the lexical side, with no re-embedding). The 'simple' configuration
-# lowercases and splits but does no stemming or stop words, which is what makes it usable on Korean (stock
-# Postgres has no Korean configuration); Korean particles are handled by prefix terms ('모니터':*) that the caller
-# passes in. The index expression must match the queries'. Only the first FTS_MAX_CHARS of an element are
-# indexed: a tsvector holds at most 1 MB, and one 5 MB element (within the ingest limit) would otherwise make the
-# index, and so every insert, fail. hke_path_text is array_to_string declared immutable (core.sql.elements).
-FTS_MAX_CHARS = 100_000
-FTS_VECTOR = "to_tsvector('simple', hke_path_text(heading_path) || ' ' || left(content, 100000))"
-_FTS_VECTOR_E = "to_tsvector('simple', hke_path_text(e.heading_path) || ' ' || left(e.content, 100000))"
-FTS_INDEX = f"CREATE INDEX IF NOT EXISTS {{fts}} ON {{elements}} USING gin ({FTS_VECTOR})"
-FTS_INDEX_LOCK_KEY = 4_851_220_006  # the evaluation schema's key: both create the same index
+# Full-text search reads the lexemes stored with each element (core.sql.elements.FTS_COLUMN: heading path and
+# text under the 'simple' configuration) through the table's GIN index; no query parses stored text.
+_FTS = f"e.{FTS_COLUMN}"
 
 # The question's lexemes under the same 'simple' parser as the index, so "NV-24FL", "2.9" or "title_class" split
 # the same way on both sides. The caller quotes them into tsquery text (core.retrieval.search.tsquery_lexeme).
@@ -104,42 +94,49 @@ SELECT {cols("b")}, b.distance FROM best b ORDER BY b.distance, b.element_id
 # Ranking: the sum of the IDF of the query terms an element matches (BM25 without the term-frequency and length
 # parts; elements are short, so those matter little). ts_rank_cd has no IDF, so with OR-ed terms a frequent word
 # such as "monitor" would weigh as much as the rare model code the question is really about.
-# * %(query)s is all terms OR-ed, passed as one constant so the planner can use the GIN index
-#   (FTS_INDEX) with a real selectivity estimate; %(terms)s are the same terms one by one.
-# * Every element matching any term is in ``matched``, so a term's document frequency is counted there: no
-#   second scan of the collection per term. In a scope, frequencies are the scope's.
+# * %(query)s is all terms OR-ed, passed as one constant so the planner can use the GIN index with a real
+#   selectivity estimate; %(terms)s are the same terms one by one.
+# * One pass over the matching elements notes which terms each holds (``ords``). Elements holding the same terms
+#   score the same, so document frequencies and scores are computed per distinct set of terms (a handful), not
+#   per element: no second pass over the matches. In a scope, frequencies are the scope's.
 # * The collection's size is the sum of its documents' element counts (hke_documents, written in the same
 #   transaction as the elements): a few thousand rows by primary key instead of counting the element table.
 # Each element carries its cosine distance to the query vector, which the contexts show as similarity.
 _FULLTEXT = f"""
 WITH RECURSIVE {{walk}}
 terms AS MATERIALIZED (
-    SELECT t.ord, to_tsquery('simple', t.term) AS query
+    SELECT t.ord::int AS ord, to_tsquery('simple', t.term) AS query
     FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS t(term, ord)
 ),
 matched AS MATERIALIZED (
-    SELECT e.element_id, {{tsv}} AS tsv
+    SELECT e.element_id, ARRAY(SELECT t.ord FROM terms t WHERE {{tsv}} @@ t.query ORDER BY t.ord) AS ords
     FROM {{elements}} e
     WHERE true {{scope}} {{content}}
       AND {{tsv}} @@ to_tsquery('simple', %(query)s)
+),
+term_sets AS (
+    SELECT m.ords, count(*) AS n FROM matched m GROUP BY m.ords
 ),
 total AS (
     SELECT greatest(coalesce(sum(n_elements), 0), 1)::float8 AS n
     FROM hke_documents WHERE collection_id = %(collection_id)s
 ),
-weights AS (
-    SELECT t.ord, t.query, ln(1.0 + (total.n - count(*) + 0.5) / (count(*) + 0.5)) AS idf
-    FROM terms t
-    JOIN matched m ON m.tsv @@ t.query
+weights AS MATERIALIZED (
+    SELECT o.ord, ln(1.0 + (total.n - sum(s.n) + 0.5) / (sum(s.n) + 0.5)) AS idf
+    FROM term_sets s
+    CROSS JOIN LATERAL unnest(s.ords) AS o(ord)
     CROSS JOIN total
-    GROUP BY t.ord, t.query, total.n
+    GROUP BY o.ord, total.n
+),
+set_scores AS MATERIALIZED (
+    SELECT s.ords, (SELECT sum(w.idf) FROM weights w WHERE w.ord = ANY(s.ords)) AS score
+    FROM term_sets s
 ),
 scored AS (
-    SELECT m.element_id, sum(w.idf) AS score
+    SELECT m.element_id, ss.score
     FROM matched m
-    JOIN weights w ON m.tsv @@ w.query
-    GROUP BY m.element_id
-    ORDER BY score DESC, m.element_id
+    JOIN set_scores ss ON ss.ords = m.ords
+    ORDER BY ss.score DESC, m.element_id
     LIMIT %(k)s
 )
 SELECT {cols("e")}, e.embedding <=> %(query_vector)s AS distance, s.score
@@ -162,7 +159,7 @@ def _build() -> tuple[dict[tuple[str, bool], str], dict[tuple[str, bool], str]]:
                 vector[kind, include_metadata] = _VECTOR_TOP.format(scope=scope, content=content, **keep)
             walk = _WALK if kind == "subtree" else ""
             fulltext[kind, include_metadata] = _FULLTEXT.format(walk=walk, scope=scope, content=content,
-                                                                tsv=_FTS_VECTOR_E, **keep)
+                                                                tsv=_FTS, **keep)
     return vector, fulltext
 
 
@@ -178,14 +175,6 @@ def fulltext_statement(scope_kind: str, include_metadata: bool = False) -> str:
     """IDF-ranked full-text matches of %(terms)s inside a scope."""
     return _FULLTEXT_BY_SCOPE[scope_kind, include_metadata]
 
-
-# Every heading of the collection with its path and document: the names a question can be matched against.
-HEADINGS = """
-SELECT element_id, content, heading_path, document_id, coalesce(metadata->>'filename', '')
-FROM {elements}
-WHERE category = 'Title'
-ORDER BY document_id, "order"
-"""
 
 # Hits' ancestors (walking up) plus, for heading hits, their descendants (walking down, bounded by depth and
 # count), in ONE statement so that the "a heading brings its children" option keeps expansion at one round
