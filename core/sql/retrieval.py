@@ -64,7 +64,10 @@ WITH hits AS MATERIALIZED (
     SELECT {cols("e")}, e.embedding <=> %(query)s AS distance
     FROM {{elements}} e
     WHERE true {{scope}} {{content}}
-    ORDER BY e.embedding <=> %(query)s
+    -- element_id breaks exact ties (identical texts embed identically): without it, which of them fills the last
+    -- places depends on the scan's order, and a parallel scan's order changes from run to run. The planner keeps
+    -- the HNSW index scan and adds an incremental sort on the tied runs.
+    ORDER BY e.embedding <=> %(query)s, e.element_id
     LIMIT %(k)s
 )
 SELECT {cols("h")}, h.distance FROM hits h ORDER BY h.distance, h.element_id
