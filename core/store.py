@@ -513,7 +513,10 @@ class ElementStore:
         collection made before it or under another normaliser; a no-op when another process just did it)."""
         params = {"collection_id": self.collection_id, "words_version": NAME_WORDS_VERSION}
         with self.pool.connection() as conn, conn.transaction():
-            _version, complete, words_version = conn.execute(heading_sql.NEXT_VERSION, params).fetchone()
+            try:
+                _version, complete, words_version = conn.execute(heading_sql.NEXT_VERSION, params).fetchone()
+            except psycopg.errors.ForeignKeyViolation as exc:  # another process dropped the collection meanwhile
+                raise self.gone() from exc
             if complete and words_version == NAME_WORDS_VERSION:
                 return
             conn.execute(heading_sql.DELETE_COLLECTION_HEADINGS, params)
