@@ -15,6 +15,7 @@ from core.graph import GlobalAnswer, global_search, index_info, levels, load_rep
 from core.graph.global_search import DEFAULT_LEVEL
 from core.partial_tree import escape_markdown as esc
 from core.progress import Progress
+from core.retrieval import QuestionError, validate_question
 from views import ui
 from views.answers import cited_answer_markdown
 from views.reports import generated_label
@@ -68,28 +69,31 @@ if not ui.settings().has_llm:
 
 # -- run ----------------------------------------------------------------------------------------------------------
 
+asked: str | None = None
 if ask:
-    if not question.strip():
-        st.warning("Type a question first.")
+    try:
+        asked = validate_question(question)  # the same rules and limit as Compare, shown as a warning
+    except QuestionError as exc:
+        st.warning(str(exc))  # our own words (validate_question): no typed text in them
+if asked is not None:
+    bar = st.progress(0.0, text="Map: reading the reports…")
+
+    def on_progress(step: Progress) -> None:
+        if step.stage == "map":
+            batches = "batch" if step.total == 1 else "batches"
+            bar.progress(step.fraction, text=f"Map: {step.done}/{step.total} {batches} scored")
+        elif step.stage == "reduce":
+            bar.progress(1.0, text="Reduce: composing the answer…" if step.done < step.total else "Done")
+
+    try:
+        answer = global_search(store, asked, level=level, kind=kind, settings=ui.settings(),
+                               progress=on_progress)  # fmt: skip
+    except Exception as exc:  # a model or network failure: say what happened, keep the page usable
+        bar.empty()
+        st.error(f"The search failed: {esc(str(exc))}")
     else:
-        bar = st.progress(0.0, text="Map: reading the reports…")
-
-        def on_progress(step: Progress) -> None:
-            if step.stage == "map":
-                batches = "batch" if step.total == 1 else "batches"
-                bar.progress(step.fraction, text=f"Map: {step.done}/{step.total} {batches} scored")
-            elif step.stage == "reduce":
-                bar.progress(1.0, text="Reduce: composing the answer…" if step.done < step.total else "Done")
-
-        try:
-            answer = global_search(store, question, level=level, kind=kind, settings=ui.settings(),
-                                   progress=on_progress)  # fmt: skip
-        except Exception as exc:  # a model or network failure: say what happened, keep the page usable
-            bar.empty()
-            st.error(f"The search failed: {esc(str(exc))}")
-        else:
-            bar.empty()
-            st.session_state["global_answer"] = (collection, answer)
+        bar.empty()
+        st.session_state["global_answer"] = (collection, answer)
 
 stored = st.session_state.get("global_answer")
 answer: GlobalAnswer | None = stored[1] if stored and stored[0] == collection else None

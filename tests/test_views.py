@@ -382,3 +382,52 @@ def test_tree_walk_survives_nesting_deeper_than_the_recursion_limit():
     deep = [tree_element(i, f"level {i}", "Title", i - 1 if i else None) for i in range(3000)]
     page = tree.render_tree_html(deep, open_depth=0)
     assert page.count("<details") == 2999 and page.count("</details>") == 2999
+
+
+# -- the ingest summary and table (Overview page) --
+
+
+def _ingest_report(statuses: list[tuple[str, str]]):
+    from core.ingest.report import FileResult, IngestReport
+
+    report = IngestReport(seconds=1.25)
+    for path, status in statuses:
+        report.record(FileResult(path, status, elements=0 if status == "error" else 4,
+                                 reason="not UTF-8" if status == "error" else None))  # fmt: skip
+    return report
+
+
+@pytest.mark.parametrize(
+    ("statuses", "level", "expected", "absent"),
+    [
+        ([("upload:a.md", "error")], "error", "The file could not be ingested; nothing was stored.", "the other"),
+        ([("upload:a.md", "error"), ("upload:b.md", "error")], "error",
+         "None of the 2 files could be ingested; nothing was stored.", "the other"),
+        ([("upload:a.md", "error"), ("upload:b.md", "added")], "warning",
+         "1 file could not be ingested; the other 1 document were: 1 added, 0 replaced, 0 unchanged.", "None of"),
+        ([("upload:a.md", "added"), ("upload:b.md", "unchanged")], "success",
+         "2 documents: 1 added, 0 replaced, 1 unchanged; 4 elements written in 1.2s.", "could not"),
+    ],
+    ids=["one-failed", "all-failed", "some-failed", "none-failed"],
+)
+def test_ingest_summary_counts_only_what_happened(statuses, level, expected, absent):
+    from views.ingest import ingest_summary
+
+    got_level, message = ingest_summary(_ingest_report(statuses))
+    assert got_level == level
+    assert expected in message, message
+    assert absent not in message
+
+
+def test_ingest_table_shows_file_names_not_server_paths():
+    from views.ingest import file_rows
+
+    report = _ingest_report([("/srv/hke/corpora/docs/index.md", "added"),
+                             ("/srv/hke/corpora/docs/extensions/index.md", "added"),
+                             ("/srv/hke/corpora/docs/change_log/release-3.7.md", "error"),
+                             ("upload:notes.md", "added")])
+    assert [r["file"] for r in file_rows(report)] == ["index.md", "extensions/index.md", "change_log/release-3.7.md",
+                                                          "notes.md"]
+    report = _ingest_report([("/srv/hke/corpora/docs/a.md", "added"), ("/srv/hke/corpora/docs/sub/b.md", "added")])
+    assert [r["file"] for r in file_rows(report)] == ["a.md", "sub/b.md"]
+    assert not any("/srv" in str(r) for r in file_rows(report))

@@ -41,6 +41,7 @@ from core.graph.llm_cache import CachedChat, default_chat_model
 from core.graph.model import GlobalAnswer, GlobalPoint, Report
 from core.graph.replies import parse_json_object, report_refs
 from core.progress import Progress, ProgressCallback, no_progress
+from core.retrieval.question import validate_question
 from core.text import clip
 from core.textnorm import match_terms
 
@@ -97,9 +98,7 @@ def global_search(
     """
     if use_llm not in ("auto", "llm", "extractive"):
         raise ValueError("use_llm must be auto, llm or extractive")
-    question = (question or "").strip()
-    if not question:
-        raise ValueError("the question is empty")
+    question = validate_question(question)  # the rules (and length limit) of every question input
     started = time.perf_counter()
 
     def notify(stage: str, done: int, total: int) -> None:
