@@ -7,6 +7,7 @@ fetched) is checked by tests/e2e/test_network_page_e2e.py on the same hostile gr
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import re
@@ -241,6 +242,19 @@ def test_hierarchy_figure_sizes_colours_and_ids():
     assert whole.data[0].level == hv.ROOT_ID and whole.data[0].maxdepth == 3
     with pytest.raises(ValueError):
         hv.hierarchy_figure(rows(), chart="pie")
+
+
+def test_sector_labels_are_short_escaped_lines():
+    """A title too long for one line of a sector is broken at words into at most two short lines, so a sector with
+    room for it shows it (plotly hides a label that does not fit at the minimum size)."""
+    label = hv.wrapped_label("Nova 32UX, Nova 34WC & Nova 27QX", 40)
+    assert label.split("<br>") == ["Nova 32UX,", "Nova 34WC &amp;…"]
+    assert all(len(html.unescape(line)) <= hv.LABEL_LINE + 1 for line in label.split("<br>"))
+    assert hv.wrapped_label("Warranty", 40) == "Warranty"
+    hostile = hv.wrapped_label(HOSTILE, 40)
+    assert "<img" not in hostile and "&lt;img" in hostile
+    fig = hv.hierarchy_figure([HierarchyRow("e1", None, 0, "Connecting Two Computers with KVM", 4, 5.0, "entity", 0)])
+    assert fig.data[0].labels[1] == "Connecting<br>Two Compute…"
 
 
 def test_selected_community_reads_streamlit_click_events():
