@@ -40,4 +40,5 @@ def sandboxed_page(html: str, *, height: int, title: str, key: str) -> None:
 
     ``title`` names the frame for screen readers (and for tests: ``iframe[title=…]``).
     """
-    _component(data={"html": html, "height": int(height), "title": title}, key=key)
+    # A fixed height: a frame that grows after layout would move what the user is about to click.
+    _component(data={"html": html, "height": int(height), "title": title}, key=key, height=int(height))

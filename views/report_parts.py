@@ -283,7 +283,7 @@ def show_network(view: Level, rep: Report) -> None:
                f"scroll to zoom, hover for details.{fixed}")
     if n_nodes:
         sandboxed_page(page, height=height, title=f"Network of community {rep.community_id}",
-                       key=f"network_{rep.community_id}")
+                       key="report_network")  # one frame: opening another report swaps its page
 
 
 def show_tables(view: Level, rep: Report) -> None:
