@@ -344,6 +344,7 @@ _WORD = re.compile(r"[^\W\d_]{2,}")  # two letters in a row (any script): someth
 GENERIC_HEADINGS = frozenset({
     "overview", "introduction", "summary", "general", "general information", "contents", "table of contents",
     "notes", "note", "details", "about", "background", "other", "others", "misc", "miscellaneous", "appendix",
+    "example", "examples", "usage", "added", "changed", "fixed", "removed",  # changelog sections say when, not what
     "개요", "소개", "요약", "기본정보", "기본 정보", "일반", "일반 정보",
     "목차", "참고", "기타", "상세", "상세 정보", "부록",
 })  # fmt: skip
