@@ -63,7 +63,8 @@ question = st.text_area("Question", key="global_question", height=80,
                         placeholder="e.g. What are the main themes of this collection?")  # fmt: skip
 ask = st.button("Search", type="primary", key="global_ask")
 if not ui.settings().has_llm:
-    st.caption("No LLM configured: the answer will be extractive (the community findings closest to the question, "
+    st.caption("No LLM configured: the answer will be extractive (the community findings whose evidence best answers "
+               "the question, "
                "quoted with their sources). Set `OPENAI_API_KEY` for map-reduce with a model.")  # fmt: skip
 
 

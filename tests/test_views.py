@@ -255,6 +255,13 @@ def test_sector_labels_are_short_escaped_lines():
     assert "<img" not in hostile and "&lt;img" in hostile
     fig = hv.hierarchy_figure([HierarchyRow("e1", None, 0, "Connecting Two Computers with KVM", 4, 5.0, "entity", 0)])
     assert fig.data[0].labels[1] == "Connecting<br>Two Compute…"
+    # The outer ring's thin sectors get the title's first name on one line; inner rings the wrapped title.
+    two_rings = hv.hierarchy_figure([
+        HierarchyRow("e1", None, 0, "Nova 32UX, Nova 34WC & Nova 27QX", 9, 5.0, "entity", 1),
+        HierarchyRow("e2", "e1", 1, "Returns and Refunds, Warranty & DOA", 9, 5.0, "entity", 0),
+    ])
+    labels = dict(zip(two_rings.data[0].ids, two_rings.data[0].labels, strict=True))
+    assert labels["e1"] == "Nova 32UX,<br>Nova 34WC &amp;…" and labels["e2"] == "Returns and…"
 
 
 def test_selected_community_reads_streamlit_click_events():

@@ -97,7 +97,11 @@ def hierarchy_figure(
     mean_rating = sum(ratings) / len(ratings) if ratings else 5.0
     ids = [ROOT_ID] + [r.id for r in rows]
     parents = [""] + [r.parent if r.parent in known else ROOT_ID for r in rows]
-    labels = [ROOT_LABEL] + [wrapped_label(r.title, max_label) for r in rows]
+    depth = _depths(rows, known)
+    # The outer ring's sectors are thin: there a title's first name, one line, fits where two lines would not.
+    outer = max(depth.values(), default=0)
+    labels = [ROOT_LABEL] + [wrapped_label(_first_name(r.title) if depth[r.id] == outer > 1 else r.title, max_label,
+                                           lines=1 if depth[r.id] == outer > 1 else LABEL_LINES) for r in rows]
     vals = [sum(values[r.id] for r in roots)] + [values[r.id] for r in rows]
     colours = [mean_rating] + [r.rating if r.rating is not None else mean_rating for r in rows]
     custom = [[ROOT_ID, ROOT_LABEL, "", sum(r.size for r in roots), "", len(roots)]] + [
@@ -164,6 +168,23 @@ def breadcrumbs(rows: Sequence[HierarchyRow], community_id: str) -> list[Hierarc
 
 LABEL_LINE = 12  # characters per line of a sector label: short lines fit a wedge that one long line would overflow
 LABEL_LINES = 2
+
+
+def _depths(rows: Sequence[HierarchyRow], known: set[str]) -> dict[str, int]:
+    """Ring of each visible row: 1 for the sectors around the root (or the centre's ancestors), then outwards."""
+    parent = {r.id: (r.parent if r.parent in known else None) for r in rows}
+    out: dict[str, int] = {}
+    for r in rows:
+        d, node = 1, parent[r.id]
+        while node is not None:
+            d, node = d + 1, parent[node]
+        out[r.id] = d
+    return out
+
+
+def _first_name(title: str) -> str:
+    """The first of the names a title joins ("USB-C, HDMI & DisplayPort" → "USB-C")."""
+    return title.split(" & ")[0].split(", ")[0]
 
 
 def wrapped_label(text: str, limit: int, width: int = LABEL_LINE, lines: int = LABEL_LINES) -> str:
