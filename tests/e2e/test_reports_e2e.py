@@ -66,8 +66,10 @@ def network_frame(page, community_id: str | None = None):
     iframe = page.locator(f"{MAIN} {selector}").first
     iframe.wait_for(timeout=60_000)
     iframe.scroll_into_view_if_needed()
+    assert iframe.get_attribute("sandbox") == "allow-scripts", "scripts, but not the app's origin (views/frames.py)"
     frame = iframe.element_handle().content_frame()
     frame.locator("#mynetwork canvas").wait_for(timeout=60_000)
+    assert frame.evaluate("String(window.origin)") == "null"
     frame.locator("body[data-hke-ready='1']").wait_for(state="attached", timeout=60_000)
     return frame
 
