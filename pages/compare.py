@@ -88,7 +88,7 @@ rerun = st.session_state.pop("compare_rerun", False)
 
 def show_details(result: ModeResult, plain_tokens: int, x_max: float, question: str) -> None:
     if result.answer.error:
-        st.error(result.answer.error)
+        st.error(escape_markdown(result.answer.error))
     show_table(question, result)
     st.caption(f"Answered by: {escape_markdown(result.answer.answerer)}")
     a, b = st.columns(2)
@@ -191,14 +191,14 @@ if submitted or rerun:
         asked = validate_question(question)  # the rules of core.retrieval, shown as a warning, never a traceback
     except QuestionError as exc:
         asked = None
-        st.warning(str(exc))
+        st.warning(str(exc))  # our own words: no typed text in them
     if asked is not None:
         try:
             with st.spinner("Searching…"):
                 fresh = retrieve(store, asked, k=int(k), scope=scope, children_budget=int(budget),
                                  search=search_config(search_name, headings=False if everywhere else None))
         except (ValueError, StoreError) as exc:
-            st.error(f"The search failed: {exc}")
+            st.error(f"The search failed: {escape_markdown(str(exc))}")
 
 comparison: Comparison | None = st.session_state.get("comparison")
 if comparison is not None and comparison.collection != collection:

@@ -1,12 +1,13 @@
 """Document tree: one document's elements as the tree retrieval walks.
 
 The tree is ``views.tree``'s page (document text escaped by its template) in an iframe of fixed height, scrolled
-to the highlighted element when a citation link names one."""
+to the highlighted element when a citation link names one. The frame allows scripts only (``views.frames``)."""
 
 import streamlit as st
 
 from core.partial_tree import escape_markdown
 from views import ui
+from views.frames import sandboxed_page
 from views.tree import render_tree_html, visible_ids
 
 st.title("Document tree")
@@ -43,9 +44,10 @@ c2.metric("Matches" if query else "Headings",
           else sum(e.metadata.get("category") == "Title" for e in elements))
 c3.metric("Source", record.filename)
 if query and not shown:
-    st.warning(f"Nothing in this document contains “{query}”.")
+    st.warning(f"Nothing in this document contains “{escape_markdown(query)}”.")
 
 hl = [st.session_state["tree_element"]] if st.session_state.get("tree_element") else []
-st.iframe(render_tree_html(elements, highlight=hl, query=query), height=650, alt=f"Element tree of {record.filename}")
+sandboxed_page(render_tree_html(elements, highlight=hl, query=query), height=650,
+               title=f"Element tree of {record.filename}", key="tree_frame")
 if hl:
     st.caption(f"Highlighted element {escape_markdown(hl[0])} (from a citation).")

@@ -75,7 +75,7 @@ try:
         if upload is not None:
             questions = load_questions(upload.getvalue(), name=upload.name.rsplit(".", 1)[0])
 except QuestionSetError as exc:
-    st.error(f"The question set cannot be used: {exc}")
+    st.error(f"The question set cannot be used: {escape_markdown(str(exc))}")
     questions = None
 
 if questions is not None:
@@ -114,7 +114,7 @@ if submitted and questions is not None:
             run = run_evaluation(store, subset, modes=modes, k=int(k), progress=on_progress, judge=judge,
                                  build_contextual=build_contextual)
         except (ValueError, StoreError, LLMError) as exc:
-            st.error(f"The evaluation failed: {exc}")
+            st.error(f"The evaluation failed: {escape_markdown(str(exc))}")
         else:
             bar.progress(1.0, text=f"Done: {len(subset)} questions × {len(modes)} modes")
             st.session_state["eval_run_id"] = run.run_id

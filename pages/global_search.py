@@ -63,7 +63,8 @@ question = st.text_area("Question", key="global_question", height=80,
                         placeholder="e.g. What are the main themes of this collection?")  # fmt: skip
 ask = st.button("Search", type="primary", key="global_ask")
 if not ui.settings().has_llm:
-    st.caption("No LLM configured: the answer will be extractive (the community findings closest to the question, "
+    st.caption("No LLM configured: the answer will be extractive (the community findings whose evidence best answers "
+               "the question, "
                "quoted with their sources). Set `OPENAI_API_KEY` for map-reduce with a model.")  # fmt: skip
 
 
@@ -72,9 +73,9 @@ if not ui.settings().has_llm:
 asked: str | None = None
 if ask:
     try:
-        asked = validate_question(question)  # ask's rules: one length limit, no control characters
+        asked = validate_question(question)  # the same rules and limit as Compare, shown as a warning
     except QuestionError as exc:
-        st.warning(str(exc))
+        st.warning(str(exc))  # our own words (validate_question): no typed text in them
 if asked is not None:
     bar = st.progress(0.0, text="Map: reading the reports…")
 

@@ -6,6 +6,7 @@ import streamlit as st
 
 from core.ingest import SourceFile, discover, ingest
 from views import ui
+from views.ingest import file_rows, ingest_summary
 
 st.title("Hierarchical Knowledge Explorer")
 st.caption(
@@ -77,16 +78,6 @@ with right:
 
 report = st.session_state.get("last_ingest")
 if report is not None:
-    if report.errors:
-        st.warning(f"{len(report.errors)} file(s) could not be ingested; the others were. Reasons below.")
-    else:
-        st.success(
-            f"{report.documents} documents: {report.added} added, {report.replaced} replaced, "
-            f"{report.unchanged} unchanged; {report.elements} elements written in {report.seconds:.1f}s."
-        )
-    st.dataframe(
-        pd.DataFrame([{"file": f.path, "status": f.status, "elements": f.elements, "reason": f.reason or ""}
-                      for f in report.files]),
-        hide_index=True,
-        width="stretch",
-    )
+    level, message = ingest_summary(report)
+    {"success": st.success, "warning": st.warning, "error": st.error}[level](message)
+    st.dataframe(pd.DataFrame(file_rows(report)), hide_index=True, width="stretch")

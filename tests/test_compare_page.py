@@ -136,7 +136,9 @@ def test_a_failing_llm_column_does_not_hide_the_other(samples_store, monkeypatch
         monkeypatch.setenv("HKE_CHAT_MODEL", "stub-model")
         at = ask(compare_page("samples").run(), QUESTIONS["q06"]["question"])
     assert not at.exception
-    assert len(at.error) == 1 and "refused the request (400)" in at.error[0].value
+    # The server's words are shown escaped (they can carry anything): read back as the user sees them.
+    assert len(at.error) == 1 and "refused the request (400): Error code: 400" in unescape(at.error[0].value)
+    assert "\\(400\\)" in at.error[0].value, "escaped: a server reply is not markdown"
     assert any(b.startswith("Hierarchical answer") for b in markdown_bodies(at))
     everything = "\n".join(markdown_bodies(at) + [e.value for e in at.error])
     assert "NeverShowThis" not in everything

@@ -51,3 +51,41 @@ def test_a_known_element_is_still_highlighted(samples_store):
     at = _tree("samples", element_id).run()
     assert not at.exception and not at.warning
     assert any(element_id in c.value for c in at.caption if "Highlighted element" in c.value)
+
+
+def test_a_typed_tree_search_is_shown_escaped(samples_store):
+    """What the user types in the tree search is echoed in the "nothing contains" warning as text: an image or link
+    in it is never rendered (a rendered image would be fetched from its host)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.session_state["collection"] = "samples"
+    at.switch_page("pages/document_tree.py").run()
+    at.text_input[0].input(HOSTILE).run()
+    assert not at.exception, at.exception
+    warning = " ".join(w.value for w in at.warning)
+    assert "Nothing in this document contains" in warning
+    assert "!\\[pixel\\]\\(https" in warning, warning  # the brackets arrive escaped
+    live = [b for b in _markdown_bodies(at) if re.search(r"(?<!\\)!?(?<!\\)\[[^\]]*(?<!\\)\]\(", b)]
+    assert live == [], live
+
+
+def test_an_unknown_collection_in_a_link_is_said_not_ignored(samples_store):
+    """(AppTest drops query parameters on a page switch, so this opens the app's first page; the browser test in
+    tests/e2e/test_security_e2e.py opens /document_tree?collection=… directly.)"""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.session_state["collection"] = "samples"
+    at.query_params["collection"] = "no_such_collection"
+    at.run()
+    assert not at.exception, at.exception
+    warning = " ".join(w.value for w in at.warning)
+    assert "no\\_such\\_collection" in warning and "does not exist" in warning, warning
+    assert "showing **samples** instead" in warning
+
+
+def test_a_hostile_unknown_collection_name_is_escaped(db_url):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["collection"] = HOSTILE
+    at.run()
+    assert not at.exception, at.exception
+    live = [b for b in _markdown_bodies(at) if re.search(r"(?<!\\)!?(?<!\\)\[[^\]]*(?<!\\)\]\(", b)]
+    assert live == [], live
+    assert any("does not exist" in w.value for w in at.warning)

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from core.graph import global_search
 from core.ingest import SourceFile, ingest
 from core.progress import Progress
+from core.retrieval.question import EMPTY_QUESTION, MAX_QUESTION_CHARS, QuestionError
 from core.store import ElementStore
 
 from .conftest import ROOT
@@ -60,7 +61,7 @@ def test_offline_answer_with_citations_and_contributing_reports(samples_index):
     assert at.selectbox(key="global_level").value == 1, "the default level, as global_search uses"
     assert "will be extractive" in texts(at)
     at.button(key="global_ask").click().run()
-    assert any("Ask a question: the question is empty" in w.value for w in at.warning)
+    assert any(unescape(w.value) == EMPTY_QUESTION for w in at.warning)
 
     at.text_area(key="global_question").input(QUESTION)
     at.button(key="global_ask").click().run()
@@ -86,6 +87,22 @@ def test_offline_answer_with_citations_and_contributing_reports(samples_index):
     at.selectbox(key="global_level").set_value(0).run()
     assert not at.exception
     assert any("Extractive answer" in m.value for m in at.markdown)
+
+
+def test_a_question_over_the_shared_limit_is_refused_as_on_compare(samples_index):
+    """One limit for every question input: Global search refuses what Compare refuses, with the same words."""
+    at = search_page("samples").run()
+    at.text_area(key="global_question").input("x" * (MAX_QUESTION_CHARS + 1))
+    at.button(key="global_ask").click().run()
+    assert not at.exception, at.exception
+    warning = " ".join(unescape(w.value) for w in at.warning)
+    assert f"{MAX_QUESTION_CHARS + 1:,} characters, the limit is {MAX_QUESTION_CHARS:,}" in warning
+    assert not any("Extractive answer" in m.value for m in at.markdown), "no search ran"
+    at.text_area(key="global_question").input("x" * MAX_QUESTION_CHARS)  # at the limit: searched
+    at.button(key="global_ask").click().run()
+    assert not at.exception and not at.warning
+    with pytest.raises(QuestionError, match="limit is"):
+        global_search(samples_index, "y" * (MAX_QUESTION_CHARS + 1), use_llm="extractive")
 
 
 def test_structural_search_offline(samples_index):

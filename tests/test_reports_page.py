@@ -4,6 +4,7 @@ up, citations that open the Document tree, and a hostile entity name that stays 
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
@@ -82,9 +83,13 @@ def opened(at: AppTest) -> str | None:
 
 
 def iframe_srcdoc(at: AppTest) -> str:
-    frames = [e for e in walk(at._tree) if getattr(e, "type", None) == "iframe"]
-    assert frames, "the network iframe is missing"
-    return frames[0].proto.srcdoc
+    """The network page the sandboxed frame (``views.frames``) is given as ``srcdoc``."""
+    frames = [e for e in walk(at._tree) if getattr(e, "type", None) == "bidi_component"
+              and e.proto.component_name == "hke_sandboxed_page"]  # fmt: skip
+    assert frames, "the network frame is missing"
+    data = json.loads(frames[0].proto.json)
+    assert data["title"].startswith("Network of community")
+    return data["html"]
 
 
 # -- empty states -----------------------------------------------------------------------------------------------

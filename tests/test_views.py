@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import html
 import io
 import json
 import re
@@ -244,6 +245,26 @@ def test_hierarchy_figure_sizes_colours_and_ids():
         hv.hierarchy_figure(rows(), chart="pie")
 
 
+def test_sector_labels_are_short_escaped_lines():
+    """A title too long for one line of a sector is broken at words into at most two short lines, so a sector with
+    room for it shows it (plotly hides a label that does not fit at the minimum size)."""
+    label = hv.wrapped_label("Nova 32UX, Nova 34WC & Nova 27QX", 40)
+    assert label.split("<br>") == ["Nova 32UX,", "Nova 34WC &amp;…"]
+    assert all(len(html.unescape(line)) <= hv.LABEL_LINE + 1 for line in label.split("<br>"))
+    assert hv.wrapped_label("Warranty", 40) == "Warranty"
+    hostile = hv.wrapped_label(HOSTILE, 40)
+    assert "<img" not in hostile and "&lt;img" in hostile
+    fig = hv.hierarchy_figure([HierarchyRow("e1", None, 0, "Connecting Two Computers with KVM", 4, 5.0, "entity", 0)])
+    assert fig.data[0].labels[1] == "Connecting<br>Two Compute…"
+    # The outer ring's thin sectors get the title's first name on one line; inner rings the wrapped title.
+    two_rings = hv.hierarchy_figure([
+        HierarchyRow("e1", None, 0, "Nova 32UX, Nova 34WC & Nova 27QX", 9, 5.0, "entity", 1),
+        HierarchyRow("e2", "e1", 1, "Returns and Refunds, Warranty & DOA", 9, 5.0, "entity", 0),
+    ])
+    labels = dict(zip(two_rings.data[0].ids, two_rings.data[0].labels, strict=True))
+    assert labels["e1"] == "Nova 32UX,<br>Nova 34WC &amp;…" and labels["e2"] == "Returns and…"
+
+
 def test_selected_community_reads_streamlit_click_events():
     # The shape Streamlit 1.67 sends for a click on a sunburst sector (PlotlyChart's hierarchical click handler).
     event = {"selection": {"points": [{"id": "e3", "label": "Child A", "parent": "e1", "current_path": "x/e1/",
@@ -385,3 +406,52 @@ def test_tree_walk_survives_nesting_deeper_than_the_recursion_limit():
     deep = [tree_element(i, f"level {i}", "Title", i - 1 if i else None) for i in range(3000)]
     page = tree.render_tree_html(deep, open_depth=0)
     assert page.count("<details") == 2999 and page.count("</details>") == 2999
+
+
+# -- the ingest summary and table (Overview page) --
+
+
+def _ingest_report(statuses: list[tuple[str, str]]):
+    from core.ingest.report import FileResult, IngestReport
+
+    report = IngestReport(seconds=1.25)
+    for path, status in statuses:
+        report.record(FileResult(path, status, elements=0 if status == "error" else 4,
+                                 reason="not UTF-8" if status == "error" else None))  # fmt: skip
+    return report
+
+
+@pytest.mark.parametrize(
+    ("statuses", "level", "expected", "absent"),
+    [
+        ([("upload:a.md", "error")], "error", "The file could not be ingested; nothing was stored.", "the other"),
+        ([("upload:a.md", "error"), ("upload:b.md", "error")], "error",
+         "None of the 2 files could be ingested; nothing was stored.", "the other"),
+        ([("upload:a.md", "error"), ("upload:b.md", "added")], "warning",
+         "1 file could not be ingested; the other 1 document were: 1 added, 0 replaced, 0 unchanged.", "None of"),
+        ([("upload:a.md", "added"), ("upload:b.md", "unchanged")], "success",
+         "2 documents: 1 added, 0 replaced, 1 unchanged; 4 elements written in 1.2s.", "could not"),
+    ],
+    ids=["one-failed", "all-failed", "some-failed", "none-failed"],
+)
+def test_ingest_summary_counts_only_what_happened(statuses, level, expected, absent):
+    from views.ingest import ingest_summary
+
+    got_level, message = ingest_summary(_ingest_report(statuses))
+    assert got_level == level
+    assert expected in message, message
+    assert absent not in message
+
+
+def test_ingest_table_shows_file_names_not_server_paths():
+    from views.ingest import file_rows
+
+    report = _ingest_report([("/srv/hke/corpora/docs/index.md", "added"),
+                             ("/srv/hke/corpora/docs/extensions/index.md", "added"),
+                             ("/srv/hke/corpora/docs/change_log/release-3.7.md", "error"),
+                             ("upload:notes.md", "added")])
+    assert [r["file"] for r in file_rows(report)] == ["index.md", "extensions/index.md", "change_log/release-3.7.md",
+                                                          "notes.md"]
+    report = _ingest_report([("/srv/hke/corpora/docs/a.md", "added"), ("/srv/hke/corpora/docs/sub/b.md", "added")])
+    assert [r["file"] for r in file_rows(report)] == ["a.md", "sub/b.md"]
+    assert not any("/srv" in str(r) for r in file_rows(report))

@@ -76,14 +76,15 @@ def hierarchy_figure(
     chart: str = "sunburst",
     selected: str | None = None,
     height: int = 520,
-    max_label: int = 28,
+    max_label: int = 40,
 ) -> go.Figure:
     """The whole community hierarchy as a sunburst (or treemap): sector size = entities, colour = rating 0–10.
 
     Each sector's ``id`` is its community id, so a click event names the community. A synthetic root holds the
     level-0 communities; ``selected`` gets a dark outline and becomes the centre (its parent, for a leaf), and at most
-    :data:`LEVELS_BELOW` levels below it are drawn (a 600-slice sunburst has no readable label); labels too small
-    to read are hidden rather than shrunk.
+    :data:`LEVELS_BELOW` levels below it are drawn (a 600-slice sunburst has no readable label). Labels are broken
+    into short lines (:func:`wrapped_label`), so every sector with room for its title shows it; one too small to
+    read is hidden rather than shrunk (the hover, and the list beside the chart, name every community).
     """
     if chart not in ("sunburst", "treemap"):
         raise ValueError("chart must be sunburst or treemap")
@@ -96,7 +97,11 @@ def hierarchy_figure(
     mean_rating = sum(ratings) / len(ratings) if ratings else 5.0
     ids = [ROOT_ID] + [r.id for r in rows]
     parents = [""] + [r.parent if r.parent in known else ROOT_ID for r in rows]
-    labels = [ROOT_LABEL] + [plotly_text(r.title, max_label) for r in rows]
+    depth = _depths(rows, known)
+    # The outer ring's sectors are thin: there a title's first name, one line, fits where two lines would not.
+    outer = max(depth.values(), default=0)
+    labels = [ROOT_LABEL] + [wrapped_label(_first_name(r.title) if depth[r.id] == outer > 1 else r.title, max_label,
+                                           lines=1 if depth[r.id] == outer > 1 else LABEL_LINES) for r in rows]
     vals = [sum(values[r.id] for r in roots)] + [values[r.id] for r in rows]
     colours = [mean_rating] + [r.rating if r.rating is not None else mean_rating for r in rows]
     custom = [[ROOT_ID, ROOT_LABEL, "", sum(r.size for r in roots), "", len(roots)]] + [
@@ -159,6 +164,42 @@ def breadcrumbs(rows: Sequence[HierarchyRow], community_id: str) -> list[Hierarc
     return chain[::-1]
 
 
+
+
+LABEL_LINE = 12  # characters per line of a sector label: short lines fit a wedge that one long line would overflow
+LABEL_LINES = 2
+
+
+def _depths(rows: Sequence[HierarchyRow], known: set[str]) -> dict[str, int]:
+    """Ring of each visible row: 1 for the sectors around the root (or the centre's ancestors), then outwards."""
+    parent = {r.id: (r.parent if r.parent in known else None) for r in rows}
+    out: dict[str, int] = {}
+    for r in rows:
+        d, node = 1, parent[r.id]
+        while node is not None:
+            d, node = d + 1, parent[node]
+        out[r.id] = d
+    return out
+
+
+def _first_name(title: str) -> str:
+    """The first of the names a title joins ("USB-C, HDMI & DisplayPort" → "USB-C")."""
+    return title.split(" & ")[0].split(", ")[0]
+
+
+def wrapped_label(text: str, limit: int, width: int = LABEL_LINE, lines: int = LABEL_LINES) -> str:
+    """``text`` as an escaped sector label of at most ``lines`` lines of about ``width`` characters (``<br>``
+    between them, words kept whole), ``limit`` characters in all. Plotly hides a label that does not fit its sector
+    at the minimum size; broken into lines, a title fits most sectors that have room for it."""
+    rows: list[str] = []
+    for word in clip(" ".join(text.split()), limit, at_word=False).split(" "):
+        if rows and len(rows[-1]) + 1 + len(word) <= width:
+            rows[-1] += " " + word
+        else:
+            rows.append(word)
+    if len(rows) > lines:
+        rows = rows[: lines - 1] + [clip(" ".join(rows[lines - 1 :]), width, at_word=False)]
+    return "<br>".join(html.escape(r, quote=True) for r in rows)
 
 
 def plotly_text(text: str, limit: int) -> str:

@@ -38,6 +38,7 @@ from core.store import ElementStore
 from views import hierarchy as hv
 from views import network, ui
 from views import reports as rv
+from views.frames import sandboxed_page
 
 KINDS = {"entity": "Entity communities (Leiden levels)", "structural": "Structural (document › section)"}
 KIND_NAMES = {"entity": "Entity community", "structural": "Structural community"}
@@ -281,7 +282,8 @@ def show_network(view: Level, rep: Report) -> None:
     st.caption(f"{n_nodes} entities, {n_edges} relationships. Colour = {grouping}, size = degree. Drag to pan, "
                f"scroll to zoom, hover for details.{fixed}")
     if n_nodes:
-        st.iframe(page, height=height, alt=f"Network of community {rep.community_id}")
+        sandboxed_page(page, height=height, title=f"Network of community {rep.community_id}",
+                       key="report_network")  # one frame: opening another report swaps its page
 
 
 def show_tables(view: Level, rep: Report) -> None:

@@ -79,7 +79,7 @@ def show_database_error(exc: BaseException) -> None:
     """What every page shows when the database cannot be used: the words ingest and the CLI use, no traceback."""
     url = _configured_url()
     message = unavailable_message(exc, url) if connection_lost(exc) else redact_text(str(exc), url)
-    st.error(message[:1].upper() + message[1:], icon=":material/error:")
+    st.error(escape_markdown(message[:1].upper() + message[1:]), icon=":material/error:")
 
 
 def _configured_url() -> str | None:
@@ -110,6 +110,13 @@ def sidebar() -> None:
         st.session_state["collection"] = wanted
         st.session_state["_collection_from_url"] = wanted
     current = current_collection()
+    if wanted and wanted not in names:
+        # Shown until the user picks a collection: the parameter stays in the URL, a stale complaint would not.
+        first_seen = st.session_state.setdefault("_unknown_collection_link", (wanted, current))
+        if first_seen == (wanted, current):
+            st.warning(f"The link names collection **{escape_markdown(wanted[:100])}**, which does not exist: "
+                       f"showing **{escape_markdown(current)}** instead. Pick a collection in the sidebar.",
+                       icon=":material/link_off:")  # fmt: skip
     if current not in names:
         names.append(current)
     with st.sidebar:

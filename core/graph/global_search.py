@@ -12,13 +12,20 @@ says the reports hold nothing relevant, without a reduce call.
 
 **Offline.** An *overview* question ("What are the main themes?", "What is this corpus about?", "주요 주제는?",
 see :func:`is_overview`) is answered from the top level: every level-0 report's title and summary, highest rated
-first, each cited. Any other question is embedded with the store's embedder; each finding of the selected reports
-is scored by the cosine similarity of the question to the stored vectors of the elements it cites (its evidence;
-computed by pgvector, so no finding text is embedded at query time), plus :data:`LEXICAL_BONUS` when the finding
-shares a content word with the question, weighted lightly by the report's rating. The best findings, at most two
-per report, are composed into a cited, extractive answer labelled as such. Scores are similarities mapped to 0–100
-to mirror the map step; findings below :data:`OFFLINE_MIN_SCORE` are not offered, and
-when none reaches it the answer says that no report covers the question.
+first, each cited. Any other question is answered from the *evidence* of the findings, not their one-line
+summaries: a finding's evidence is the content elements it cites, and for a cited heading (a heading entity) the
+content elements directly under it. Each evidence element is scored against the question (see :class:`_Relevance`):
+``(1 − w)·cosine + w·coverage``, the cosine of the question to the element's stored vector (computed by pgvector;
+nothing is embedded at query time but the question) and the IDF-weighted share of the question's content terms the
+element states (text) or sits under (heading path). A finding scores its best evidence, the report's rating only
+breaking near-ties. The best findings make the points, each quoting its best evidence with where it sits: at most
+:data:`MAX_POINTS_PER_REPORT` per report, never the same quote or the same finding twice. Scores are relevance
+mapped to 0–100 to mirror the map step; evidence below :data:`OFFLINE_MIN_SCORE` is not offered, and when none
+reaches it the answer says that no report covers the question.
+
+**Repeats.** No point is made twice: offline, by the rule above; with an LLM, points of different batches that
+state the same thing (citations and case aside) are merged into one that cites every report, and the map prompt
+asks for each point once, scored by how directly it answers the question.
 
 **Progress.** ``progress(Progress(stage, done, total))`` is called with ``"map"`` as each batch is mapped
 (offline: one step, scoring the findings) and ``"reduce"`` at the end, always from the calling thread (map
@@ -28,10 +35,13 @@ batches run in a thread pool; a UI progress bar can only be updated from the thr
 from __future__ import annotations
 
 import logging
+import math
 import random
 import re
 import time
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -43,7 +53,7 @@ from core.graph.replies import parse_json_object, report_refs
 from core.progress import Progress, ProgressCallback, no_progress
 from core.retrieval.question import validate_question
 from core.text import clip
-from core.textnorm import match_terms
+from core.textnorm import english_stem, match_terms
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -58,9 +68,11 @@ DEFAULT_BATCH_TOKENS = 6000
 DEFAULT_REDUCE_TOKENS = 6000
 DEFAULT_SEED = 0xDEADBEEF
 OFFLINE_TOP_K = 6
-OFFLINE_MIN_SCORE = 35  # (similarity + lexical bonus) × 100 below which a finding is not offered
-LEXICAL_BONUS = 0.1
+OFFLINE_MIN_SCORE = 40  # relevance × 100 below which a finding is not offered
+COVERAGE_WEIGHT = 0.5  # of the question's terms an element states, against its vector similarity
+PATH_WEIGHT = 0.7  # a question term in the element's heading path counts this much of one in its text
 MAX_EVIDENCE_PER_FINDING = 5
+MAX_POINTS_PER_REPORT = 2  # spread the answer over several communities
 
 
 def select_reports(store: ElementStore, *, level: int | None, kind: str = "entity") -> tuple[int, list[Report]]:
@@ -97,7 +109,7 @@ def global_search(
     """
     if use_llm not in ("auto", "llm", "extractive"):
         raise ValueError("use_llm must be auto, llm or extractive")
-    question = validate_question(question)  # ask's rules: one length limit, no control characters
+    question = validate_question(question)  # the rules (and length limit) of every question input
     started = time.perf_counter()
 
     def notify(stage: str, done: int, total: int) -> None:
@@ -228,7 +240,7 @@ def _llm_search(
         for done, _future in enumerate(as_completed(futures), start=1):
             notify("map", done, len(futures))
         mapped = [future.result() for future in futures]
-    points = [p for group in mapped for p in group if p.score > 0]
+    points = _merge_repeats([p for group in mapped for p in group if p.score > 0])
     points.sort(key=lambda p: -p.score)  # stable: ties keep batch order
     context_tokens = 0
     kept: list[GlobalPoint] = []
@@ -251,6 +263,27 @@ def _llm_search(
         cited = list(dict.fromkeys(r for p in kept for r in p.report_ids))
     return GlobalAnswer(question, reply.strip(), "llm", level, kind, cited, kept, len(reports), chat.calls,
                         chat.cached, context_tokens, 0.0)  # fmt: skip
+
+
+_CITATION = re.compile(r"\[Data:[^\]]*\]", re.IGNORECASE)
+
+
+def _merge_repeats(points: list[GlobalPoint]) -> list[GlobalPoint]:
+    """One point per statement: batches that make the same point (citations and case aside) become one point with
+    the best score and every report cited, so the reducer never reads a point twice."""
+    merged: dict[str, GlobalPoint] = {}
+    for p in points:
+        key = " ".join(_CITATION.sub(" ", p.description).split()).casefold().rstrip(".")
+        if key not in merged:
+            merged[key] = GlobalPoint(p.description, p.score, list(p.report_ids))
+            continue
+        kept = merged[key]
+        ids = list(dict.fromkeys([*kept.report_ids, *p.report_ids]))
+        description = kept.description if kept.score >= p.score else p.description
+        if set(ids) != set(report_refs(description)):
+            description = f"{_CITATION.sub('', description).rstrip()} [Data: Reports ({', '.join(ids)})]"
+        merged[key] = GlobalPoint(description, max(kept.score, p.score), ids)
+    return list(merged.values())
 
 
 # -- offline ----------------------------------------------------------------------------------------
@@ -291,84 +324,137 @@ def _offline_overview(question: str, reports: Sequence[Report], kind: str) -> Gl
                         len(reports), 0, 0, 0, 0.0)  # fmt: skip
 
 
-def _element_similarity(store: ElementStore, question: str, element_ids: list[str]) -> dict[str, float]:
-    """Cosine similarity of the question to each element's stored vector, computed by pgvector."""
+@dataclass(frozen=True)
+class _Evidence:
+    element_id: str
+    text: str
+    heading_path: tuple[str, ...]
+    similarity: float  # cosine of the question to the element's stored vector
+
+
+def _evidence(store: ElementStore, question: str, cited: list[str]) -> dict[str, list[_Evidence]]:
+    """Cited element id → the elements that evidence it (itself; for a heading, also its section's content)."""
     from core.graph import tables
     from core.sql import graph as sql
 
-    if not element_ids:
+    if not cited:
         return {}
     query = np.asarray(store.embeddings.embed_query(question), dtype=np.float32)
-    rows = tables.fetch(store.reader, store.statement(sql.ELEMENT_SIMILARITY),
-                        {"query": query, "collection_id": store.collection_id, "ids": element_ids})  # fmt: skip
-    return {row[0]: float(row[1]) for row in rows}
+    rows = tables.fetch(store.reader, store.statement(sql.EVIDENCE_SIMILARITY), {"query": query, "ids": cited})
+    out: dict[str, list[_Evidence]] = defaultdict(list)
+    for cited_id, element_id, similarity, text, path in rows:
+        out[cited_id].append(_Evidence(element_id, text or "", tuple(path or ()), float(similarity or 0.0)))
+    return out
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(english_stem(t) for t in match_terms(text))
+
+
+class _Relevance:
+    """How well one element answers the question: ``(1 − w)·similarity + w·coverage`` (w = :data:`COVERAGE_WEIGHT`).
+
+    *coverage* is the IDF-weighted share of the question's content terms the element states (in its text, full
+    weight) or sits under (in its heading path, :data:`PATH_WEIGHT`); IDF over the evidence being ranked, so a
+    word every candidate has ("items" in a returns policy) counts little and the distinguishing one ("opened")
+    much. Similarity alone ranks what sounds like the question; coverage ranks what answers it.
+    """
+
+    def __init__(self, question: str, pool: list[_Evidence]) -> None:
+        self.asked = _stems(question)
+        self.terms = {e.element_id: (_stems(e.text), _stems(" ".join(e.heading_path))) for e in pool}
+        df: Counter = Counter()
+        for text, path in self.terms.values():
+            df.update((text | path) & self.asked)
+        n = max(1, len(self.terms))
+        self.idf = {q: math.log(1 + n / (1 + df[q])) for q in self.asked}
+        self.total = sum(self.idf.values())
+
+    def coverage(self, evidence: _Evidence) -> float:
+        if not self.total:
+            return 0.0
+        text, path = self.terms[evidence.element_id]
+        got = sum(w * (1.0 if q in text else PATH_WEIGHT if q in path else 0.0) for q, w in self.idf.items())
+        return got / self.total
+
+    def __call__(self, evidence: _Evidence) -> float:
+        similarity = max(0.0, evidence.similarity)
+        return (1 - COVERAGE_WEIGHT) * similarity + COVERAGE_WEIGHT * self.coverage(evidence)
 
 
 def _offline_search(
     store: ElementStore, question: str, reports: Sequence[Report], level: int, kind: str
 ) -> GlobalAnswer:
-    items = [(report, i, f) for report in reports for i, f in enumerate(report.findings)]
+    items = [(report, f) for report in reports for f in report.findings]
     if not items:
         return GlobalAnswer(question, "Extractive answer (no LLM): " + prompts.NO_DATA_ANSWER, "extractive", level,
                             kind, [], [], len(reports), 0, 0, 0, 0.0)  # fmt: skip
-    # A finding is as relevant as its best evidence: the stored vectors of the elements it cites.
-    evidence = list(dict.fromkeys(e for _r, _i, f in items for e in f.element_ids[:MAX_EVIDENCE_PER_FINDING]))
-    similarity = _element_similarity(store, question, evidence)
-    sims = np.asarray(
-        [max((similarity.get(e, 0.0) for e in f.element_ids[:MAX_EVIDENCE_PER_FINDING]), default=0.0)
-         for _r, _i, f in items],
-        dtype=np.float32,
-    )  # fmt: skip
-    # A finding that shares a content word with the question (particles and stop words aside) gains
-    # LEXICAL_BONUS: short questions ("How long is the warranty?") embed loosely, names do not.
-    asked = match_terms(question)
-    lexical = np.asarray(
-        [LEXICAL_BONUS if asked & match_terms(f"{r.title} {f.summary} {clip(f.explanation, 600)}") else 0.0
-         for r, _i, f in items],
-        dtype=np.float32,
-    )  # fmt: skip
-    sims = sims + lexical
-    ratings = np.asarray([r.rating for r, _i, _f in items], dtype=np.float32)
-    scores = sims * (0.9 + 0.01 * ratings)  # the rating only breaks near-ties
-    order = sorted(range(len(items)), key=lambda k: (-float(scores[k]), k))
-    chosen: list[tuple[int, str]] = []  # (item index, best evidence element id)
-    per_report: dict[str, int] = {}
+    # A finding is as relevant as its best evidence: what the elements it cites (or the sections of the headings
+    # it cites) say, not how its own one-line summary sounds.
+    cited = list(dict.fromkeys(e for _r, f in items for e in f.element_ids[:MAX_EVIDENCE_PER_FINDING]))
+    evidence = _evidence(store, question, cited)
+    pool = list({e.element_id: e for rows in evidence.values() for e in rows}.values())
+    relevance = _Relevance(question, pool)
+    score_of = {e.element_id: relevance(e) for e in pool}
+    ranked_evidence: list[list[_Evidence]] = []
+    scores: list[float] = []
+    for report, f in items:
+        found = {e.element_id: e for c in f.element_ids[:MAX_EVIDENCE_PER_FINDING] for e in evidence.get(c, ())}
+        ordered = sorted(found.values(), key=lambda e: (-score_of[e.element_id], e.element_id))
+        ranked_evidence.append(ordered)
+        best = score_of[ordered[0].element_id] if ordered else 0.0
+        scores.append(best * (0.95 + 0.005 * report.rating))  # the rating only breaks near-ties
+    order = sorted(range(len(items)), key=lambda k: (-scores[k], k))
+    chosen: list[tuple[int, _Evidence, float]] = []
+    quoted: set[str] = set()  # evidence texts already quoted: no point twice
+    said: set[str] = set()  # finding summaries already used
+    per_report: Counter = Counter()
     for k in order:
-        report, _i, f = items[k]
-        score = int(round(max(0.0, float(sims[k])) * 100))
-        if score < OFFLINE_MIN_SCORE:
-            break
-        if per_report.get(report.community_id, 0) >= 2:  # spread the answer over several communities
+        report, f = items[k]
+        if per_report[report.community_id] >= MAX_POINTS_PER_REPORT or f.summary in said:
             continue
-        per_report[report.community_id] = per_report.get(report.community_id, 0) + 1
-        best = max(f.element_ids[:MAX_EVIDENCE_PER_FINDING], key=lambda e: similarity.get(e, 0.0), default="")
-        chosen.append((k, best))
+        pick = next((e for e in ranked_evidence[k] if _quote_key(e.text) not in quoted), None)
+        if pick is None or round(100 * score_of[pick.element_id]) < OFFLINE_MIN_SCORE:
+            continue
+        quoted.add(_quote_key(pick.text))
+        said.add(f.summary)
+        per_report[report.community_id] += 1
+        chosen.append((k, pick, score_of[pick.element_id]))
         if len(chosen) >= OFFLINE_TOP_K:
             break
     if not chosen:
-        best = int(round(max(0.0, float(sims[order[0]])) * 100))
+        best = round(100 * max(score_of.values(), default=0.0))
         text = (f"Extractive answer (no LLM): no community report covers “{clip(question, 120)}”. The closest finding "
                 f"scores {best}/100, below the relevance floor of {OFFLINE_MIN_SCORE}/100; try a local search, or ask "
                 "for the main themes.")  # fmt: skip
         return GlobalAnswer(question, text, "extractive", level, kind, [], [], len(reports), 0, 0, 0, 0.0)
-    quotes = {d.id: d for d in store.get([e for _k, e in chosen if e])}
+    chosen.sort(key=lambda c: (-c[2], c[0]))
     points: list[GlobalPoint] = []
-    used_reports: list[str] = []
-    for k, element_id in chosen:
-        report, _i, f = items[k]
-        doc = quotes.get(element_id)
-        quote = ""
-        if doc is not None:
-            path = " > ".join(doc.metadata.get("heading_path") or [])
-            quote = f" Source: “{clip(doc.page_content, 220)}”" + (f" ({clip(path, 80)})" if path else "") + "."
-        description = f"{f.summary}.{quote} [Data: Reports ({report.community_id})]"
-        points.append(GlobalPoint(description, int(round(max(0.0, float(sims[k])) * 100)), [report.community_id]))
-        used_reports.append(report.community_id)
-    cited = list(dict.fromkeys(used_reports))
+    for k, pick, score in chosen:
+        report, f = items[k]
+        where = f" (in {_path_tail(pick.heading_path)})" if pick.heading_path else ""
+        description = (f"“{clip(' '.join(pick.text.split()), 220)}”{where}, from the finding “{clip(f.summary, 110)}”. "
+                       f"[Data: Reports ({report.community_id})]")  # fmt: skip
+        points.append(GlobalPoint(description, int(round(100 * score)), [report.community_id]))
+    cited_reports = list(dict.fromkeys(p.report_ids[0] for p in points))
     titles = {r.community_id: r.title for r in reports}
-    lines = [f"Extractive answer (no LLM): the community findings closest to “{clip(question, 120)}”, best first.", ""]
+    lines = [f"Extractive answer (no LLM): what the community reports' evidence says about “{clip(question, 120)}”, "
+             "best first.", ""]  # fmt: skip
     for p in points:
-        rid = p.report_ids[0]
-        lines.append(f"- **{titles[rid]}** — {p.description} (relevance {p.score}/100)")
-    return GlobalAnswer(question, "\n".join(lines), "extractive", level, kind, cited, points, len(reports), 0, 0, 0,
-                        0.0)  # fmt: skip
+        lines.append(f"- **{titles[p.report_ids[0]]}** — {p.description} (relevance {p.score}/100)")
+    return GlobalAnswer(question, "\n".join(lines), "extractive", level, kind, cited_reports, points, len(reports), 0,
+                        0, 0, 0.0)  # fmt: skip
+
+
+def _path_tail(path: Sequence[str], limit: int = 90) -> str:
+    """The most specific headings of a path that fit ``limit`` characters: where the quote sits, not the document."""
+    tail = [path[-1]]
+    for heading in reversed(path[:-1]):
+        if len(" > ".join([heading, *tail])) > limit:
+            break
+        tail.insert(0, heading)
+    return clip(" > ".join(tail), limit)
+
+
+def _quote_key(text: str) -> str:
+    return " ".join(text.split()).casefold()

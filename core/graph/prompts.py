@@ -107,9 +107,12 @@ list the points that help answer the question.
 
 Question: {question}
 
-For each point give a description that states the point and cites the reports it comes from in the form
-[Data: Reports (id, id)], and a score from 0 to 100 for how helpful the point is for answering the question
-(0: not helpful at all). If the reports contain nothing useful, return a single point with score 0.
+Each point must answer the question itself, not just share its topic: state the fact, figure or condition the
+question asks for, as the report states it. Make each point once; if several reports say the same, make one point
+citing them all. For each point give a description that states the point and cites the reports it comes from in
+the form [Data: Reports (id, id)], and a score from 0 to 100 for how directly the point answers the question
+(0: not at all; a point about the same subject that does not answer it scores low). If the reports contain
+nothing that answers it, return a single point with score 0.
 
 Answer with one JSON object and nothing else:
 {{"points": [{{"description": "… [Data: Reports (id)]", "score": 80}}]}}

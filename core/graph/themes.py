@@ -47,6 +47,7 @@ from core.graph.communities import join_names
 from core.graph.graph import GraphData
 from core.graph.model import Community
 from core.text import clip
+from core.textnorm import has_hangul
 
 SENTENCES_PER_ENTITY = 40
 MIN_HEADING_SHARE = 0.3
@@ -85,6 +86,7 @@ class Themes:
         self._by_sections = len(documents) < MIN_DOCUMENTS_FOR_REACH
         self.reach_unit = "top-level sections" if self._by_sections else "documents"
         self.total_documents = len({self._place(e) for e in infos}) or 1
+        self._sections: dict[tuple[str, ...], set[str]] | None = None
         self._elements: dict[str, set[str]] = {}
         self._documents: dict[str, int] = {}
         self._max_share: dict[tuple[str, int], float] = defaultdict(float)
@@ -101,8 +103,12 @@ class Themes:
         for c in communities:
             if c.kind == "entity":
                 levels[c.level].append(c)
+        self._heading_ranks: dict[str, list[str]] = {}
+        self._term_ranks: dict[str, list[str]] = {}
         for level_communities in levels.values():
             self._title_level(level_communities)
+        self._settled: dict[str, str] = {}
+        self._settle([c for c in communities if c.kind == "entity"])
 
     def _place(self, element_id: str) -> tuple[str, ...]:
         info = self.graph.infos[element_id]
@@ -116,7 +122,21 @@ class Themes:
         out: set[str] = set()
         for e in community.entity_ids:
             out.update(graph.sentences[i].element_id for i in graph.entity_sentences.get(e, ()))
-        return out & self.content
+        if out & self.content:
+            return out & self.content
+        # Members named only in headings (a community of section titles): what those sections hold is theirs.
+        return {c for e in out if e in graph.infos and graph.infos[e].category == "Title"
+                for c in self._section_content(e)}  # fmt: skip
+
+    def _section_content(self, heading_id: str) -> set[str]:
+        if self._sections is None:
+            self._sections = defaultdict(set)
+            for e in self.content:
+                info = self.graph.infos[e]
+                for depth in range(1, len(info.heading_path) + 1):
+                    self._sections[(info.document_id, *info.heading_path[:depth])].add(e)
+        info = self.graph.infos[heading_id]
+        return self._sections.get((info.document_id, *info.heading_path, info.text), set())
 
     # -- rating --
 
@@ -143,6 +163,12 @@ class Themes:
             return 0.0, "Rated 0/10: nothing in the corpus mentions it."
         imp = self.importance(community)
         what = "section" if community.kind == "structural" else "community"
+        if imp.rating == 0:
+            why = ("no text of the corpus mentions its members (they are named only in headings with nothing "
+                   "under them)" if not self._elements[community.id] else
+                   f"it covers only {imp.share:.2%} of the corpus's elements and reaches {imp.documents} of "
+                   f"{imp.total_documents} {self.reach_unit}")  # fmt: skip
+            return 0.0, f"Rated 0/10 for importance: {why}."
         explanation = (
             f"Rated {imp.rating:g}/10 for importance: it covers {imp.share:.1%} of the corpus's elements (the "
             f"largest {what} at level {community.level} covers {imp.max_share:.1%}), reaches {imp.documents} of "
@@ -153,7 +179,41 @@ class Themes:
     # -- titles --
 
     def title(self, community: Community) -> str:
+        """The community's title: unique among its siblings and different from every ancestor's."""
+        return self._settled.get(community.id) or self._preferred(community)
+
+    def _preferred(self, community: Community) -> str:
         return self.title_candidates(community)[0 if self._use_headings(community) else 1] or community.title
+
+    def _candidates(self, community: Community) -> list[str]:
+        """Titles in order of preference: the preferred one, the other kind, then single headings and terms."""
+        headings, terms, _share = self.title_candidates(community)
+        names = self._term_ranks.get(community.id, [])
+        by_headings = [headings, *self._heading_ranks.get(community.id, [])[:5]]
+        by_terms = [terms, *(join_names(names[i : i + 2]) for i in range(0, min(len(names), 6), 2))]
+        ordered = by_headings + by_terms if self._use_headings(community) else by_terms + by_headings
+        return [t for t in dict.fromkeys(ordered) if t and not is_fragment(t)]
+
+    def _settle(self, communities: list[Community]) -> None:
+        """Coarse levels first, biggest first: each community takes its first candidate no sibling has taken and
+        no ancestor carries; failing that, its preferred title qualified by a member name."""
+        by_id = {c.id: c for c in communities}
+        taken: dict[tuple[str | None, int], set[str]] = defaultdict(set)  # (parent, level) -> sibling titles
+        for c in sorted(communities, key=lambda c: (c.level, -c.size, c.human_readable_id)):
+            ancestors: set[str] = set()
+            parent = by_id.get(c.parent) if c.parent else None
+            while parent is not None:
+                ancestors.add(self._settled[parent.id].casefold())
+                parent = by_id.get(parent.parent) if parent.parent else None
+            used = taken[(c.parent, c.level)] | ancestors
+            title = next((t for t in self._candidates(c) if t.casefold() not in used), "")
+            if not title:
+                base = self._preferred(c)
+                members = [n for n in self._term_ranks.get(c.id, []) if n.casefold() not in base.casefold()]
+                qualified = [f"{base}: {n}" for n in members] + [f"{base} ({c.id})"]
+                title = next(t for t in qualified if t.casefold() not in used)
+            self._settled[c.id] = title
+            taken[(c.parent, c.level)].add(title.casefold())
 
     def title_candidates(self, community: Community) -> tuple[str, str, float]:
         """(heading title, terms title, share of the community's sentences under its best heading)."""
@@ -174,6 +234,8 @@ class Themes:
         heading_tf: dict[str, Counter] = {}
         term_tf: dict[str, Counter] = {}
         sizes: dict[str, int] = {}
+        above: dict[str, set[str]] = defaultdict(set)  # heading name -> the heading names found above it
+        qualified: set[str] = set()  # names that carry their parent heading ("연혁: 2009~2015")
         for c in communities:
             headings: Counter = Counter()
             terms: Counter = Counter()
@@ -182,8 +244,14 @@ class Themes:
                 info = graph.infos.get(graph.sentences[idx].element_id)
                 if info is not None:
                     path = [*info.heading_path, info.text] if info.category == "Title" else info.heading_path
-                    headings.update({_heading_name(h) for h in path if h.strip()})
-                terms.update(set(graph.sentence_entities.get(idx, ())))
+                    path = [h for h in path if h.strip()]
+                    names = _heading_names(path)
+                    qualified.update(n for n, h in zip(names, path, strict=True) if n != _heading_name(h))
+                    for i, name in enumerate(names):
+                        above[name].update(names[:i])
+                    headings.update(set(names))
+                terms.update(e for e in set(graph.sentence_entities.get(idx, ()))
+                             if e in graph.entity_by_id and not is_fragment(graph.entity_by_id[e].title))  # fmt: skip
             heading_tf[c.id], term_tf[c.id], sizes[c.id] = headings, terms, len(sentences)
         # A heading most communities of the level have ("Overview", "Options") names none of them.
         spread: Counter = Counter()
@@ -203,11 +271,18 @@ class Themes:
                 names = [first]
                 if len(ranked) > 1 and ranked[1][1] >= SECOND_HEADING_SHARE * first_score:
                     second = ranked[1][0]
-                    if len(first) + len(second) <= MAX_TITLE_CHARS and second.casefold() not in first.casefold():
+                    # Two headings of one path are one place (the narrower says it); a generic one names nothing.
+                    # A qualified name is already two headings: joining a third reads as a list of places.
+                    related = second in above[first] or first in above[second]
+                    plain = not ({first, second} & qualified) and not is_generic_heading(second)
+                    if (len(first) + len(second) <= MAX_TITLE_CHARS and second.casefold() not in first.casefold()
+                            and not related and plain):  # fmt: skip
                         names.append(second)
                 heading_title = join_names(names)
                 share = heading_tf[c.id][first] / max(1, sizes[c.id])
-            terms = [graph.entity_by_id[e].title for e, _s in term_best.get(c.id, [])[:3] if e in graph.entity_by_id]
+            self._heading_ranks[c.id] = [h for h, _s in ranked]
+            self._term_ranks[c.id] = [graph.entity_by_id[e].title for e, _s in term_best.get(c.id, [])[:8]]
+            terms = self._term_ranks[c.id][:3]
             self._titles[c.id] = (heading_title, join_names(terms) if terms else "", share)
 
     # -- summary sentences --
@@ -264,11 +339,49 @@ class Themes:
 
 
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s+")
+_WORD = re.compile(r"[^\W\d_]{2,}")  # two letters in a row (any script): something that reads as a word
+# Headings that say where a reader is in any document, not what it is about.
+GENERIC_HEADINGS = frozenset({
+    "overview", "introduction", "summary", "general", "general information", "contents", "table of contents",
+    "notes", "note", "details", "about", "background", "other", "others", "misc", "miscellaneous", "appendix",
+    "example", "examples", "usage", "added", "changed", "fixed", "removed",  # changelog sections say when, not what
+    "개요", "소개", "요약", "기본정보", "기본 정보", "일반", "일반 정보",
+    "목차", "참고", "기타", "상세", "상세 정보", "부록",
+})  # fmt: skip
+
+
+def is_generic_heading(name: str) -> bool:
+    """A heading that names no subject ("Overview", "개요", "Notes")."""
+    return " ".join(name.casefold().split()) in GENERIC_HEADINGS
+
+
+def is_fragment(name: str) -> bool:
+    """A name that does not read as a title part: mostly a number ("2009~2015", "2016~현재", "3.1"), or a short
+    cut-off word ("Typ", "Max") rather than an acronym ("DVI", "PC") or a Hangul word."""
+    name = name.strip()
+    letters = sum(ch.isalpha() for ch in name)
+    if not _WORD.search(name) or (letters < 3 and sum(ch.isdigit() for ch in name) >= 2):
+        return True
+    return len(name) <= 3 and not name.isupper() and not has_hangul(name)
 
 
 def _heading_name(heading: str) -> str:
     """A heading as a title part: one line, numbering ("2. ", "3.1 ") dropped, clipped."""
     return clip(_NUMBERING.sub("", " ".join(heading.split())), MAX_TITLE_CHARS)
+
+
+def _heading_names(path: Sequence[str]) -> list[str]:
+    """Each heading of a path as a title part. A heading that is a fragment or generic on its own ("2009~2015",
+    "개요") is named with the heading above it ("연혁: 2009~2015"), which says what it is part of."""
+    names: list[str] = []
+    for i, heading in enumerate(path):
+        name = _heading_name(heading)
+        if i and (is_fragment(name) or is_generic_heading(name)):
+            parent = _heading_name(path[i - 1])
+            if len(parent) + len(name) + 2 <= MAX_TITLE_CHARS:
+                name = f"{parent}: {name}"
+        names.append(name)
+    return names
 
 
 def _mmr_pick(

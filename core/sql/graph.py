@@ -340,12 +340,19 @@ CACHE_CLEAR_ALL = "DELETE FROM hke_llm_cache"
 
 # -- global search (offline) ------------------------------------------------------------------------
 
-# Cosine similarity of a question vector to stored element vectors (pgvector's <=> is cosine distance).
-# Both are templates over the collection's element table (core.sql.elements.bind).
-ELEMENT_SIMILARITY = """
-SELECT element_id, 1 - (embedding <=> %(query)s) AS similarity
-FROM {elements}
-WHERE element_id = ANY(%(ids)s)
+# The evidence of findings, scored against a question vector (pgvector's <=> is cosine distance): each cited
+# content element, and for a cited heading the content elements directly under it (a heading entity stands for
+# its section; a heading itself states nothing to quote). Rows: cited id, evidence id, similarity, text, heading
+# path. A template over the collection's element table (core.sql.elements.bind).
+EVIDENCE_SIMILARITY = """
+WITH cited AS (SELECT DISTINCT unnest(%(ids)s::text[]) AS element_id)
+SELECT c.element_id, e.element_id, 1 - (e.embedding <=> %(query)s), e.content, e.heading_path
+FROM cited c JOIN {elements} e ON e.element_id = c.element_id AND e.category <> 'Title'
+UNION ALL
+SELECT c.element_id, e.element_id, 1 - (e.embedding <=> %(query)s), e.content, e.heading_path
+FROM cited c
+JOIN {elements} h ON h.element_id = c.element_id AND h.category = 'Title'
+JOIN {elements} e ON e.document_id = h.document_id AND e.parent_id = h.element_id AND e.category <> 'Title'
 """
 
 # Every element's stored vector, for summary sentence selection at index time.

@@ -59,13 +59,17 @@ def wait_for_report(page, community_id: str) -> None:
     wait_for_text(page, "Findings (", timeout=60_000)
 
 
-def network_frame(page):
-    """The pyvis iframe's frame, once vis.js has drawn and our script has turned the labels back into text."""
-    iframe = page.locator(f"{MAIN} {NETWORK}").first
+def network_frame(page, community_id: str | None = None):
+    """The pyvis iframe's frame, once vis.js has drawn and our script has turned the labels back into text (with
+    ``community_id``: once the frame shows that community's page)."""
+    selector = f"iframe[title='Network of community {community_id}']" if community_id else NETWORK
+    iframe = page.locator(f"{MAIN} {selector}").first
     iframe.wait_for(timeout=60_000)
     iframe.scroll_into_view_if_needed()
+    assert iframe.get_attribute("sandbox") == "allow-scripts", "scripts, but not the app's origin (views/frames.py)"
     frame = iframe.element_handle().content_frame()
     frame.locator("#mynetwork canvas").wait_for(timeout=60_000)
+    assert frame.evaluate("String(window.origin)") == "null"
     frame.locator("body[data-hke-ready='1']").wait_for(state="attached", timeout=60_000)
     return frame
 
@@ -120,10 +124,15 @@ def test_browse_a_level_open_a_report_follow_a_child(app_url, page, indexed_samp
     wait_for_report(page, child)
     expect(page.locator(f"{MAIN} h3").first).to_have_text(child_row.title, timeout=60_000)
     assert page.locator(f"{MAIN} .js-plotly-plot").first.is_visible()
-    assert network_frame(page).locator("#mynetwork canvas").is_visible()
+    assert network_frame(page, child).locator("#mynetwork canvas").is_visible()
     page.wait_for_timeout(800)
     screenshot(page, "reports_child")
-    page.get_by_role("button", name=re.compile(rf"^{parent.community_id} ·")).first.click()
+    crumb = page.get_by_role("button", name=re.compile(rf"^{parent.community_id} ·")).first
+    # Scroll first, then click: the network frame is sandboxed (an opaque origin, so Chromium may draw it in its own
+    # process) and a click sent in the same step as the scroll can be hit-tested against the old layout.
+    crumb.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    crumb.click()
     wait_for_report(page, parent.community_id)
 
 
