@@ -23,6 +23,7 @@ __all__ = [
     "expanded_query",
     "question_terms",
     "statement",
+    "states_default",
     "table_cell",
     "table_rows",
     "terms",
@@ -197,6 +198,11 @@ def table_cell(wanted: frozenset[str], text: str) -> tuple[str, str, str] | None
     return (f"{body[row][0]} — {header[column]}", value, line) if value else None
 
 
+def states_default(text: str) -> bool:
+    """Whether ``text`` states a default value ("Defaults to `None`", "Default: `'/'`")."""
+    return _DEFAULT.search(text) is not None
+
+
 def statement(wanted: frozenset[str], text: str, category: str = "") -> Statement | None:
     """``(key, value)`` the text states: a ``Default:`` line, a ``key : value`` item, or a table cell."""
     text = text.strip()
@@ -207,7 +213,9 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
     if default:
         name = _LEADING_NAME.match(text)
         first = _FIRST_WORD.match(text)
-        key = (name.group("bold") or name.group("code")) if name else (first.group("word") if first else "default")
+        key = (name.group("bold") or name.group("code")) if name else (first.group("word") if first else "")
+        if first and not name and first.start("word") == default.start():
+            key = ""  # a bare "Default: x" line documents the item above it; "default" is no attribute of its own
         value = clean_value(default.group("value"))
         unit = _NEXT_WORD.match(text, default.end())
         if _NUMBER_ONLY.fullmatch(value) and unit and is_unit(unit.group(1)):

@@ -59,9 +59,16 @@ NAME_FACTOR = 2.0
 PREAMBLE_FACTOR = 0.35
 # Runners-up kept for the joint choice with the evidence: at most this many score levels, each at least this
 # share of the best score.
-RUNNERS_UP = 3
+RUNNERS_UP = 5
 RUNNER_UP_SHARE = 0.5
+# A name held by the headings of at least this share of the documents (and PLATFORM_MIN_DOCUMENTS of them) names
+# the platform the collection documents ("Python-Markdown" heads its guides and release notes), not one thing in
+# it: it counts as a plain word, so a heading path that merely repeats the platform does not outrank the thing.
+PLATFORM_SHARE = 0.3
+PLATFORM_MIN_DOCUMENTS = 3
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_MODEL = re.compile(r"\d")
+_LETTER = re.compile(r"[a-z]")
 _PARTS = re.compile(r"[._\-/:]")
 
 
@@ -79,14 +86,48 @@ def words(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+_INITIALS = re.compile(r"^[A-Za-z]+(?:[ \t]+[A-Za-z]+){2,5}$")
+
+
+@lru_cache(maxsize=50_000)
+def heading_words(text: str) -> frozenset[str]:
+    """:func:`words` of a heading, plus the initials of a heading of three to six plain words: "Table of
+    Contents" is also ``toc``, the name code uses for it (``markdown.extensions.toc``)."""
+    out = words(text)
+    stripped = text.strip()
+    if _INITIALS.match(stripped):
+        out = out | {"".join(w[0] for w in stripped.split()).casefold()}
+    return out
+
+
 def _question_words(question: str) -> set[str]:
     return {w for w in words(question) if len(w) >= 2 or w.isdigit()}
 
 
+_CAMEL_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def _code_words(name: str) -> tuple[set[str], set[str]]:
+    """The words of a code name: the thing it names (the name whole, its last dotted part and that part's
+    leading CamelCase words) and the namespace it sits in (the leading dotted parts: ``markdown.extensions``)."""
+    *namespace, last = re.split(r"[.:]", name)
+    space = {w for part in namespace for w in words(part)}
+    thing = (set(words(name)) - space) | set(words(last))
+    if re.search(r"[a-z][A-Z]", last):  # the qualifiers, not the kind: ``TocExtension`` → ``toc``, not ``extension``
+        thing |= {p.casefold() for p in _CAMEL_PART.findall(last)[:-1] if len(p) >= 2}
+    return thing, space - thing
+
+
 def _kinds(text: str) -> dict[str, float]:
-    code = {w for name in code_names(text) for w in words(name)}
-    names = {w for run in name_runs(text) for w in words(run)}
-    return {w: CODE_FACTOR if w in code else NAME_FACTOR if w in names else 1.0 for w in _question_words(text)}
+    thing: set[str] = set()
+    space: set[str] = set()
+    for name in code_names(text):
+        t, s = _code_words(name)
+        thing |= t
+        space |= s
+    names = {w for run in name_runs(text) for w in words(run)} | space
+    pool = _question_words(text) | thing
+    return {w: CODE_FACTOR if w in thing else NAME_FACTOR if w in names else 1.0 for w in pool}
 
 
 def word_factors(question: str, index: HeadingIndex | None = None) -> dict[str, float]:
@@ -97,8 +138,12 @@ def word_factors(question: str, index: HeadingIndex | None = None) -> dict[str, 
     the thing is named and its words count by their kind."""
     preamble, rest = split_preamble(question)
     factors = _kinds(rest)
+    if index is not None:
+        factors = {w: 1.0 if f > 1.0 and index.is_platform(w) else f for w, f in factors.items()}
     named_rest = any(f >= NAME_FACTOR and (index is None or index.holding(w)) for w, f in factors.items())
     for w, f in _kinds(preamble).items():
+        if index is not None and f > 1.0 and index.is_platform(w):
+            f = 1.0
         factors.setdefault(w, PREAMBLE_FACTOR if named_rest else f)
     return factors
 
@@ -178,10 +223,19 @@ class HeadingIndex:
     def __init__(self, headings: Sequence[HeadingRef]) -> None:
         self.headings = list(headings)
         self.postings: dict[str, list[int]] = {}
+        documents: dict[str, set[str]] = {}
         for i, h in enumerate(self.headings):
-            for w in words(h.text):
+            for w in heading_words(h.text):
                 self.postings.setdefault(w, []).append(i)
+                documents.setdefault(w, set()).add(h.document_id)
         self.by_place = {(h.document_id, (*h.path, h.text)): h for h in self.headings}
+        total = len({h.document_id for h in self.headings})
+        self.platform = frozenset(w for w, ds in documents.items()
+                                  if len(ds) >= max(PLATFORM_MIN_DOCUMENTS, PLATFORM_SHARE * total))
+
+    def is_platform(self, word: str) -> bool:
+        """Whether ``word`` names the collection's platform (see :data:`PLATFORM_SHARE`)."""
+        return word in self.platform
 
     def holding(self, question_word: str) -> set[int]:
         """The headings whose own text holds a word that ``question_word`` matches (see :func:`_matches`)."""
@@ -221,7 +275,7 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) 
     wanted = set(factors)
     if not wanted or not index.headings:
         return []
-    of = words
+    of = heading_words
 
     def found(heading_words: Iterable[str]) -> set[str]:
         pool = list(heading_words)
@@ -232,6 +286,9 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) 
     candidates = sorted(set().union(*holding.values()))  # headings whose own text holds a question word
     n = len(index.headings)
     weight = {q: factors[q] * math.log(1.0 + n / df[q]) for q in wanted if df[q]}
+    # A model number the question names and some heading holds ("27QX") says which thing: a heading path
+    # without any of them is about another thing, however well its other words match ("34WC › PBP / PIP").
+    models = {q for q in wanted if df[q] and factors[q] >= NAME_FACTOR and _MODEL.search(q) and _LETTER.search(q)}
     scored: list[tuple[float, HeadingRef, list[bool]]] = []
     for i in candidates:
         h = index.headings[i]
@@ -239,6 +296,8 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) 
         # the weight each heading of the path (root first, h last) adds with its own words
         levels = [any(df[q] <= DISTINCTIVE_SHARE * n for q in found(of(text))) for text in h.path] + [True]
         matched = own.union(*(found(of(text)) for text in h.path))
+        if models and not models & matched:
+            continue
         scored.append((round(sum(weight.get(q, 0.0) for q in matched), 6), h, levels))
     if not scored:
         return []
@@ -278,7 +337,7 @@ def _match_at(index: HeadingIndex, tied: Sequence[tuple[HeadingRef, list[bool]]]
     if len(roots) > MAX_SCOPES:
         return None
     # The words the scope's own paths hold: every element inside carries them, so they rank nothing there.
-    names = set().union(*(found(words(text)) for h in roots for text in (*h.path, h.text)))
+    names = set().union(*(found(heading_words(text)) for h in roots for text in (*h.path, h.text)))
     return HeadingMatch(tuple(roots), tuple(sorted(names)), round(score, 3))
 
 
