@@ -137,10 +137,12 @@ def build_table(question: str, context: Context) -> ComparisonTable | None:
         return None
     asked = _asked(question, shape, context)
     prefer = frozenset(w.casefold() for w in question.split() if len(w) >= 2)
-    # A hit kept from outside the named headings is another thing's evidence, except a table whose rows name the
+    # A hit kept from outside the named headings is another thing's evidence, except under one of the entities
+    # compared (the scope names one of them, the hit lies in another's sheet) or in a table whose rows name the
     # things compared: there the row says whose value it is.
     cells = [(e, cell) for e in context.elements if e.role != "ancestor" for cell in _cells(e, asked)
-             if not e.outside_scope or (cell[0] is not None and _names_part(cell[0], shape))]
+             if not e.outside_scope or any(ref.holds(e) for ref in context.entities)
+             or (cell[0] is not None and _names_part(cell[0], shape))]
     if not cells:
         return None
     common = Counter(c[1] for _, c in cells)

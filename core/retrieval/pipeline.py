@@ -181,10 +181,11 @@ def _probe(store: ElementStore, question: str, query_vector: np.ndarray, k: int,
         timings = {s: timings.get(s, 0.0) + found.get(s, 0.0) for s in {*timings, *found}}
         stating = _stating(named, asked)
     top = hits[:k]
-    if stating is not None and stating not in top:
+    if stating is not None and stating not in top[: max(1, k - 1)]:
         # before the last place, which the whole collection's best hit may take (find_hits)
         at = max(0, k - 2)
-        top = [*top[:at], stating, *top[at : k - 1]]
+        rest = [h for h in top if h is not stating]
+        top = [*rest[:at], stating, *rest[at : k - 1]]
     return [Hit(h.element, rank, h.distance) for rank, h in enumerate(top)], timings, stating is not None
 
 
