@@ -33,6 +33,8 @@ _CODE = re.compile(r"`([^`\n]{1,200})`")
 _CALL_ARGS = re.compile(r"\(.*\)\s*$")
 _PASCAL = re.compile(r"^[A-Z][a-z]")
 _TOKEN = re.compile(r"[A-Za-z0-9][\w.\-]*[A-Za-z0-9]|[A-Za-z0-9]")
+# A name right after the possessive 의 (through "/"-joined names: "의 PBP/PIP"), not joined to a next name.
+_POSSESSED = r"의\s*(?:[\w.\-]+\s*/\s*)*{}(?!\s*(?:와|과|및|,|하고|랑|이랑))"
 _SENTENCE_WORDS = frozenset("which what how who when where why is are does do can compare list the a an i".split())
 
 # Comparative and superlative words and the direction they pick.
@@ -175,8 +177,7 @@ def question_shape(question: str) -> QuestionShape | None:
     korean = bool(re.search(r"[\uac00-\ud7a3]", rest))
     # "A와 B의 Entry Point 비교": what follows the possessive 의, joined to nothing after it, is the attribute
     # asked, not a thing compared ("Orbit의 Connection과 Pool" lists two).
-    parts = tuple(p for p in name_runs(rest) if not (
-        korean and re.search(r"의\s*" + re.escape(p) + r"(?!\s*(?:와|과|및|,|하고|랑|이랑))", rest)))
+    parts = tuple(p for p in name_runs(rest) if not (korean and re.search(_POSSESSED.format(re.escape(p)), rest)))
     # One model number named ("the 34WC's highest refresh rate") is a question about that one thing.
     one_thing = len(parts) == 1 and any(c.isdigit() for c in parts[0]) and "which" not in words
     if korean and re.search(r"(?:가장|제일)\s*[\uac00-\ud7a3]", rest) and not one_thing:
