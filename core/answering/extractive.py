@@ -79,8 +79,12 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     wanted = question_terms(question)
     # A heading the question names whole ("Dispatcher", "Class: Pool", "Aster H2") is where to look, wherever it
     # sits in the context: its terms never count as the attribute asked about.
-    headings = {e.text for e in context.elements if e.category == "Title"}
-    headings |= {p for e in context.elements for p in e.path}
+    # Only the headings above the evidence inside the scope: an FAQ question heading above a hit kept from
+    # outside ("Q. 모니터에 스피커가 있나요?") names no place the question asked about.
+    inside = {p for e in context.elements if not e.outside_scope and e.role != "ancestor" for p in e.path}
+    outside = {p for e in context.elements if e.outside_scope for p in e.path} - inside
+    headings = {e.text for e in context.elements if e.category == "Title" and not e.outside_scope
+                and e.text not in outside} | inside
     named = frozenset(t for h in headings if (ts := terms(h)) and ts <= wanted for t in ts)
     by_id = {e.element_id: e for e in context.elements}
     asks_default = bool(wanted & DEFAULT_TERMS)
