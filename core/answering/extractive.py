@@ -114,6 +114,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
             # the key repeats a section heading above it ("Dimensions & Weight › Weight with stand"): still the
             # attribute asked about, counted at half weight
             attribute = 0.5 * len((wanted - named) & key_terms) / len(key_terms)
+        if asks_default and attribute > 0 and not states_default(element.text):
+            attribute *= 0.5  # asked for a default, an item describing the option without one half answers
         semantic = element.similarity or 0.0
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex

@@ -61,9 +61,10 @@ PREAMBLE_FACTOR = 0.35
 # share of the best score.
 RUNNERS_UP = 5
 RUNNER_UP_SHARE = 0.5
-# A name held by the headings of at least this share of the documents (and PLATFORM_MIN_DOCUMENTS of them) names
+# A word held by the headings of at least this share of the documents (and PLATFORM_MIN_DOCUMENTS of them) names
 # the platform the collection documents ("Python-Markdown" heads its guides and release notes), not one thing in
-# it: it counts as a plain word, so a heading path that merely repeats the platform does not outrank the thing.
+# it: it counts like a preamble's words, so a heading path that merely repeats the platform does not outrank the
+# thing.
 PLATFORM_SHARE = 0.3
 PLATFORM_MIN_DOCUMENTS = 3
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -139,11 +140,11 @@ def word_factors(question: str, index: HeadingIndex | None = None) -> dict[str, 
     preamble, rest = split_preamble(question)
     factors = _kinds(rest)
     if index is not None:
-        factors = {w: 1.0 if f > 1.0 and index.is_platform(w) else f for w, f in factors.items()}
+        factors = {w: PREAMBLE_FACTOR if index.is_platform(w) else f for w, f in factors.items()}
     named_rest = any(f >= NAME_FACTOR and (index is None or index.holding(w)) for w, f in factors.items())
     for w, f in _kinds(preamble).items():
-        if index is not None and f > 1.0 and index.is_platform(w):
-            f = 1.0
+        if index is not None and index.is_platform(w):
+            f = PREAMBLE_FACTOR
         factors.setdefault(w, PREAMBLE_FACTOR if named_rest else f)
     return factors
 
