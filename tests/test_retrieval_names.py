@@ -122,8 +122,9 @@ def test_korean_adjectives_ask_their_attribute_and_verb_form_keys_keep_their_wor
 
 def _el(n: int, text: str, path: tuple[str, ...], *, role: str = "hit", category: str = "ListItem",
         outside: bool = False, parent: int | None = None, distance: float = 0.5) -> ContextElement:
+    belongs = {"parent_id": f"{parent:032x}"} if parent is not None else {}
     return ContextElement(f"{n:032x}", f"{n:08x}", role, category, text, "doc", path, distance, n, outside,
-                          f"{parent:032x}" if parent is not None else None)
+                          **belongs)
 
 
 def test_a_default_paragraph_answers_for_the_item_it_belongs_to():
