@@ -257,3 +257,17 @@ def test_option_default_stated_in_a_paragraph_below_its_item(extensions_store):
 def test_korean_comparison_reads_the_table_listing_the_extensions(extensions_store):
     answer = _answer(extensions_store, "Footnotes와 WikiLinks의 Dot Notation을 비교해 주세요")
     assert "markdown.extensions.footnotes" in answer and "markdown.extensions.wikilinks" in answer, answer
+
+
+def test_a_preamble_holding_a_document_title_whole_names_that_document():
+    """"Migration" in the question proper is a table column; the preamble names the 9.0 notes, whose words counted
+    for little, so the 8.0 notes' "Custom Fence Changes" section (one more word: "fence") won."""
+    headings = []
+    for n, (version, section) in enumerate((("9.0", "Arithmatex"), ("8.0", "Custom Fence Changes"),
+                                            ("7.0", "Overview"))):
+        title = f"{version} Migration Notes"
+        headings += [_heading(10 * n, title, (), version), _heading(10 * n + 1, section, (title,), version)]
+    others = ("SuperFences", "Highlight", "Emoji", "Tabbed", "Details", "Tasklist", "Caret", "Mark", "Tilde", "Keys")
+    headings += [_heading(40 + i, t, (), f"x{i}") for i, t in enumerate(others)]
+    match = best_headings("In 9.0 Migration Notes, what is the Migration of fence_mathjax_preview_format?", headings)
+    assert match is not None and match.headings[0].text == "9.0 Migration Notes", match

@@ -69,6 +69,7 @@ PLATFORM_SHARE = 0.3
 PLATFORM_MIN_DOCUMENTS = 3
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _MODEL = re.compile(r"\d")
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
 _LETTER = re.compile(r"[a-z]")
 _PARTS = re.compile(r"[._\-/:]")
 
@@ -136,17 +137,36 @@ def word_factors(question: str, index: HeadingIndex | None = None) -> dict[str, 
 
     A preamble's words count :data:`PREAMBLE_FACTOR` when the question proper names a thing some heading holds;
     when it names none ("In the Footnotes extension, what is the default `SEPARATOR`?"), the preamble is where
-    the thing is named and its words count by their kind."""
+    the thing is named and its words count by their kind. A preamble holding a heading of several words whole
+    ("In 9.0 Migration Notes, …", "In PyMdown Extensions, …") names that place: its words count by their kind,
+    platform words included."""
     preamble, rest = split_preamble(question)
     factors = _kinds(rest)
     if index is not None:
         factors = {w: PREAMBLE_FACTOR if index.is_platform(w) else f for w, f in factors.items()}
     named_rest = any(f >= NAME_FACTOR and (index is None or index.holding(w)) for w, f in factors.items())
-    for w, f in _kinds(preamble).items():
+    pre = _kinds(preamble)
+    # the preamble's own words, not its code: "Using `markdown.extensions.…`" names no "Using Extensions" guide
+    place = _whole_heading_words(set(words(_CODE_SPAN.sub(" ", preamble))), index) if index is not None else set()
+    for w, f in pre.items():
+        if w in place:
+            factors[w] = max(f, factors.get(w, 0.0))
+            continue
         if index is not None and index.is_platform(w):
             f = PREAMBLE_FACTOR
         factors.setdefault(w, PREAMBLE_FACTOR if named_rest else f)
     return factors
+
+
+def _whole_heading_words(pool: set[str], index: HeadingIndex) -> set[str]:
+    """The words of the headings of two or more words that ``pool`` holds whole."""
+    out: set[str] = set()
+    for i in {i for w in pool for i in index.postings.get(w, ())}:
+        text = index.headings[i].text
+        own = heading_words(text)
+        if len(text.split()) >= 2 and own and own <= pool:
+            out |= own
+    return out
 
 
 def _matches(question_word: str, heading_word: str) -> bool:
