@@ -187,6 +187,13 @@ def test_samples_speaker_of_one_product_asked_in_korean(samples_store):
     assert answer.splitlines()[0] == "스피커: 2W x 2", answer
 
 
+def test_samples_attribute_looked_up_by_its_own_words_inside_the_scope(samples_store):
+    """The preamble's words ("노바 모니터 사양") ranked the sheet's marketing paragraphs above its one
+    "응답속도 : 1 ms (GtG)" item."""
+    answer = _hierarchical(samples_store, "노바 모니터 사양 기준으로, Nova 27QX의 응답속도는?")
+    assert answer.splitlines()[0] == "응답속도: 1 ms (GtG)", answer
+
+
 def test_samples_attribute_heading_of_another_product_is_not_the_scope(samples_store):
     retrieval = retrieve(samples_store, "Nova 27QX의 PBP/PIP은(는) 무엇인가요?")
     assert retrieval.searched_under is not None and "27QX" in retrieval.searched_under

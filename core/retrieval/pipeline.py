@@ -52,7 +52,7 @@ from core.retrieval.hits import Hit
 from core.retrieval.question import validate_question
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.search import MAX_K, SearchConfig, embed_query, ms, search, search_config
-from core.retrieval.shape import attribute_identifiers, question_shape
+from core.retrieval.shape import attribute_identifiers, question_shape, split_preamble
 from core.statements import attribute_share, expanded_query, question_terms, statement, terms
 from core.store import ElementStore
 
@@ -173,11 +173,12 @@ def _probe(store: ElementStore, question: str, query_vector: np.ndarray, k: int,
     hits, timings = search(store, expanded_query(question), query_vector, max(k, PROBE_K), scope, config,
                            sibling=sibling)
     stating = _stating(hits, asked) if asked else None
-    identifiers = attribute_identifiers(question)
-    if stating is None and asked and identifiers:
-        # The option named in code (`linenums`) is looked up by its name alone: with the whole question, the words
-        # every page of the platform repeats ("Python-Markdown", "extension") outrank the one item stating it.
-        named, found = search(store, " ".join(identifiers), query_vector, PROBE_K, scope, config, sibling=sibling)
+    # The attribute is looked up by its own words alone: the option a code span names (`linenums`), else the
+    # question proper's words the scope does not hold ("응답속도"). With the whole question, the words every page
+    # of the platform repeats ("Python-Markdown", "extension", a preamble) outrank the one item stating it.
+    lookup = attribute_identifiers(question) or sorted(question_terms(split_preamble(question)[1]) & asked)
+    if stating is None and asked and lookup:
+        named, found = search(store, " ".join(lookup), query_vector, PROBE_K, scope, config, sibling=sibling)
         timings = {s: timings.get(s, 0.0) + found.get(s, 0.0) for s in {*timings, *found}}
         stating = _stating(named, asked)
     top = hits[:k]
