@@ -164,6 +164,17 @@ def test_a_compared_entitys_value_kept_from_outside_the_scope_is_its_own():
     assert table is not None and [r.value for r in table.rows] == ["2W x 2", "5 W x 2"]
 
 
+def test_every_row_states_the_same_attribute():
+    """"지원 색 깊이" shares "지원" with "PBP/PIP 지원": it was the 24FL's row, though the 24FL states no PBP/PIP."""
+    a, b = "Nova 24FL 사무용 모니터", "Nova 34WC 울트라와이드 모니터"
+    context = Context("hierarchical", "", "", [
+        _el(1, "지원 색 깊이 : 8bit", (a, "제품사양", "입력 신호")),
+        _el(2, "PBP/PIP : O", (b, "제품사양", "영상/음성")),
+    ], 0, entities=(EntityRef(a, (a,), "doc"), EntityRef(b, (b,), "doc")))
+    table = build_table("Nova 24FL과 Nova 34WC의 PBP/PIP 지원 비교", context)
+    assert table is not None and [r.value for r in table.rows] == [None, "O"]
+
+
 # -- the real pipeline on the samples ------------------------------------------------------------------------------
 
 

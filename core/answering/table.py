@@ -25,6 +25,9 @@ from core.statements import attribute_share, question_terms, statement, table_co
 
 __all__ = ["ComparisonTable", "TableRow", "build_table"]
 
+# A row's key must name more than this share of what the best-matching key names.
+SAME_ATTRIBUTE_SHARE = 0.5
+
 
 @dataclass(frozen=True)
 class TableRow:
@@ -157,8 +160,11 @@ def build_table(question: str, context: Context) -> ComparisonTable | None:
         for element, cell in table_cells:
             rows.append(row(str(cell[0]), element, cell))
     elif context.mode == "hierarchical" and context.entities:
+        # Every row states the same attribute: a cell naming a small part of it ("지원 색 깊이" for "PBP/PIP 지원")
+        # while another entity states it whole is another attribute, and that entity's value is "not stated".
+        floor = SAME_ATTRIBUTE_SHARE * max(c[3] for _, c in cells)
         for ref in context.entities:
-            inside = [(e, c) for e, c in cells if ref.holds(e)]
+            inside = [(e, c) for e, c in cells if ref.holds(e) and c[3] > floor]
             rows.append(row(ref.label, *_best(inside, common)) if inside else TableRow(ref.label))
     elif context.mode == "hierarchical":
         entity_paths = _entity_of_paths(cells)
