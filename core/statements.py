@@ -23,6 +23,7 @@ __all__ = [
     "expanded_query",
     "question_terms",
     "statement",
+    "states_default",
     "table_cell",
     "table_rows",
     "terms",
@@ -39,8 +40,8 @@ ASKED_AS = (
     ("cost costs expensive cheap cheaper cheapest", "price"),
     ("big bigger biggest large larger largest small smaller smallest", "size"),
     ("bright brighter brightest dim dimmer dimmest", "brightness"),
-    ("무겁 가볍", "무게"),
-    ("밝 어둡", "밝기"),
+    ("무겁 무거 가볍 가벼", "무게"),
+    ("밝 어둡 어두", "밝기"),
     ("싸 비싸 저렴", "가격"),
     ("빠르 느리", "속도"),
 )
@@ -117,18 +118,32 @@ _NUMBER_ONLY = re.compile(r"-?\d[\d,.]*")
 _NEXT_WORD = re.compile(r"[ \t]+([^\s,;.]+)")
 _TABLE_SPLIT = re.compile(r"(?<!\\)\|")
 _MAX_VALUE_CHARS = 200
+_HANGUL_WORD = re.compile(r"[\uac00-\ud7a3]+")
 
 Statement = tuple[str, str]  # (key, value)
 
 
 def terms(text: str) -> frozenset[str]:
-    """The text's match terms, English ones lightly stemmed (released ~ release)."""
-    return frozenset(english_stem(t) for t in match_terms(text))
+    """The text's match terms, English ones lightly stemmed (released ~ release). A Korean key the analyser
+    reads as a verb form only ("밝기": 밝 + 기) keeps its words as they are, so "밝기 : 350 cd/m²" has a key."""
+    found = frozenset(english_stem(t) for t in match_terms(text))
+    return found or frozenset(_HANGUL_WORD.findall(text))
 
 
-def expand_terms(found: Iterable[str]) -> frozenset[str]:
-    """``found`` with the nouns its question words ask for and their names in the other language."""
-    out = set(found)
+# Korean adjective stems the question may use in any ending ("가장 밝은", "더 가벼운"): the analyser drops
+# adjectives, so they are matched on the question's words as written.
+_KOREAN_ASKED = tuple(sorted({w for row, _ in ASKED_AS for w in row.split() if _HANGUL_WORD.fullmatch(w)}))
+
+
+def _korean_asked(text: str) -> set[str]:
+    words = _HANGUL_WORD.findall(text)
+    return {n for k in _KOREAN_ASKED if any(w.startswith(k) for w in words) for n in _ASKED.get(k, ())}
+
+
+def expand_terms(found: Iterable[str], text: str = "") -> frozenset[str]:
+    """``found`` (the terms of ``text``) with the nouns its question words ask for and their names in the other
+    language."""
+    out = set(found) | _korean_asked(text)
     out |= {n for t in list(out) for n in _ASKED.get(t, ())}
     out |= {n for t in list(out) for n in _TRANSLATED.get(t, ())}
     return frozenset(out)
@@ -136,7 +151,7 @@ def expand_terms(found: Iterable[str]) -> frozenset[str]:
 
 def question_terms(question: str) -> frozenset[str]:
     """The question's terms, with the attribute nouns its words ask for, in both languages."""
-    return expand_terms(terms(question))
+    return expand_terms(terms(question), question)
 
 
 def expanded_query(question: str) -> str:
@@ -197,6 +212,11 @@ def table_cell(wanted: frozenset[str], text: str) -> tuple[str, str, str] | None
     return (f"{body[row][0]} — {header[column]}", value, line) if value else None
 
 
+def states_default(text: str) -> bool:
+    """Whether ``text`` states a default value ("Defaults to `None`", "Default: `'/'`")."""
+    return _DEFAULT.search(text) is not None
+
+
 def statement(wanted: frozenset[str], text: str, category: str = "") -> Statement | None:
     """``(key, value)`` the text states: a ``Default:`` line, a ``key : value`` item, or a table cell."""
     text = text.strip()
@@ -207,7 +227,9 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
     if default:
         name = _LEADING_NAME.match(text)
         first = _FIRST_WORD.match(text)
-        key = (name.group("bold") or name.group("code")) if name else (first.group("word") if first else "default")
+        key = (name.group("bold") or name.group("code")) if name else (first.group("word") if first else "")
+        if first and not name and first.start("word") == default.start():
+            key = ""  # a bare "Default: x" line documents the item above it; "default" is no attribute of its own
         value = clean_value(default.group("value"))
         unit = _NEXT_WORD.match(text, default.end())
         if _NUMBER_ONLY.fullmatch(value) and unit and is_unit(unit.group(1)):

@@ -22,7 +22,7 @@ from typing import Any
 from core.answering import prompts
 from core.answering.table import ComparisonTable, build_table
 from core.retrieval import Context, ContextElement
-from core.statements import question_terms, statement, table_cell, terms
+from core.statements import question_terms, statement, states_default, table_cell, terms
 from core.text import clip
 
 __all__ = ["Evidence", "ExtractiveAnswerer", "score_evidence"]
@@ -33,6 +33,8 @@ PATH_WEIGHT = 0.6  # share found only in its heading path: the product, API or s
 ATTRIBUTE_WEIGHT = 0.35  # the element states the attribute asked about ("Weight : …", "`timeout` … Default: …")
 VALUE_WEIGHT = 0.1  # the element states a value at all (key : value, Default:, table cell)
 TITLE_PENALTY = 0.3  # a heading alone rarely holds the value asked for
+DEFAULT_WEIGHT = 0.2  # asked for a default, the element stating the asked attribute's default value
+DEFAULT_TERMS = terms("default defaults 기본값")
 WEAK_SCORE = 0.35
 EXCERPT_CHARS = 300
 # Without a stated attribute, an element answers when this share of the question's terms (other than those
@@ -77,9 +79,15 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     wanted = question_terms(question)
     # A heading the question names whole ("Dispatcher", "Class: Pool", "Aster H2") is where to look, wherever it
     # sits in the context: its terms never count as the attribute asked about.
-    headings = {e.text for e in context.elements if e.category == "Title"}
-    headings |= {p for e in context.elements for p in e.path}
+    # Only the headings above the evidence inside the scope: an FAQ question heading above a hit kept from
+    # outside ("Q. 모니터에 스피커가 있나요?") names no place the question asked about.
+    inside = {p for e in context.elements if not e.outside_scope and e.role != "ancestor" for p in e.path}
+    outside = {p for e in context.elements if e.outside_scope for p in e.path} - inside
+    headings = {e.text for e in context.elements if e.category == "Title" and not e.outside_scope
+                and e.text not in outside} | inside
     named = frozenset(t for h in headings if (ts := terms(h)) and ts <= wanted for t in ts)
+    by_id = {e.element_id: e for e in context.elements}
+    asks_default = bool(wanted & DEFAULT_TERMS)
     scored = []
     for element in (e for e in context.elements if e.role != "ancestor"):
         text_terms = terms(element.text)
@@ -93,6 +101,11 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         text_lex = len(wanted & text_terms) / len(wanted) if wanted else 0.0
         path_lex = len(wanted & path_terms) / len(wanted) if wanted else 0.0
         stated = statement(unplaced, element.text, element.category)
+        parent = by_id.get(element.parent_id or "")
+        if stated and not stated[0] and parent is not None:
+            # a bare "Default: x" paragraph documents the item it belongs to ("`end_url`: String to append …")
+            owner = statement(unplaced, parent.text, parent.category)
+            stated = (owner[0], stated[1]) if owner else stated
         key_terms = terms(stated[0]) if stated else frozenset()
         # the share of the stated key the question asks for ("Weight (with stand)" fully, "Dimensions without
         # stand" a quarter); names of headings do not count, they say where, not what
@@ -101,10 +114,13 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
             # the key repeats a section heading above it ("Dimensions & Weight › Weight with stand"): still the
             # attribute asked about, counted at half weight
             attribute = 0.5 * len((wanted - named) & key_terms) / len(key_terms)
+        if asks_default and attribute > 0 and not states_default(element.text):
+            attribute *= 0.5  # asked for a default, an item describing the option without one half answers
         semantic = element.similarity or 0.0
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
-                 + ATTRIBUTE_WEIGHT * attribute + VALUE_WEIGHT * bool(stated) - TITLE_PENALTY * is_title)
+                 + ATTRIBUTE_WEIGHT * attribute + VALUE_WEIGHT * bool(stated) - TITLE_PENALTY * is_title
+                 + DEFAULT_WEIGHT * (asks_default and attribute > 0 and states_default(element.text)))
         asked_overlap = len(asked & text_terms) / len(asked) if asked else 1.0
         answers = not is_title and (
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
@@ -164,6 +180,9 @@ class ExtractiveAnswerer:
         if outside and not any(e.attribute > 0 for e in inside):
             return _not_stated(context, outside[0])
         best = inside[0] if inside else evidence[0]
+        if not best.answers and context.named:
+            # the question named where to look, and nothing there (nor elsewhere) states it: say so for that place
+            return prompts.EXTRACTIVE_NOT_STATED.format(entity=" / ".join(context.named))
         if not best.answers:
             return prompts.EXTRACTIVE_NOT_FOUND
         quote = f"“{best.excerpt}” [e:{best.element.short_id}]"

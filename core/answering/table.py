@@ -25,6 +25,9 @@ from core.statements import attribute_share, question_terms, statement, table_co
 
 __all__ = ["ComparisonTable", "TableRow", "build_table"]
 
+# A row's key must name more than this share of what the best-matching key names.
+SAME_ATTRIBUTE_SHARE = 0.5
+
 
 @dataclass(frozen=True)
 class TableRow:
@@ -137,10 +140,12 @@ def build_table(question: str, context: Context) -> ComparisonTable | None:
         return None
     asked = _asked(question, shape, context)
     prefer = frozenset(w.casefold() for w in question.split() if len(w) >= 2)
-    # A hit kept from outside the named headings is another thing's evidence, except a table whose rows name the
+    # A hit kept from outside the named headings is another thing's evidence, except under one of the entities
+    # compared (the scope names one of them, the hit lies in another's sheet) or in a table whose rows name the
     # things compared: there the row says whose value it is.
     cells = [(e, cell) for e in context.elements if e.role != "ancestor" for cell in _cells(e, asked)
-             if not e.outside_scope or (cell[0] is not None and _names_part(cell[0], shape))]
+             if not e.outside_scope or any(ref.holds(e) for ref in context.entities)
+             or (cell[0] is not None and _names_part(cell[0], shape))]
     if not cells:
         return None
     common = Counter(c[1] for _, c in cells)
@@ -155,8 +160,11 @@ def build_table(question: str, context: Context) -> ComparisonTable | None:
         for element, cell in table_cells:
             rows.append(row(str(cell[0]), element, cell))
     elif context.mode == "hierarchical" and context.entities:
+        # Every row states the same attribute: a cell naming a small part of it ("지원 색 깊이" for "PBP/PIP 지원")
+        # while another entity states it whole is another attribute, and that entity's value is "not stated".
+        floor = SAME_ATTRIBUTE_SHARE * max(c[3] for _, c in cells)
         for ref in context.entities:
-            inside = [(e, c) for e, c in cells if ref.holds(e)]
+            inside = [(e, c) for e, c in cells if ref.holds(e) and c[3] > floor]
             rows.append(row(ref.label, *_best(inside, common)) if inside else TableRow(ref.label))
     elif context.mode == "hierarchical":
         entity_paths = _entity_of_paths(cells)

@@ -124,7 +124,9 @@ def expand(
     Returns ``(elements by id, ids of children brought in, distances of those children)``.
     """
     hit_ids = [h.element_id for h in hits]
-    headings = [h.element_id for h in hits if h.element.metadata.get("category") == "Title"]
+    # A list item documenting an option ("`end_url`: String to append …") holds its "Default: …" paragraph
+    # below it, so it brings its children like a heading does.
+    headings = [h.element_id for h in hits if h.element.metadata.get("category") in ("Title", "ListItem")]
     if children_budget <= 0 or not headings:
         return store.ancestors(hit_ids), [], {}
     if query_vector is None:
@@ -221,6 +223,7 @@ class ContextElement:
     distance: float | None = None
     rank: int | None = None
     outside_scope: bool = False  # a hit kept from outside the headings the question named
+    parent_id: str | None = None  # the element it belongs to (a list item's paragraphs: the item)
 
     @property
     def similarity(self) -> float | None:
@@ -302,6 +305,11 @@ def build_plain_context(hits: Sequence[Hit], max_tokens: int | None = None) -> C
     return Context("plain", text, display, elements, count_tokens(text), cut=cut)
 
 
+def _parent_id(element: Document) -> str | None:
+    parent = element.metadata.get("parent_id")
+    return str(parent) if parent else None
+
+
 def build_hierarchical_context(
     hits: Sequence[Hit],
     elements: Mapping[str, Document],
@@ -332,7 +340,7 @@ def build_hierarchical_context(
                 ContextElement(
                     node.element_id, shorts[node.element_id], node.role, node.category, node.element.page_content,
                     tree.document_id, node.path, distance, hit.rank if hit else None,
-                    node.element_id in outside,
+                    node.element_id in outside, _parent_id(node.element),
                 )
             )  # fmt: skip
     text = render_markdown(trees, shorts=shorts)

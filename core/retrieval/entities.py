@@ -27,7 +27,15 @@ from core.retrieval.hits import Hit
 from core.retrieval.scope import Scope
 from core.retrieval.search import SearchConfig, search
 from core.retrieval.shape import QuestionShape
-from core.statements import attribute_share, expanded_query, question_terms, statement, terms
+from core.statements import (
+    attribute_share,
+    expanded_query,
+    question_terms,
+    statement,
+    table_column,
+    table_rows,
+    terms,
+)
 from core.store import ElementStore
 
 __all__ = ["MAX_ENTITIES", "Entity", "entity_hits", "find_entities"]
@@ -49,36 +57,24 @@ class Entity:
         return self.section or self.heading
 
 
-def _children(index: HeadingIndex) -> dict[tuple[str | None, tuple[str, ...]], list[HeadingRef]]:
-    """Headings by (document, parent path); document titles (empty path) under ``None`` across documents."""
-    cached = getattr(index, "_children_by_parent", None)
-    if cached is not None:
-        return cached
-    out: dict[tuple[str | None, tuple[str, ...]], list[HeadingRef]] = {}
-    for h in index.headings:
-        out.setdefault((h.document_id if h.path else None, h.path), []).append(h)
-    index._children_by_parent = out  # type: ignore[attr-defined]  # built once per index, like its postings
-    return out
-
-
 def sibling_entities(index: HeadingIndex, document_id: str, path: Sequence[str]) -> list[Entity]:
     """The entities an element under ``path`` belongs to with its siblings: the deepest heading of ``path``
     whose siblings hold the same relative path below them, and those siblings."""
-    children = _children(index)
+    children = index.children()
     path = tuple(path)
     for depth in range(len(path) - 2, -1, -1):
         parent, suffix = path[:depth], path[depth + 1:]
-        own = index.by_place.get((document_id, path[: depth + 1]))
+        own = index.heading_at(document_id, path[: depth + 1])
         siblings = children.get((document_id if parent else None, parent), [])
         entities = []
         for s in siblings:
             if own is not None and s.element_id == own.element_id:
                 continue
-            section = index.by_place.get((s.document_id, (*parent, s.text, *suffix)))
+            section = index.heading_at(s.document_id, (*parent, s.text, *suffix))
             if section is not None:
                 entities.append(Entity(s, section))
         if entities and own is not None:
-            mine = index.by_place.get((document_id, path))
+            mine = index.heading_at(document_id, path)
             return [Entity(own, mine), *entities][:MAX_ENTITIES]
     return []
 
@@ -143,5 +139,32 @@ def entity_hits(
             kept.append((e, h))
         elif not any(s for _, s in same) and e is min((o for o, _ in same), key=lambda o: len(o.heading.path)):
             kept.append((e, h))
-    extra = [Hit(h.element, len(hits) + i, h.distance) for i, h in enumerate(h for _, h in kept if h is not None)]
+    chosen = [h for _, h in kept if h is not None]
+    if entities and not all(stated for _, _, stated in best_of):
+        listing = _listing_table(store, question, query_vector, config, [e for e, _ in kept], asked,
+                                 taken | {h.element_id for h in chosen})
+        chosen += [listing] if listing is not None else []
+    extra = [Hit(h.element, len(hits) + i, h.distance) for i, h in enumerate(chosen)]
     return extra, [e for e, _ in kept]
+
+
+def _listing_table(store: ElementStore, question: str, query_vector: np.ndarray, config: SearchConfig,
+                   entities: Sequence[Entity], asked: frozenset[str], taken: set[str]) -> Hit | None:
+    """A table of the whole collection whose rows name two or more of the entities and whose columns hold the
+    attribute asked (an index page listing every extension's entry point and dot notation), for entities whose
+    own pages do not state it."""
+    names = [terms(e.part or e.heading.text) for e in entities]
+    # the names lead the query: a table listing them matches every one, a page about one matches one
+    query = " ".join(e.part or e.heading.text for e in entities) + " " + expanded_query(question)
+    found, _ = search(store, query, query_vector, PER_ENTITY, Scope.whole(), config)
+    for hit in found:
+        text = hit.element.page_content
+        if hit.element_id in taken or not text.lstrip().startswith("|"):
+            continue
+        rows = table_rows(text)
+        if len(rows) < 3 or table_column(asked, rows[0]) is None:
+            continue
+        row_names = [terms(r[0]) for r in rows[1:] if r]
+        if sum(any(n and n <= r for r in row_names) for n in names) >= 2:
+            return hit
+    return None

@@ -30,8 +30,10 @@ import bisect
 import math
 import re
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from langchain_core.documents import Document
 
@@ -56,24 +58,72 @@ NAME_FACTOR = 2.0
 PREAMBLE_FACTOR = 0.35
 # Runners-up kept for the joint choice with the evidence: at most this many score levels, each at least this
 # share of the best score.
-RUNNERS_UP = 3
+RUNNERS_UP = 5
 RUNNER_UP_SHARE = 0.5
+# A word held by the headings of at least this share of the documents (and PLATFORM_MIN_DOCUMENTS of them) names
+# the platform the collection documents ("Python-Markdown" heads its guides and release notes), not one thing in
+# it: it counts like a preamble's words, so a heading path that merely repeats the platform does not outrank the
+# thing.
+PLATFORM_SHARE = 0.3
+PLATFORM_MIN_DOCUMENTS = 3
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 # More changed documents than this since the copy a process holds: it reloads the whole index instead.
 FULL_RELOAD_DOCUMENTS = 500
+_MODEL = re.compile(r"\d")
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+_LETTER = re.compile(r"[a-z]")
+_PARTS = re.compile(r"[._\-/:]")
 
 
 words = textnorm.name_words  # the matchable words of a heading or a question (cached)
+
+
+_INITIALS = re.compile(r"^[A-Za-z]+(?:[ \t]+[A-Za-z]+){2,5}$")
+
+
+def _initials(text: str) -> frozenset[str]:
+    """The initials of a heading of three to six plain words: "Table of Contents" is also ``toc``, the name code
+    uses for it (``markdown.extensions.toc``)."""
+    stripped = text.strip()
+    if _INITIALS.match(stripped):
+        return frozenset({"".join(w[0] for w in stripped.split()).casefold()})
+    return frozenset()
+
+
+@lru_cache(maxsize=50_000)
+def heading_words(text: str) -> frozenset[str]:
+    """:func:`words` of a heading, plus its :func:`_initials`."""
+    return words(text) | _initials(text)
 
 
 def _question_words(question: str) -> set[str]:
     return {w for w in words(question) if len(w) >= 2 or w.isdigit()}
 
 
+_CAMEL_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def _code_words(name: str) -> tuple[set[str], set[str]]:
+    """The words of a code name: the thing it names (the name whole, its last dotted part and that part's
+    leading CamelCase words) and the namespace it sits in (the leading dotted parts: ``markdown.extensions``)."""
+    *namespace, last = re.split(r"[.:]", name)
+    space = {w for part in namespace for w in words(part)}
+    thing = (set(words(name)) - space) | set(words(last))
+    if re.search(r"[a-z][A-Z]", last):  # the qualifiers, not the kind: ``TocExtension`` → ``toc``, not ``extension``
+        thing |= {p.casefold() for p in _CAMEL_PART.findall(last)[:-1] if len(p) >= 2}
+    return thing, space - thing
+
+
 def _kinds(text: str) -> dict[str, float]:
-    code = {w for name in code_names(text) for w in words(name)}
-    names = {w for run in name_runs(text) for w in words(run)}
-    return {w: CODE_FACTOR if w in code else NAME_FACTOR if w in names else 1.0 for w in _question_words(text)}
+    thing: set[str] = set()
+    space: set[str] = set()
+    for name in code_names(text):
+        t, s = _code_words(name)
+        thing |= t
+        space |= s
+    names = {w for run in name_runs(text) for w in words(run)} | space
+    pool = _question_words(text) | thing
+    return {w: CODE_FACTOR if w in thing else NAME_FACTOR if w in names else 1.0 for w in pool}
 
 
 def word_factors(question: str, index: HeadingIndex | None = None) -> dict[str, float]:
@@ -81,13 +131,36 @@ def word_factors(question: str, index: HeadingIndex | None = None) -> dict[str, 
 
     A preamble's words count :data:`PREAMBLE_FACTOR` when the question proper names a thing some heading holds;
     when it names none ("In the Footnotes extension, what is the default `SEPARATOR`?"), the preamble is where
-    the thing is named and its words count by their kind."""
+    the thing is named and its words count by their kind. A preamble holding a heading of several words whole
+    ("In 9.0 Migration Notes, …", "In PyMdown Extensions, …") names that place: its words count by their kind,
+    platform words included."""
     preamble, rest = split_preamble(question)
     factors = _kinds(rest)
+    if index is not None:
+        factors = {w: PREAMBLE_FACTOR if index.is_platform(w) else f for w, f in factors.items()}
     named_rest = any(f >= NAME_FACTOR and (index is None or index.holding(w)) for w, f in factors.items())
-    for w, f in _kinds(preamble).items():
+    pre = _kinds(preamble)
+    # the preamble's own words, not its code: "Using `markdown.extensions.…`" names no "Using Extensions" guide
+    place = _whole_heading_words(set(words(_CODE_SPAN.sub(" ", preamble))), index) if index is not None else set()
+    for w, f in pre.items():
+        if w in place:
+            factors[w] = max(f, factors.get(w, 0.0))
+            continue
+        if index is not None and index.is_platform(w):
+            f = PREAMBLE_FACTOR
         factors.setdefault(w, PREAMBLE_FACTOR if named_rest else f)
     return factors
+
+
+def _whole_heading_words(pool: set[str], index: HeadingIndex) -> set[str]:
+    """The words of the headings of two or more words that ``pool`` holds whole."""
+    out: set[str] = set()
+    for i in {i for w in pool for i in index.postings.get(w, ())}:
+        text = index.headings[i].text
+        own = heading_words(text)
+        if len(text.split()) >= 2 and own and own <= pool:
+            out |= own
+    return out
 
 
 def _matches(question_word: str, heading_word: str) -> bool:
@@ -170,21 +243,31 @@ class HeadingIndex:
         self._places: dict[tuple[str, tuple[str, ...]], int] = {}
         self._documents: dict[str, list[int]] = {}
         self._hangul: list[str] = []  # the Hangul-initial words, sorted: prefix lookups by bisection
+        # Per document, how many of its headings hold each word; per word, how many documents: the platform words
+        # (PLATFORM_SHARE) follow each document's change without a rescan.
+        self._document_words: dict[str, Counter[str]] = {}
+        self._word_documents: Counter[str] = Counter()
+        self._children: dict[tuple[str | None, tuple[str, ...]], list[HeadingRef]] | None = None
         self._next = 0
         self._add(headings)
 
     def _add(self, headings: Iterable[HeadingRef | StoredHeading]) -> None:
+        self._children = None
         new_hangul: set[str] = set()
         for h in headings:
             ref = h if isinstance(h, HeadingRef) else _ref(h)
-            heading_words = h.words if isinstance(h, StoredHeading) else words(h.text)
+            own_words = (h.words | _initials(h.text)) if isinstance(h, StoredHeading) else heading_words(h.text)
             i = self._next
             self._next += 1
             self.headings[i] = ref
-            self._words[i] = heading_words
+            self._words[i] = own_words
             self._places[ref.document_id, (*ref.path, ref.text)] = i
             self._documents.setdefault(ref.document_id, []).append(i)
-            for w in heading_words:
+            in_document = self._document_words.setdefault(ref.document_id, Counter())
+            for w in own_words:
+                if not in_document[w]:
+                    self._word_documents[w] += 1
+                in_document[w] += 1
                 ids = self.postings.get(w)
                 if ids is None:
                     ids = self.postings[w] = set()
@@ -202,6 +285,7 @@ class HeadingIndex:
     def replace_documents(self, document_ids: Iterable[str], headings: Iterable[HeadingRef | StoredHeading]) -> None:
         """Drop the headings of ``document_ids`` and add ``headings`` (theirs as they are now)."""
         for document_id in document_ids:
+            self._word_documents.subtract(self._document_words.pop(document_id, Counter()).keys())
             for i in self._documents.pop(document_id, ()):
                 ref = self.headings.pop(i)
                 for w in self._words.pop(i):
@@ -214,6 +298,22 @@ class HeadingIndex:
                 if self._places.get(place) == i:
                     del self._places[place]
         self._add(headings)
+
+    def children(self) -> dict[tuple[str | None, tuple[str, ...]], list[HeadingRef]]:
+        """Headings by (document, parent path), in document order; document titles (empty path) under ``None``
+        across documents. Built on first use after a change."""
+        if self._children is None:
+            out: dict[tuple[str | None, tuple[str, ...]], list[HeadingRef]] = {}
+            for i in sorted(self.headings, key=self.order):
+                h = self.headings[i]
+                out.setdefault((h.document_id if h.path else None, h.path), []).append(h)
+            self._children = out
+        return self._children
+
+    def is_platform(self, word: str) -> bool:
+        """Whether ``word`` names the collection's platform (see :data:`PLATFORM_SHARE`)."""
+        documents = len(self._document_words)
+        return self._word_documents.get(word, 0) >= max(PLATFORM_MIN_DOCUMENTS, PLATFORM_SHARE * documents)
 
     def holding(self, question_word: str) -> set[int]:
         """The headings whose own text holds a word that ``question_word`` matches (see :func:`_matches`)."""
@@ -311,6 +411,9 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) 
     candidates = sorted(set().union(*holding.values()), key=index.order)
     n = len(index.headings)
     weight = {q: factors[q] * math.log(1.0 + n / df[q]) for q in wanted if df[q]}
+    # A model number the question names and some heading holds ("27QX") says which thing: a heading path
+    # without any of them is about another thing, however well its other words match ("34WC › PBP / PIP").
+    models = {q for q in wanted if df[q] and factors[q] >= NAME_FACTOR and _MODEL.search(q) and _LETTER.search(q)}
     scored: list[tuple[float, HeadingRef, list[bool]]] = []
     for i in candidates:
         h = index.headings[i]
@@ -319,6 +422,8 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) 
         # the weight each heading of the path (root first, h last) adds with its own words
         levels = [any(df[q] <= DISTINCTIVE_SHARE * n for q in level) for level in above] + [True]
         matched = own.union(*above)
+        if models and not models & matched:
+            continue
         scored.append((round(sum(weight.get(q, 0.0) for q in matched), 6), h, levels))
     if not scored:
         return []
@@ -358,7 +463,7 @@ def _match_at(index: HeadingIndex, tied: Sequence[tuple[HeadingRef, list[bool]]]
     if len(roots) > MAX_SCOPES:
         return None
     # The words the scope's own paths hold: every element inside carries them, so they rank nothing there.
-    names = set().union(*(found(words(text)) for h in roots for text in (*h.path, h.text)))
+    names = set().union(*(found(heading_words(text)) for h in roots for text in (*h.path, h.text)))
     return HeadingMatch(tuple(roots), tuple(sorted(names)), round(score, 3))
 
 

@@ -52,7 +52,7 @@ from core.retrieval.hits import Hit
 from core.retrieval.question import validate_question
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.search import MAX_K, SearchConfig, embed_query, ms, search, search_config
-from core.retrieval.shape import question_shape
+from core.retrieval.shape import attribute_identifiers, question_shape, split_preamble
 from core.statements import attribute_share, expanded_query, question_terms, statement, terms
 from core.store import ElementStore
 
@@ -175,11 +175,20 @@ def _probe(store: ElementStore, question: str, query_vector: np.ndarray, k: int,
     hits, timings = search(store, expanded_query(question), query_vector, max(k, PROBE_K), scope, config,
                            sibling=sibling)
     stating = _stating(hits, asked) if asked else None
+    # The attribute is looked up by its own words alone: the option a code span names (`linenums`), else the
+    # question proper's words the scope does not hold ("응답속도"). With the whole question, the words every page
+    # of the platform repeats ("Python-Markdown", "extension", a preamble) outrank the one item stating it.
+    lookup = attribute_identifiers(question) or sorted(question_terms(split_preamble(question)[1]) & asked)
+    if stating is None and asked and lookup:
+        named, found = search(store, " ".join(lookup), query_vector, PROBE_K, scope, config, sibling=sibling)
+        timings = {s: timings.get(s, 0.0) + found.get(s, 0.0) for s in {*timings, *found}}
+        stating = _stating(named, asked)
     top = hits[:k]
-    if stating is not None and stating not in top:
+    if stating is not None and stating not in top[: max(1, k - 1)]:
         # before the last place, which the whole collection's best hit may take (find_hits)
         at = max(0, k - 2)
-        top = [*top[:at], stating, *top[at : k - 1]]
+        rest = [h for h in top if h is not stating]
+        top = [*rest[:at], stating, *rest[at : k - 1]]
     return [Hit(h.element, rank, h.distance) for rank, h in enumerate(top)], timings, stating is not None
 
 
@@ -197,14 +206,16 @@ def _choose_scope(
     """The named headings whose subtree holds the attribute asked, best-named first; the best-named when none
     does. The scope is chosen with the evidence inside it, not from heading words alone: "Nova 32UX ›
     Specifications › Stand" names "stand", but a question about another product's weight finds no weight there.
-    A runner-up never drops a model number or code name the best one matched (that would answer for another
+    A runner-up never lacks a model number or code name some candidate matched (that would answer for another
     product), and a scope of several headings ("Nova 24FL" heads its sheet and a release-notes section) narrows
     to the one holding the attribute when the whole does not show it in its first hits."""
     index = heading_index(store)
     with index.lock:
         factors = word_factors(question, index)
-    strong = _strong_names(candidates[0], factors)
-    allowed = [m for m in candidates if strong <= set(m.words)]
+    # The model numbers and code names any candidate matched: a runner-up lacking one is about another thing
+    # ("Nova 32UX › Firmware Update" for a question on the 34WC's firmware, whose notes are the best-named scope).
+    strong = set().union(*(_strong_names(m, factors) for m in candidates))
+    allowed = [candidates[0], *(m for m in candidates[1:] if strong <= set(m.words))]
     first: tuple[HeadingMatch, list[Hit], dict[str, float]] | None = None
     for match in allowed:
         # The scope's own names say where, not what: they never count as the attribute asked.

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-__all__ = ["QuestionShape", "code_names", "name_runs", "question_shape", "split_preamble"]
+__all__ = ["QuestionShape", "attribute_identifiers", "code_names", "name_runs", "question_shape", "split_preamble"]
 
 Kind = Literal["compare", "superlative", "list"]
 Direction = Literal["max", "min"]
@@ -33,6 +33,8 @@ _CODE = re.compile(r"`([^`\n]{1,200})`")
 _CALL_ARGS = re.compile(r"\(.*\)\s*$")
 _PASCAL = re.compile(r"^[A-Z][a-z]")
 _TOKEN = re.compile(r"[A-Za-z0-9][\w.\-]*[A-Za-z0-9]|[A-Za-z0-9]")
+# A name right after the possessive 의 (through "/"-joined names: "의 PBP/PIP"), not joined to a next name.
+_POSSESSED = r"의\s*(?:[\w.\-]+\s*/\s*)*{}(?!\s*(?:와|과|및|,|하고|랑|이랑))"
 _SENTENCE_WORDS = frozenset("which what how who when where why is are does do can compare list the a an i".split())
 
 # Comparative and superlative words and the direction they pick.
@@ -81,6 +83,18 @@ def code_names(text: str) -> list[str]:
         name = _CALL_ARGS.sub("", raw).strip()
         if name and ("." in name or "(" in raw or _PASCAL.match(name)):
             out.append(name)
+    return out
+
+
+def attribute_identifiers(text: str) -> list[str]:
+    """The identifiers in ``text``'s code spans that name an attribute, not a thing (``linenums``,
+    ``UNIQUE_IDS``, ``html_class``): the option or field a question asks about, looked up by name."""
+    named = set(code_names(text))
+    out = []
+    for span in _CODE.findall(text):
+        raw = span.strip()
+        if raw not in named and re.fullmatch(r"[A-Za-z_$][\w$-]*", raw):
+            out.append(raw)
     return out
 
 
@@ -159,9 +173,11 @@ def _korean_direction(text: str) -> Direction | None:
 def question_shape(question: str) -> QuestionShape | None:
     """The question's comparative, superlative or list shape, or ``None`` for a question about one thing."""
     _preamble, rest = split_preamble(question)
-    parts = tuple(p for p in name_runs(rest))
     words = [w.casefold() for w in re.findall(r"[A-Za-z]+", _CODE.sub(" ", rest))]
     korean = bool(re.search(r"[\uac00-\ud7a3]", rest))
+    # "A와 B의 Entry Point 비교": what follows the possessive 의, joined to nothing after it, is the attribute
+    # asked, not a thing compared ("Orbit의 Connection과 Pool" lists two).
+    parts = tuple(p for p in name_runs(rest) if not (korean and re.search(_POSSESSED.format(re.escape(p)), rest)))
     # One model number named ("the 34WC's highest refresh rate") is a question about that one thing.
     one_thing = len(parts) == 1 and any(c.isdigit() for c in parts[0]) and "which" not in words
     if korean and re.search(r"(?:가장|제일)\s*[\uac00-\ud7a3]", rest) and not one_thing:
