@@ -112,6 +112,10 @@ def test_pruning_common_terms_keeps_the_gold_questions_top_hits_on_the_samples(h
         every = fts_scored(store, question, vector, 4, common_floor=10**9, common_share=1.0)
         # Forced onto the small corpus: words in more than 5 % of its elements stop finding candidates.
         pruned = fts_scored(store, question, vector, 4, common_floor=0, common_share=0.05)
+        longer = fts_scored(store, question, vector, 8)
+        for (a, score_a), (b, score_b) in zip(longer, longer[1:], strict=False):  # equal sums tie, by element id
+            assert score_a - score_b == 0 or score_a - score_b > 1e-9, (question, score_a, score_b)
+            assert score_a > score_b or a.element_id < b.element_id
         pruned_any += [h.element_id for h, _ in every] != [h.element_id for h, _ in pruned]
         if every and pruned and every[0][0].element_id == pruned[0][0].element_id:
             same_first += 1

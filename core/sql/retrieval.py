@@ -142,8 +142,10 @@ weights AS MATERIALIZED (
     CROSS JOIN total
     CROSS JOIN LATERAL (SELECT CASE WHEN t.scanned THEN coalesce(f.n, 0) ELSE greatest(t.stored, f.n, 0) END) AS df(n)
 ),
+-- Rounded: two term sets whose IDFs add up to the same score must tie exactly (then element_id orders them), not
+-- differ in the last bit with the order the sum met its terms.
 set_scores AS MATERIALIZED (
-    SELECT s.ords, (SELECT sum(w.idf) FROM weights w WHERE w.ord = ANY(s.ords)) AS score
+    SELECT s.ords, round((SELECT sum(w.idf) FROM weights w WHERE w.ord = ANY(s.ords))::numeric, 9)::float8 AS score
     FROM term_sets s
 ),
 scored AS (
