@@ -41,14 +41,15 @@ SCHEMA_READY = "to_regclass('hke_term_counts') IS NOT NULL AND to_regclass('hke_
 
 MARK_COMPLETE = "INSERT INTO hke_term_state (collection_id) VALUES (%(collection_id)s) ON CONFLICT DO NOTHING"
 
-# One document's lexemes with the number of its content elements holding each.
-_DOCUMENT_LEXEMES = f"""
+# Lexemes with the number of content elements holding each: of one document, or of the whole collection.
+_LEXEMES = f"""
 SELECT u.lexeme COLLATE "C" AS lexeme, count(*)::int AS n
-FROM {{elements}} e
-CROSS JOIN LATERAL unnest(tsvector_to_array(e.fts)) AS u(lexeme)
-WHERE e.document_id = %(document_id)s AND NOT {METADATA_ELEMENT}
+FROM {{{{elements}}}} e
+CROSS JOIN LATERAL unnest(tsvector_to_array(e.fts)) AS u(lexeme)  -- core.sql.elements.FTS_COLUMN
+WHERE NOT {METADATA_ELEMENT} {{where}}
 GROUP BY 1
 """  # noqa: S608 - fixed fragments, no user text
+_DOCUMENT_LEXEMES = _LEXEMES.format(where="AND e.document_id = %(document_id)s")
 
 # Before a document's elements are deleted: its lexemes counted out. Returns the lexemes no element holds any more.
 SUBTRACT_DOCUMENT = f"""
@@ -72,14 +73,8 @@ SELECT %(collection_id)s, d.lexeme, d.n FROM ({_DOCUMENT_LEXEMES}) d ORDER BY d.
 ON CONFLICT (collection_id, lexeme) DO UPDATE SET n_elements = t.n_elements + EXCLUDED.n_elements
 """  # noqa: S608 - fixed fragments, no user text
 
-# Counting a whole collection (its first question after an upgrade, or a check): every content element's lexemes.
-COUNT_COLLECTION = f"""
-SELECT u.lexeme COLLATE "C" AS lexeme, count(*)::int AS n
-FROM {{elements}} e
-CROSS JOIN LATERAL unnest(tsvector_to_array(e.fts)) AS u(lexeme)
-WHERE NOT {METADATA_ELEMENT}
-GROUP BY 1
-"""  # noqa: S608 - fixed fragments, no user text
+# Counting a whole collection (its first question after an upgrade, or a check).
+COUNT_COLLECTION = _LEXEMES.format(where="")
 
 DELETE_COLLECTION_COUNTS = "DELETE FROM hke_term_counts WHERE collection_id = %(collection_id)s"
 
