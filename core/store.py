@@ -47,6 +47,7 @@ from core.element_rows import element_from_row, element_row, heading_row
 from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
 from core.sql import elements as sql
 from core.sql import headings as heading_sql
+from core.sql import terms as term_sql
 from core.textnorm import NAME_WORDS_VERSION, name_words
 
 if TYPE_CHECKING:
@@ -295,6 +296,7 @@ class ElementStore:
                 conn.execute(sql.INSERT_COLLECTION, (row[0], self.collection, Jsonb(row[1]), self.sibling_of))
                 create_element_table(conn, sql.table_name(row[0]), info.dimension)
                 conn.execute(heading_sql.NEW_STATE, {"collection_id": row[0], "words_version": NAME_WORDS_VERSION})
+                conn.execute(term_sql.MARK_COMPLETE, {"collection_id": row[0]})
             else:
                 upgrade_element_table(conn, sql.table_name(row[0]))
             conn.commit()
@@ -394,12 +396,14 @@ class ElementStore:
                 if current and current[0] == record.content_hash:
                     return False
                 version = self._next_heading_version(conn)
+                terms = self._count_out_terms(conn, record.document_id)
                 conn.execute(self.statement(sql.DELETE_DOCUMENT_ELEMENTS), (record.document_id,))
                 with conn.cursor() as cur, cur.copy(self.statement(sql.COPY_ELEMENTS)) as copy:
                     copy.set_types(sql.COPY_ELEMENT_TYPES)
                     for i, (doc, vector) in enumerate(zip(elements, vectors, strict=True)):
                         copy.write_row(element_row(record.document_id, doc, vector,
                                                    text_hashes[i] if text_hashes is not None else None))
+                conn.execute(self.statement(term_sql.ADD_DOCUMENT), terms)
                 self._write_headings(conn, record.document_id, elements, version)
                 conn.execute(sql.UPSERT_DOCUMENT, _document_params(self.collection_id, record, len(elements)))
         except psycopg.errors.ForeignKeyViolation as exc:
@@ -464,9 +468,41 @@ class ElementStore:
         with self.pool.connection() as conn, conn.transaction():
             conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), document_id))
             version = self._next_heading_version(conn)
+            self._count_out_terms(conn, document_id)
             conn.execute(self.statement(sql.DELETE_DOCUMENT_ELEMENTS), (document_id,))
             self._write_headings(conn, document_id, (), version)
             return conn.execute(sql.DELETE_DOCUMENT, (self.collection_id, document_id)).rowcount > 0
+
+    # -- the stored term counts (core.sql.terms) --
+
+    def _count_out_terms(self, conn: psycopg.Connection, document_id: str) -> dict[str, Any]:
+        """Subtract a document's stored elements from the term counts (inside its write, before they go)."""
+        params: dict[str, Any] = {"collection_id": self.collection_id, "document_id": document_id}
+        unused = [lexeme for lexeme, n in conn.execute(self.statement(term_sql.SUBTRACT_DOCUMENT), params) if n <= 0]
+        if unused:
+            conn.execute(term_sql.DELETE_UNUSED, {**params, "lexemes": unused})
+        return params
+
+    def fill_term_counts(self) -> None:
+        """Count every element's lexemes once, for a collection whose counts are not complete (made before them,
+        or moved by ``migrate``), under the collection's write lock; a no-op when another process just did it."""
+        params = {"collection_id": self.collection_id}
+        with self.pool.connection() as conn, conn.transaction():
+            self._next_heading_version(conn)
+            if conn.execute(term_sql.TERMS_COMPLETE, params).fetchone()[0]:
+                return
+            conn.execute(term_sql.DELETE_COLLECTION_COUNTS, params)
+            conn.execute(self.statement(term_sql.FILL), params)
+            conn.execute(term_sql.MARK_COMPLETE, params)
+
+    def stored_term_counts(self, *, recount: bool = False) -> dict[str, int]:
+        """The stored term counts, or (``recount``) the same counted from the elements now."""
+        with read_connection(self.pool) as conn:
+            if recount:
+                rows = conn.execute(self.statement(term_sql.COUNT_COLLECTION)).fetchall()
+            else:
+                rows = conn.execute(term_sql.STORED_COUNTS, {"collection_id": self.collection_id}).fetchall()
+        return {lexeme: int(n) for lexeme, n in rows}
 
     # -- the stored heading index (core.sql.headings) --
 

@@ -96,7 +96,8 @@ def test_stored_lexemes_are_what_the_query_side_matched_korean_and_english(hash_
 def test_no_full_text_query_parses_stored_text(hash_store, scope_kind):
     store = hash_store
     put(store, "en", ENGLISH)
-    params = {"collection_id": store.collection_id, "terms": ["'usb-c'"], "query": "'usb-c'", "k": 4,
+    params = {"collection_id": store.collection_id, "terms": ["'usb-c'"], "scanned": [True], "counts": [0],
+              "query": "'usb-c'", "k": 4,
               "query_vector": np.zeros(512, dtype=np.float32), "document_id": "en", "root_ids": ["en-0"]}
     with store.pool.connection() as conn:
         plan = "\n".join(r[0] for r in conn.execute(

@@ -43,6 +43,7 @@ __all__ = [
     "fts_terms",
     "fuse",
     "rrf_fuse",
+    "scanned_terms",
     "search_config",
     "tsquery_lexeme",
     "vector_search",
@@ -203,25 +204,68 @@ def tsquery_lexeme(lexeme: str, *, prefix: bool = False) -> str:
     return quoted + (":*" if prefix else "")
 
 
+# A term is common when more than COMMON_SHARE of the collection's elements, and more than COMMON_FLOOR of them,
+# hold it: its IDF is small (ln 101 ≈ 4.6 at 1 %, against about 11 for a word of ten elements in 100,000), and
+# reading its elements is most of a query's cost. Below COMMON_FLOOR elements a scan is cheap, so a small
+# collection scans every term and ranks exactly as without the rule.
+COMMON_SHARE = 0.01
+COMMON_FLOOR = 2000
+
+
+def scanned_terms(counts: Sequence[int], total: int, *, share: float | None = None,
+                  floor: int | None = None) -> list[bool]:
+    """Which terms find the full-text candidates, from each term's element count (the "common terms" rule of
+    Lucene's CommonTermsQuery): the uncommon ones that some element holds; when every held term is common, the
+    rarest of them alone. The others only add their IDF to the candidates that hold them."""
+    share = COMMON_SHARE if share is None else share
+    limit = max(share * total, COMMON_FLOOR if floor is None else floor)
+    scanned = [0 < n <= limit for n in counts]
+    held = [i for i, n in enumerate(counts) if n > 0]
+    if not any(scanned) and held:
+        rarest = min(held, key=lambda i: (counts[i], i))
+        scanned[rarest] = True
+    return scanned
+
+
 def fts_scored(
     store: ElementStore, question: str, query_vector: np.ndarray, k: int, scope: Scope | None = None, *,
-    include_metadata: bool = False,
+    include_metadata: bool = False, common_share: float | None = None, common_floor: int | None = None,
 ) -> list[tuple[Hit, float]]:
     """The ``k`` elements inside ``scope`` that best match the question's words, best first, with their
-    IDF-sum scores. The words that named the scope (``scope.names``) are left out: inside it they match all."""
+    IDF-sum scores. The words that named the scope (``scope.names``) are left out: inside it they match all.
+
+    Over the whole collection, common words (:func:`scanned_terms`, from the stored term counts of
+    ``core.sql.terms``) score the candidates the rarer words find but do not find candidates themselves; a scope,
+    or a search that includes metadata elements, is read whole."""
     scope = scope or Scope.whole()
     question = unicodedata.normalize("NFKC", question)
     named = set(scope.names)
+    fill = False
     with read_connection(store.reader) as conn:
         lexemes = conn.execute(sql.QUESTION_LEXEMES, {"question": question}).fetchone()[0] or []
-        terms = [tsquery_lexeme(lex) for lex in lexemes if not is_stopword(lex) and lex not in named]
-        terms += [tsquery_lexeme(stem, prefix=True) for stem in fts_terms(question)
-                  if stem not in lexemes and stem not in named]
-        if not terms:
+        keys = [lex for lex in lexemes if not is_stopword(lex) and lex not in named]
+        n_exact = len(keys)
+        keys += [stem for stem in fts_terms(question) if stem not in lexemes and stem not in named]
+        if not keys:
             return []
-        params = {**_scope_params(store, scope), "terms": terms, "query": " | ".join(terms),
+        prefix = [i >= n_exact for i in range(len(keys))]
+        terms = [tsquery_lexeme(key, prefix=p) for key, p in zip(keys, prefix, strict=True)]
+        scanned, counts = [True] * len(terms), [0] * len(terms)
+        if scope.kind == "collection" and not include_metadata:  # the counts hold content elements only
+            complete, total, counts = conn.execute(
+                sql.TERM_COUNTS, {"collection_id": store.collection_id, "keys": keys, "prefix": prefix}).fetchone()
+            if complete:
+                scanned = scanned_terms(counts, total, share=common_share, floor=common_floor)
+                if not any(scanned):  # no element holds any of the words
+                    return []
+            else:
+                fill = True
+        params = {**_scope_params(store, scope), "terms": terms, "scanned": scanned, "counts": counts,
+                  "query": " | ".join(t for t, on in zip(terms, scanned, strict=True) if on),
                   "query_vector": query_vector, "k": k}
         rows = conn.execute(store.statement(sql.fulltext_statement(scope.kind, include_metadata)), params).fetchall()
+    if fill:  # a collection made before the counts: counted once, this question read every term's elements
+        store.fill_term_counts()
     return [(hit, float(r[ELEMENT_WIDTH + 1])) for hit, r in zip(_hits(rows), rows, strict=True)]
 
 

@@ -20,6 +20,7 @@ import uuid
 from psycopg import sql as pgsql
 
 from core.sql import headings as heading_sql
+from core.sql import terms as term_sql
 
 # Serialises schema creation across processes: CREATE ... IF NOT EXISTS still races on the catalog.
 SCHEMA_LOCK_KEY = 4_851_220_001
@@ -163,6 +164,7 @@ CREATE_SCHEMA = [
     LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT array_to_string($1, ' ') $$
     """,
     *heading_sql.CREATE_SCHEMA,
+    *term_sql.CREATE_SCHEMA,
 ]
 
 # Opening a store checks this before running CREATE_SCHEMA (no catalog writes on every open).
@@ -171,7 +173,7 @@ SELECT to_regclass('hke_collections') IS NOT NULL AND to_regclass('hke_documents
    AND to_regprocedure('hke_path_text(text[])') IS NOT NULL
    AND EXISTS (SELECT 1 FROM pg_attribute
                WHERE attrelid = to_regclass('hke_collections') AND attname = 'sibling_of' AND NOT attisdropped)
-   AND """ + heading_sql.SCHEMA_READY + "\n"  # noqa: S608 (constant fragments of core.sql, no input)
+   AND """ + heading_sql.SCHEMA_READY + " AND " + term_sql.SCHEMA_READY + "\n"  # noqa: S608 (constant fragments of core.sql, no input)
 
 # Contextual siblings made before the registry had ``sibling_of`` were ordinary collections named
 # ``<base>__ctx`` that recorded ``contextual_of``: tie each to its base under the reserved name. Their element ids

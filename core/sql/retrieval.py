@@ -25,12 +25,12 @@ columns first (``core.sql.elements.ELEMENT_COLUMNS``, read by ``core.store.eleme
 from __future__ import annotations
 
 from core.sql.elements import FTS_COLUMN, WALK_COLUMNS, ancestor_walk, cols
+from core.sql.terms import METADATA_ELEMENT, TERM_COUNTS
 
-__all__ = ["fulltext_statement", "vector_statement"]
+__all__ = ["METADATA_ELEMENT", "TERM_COUNTS", "fulltext_statement", "vector_statement"]
 
-# An element whose whole text is one HTML comment. Postgres regex '.' matches newlines, so a multi-line
-# comment block is covered; a block that mixes a comment with real HTML is content and stays searchable.
-METADATA_ELEMENT = "(e.category = 'UncategorizedText' AND e.content ~ '^\\s*<!--' AND e.content ~ '-->\\s*$')"
+# An element whose whole text is one HTML comment (METADATA_ELEMENT): a multi-line comment block is covered; a
+# block that mixes a comment with real HTML is content and stays searchable.
 _CONTENT_ONLY = f"AND NOT {METADATA_ELEMENT}"
 
 # Full-text search reads the lexemes stored with each element (core.sql.elements.FTS_COLUMN: heading path and
@@ -97,19 +97,24 @@ SELECT {cols("b")}, b.distance FROM best b ORDER BY b.distance, b.element_id
 # Ranking: the sum of the IDF of the query terms an element matches (BM25 without the term-frequency and length
 # parts; elements are short, so those matter little). ts_rank_cd has no IDF, so with OR-ed terms a frequent word
 # such as "monitor" would weigh as much as the rare model code the question is really about.
-# * %(query)s is all terms OR-ed, passed as one constant so the planner can use the GIN index with a real
-#   selectivity estimate; %(terms)s are the same terms one by one.
-# * One pass over the matching elements notes which terms each holds (``ords``). Elements holding the same terms
+# * %(terms)s are the question's terms one by one; %(scanned)s says which of them find candidates, and
+#   %(query)s is those OR-ed, passed as one constant so the planner can use the GIN index with a real selectivity
+#   estimate. A term left out of the scan (a common one: ``core.retrieval.search.scanned_terms``) still scores
+#   the candidates that hold it, with its stored count %(counts)s (``core.sql.terms``): reading the elements of a
+#   word that nearly every element holds would cost a pass over the collection for an IDF near zero.
+# * One pass over the candidates notes which terms each holds (``ords``). Elements holding the same terms
 #   score the same, so document frequencies and scores are computed per distinct set of terms (a handful), not
-#   per element: no second pass over the matches. In a scope, frequencies are the scope's.
+#   per element: no second pass over the matches. A scanned term's frequency is counted among the candidates,
+#   which hold all its elements; in a scope, every term is scanned and frequencies are the scope's.
 # * The collection's size is the sum of its documents' element counts (hke_documents, written in the same
 #   transaction as the elements): a few thousand rows by primary key instead of counting the element table.
 # Each element carries its cosine distance to the query vector, which the contexts show as similarity.
 _FULLTEXT = f"""
 WITH RECURSIVE {{walk}}
 terms AS MATERIALIZED (
-    SELECT t.ord::int AS ord, to_tsquery('simple', t.term) AS query
-    FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS t(term, ord)
+    SELECT t.ord::int AS ord, to_tsquery('simple', t.term) AS query, t.scanned, t.stored
+    FROM unnest(%(terms)s::text[], %(scanned)s::bool[], %(counts)s::float8[])
+         WITH ORDINALITY AS t(term, scanned, stored, ord)
 ),
 matched AS MATERIALIZED (
     SELECT e.element_id, ARRAY(SELECT t.ord FROM terms t WHERE {{tsv}} @@ t.query ORDER BY t.ord) AS ords
@@ -124,15 +129,23 @@ total AS (
     SELECT greatest(coalesce(sum(n_elements), 0), 1)::float8 AS n
     FROM hke_documents WHERE collection_id = %(collection_id)s
 ),
-weights AS MATERIALIZED (
-    SELECT o.ord, ln(1.0 + (total.n - sum(s.n) + 0.5) / (sum(s.n) + 0.5)) AS idf
+found AS (
+    SELECT o.ord, sum(s.n)::float8 AS n
     FROM term_sets s
     CROSS JOIN LATERAL unnest(s.ords) AS o(ord)
-    CROSS JOIN total
-    GROUP BY o.ord, total.n
+    GROUP BY o.ord
 ),
+weights AS MATERIALIZED (
+    SELECT t.ord, ln(1.0 + (total.n - df.n + 0.5) / (df.n + 0.5)) AS idf
+    FROM terms t
+    LEFT JOIN found f ON f.ord = t.ord
+    CROSS JOIN total
+    CROSS JOIN LATERAL (SELECT CASE WHEN t.scanned THEN coalesce(f.n, 0) ELSE greatest(t.stored, f.n, 0) END) AS df(n)
+),
+-- Rounded: two term sets whose IDFs add up to the same score must tie exactly (then element_id orders them), not
+-- differ in the last bit with the order the sum met its terms.
 set_scores AS MATERIALIZED (
-    SELECT s.ords, (SELECT sum(w.idf) FROM weights w WHERE w.ord = ANY(s.ords)) AS score
+    SELECT s.ords, round((SELECT sum(w.idf) FROM weights w WHERE w.ord = ANY(s.ords))::numeric, 9)::float8 AS score
     FROM term_sets s
 ),
 scored AS (
@@ -175,7 +188,7 @@ def vector_statement(scope_kind: str, include_metadata: bool = False) -> str:
 
 
 def fulltext_statement(scope_kind: str, include_metadata: bool = False) -> str:
-    """IDF-ranked full-text matches of %(terms)s inside a scope."""
+    """IDF-ranked full-text matches of %(terms)s inside a scope, candidates from the %(scanned)s ones."""
     return _FULLTEXT_BY_SCOPE[scope_kind, include_metadata]
 
 
