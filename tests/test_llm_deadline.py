@@ -14,6 +14,7 @@ from core.config import load_settings
 from core.llm import LLMError, RetryPolicy
 from core.retrieval import Retrieval
 
+from .helpers_pages import unescape
 from .test_llm_stub import CONTEXT, Stub, answerer
 
 TOTAL = 2.0
@@ -135,6 +136,6 @@ def test_the_compare_page_shows_the_deadline_in_each_column_when_the_server_stal
         monkeypatch.setenv("HKE_LLM_TIMEOUT", str(TOTAL))
         at = ask(compare_page("samples").run(), QUESTIONS["q06"]["question"])
     assert not at.exception
-    errors = [e.value for e in at.error]
+    errors = [unescape(e.value) for e in at.error]  # the page escapes error text as markdown
     assert len(errors) == 2, errors
     assert all(e.startswith(f"The model did not answer within {TOTAL:g} s (HKE_LLM_TIMEOUT)") for e in errors)
