@@ -13,6 +13,8 @@ undici             bench/corpora/undici (Debian node-undici)   generated: "What 
 comparative-*      samples, near_twin, python-markdown         data/comparative/*.json (61, hand-written)
 shapes-*           samples, near_twin, python-markdown         data/shapes/*.json (46, hand-written)
 entity-grid        data/samples                                data/entity_grid/samples.json (215, generated)
+nodejs-plain       bench/corpora/nodejs (Debian nodejs-doc)    data/nodejs/plain.json (150, generated, held out)
+nodejs-template    bench/corpora/nodejs                        data/nodejs/template.json (the same 150, templated)
 =================  ==========================================  ====================================================
 
 The comparative, shapes and entity-grid sets come from ``bench/write_question_sets.py``; every question has a
@@ -92,6 +94,11 @@ SETS: dict[str, SetSpec] = {
     # strict attribution checks the gold element itself, not just the value.
     "undici": SetSpec("undici", CORPORA / "undici", kinds=("default",), max_answer_elements=50, fetched="undici"),
     "entity-grid": SetSpec("entity-grid", SAMPLES, DATA / "entity_grid" / "samples.json", collection="gold"),
+    # Held out: no mechanism was tuned on the Node.js reference (bench/write_nodejs_sets.py writes both shapes).
+    "nodejs-plain": SetSpec("nodejs-plain", CORPORA / "nodejs", DATA / "nodejs" / "plain.json", fetched="nodejs",
+                            collection="nodejs"),
+    "nodejs-template": SetSpec("nodejs-template", CORPORA / "nodejs", DATA / "nodejs" / "template.json",
+                               fetched="nodejs", collection="nodejs"),
 }
 # The issue-21 sets: each kind on the samples, the near-twin corpus and Python-Markdown (sharing their collections).
 for _kind in ("comparative", "shapes"):
@@ -155,10 +162,12 @@ def _cited_documents(answer: str, context, filenames: dict[str, str]) -> list[st
 
 def _checks(question, answer: str, context, filenames: dict[str, str], product_files: set[str]) -> dict:
     """The comparative and entity-grid checks a question's extra fields ask for."""
-    from core.evaluation.answer_checks import states_value, table_answer_right
-
     extra = question.extra
     out: dict = {}
+    if "table" not in extra and "entity" not in extra:
+        return out
+    from core.evaluation.answer_checks import states_value, table_answer_right
+
     if "table" in extra:
         out["table_right"] = table_answer_right(answer, extra["table"], extra.get("pick") or ())
     if "entity" in extra:

@@ -9,6 +9,8 @@ The corpora are documentation folders shipped in packages:
   package: the API reference of the undici HTTP client, where option names (``headersTimeout``, ``factory``,
   ``interceptors``, ``socketPath``, ``timeout`` …) recur under Client, Pool, Agent, Connector and Dispatcher
   with different defaults.
+* ``nodejs``               -> the ``/usr/share/doc/nodejs/api/*.md(.gz)`` files of Debian's ``nodejs-doc`` package:
+  the Node.js API reference (one file per module, ~3 MB), kept held out (``bench/write_nodejs_sets.py``).
 
 PyPI sdists are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
 configuration (``PIP_INDEX_URL``, ``pip.conf``, proxies, certificates) applies. Debian packages are downloaded with
@@ -49,6 +51,7 @@ CORPORA: dict[str, str] = {
 # corpus name -> (Debian package, folder inside it whose markdown files make the corpus)
 APT_CORPORA: dict[str, tuple[str, str]] = {
     "undici": ("node-undici", "usr/share/doc/node-undici"),
+    "nodejs": ("nodejs-doc", "usr/share/doc/nodejs/api"),
 }
 MARKER = ".fetched.json"
 DEFAULT_DEST = Path(__file__).resolve().parent / "corpora"

@@ -337,3 +337,22 @@ def test_scope_is_honoured_by_compare(samples_store, mode):
                      answerer=ExtractiveAnswerer(), modes=(mode,))
     assert set(result.results) == {mode}
     assert {s.document_id for s in result.results[mode].sources} == {doc.document_id}
+
+
+def test_extractive_does_not_answer_a_part_with_the_total_that_includes_it():
+    # "140 W (USB-C 충전 포함)" is the monitor's whole draw, USB-C charging included; the port's line states the part
+    sheet = ("노바 Nova 34WC USB-C 모니터", "제품사양")
+    total = element("t" * 32, "소비전력(최대) : 140 W (USB-C 충전 포함)", (*sheet, "전기적 특성"), 0.50)
+    port = element("p" * 32, "USB-C : 1개 (DP Alt Mode, 65W 충전)", (*sheet, "연결단자"), 0.56)
+    ctx = Context("hierarchical", "", "", [total, port], 0)
+    answer = ExtractiveAnswerer().complete("Nova 34WC의 USB-C 충전 전력은 최대 몇 W인가요?", ctx)
+    assert answer.splitlines()[0] == "USB-C: 1개 (DP Alt Mode, 65W 충전)"
+    # asked for the total, the remark is no reason to pass it over
+    total_asked = ExtractiveAnswerer().complete("Nova 34WC의 최대 소비전력은 몇 W인가요?", ctx)
+    assert total_asked.splitlines()[0] == "소비전력(최대): 140 W (USB-C 충전 포함)"
+    # a remark in the key says which value the key is ("with stand"), not that the value includes a part
+    weights = [element("w" * 32, "무게(스탠드 제외) : 5.8 kg", (*sheet, "크기 & 무게"), 0.50),
+               element("v" * 32, "무게(스탠드 포함) : 7.6 kg", (*sheet, "크기 & 무게"), 0.47)]
+    with_stand = ExtractiveAnswerer().complete("What is the weight with stand of the Nova 34WC?",
+                                               Context("hierarchical", "", "", weights, 0))
+    assert with_stand.splitlines()[0] == "무게(스탠드 포함): 7.6 kg"

@@ -18,6 +18,10 @@ its heading path in the context (core.evaluation.metrics.grounded). The gold *el
 parser's element text (tables re-joined, links resolved) is not a substring of a raw markdown chunk, which would
 count every peer chunk as wrong.
 
+``all_values`` (comparative sets, which have a gold table instead of one gold heading path): the context holds
+every value the gold table states (each as whole tokens), the retrieval a comparison's answer needs. The peers
+have no table answerer, so their answers are not compared; this compares what each system hands one.
+
 Run (in the peers venv, see requirements.txt):
     .venv-peers/bin/python bench/peers/bench_peers.py [--sets gold,near-twin,...] [--ours hierarchical,hybrid]
 Writes bench/out/peers.json.
@@ -29,7 +33,7 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -160,6 +164,14 @@ class PeerIndex:
         return [self.units[i] for i in order]
 
 
+def all_values_in(context: str, table: Mapping[str, str | None] | None) -> bool | None:
+    """A comparison's retrieval: every value its gold table states is in the context (None: no table)."""
+    from core.evaluation.metrics import contains_answer
+
+    values = [v for v in (table or {}).values() if v]
+    return all(contains_answer(context, [v]) for v in values) if values else None
+
+
 def run_set(url: str, name: str, ours_modes: Sequence[str], embeddings) -> dict:
     from core.evaluation import ModeRunner
     from core.evaluation.metrics import ContextItem, contains_answer, grounded
@@ -178,16 +190,18 @@ def run_set(url: str, name: str, ours_modes: Sequence[str], embeddings) -> dict:
         PeerIndex("llamaindex", llamaindex_units(files), embeddings, langchain_store=False),
     ]
     runner = ModeRunner(store, ours_modes, k=K)
-    rows: dict[str, list[tuple[bool | None, bool | None, int]]] = {f"ours:{m}": [] for m in runner.modes}
+    rows: dict[str, list[tuple[bool | None, bool | None, int, bool | None]]] = {f"ours:{m}": [] for m in runner.modes}
     rows.update({p.name: [] for p in peers})
     for question in questions:
         answers, gold_path = question.answers, question.gold_path
+        table = question.extra.get("table")
         for mode, retrieval in runner.run(question.question).items():
             items = [ContextItem(e.text, tuple(e.path), e.role, e.category) for e in retrieval.context.elements]
             rows[f"ours:{mode}"].append((
                 contains_answer("\n".join(i.text for i in items), answers) if answers else None,
                 grounded(items, answers, gold_path),
                 retrieval.context.tokens,
+                all_values_in(" ".join(i.text for i in items), table),
             ))
         vector = np.asarray(embeddings.embed_query(question.question), dtype=np.float32)
         for peer in peers:
@@ -197,6 +211,7 @@ def run_set(url: str, name: str, ours_modes: Sequence[str], embeddings) -> dict:
                 contains_answer(context, answers) if answers else None,
                 any(unit_attributed(u, answers, gold_path) for u in units) if gold_path and answers else None,
                 count_tokens(context),
+                all_values_in(context, table),
             ))
 
     def mean(values: Sequence[bool | None]) -> float | None:
@@ -209,6 +224,7 @@ def run_set(url: str, name: str, ours_modes: Sequence[str], embeddings) -> dict:
             "recall": mean([r[0] for r in system_rows]),
             "attribution": mean([r[1] for r in system_rows]),
             "tokens": round(statistics.fmean(r[2] for r in system_rows), 1),
+            "all_values": mean([r[3] for r in system_rows]),
         }
     units = {p.name: {"units": len(p.units), "index_s": p.index_seconds} for p in peers}
     return {"questions": len(questions), "systems": out, "peer_units": units}
@@ -235,9 +251,10 @@ def main() -> None:
             result = run_set(url, name, modes, embeddings)
             out["sets"][name] = result
             print(f"\n== {name} ({result['questions']} questions, k={K})")
-            print(f"{'system':<26}{'recall':>10}{'attribution':>13}{'tokens':>10}")
+            print(f"{'system':<26}{'recall':>10}{'attribution':>13}{'tokens':>10}{'all_values':>12}")
             for system, agg in result["systems"].items():
-                print(f"{system:<26}{agg['recall']!s:>10}{agg['attribution']!s:>13}{agg['tokens']!s:>10}", flush=True)
+                print(f"{system:<26}{agg['recall']!s:>10}{agg['attribution']!s:>13}{agg['tokens']!s:>10}"
+                      f"{agg['all_values']!s:>12}", flush=True)
     finally:
         remove_scratch_database()
     out["seconds"] = round(time.perf_counter() - started, 1)

@@ -41,6 +41,10 @@ EXCERPT_CHARS = 300
 # naming a heading) is in its text, or when the vector search found it this close.
 ANSWER_MIN_TEXT_OVERLAP = 0.2
 ANSWER_MIN_SIMILARITY = 0.5
+# A remark that the value includes something ("180 W (including USB-C charging)", "140 W (USB-C 충전 포함)")
+# names a part of a total: asked for that part, the element states the whole, not the part's value.
+INCLUDED_PART_PENALTY = 0.2
+_INCLUSION_REMARK = re.compile(r"\((?:including|incl\.|includes)\s[^()]*\)|\([^()]*\s포함\)", re.I)
 
 @dataclass(frozen=True)
 class Evidence:
@@ -120,7 +124,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
                  + ATTRIBUTE_WEIGHT * attribute + VALUE_WEIGHT * bool(stated) - TITLE_PENALTY * is_title
-                 + DEFAULT_WEIGHT * (asks_default and attribute > 0 and states_default(element.text)))
+                 + DEFAULT_WEIGHT * (asks_default and attribute > 0 and states_default(element.text))
+                 - INCLUDED_PART_PENALTY * _asks_an_included_part(asked, element.text, stated))
         asked_overlap = len(asked & text_terms) / len(asked) if asked else 1.0
         answers = not is_title and (
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
@@ -132,6 +137,13 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                                attribute))
     scored.sort(key=lambda e: (-e.answers, -e.score, e.element.rank if e.element.rank is not None else 1_000_000))
     return scored
+
+
+def _asks_an_included_part(asked: frozenset[str], text: str, stated: tuple[str, str] | None) -> bool:
+    """An asked term appears in the text only inside a remark that the stated value includes it. A remark in
+    the key ("무게(스탠드 포함)", weight with stand) names which value the key is, so it is no part of a total."""
+    remarks = _INCLUSION_REMARK.findall(stated[1]) if stated else []
+    return bool(remarks) and bool((asked & terms(" ".join(remarks))) - terms(_INCLUSION_REMARK.sub(" ", text)))
 
 
 def _excerpt(text: str, wanted: frozenset[str], value: str | None = None) -> str:
