@@ -231,3 +231,13 @@ def test_samples_korean_superlative(samples_store):
     answers = _answers(samples_store, "Nova 24FL, Nova 27QX, Nova 34WC 중 스탠드 포함 무게가 가장 가벼운 모니터는?")
     first = answers["hierarchical"].splitlines()[0]
     assert "24FL" in first and "2.9 kg" in first
+
+
+def test_values_of_one_attribute_with_different_qualifiers_are_listed_not_ranked(samples_store):
+    """"Which is lighter" over one sheet's weight with the stand and another's without: ranking them would compare
+    unlike things, so the table lists both and says why it picks none."""
+    answers = _answers(samples_store, "Which is lighter, the Nova 24FL or the Nova 27QX?")
+    answer = answers["hierarchical"]
+    assert not answer.startswith("Lowest"), answer  # no pick
+    assert "stated for different things (무게(스탠드 제외), 무게(스탠드 포함))" in answer, answer
+    assert "2.9 kg [e:" in answer and "3.9 kg [e:" in answer

@@ -13,6 +13,7 @@ correctly; a comparison or superlative picks the highest or lowest of the compar
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,8 @@ __all__ = ["ComparisonTable", "TableRow", "build_table"]
 
 # A row's key must name more than this share of what the best-matching key names.
 SAME_ATTRIBUTE_SHARE = 0.5
+# A key that says what its value includes or leaves out: "무게(스탠드 포함)", "Weight (without stand)".
+_QUALIFIER = re.compile(r"[(（][^)）]+[)）]")
 
 
 @dataclass(frozen=True)
@@ -203,6 +206,17 @@ def _pick(rows: list[TableRow], shape: QuestionShape) -> tuple[tuple[TableRow, .
     measured = [r for r in rows if r.measured is not None]
     if len(measured) < 2:
         return (), prompts.TABLE_NOTHING_TO_RANK
+    # "무게(스탠드 포함)" against "무게(스탠드 제외)": each entity's value, but not of the same thing. (Keys in two
+    # languages, "무게(스탠드 제외)" and "Weight (without stand)", have different bases and are not refused.)
+    def base(key: str) -> str:
+        return _QUALIFIER.sub("", key).strip().casefold()
+
+    keys_of: dict[str, set[str]] = {}
+    for r in measured:
+        keys_of.setdefault(base(str(r.key or "")), set()).add(str(r.key or "").casefold())
+    mixed = sorted({str(r.key) for r in measured if r.key and len(keys_of[base(r.key)]) > 1})
+    if mixed:
+        return (), prompts.TABLE_DIFFERENT_KEYS.format(keys=", ".join(mixed))
     dims = Counter(str(r.measured.low.dimensionality) for r in measured if r.measured)
     dim = dims.most_common(1)[0][0]
     ranked = [r for r in measured if r.measured and str(r.measured.low.dimensionality) == dim]
