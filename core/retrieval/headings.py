@@ -43,7 +43,7 @@ from core.retrieval.shape import code_names, name_runs, split_preamble
 from core.store import ElementStore, StoredHeading
 
 __all__ = ["MAX_SCOPES", "MIN_SCORE", "HeadingIndex", "HeadingMatch", "HeadingRef", "heading_index", "match_headings",
-           "match_candidates", "rank_headings", "words"]
+           "rank_headings", "words"]
 
 # Below this a match is one common word (idf of a word in ~1 heading of 10); measured on the bench sets.
 MIN_SCORE = 2.3
@@ -479,10 +479,3 @@ def match_headings(store: ElementStore, question: str) -> HeadingMatch | None:
     index = heading_index(store)
     with index.lock:
         return best_headings(question, index)
-
-
-def match_candidates(store: ElementStore, question: str) -> list[HeadingMatch]:
-    """:func:`rank_headings` against this process's copy of ``store``'s heading index."""
-    index = heading_index(store)
-    with index.lock:
-        return rank_headings(question, index)

@@ -43,9 +43,10 @@ from core.retrieval.entities import Entity, entity_hits
 from core.retrieval.headings import (
     CODE_FACTOR,
     NAME_FACTOR,
+    HeadingIndex,
     HeadingMatch,
     heading_index,
-    match_candidates,
+    rank_headings,
     word_factors,
 )
 from core.retrieval.hits import Hit
@@ -71,6 +72,7 @@ class Found:
     notes: list[str]
     timings: dict[str, float]
     entities: list[Entity] = field(default_factory=list)
+    index: HeadingIndex | None = None  # the heading index the scope was read from, read once per question
 
 
 def _where(hit: Hit) -> str:
@@ -92,14 +94,16 @@ def find_hits(
         note = f"searched in: {scope.label}" if not scope.is_whole else "searched the whole collection"
         return Found(hits, scope, None, [note], timings)
     t0 = time.perf_counter()
-    candidates = match_candidates(store, question)
+    index = heading_index(store)
+    with index.lock:  # another thread may bring this process's copy up to date meanwhile
+        candidates = rank_headings(question, index)
     timings = {"match_headings": ms(time.perf_counter() - t0)}
     everywhere, found = search(store, question, query_vector, k, scope, config, sibling=sibling)
     timings.update(found)
     if not candidates:
         note = "no heading named in the question: searched the whole collection"
-        return Found(everywhere, scope, None, [note], timings)
-    match, scoped, found = _choose_scope(store, question, query_vector, k, candidates, config, sibling)
+        return Found(everywhere, scope, None, [note], timings, index=index)
+    match, scoped, found = _choose_scope(store, index, question, query_vector, k, candidates, config, sibling)
     scoped_scope = match.scope()
     for stage, value in found.items():
         timings[f"{stage}_scoped"] = value
@@ -110,7 +114,7 @@ def find_hits(
         notes.append(f"the heading is in {match.documents} documents: searched all of them")
     if not scoped:
         notes.append("nothing under it matched: searched the whole collection")
-        return Found(everywhere, Scope.whole(), match, notes, timings)
+        return Found(everywhere, Scope.whole(), match, notes, timings, index=index)
     # The whole collection's best hit always keeps a place (the last slot): a scope read wrongly from the question
     # ("Dot Notation" is a heading, but the question asks the "Dot Notation" column of another page's table)
     # never hides it. Measured: without this slot recall fell from 0.97 to 0.85 on the Python-Markdown set.
@@ -132,7 +136,7 @@ def find_hits(
         if any(h.outside_scope for h in extra):
             notes.append(f"the scope holds fewer than {k} matches: the rest come from the whole collection")
     hits = [Hit(h.element, rank, h.distance, h.outside_scope) for rank, h in enumerate(scoped[:k])]
-    return Found(hits, scoped_scope, match, notes, timings)
+    return Found(hits, scoped_scope, match, notes, timings, index=index)
 
 
 def add_entity_hits(store: ElementStore, question: str, query_vector: np.ndarray, found: Found,
@@ -142,7 +146,7 @@ def add_entity_hits(store: ElementStore, question: str, query_vector: np.ndarray
     if shape is None:
         return found
     t0 = time.perf_counter()
-    index = heading_index(store)
+    index = found.index or heading_index(store)
     with index.lock:  # another thread may bring this process's copy up to date meanwhile
         extra, entities = entity_hits(store, index, question, query_vector, shape, found.hits, config)
     found.timings["entities"] = ms(time.perf_counter() - t0)
@@ -200,8 +204,8 @@ def _strong_names(match: HeadingMatch, factors: dict[str, float]) -> set[str]:
 
 
 def _choose_scope(
-    store: ElementStore, question: str, query_vector: np.ndarray, k: int, candidates: list[HeadingMatch],
-    config: SearchConfig, sibling: ElementStore | None,
+    store: ElementStore, index: HeadingIndex, question: str, query_vector: np.ndarray, k: int,
+    candidates: list[HeadingMatch], config: SearchConfig, sibling: ElementStore | None,
 ) -> tuple[HeadingMatch, list[Hit], dict[str, float]]:
     """The named headings whose subtree holds the attribute asked, best-named first; the best-named when none
     does. The scope is chosen with the evidence inside it, not from heading words alone: "Nova 32UX ›
@@ -209,7 +213,6 @@ def _choose_scope(
     A runner-up never lacks a model number or code name some candidate matched (that would answer for another
     product), and a scope of several headings ("Nova 24FL" heads its sheet and a release-notes section) narrows
     to the one holding the attribute when the whole does not show it in its first hits."""
-    index = heading_index(store)
     with index.lock:
         factors = word_factors(question, index)
     # The model numbers and code names any candidate matched: a runner-up lacking one is about another thing
