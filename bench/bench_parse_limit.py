@@ -28,7 +28,7 @@ def main() -> None:
 
     import markdown
 
-    from core.legacy_loader import parse_html
+    from core.html_docx_loader import parse_html
     from core.parse_limit import _fork_context, run_with_time_limit
     from core.unstructured_loader import parse_with_unstructured
 

@@ -3,7 +3,7 @@
 A document becomes a list of LangChain ``Document`` elements in document order, each linked to its parent
 (a heading or a list item) so retrieval can fetch a hit's ancestors. The markdown loader
 (:mod:`core.markdown_loader`), the unstructured one (:mod:`core.unstructured_loader`) and the HTML/DOCX one
-(:mod:`core.legacy_loader`) all make their elements through :class:`ElementBuilder`, so ids, heading paths and
+(:mod:`core.html_docx_loader`) all make their elements through :class:`ElementBuilder`, so ids, heading paths and
 metadata keys mean the same whatever parsed the file.
 """
 
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,82 @@ def element_id_for(document_id: str, parent_id: str | None, category: str, text:
     """
     key = _SEP.join((document_id, parent_id or "", category, text, str(occurrence)))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+# The metadata keys that are fields of :class:`Element`; any other key a loader adds goes to ``Element.extra``.
+ELEMENT_FIELDS = ("element_id", "parent_id", "category", "category_depth", "document_id", "source", "filename",
+                  "order", "start_line", "end_line", "heading_path")
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    """One element of a document: its text, its place in the heading tree and where it came from.
+
+    This is what the store's row mapper returns and what retrieval, answering and the views read. A LangChain
+    ``Document`` is made from it only where LangChain wants one (:meth:`to_document`), and read back at the
+    loaders' edge (:meth:`from_document`).
+    """
+
+    element_id: str
+    text: str
+    parent_id: str | None = None
+    category: str = "UncategorizedText"
+    category_depth: int = 0
+    document_id: str = ""
+    order: int = 0
+    heading_path: tuple[str, ...] = ()
+    source: str = ""
+    filename: str = ""
+    start_line: int | None = None
+    end_line: int | None = None
+    embedded_text_sha256: str | None = None  # the hash of the text its vector was embedded from, where stored
+    extra: Mapping[str, object] = field(default_factory=dict)  # a loader's own keys (language, text_as_html, …)
+
+    @property
+    def is_heading(self) -> bool:
+        return self.category == "Title"
+
+    def get(self, key: str, default: object = None) -> object:
+        """A loader's own key (``extra``), or ``default``."""
+        return self.extra.get(key, default)
+
+    @property
+    def metadata(self) -> dict[str, object]:
+        """The flat metadata dict LangChain and the JSON exports use: the fields, then the loader's keys."""
+        meta: dict[str, object] = {
+            "element_id": self.element_id, "parent_id": self.parent_id, "category": self.category,
+            "category_depth": self.category_depth, "document_id": self.document_id, "source": self.source,
+            "filename": self.filename, "order": self.order, "start_line": self.start_line,
+            "end_line": self.end_line, "heading_path": list(self.heading_path),
+        }
+        if self.embedded_text_sha256 is not None:
+            meta["embedded_text_sha256"] = self.embedded_text_sha256
+        meta.update(self.extra)
+        return meta
+
+    def to_document(self) -> Document:
+        return Document(id=self.element_id, page_content=self.text, metadata=self.metadata)
+
+    @classmethod
+    def from_metadata(cls, text: str, metadata: Mapping[str, object]) -> Element:
+        meta = dict(metadata)
+        fields = {key: meta.pop(key, None) for key in ELEMENT_FIELDS}
+        sha = meta.pop("embedded_text_sha256", None)
+        return cls(
+            element_id=str(fields["element_id"]), text=text or "", parent_id=fields["parent_id"],  # type: ignore[arg-type]
+            category=str(fields["category"] or "UncategorizedText"),
+            category_depth=int(fields["category_depth"] or 0),  # type: ignore[call-overload]
+            document_id=str(fields["document_id"] or ""), order=int(fields["order"] or 0),  # type: ignore[call-overload]
+            heading_path=tuple(fields["heading_path"] or ()),  # type: ignore[arg-type]
+            source=str(fields["source"] or ""), filename=str(fields["filename"] or ""),
+            start_line=fields["start_line"], end_line=fields["end_line"],  # type: ignore[arg-type]
+            embedded_text_sha256=sha,  # type: ignore[arg-type]
+            extra=meta,
+        )
+
+    @classmethod
+    def from_document(cls, document: Document) -> Element:
+        return cls.from_metadata(document.page_content, document.metadata)
 
 
 class ElementBuilder:

@@ -2,7 +2,7 @@
 run, loaded once, and run once on a tiny input so that lazily loaded parts (the spaCy model unstructured uses to
 classify text, its partitioners) are in memory too. Each child starts with all of it instead of paying ~1 s."""
 
-from core.legacy_loader import parse_html
+from core.html_docx_loader import parse_html
 from core.unstructured_loader import make_unstructured_offline, parse_with_unstructured
 
 make_unstructured_offline()

@@ -27,6 +27,8 @@ from typing import Literal
 
 from langchain_core.documents import Document
 
+from core.text import escape_markdown
+
 __all__ = [
     "CITATION_RE",
     "PartialTree",
@@ -49,8 +51,6 @@ CITATION_RE = re.compile(r"\be:([0-9a-fA-F]{6,32})\b")
 _BLOCK_CATEGORIES = frozenset({"Table", "CodeSnippet", "UncategorizedText"})
 # Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping all of them turns links,
 # images, emphasis, HTML, headings, Streamlit's :directives: and $math$ into literal text.
-_MD_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
-_AUTOLINK = re.compile(r"(?i)(\b(?:https?|ftp|mailto|xmpp)(?=:)|\bwww(?=\.)|@)")
 
 
 @dataclass
@@ -190,16 +190,6 @@ def cited_element_ids(text: str, element_ids: Iterable[str]) -> list[str]:
 
 # -- rendering ---------------------------------------------------------------------------------------
 
-
-def escape_markdown(text: str) -> str:
-    """``text`` as markdown that renders literally: no links, images, HTML, emphasis, math or directives.
-
-    Backslash escapes do not stop GFM's autolink literals (remark-gfm finds ``http://…``, ``www.…`` and
-    ``a@b.co`` in the decoded text), so a word joiner (U+2060, invisible) is put after the scheme, ``www`` and
-    ``@``: the text reads the same but is never turned into a link.
-    """
-    text = _AUTOLINK.sub("\\1\u2060", text)
-    return _MD_SPECIAL.sub(r"\\\1", text)
 
 
 def _one_line(text: str) -> str:

@@ -12,7 +12,6 @@ import json
 import streamlit as st
 
 from core.answering import Comparison, ModeResult, answer_concurrently, default_answerer
-from core.partial_tree import escape_markdown
 from core.retrieval import (
     DEFAULT_CHILDREN_BUDGET,
     MODES,
@@ -23,6 +22,7 @@ from core.retrieval import (
     validate_question,
 )
 from core.store import StoreError
+from core.text import escape_markdown
 from views import charts, ui
 from views.comparison import show_hierarchy_added, show_table
 

@@ -5,7 +5,7 @@ to the highlighted element when a citation link names one. The frame allows scri
 
 import streamlit as st
 
-from core.partial_tree import escape_markdown
+from core.text import escape_markdown
 from views import ui
 from views.frames import sandboxed_page
 from views.tree import render_tree_html, visible_ids

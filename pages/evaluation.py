@@ -26,9 +26,9 @@ from core.evaluation import (
     run_evaluation,
 )
 from core.llm import LLMError
-from core.partial_tree import escape_markdown
 from core.progress import Progress
 from core.store import StoreError
+from core.text import escape_markdown
 from views import charts, ui
 
 MODE_BLURBS = {

@@ -1,6 +1,6 @@
 """Global search: a question answered from the community reports of one level (GraphRAG's map-reduce).
 
-Thin view over ``core.graph.global_search``. Citations link to the Reports page through ``?community=<id>``.
+Thin view over ``core.graph.search.global_search``. Citations link to the Reports page through ``?community=<id>``.
 Answers and report text are untrusted: they are escaped (``escape_markdown``) or shown in dataframes.
 """
 
@@ -12,10 +12,10 @@ import pandas as pd
 import streamlit as st
 
 from core.graph import GlobalAnswer, global_search, index_info, levels, load_reports
-from core.graph.global_search import DEFAULT_LEVEL
-from core.partial_tree import escape_markdown as esc
+from core.graph.search.global_search import DEFAULT_LEVEL
 from core.progress import Progress
 from core.retrieval import QuestionError, validate_question
+from core.text import escape_markdown as esc
 from views import ui
 from views.answers import cited_answer_markdown
 from views.reports import generated_label

@@ -11,8 +11,8 @@ import streamlit as st
 
 from core.graph import STAGES, Community, Report, build_index, community, index_info
 from core.graph.estimate import estimate_index_cost
-from core.partial_tree import escape_markdown as esc
 from core.progress import Progress
+from core.text import escape_markdown as esc
 from views import report_parts as parts
 from views import ui
 from views.reports import filter_reports, generated_label, sort_reports

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from core.graph.extract_offline import OfflineExtractor
-from core.graph.graph import build_graph
-from core.graph.lexicon import english_stop_words
+from core.graph.communities.entity_graph import build_graph
+from core.graph.extraction.lexicon import english_stop_words
+from core.graph.extraction.node_filter import only_function_words
+from core.graph.extraction.offline import OfflineExtractor
+from core.graph.extraction.text_units import build_text_units
 from core.graph.model import Entity
-from core.graph.node_filter import only_function_words
-from core.graph.text import table_sentences
-from core.graph.text_units import build_text_units
 from core.markdown_loader import parse_markdown
+from core.text import table_sentences
 from core.textnorm import is_function_word
 
 ROOT = Path(__file__).resolve().parents[1]

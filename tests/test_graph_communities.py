@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from core.graph.communities import entity_communities, hierarchical_clusters, time_leiden
-from core.graph.extract_offline import OfflineExtractor
-from core.graph.graph import build_graph
-from core.graph.structural import structural_communities
-from core.graph.text_units import build_text_units
+from core.graph.communities.entity_graph import build_graph
+from core.graph.communities.leiden import entity_communities, hierarchical_clusters, time_leiden
+from core.graph.communities.structural import structural_communities
+from core.graph.extraction.offline import OfflineExtractor
+from core.graph.extraction.text_units import build_text_units
 from core.markdown_loader import parse_markdown
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples"
@@ -87,9 +87,9 @@ def test_leiden_timing_helper_runs():
 
 def test_package_attributes_are_the_functions():
     # ``communities``, ``text_units`` and ``global_search`` are also submodule names.
-    import core.graph.communities  # noqa: F401
-    import core.graph.global_search  # noqa: F401
-    import core.graph.text_units  # noqa: F401
+    import core.graph.communities.leiden  # noqa: F401
+    import core.graph.extraction.text_units  # noqa: F401
+    import core.graph.search.global_search  # noqa: F401
 
     for name in ("communities", "text_units", "global_search", "build_index", "load_reports", "hierarchy"):
         assert callable(getattr(core.graph, name)), name

@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from core.graph.extract_llm import LLMExtractor, parse_records
-from core.graph.extract_offline import OfflineExtractor
-from core.graph.graph import build_graph
+from core.graph.communities.entity_graph import build_graph
+from core.graph.extraction.llm import LLMExtractor, parse_records
+from core.graph.extraction.mentions import MentionMatcher
+from core.graph.extraction.names_english import capitalised, codes_acronyms_camel
+from core.graph.extraction.offline import OfflineExtractor
+from core.graph.extraction.text_units import build_text_units
 from core.graph.llm_cache import CachedChat
-from core.graph.mentions import MentionMatcher
-from core.graph.names_english import capitalised, codes_acronyms_camel
 from core.graph.replies import cited_ids, parse_json_object
-from core.graph.text import normalize_name, split_sentences, strip_josa
-from core.graph.text_units import build_text_units
 from core.markdown_loader import parse_markdown
+from core.text import normalize_name, split_sentences, strip_josa
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples"
 
@@ -98,7 +98,7 @@ def test_english_heuristic():
 
 
 def test_mention_matcher_prefers_longest_names_and_respects_case():
-    from core.graph.extraction import EntityDraft
+    from core.graph.extraction.drafts import EntityDraft
 
     drafts = {}
     for name in ("Nova", "Nova 32UX", "32UX", "Markdown", "한빛우주과학연구원"):
@@ -274,7 +274,7 @@ def test_cached_chat_retries_transient_errors_and_classifies_fatal_ones():
 
 
 def test_spacy_english_ner_when_a_model_is_installed():
-    from core.graph.names_english import english_ner_method
+    from core.graph.extraction.names_english import english_ner_method
 
     if english_ner_method() != "spacy":
         pytest.skip("no spaCy English model installed (optional, see DESIGN.md): the heuristic is used instead")
@@ -288,7 +288,7 @@ def test_spacy_english_ner_when_a_model_is_installed():
 
 
 def test_english_ner_spacy_mode_requires_a_model():
-    from core.graph.names_english import english_ner_method
+    from core.graph.extraction.names_english import english_ner_method
 
     if english_ner_method() == "spacy":
         pytest.skip("a spaCy model is installed")

@@ -24,7 +24,7 @@ from core.graph import (
 from core.graph import tables as graph_tables
 from core.graph.index import STAGES, run_index
 from core.graph.model import MAX_FINDINGS, MIN_FINDINGS
-from core.graph.reports import material
+from core.graph.reports.generate import material
 
 OFFLINE = IndexConfig(extraction="offline", reports="extractive")
 
@@ -244,7 +244,7 @@ def test_ratings_mean_importance_and_explain_themselves(indexed):
 
 def test_summaries_are_central_non_redundant_and_cover_sub_communities(indexed):
     from core.graph.index import _element_vectors
-    from core.graph.themes import Themes
+    from core.graph.reports.themes import Themes
 
     store, result, _ = indexed
     vectors = _element_vectors(store)
@@ -280,7 +280,7 @@ def test_summaries_are_central_non_redundant_and_cover_sub_communities(indexed):
 
 def test_big_communities_have_their_layout_stored_at_index_time(indexed):
     from core.graph import community_layout
-    from core.graph.layout import PRECOMPUTE_ABOVE
+    from core.graph.communities.layout import PRECOMPUTE_ABOVE
 
     store, result, _ = indexed
     big = [c for c in result.communities if c.size > PRECOMPUTE_ABOVE]

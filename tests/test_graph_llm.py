@@ -132,9 +132,9 @@ def test_llm_global_search_with_nothing_useful(small_store):
 
 def test_report_context_uses_sub_community_reports_when_too_big(small_store):
     """With a tiny budget, a parent community's context is made of its children's reports."""
-    from core.graph.report_context import ReportContext
-    from core.graph.report_extractive import extractive_report
-    from core.graph.report_llm import build_context
+    from core.graph.reports.context import ReportContext
+    from core.graph.reports.extractive import extractive_report
+    from core.graph.reports.llm import build_context
 
     result = run_index(small_store, config=IndexConfig(extraction="offline", reports="extractive"), write=False)
     graph, comms = result.graph, result.communities

@@ -55,7 +55,7 @@ def test_the_graph_sees_core_imports() -> None:
     assert graph.has_edge("core.unstructured_loader", "core.elements")
     assert graph.has_edge("core.ingest.parsing", "core.markdown_loader"), "imports inside functions count"
     assert graph.has_edge("core.cli", "core.cli.db")
-    assert graph.has_edge("core.store", "core.embeddings")
+    assert graph.has_edge("core.store.element_store", "core.embeddings")
 
 
 def test_type_only_imports_count() -> None:

@@ -1,4 +1,4 @@
-"""HTML and DOCX files become the same parent-linked element tree as markdown (core.legacy_loader).
+"""HTML and DOCX files become the same parent-linked element tree as markdown (core.html_docx_loader).
 
 Every input is created here: HTML as strings, DOCX with python-docx. Trees are asserted as
 (category, depth, text, parent text) rows; paragraph categories are folded to "Text" because unstructured's
@@ -25,8 +25,8 @@ pytest.importorskip("unstructured", reason="unstructured is an optional install"
 docx = pytest.importorskip("docx", reason="python-docx is needed to write the DOCX inputs")
 
 from core.elements import ELEMENT_CATEGORIES, element_id_for  # noqa: E402
+from core.html_docx_loader import LegacyFormatError, parse_docx, parse_html  # noqa: E402
 from core.ingest import SourceFile, discover, ingest, ingest_paths  # noqa: E402
-from core.legacy_loader import LegacyFormatError, parse_docx, parse_html  # noqa: E402
 from core.markdown_loader import parse_markdown  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -270,7 +270,7 @@ def no_spawn(self, *args, **kwargs):  # unstructured's telemetry ping runs a sub
     attempts.append("subprocess " + repr(args)[:200])
     raise OSError("subprocesses disabled in this test")
 subprocess.Popen.__init__ = no_spawn
-from core.legacy_loader import parse_docx, parse_html
+from core.html_docx_loader import parse_docx, parse_html
 html_docs = parse_html(open(sys.argv[1], encoding="utf-8").read(), source="g.html", document_id="d")
 docx_docs = parse_docx(open(sys.argv[2], "rb").read(), source="g.docx", document_id="d")
 print(json.dumps({"attempts": attempts, "html": len(html_docs), "docx": len(docx_docs),

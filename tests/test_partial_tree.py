@@ -16,12 +16,12 @@ from langchain_core.documents import Document
 from core.markdown_loader import parse_markdown
 from core.partial_tree import (
     cited_element_ids,
-    escape_markdown,
     merge_trees,
     render_markdown,
     render_plain,
     short_ids,
 )
+from core.text import escape_markdown
 
 from .conftest import SAMPLES
 

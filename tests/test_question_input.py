@@ -256,7 +256,7 @@ def test_cli_ask_and_global_exit_2_with_the_message_before_starting_the_database
 
 def test_global_search_takes_the_question_as_ask_does(samples_store):
     from core.graph import global_search
-    from core.graph.global_search import select_reports
+    from core.graph.search.global_search import select_reports
 
     from .test_reports_page import ensure_samples_index
 

@@ -10,7 +10,7 @@ import pytest
 
 from core.graph import load_reports
 from core.graph.index import IndexConfig, run_index
-from core.graph.themes import is_fragment, is_generic_heading
+from core.graph.reports.themes import is_fragment, is_generic_heading
 
 
 @pytest.fixture(scope="module")

@@ -125,7 +125,7 @@ def test_network_colours_sizes_layout_and_physics():
 
 
 def test_big_community_shows_hubs_and_folds_the_rest_into_sub_communities():
-    from core.graph.layout import COLLAPSE_ABOVE, MAX_HUBS
+    from core.graph.communities.layout import COLLAPSE_ABOVE, MAX_HUBS
 
     n = 300
     big = [entity(i, degree=n - i) for i in range(n)]  # n0 is the biggest hub
@@ -163,7 +163,7 @@ def test_a_part_with_no_edge_to_the_rest_does_not_squeeze_the_layout():
     community): each part is laid out on its own, side by side; nothing is squeezed into a blob."""
     import math
 
-    from core.graph.layout import spring_layout
+    from core.graph.communities.layout import spring_layout
 
     hubs = [f"h{i}" for i in range(30)]
     edges = [(a, b, 64.0) for i, a in enumerate(hubs) for b in hubs[i + 1 : i + 4]]

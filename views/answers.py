@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from core.partial_tree import escape_markdown
+from core.text import escape_markdown
 
 _DATA_REF = re.compile(r"\[Data:\s*Reports\s*\(([^)\]]*)\)\]", re.IGNORECASE)
 # Markup given back after escaping: list markers, numbered items, headings (as bold lines) and **bold**. None of

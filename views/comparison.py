@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.answering import Comparison, ModeResult, build_table
-from core.partial_tree import escape_markdown
+from core.text import escape_markdown
 
 
 def show_table(question: str, result: ModeResult) -> None:

@@ -23,7 +23,7 @@ import jinja2
 import pyvis
 from pyvis.network import Network
 
-from core.graph.layout import DEFAULT_SEED, REST, network_view, spring_layout
+from core.graph.communities.layout import DEFAULT_SEED, REST, network_view, spring_layout
 from core.graph.model import Entity, Relationship
 from core.text import clip
 
@@ -124,9 +124,9 @@ def network_data(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
     """The vis.js nodes and edges of a community (text as plain text), plus whether physics stays on.
 
-    Above :data:`core.graph.layout.COLLAPSE_ABOVE` entities the view is collapsed (top hubs, one node per
-    sub-community; see :mod:`core.graph.layout`). ``layout`` is the index's precomputed one; without it (or when it
-    misses a node) the layout is computed here. A ``title`` is the tooltip: its first line is shown bold.
+    Above :data:`core.graph.communities.layout.COLLAPSE_ABOVE` entities the view is collapsed (top hubs, one node per
+    sub-community; see :mod:`core.graph.communities.layout`). ``layout`` is the index's precomputed one; without it
+    (or when it misses a node) the layout is computed here. A ``title`` is the tooltip: its first line is shown bold.
     """
     group_labels = group_labels or {}
     highlight = set(highlight)

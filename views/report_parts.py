@@ -32,9 +32,9 @@ from core.graph import (
     load_citations,
     load_reports,
 )
-from core.graph.layout import COLLAPSE_ABOVE, MAX_HUBS
-from core.partial_tree import escape_markdown as esc
+from core.graph.communities.layout import COLLAPSE_ABOVE, MAX_HUBS
 from core.store import ElementStore
+from core.text import escape_markdown as esc
 from views import hierarchy as hv
 from views import network, ui
 from views import reports as rv

@@ -14,8 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from core.graph.model import Report
-from core.partial_tree import escape_markdown
-from core.text import spreadsheet_safe
+from core.text import escape_markdown, spreadsheet_safe
 
 SORT_KEYS = ("rating", "size", "title")
 

@@ -15,9 +15,9 @@ from core.config import DEFAULT_COLLECTION, Settings, load_settings
 from core.db import database_url
 from core.db.urls import DatabaseError, connection_lost, redact_text, redact_url, unavailable_message
 from core.embeddings import make_embeddings
-from core.partial_tree import escape_markdown
 from core.retrieval import Scope
 from core.store import ElementStore, StoreError, list_collections
+from core.text import escape_markdown
 
 
 def _leave_legacy_pages_mode() -> None:

@@ -14,7 +14,6 @@ Public API (all functions take an :class:`~core.store.ElementStore`):
 # ``communities``, ``text_units`` and ``global_search`` are both submodules and functions; the read API is imported
 # after the submodules (sorted order does that), so the package attributes are the functions. A test checks it.
 from core.graph.export import ExportError, export_index
-from core.graph.global_search import global_search
 from core.graph.index import STAGES, GraphIndexError, IndexConfig, build_index
 from core.graph.llm_cache import LLMCallError
 from core.graph.model import (
@@ -49,6 +48,7 @@ from core.graph.read import (
     report,
     text_units,
 )
+from core.graph.search.global_search import global_search
 
 __all__ = [
     "STAGES",

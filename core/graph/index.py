@@ -20,18 +20,23 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from core.graph import tables
-from core.graph.communities import DEFAULT_MAX_CLUSTER_SIZE, DEFAULT_SEED, entity_communities
-from core.graph.extract_llm import DEFAULT_CONCURRENCY, DEFAULT_GLEANINGS, LLMExtractor
-from core.graph.extract_offline import OfflineExtractor
-from core.graph.extraction import Extraction
-from core.graph.graph import DEFAULT_MAX_ENTITIES_PER_UNIT, DEFAULT_UNIT_ANCHORS, GraphData, build_graph
-from core.graph.layout import precomputed_layouts
+from core.graph.communities.entity_graph import (
+    DEFAULT_MAX_ENTITIES_PER_UNIT,
+    DEFAULT_UNIT_ANCHORS,
+    GraphData,
+    build_graph,
+)
+from core.graph.communities.layout import precomputed_layouts
+from core.graph.communities.leiden import DEFAULT_MAX_CLUSTER_SIZE, DEFAULT_SEED, entity_communities
+from core.graph.communities.structural import DEFAULT_STRUCTURAL_DEPTH, structural_communities
+from core.graph.extraction.drafts import Extraction
+from core.graph.extraction.llm import DEFAULT_CONCURRENCY, DEFAULT_GLEANINGS, LLMExtractor
+from core.graph.extraction.offline import OfflineExtractor
+from core.graph.extraction.text_units import DEFAULT_UNIT_TOKENS, build_text_units
 from core.graph.llm_cache import CachedChat, default_chat_model
 from core.graph.model import MAX_FINDINGS, MIN_FINDINGS, Community, IndexReport, Report
 from core.graph.prompts import DEFAULT_ENTITY_TYPES
-from core.graph.reports import DEFAULT_CONTEXT_TOKENS, ReportStats, generate_reports
-from core.graph.structural import DEFAULT_STRUCTURAL_DEPTH, structural_communities
-from core.graph.text_units import DEFAULT_UNIT_TOKENS, build_text_units
+from core.graph.reports.generate import DEFAULT_CONTEXT_TOKENS, ReportStats, generate_reports
 from core.progress import Progress, ProgressCallback, no_progress
 
 if TYPE_CHECKING:
@@ -261,7 +266,7 @@ class _Timer:
 
 
 def _params(config: IndexConfig, extraction: str, llm_reports: bool, chat: CachedChat | None) -> dict[str, Any]:
-    from core.graph.names_english import english_ner_method
+    from core.graph.extraction.names_english import english_ner_method
 
     params = asdict(config)
     params["entity_types"] = list(config.entity_types)

@@ -10,7 +10,7 @@ database itself goes away, the batch stops at once with that reason for every fi
 restart skips what was stored, as unchanged).
 
 Markdown is parsed by :mod:`core.markdown_loader` (or unstructured); HTML and DOCX by
-:mod:`core.legacy_loader`, into the same element tree.
+:mod:`core.html_docx_loader`, into the same element tree.
 
 The steps, one module each: :mod:`~core.ingest.sources` (files and bytes to text), :mod:`~core.ingest.parsing`
 (text to elements), :mod:`~core.ingest.embedding` (elements to vectors), :mod:`~core.ingest.pipeline` (the batch,

@@ -37,7 +37,7 @@ def parse(text: str, *, source: str, document_id: str, loader: str = "markdown-i
 
 def loader_for(name: str, loader: str) -> str:
     """The loader that really parses a file called ``name``: ``loader`` for markdown, unstructured-html/-docx else."""
-    from core.legacy_loader import legacy_format
+    from core.html_docx_loader import legacy_format
 
     fmt = legacy_format(name)
     return f"unstructured-{fmt}" if fmt else loader
@@ -51,7 +51,7 @@ def parse_source(
     ``text`` is the decoded text (None for DOCX, which is a zip archive, not text).
     """
     from core import markdown_loader
-    from core.legacy_loader import LegacyFormatError, legacy_format, parse_docx, parse_html
+    from core.html_docx_loader import LegacyFormatError, legacy_format, parse_docx, parse_html
     from core.markdown_loader import MarkdownTooComplexError
     from core.parse_limit import ParseFailed, ParseTimedOut, parse_time_limit, run_with_time_limit
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from core.ingest.report import FileResult, IngestError
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
-# Parsed by core.legacy_loader whatever ``loader`` says (the loader choice is about markdown).
+# Parsed by core.html_docx_loader whatever ``loader`` says (the loader choice is about markdown).
 LEGACY_SUFFIXES = (".html", ".htm", ".docx")
 SUPPORTED_SUFFIXES = MARKDOWN_SUFFIXES + LEGACY_SUFFIXES
 # How much "noise" (charset_normalizer's chaos ratio) a detected non-UTF-8 decoding may show before it is refused.

@@ -20,12 +20,12 @@ import numpy as np
 from langchain_core.documents import Document
 
 from core.db.pool import read_connection
-from core.element_rows import element_from_row
 from core.partial_tree import PartialTree, merge_trees, render_markdown, render_plain, short_ids
 from core.retrieval.hits import Hit
 from core.sql import retrieval as sql
 from core.sql.elements import ELEMENT_WIDTH
 from core.store import ElementStore
+from core.store.rows import element_from_row
 from core.tokens import count_tokens, truncate_to_tokens
 
 __all__ = [

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from core.db.pool import read_connection
-from core.element_rows import element_from_row
 from core.sql import retrieval as sql
 from core.store import ElementStore
+from core.store.rows import element_from_row
 
 __all__ = ["PATH_SEPARATOR", "Scope", "resolve_scope", "short_text"]
 

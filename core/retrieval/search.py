@@ -23,13 +23,13 @@ import numpy as np
 
 from core import textnorm
 from core.db.pool import read_connection
-from core.element_rows import element_from_row
 from core.retrieval.contextual import sibling_scope, to_base_hits
 from core.retrieval.hits import Hit
 from core.retrieval.scope import Scope
 from core.sql import retrieval as sql
 from core.sql.elements import ELEMENT_WIDTH
 from core.store import ElementStore
+from core.store.rows import element_from_row
 
 __all__ = [
     "DEFAULT_SEARCH",

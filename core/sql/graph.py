@@ -108,7 +108,7 @@ CREATE_SCHEMA = [
         FOREIGN KEY (collection_id, community_id) REFERENCES hke_communities (collection_id, id) ON DELETE CASCADE
     )
     """,
-    # Node positions of big communities' networks, computed at index time (core.graph.layout).
+    # Node positions of big communities' networks, computed at index time (core.graph.communities.layout).
     """
     CREATE TABLE IF NOT EXISTS hke_community_layouts (
         collection_id uuid NOT NULL,

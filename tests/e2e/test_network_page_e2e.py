@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.graph.layout import MAX_HUBS
+from core.graph.communities.layout import MAX_HUBS
 from views import network
 
 from ..test_views import HOSTILE, entity, hostile_graph, relationship

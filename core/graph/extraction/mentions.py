@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from core.graph.extraction import EntityDraft, Sentence
-from core.graph.text import normalize_name, strip_josa, words
+from core.graph.extraction.drafts import EntityDraft, Sentence
+from core.text import normalize_name, strip_josa, words
 
 MAX_LOOKUP_WORDS = 8
 

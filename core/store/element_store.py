@@ -40,13 +40,11 @@ from core.db.pool import (
 )
 from core.db.replicas import configured_read_urls, reader
 from core.db.urls import psycopg_conninfo, sqlalchemy_url
-from core.element_rows import EMBEDDED_TEXT_SHA256 as EMBEDDED_TEXT_SHA256  # the metadata key, public here
-from core.element_rows import element_from_row, element_row, heading_row
 from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
 from core.sql import elements as sql
 from core.sql import headings as heading_sql
 from core.sql import terms as term_sql
-from core.store_records import (
+from core.store.records import (
     SIBLING_SEPARATOR,
     CollectionGoneError,
     CollectionInfo,
@@ -59,6 +57,8 @@ from core.store_records import (
     StoreError,
     validate_collection_name,
 )
+from core.store.rows import EMBEDDED_TEXT_SHA256 as EMBEDDED_TEXT_SHA256  # the metadata key, public here
+from core.store.rows import element_from_row, element_row, heading_row
 from core.textnorm import NAME_WORDS_VERSION, name_words
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ import logging
 import re
 from functools import lru_cache
 
-from core.graph.lexicon import (
+from core.graph.extraction.lexicon import (
     CONNECTORS,
     IMPERATIVES,
     MONTHS_DAYS,

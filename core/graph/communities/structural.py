@@ -16,9 +16,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from core.graph.graph import GraphData
+from core.graph.communities.entity_graph import GraphData
+from core.graph.extraction.text_units import ElementInfo, _Section, section_tree
 from core.graph.model import Community, Relationship
-from core.graph.text_units import ElementInfo, _Section, section_tree
 
 DEFAULT_STRUCTURAL_DEPTH = 3
 

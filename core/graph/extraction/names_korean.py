@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core import textnorm
-from core.graph.lexicon import LOC_SUFFIXES_KO, ORG_SUFFIXES_KO, ROLE_KEYS, SENTENCE_ROLES, STOP_NAMES
-from core.graph.text import strip_josa
+from core.graph.extraction.lexicon import LOC_SUFFIXES_KO, ORG_SUFFIXES_KO, ROLE_KEYS, SENTENCE_ROLES, STOP_NAMES
+from core.text import strip_josa
 
 _NOUN_TAGS = frozenset({"NNP", "NNG"})
 

@@ -23,7 +23,7 @@ from langchain_core.documents import Document
 
 from core.graph.defaults import DEFAULT_UNIT_TOKENS
 from core.graph.model import TextUnit
-from core.graph.text import stable_id
+from core.text import stable_id
 
 
 @dataclass

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.graph.graph import GraphData
+from core.graph.communities.entity_graph import GraphData
 from core.graph.model import Community, Finding, Report
-from core.graph.themes import Themes
+from core.graph.reports.themes import Themes
 from core.text import clip
 
 __all__ = [
@@ -52,7 +52,7 @@ class ReportContext:
 
 
 def rate(community: Community, ctx: ReportContext) -> tuple[float, str]:
-    """Importance rating and its one-line explanation (formula in :mod:`core.graph.themes`)."""
+    """Importance rating and its one-line explanation (formula in :mod:`core.graph.reports.themes`)."""
     assert ctx.themes is not None
     return ctx.themes.rate(community)
 

@@ -43,8 +43,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.graph.communities import join_names
-from core.graph.graph import GraphData
+from core.graph.communities.entity_graph import GraphData
+from core.graph.communities.leiden import join_names
 from core.graph.model import Community
 from core.text import clip
 from core.textnorm import has_hangul

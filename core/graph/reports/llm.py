@@ -20,7 +20,7 @@ from core.graph import prompts
 from core.graph.llm_cache import CachedChat
 from core.graph.model import Community, Finding, Report
 from core.graph.replies import cited_ids, parse_json_object
-from core.graph.report_context import ReportContext, ReportStats, make_report, section_path
+from core.graph.reports.context import ReportContext, ReportStats, make_report, section_path
 from core.text import clip
 
 __all__ = ["build_context", "llm_report"]

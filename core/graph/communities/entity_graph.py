@@ -20,11 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from core.graph.extraction import EntityDraft, Extraction, Sentence
+from core.graph.extraction.drafts import EntityDraft, Extraction, Sentence
+from core.graph.extraction.text_units import ElementInfo
 from core.graph.model import Entity, Relationship, TextUnit
-from core.graph.text import stable_id
-from core.graph.text_units import ElementInfo
-from core.text import clip
+from core.text import clip, stable_id
 
 DEFAULT_MAX_ENTITIES_PER_UNIT = 30
 DEFAULT_UNIT_ANCHORS = 3

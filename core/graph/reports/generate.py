@@ -2,9 +2,9 @@
 
 Every finding cites ids that exist: entities and relationships of the index, and element ids of the store.
 
-Two generators write them: :mod:`core.graph.report_extractive` (offline, ``generated_by="extractive"``) and
-:mod:`core.graph.report_llm` (``generated_by="llm"``, falling back to the extractive report when a reply does not
-parse). Their shared material is in :mod:`core.graph.report_context`.
+Two generators write them: :mod:`core.graph.reports.extractive` (offline, ``generated_by="extractive"``) and
+:mod:`core.graph.reports.llm` (``generated_by="llm"``, falling back to the extractive report when a reply does not
+parse). Their shared material is in :mod:`core.graph.reports.context`.
 
 **The 5-finding rule:** a report has at least ``min(5, material)`` findings, where ``material`` is the number
 of relationships plus entities of the community (plus, for a section, its content sentences). So a two-entity
@@ -19,13 +19,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from core.graph.graph import GraphData
+from core.graph.communities.entity_graph import GraphData
 from core.graph.llm_cache import CachedChat
 from core.graph.model import MAX_FINDINGS, MIN_FINDINGS, Community, Report
-from core.graph.report_context import ReportContext, ReportStats, content_sentences
-from core.graph.report_extractive import extractive_report
-from core.graph.report_llm import llm_report
-from core.graph.themes import Themes
+from core.graph.reports.context import ReportContext, ReportStats, content_sentences
+from core.graph.reports.extractive import extractive_report
+from core.graph.reports.llm import llm_report
+from core.graph.reports.themes import Themes
 from core.progress import Progress, ProgressCallback, no_progress
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "ReportStats", "generate_reports", "material"]

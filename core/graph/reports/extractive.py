@@ -7,12 +7,12 @@
 * summary: a one-line description plus at most three central, non-redundant sentences chosen by embedding
   centrality with a redundancy penalty (MMR), the first ones drawn from the largest sub-communities;
 * rating: importance, ``10 × (0.5 × coverage + 0.25 × reach + 0.25 × distinctiveness)``, with a one-line
-  explanation giving the three numbers. Title, summary and rating are defined in :mod:`core.graph.themes`;
+  explanation giving the three numbers. Title, summary and rating are defined in :mod:`core.graph.reports.themes`;
 * findings: the strongest relationships first (preferring ones that bring in an entity not yet covered), each with
   the sentences where its two entities occur together; then the most connected entities not yet covered, with
   their descriptions; for sections, then their own sentences. At most ``max_findings`` (10).
 
-  At least ``min(5, material)`` of them (the 5-finding rule of :mod:`core.graph.reports`).
+  At least ``min(5, material)`` of them (the 5-finding rule of :mod:`core.graph.reports.generate`).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from core.graph.communities import internal_degrees, join_names, top_entities
-from core.graph.graph import GraphData
+from core.graph.communities.entity_graph import GraphData
+from core.graph.communities.leiden import internal_degrees, join_names, top_entities
 from core.graph.model import MAX_FINDINGS, MIN_FINDINGS, Community, Entity, Finding, Relationship, Report
-from core.graph.report_context import (
+from core.graph.reports.context import (
     ReportContext,
     content_elements,
     content_sentences,

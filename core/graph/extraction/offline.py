@@ -21,16 +21,17 @@ Sources of candidates, per element of a text unit:
   heuristics are replaced by its entities; acronyms, CamelCase and codes are kept.
 
 Weak candidates survive only when they occur in 2+ text units, and every candidate must be worth a node
-(:func:`core.graph.node_filter.worth_a_node`): not only function words (English stop words; Korean by kiwipiepy POS
-tags), not a field (table header, ``key :``, bold lead-in: an attribute of its row or section), not a heading
-repeated in 3+ sections, not a code span unless it names an identifier that recurs, not a word the corpus mostly
-writes in lower case. Then every kept name is looked up in every sentence (word n-grams by normalised key, a
-trailing Korean particle stripped; :mod:`core.graph.mentions`), so a name defined in one
+(:func:`core.graph.extraction.node_filter.worth_a_node`): not only function words (English stop words; Korean by
+kiwipiepy POS tags), not a field (table header, ``key :``, bold lead-in: an attribute of its row or section),
+not a heading repeated in 3+ sections, not a code span unless it names an identifier that recurs,
+not a word the corpus mostly writes in lower case. Then every kept name is looked up in every sentence
+(word n-grams by normalised key, a
+trailing Korean particle stripped; :mod:`core.graph.extraction.mentions`), so a name defined in one
 section is also found where other sections mention it. Code blocks and raw HTML blocks are not read.
 
 This module walks the elements and collects candidates; the English and Korean name finders are
-:mod:`core.graph.names_english` and :mod:`core.graph.names_korean`, their word lists :mod:`core.graph.lexicon`, and
-the records they fill :mod:`core.graph.extraction`.
+:mod:`core.graph.extraction.names_english` and :mod:`core.graph.extraction.names_korean`, their word lists
+:mod:`core.graph.extraction.lexicon`, and the records they fill :mod:`core.graph.extraction.drafts`.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from core.graph.extraction import (
+from core.graph.extraction.drafts import (
     ROLE_ACRONYM,
     ROLE_CODE,
     ROLE_FIELD,
@@ -51,16 +52,15 @@ from core.graph.extraction import (
     Sentence,
     build_sentences,
 )
-from core.graph.lexicon import ROLE_KEYS, STOP_NAMES
-from core.graph.mentions import find_mentions
+from core.graph.extraction.lexicon import ROLE_KEYS, STOP_NAMES
+from core.graph.extraction.mentions import find_mentions
+from core.graph.extraction.names_english import SPACY_TYPES, capitalised, codes_acronyms_camel, guess_type, spacy_model
+from core.graph.extraction.names_korean import korean_runs, tokenize
+from core.graph.extraction.node_filter import worth_a_node
+from core.graph.extraction.text_units import ElementInfo
 from core.graph.model import TextUnit
-from core.graph.names_english import SPACY_TYPES, capitalised, codes_acronyms_camel, guess_type, spacy_model
-from core.graph.names_korean import korean_runs, tokenize
-from core.graph.node_filter import worth_a_node
-from core.graph.text import normalize_name, table_sentences
-from core.graph.text_units import ElementInfo
 from core.markdown_tree import strip_attribute_list
-from core.text import clip
+from core.text import clip, normalize_name, table_sentences
 from core.textnorm import has_hangul
 
 _IDENTIFIER = re.compile(r"(?:--?)?[A-Za-z_][A-Za-z0-9_]*(?:[.:/-][A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")

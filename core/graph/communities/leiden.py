@@ -14,8 +14,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from core.graph.communities.entity_graph import GraphData
 from core.graph.defaults import DEFAULT_MAX_CLUSTER_SIZE, DEFAULT_SEED
-from core.graph.graph import GraphData
 from core.graph.model import Community
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from core.graph.extraction import ROLE_ACRONYM, ROLE_CODE, ROLE_FIELD, ROLE_NAME, EntityDraft, Sentence
-from core.graph.lexicon import english_stop_words
-from core.graph.text import words
+from core.graph.extraction.drafts import ROLE_ACRONYM, ROLE_CODE, ROLE_FIELD, ROLE_NAME, EntityDraft, Sentence
+from core.graph.extraction.lexicon import english_stop_words
+from core.text import words
 from core.textnorm import has_hangul, is_function_word
 
 # A heading seen in this many sections is a label of those sections (Options, Known Issues, 화면), not a topic.

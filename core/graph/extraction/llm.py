@@ -18,14 +18,13 @@ from dataclasses import dataclass, field
 
 from core.graph import prompts
 from core.graph.defaults import DEFAULT_CONCURRENCY, DEFAULT_GLEANINGS
-from core.graph.extraction import EntityDraft, Extraction, RelationshipDraft, Sentence, build_sentences
+from core.graph.extraction.drafts import EntityDraft, Extraction, RelationshipDraft, Sentence, build_sentences
+from core.graph.extraction.mentions import find_mentions
+from core.graph.extraction.text_units import ElementInfo
 from core.graph.llm_cache import CachedChat
-from core.graph.mentions import find_mentions
 from core.graph.model import TextUnit
-from core.graph.text import normalize_name
-from core.graph.text_units import ElementInfo
 from core.progress import Progress, ProgressCallback, no_progress
-from core.text import clip
+from core.text import clip, normalize_name
 
 log = logging.getLogger(__name__)
 

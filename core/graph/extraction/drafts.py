@@ -7,9 +7,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from core.graph.extraction.text_units import ElementInfo
 from core.graph.model import TextUnit
-from core.graph.text import split_sentences, table_sentences
-from core.graph.text_units import ElementInfo
+from core.text import split_sentences, table_sentences
 
 # How a candidate was found. A *field* is a table header cell, the key of a ``key : value`` item or a bold lead-in
 # ("**NEW**: …"): an attribute of its row or section. A *label* is a heading. A *name* is evidence that the words

@@ -1,0 +1,1 @@
+"""The entity graph and its communities (Leiden), the structural communities and their layout."""

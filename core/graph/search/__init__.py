@@ -1,0 +1,1 @@
+"""Search over the index: global search (map-reduce over community reports)."""
