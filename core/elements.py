@@ -82,6 +82,15 @@ class Element:
     extra: Mapping[str, object] = field(default_factory=dict)  # a loader's own keys (language, text_as_html, …)
 
     @property
+    def page_content(self) -> str:
+        """The text under LangChain's name for it, for code that also takes a ``Document``."""
+        return self.text
+
+    @property
+    def id(self) -> str:
+        return self.element_id
+
+    @property
     def is_heading(self) -> bool:
         return self.category == "Title"
 
