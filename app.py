@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from core.db.server import install_shutdown_hooks
+from core.store.database import install_shutdown_hooks
 
 # Stop the embedded Postgres when Streamlit is stopped (SIGTERM/SIGINT), leaving no orphan server.
 install_shutdown_hooks()

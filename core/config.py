@@ -56,6 +56,12 @@ class Settings:
     # Standbys that serve reads (DATABASE_READ_URL); only with DATABASE_URL, whose primary they replicate.
     database_read_urls: tuple[str, ...] = field(default=(), repr=False)
     replica_lag_timeout: float = DEFAULT_REPLICA_LAG_TIMEOUT_S
+    # Kept as given and checked where used (core.parse_limit, core.retrieval.context, core.graph.estimate), so a
+    # bad value stops only the work that needs it, with the message that names the variable.
+    parse_timeout: str = ""  # HKE_PARSE_TIMEOUT, seconds
+    context_tokens: str = ""  # HKE_CONTEXT_TOKENS
+    price_in_per_m: str = ""  # HKE_PRICE_IN_PER_M, US$ per 1M input tokens
+    price_out_per_m: str = ""  # HKE_PRICE_OUT_PER_M
 
     @property
     def pgdata(self) -> Path:
@@ -111,6 +117,10 @@ def load_settings() -> Settings:
         warm_pages=(os.environ.get("HKE_WARM_PAGES") or "1").strip() != "0",
         database_read_urls=read_urls(os.environ.get("DATABASE_READ_URL") or ""),
         replica_lag_timeout=_seconds("HKE_REPLICA_LAG_TIMEOUT", DEFAULT_REPLICA_LAG_TIMEOUT_S, low=0.0, high=60.0),
+        parse_timeout=os.environ.get("HKE_PARSE_TIMEOUT", "").strip(),
+        context_tokens=os.environ.get("HKE_CONTEXT_TOKENS", "").strip(),
+        price_in_per_m=os.environ.get("HKE_PRICE_IN_PER_M") or "",
+        price_out_per_m=os.environ.get("HKE_PRICE_OUT_PER_M") or "",
     )
 
 

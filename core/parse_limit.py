@@ -12,7 +12,6 @@ server and pool threads, could copy a held lock) that has the parsers imported a
 from __future__ import annotations
 
 import multiprocessing
-import os
 import threading
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -43,7 +42,9 @@ class ParseFailed(RuntimeError):
 
 def parse_time_limit(default: float) -> float:
     """Seconds a parse may take: ``HKE_PARSE_TIMEOUT`` if set, else ``default``."""
-    raw = os.environ.get("HKE_PARSE_TIMEOUT", "").strip()
+    from core.config import load_settings
+
+    raw = load_settings().parse_timeout
     if not raw:
         return default
     try:

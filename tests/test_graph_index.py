@@ -21,10 +21,10 @@ from core.graph import (
     load_citations,
     load_reports,
 )
-from core.graph import tables as graph_tables
 from core.graph.index import STAGES, run_index
 from core.graph.model import MAX_FINDINGS, MIN_FINDINGS
 from core.graph.reports.generate import material
+from core.store.graph_tables import GraphTables
 
 OFFLINE = IndexConfig(extraction="offline", reports="extractive")
 
@@ -182,12 +182,10 @@ def test_reindex_is_atomic_when_the_write_fails(indexed):
     bad = [*result.reports]
     bad[-1] = type(bad[-1])(**{**bad[-1].__dict__, "rating": 11.0})
     with pytest.raises(psycopg.errors.CheckViolation):
-        with store.pool.connection() as conn, conn.transaction():
-            graph_tables.write_index(
-                conn, store.collection_id, units=result.graph.units, entities=result.graph.entities[:5],
-                relationships=[], communities=result.communities, reports=bad, extraction="offline", params={},
-                stats={},
-            )  # fmt: skip
+        GraphTables(store).replace_index(
+            units=result.graph.units, entities=result.graph.entities[:5], relationships=[],
+            communities=result.communities, reports=bad, extraction="offline", params={}, stats={},
+        )  # fmt: skip
     assert snapshot(store) == before
 
 

@@ -66,9 +66,9 @@ def test_a_garbage_reply_cached_by_an_older_version_is_asked_again(indexed):
 
 def test_the_cache_is_a_langchain_cache_a_chat_model_can_use(indexed):
     """PostgresLLMCache speaks LangChain's BaseCache: attached to a model, the second identical call is a hit."""
-    from core.graph import tables
+    from core.store.graph_tables import ensure_graph_schema
 
-    tables.ensure_schema(indexed.pool)
+    ensure_graph_schema(indexed.pool)
     cache = PostgresLLMCache(indexed.pool, indexed.collection_id)
     model = FakeListChatModel(responses=["first reply", "second reply"], cache=cache)
     before = cache_size(indexed.pool, indexed.collection_id)
@@ -95,9 +95,9 @@ def test_cache_clear_for_one_collection_and_for_all(indexed, db_url, capsys):
     other = ElementStore(db_url, f"t_cache_other_{uuid.uuid4().hex[:6]}", indexed.embeddings)
     try:
         for store in (indexed, other):
-            from core.graph import tables
+            from core.store.graph_tables import ensure_graph_schema
 
-            tables.ensure_schema(store.pool)
+            ensure_graph_schema(store.pool)
             PostgresLLMCache(store.pool, store.collection_id).update(
                 "k", "fake-clear", [ChatGeneration(message=AIMessage(content="reply"))])
         before = cache_size(indexed.pool, indexed.collection_id)  # earlier tests of this module cached some too

@@ -12,11 +12,17 @@ from pathlib import Path
 import streamlit as st
 
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
-from core.db import database_url
-from core.db.urls import DatabaseError, connection_lost, redact_text, redact_url, unavailable_message
 from core.embeddings import make_embeddings
 from core.retrieval import Scope
 from core.store import ElementStore, StoreError, list_collections
+from core.store.database import (
+    DatabaseError,
+    connection_lost,
+    database_url,
+    redact_text,
+    redact_url,
+    unavailable_message,
+)
 from core.text import escape_markdown
 
 

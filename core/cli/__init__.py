@@ -39,11 +39,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
     import psycopg
 
-    from core.db.urls import DatabaseError, connection_lost, unavailable_message
     from core.graph.llm_cache import LLMCallError
     from core.llm import LLMError
-    from core.sql.elements import TABLE_PREFIX
     from core.store import StoreError, validate_collection_name
+    from core.store.database import DatabaseError, connection_lost, element_table_gone, unavailable_message
     from core.text import first_line
 
     try:
@@ -58,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except psycopg.Error as exc:  # the same words as ingest when the server went away, never a traceback
         if connection_lost(exc):
             return fail(unavailable_message(exc, configured_database_url()))
-        if isinstance(exc, psycopg.errors.UndefinedTable) and TABLE_PREFIX in str(exc):
+        if element_table_gone(exc):
             return fail("a collection this command was reading was dropped meanwhile (by another process): "
                         "`python -m core collections` lists the ones there are")
         return fail(f"the database refused the request: {type(exc).__name__}: {first_line(exc)}")

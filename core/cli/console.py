@@ -22,7 +22,7 @@ def emit(payload: Any, as_json: bool, text: str | None = None) -> None:
 
 def fail(message: str, code: int = 2) -> int:
     """Print ``error: message`` on stderr, the database password redacted, and return the exit status ``code``."""
-    from core.db.urls import redact_text
+    from core.store.database import redact_text
 
     print(f"error: {redact_text(message, configured_database_url())}", file=sys.stderr)
     return code

@@ -123,8 +123,8 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_collections(args: argparse.Namespace) -> int:
-    from core.db import database_url
     from core.store import list_collections
+    from core.store.database import database_url
 
     rows = [
         {"name": c.name, "documents": c.documents, "elements": c.elements,

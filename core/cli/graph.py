@@ -165,16 +165,16 @@ def cmd_global(args: argparse.Namespace) -> int:
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
-    from core.db import database_url
-    from core.db.pool import connection_pool
     from core.graph.llm_cache import clear_cache
     from core.store import open_store
+    from core.store.database import database_url
+    from core.store.graph_tables import clear_every_llm_cache
 
     if args.collection is not None:
         store = open_store(args.collection, create=False)
         cleared = clear_cache(store.pool, store.collection_id)
     else:
-        cleared = clear_cache(connection_pool(database_url()))
+        cleared = clear_every_llm_cache(database_url())
     where = f"collection {args.collection!r}" if args.collection is not None else "every collection"
     emit({"cleared": cleared, "collection": args.collection}, args.json,
          f"cleared {cleared} cached LLM replies from {where}")

@@ -24,7 +24,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from core.db.pool import apply_schema
 from core.ingest.contextual import ContextualSync, build_contextual_index
 from core.progress import ProgressCallback, no_progress
 from core.retrieval import (
@@ -40,8 +39,8 @@ from core.retrieval import (
     retrieve,
 )
 from core.retrieval.contextual import contextual_index
-from core.sql import evaluation as sql
 from core.store import ElementStore
+from core.store.evaluation_tables import EvaluationTables
 from core.tokens import count_tokens
 
 __all__ = [
@@ -92,7 +91,7 @@ def parse_modes(value: str | Sequence[str] | None) -> tuple[str, ...]:
 
 def ensure_schema(store: ElementStore) -> None:
     """The evaluation tables (idempotent, serialised across processes)."""
-    apply_schema(store.pool, sql.CREATE_SCHEMA, sql.SCHEMA_LOCK_KEY)
+    EvaluationTables(store.url).ensure_schema()
 
 
 @dataclass

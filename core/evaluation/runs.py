@@ -22,20 +22,14 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import psycopg
-from psycopg.types.json import Jsonb
-
 from core.answering import Answerer, ExtractiveAnswerer, default_answerer
-from core.db.pool import connection_pool, read_connection
-from core.db.replicas import reader
 from core.evaluation.judge import CRITERIA, Judge, PairJudgement, Verdict, judge_pairs_for, win_rates
 from core.evaluation.metrics import ContextItem, QuestionScore, aggregate, answer_match, score_question
 from core.evaluation.modes import DEFAULT_MODES, ModeRetrieval, ModeRunner, ensure_schema, parse_modes
 from core.evaluation.questions import Question, QuestionSet
 from core.progress import Progress, ProgressCallback, no_progress
-from core.sql import elements as element_sql
-from core.sql import evaluation as sql
 from core.store import ElementStore
+from core.store.evaluation_tables import EvaluationTables
 from core.text import spreadsheet_safe
 
 __all__ = [
@@ -232,18 +226,15 @@ def _row_params(run_id: str, row: ResultRow) -> dict[str, Any]:
             "attribution": s.attribution, "grounded": s.grounded, "first_hit_rank": s.first_hit_rank,
             "reciprocal_rank": s.reciprocal_rank, "context_tokens": s.context_tokens, "latency_ms": s.latency_ms,
             "exact": s.exact, "contains": s.contains, "answer": row.answer, "context": row.context,
-            "details": Jsonb(row.details)}
+            "details": row.details}
 
 
 def _store_question(store: ElementStore, run_id: str, rows: Sequence[ResultRow],
                     judgements: Sequence[PairJudgement]) -> None:
-    with store.pool.connection() as conn, conn.transaction():
-        with conn.cursor() as cur:
-            cur.executemany(sql.INSERT_RESULT, [_row_params(run_id, r) for r in rows])
-            cur.executemany(sql.INSERT_JUDGEMENT, [
-                {"run_id": run_id, "question_id": j.question_id, "mode_a": j.mode_a, "mode_b": j.mode_b,
-                 "criterion": c, "outcome": j.outcomes[c], "verdicts": Jsonb([v.as_dict() for v in j.verdicts])}
-                for j in judgements for c in CRITERIA])
+    EvaluationTables(store.url).add_question([_row_params(run_id, r) for r in rows], [
+        {"run_id": run_id, "question_id": j.question_id, "mode_a": j.mode_a, "mode_b": j.mode_b,
+         "criterion": c, "outcome": j.outcomes[c], "verdicts": [v.as_dict() for v in j.verdicts]}
+        for j in judgements for c in CRITERIA])
 
 
 # -- the run ---------------------------------------------------------------------------------------------------
@@ -284,11 +275,10 @@ def run_evaluation(
     runner = ModeRunner(store, modes, k=k, progress=progress, build_contextual=build_contextual)
     if persist:
         ensure_schema(store)
-        with store.pool.connection() as conn:
-            conn.execute(sql.INSERT_RUN, {
-                "run_id": run.run_id, "collection_id": store.collection_id, "question_set": run.question_set,
-                "n_questions": run.n_questions, "modes": list(modes), "k": k, "judged": run.judged,
-                "config": Jsonb(run.config)})
+        EvaluationTables(store.url).start_run({
+            "run_id": run.run_id, "collection_id": store.collection_id, "question_set": run.question_set,
+            "n_questions": run.n_questions, "modes": list(modes), "k": k, "judged": run.judged,
+            "config": run.config})
     extractive = ExtractiveAnswerer()
     if judge is not None and answerer is None:
         answerer = default_answerer()
@@ -338,17 +328,12 @@ def run_evaluation(
         run.summary = _summarise(run, judge.label if judge else None,
                                  getattr(answerer, "label", None) if judge else None, extra)
         if persist:
-            with store.pool.connection() as conn:
-                conn.execute(sql.FINISH_RUN, {"run_id": run.run_id, "summary": Jsonb(run.summary),
-                                              "status": run.status, "error": run.error})
+            EvaluationTables(store.url).finish_run(run.run_id, summary=run.summary, status=run.status,
+                                                   error=run.error)
     return run
 
 
 # -- reading stored runs ---------------------------------------------------------------------------------------
-
-
-def _tables_exist(conn: psycopg.Connection) -> bool:
-    return bool(conn.execute(element_sql.TABLE_EXISTS, ("hke_eval_runs",)).fetchone()[0])
 
 
 def _info(row: Sequence[Any]) -> RunInfo:
@@ -360,11 +345,7 @@ def _info(row: Sequence[Any]) -> RunInfo:
 
 def list_runs(url: str, collection: str | None = None, *, limit: int = 100) -> list[RunInfo]:
     """Stored runs, newest first (of one collection, or all)."""
-    with read_connection(reader(url)) as conn:
-        if not _tables_exist(conn):
-            return []
-        rows = conn.execute(sql.LIST_RUNS, {"collection": collection, "limit": limit}).fetchall()
-    return [_info(r) for r in rows]
+    return [_info(r) for r in EvaluationTables(url).list_runs(collection, limit)]
 
 
 def load_run(url: str, run_id: str) -> EvalRun | None:
@@ -373,15 +354,11 @@ def load_run(url: str, run_id: str) -> EvalRun | None:
         uuid.UUID(str(run_id))
     except ValueError:
         return None
-    with read_connection(reader(url)) as conn:
-        if not _tables_exist(conn):
-            return None
-        row = conn.execute(sql.GET_RUN, {"run_id": run_id}).fetchone()
-        if row is None:
-            return None
-        info = _info(row)
-        results = conn.execute(sql.RESULTS_OF_RUN, {"run_id": run_id, "modes": list(info.modes)}).fetchall()
-        judgement_rows = conn.execute(sql.JUDGEMENTS_OF_RUN, {"run_id": run_id}).fetchall()
+    stored = EvaluationTables(url).run(run_id)
+    if stored is None:
+        return None
+    row, results, judgement_rows = stored
+    info = _info(row)
     run = EvalRun(info.run_id, info.collection, info.question_set, info.n_questions, info.modes, info.k,
                   info.judged, info.config, info.status, info.error, info.started_at, info.finished_at,
                   info.summary)
@@ -404,10 +381,7 @@ def load_run(url: str, run_id: str) -> EvalRun | None:
 
 
 def delete_run(url: str, run_id: str) -> bool:
-    with connection_pool(url).connection() as conn:
-        if not _tables_exist(conn):
-            return False
-        return conn.execute(sql.DELETE_RUN, {"run_id": run_id}).rowcount > 0
+    return EvaluationTables(url).delete_run(run_id)
 
 
 # -- export ----------------------------------------------------------------------------------------------------

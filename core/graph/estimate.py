@@ -20,7 +20,6 @@ less than it says. Prices default to :data:`DEFAULT_PRICE_IN` / :data:`DEFAULT_P
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -80,9 +79,12 @@ def check_price(value: float | str, name: str) -> float:
 
 def default_prices() -> tuple[float, float]:
     """(input, output) US$ per 1M tokens: ``HKE_PRICE_IN_PER_M`` / ``HKE_PRICE_OUT_PER_M`` or the defaults."""
+    from core.config import load_settings
+
+    settings = load_settings()
     return (
-        check_price(os.environ.get("HKE_PRICE_IN_PER_M") or DEFAULT_PRICE_IN, "HKE_PRICE_IN_PER_M"),
-        check_price(os.environ.get("HKE_PRICE_OUT_PER_M") or DEFAULT_PRICE_OUT, "HKE_PRICE_OUT_PER_M"),
+        check_price(settings.price_in_per_m or DEFAULT_PRICE_IN, "HKE_PRICE_IN_PER_M"),
+        check_price(settings.price_out_per_m or DEFAULT_PRICE_OUT, "HKE_PRICE_OUT_PER_M"),
     )
 
 

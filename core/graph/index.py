@@ -19,7 +19,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from core.graph import tables
 from core.graph.communities.entity_graph import (
     DEFAULT_MAX_ENTITIES_PER_UNIT,
     DEFAULT_UNIT_ANCHORS,
@@ -38,6 +37,7 @@ from core.graph.model import MAX_FINDINGS, MIN_FINDINGS, Community, IndexReport,
 from core.graph.prompts import DEFAULT_ENTITY_TYPES
 from core.graph.reports.generate import DEFAULT_CONTEXT_TOKENS, ReportStats, generate_reports
 from core.progress import Progress, ProgressCallback, no_progress
+from core.store import graph_tables
 
 if TYPE_CHECKING:
     import numpy as np
@@ -146,7 +146,7 @@ def run_index(
     use_llm_reports = chat_model is not None and config.reports in ("auto", "llm")
 
     store = store.primary_only()  # the index is built from, and written to, the primary
-    tables.ensure_schema(store.pool)
+    graph_tables.GraphTables(store).ensure_schema()
     chat = CachedChat(chat_model, pool=store.pool, collection_id=store.collection_id) if chat_model else None
 
     try:
@@ -214,20 +214,17 @@ def run_index(
     if write:
         with timed("store"):
             try:
-                with store.pool.connection() as conn, conn.transaction():
-                    tables.write_index(
-                        conn,
-                        store.collection_id,
-                        units=graph.units,
-                        entities=graph.entities,
-                        relationships=graph.relationships,
-                        communities=all_communities,
-                        reports=reports,
-                        extraction=extraction_mode,
-                        params=params,
-                        stats=report.to_dict(),
-                        layouts=layouts,
-                    )
+                graph_tables.GraphTables(store).replace_index(
+                    units=graph.units,
+                    entities=graph.entities,
+                    relationships=graph.relationships,
+                    communities=all_communities,
+                    reports=reports,
+                    extraction=extraction_mode,
+                    params=params,
+                    stats=report.to_dict(),
+                    layouts=layouts,
+                )
             except Exception as exc:
                 raise GraphIndexError(
                     f"storing the index of {store.collection!r} failed: {exc}; the previous index is unchanged"
@@ -240,14 +237,11 @@ def run_index(
 
 def _element_vectors(store: ElementStore) -> dict[str, np.ndarray]:
     """Element id → stored embedding (numpy), or {} when the store cannot say (summaries then skip centrality)."""
-    from core.sql import graph as sql
-
     try:
-        rows = tables.fetch(store.pool, store.statement(sql.ELEMENT_VECTORS), {"collection_id": store.collection_id})
+        return graph_tables.GraphTables(store).element_vectors()
     except Exception as exc:  # a store without pgvector rows must still index
         log.warning("element vectors unavailable (%s); summaries use mention counts", exc)
         return {}
-    return {row[0]: row[1] for row in rows if row[1] is not None}
 
 
 class _Timer:

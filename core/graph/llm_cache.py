@@ -4,7 +4,7 @@ The store of replies is :class:`PostgresLLMCache`, a LangChain ``BaseCache`` ove
 scoped to one collection. Its key is the model's identity (its type, name and endpoint: the same model name at
 another ``OPENAI_BASE_URL`` is another model) plus the SHA-256 of the exact message list. Re-indexing an unchanged
 corpus with the same model and prompts therefore makes no calls. ``python -m core cache clear`` empties it
-(:func:`clear_cache`).
+(:func:`clear_cache`; the rows are :class:`core.store.graph_tables.LLMCacheTable`).
 
 The cache is consulted by :class:`CachedChat`, not attached to the model (``BaseChatModel(cache=...)``), because a
 reply is cached only once the caller has checked that it parses: a reply the caller's ``valid`` check rejects is
@@ -37,7 +37,7 @@ from langchain_core.caches import RETURN_VAL_TYPE, BaseCache
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration
 
-from core.sql import graph as sql
+from core.store import graph_tables
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -93,22 +93,18 @@ class PostgresLLMCache(BaseCache):
     """
 
     def __init__(self, pool: ConnectionPool, collection_id: uuid.UUID) -> None:
-        self.pool = pool
-        self.collection_id = collection_id
+        self.table = graph_tables.LLMCacheTable(pool, collection_id)
 
     def lookup(self, prompt: str, llm_string: str) -> RETURN_VAL_TYPE | None:
-        with self.pool.connection() as conn:
-            row = conn.execute(sql.CACHE_GET, (self.collection_id, llm_string, _sha256(prompt))).fetchone()
-        return [ChatGeneration(message=AIMessage(content=row[0]))] if row else None
+        reply = self.table.get(llm_string, _sha256(prompt))
+        return [ChatGeneration(message=AIMessage(content=reply))] if reply is not None else None
 
     def update(self, prompt: str, llm_string: str, return_val: RETURN_VAL_TYPE) -> None:
-        text = return_val[0].text if return_val else ""
-        with self.pool.connection() as conn:
-            conn.execute(sql.CACHE_PUT, (self.collection_id, llm_string, _sha256(prompt), text))
+        self.table.put(llm_string, _sha256(prompt), return_val[0].text if return_val else "")
 
     def clear(self, **kwargs: Any) -> None:
         """Delete this collection's cached replies."""
-        clear_cache(self.pool, self.collection_id)
+        self.table.clear()
 
 
 class CachedChat:
@@ -179,15 +175,9 @@ def default_chat_model(settings: Settings) -> BaseChatModel:
 
 
 def cache_size(pool: ConnectionPool, collection_id: uuid.UUID) -> int:
-    with pool.connection() as conn:
-        return int(conn.execute(sql.CACHE_COUNT, (collection_id,)).fetchone()[0])
+    return graph_tables.LLMCacheTable(pool, collection_id).count()
 
 
-def clear_cache(pool: ConnectionPool, collection_id: uuid.UUID | None = None) -> int:
-    """Delete the cached replies of one collection (or of all with None); returns how many were deleted."""
-    with pool.connection() as conn:
-        if not conn.execute(sql.TABLE_EXISTS, ("hke_llm_cache",)).fetchone()[0]:
-            return 0  # no index was ever built here
-        if collection_id is None:
-            return conn.execute(sql.CACHE_CLEAR_ALL).rowcount
-        return conn.execute(sql.CACHE_CLEAR, (collection_id,)).rowcount
+def clear_cache(pool: ConnectionPool, collection_id: uuid.UUID) -> int:
+    """Delete the cached replies of one collection; returns how many were deleted."""
+    return graph_tables.LLMCacheTable(pool, collection_id).clear()

@@ -1,94 +1,71 @@
 """Read API over a collection's index, for the CLI and the report browser.
 
-Functions take an :class:`~core.store.ElementStore` (only ``.reader`` and ``.collection_id`` are used, plus
-``.get`` to resolve element ids); :class:`GraphIndex` bundles them for one store. Nothing here writes.
+Functions take an :class:`~core.store.ElementStore` and read through its graph door
+(:class:`core.store.graph_tables.GraphTables`), plus ``.get`` to resolve element ids; :class:`GraphIndex` bundles
+them for one store. Nothing here writes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from langchain_core.documents import Document
 
-from core.graph import tables
 from core.graph.model import Community, Entity, Finding, HierarchyRow, Relationship, Report, TextUnit
-from core.sql import graph as sql
+from core.store import graph_tables
 
 if TYPE_CHECKING:
     from core.store import ElementStore
-
-_Item = TypeVar("_Item")
 
 
 class GraphIndexMissing(LookupError):
     """The collection has no index yet: run ``python -m core index``."""
 
 
+def _tables(store: ElementStore) -> graph_tables.GraphTables:
+    return graph_tables.GraphTables(store)
+
+
 def index_exists(store: ElementStore) -> bool:
-    return tables.index_info(store.reader, store.collection_id) is not None
+    return index_info(store) is not None
 
 
-def index_info(store: ElementStore) -> tables.IndexInfo | None:
-    return tables.index_info(store.reader, store.collection_id)
-
-
-def _kind(kind: str | None) -> str | None:
-    if kind is not None and kind not in ("entity", "structural"):
-        raise ValueError(f"kind must be 'entity' or 'structural', not {kind!r}")
-    return kind
-
-
-def _rows(store: ElementStore, statement: str, params: tables.Params) -> list[tuple]:
-    """The rows of one read of the index; none when the collection has no index tables."""
-    return tables.fetch(store.reader, statement, params) if tables.tables_exist(store.reader) else []
-
-
-def _rows_of_kind(store: ElementStore, statement: str, kind: str | None, **params: int | None) -> list[tuple]:
-    """:func:`_rows` of a statement filtered by community kind (``kind`` is checked once the tables exist)."""
-    if not tables.tables_exist(store.reader):
-        return []
-    return tables.fetch(store.reader, statement, {"collection_id": store.collection_id, "kind": _kind(kind), **params})
+def index_info(store: ElementStore) -> graph_tables.IndexInfo | None:
+    return _tables(store).index_info()
 
 
 def load_reports(store: ElementStore, *, level: int | None = None, kind: str | None = "entity") -> list[Report]:
     """Reports of one kind (``None``: both) and level (``None``: all), best rated first within a level."""
-    return [tables.row_report(r) for r in _rows_of_kind(store, sql.REPORTS_FILTERED, kind, level=level)]
+    return _tables(store).reports(kind=kind, level=level)
 
 
 def report(store: ElementStore, community_id: str) -> Report | None:
-    rows = _rows(store, sql.REPORT_BY_COMMUNITY, (store.collection_id, community_id))
-    return tables.row_report(rows[0]) if rows else None
+    return _tables(store).report(community_id)
 
 
 def communities(store: ElementStore, *, kind: str | None = None, level: int | None = None) -> list[Community]:
-    return [tables.row_community(r) for r in _rows_of_kind(store, sql.COMMUNITIES_FILTERED, kind, level=level)]
+    return _tables(store).communities(kind=kind, level=level)
 
 
 def community(store: ElementStore, community_id: str) -> Community | None:
-    rows = _rows(store, sql.COMMUNITY_BY_ID, (store.collection_id, community_id))
-    return tables.row_community(rows[0]) if rows else None
+    return _tables(store).community(community_id)
 
 
 def community_layout(store: ElementStore, community_id: str) -> dict[str, tuple[float, float]]:
     """The network layout the index stored for a big community (node key → x, y), else ``{}``."""
-    rows = _rows(store, sql.COMMUNITY_LAYOUT, (store.collection_id, community_id))
-    if not rows:
-        return {}
-    layout = tables._json(rows[0][0]) or {}
-    return {key: (float(xy[0]), float(xy[1])) for key, xy in layout.items()}
+    return _tables(store).community_layout(community_id)
 
 
 def children(store: ElementStore, community_id: str) -> list[Community]:
     """Direct sub-communities, largest first."""
-    return [tables.row_community(r) for r in _rows(store, sql.COMMUNITY_CHILDREN, (store.collection_id, community_id))]
+    return _tables(store).children(community_id)
 
 
 def levels(store: ElementStore, kind: str | None = "entity") -> dict[int, int]:
     """Community count per level for ``kind``."""
-    rows = _rows(store, sql.LEVEL_COUNTS, (store.collection_id,))
-    return {int(level): int(n) for k, level, n in rows if kind is None or k == kind}
+    return {level: n for k, level, n in _tables(store).level_counts() if kind is None or k == kind}
 
 
 def check_level(existing: Iterable[int], level: int, kind: str) -> None:
@@ -98,30 +75,18 @@ def check_level(existing: Iterable[int], level: int, kind: str) -> None:
         raise ValueError(f"there is no {kind} level {level}: the levels are {', '.join(map(str, existing))}")
 
 
-def _all_or_by_id(
-    store: ElementStore, ids: Iterable[str] | None, all_rows: str, rows_by_id: str, build: Callable[[tuple], _Item]
-) -> list[_Item]:
-    """The collection's rows of one graph table (``ids`` None) or those of ``ids``, built into objects; none
-    without an index."""
-    if ids is None:
-        rows = _rows(store, all_rows, (store.collection_id,))
-    else:
-        rows = _rows(store, rows_by_id, (store.collection_id, list(dict.fromkeys(ids))))
-    return [build(r) for r in rows]
-
-
 def entities(store: ElementStore, ids: Iterable[str] | None = None) -> list[Entity]:
     """Entities by id (most connected first), or all of them in document order when ``ids`` is None."""
-    return _all_or_by_id(store, ids, sql.ALL_ENTITIES, sql.ENTITIES_BY_ID, tables.row_entity)
+    return _tables(store).entities(ids)
 
 
 def relationships(store: ElementStore, ids: Iterable[str] | None = None) -> list[Relationship]:
     """Relationships by id (strongest first), or all of them when ``ids`` is None."""
-    return _all_or_by_id(store, ids, sql.ALL_RELATIONSHIPS, sql.RELATIONSHIPS_BY_ID, tables.row_relationship)
+    return _tables(store).relationships(ids)
 
 
 def text_units(store: ElementStore, ids: Iterable[str] | None = None) -> list[TextUnit]:
-    return _all_or_by_id(store, ids, sql.ALL_TEXT_UNITS, sql.TEXT_UNITS_BY_ID, tables.row_text_unit)
+    return _tables(store).text_units(ids)
 
 
 def community_subgraph(store: ElementStore, community_id: str) -> tuple[list[Entity], list[Relationship]]:
@@ -134,12 +99,7 @@ def community_subgraph(store: ElementStore, community_id: str) -> tuple[list[Ent
 
 def hierarchy(store: ElementStore, kind: str | None = "entity") -> list[HierarchyRow]:
     """Every community of ``kind`` as ``(id, parent, level, title, size, rating)`` rows, parents first."""
-    rows = _rows_of_kind(store, sql.HIERARCHY, kind)
-    return [
-        HierarchyRow(r[0], r[1], int(r[2]), r[3], int(r[4]), None if r[5] is None else round(float(r[5]), 1), r[6],
-                     int(r[7]))  # fmt: skip
-        for r in rows
-    ]
+    return _tables(store).hierarchy(kind)
 
 
 @dataclass
@@ -166,7 +126,7 @@ def load_citations(store: ElementStore, finding: Finding | Report) -> Citations:
 class GraphIndex:
     """The index of one collection. ``GraphIndex.open(store)`` raises :class:`GraphIndexMissing` if none."""
 
-    def __init__(self, store: ElementStore, info: tables.IndexInfo) -> None:
+    def __init__(self, store: ElementStore, info: graph_tables.IndexInfo) -> None:
         self.store = store
         self.info = info
 

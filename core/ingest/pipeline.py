@@ -49,18 +49,12 @@ def _database_unavailable(store: ElementStore, exc: BaseException) -> str | None
     connection: an OperationalError that is not about reachability (a deadlock, a cancelled query) must
     not stop the batch.
     """
-    import psycopg
-
-    from core.db.pool import PROBE_SUFFIX, _connect_kwargs
-    from core.db.urls import connection_lost, psycopg_conninfo, redact_text
+    from core.store.database import connection_lost, probe_connection, redact_text
 
     if not connection_lost(exc):
         return None
-    conninfo = psycopg_conninfo(store.url)
     try:
-        with psycopg.connect(conninfo, connect_timeout=3, autocommit=True,
-                             **_connect_kwargs(conninfo, PROBE_SUFFIX)) as conn:
-            conn.execute("SELECT 1")
+        probe_connection(store.url)
     except Exception as probe:
         return redact_text(first_line(probe), store.url)
     return None

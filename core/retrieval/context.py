@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -60,7 +59,9 @@ _COMMENT = re.compile(r"^\s*<!--.*-->\s*$", re.S)
 
 def context_token_budget() -> int:
     """``HKE_CONTEXT_TOKENS`` (at least :data:`MIN_CONTEXT_TOKENS`), else :data:`DEFAULT_CONTEXT_TOKENS`."""
-    raw = os.environ.get("HKE_CONTEXT_TOKENS", "").strip()
+    from core.config import load_settings
+
+    raw = load_settings().context_tokens
     if not raw:
         return DEFAULT_CONTEXT_TOKENS
     try:

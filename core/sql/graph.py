@@ -141,6 +141,9 @@ TABLE_EXISTS = "SELECT to_regclass(%s) IS NOT NULL"
 
 # -- atomic replace ---------------------------------------------------------------------------------
 
+# Deferred foreign keys (community parents) checked inside the replace's transaction, where the error is clearest.
+CONSTRAINTS_IMMEDIATE = "SET CONSTRAINTS ALL IMMEDIATE"
+
 # One index build of a collection at a time; readers are never blocked (MVCC).
 LOCK_COLLECTION_INDEX = "SELECT pg_advisory_xact_lock(hashtextextended('hke-graph/' || %s::text, 0))"
 

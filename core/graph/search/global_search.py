@@ -126,9 +126,9 @@ def global_search(
         elif use_llm == "llm":
             raise ValueError("an LLM answer was requested but no chat model is configured")
     if chat_model is not None and use_llm != "extractive":
-        from core.graph import tables
+        from core.store import graph_tables
 
-        tables.ensure_schema(store.pool)
+        graph_tables.GraphTables(store).ensure_schema()
         chat = CachedChat(chat_model, pool=store.pool, collection_id=store.collection_id)
         answer = _llm_search(question, reports, chat, chosen, kind, batch_tokens, reduce_tokens, response_type, seed,
                              concurrency, notify)  # fmt: skip
@@ -334,13 +334,12 @@ class _Evidence:
 
 def _evidence(store: ElementStore, question: str, cited: list[str]) -> dict[str, list[_Evidence]]:
     """Cited element id → the elements that evidence it (itself; for a heading, also its section's content)."""
-    from core.graph import tables
-    from core.sql import graph as sql
+    from core.store import graph_tables
 
     if not cited:
         return {}
     query = np.asarray(store.embeddings.embed_query(question), dtype=np.float32)
-    rows = tables.fetch(store.reader, store.statement(sql.EVIDENCE_SIMILARITY), {"query": query, "ids": cited})
+    rows = graph_tables.GraphTables(store).evidence_similarity(query, cited)
     out: dict[str, list[_Evidence]] = defaultdict(list)
     for cited_id, element_id, similarity, text, path in rows:
         out[cited_id].append(_Evidence(element_id, text or "", tuple(path or ()), float(similarity or 0.0)))
