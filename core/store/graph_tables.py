@@ -95,10 +95,38 @@ class GraphTables:
         layouts: dict[str, dict[str, list[float]]] | None = None,
     ) -> None:
         """Replace the collection's index in one transaction: on any error the previous index stays as it was."""
+        c = self.collection_id
         with self.store.pool.connection() as conn, conn.transaction():
-            _write_index(conn, self.collection_id, units=units, entities=entities, relationships=relationships,
-                         communities=communities, reports=reports, extraction=extraction, params=params,
-                         stats=stats, layouts=layouts)  # fmt: skip
+            conn.execute(sql.LOCK_COLLECTION_INDEX, (str(c),))
+            for statement in sql.DELETE_ALL:
+                conn.execute(statement, (c,))
+            _copy(conn, sql.COPY_TEXT_UNITS, sql.COPY_TEXT_UNIT_TYPES, (
+                (c, u.id, u.human_readable_id, u.document_id, u.heading_path, u.text, u.n_tokens, u.element_ids,
+                 u.entity_ids, u.relationship_ids) for u in units
+            ))  # fmt: skip
+            _copy(conn, sql.COPY_ENTITIES, sql.COPY_ENTITY_TYPES, (
+                (c, e.id, e.human_readable_id, e.title, e.type, e.description, e.degree, e.frequency,
+                 e.text_unit_ids, e.element_ids) for e in entities
+            ))  # fmt: skip
+            _copy(conn, sql.COPY_RELATIONSHIPS, sql.COPY_RELATIONSHIP_TYPES, (
+                (c, r.id, r.human_readable_id, r.source, r.target, r.source_id, r.target_id, r.description,
+                 r.weight, r.combined_degree, r.text_unit_ids, r.element_ids) for r in relationships
+            ))  # fmt: skip
+            _copy(conn, sql.COPY_COMMUNITIES, sql.COPY_COMMUNITY_TYPES, (
+                (c, m.id, m.human_readable_id, m.kind, m.level, m.parent, m.children, m.title, m.entity_ids,
+                 m.relationship_ids, m.text_unit_ids, m.element_ids, m.size)
+                for m in sorted(communities, key=lambda m: (m.level, m.kind, m.human_readable_id))
+            ))  # fmt: skip
+            _copy(conn, sql.COPY_REPORTS, sql.COPY_REPORT_TYPES, (
+                (c, r.community_id, r.kind, r.level, r.title, r.summary, r.rating, r.rating_explanation,
+                 Jsonb([f.to_dict() for f in r.findings]), r.full_content, r.generated_by) for r in reports
+            ))  # fmt: skip
+            if layouts:
+                with conn.cursor() as cur:
+                    cur.executemany(sql.INSERT_LAYOUT,
+                                    [(c, cid, Jsonb(layout)) for cid, layout in sorted(layouts.items())])
+            conn.execute(sql.INSERT_INDEX_INFO, (c, extraction, Jsonb(params), Jsonb(stats)))
+            conn.execute(sql.CONSTRAINTS_IMMEDIATE)
 
     # -- reads --
 
@@ -190,52 +218,6 @@ class GraphTables:
 
     def llm_cache(self) -> LLMCacheTable:
         return LLMCacheTable(self.store.pool, self.collection_id)
-
-
-def _write_index(
-    conn: psycopg.Connection,
-    collection_id: uuid.UUID,
-    *,
-    units: Sequence[TextUnit],
-    entities: Sequence[Entity],
-    relationships: Sequence[Relationship],
-    communities: Sequence[Community],
-    reports: Sequence[Report],
-    extraction: str,
-    params: dict[str, Any],
-    stats: dict[str, Any],
-    layouts: dict[str, dict[str, list[float]]] | None,
-) -> None:
-    conn.execute(sql.LOCK_COLLECTION_INDEX, (str(collection_id),))
-    for statement in sql.DELETE_ALL:
-        conn.execute(statement, (collection_id,))
-    c = collection_id
-    _copy(conn, sql.COPY_TEXT_UNITS, sql.COPY_TEXT_UNIT_TYPES, (
-        (c, u.id, u.human_readable_id, u.document_id, u.heading_path, u.text, u.n_tokens, u.element_ids,
-         u.entity_ids, u.relationship_ids) for u in units
-    ))  # fmt: skip
-    _copy(conn, sql.COPY_ENTITIES, sql.COPY_ENTITY_TYPES, (
-        (c, e.id, e.human_readable_id, e.title, e.type, e.description, e.degree, e.frequency, e.text_unit_ids,
-         e.element_ids) for e in entities
-    ))  # fmt: skip
-    _copy(conn, sql.COPY_RELATIONSHIPS, sql.COPY_RELATIONSHIP_TYPES, (
-        (c, r.id, r.human_readable_id, r.source, r.target, r.source_id, r.target_id, r.description, r.weight,
-         r.combined_degree, r.text_unit_ids, r.element_ids) for r in relationships
-    ))  # fmt: skip
-    _copy(conn, sql.COPY_COMMUNITIES, sql.COPY_COMMUNITY_TYPES, (
-        (c, m.id, m.human_readable_id, m.kind, m.level, m.parent, m.children, m.title, m.entity_ids,
-         m.relationship_ids, m.text_unit_ids, m.element_ids, m.size)
-        for m in sorted(communities, key=lambda m: (m.level, m.kind, m.human_readable_id))
-    ))  # fmt: skip
-    _copy(conn, sql.COPY_REPORTS, sql.COPY_REPORT_TYPES, (
-        (c, r.community_id, r.kind, r.level, r.title, r.summary, r.rating, r.rating_explanation,
-         Jsonb([f.to_dict() for f in r.findings]), r.full_content, r.generated_by) for r in reports
-    ))  # fmt: skip
-    if layouts:
-        with conn.cursor() as cur:
-            cur.executemany(sql.INSERT_LAYOUT, [(c, cid, Jsonb(layout)) for cid, layout in sorted(layouts.items())])
-    conn.execute(sql.INSERT_INDEX_INFO, (collection_id, extraction, Jsonb(params), Jsonb(stats)))
-    conn.execute(sql.CONSTRAINTS_IMMEDIATE)
 
 
 def _copy(conn: psycopg.Connection, statement: str, types: list[str], rows: Iterable[tuple]) -> None:
