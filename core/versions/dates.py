@@ -104,7 +104,8 @@ def resolve_valid_from(
         return ValidFrom(value, source, date_only, detail, not_yet_valid=value > now)
 
     if explicit is not None and explicit.strip():
-        return found(*parse_date(explicit, what="--valid-from"), DateSource.EXPLICIT)
+        value, date_only = parse_date(explicit, what="--valid-from")
+        return found(value, DateSource.EXPLICIT, date_only)
     front = parse_front_matter(text) if text else {}
     for key in FRONT_MATTER_KEYS:
         if front.get(key, "").strip():

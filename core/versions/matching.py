@@ -9,7 +9,10 @@ Matching runs in passes, surest first; each pass only looks at elements no earli
 1. exact content, unique: the same category and text (whitespace collapsed) once on each side;
 2. exact content in context: among repeated texts, the one whose parent matched the new one's parent, else the one
    under the same heading path (parents are resolved first: the walk is in document order);
-3. similar text (rapidfuzz ``ratio`` >= :data:`SIMILAR_MIN`) between non-headings of one category, best score first;
+3. similar text between non-headings of one category, best score first: the mean of rapidfuzz's ``ratio`` over
+   characters and over word/punctuation tokens >= :data:`SIMILAR_MIN` (characters alone rate two unrelated short
+   lines of the same shape, "May 20, 2009: Released version 2.0.1" and "Jul 5, 2012: Released version 2.2.0",
+   as similar; tokens alone miss ``md.output_format`` → ``md.set_output_format()``);
    a parent that matched adds :data:`PARENT_BONUS`, the same heading path :data:`PATH_BONUS`;
 4. headings by subtree: an unmatched heading whose matched children mostly (Dice >= :data:`SUBTREE_MIN`) come from
    one unmatched old heading is that heading, renamed; deepest first, so renamed sections nest;
@@ -41,6 +44,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
 from rapidfuzz import fuzz, process
 
 from core.elements import Element
@@ -48,12 +52,13 @@ from core.elements import Element
 Op = Literal["added", "removed", "modified", "moved", "renamed", "unchanged"]
 OPS: tuple[Op, ...] = ("added", "removed", "modified", "moved", "renamed", "unchanged")
 
-SIMILAR_MIN = 60.0  # rapidfuzz ratio (0-100): two halves of a split paragraph score ~67 against the whole
+SIMILAR_MIN = 60.0  # 0-100: each half of a paragraph split in two scores ~67 against the whole
 PARENT_BONUS = 10.0
 PATH_BONUS = 5.0
 SUBTREE_MIN = 0.5
 
 _NO = -1
+_TOKEN = re.compile(r"\w+|[^\w\s]")
 _LABEL = re.compile(
     r"^\s*(?:제\s*(\d+)\s*조(?:\s*의\s*(\d+))?|(?:article|art\.|section|sec\.|§)\s*(\d+[a-z]?)|(\d+(?:\.\d+)*)[.)]?(?=\s))",
     re.IGNORECASE,
@@ -121,6 +126,7 @@ class _Side:
             if p != _NO:
                 self.children[p].append(i)
         self.text = [normalize_text(e.text) for e in self.elements]
+        self.tokens = [_TOKEN.findall(t) for t in self.text]
         self.content = [(e.category, t) for e, t in zip(self.elements, self.text, strict=True)]
         self.path = [tuple(normalize_text(h) for h in e.heading_path) for e in self.elements]
         self.match = [_NO] * len(self.elements)
@@ -183,12 +189,16 @@ class _Matcher:
         for is_, js in by_category.values():
             if not is_ or not js:
                 continue
-            # Labelled headings may match below the text threshold, so their scores are all kept.
-            cutoff = 0.0 if headings else SIMILAR_MIN
-            scores = process.cdist([self.n.text[j] for j in js], [self.o.text[i] for i in is_],
+            # Labelled headings may match below the text threshold, so their scores are all kept; otherwise a
+            # pair under the threshold on either measure cannot reach it on the mean.
+            cutoff = 0.0 if headings else 2 * SIMILAR_MIN - 100
+            chars = process.cdist([self.n.text[j] for j in js], [self.o.text[i] for i in is_],
+                                  scorer=fuzz.ratio, score_cutoff=cutoff, workers=1)
+            tokens = process.cdist([self.n.tokens[j] for j in js], [self.o.tokens[i] for i in is_],
                                    scorer=fuzz.ratio, score_cutoff=cutoff, workers=1)
-            for a, b in zip(*scores.nonzero(), strict=True):
-                i, j, ratio = is_[b], js[a], float(scores[a, b])
+            both = (chars + tokens) / 2.0 if headings else np.where((chars > 0) & (tokens > 0), (chars + tokens) / 2, 0)
+            for a, b in zip(*both.nonzero(), strict=True):
+                i, j, ratio = is_[b], js[a], float(both[a, b])
                 context = self.parents_correspond(i, j)
                 same_label = headings and context and heading_label(self.o.text[i]) is not None and (
                     heading_label(self.o.text[i]) == heading_label(self.n.text[j]))
