@@ -225,3 +225,20 @@ def test_valid_from_uses_the_git_commit_date_of_a_clean_tracked_file(tmp_path: P
 def test_as_of_needs_an_offset():
     with pytest.raises(DateError, match="offset"):
         version_as_of([(datetime(2020, 1, 1, tzinfo=UTC), "v1")], datetime(2021, 1, 1))
+
+
+def test_release_dates_are_read_from_either_changelog_layout(tmp_path: Path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fetch_corpora", ROOT / "bench" / "fetch_corpora.py")
+    fetch = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fetch)
+    new, old = tmp_path / "new", tmp_path / "old"
+    (old / "change_log").mkdir(parents=True)
+    new.mkdir()
+    (new / "changelog.md").write_text("## [3.8.0] - 2025-04-09\n\n## [3.5] -- 2023-10-06\n", encoding="utf-8")
+    (old / "change_log" / "index.md").write_text("July 15, 2022: version 3.4 ([Notes](r.md)).\n", encoding="utf-8")
+    assert fetch.release_date(new, "3.8") == "2025-04-09"
+    assert fetch.release_date(new, "3.5") == "2023-10-06"
+    assert fetch.release_date(old, "3.4") == "2022-07-15"
+    assert fetch.release_date(new, "3.7") is None
