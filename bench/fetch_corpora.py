@@ -23,6 +23,7 @@ Usage::
     python bench/fetch_corpora.py --dest /tmp/corpora --corpus python-markdown
     python bench/fetch_corpora.py --force                  # re-download even if present
     python bench/fetch_corpora.py --concat bench/corpora/concat-1mb.md   # also build a ~1 MB single file
+    python bench/fetch_corpora.py --corpus python-markdown --releases  # also docs/ of 7 releases, one folder each
 
 Each corpus goes to ``<dest>/<corpus>/`` with the paths relative to the sdist's ``docs/`` folder kept, plus a
 ``.fetched.json`` marker (sdist name, file count). A corpus that is already present is skipped unless ``--force``.
@@ -41,6 +42,7 @@ import sys
 import tarfile
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 # corpus name -> pip requirement name
@@ -110,7 +112,7 @@ def pip_download(requirements: list[str], workdir: Path) -> dict[str, Path]:
         project = sdist_project(path.name)
         if project:
             found[project] = path
-    missing = [r for r in requirements if normalize(r) not in found]
+    missing = [r for r in requirements if normalize(re.split(r"[<>=!~ ;\[]", r, maxsplit=1)[0]) not in found]
     if missing:
         got = ", ".join(p.name for p in workdir.iterdir()) or "nothing"
         raise FetchError(f"pip did not download an sdist for {', '.join(missing)} (got: {got}).")
@@ -242,26 +244,34 @@ def remove_corpus(corpus_dir: Path) -> None:
     shutil.rmtree(corpus_dir)
 
 
-def install_corpus(corpus: str, sdist: Path, dest: Path) -> None:
-    """Unpack into a staging folder next to the final one, then move it into place (no half-written corpora)."""
-    final = dest / corpus
-    staging = Path(tempfile.mkdtemp(prefix=f".{corpus}-", dir=dest))
+def install_staged(final: Path, fill: Callable[[Path], dict[str, object]]) -> dict[str, object]:
+    """Fill a staging folder next to ``final`` (``fill`` returns its marker), then move it into place: no
+    half-written corpora."""
+    staging = Path(tempfile.mkdtemp(prefix=f".{final.name}-", dir=final.parent))
     os.chmod(staging, 0o755)  # mkdtemp makes it 0700
     try:
-        if corpus in APT_CORPORA:
-            package, folder = APT_CORPORA[corpus]
-            files = extract_deb_docs(sdist, folder, staging)
-        else:
-            package = CORPORA[corpus]
-            files = extract_docs(sdist, staging)
-        marker = {"corpus": corpus, "package": package, "sdist": sdist.name, "files": len(files)}
+        marker = fill(staging)
         (staging / MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
         remove_corpus(final)
         staging.rename(final)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
-    log(f"{corpus}: {len(files)} files from {sdist.name} -> {final}")
+    return marker
+
+
+def install_corpus(corpus: str, sdist: Path, dest: Path) -> None:
+    def fill(staging: Path) -> dict[str, object]:
+        if corpus in APT_CORPORA:
+            package, folder = APT_CORPORA[corpus]
+            files = extract_deb_docs(sdist, folder, staging)
+        else:
+            package = CORPORA[corpus]
+            files = extract_docs(sdist, staging)
+        return {"corpus": corpus, "package": package, "sdist": sdist.name, "files": len(files)}
+
+    marker = install_staged(dest / corpus, fill)
+    log(f"{corpus}: {marker['files']} files from {sdist.name} -> {dest / corpus}")
 
 
 def fetch(corpora: list[str], dest: Path, force: bool) -> dict[str, dict[str, int]]:
@@ -281,6 +291,61 @@ def fetch(corpora: list[str], dest: Path, force: bool) -> dict[str, dict[str, in
             os.chmod(tmp, 0o777)  # apt drops privileges to _apt for the download
             install_corpus(c, apt_download(APT_CORPORA[c][0], Path(tmp)), dest)
     return {c: corpus_stats(dest / c) for c in corpora}
+
+
+# --------------------------------------------------------------------------------------------------- releases
+
+# Python-Markdown releases whose docs/ make a versioned corpus (core/versions): one folder per release.
+MARKDOWN_RELEASES = ("3.4", "3.5", "3.6", "3.7", "3.8", "3.9", "3.10")
+RELEASES_DIR = "python-markdown-releases"
+_MONTHS = {m: k for k, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                                          "dec"), start=1)}
+
+
+def release_date(docs_dir: Path, version: str) -> str | None:
+    """A release's date (YYYY-MM-DD) from its own changelog: ``## [3.5] -- 2023-10-06`` (docs/changelog.md) or
+    ``July 15, 2022: version 3.4`` (docs/change_log/index.md, up to 3.4); None when the changelog does not say."""
+    changelog = docs_dir / "changelog.md"
+    if changelog.is_file():  # "## [3.5] -- 2023-10-06" and "## [3.8.0] - 2025-04-09" both occur
+        heading = rf"^## \[{re.escape(version)}(?:\.0)?\] -+ (\d{{4}}-\d{{2}}-\d{{2}})"
+        found = re.search(heading, changelog.read_text("utf-8"), re.M)
+        if found:
+            return found.group(1)
+    index = docs_dir / "change_log" / "index.md"
+    if index.is_file():
+        found = re.search(rf"^([A-Za-z]+)\.? (\d{{1,2}}), (\d{{4}}): [Vv]ersion {re.escape(version)}\b",
+                          index.read_text("utf-8"), re.M)
+        if found and found.group(1)[:3].lower() in _MONTHS:
+            return f"{found.group(3)}-{_MONTHS[found.group(1)[:3].lower()]:02d}-{int(found.group(2)):02d}"
+    return None
+
+
+def fetch_releases(dest: Path, versions: tuple[str, ...] = MARKDOWN_RELEASES, force: bool = False) -> dict[str, str]:
+    """The docs/ of each Python-Markdown release into ``dest/python-markdown-releases/<version>/``; {version: date}.
+
+    Each release folder gets the usual marker, with the sdist name and the release date from its changelog; the
+    summary ``releases.json`` lists them in order.
+    """
+    root = dest / RELEASES_DIR
+    root.mkdir(parents=True, exist_ok=True)
+    dates: dict[str, str] = {}
+    for version in versions:
+        folder = root / version
+        if force or not is_present(folder):
+            with tempfile.TemporaryDirectory(prefix="fetch-release-") as tmp:
+                sdist = pip_download([f"markdown=={version}"], Path(tmp))["markdown"]
+
+                def fill(staging: Path, sdist: Path = sdist, version: str = version) -> dict[str, object]:
+                    files = extract_docs(sdist, staging)
+                    return {"corpus": RELEASES_DIR, "package": "markdown", "version": version, "sdist": sdist.name,
+                            "files": len(files), "date": release_date(staging, version)}
+
+                marker = install_staged(folder, fill)
+            log(f"{RELEASES_DIR}: markdown {version} ({marker['files']} files) -> {folder}")
+        marker = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+        dates[version] = marker.get("date") or ""
+    (root / "releases.json").write_text(json.dumps(dates, indent=2) + "\n", encoding="utf-8")
+    return dates
 
 
 # --------------------------------------------------------------------------------------------------- concat
@@ -339,6 +404,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="corpus to fetch; repeat for several (default: all)",
     )
     ap.add_argument("--force", action="store_true", help="re-download corpora that are already present")
+    ap.add_argument("--releases", action="store_true",
+                    help=f"also fetch the docs of Python-Markdown {', '.join(MARKDOWN_RELEASES)} (one folder each)")
     ap.add_argument("--concat", type=Path, metavar="OUT.md", help="also write one markdown file of all corpora")
     ap.add_argument(
         "--concat-bytes",
@@ -359,6 +426,8 @@ def main(argv: list[str] | None = None) -> int:
     dest = args.dest.resolve()
     try:
         summary = fetch(corpora, dest, args.force)
+        if args.releases:
+            summary[RELEASES_DIR] = fetch_releases(dest, force=args.force)  # type: ignore[assignment]
         if args.concat:
             # the ~1 MB concatenation keeps to the PyPI corpora that the index benchmarks were measured on
             build_concat([c for c in corpora if c in CORPORA] or corpora, dest, args.concat, args.concat_bytes)

@@ -1,0 +1,135 @@
+"""When a version starts to hold (``valid_from``): where that date comes from, strict parsing, and as-of choice.
+
+Sources, first that has a date wins, none guessed:
+
+1. an explicit value (the CLI's ``--valid-from DATE``);
+2. the front matter: ``valid_from``, then ``effective``, then ``date``;
+3. the file's last git commit date (``git log -1 --format=%cI -- FILE``) when the file is tracked in a git work tree
+   and has no uncommitted changes (a commit date does not describe content that differs from the commit);
+4. the ingest time.
+
+An explicit or front-matter value that does not parse is an error, not a reason to fall through to the next source.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import TypeVar
+
+from core.front_matter import parse_front_matter
+
+FRONT_MATTER_KEYS = ("valid_from", "effective", "date")
+GIT_TIMEOUT_S = 5.0
+ACCEPTED_FORMS = "YYYY-MM-DD, or an ISO 8601 date-time with an offset (YYYY-MM-DDTHH:MM[:SS[.ffffff]]+HH:MM or Z)"
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})")
+
+
+class DateError(ValueError):
+    """A date that does not parse; the message names the accepted forms."""
+
+
+class DateSource(StrEnum):
+    EXPLICIT = "explicit"
+    FRONT_MATTER = "front_matter"
+    GIT = "git"
+    INGEST = "ingest"
+
+
+@dataclass(frozen=True, slots=True)
+class ValidFrom:
+    """A version's start: an aware datetime (a plain date is midnight UTC, ``date_only``), and where it came from."""
+
+    value: datetime
+    source: DateSource
+    date_only: bool = False
+    detail: str = ""  # the front matter key, or the file the git date is of
+    not_yet_valid: bool = False  # the date is after the moment it was resolved (kept, not clamped)
+
+
+def parse_date(text: str, *, what: str = "date") -> tuple[datetime, bool]:
+    """``text`` as an aware datetime and whether it was a plain date; :class:`DateError` for any other form."""
+    value = text.strip()
+    try:
+        if _DATE.fullmatch(value):
+            return datetime.fromisoformat(value).replace(tzinfo=UTC), True
+        if _DATETIME.fullmatch(value):
+            return datetime.fromisoformat(value.replace("Z", "+00:00")), False
+    except ValueError as exc:  # the right shape with an impossible value: 2024-02-30, 25:00
+        raise DateError(f"{what} {text!r} is not a real date ({exc}); accepted forms: {ACCEPTED_FORMS}") from exc
+    raise DateError(f"{what} {text!r} does not parse; accepted forms: {ACCEPTED_FORMS}")
+
+
+def git_commit_date(path: Path, *, timeout: float = GIT_TIMEOUT_S) -> datetime | None:
+    """The last commit date of ``path`` if it is tracked, committed as it is, in a git work tree; else None."""
+    git = shutil.which("git")
+    if git is None or not path.is_file():
+        return None
+    where = path.resolve()
+    base = [git, "-C", str(where.parent)]
+    try:
+        status = subprocess.run([*base, "status", "--porcelain", "--", where.name],
+                                capture_output=True, text=True, timeout=timeout, check=False)
+        if status.returncode != 0 or status.stdout.strip():  # not a work tree, or untracked/modified
+            return None
+        log = subprocess.run([*base, "log", "-1", "--format=%cI", "--", where.name],
+                             capture_output=True, text=True, timeout=timeout, check=False)
+    except (subprocess.TimeoutExpired, OSError):
+        return None
+    stamp = log.stdout.strip()
+    if log.returncode != 0 or not stamp:
+        return None
+    return datetime.fromisoformat(stamp)
+
+
+def resolve_valid_from(
+    *,
+    explicit: str | None = None,
+    text: str | None = None,
+    path: Path | None = None,
+    now: datetime | None = None,
+) -> ValidFrom:
+    """The version's ``valid_from`` from the first source that has one (module docstring); ``now`` is ingest time."""
+    now = now or datetime.now(UTC)
+
+    def found(value: datetime, source: DateSource, date_only: bool = False, detail: str = "") -> ValidFrom:
+        return ValidFrom(value, source, date_only, detail, not_yet_valid=value > now)
+
+    if explicit is not None and explicit.strip():
+        value, date_only = parse_date(explicit, what="--valid-from")
+        return found(value, DateSource.EXPLICIT, date_only)
+    front = parse_front_matter(text) if text else {}
+    for key in FRONT_MATTER_KEYS:
+        if front.get(key, "").strip():
+            value, date_only = parse_date(front[key], what=f"front matter {key}:")
+            return found(value, DateSource.FRONT_MATTER, date_only, key)
+    if path is not None:
+        committed = git_commit_date(path)
+        if committed is not None:
+            return found(committed, DateSource.GIT, detail=str(path))
+    return found(now, DateSource.INGEST)
+
+
+V = TypeVar("V")
+
+
+def version_as_of(versions: Sequence[tuple[datetime, V]], at: datetime) -> V | None:
+    """The version in force at ``at``: the latest ``valid_from`` <= ``at`` (None before the first one).
+
+    Two versions with the same ``valid_from``: the later in ``versions`` wins (the one ingested last).
+    """
+    if at.tzinfo is None:
+        raise DateError("an as-of moment needs an offset (a naive datetime is ambiguous)")
+    best: tuple[datetime, V] | None = None
+    for valid_from, version in versions:
+        if valid_from <= at and (best is None or valid_from >= best[0]):
+            best = (valid_from, version)
+    return best[1] if best else None
