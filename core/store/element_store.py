@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import functools
 import hashlib
 import threading
 import uuid
@@ -161,7 +160,7 @@ class ElementStore:
         twin.read_urls = ()
         return twin
 
-    @functools.cached_property
+    @property
     def read(self) -> ElementReader:
         """The reads of this collection's elements, its term counts and its heading index (``core.store.reader``)."""
         return ElementReader(self)
