@@ -429,8 +429,8 @@ def invoke_with_retries(
 
 
 def _finish_reason(chunk: BaseMessage) -> str | None:
-    metadata = getattr(chunk, "response_metadata", None) or {}
-    reason = metadata.get("finish_reason")
+    response = getattr(chunk, "response_metadata", None) or {}
+    reason = response.get("finish_reason")
     return reason if isinstance(reason, str) and reason else None
 
 

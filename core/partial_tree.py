@@ -5,7 +5,7 @@ A vector hit such as ``* 무게 : 2.6 kg`` says nothing about which product it b
 (fetched in one round trip by ``ElementStore.ancestors``) into trees where
 
 * shared ancestors appear once,
-* siblings keep document order (metadata ``order``),
+* siblings keep document order (``Element.order``),
 * a hit that is an ancestor of another hit is one node, not two,
 * several documents give several trees, ordered by their best hit.
 
@@ -25,8 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from langchain_core.documents import Document
-
+from core.elements import Element
 from core.text import escape_markdown
 
 __all__ = [
@@ -57,7 +56,7 @@ _BLOCK_CATEGORIES = frozenset({"Table", "CodeSnippet", "UncategorizedText"})
 class TreeNode:
     """One element in a partial tree. ``path`` is the heading texts above it *within the tree*."""
 
-    element: Document
+    element: Element
     role: Role
     hit_rank: int | None = None
     children: list[TreeNode] = field(default_factory=list)
@@ -65,15 +64,15 @@ class TreeNode:
 
     @property
     def element_id(self) -> str:
-        return str(self.element.metadata["element_id"])
+        return self.element.element_id
 
     @property
     def category(self) -> str:
-        return str(self.element.metadata.get("category") or "UncategorizedText")
+        return self.element.category or "UncategorizedText"
 
     @property
     def order(self) -> int:
-        return _order(self.element)
+        return self.element.order
 
 
 @dataclass
@@ -93,15 +92,8 @@ class PartialTree:
             stack.extend(reversed(node.children))
 
 
-def _order(doc: Document) -> int:
-    try:
-        return int(doc.metadata.get("order", 0))
-    except (TypeError, ValueError):
-        return 0
-
-
 def merge_trees(
-    elements: Mapping[str, Document] | Iterable[Document],
+    elements: Mapping[str, Element] | Iterable[Element],
     hit_ids: Sequence[str],
     child_ids: Iterable[str] = (),
 ) -> list[PartialTree]:
@@ -112,9 +104,9 @@ def merge_trees(
     from ``elements`` becomes a root of its document rather than being dropped.
     """
     docs = elements.values() if isinstance(elements, Mapping) else elements
-    by_id: dict[str, Document] = {}
+    by_id: dict[str, Element] = {}
     for doc in docs:
-        by_id.setdefault(str(doc.metadata["element_id"]), doc)
+        by_id.setdefault(doc.element_id, doc)
     rank = {hid: i for i, hid in reversed(list(enumerate(hit_ids)))}  # first occurrence wins
     extra = set(child_ids)
     nodes = {
@@ -123,11 +115,11 @@ def merge_trees(
     }
     roots: dict[str, list[TreeNode]] = {}
     for eid, node in nodes.items():
-        parent = node.element.metadata.get("parent_id")
+        parent = node.element.parent_id
         if parent and parent in nodes and parent != eid:
             nodes[parent].children.append(node)
         else:
-            roots.setdefault(str(node.element.metadata.get("document_id") or ""), []).append(node)
+            roots.setdefault(node.element.document_id, []).append(node)
 
     trees: list[PartialTree] = []
     for document_id, doc_roots in roots.items():
@@ -137,7 +129,7 @@ def merge_trees(
             root.path = ()
         for node in tree.walk():
             node.children.sort(key=lambda n: n.order)
-            below = (*node.path, _one_line(node.element.page_content)) if node.category == "Title" else node.path
+            below = (*node.path, _one_line(node.element.text)) if node.category == "Title" else node.path
             for child in node.children:
                 child.path = below
             if node.hit_rank is not None:
@@ -229,18 +221,17 @@ class _Writer:
             previous = kind
         return "".join(out)
 
-    def element(self, doc: Document, role: Role, *, list_level: int, in_list: bool, heading_level: int) -> None:
+    def element(self, doc: Element, role: Role, *, list_level: int, in_list: bool, heading_level: int) -> None:
         """Write one element. ``list_level`` = number of list items above it; ``heading_level`` for Titles."""
-        meta = doc.metadata
-        element_id = str(meta["element_id"])
-        category = str(meta.get("category") or "UncategorizedText")
-        raw = (doc.page_content or "").strip()
+        element_id = doc.element_id
+        category = doc.category or "UncategorizedText"
+        raw = (doc.text or "").strip()
         indent = "  " * list_level
 
         if category in _BLOCK_CATEGORIES or ("\n" in raw and category not in ("Title", "ListItem")):
             # A block cannot carry a trailing marker (a fence line must stay a fence): mark the line before it.
             mark = self.marker(element_id, role, block=True)
-            body = self._block_body(category, raw, meta)
+            body = self._block_body(category, raw, doc)
             text = "\n".join(f"{indent}{line}" if line else "" for line in body.split("\n"))
             # Blank line after the marker: a table cannot interrupt a paragraph in every markdown dialect.
             self.add("block", f"{indent}{mark}\n\n{text}" if mark else text)
@@ -265,9 +256,9 @@ class _Writer:
         else:
             self.add("para", f"{indent}{line}{suffix}")
 
-    def _block_body(self, category: str, raw: str, meta: Mapping) -> str:
+    def _block_body(self, category: str, raw: str, doc: Element) -> str:
         if category == "CodeSnippet":
-            return _fenced(raw, str(meta.get("language") or ""))
+            return _fenced(raw, str(doc.get("language") or ""))
         if category == "UncategorizedText":  # raw HTML from the source: shown, never interpreted
             return _fenced(raw, "html")
         if category == "Table":
@@ -304,13 +295,8 @@ def _table(markdown_table: str, *, escape: bool) -> str:
     return "\n".join(out)
 
 
-def _heading_level(node: TreeNode, title_depth: int) -> int:
-    depth = node.element.metadata.get("category_depth")
-    try:
-        level = int(depth) + 1
-    except (TypeError, ValueError):
-        level = title_depth + 1
-    return min(max(level, 1), 6)
+def _heading_level(node: TreeNode) -> int:
+    return min(max(node.element.category_depth + 1, 1), 6)
 
 
 def render_markdown(
@@ -330,22 +316,21 @@ def render_markdown(
     for index, tree in enumerate(trees):
         if index:
             writer.add("rule", "---")
-        # (node, list_level, in_list, titles_above); iterative so deep documents cannot hit the recursion limit.
-        stack: list[tuple[TreeNode, int, bool, int]] = [(r, 0, False, 0) for r in reversed(tree.roots)]
+        # (node, list_level, in_list); iterative so deep documents cannot hit the recursion limit.
+        stack: list[tuple[TreeNode, int, bool]] = [(r, 0, False) for r in reversed(tree.roots)]
         while stack:
-            node, list_level, in_list, titles = stack.pop()
+            node, list_level, in_list = stack.pop()
             writer.element(node.element, node.role, list_level=list_level, in_list=in_list,
-                           heading_level=min(_heading_level(node, titles) + heading_offset, 6))
+                           heading_level=min(_heading_level(node) + heading_offset, 6))
             is_item = node.category == "ListItem"
             child_level = list_level + 1 if is_item else list_level
             child_in_list = in_list or is_item
-            child_titles = titles + (node.category == "Title")
-            stack.extend((c, child_level, child_in_list, child_titles) for c in reversed(node.children))
+            stack.extend((c, child_level, child_in_list) for c in reversed(node.children))
     return writer.result()
 
 
 def render_plain(
-    hits: Sequence[Document],
+    hits: Sequence[Element],
     *,
     escape: bool = False,
     shorts: Mapping[str, str] | None = None,
@@ -353,11 +338,10 @@ def render_plain(
 ) -> str:
     """The hits as they are, best first, each with its marker: the context a plain RAG chain sees."""
     if shorts is None:
-        shorts = short_ids(str(d.metadata["element_id"]) for d in hits)
+        shorts = short_ids(d.element_id for d in hits)
     writer = _Writer(escape, shorts)
     for doc in hits:
-        category = doc.metadata.get("category")
-        level = min(_heading_level(TreeNode(doc, "hit"), 0) + heading_offset, 6) if category == "Title" else 1
+        level = min(_heading_level(TreeNode(doc, "hit")) + heading_offset, 6) if doc.is_heading else 1
         writer.element(doc, "hit", list_level=0, in_list=False, heading_level=level)
         if writer.blocks and writer.blocks[-1][0] == "li":  # hits are unrelated: never glue them into one list
             kind, text = writer.blocks[-1]

@@ -20,7 +20,7 @@ highlight = st.query_params.get("element")
 if highlight and "tree_element" not in st.session_state:
     found = store.get([highlight])
     if found:
-        st.session_state["tree_document"] = found[0].metadata.get("document_id")
+        st.session_state["tree_document"] = found[0].document_id
         st.session_state["tree_element"] = highlight
     else:
         st.warning(f"The link names element {escape_markdown(highlight[:200])}, which is not in collection "
@@ -40,8 +40,8 @@ shown = visible_ids(elements, query)
 c1, c2, c3 = st.columns(3)
 c1.metric("Elements", len(elements))
 c2.metric("Matches" if query else "Headings",
-          len([e for e in elements if query.strip().casefold() in e.page_content.casefold()]) if query
-          else sum(e.metadata.get("category") == "Title" for e in elements))
+          len([e for e in elements if query.strip().casefold() in e.text.casefold()]) if query
+          else sum(e.is_heading for e in elements))
 c3.metric("Source", record.filename)
 if query and not shown:
     st.warning(f"Nothing in this document contains “{escape_markdown(query)}”.")

@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable
 
 import pytest
-from langchain_core.documents import Document
 
+from core.elements import Element
 from core.markdown_loader import parse_markdown
 from core.partial_tree import (
     cited_element_ids,
@@ -54,23 +54,23 @@ DOC_B = """\
 """
 
 
-def load(text: str, document_id: str) -> list[Document]:
-    return parse_markdown(text, source=f"{document_id}.md", document_id=document_id)
+def load(text: str, document_id: str) -> list[Element]:
+    return [Element.from_document(d) for d in parse_markdown(text, source=f"{document_id}.md", document_id=document_id)]
 
 
 @pytest.fixture(scope="module")
-def corpus() -> dict[str, Document]:
+def corpus() -> dict[str, Element]:
     docs = load(DOC_A, "doc-a") + load(DOC_B, "doc-b")
     return {d.metadata["element_id"]: d for d in docs}
 
 
-def find(corpus: dict[str, Document], text: str, document_id: str = "doc-a") -> str:
+def find(corpus: dict[str, Element], text: str, document_id: str = "doc-a") -> str:
     matches = [i for i, d in corpus.items() if d.page_content == text and d.metadata["document_id"] == document_id]
     assert len(matches) == 1, (text, document_id)
     return matches[0]
 
 
-def ancestors(corpus: dict[str, Document], hit_ids: list[str]) -> dict[str, Document]:
+def ancestors(corpus: dict[str, Element], hit_ids: list[str]) -> dict[str, Element]:
     out = {}
     for element_id in hit_ids:
         while element_id:
@@ -85,11 +85,11 @@ def render(corpus, hits: list[str], **kwargs) -> tuple[str, dict[str, str]]:
     return render_markdown(merge_trees(elements, hits), shorts=shorts, **kwargs), shorts
 
 
-def _text(text: str) -> Callable[[dict[str, Document]], str]:
+def _text(text: str) -> Callable[[dict[str, Element]], str]:
     return lambda corpus: find(corpus, text)
 
 
-def _first(category: str) -> Callable[[dict[str, Document]], str]:
+def _first(category: str) -> Callable[[dict[str, Element]], str]:
     return lambda corpus: next(i for i, d in corpus.items() if d.metadata["category"] == category)
 
 
@@ -154,7 +154,7 @@ def test_several_documents_give_several_trees_ordered_by_best_hit(corpus):
 
 
 def test_a_fence_inside_code_cannot_close_the_block():
-    doc = Document(page_content="x = '''\n```\n'''", metadata={
+    doc = Element.from_metadata("x = '''\n```\n'''", {
         "element_id": "c" * 32, "parent_id": None, "category": "CodeSnippet", "document_id": "d", "order": 0,
         "language": "py"})
     text = render_plain([doc])
@@ -169,8 +169,8 @@ def test_plain_context_is_the_hits_alone_best_first(corpus):
     assert "Nova" not in text and "#" not in text
 
 
-def _element(element_id: str, text: str, category: str, parent: str | None, order: int, **meta) -> Document:
-    return Document(page_content=text, metadata={
+def _element(element_id: str, text: str, category: str, parent: str | None, order: int, **meta) -> Element:
+    return Element.from_metadata(text, {
         "element_id": element_id, "parent_id": parent, "category": category, "category_depth": 0,
         "document_id": "evil", "order": order, **meta})
 
@@ -226,7 +226,7 @@ def test_short_ids_grow_until_unique_and_citations_resolve():
 
 def test_an_element_whose_parent_is_missing_becomes_a_root():
     docs = {
-        "p" * 32: Document(page_content="Lost parent", metadata={"element_id": "p" * 32, "parent_id": "gone",
+        "p" * 32: Element.from_metadata("Lost parent", {"element_id": "p" * 32, "parent_id": "gone",
                                                                  "category": "ListItem", "document_id": "d",
                                                                  "order": 3, "category_depth": 0}),
     }
@@ -240,7 +240,7 @@ def test_deep_trees_render_without_recursion():
     parent = None
     for i in range(depth):
         element_id = f"{i:032x}"
-        docs[element_id] = Document(page_content=f"item {i}", metadata={
+        docs[element_id] = Element.from_metadata(f"item {i}", {
             "element_id": element_id, "parent_id": parent, "category": "ListItem", "category_depth": i,
             "document_id": "deep", "order": i})
         parent = element_id

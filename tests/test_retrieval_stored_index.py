@@ -134,11 +134,11 @@ def test_a_document_change_updates_only_its_headings_in_this_process_and_another
     index = heading_index(store)
     english = {i: h for i, h in index.headings.items() if h.document_id == "en"}
     assert sorted(h.text for h in english.values()) == ["Nova 32UX monitor", "Ports"]
-    version = store.heading_state().version
+    version = store.read.heading_state().version
 
     assert _child(store, "change") == ["Nova 32UX monitor", "Ports", "노바 27QX 모니터"]  # another process writes
 
-    state = store.heading_state(version)
+    state = store.read.heading_state(version)
     assert state.changed == ("ko",), "the change names the one document written"
     assert heading_index(store) is index, "brought up to date in place, not rebuilt"
     assert {i: h for i, h in index.headings.items() if h.document_id == "en"} == english, "untouched: same entries"
@@ -189,8 +189,7 @@ def test_a_collection_made_before_the_stored_lexemes_and_headings_gets_them_on_o
     assert indexdef.endswith(f"USING gin ({element_sql.FTS_COLUMN})"), indexdef
     assert [(h.element_id, s) for h, s in fts_scored(reopened, question, vector, 4)] == expected
 
-    assert not reopened.heading_state().current, "no stored headings yet"
-    assert best_headings(question, heading_index(reopened)) == match, "filled once from the elements"
-    assert reopened.heading_state().current
-    assert sorted(h.element_id for h in reopened.headings()) == sorted(h.element_id for h in load_headings(store))
+    assert reopened.read.heading_state().current, "filled from the elements when opened"
+    assert best_headings(question, heading_index(reopened)) == match
+    assert sorted(h.element_id for h in reopened.read.headings()) == sorted(h.element_id for h in load_headings(store))
     ElementStore(store.url, store.collection, HashEmbeddings(), create=False)  # opening again changes nothing

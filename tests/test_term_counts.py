@@ -1,6 +1,6 @@
 """The stored term counts behind full-text IDF (``core.sql.terms``) and the common-terms rule that keeps common words
 out of the candidate scan (``core.retrieval.search.scanned_terms``). Guards: the counts equal a recount from the
-elements after every kind of write, a collection made before them is counted on its first question, pruning leaves
+elements after every kind of write, a collection made before them is counted when the store opens it, pruning leaves
 the gold questions' top hits on the samples as they were, and a question asked twice gets byte-identical contexts.
 Real Postgres; the hash embedder where the model is not under test."""
 
@@ -71,17 +71,20 @@ def test_term_counts_equal_a_recount_after_ingest_replace_remove_and_drop(hash_s
         assert left.fetchone()[0] == 0
 
 
-def test_a_collection_without_counts_is_counted_on_its_first_question(hash_store):
+def test_a_collection_without_counts_is_counted_when_opened_not_by_a_question(hash_store):
     store = hash_store
     ingest(store, [SourceFile("notes.md", data=WITH_COMMENT)])
+    vector = np.asarray(store.embeddings.embed_query("q"), dtype=np.float32)
+    counted = [h.element_id for h, _ in fts_scored(store, "Which USB-C port?", vector, 4)]
     with store.pool.connection() as conn:  # what a collection made before the counts (or migrated) looks like
         conn.execute("DELETE FROM hke_term_counts WHERE collection_id = %s", (store.collection_id,))
         conn.execute("DELETE FROM hke_term_state WHERE collection_id = %s", (store.collection_id,))
-    vector = np.asarray(store.embeddings.embed_query("q"), dtype=np.float32)
     first = [h.element_id for h, _ in fts_scored(store, "Which USB-C port?", vector, 4)]
-    assert first  # answered by reading every term's elements
-    assert _assert_counts_match(store)["usb-c"] == 1
-    assert [h.element_id for h, _ in fts_scored(store, "Which USB-C port?", vector, 4)] == first
+    assert first == counted  # answered by reading every term's elements
+    assert store.stored_term_counts() == {}, "a question only reads"
+    reopened = ElementStore(store.url, store.collection, HashEmbeddings(), create=False)
+    assert _assert_counts_match(reopened)["usb-c"] == 1
+    assert [h.element_id for h, _ in fts_scored(reopened, "Which USB-C port?", vector, 4)] == first
 
 
 def test_common_terms_score_but_do_not_scan():

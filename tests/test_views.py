@@ -14,8 +14,8 @@ import json
 import re
 
 import pytest
-from langchain_core.documents import Document
 
+from core.elements import Element
 from core.graph.model import Entity, Finding, HierarchyRow, Relationship, Report
 from views import answers, network, tree
 from views import hierarchy as hv
@@ -351,13 +351,12 @@ def test_cited_answer_markdown_links_known_reports_only():
 # -- document tree ----------------------------------------------------------------------------------------------
 
 
-def tree_element(i: int, text: str, category: str, parent: int | None, **meta: object) -> Document:
-    return Document(page_content=text, metadata={"element_id": f"{i:032x}", "category": category, "order": i,
-                                                 "parent_id": f"{parent:032x}" if parent is not None else None,
-                                                 **meta})  # fmt: skip
+def tree_element(i: int, text: str, category: str, parent: int | None, **extra: object) -> Element:
+    return Element(f"{i:032x}", text, f"{parent:032x}" if parent is not None else None, category, order=i,
+                   extra=extra)
 
 
-def hostile_tree() -> list[Document]:
+def hostile_tree() -> list[Element]:
     return [
         tree_element(0, f"Title {HOSTILE}", "Title", None),
         tree_element(1, f"Para {SCRIPT}", "NarrativeText", 0),

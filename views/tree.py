@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
-from langchain_core.documents import Document
+
+from core.elements import Element
 
 CATEGORY_COLOURS = {
     "Title": "#1f6feb",
@@ -35,7 +36,7 @@ _ENV = jinja2.Environment(
 
 
 @dataclass
-class Element:
+class TreeItem:
     """One element as the page shows it: its badge, its content (text, code or table cells) and its marks."""
 
     element_id: str
@@ -53,16 +54,16 @@ class Step:
     """``open`` a branch (``element`` is its summary), a ``leaf``, or ``close`` the innermost open branch."""
 
     kind: str
-    element: Element | None = None
+    element: TreeItem | None = None
     is_open: bool = False
 
 
-def _children_index(elements: Sequence[Document]) -> tuple[list[Document], dict[str, list[Document]]]:
-    ids = {d.metadata["element_id"] for d in elements}
-    roots: list[Document] = []
-    children: dict[str, list[Document]] = {}
+def _children_index(elements: Sequence[Element]) -> tuple[list[Element], dict[str, list[Element]]]:
+    ids = {d.element_id for d in elements}
+    roots: list[Element] = []
+    children: dict[str, list[Element]] = {}
     for doc in elements:
-        parent = doc.metadata.get("parent_id")
+        parent = doc.parent_id
         if parent and parent in ids:
             children.setdefault(parent, []).append(doc)
         else:
@@ -70,16 +71,16 @@ def _children_index(elements: Sequence[Document]) -> tuple[list[Document], dict[
     return roots, children
 
 
-def visible_ids(elements: Sequence[Document], query: str) -> set[str] | None:
+def visible_ids(elements: Sequence[Element], query: str) -> set[str] | None:
     """Ids to show for a search: the matches and their ancestors. ``None`` means show everything."""
     query = query.strip().casefold()
     if not query:
         return None
-    parent_of = {d.metadata["element_id"]: d.metadata.get("parent_id") for d in elements}
+    parent_of = {d.element_id: d.parent_id for d in elements}
     keep: set[str] = set()
     for doc in elements:
-        if query in doc.page_content.casefold():
-            node = doc.metadata["element_id"]
+        if query in doc.text.casefold():
+            node: str | None = doc.element_id
             while node and node not in keep:
                 keep.add(node)
                 node = parent_of.get(node)
@@ -87,16 +88,16 @@ def visible_ids(elements: Sequence[Document], query: str) -> set[str] | None:
 
 
 def tree_steps(
-    elements: Sequence[Document], *, highlight: Iterable[str] = (), query: str = "", open_depth: int = 2
+    elements: Sequence[Element], *, highlight: Iterable[str] = (), query: str = "", open_depth: int = 2
 ) -> list[Step]:
     """The walk of the tree in document order: branches open to ``open_depth`` (all of them while searching, and
     every ancestor of a highlighted element), only matches and their ancestors while searching."""
-    ordered = sorted(elements, key=lambda d: d.metadata.get("order", 0))
+    ordered = sorted(elements, key=lambda d: d.order)
     roots, children = _children_index(ordered)
     highlight = set(highlight)
     show = visible_ids(ordered, query)
     needle = query.strip().casefold()
-    parent_of = {d.metadata["element_id"]: d.metadata.get("parent_id") for d in ordered}
+    parent_of = {d.element_id: d.parent_id for d in ordered}
     force_open: set[str] = set()
     for hit in highlight:
         node = parent_of.get(hit)
@@ -105,18 +106,17 @@ def tree_steps(
             node = parent_of.get(node)
 
     steps: list[Step] = []
-    stack: list[tuple[Document, int, bool]] = [(d, 0, False) for d in reversed(roots)]
+    stack: list[tuple[Element, int, bool]] = [(d, 0, False) for d in reversed(roots)]
     while stack:
         doc, depth, closing = stack.pop()
         if closing:
             steps.append(Step("close"))
             continue
-        element_id = doc.metadata["element_id"]
+        element_id = doc.element_id
         if show is not None and element_id not in show:
             continue
-        kids = [k for k in children.get(element_id, []) if show is None or k.metadata["element_id"] in show]
-        element = _element(doc, hit=element_id in highlight,
-                           match=bool(needle) and needle in doc.page_content.casefold())  # fmt: skip
+        kids = [k for k in children.get(element_id, []) if show is None or k.element_id in show]
+        element = _item(doc, hit=element_id in highlight, match=bool(needle) and needle in doc.text.casefold())
         if kids:
             is_open = depth < open_depth or show is not None or element_id in force_open
             steps.append(Step("open", element, is_open))
@@ -128,7 +128,7 @@ def tree_steps(
 
 
 def render_tree_html(
-    elements: Sequence[Document], *, highlight: Iterable[str] = (), query: str = "", open_depth: int = 2
+    elements: Sequence[Element], *, highlight: Iterable[str] = (), query: str = "", open_depth: int = 2
 ) -> str:
     """A full HTML page showing ``elements`` (one document, any order) as a collapsible tree."""
     highlight = list(highlight)
@@ -136,15 +136,14 @@ def render_tree_html(
     return _ENV.get_template("tree.html").render(steps=steps, scroll_to_hit=bool(highlight))
 
 
-def _element(doc: Document, *, hit: bool, match: bool) -> Element:
-    meta = doc.metadata
-    category = str(meta.get("category") or "?")
-    out = Element(element_id=str(meta.get("element_id", "")), category=category,
-                  colour=CATEGORY_COLOURS.get(category, OTHER_COLOUR), hit=hit, match=match)  # fmt: skip
-    text = doc.page_content
+def _item(doc: Element, *, hit: bool, match: bool) -> TreeItem:
+    category = doc.category or "?"
+    out = TreeItem(element_id=doc.element_id, category=category, colour=CATEGORY_COLOURS.get(category, OTHER_COLOUR),
+                   hit=hit, match=match)
+    text = doc.text
     if category == "CodeSnippet":
         out.code = text
-    elif category == "Table" and meta.get("text_as_html"):
+    elif category == "Table" and doc.get("text_as_html"):
         # Stored text_as_html is data, not markup we trust: the table is rebuilt from the markdown text.
         out.table = _table_cells(text)
     else:

@@ -219,16 +219,16 @@ def scope_picker(store_: ElementStore, key: str) -> Scope:
     doc_id = st.selectbox("Document", list(labels), format_func=labels.__getitem__, key=f"{key}_scope_doc")
     if kind == SCOPE_KINDS[1]:
         return Scope.document(doc_id, labels[doc_id])
-    headings = [e for e in store_.elements(doc_id) if e.metadata.get("category") == "Title"]
+    headings = [e for e in store_.elements(doc_id) if e.is_heading]
     if not headings:
         st.warning("This document has no headings; searching the whole document instead.")
         return Scope.document(doc_id, labels[doc_id])
-    by_id = {h.metadata["element_id"]: h for h in headings}
+    by_id = {h.element_id: h for h in headings}
 
     def label(element_id: str) -> str:
         h = by_id[element_id]
-        return "\u2003" * int(h.metadata.get("category_depth") or 0) + h.page_content
+        return "\u2003" * h.category_depth + h.text
 
     heading_id = st.selectbox("Heading", list(by_id), format_func=label, key=f"{key}_scope_heading")
-    path = [*by_id[heading_id].metadata.get("heading_path", []), by_id[heading_id].page_content]
+    path = [*by_id[heading_id].heading_path, by_id[heading_id].text]
     return Scope.subtree(heading_id, " › ".join(path))

@@ -49,15 +49,12 @@ def cmd_parse(args: argparse.Namespace) -> int:
                                               document_id=document_id_for("parse", args.file), loader=args.loader)
     except (OSError, IngestError) as exc:
         return fail(f"{args.file}: {exc}")
+    from core.elements import Element
+
     rows = [
-        {
-            "element_id": d.metadata["element_id"],
-            "parent_id": d.metadata.get("parent_id"),
-            "category": d.metadata.get("category"),
-            "category_depth": d.metadata.get("category_depth"),
-            "text": d.page_content,
-        }
-        for d in docs
+        {"element_id": e.element_id, "parent_id": e.parent_id, "category": e.category,
+         "category_depth": e.category_depth, "text": e.text}
+        for e in map(Element.from_document, docs)
     ]
     if args.json:
         emit(rows, True)

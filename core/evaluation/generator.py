@@ -32,8 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from langchain_core.documents import Document
-
+from core.elements import Element
 from core.evaluation.metrics import normalise
 from core.evaluation.questions import Question, QuestionSet
 
@@ -103,14 +102,13 @@ def _clean_value(value: str) -> str:
     return value.rstrip(".:").strip().strip(_QUOTES).strip()
 
 
-def _option_name(element: Document, parent: Document | None) -> str | None:
+def _option_name(element: Element, parent: Element | None) -> str | None:
     """The option a "Defaults to" element is about: its leading code span / bold text, or its key."""
     for source in (element, parent):
         if source is None:
             continue
-        text = source.page_content.strip()
-        meta = source.metadata
-        for name in [*(meta.get("code_spans") or [])[:1], *(meta.get("emphasized") or [])[:1]]:
+        text = source.text.strip()
+        for name in [*_marks(source, "code_spans")[:1], *_marks(source, "emphasized")[:1]]:
             if name and text.startswith(str(name)):
                 return str(name)
         kv = _KEY_VALUE.match(text)
@@ -119,8 +117,8 @@ def _option_name(element: Document, parent: Document | None) -> str | None:
     return None
 
 
-def _default_fact(element: Document, parent: Document | None, document: str) -> Fact | None:
-    text = " ".join(element.page_content.split())
+def _default_fact(element: Element, parent: Element | None, document: str) -> Fact | None:
+    text = " ".join(element.text.split())
     match = _DEFAULT.search(text)
     if not match:
         return None
@@ -131,22 +129,22 @@ def _default_fact(element: Document, parent: Document | None, document: str) -> 
         return None
     raw = match.group("value").strip()
     # A default written as a code span is exactly that span ("Defaults to `[TOC]`.").
-    spans = [str(s) for s in (element.metadata.get("code_spans") or []) if s]
+    spans = [str(s) for s in _marks(element, "code_spans") if s]
     value = next((s for s in spans if raw.startswith(s) or raw.strip(_QUOTES).startswith(s)), None)
     value = (value or _clean_value(raw)).strip()
     if not value or normalise(value) == normalise(option):
         return None
-    return Fact("default", option, value, _path(element), document, element.page_content,
+    return Fact("default", option, value, _path(element), document, element.text,
                 korean=bool(_HANGUL.search(text)))
 
 
-def _key_value_fact(element: Document, document: str) -> Fact | None:
-    text = " ".join(element.page_content.split())
+def _key_value_fact(element: Element, document: str) -> Fact | None:
+    text = " ".join(element.text.split())
     match = _KEY_VALUE.match(text)
     if not match:
         return None
     key, value = match.group("key").strip(), match.group("value").strip()
-    code_key = key in [str(c) for c in element.metadata.get("code_spans") or []]
+    code_key = key in [str(c) for c in _marks(element, "code_spans")]
     if len(key) > MAX_KEY_CHARS or len(key.split()) > MAX_KEY_WORDS or key.endswith((".", "?", "!")):
         return None
     if len(value) > MAX_VALUE_CHARS or len(value.split()) > MAX_VALUE_WORDS or _SENTENCE_END.search(value + " "):
@@ -154,7 +152,7 @@ def _key_value_fact(element: Document, document: str) -> Fact | None:
         if not (len(value) <= MAX_VALUE_CHARS and not _SENTENCE_END.search(value.rstrip(".") + " ")):
             return None
     value = value.rstrip(".").strip()
-    return Fact("key_value", key, value, _path(element), document, element.page_content,
+    return Fact("key_value", key, value, _path(element), document, element.text,
                 korean=bool(_HANGUL.search(key)), code_key=code_key)
 
 
@@ -170,8 +168,8 @@ def _cell_text(cell: str) -> str:
     return _SHEBANG.sub("", text)  # "#!py3 20" is pymdown's inline highlighting of the code 20
 
 
-def _table_facts(element: Document, document: str) -> list[Fact]:
-    lines = [line for line in element.page_content.strip().splitlines() if line.strip()]
+def _table_facts(element: Element, document: str) -> list[Fact]:
+    lines = [line for line in element.text.strip().splitlines() if line.strip()]
     if len(lines) < 3:
         return []
     header = _split_row(lines[0])
@@ -188,31 +186,37 @@ def _table_facts(element: Document, document: str) -> list[Fact]:
                 if len(value.split()) > MAX_DEFAULT_WORDS or value.casefold().startswith("see "):
                     continue
                 # an options table: the row names an option, the column its default
-                out.append(Fact("default", cells[0], value, _path(element), document, element.page_content,
+                out.append(Fact("default", cells[0], value, _path(element), document, element.text,
                                 korean=korean, code_key=True))
             else:
-                out.append(Fact("table", column, value, _path(element), document, element.page_content,
+                out.append(Fact("table", column, value, _path(element), document, element.text,
                                 entity=cells[0], korean=korean))
     return out
 
 
-def _path(element: Document) -> tuple[str, ...]:
-    return tuple(str(p) for p in element.metadata.get("heading_path") or [] if str(p).strip())
+def _path(element: Element) -> tuple[str, ...]:
+    return tuple(p for p in element.heading_path if p.strip())
 
 
-def extract_facts(elements: Sequence[Document], document: str) -> list[Fact]:
+def _marks(element: Element, key: str) -> list[object]:
+    """The inline marks the markdown loader records on an element (``code_spans``, ``emphasized``)."""
+    marks = element.get(key)
+    return list(marks) if isinstance(marks, list | tuple) else []
+
+
+def extract_facts(elements: Sequence[Element], document: str) -> list[Fact]:
     """The facts one parsed document states, in document order."""
-    by_id = {str(e.metadata.get("element_id")): e for e in elements}
+    by_id = {e.element_id: e for e in elements}
     facts: list[Fact] = []
     for element in elements:
-        category = element.metadata.get("category")
+        category = element.category
         if category == "Table":
             facts.extend(_table_facts(element, document))
             continue
         if category not in ("ListItem", "NarrativeText"):
             continue
-        parent = by_id.get(str(element.metadata.get("parent_id")))
-        parent = parent if parent is not None and parent.metadata.get("category") == "ListItem" else None
+        parent = by_id.get(str(element.parent_id))
+        parent = parent if parent is not None and parent.category == "ListItem" else None
         fact = _default_fact(element, parent, document)
         if fact is None and category == "ListItem":
             fact = _key_value_fact(element, document)
@@ -379,9 +383,10 @@ def generate_questions(
             text, _encoding = decode_text(read_source(source, max_bytes))
         except IngestError:
             continue  # the same files fail ingest with a reason; a question set just skips them
-        elements = parse(text, source=str(source.path), document_id=hashlib.sha256(document.encode()).hexdigest()[:16])
-        corpus_texts.extend(e.page_content for e in elements)
-        headings.extend(e.page_content for e in elements if e.metadata.get("category") == "Title")
+        parsed = parse(text, source=str(source.path), document_id=hashlib.sha256(document.encode()).hexdigest()[:16])
+        elements = [Element.from_document(d) for d in parsed]
+        corpus_texts.extend(e.text for e in elements)
+        headings.extend(e.text for e in elements if e.is_heading)
         facts.extend(extract_facts(elements, document))
     facts = [f for f in facts if f.kind in kinds]
     questions = facts_to_questions(facts, corpus_texts, headings, max_answer_elements=max_answer_elements)
@@ -406,8 +411,8 @@ def generate_questions_from_store(
     headings: list[str] = []
     for record in store.documents():
         elements = store.elements(record.document_id)
-        corpus_texts.extend(e.page_content for e in elements)
-        headings.extend(e.page_content for e in elements if e.metadata.get("category") == "Title")
+        corpus_texts.extend(e.text for e in elements)
+        headings.extend(e.text for e in elements if e.is_heading)
         facts.extend(extract_facts(elements, record.filename))
     questions = facts_to_questions(facts, corpus_texts, headings, max_answer_elements=max_answer_elements)
     description = (f"Generated from the stored elements of collection {store.collection!r}: {len(facts)} facts found, "

@@ -12,19 +12,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
-from langchain_core.documents import Document
 
-from core.db.pool import read_connection
+from core.elements import Element
 from core.partial_tree import PartialTree, merge_trees, render_markdown, render_plain, short_ids
 from core.retrieval.hits import Hit
-from core.sql import retrieval as sql
-from core.sql.elements import ELEMENT_WIDTH
 from core.store import ElementStore
-from core.store.rows import element_from_row
 from core.tokens import count_tokens, truncate_to_tokens
 
 __all__ = [
@@ -73,9 +69,9 @@ def context_token_budget() -> int:
     return value
 
 
-def is_metadata(doc: Document) -> bool:
+def is_metadata(element: Element) -> bool:
     """An element that is only an HTML comment: stored and shown in the tree, not searched or brought as content."""
-    return doc.metadata.get("category") == "UncategorizedText" and bool(_COMMENT.match(doc.page_content))
+    return element.category == "UncategorizedText" and bool(_COMMENT.match(element.text))
 
 
 def _cut(text: str, tokens: int, share: int) -> str:
@@ -85,13 +81,13 @@ def _cut(text: str, tokens: int, share: int) -> str:
     return head.rstrip() + " " + mark
 
 
-def fit_elements(docs: Sequence[Document], max_tokens: int) -> tuple[list[Document], int]:
+def fit_elements(docs: Sequence[Element], max_tokens: int) -> tuple[list[Element], int]:
     """``docs`` within ``max_tokens`` of text: unchanged when they fit; otherwise every element gets an equal
     share of what the shorter ones leave (water-filling) and a longer one is cut with :data:`CUT_MARK`.
 
-    Returns the (possibly cut) documents and how many were cut.
+    Returns the (possibly cut) elements and how many were cut; a cut one records its size as ``cut_tokens``.
     """
-    sizes = [count_tokens(d.page_content) for d in docs]
+    sizes = [count_tokens(d.text) for d in docs]
     if sum(sizes) <= max_tokens or not docs:
         return list(docs), 0
     # Each element costs ~12 tokens of markup (marker, bullet, newline) and a cut one ~12 more for the mark.
@@ -106,8 +102,7 @@ def fit_elements(docs: Sequence[Document], max_tokens: int) -> tuple[list[Docume
     out, cut = [], 0
     for doc, size in zip(docs, sizes, strict=True):
         if size > share:
-            doc = Document(id=doc.id, page_content=_cut(doc.page_content, size, share),
-                           metadata={**doc.metadata, "cut_tokens": size})
+            doc = replace(doc, text=_cut(doc.text, size, share), extra={**doc.extra, "cut_tokens": size})
             cut += 1
         out.append(doc)
     return out, cut
@@ -119,7 +114,7 @@ def expand(
     *,
     children_budget: int = 0,
     query_vector: np.ndarray | None = None,
-) -> tuple[dict[str, Document], list[str], dict[str, float]]:
+) -> tuple[dict[str, Element], list[str], dict[str, float]]:
     """Every hit's ancestors, in one round trip; optionally a heading hit's children within a token budget.
 
     Returns ``(elements by id, ids of children brought in, distances of those children)``.
@@ -127,34 +122,22 @@ def expand(
     hit_ids = [h.element_id for h in hits]
     # A list item documenting an option ("`end_url`: String to append …") holds its "Default: …" paragraph
     # below it, so it brings its children like a heading does.
-    headings = [h.element_id for h in hits if h.element.metadata.get("category") in ("Title", "ListItem")]
+    headings = [h.element_id for h in hits if h.element.category in ("Title", "ListItem")]
     if children_budget <= 0 or not headings:
         return store.ancestors(hit_ids), [], {}
     if query_vector is None:
         raise ValueError("children_budget needs the query vector to score the children")
-    with read_connection(store.reader) as conn:
-        rows = conn.execute(
-            store.statement(sql.EXPAND_WITH_CHILDREN),
-            {
-                "collection_id": store.collection_id,
-                "ids": hit_ids,
-                "heading_ids": headings,
-                "query": query_vector,
-                "max_depth": CHILD_MAX_DEPTH,
-                "max_children": CHILD_MAX_ROWS,
-            },
-        ).fetchall()
-    elements: dict[str, Document] = {}
-    candidates: dict[str, Document] = {}
+    elements: dict[str, Element] = {}
+    candidates: dict[str, Element] = {}
     distances: dict[str, float] = {}
-    for row in rows:
-        doc, (distance, is_child) = element_from_row(row), row[ELEMENT_WIDTH:]
-        element_id = doc.id
-        if is_child:
-            candidates.setdefault(element_id, doc)
-            distances[element_id] = float(distance)
+    for row in store.read.expand(hit_ids, headings, query_vector, max_depth=CHILD_MAX_DEPTH,
+                                 max_children=CHILD_MAX_ROWS):
+        element_id = row.element.element_id
+        if row.is_child and row.distance is not None:  # a descendant always carries its distance
+            candidates.setdefault(element_id, row.element)
+            distances[element_id] = row.distance
         else:
-            elements[element_id] = doc
+            elements[element_id] = row.element
     children = _within_budget(headings, elements, candidates, children_budget, distances)
     for element_id in children:
         elements[element_id] = candidates[element_id]
@@ -163,8 +146,8 @@ def expand(
 
 def _within_budget(
     headings: Sequence[str],
-    present: Mapping[str, Document],
-    candidates: Mapping[str, Document],
+    present: Mapping[str, Element],
+    candidates: Mapping[str, Element],
     budget: int,
     distances: Mapping[str, float],
 ) -> list[str]:
@@ -175,26 +158,26 @@ def _within_budget(
     parent, and "Weight : 2.1 kg" comes with its "Specifications" heading). What does not fit is skipped; a
     smaller one after it may still fit. HTML-comment elements are metadata, never brought as content.
     """
-    by_id = {str(d.metadata["element_id"]): d for d in candidates.values()}
+    by_id = {d.element_id: d for d in candidates.values()}
     chosen: list[str] = []
     taken = set(present)
     spent = 0
     for heading in headings:
         members = []
         for element_id, doc in by_id.items():
-            chain, parent = [element_id], str(doc.metadata.get("parent_id"))
+            chain, parent = [element_id], str(doc.parent_id)
             while parent in by_id and parent != heading:
                 chain.append(parent)
-                parent = str(by_id[parent].metadata.get("parent_id"))
+                parent = str(by_id[parent].parent_id)
             if parent == heading:
-                members.append((distances.get(element_id, 2.0), int(doc.metadata.get("order", 0)), chain))
+                members.append((distances.get(element_id, 2.0), doc.order, chain))
         for _distance, _order, chain in sorted(members, key=lambda m: (m[0], m[1])):
             if is_metadata(by_id[chain[0]]):
                 continue
             new = [e for e in reversed(chain) if e not in taken]
             if not new:
                 continue
-            cost = sum(count_tokens(by_id[e].page_content) + 8 for e in new)  # + marker, bullet and newline
+            cost = sum(count_tokens(by_id[e].text) + 8 for e in new)  # + marker, bullet and newline
             if spent + cost > budget:
                 continue
             spent += cost
@@ -295,8 +278,8 @@ def build_plain_context(hits: Sequence[Hit], max_tokens: int | None = None) -> C
     shorts = short_ids(h.element_id for h in hits)
     elements = [
         ContextElement(
-            h.element_id, shorts[h.element_id], "hit", str(h.element.metadata.get("category") or ""),
-            h.element.page_content, str(h.element.metadata.get("document_id") or ""), (), h.distance, h.rank,
+            h.element_id, shorts[h.element_id], "hit", h.element.category or "", h.element.text,
+            h.element.document_id or "", (), h.distance, h.rank,
             h.outside_scope,
         )
         for h in hits
@@ -306,14 +289,13 @@ def build_plain_context(hits: Sequence[Hit], max_tokens: int | None = None) -> C
     return Context("plain", text, display, elements, count_tokens(text), cut=cut)
 
 
-def _parent_id(element: Document) -> str | None:
-    parent = element.metadata.get("parent_id")
-    return str(parent) if parent else None
+def _parent_id(element: Element) -> str | None:
+    return str(element.parent_id) if element.parent_id else None
 
 
 def build_hierarchical_context(
     hits: Sequence[Hit],
-    elements: Mapping[str, Document],
+    elements: Mapping[str, Element],
     child_ids: Sequence[str] = (),
     child_distances: Mapping[str, float] | None = None,
     max_tokens: int | None = None,
@@ -339,7 +321,7 @@ def build_hierarchical_context(
             distance = hit.distance if hit else child_distances.get(node.element_id)
             items.append(
                 ContextElement(
-                    node.element_id, shorts[node.element_id], node.role, node.category, node.element.page_content,
+                    node.element_id, shorts[node.element_id], node.role, node.category, node.element.text,
                     tree.document_id, node.path, distance, hit.rank if hit else None,
                     node.element_id in outside, _parent_id(node.element),
                 )

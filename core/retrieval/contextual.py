@@ -62,6 +62,6 @@ def sibling_scope(sibling: ElementStore, scope: Scope) -> Scope:
 
 def to_base_hits(store: ElementStore, hits: Sequence[Hit]) -> list[Hit]:
     """Sibling hits as hits on the base collection's elements (same ranks and distances)."""
-    ids = [str(h.element.metadata.get("source_element_id") or h.element_id) for h in hits]
-    docs = {str(d.metadata["element_id"]): d for d in store.get(ids)}
+    ids = [str(h.element.get("source_element_id") or h.element_id) for h in hits]
+    docs = {e.element_id: e for e in store.read.get(ids)}
     return [replace(h, element=docs[i]) for i, h in zip(ids, hits, strict=True) if i in docs]

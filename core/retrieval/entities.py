@@ -91,17 +91,16 @@ def find_entities(index: HeadingIndex, shape: QuestionShape, hits: Sequence[Hit]
         if len({e.part for e in named}) >= 2:
             return named[:MAX_ENTITIES]
     for hit in hits:
-        found = statement(asked, hit.element.page_content, str(hit.element.metadata.get("category") or ""))
+        found = statement(asked, hit.element.text, hit.element.category or "")
         if found and attribute_share(asked, found[0]) > 0:
-            meta = hit.element.metadata
-            entities = sibling_entities(index, str(meta.get("document_id")), meta.get("heading_path") or ())
+            entities = sibling_entities(index, hit.element.document_id, hit.element.heading_path)
             if entities:
                 return entities
     return []
 
 
 def _stated(hit: Hit, asked: frozenset[str]) -> float:
-    found = statement(asked, hit.element.page_content, str(hit.element.metadata.get("category") or ""))
+    found = statement(asked, hit.element.text, hit.element.category or "")
     return attribute_share(asked, found[0]) if found else 0.0
 
 
@@ -158,7 +157,7 @@ def _listing_table(store: ElementStore, question: str, query_vector: np.ndarray,
     query = " ".join(e.part or e.heading.text for e in entities) + " " + expanded_query(question)
     found, _ = search(store, query, query_vector, PER_ENTITY, Scope.whole(), config)
     for hit in found:
-        text = hit.element.page_content
+        text = hit.element.text
         if hit.element_id in taken or not text.lstrip().startswith("|"):
             continue
         rows = table_rows(text)

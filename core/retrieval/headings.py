@@ -35,9 +35,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from langchain_core.documents import Document
-
 from core import textnorm
+from core.elements import Element
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.shape import code_names, name_runs, split_preamble
 from core.store import ElementStore, StoredHeading
@@ -205,13 +204,10 @@ class HeadingMatch:
             labels += "s)" if self.documents != 1 else ")"
         return labels
 
-    def contains(self, element: Document) -> bool:
+    def contains(self, element: Element) -> bool:
         """Whether ``element`` lies in one of the matched headings' subtrees (by document and heading path)."""
-        meta = element.metadata
-        path = tuple(meta.get("heading_path") or ())
-        if meta.get("category") == "Title":
-            path = (*path, element.page_content)
-        return any(str(meta.get("document_id")) == h.document_id and path[: len(h.path) + 1] == (*h.path, h.text)
+        path = (*element.heading_path, element.text) if element.is_heading else element.heading_path
+        return any(element.document_id == h.document_id and path[: len(h.path) + 1] == (*h.path, h.text)
                    for h in self.headings)
 
     def scope(self) -> Scope:
@@ -224,7 +220,7 @@ def _ref(h: StoredHeading) -> HeadingRef:
 
 def load_headings(store: ElementStore) -> list[HeadingRef]:
     """Every heading of the collection read from its elements and tokenised afresh (what the stored index holds)."""
-    return [_ref(h) for h in store.scan_headings()]
+    return [_ref(h) for h in store.read.scan_headings()]
 
 
 class HeadingIndex:
@@ -358,20 +354,21 @@ def heading_index(store: ElementStore) -> HeadingIndex:
 
     One small query per question says whether any document was written since the copy was taken; only the
     documents written since are read again. The first call in a process reads the stored index whole (no
-    tokenising), and a collection made before the stored index fills it once.
+    tokenising). A question never writes: the store fills the stored index when it opens a collection made before
+    it; a stored index that is not current (another normaliser's words) is passed over for the headings read from
+    the elements and tokenised now, not kept.
     """
     key = (store.url, str(store.collection_id))
     held = _INDEXES.get(key)
-    state = store.heading_state(held.version if held else -1)
+    state = store.read.heading_state(held.version if held else -1)
     if not state.current:
-        store.fill_headings()
-        held, state = None, store.heading_state()
+        return HeadingIndex(store.read.scan_headings())
     if held is not None and state.version == held.version:
         return held.index
     if held is None or state.filled > held.version or len(state.changed) > FULL_RELOAD_DOCUMENTS:
-        held = _Held(state.version, HeadingIndex(store.headings()))
+        held = _Held(state.version, HeadingIndex(store.read.headings()))
     else:
-        changed = store.headings(state.changed)
+        changed = store.read.headings(state.changed)
         with held.index.lock:
             if state.version > held.version:  # another thread may have applied a later version meanwhile
                 held.index.replace_documents(state.changed, changed)

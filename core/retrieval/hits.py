@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from langchain_core.documents import Document
+from core.elements import Element
 
 __all__ = ["Hit"]
 
@@ -17,14 +17,14 @@ __all__ = ["Hit"]
 class Hit:
     """A hit: the element, its rank (0 = best) and its cosine distance to the query."""
 
-    element: Document
+    element: Element
     rank: int
     distance: float
     outside_scope: bool = False  # kept from the whole collection although the question named a heading
 
     @property
     def element_id(self) -> str:
-        return str(self.element.metadata["element_id"])
+        return self.element.element_id
 
     @property
     def similarity(self) -> float:

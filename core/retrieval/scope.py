@@ -7,10 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from core.db.pool import read_connection
-from core.sql import retrieval as sql
 from core.store import ElementStore
-from core.store.rows import element_from_row
 
 __all__ = ["PATH_SEPARATOR", "Scope", "resolve_scope", "short_text"]
 
@@ -74,18 +71,14 @@ def resolve_scope(store: ElementStore, key: str | None) -> Scope:
         return Scope.document(record.document_id, record.title or record.filename)
     found = store.get([key])
     if not found and _HEX.fullmatch(key.lower()):
-        with read_connection(store.reader) as conn:
-            rows = conn.execute(
-                store.statement(sql.ELEMENTS_BY_PREFIX), {"collection_id": store.collection_id, "prefix": key.lower()}
-            ).fetchall()
-        if len(rows) > 1:
+        found = store.read.by_prefix(key.lower())
+        if len(found) > 1:
             raise ValueError(f"scope {key!r} is the prefix of several elements: give more characters")
-        found = [element_from_row(r) for r in rows]
     if not found:
         raise ValueError(f"scope {key!r} is neither a document id nor an element id in collection {store.collection!r}")
     element = found[0]
-    path = [*element.metadata.get("heading_path", []), element.page_content]
-    return Scope.subtree(str(element.metadata["element_id"]), PATH_SEPARATOR.join(short_text(p, 60) for p in path))
+    path = [*element.heading_path, element.text]
+    return Scope.subtree(element.element_id, PATH_SEPARATOR.join(short_text(p, 60) for p in path))
 
 
 def short_text(text: str, limit: int) -> str:

@@ -22,14 +22,11 @@ from typing import Any, Literal
 import numpy as np
 
 from core import textnorm
-from core.db.pool import read_connection
 from core.retrieval.contextual import sibling_scope, to_base_hits
 from core.retrieval.hits import Hit
 from core.retrieval.scope import Scope
-from core.sql import retrieval as sql
-from core.sql.elements import ELEMENT_WIDTH
 from core.store import ElementStore
-from core.store.rows import element_from_row
+from core.store.reader import Scored
 
 __all__ = [
     "DEFAULT_SEARCH",
@@ -156,19 +153,8 @@ def embed_query(store: ElementStore, question: str) -> np.ndarray:
     return np.asarray(store.embeddings.embed_query(question), dtype=np.float32)
 
 
-def _scope_params(store: ElementStore, scope: Scope) -> dict[str, Any]:
-    params: dict[str, Any] = {"collection_id": store.collection_id}
-    if scope.kind == "document":
-        params["document_id"] = scope.id
-    elif scope.kind == "subtree":
-        params["root_ids"] = list(scope.ids or (scope.id,))
-    elif scope.kind != "collection":  # pragma: no cover - Scope.kind is a Literal
-        raise ValueError(f"unknown scope kind {scope.kind!r}")
-    return params
-
-
-def _hits(rows: Sequence[tuple]) -> list[Hit]:
-    return [Hit(element_from_row(r), rank, float(r[ELEMENT_WIDTH])) for rank, r in enumerate(rows)]
+def _hits(found: Sequence[Scored]) -> list[Hit]:
+    return [Hit(f.element, rank, f.distance) for rank, f in enumerate(found)]
 
 
 def vector_search(
@@ -178,11 +164,7 @@ def vector_search(
     """The ``k`` nearest elements inside ``scope`` (one statement, scope applied in SQL)."""
     if not 1 <= k <= MAX_K:
         raise ValueError(f"k must be between 1 and {MAX_K}, got {k}")
-    scope = scope or Scope.whole()
-    params = {**_scope_params(store, scope), "query": query_vector, "k": k}
-    with read_connection(store.reader) as conn:
-        rows = conn.execute(store.statement(sql.vector_statement(scope.kind, include_metadata)), params).fetchall()
-    return _hits(rows)
+    return _hits(store.read.vector_search(query_vector, scope or Scope.whole(), k, include_metadata=include_metadata))
 
 
 # -- full text -------------------------------------------------------------------------------------------------
@@ -240,9 +222,8 @@ def fts_scored(
     scope = scope or Scope.whole()
     question = unicodedata.normalize("NFKC", question)
     named = set(scope.names)
-    fill = False
-    with read_connection(store.reader) as conn:
-        lexemes = conn.execute(sql.QUESTION_LEXEMES, {"question": question}).fetchone()[0] or []
+    with store.read.session() as read:
+        lexemes = read.question_lexemes(question)
         keys = [lex for lex in lexemes if not is_stopword(lex) and lex not in named]
         n_exact = len(keys)
         keys += [stem for stem in fts_terms(question) if stem not in lexemes and stem not in named]
@@ -252,21 +233,15 @@ def fts_scored(
         terms = [tsquery_lexeme(key, prefix=p) for key, p in zip(keys, prefix, strict=True)]
         scanned, counts = [True] * len(terms), [0] * len(terms)
         if scope.kind == "collection" and not include_metadata:  # the counts hold content elements only
-            complete, total, counts = conn.execute(
-                sql.TERM_COUNTS, {"collection_id": store.collection_id, "keys": keys, "prefix": prefix}).fetchone()
-            if complete:
-                scanned = scanned_terms(counts, total, share=common_share, floor=common_floor)
+            stored = read.term_counts(keys, prefix)
+            counts = stored.counts
+            if stored.complete:  # else (counts not filled yet) every term is scanned
+                scanned = scanned_terms(counts, stored.total, share=common_share, floor=common_floor)
                 if not any(scanned):  # no element holds any of the words
                     return []
-            else:
-                fill = True
-        params = {**_scope_params(store, scope), "terms": terms, "scanned": scanned, "counts": counts,
-                  "query": " | ".join(t for t, on in zip(terms, scanned, strict=True) if on),
-                  "query_vector": query_vector, "k": k}
-        rows = conn.execute(store.statement(sql.fulltext_statement(scope.kind, include_metadata)), params).fetchall()
-    if fill:  # a collection made before the counts: counted once, this question read every term's elements
-        store.fill_term_counts()
-    return [(hit, float(r[ELEMENT_WIDTH + 1])) for hit, r in zip(_hits(rows), rows, strict=True)]
+        found = read.fulltext_search(terms, scanned, counts, query_vector, scope, k,
+                                     include_metadata=include_metadata)
+    return [(hit, f.score) for hit, f in zip(_hits(found), found, strict=True)]
 
 
 def fts_search(store: ElementStore, question: str, query_vector: np.ndarray, k: int,

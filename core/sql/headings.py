@@ -11,9 +11,9 @@ memory brings it up to date by reading only the documents that changed since:
   document takes this row's lock first and holds it to its commit, so versions follow commit order and a
   reader that has seen version ``v`` has seen every change numbered ``v`` or less. ``complete`` is false until
   the rows of every document are in (a collection made before the index, or moved by ``migrate``: filled once
-  by :data:`HEADINGS_OF_ELEMENTS` on its first question); ``words_version`` names the normaliser that made
-  the words, so a changed normaliser fills it again; ``filled`` is the version of the last fill, after which a
-  reader reloads every row.
+  by :data:`HEADINGS_OF_ELEMENTS` when the store opens it; a question never writes); ``words_version`` names
+  the normaliser that made the words, so a changed normaliser fills it again; ``filled`` is the version of the
+  last fill, after which a reader reloads every row.
 * ``hke_heading_changes``: per document, the version that last wrote it (removals included).
 
 All statements take parameters; the element table is a ``{elements}`` template (``core.sql.elements.bind``).

@@ -10,7 +10,8 @@ a document: its elements' lexemes are subtracted before its old elements go and 
   (an element that is one HTML comment is metadata, ``core.sql.retrieval.METADATA_ELEMENT``). Lexemes sort
   bytewise (``COLLATE "C"``) so a prefix term ('모니터':*) is a range of the primary key.
 * ``hke_term_state``: one row per collection once its counts hold every document. A collection made before the
-  counts (or moved by ``migrate``) has none until :data:`FILL` runs under the collection's write lock.
+  counts (or moved by ``migrate``) has none until :data:`FILL` runs under the collection's write lock, when the
+  store opens it.
 
 Document writes of a collection are serialised by the heading index's state row (``core.sql.headings.NEXT_VERSION``),
 taken first by every write, so two writes never update the same counts at once.
@@ -73,7 +74,7 @@ SELECT %(collection_id)s, d.lexeme, d.n FROM ({_DOCUMENT_LEXEMES}) d ORDER BY d.
 ON CONFLICT (collection_id, lexeme) DO UPDATE SET n_elements = t.n_elements + EXCLUDED.n_elements
 """  # noqa: S608 - fixed fragments, no user text
 
-# Counting a whole collection (its first question after an upgrade, or a check).
+# Counting a whole collection (when the store opens one made before the counts, or a check).
 COUNT_COLLECTION = _LEXEMES.format(where="")
 
 DELETE_COLLECTION_COUNTS = "DELETE FROM hke_term_counts WHERE collection_id = %(collection_id)s"

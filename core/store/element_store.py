@@ -40,10 +40,12 @@ from core.db.pool import (
 )
 from core.db.replicas import configured_read_urls, reader
 from core.db.urls import psycopg_conninfo, sqlalchemy_url
+from core.elements import Element
 from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
 from core.sql import elements as sql
 from core.sql import headings as heading_sql
 from core.sql import terms as term_sql
+from core.store.reader import ElementReader
 from core.store.records import (
     SIBLING_SEPARATOR,
     CollectionGoneError,
@@ -52,19 +54,15 @@ from core.store.records import (
     CorpusStats,
     DocumentRecord,
     EmbedderMismatchError,
-    HeadingState,
-    StoredHeading,
     StoreError,
     validate_collection_name,
 )
 from core.store.rows import EMBEDDED_TEXT_SHA256 as EMBEDDED_TEXT_SHA256  # the metadata key, public here
-from core.store.rows import element_from_row, element_row, heading_row
-from core.textnorm import NAME_WORDS_VERSION, name_words
+from core.store.rows import element_row, heading_row
+from core.textnorm import NAME_WORDS_VERSION
 
 if TYPE_CHECKING:
     from langchain_postgres import PGEngine, PGVectorStore
-
-CACHE_READ_ATTEMPTS = 3
 
 
 # -- the old layout ---------------------------------------------------------------------------------
@@ -117,6 +115,7 @@ class ElementStore:
         self._vectorstore: PGVectorStore | None = None
         self.collection_id, self.options = self._open(create=create, options=options or {})
         self.table = sql.table_name(self.collection_id)
+        self._fill_derived_tables()
 
     def sibling(self, kind: str, *, create: bool = False, options: dict[str, Any] | None = None) -> ElementStore:
         """The collection's sibling of ``kind`` (``<name>:<kind>``): a collection of its own that no user name can
@@ -160,6 +159,11 @@ class ElementStore:
         twin = copy.copy(self)
         twin.read_urls = ()
         return twin
+
+    @property
+    def read(self) -> ElementReader:
+        """The reads of this collection's elements, its term counts and its heading index (``core.store.reader``)."""
+        return ElementReader(self)
 
     def statement(self, template: str) -> str:
         """A statement template of ``core.sql`` bound to this collection's element table."""
@@ -205,6 +209,14 @@ class ElementStore:
             )
         return collection_id, {k: v for k, v in meta.items() if not k.startswith("embedding_")}
 
+    def _fill_derived_tables(self) -> None:
+        """Fill the stored heading index and term counts of a collection made before them (or moved by ``migrate``,
+        or whose heading words came from another normaliser) when it is opened: a question only ever reads them."""
+        if not self.read.heading_state().current:
+            self.fill_headings()
+        if not self.read.terms_complete():
+            self.fill_term_counts()
+
     @property
     def vectorstore(self) -> PGVectorStore:
         """The same collection as a plain LangChain ``PGVectorStore`` (no scoping, no hierarchy), made lazily.
@@ -216,8 +228,7 @@ class ElementStore:
         if self._vectorstore is None:
             from langchain_postgres import PGVectorStore
 
-            with read_connection(self.reader) as conn:  # where the table is: a URL may set its own search_path
-                schema = conn.execute(self.statement(sql.TABLE_SCHEMA)).fetchone()[0]
+            schema = self.read.table_schema()
             self._vectorstore = PGVectorStore.create_sync(
                 engine=pg_engine(self.url),
                 embedding_service=self.embeddings,
@@ -304,30 +315,7 @@ class ElementStore:
 
     def cached_vectors(self, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """Stored vectors of this embedder for the given text hashes, from any collection (the embedding cache)."""
-        hashes = list(dict.fromkeys(text_hashes))
-        if not hashes:
-            return {}
-        info = self.embeddings.info
-        params = {"provider": info.provider, "model": info.model, "dimension": str(info.dimension)}
-        rows: list[tuple[str, Any]] = []
-        with read_connection(self.pool) as conn:
-            # Another process may drop a collection between the listing and the read: its table is gone and the
-            # statement fails. Listing again leaves it out; the cache is only a shortcut, so after a few tries
-            # (collections dropped back to back) the texts are embedded instead.
-            for _attempt in range(CACHE_READ_ATTEMPTS):
-                ids = [row[0] for row in conn.execute(sql.SAME_EMBEDDER_COLLECTIONS, params)]
-                if not ids:
-                    return {}
-                union = " UNION ALL ".join(sql.bind(sql.CACHED_VECTORS_OF_TABLE, sql.table_name(i)) for i in ids)
-                try:
-                    rows = conn.execute(union, {"hashes": hashes}).fetchall()
-                    break
-                except psycopg.errors.UndefinedTable:
-                    continue
-        out: dict[str, np.ndarray] = {}
-        for key, vector in rows:
-            out.setdefault(key, np.asarray(vector, dtype=np.float32))
-        return out
+        return self.read.cached_vectors(text_hashes)
 
     def has_vector_index(self) -> bool:
         with self.pool.connection() as conn:
@@ -383,12 +371,7 @@ class ElementStore:
 
     def stored_term_counts(self, *, recount: bool = False) -> dict[str, int]:
         """The stored term counts, or (``recount``) the same counted from the elements now."""
-        with read_connection(self.pool) as conn:
-            if recount:
-                rows = conn.execute(self.statement(term_sql.COUNT_COLLECTION)).fetchall()
-            else:
-                rows = conn.execute(term_sql.STORED_COUNTS, {"collection_id": self.collection_id}).fetchall()
-        return {lexeme: int(n) for lexeme, n in rows}
+        return self.read.stored_term_counts(recount=recount)
 
     # -- the stored heading index (core.sql.headings) --
 
@@ -409,27 +392,6 @@ class ElementStore:
                     copy.write_row((self.collection_id, *row))
         conn.execute(heading_sql.RECORD_CHANGE, params)
 
-    def heading_state(self, since: int = -1) -> HeadingState:
-        """The stored heading index's version and the documents written after version ``since``."""
-        with read_connection(self.pool) as conn:
-            row = conn.execute(heading_sql.STATE, {"collection_id": self.collection_id, "since": since}).fetchone()
-        if row is None:  # a collection made before the stored index, never written since
-            return HeadingState(0, False, 0, ())
-        version, complete, words_version, filled, changed = row
-        return HeadingState(int(version), bool(complete) and words_version == NAME_WORDS_VERSION, int(filled),
-                            tuple(changed))
-
-    def headings(self, document_ids: Sequence[str] | None = None) -> list[StoredHeading]:
-        """The stored headings of the collection, or of the given documents only, in document order."""
-        params = {"collection_id": self.collection_id, "document_ids": list(document_ids or ())}
-        statement = heading_sql.HEADINGS if document_ids is None else heading_sql.HEADINGS_OF_DOCUMENTS
-        with read_connection(self.pool) as conn:
-            rows = conn.execute(statement, params).fetchall()
-        out = [StoredHeading(d, int(o), e, text or "", tuple(path or ()), filename, frozenset(words))
-               for d, o, e, text, path, filename, words in rows]
-        out.sort(key=lambda h: (h.document_id, h.order))
-        return out
-
     def fill_headings(self) -> None:
         """Make the stored heading index hold every document's headings under this normaliser (once, for a
         collection made before it or under another normaliser; a no-op when another process just did it)."""
@@ -442,7 +404,7 @@ class ElementStore:
             if complete and words_version == NAME_WORDS_VERSION:
                 return
             conn.execute(heading_sql.DELETE_COLLECTION_HEADINGS, params)
-            headings = self._scan_headings(conn)
+            headings = self.read.on(conn).scan_headings()
             with conn.cursor() as cur, cur.copy(heading_sql.COPY_HEADINGS) as copy:
                 copy.set_types(heading_sql.COPY_HEADING_TYPES)
                 for h in headings:
@@ -450,49 +412,22 @@ class ElementStore:
                                     h.filename, sorted(h.words)))
             conn.execute(heading_sql.MARK_COMPLETE, params)
 
-    def scan_headings(self) -> list[StoredHeading]:
-        """Every heading read from the element table and tokenised now (what the stored index is filled with)."""
-        with read_connection(self.pool) as conn:
-            out = self._scan_headings(conn)
-        out.sort(key=lambda h: (h.document_id, h.order))
-        return out
+    # -- elements (read through ``self.read``) --
 
-    def _scan_headings(self, conn: psycopg.Connection) -> list[StoredHeading]:
-        rows = conn.execute(self.statement(heading_sql.HEADINGS_OF_ELEMENTS)).fetchall()
-        return [StoredHeading(d, int(o), e, text or "", tuple(path or ()), filename, name_words(text or ""))
-                for d, o, e, text, path, filename in rows]
-
-    # -- elements --
-
-    def elements(self, document_id: str) -> list[Document]:
+    def elements(self, document_id: str) -> list[Element]:
         """All elements of one document, in document order."""
-        with read_connection(self.reader) as conn:
-            rows = conn.execute(self.statement(sql.ELEMENTS_OF_DOCUMENT), (document_id,)).fetchall()
-        return [element_from_row(row) for row in rows]
+        return self.read.elements(document_id)
 
-    def get(self, ids: Iterable[str]) -> list[Document]:
-        ids = list(dict.fromkeys(ids))
-        if not ids:
-            return []
-        with read_connection(self.reader) as conn:
-            rows = conn.execute(self.statement(sql.ELEMENTS_BY_ID), (ids,)).fetchall()
-        by_id = {row[0]: element_from_row(row) for row in rows}
-        return [by_id[i] for i in ids if i in by_id]
+    def get(self, ids: Iterable[str]) -> list[Element]:
+        """The elements with these ids, in the order given (ids not stored are left out)."""
+        return self.read.get(ids)
 
-    def ancestors(self, ids: Iterable[str]) -> dict[str, Document]:
+    def ancestors(self, ids: Iterable[str]) -> dict[str, Element]:
         """The given elements and all their ancestors, fetched in one round trip, keyed by element id."""
-        ids = list(dict.fromkeys(ids))
-        if not ids:
-            return {}
-        with read_connection(self.reader) as conn:
-            rows = conn.execute(self.statement(sql.ANCESTORS), {"ids": ids}).fetchall()
-        return {row[0]: element_from_row(row) for row in rows}
+        return self.read.ancestors(ids)
 
     def stats(self) -> CorpusStats:
-        with read_connection(self.reader) as conn:
-            counts = [(c or "?", int(d), int(n)) for c, d, n in conn.execute(self.statement(sql.CATEGORY_DEPTH_COUNTS))]
-            documents = len(conn.execute(sql.DOCUMENT_HASHES, (self.collection_id,)).fetchall())
-        return CorpusStats(documents=documents, elements=sum(n for *_, n in counts), by_category_depth=counts)
+        return self.read.stats()
 
     def drop(self) -> None:
         """Delete the collection with all its documents and elements, and its siblings."""

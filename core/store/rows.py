@@ -1,7 +1,8 @@
 """An element as a row of its collection's table, and back (the columns are ``core.sql.elements``').
 
 The hierarchy fields are real columns; every other metadata key (source, filename, lines, inline marks, …)
-goes to the JSON column, and reading puts them back together into the metadata dict ingest produced.
+goes to the JSON column, and reading makes an :class:`~core.elements.Element` of them (its ``metadata`` is the dict
+ingest produced).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from langchain_core.documents import Document
 from psycopg.types.json import Jsonb
 
 from core import textnorm
+from core.elements import Element
 from core.sql import elements as sql
 
 # Element metadata key: sha256 of the exact text the element's vector was embedded from (the embedding cache key).
@@ -25,7 +27,7 @@ EMBEDDED_TEXT_SHA256 = "embedded_text_sha256"
 COLUMN_KEYS = frozenset((sql.ID_COLUMN, *sql.METADATA_COLUMNS))
 
 
-def element_row(document_id: str, doc: Document, vector: np.ndarray, text_hash: str | None) -> tuple:
+def element_row(document_id: str, doc: Document | Element, vector: np.ndarray, text_hash: str | None) -> tuple:
     """One COPY row (``core.sql.elements.COPY_ELEMENTS``): the real columns, then the rest of the metadata."""
     meta = doc.metadata
     rest = {k: v for k, v in meta.items() if k not in COLUMN_KEYS}
@@ -37,21 +39,21 @@ def element_row(document_id: str, doc: Document, vector: np.ndarray, text_hash: 
     )
 
 
-def element_from_row(row: Sequence[Any]) -> Document:
-    """An element as ingest gave it, from a row that starts with ``core.sql.elements.ELEMENT_COLUMNS``.
-
-    The metadata is the JSON column plus the real columns; ``embedded_text_sha256`` only where one is stored.
-    """
+def element_from_row(row: Sequence[Any]) -> Element:
+    """An element as ingest gave it, from a row that starts with ``core.sql.elements.ELEMENT_COLUMNS``: the real
+    columns are its fields, the JSON column holds the rest (source, lines, a loader's own keys)."""
     element_id, content, parent_id, document_id, category, depth, order, heading_path, text_sha, rest = row[:10]
-    meta = dict(rest) if isinstance(rest, dict) else json.loads(rest or "{}")
-    meta.update(element_id=element_id, parent_id=parent_id, document_id=document_id, category=category,
-                category_depth=depth, order=order, heading_path=list(heading_path or ()))
-    if text_sha is not None:
-        meta[EMBEDDED_TEXT_SHA256] = text_sha
-    return Document(id=element_id, page_content=content or "", metadata=meta)
+    extra = dict(rest) if isinstance(rest, dict) else json.loads(rest or "{}")
+    source, filename = extra.pop("source", None), extra.pop("filename", None)
+    return Element(
+        element_id=element_id, text=content or "", parent_id=parent_id, category=category,
+        category_depth=depth, document_id=document_id, order=order, heading_path=tuple(heading_path or ()),
+        source=str(source or ""), filename=str(filename or ""), start_line=extra.pop("start_line", None),
+        end_line=extra.pop("end_line", None), embedded_text_sha256=text_sha, extra=extra,
+    )
 
 
-def heading_row(document_id: str, doc: Document) -> tuple | None:
+def heading_row(document_id: str, doc: Document | Element) -> tuple | None:
     """A heading element as a row of the stored heading index (``core.sql.headings.COPY_HEADINGS``, after the
     collection id) with its matchable words; ``None`` for other elements."""
     meta = doc.metadata

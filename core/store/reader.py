@@ -1,0 +1,293 @@
+"""The store's reads of a collection's element table and of what is derived from it (term counts, heading index).
+
+:class:`ElementReader` is reached as ``store.read``. Retrieval, pages, evaluation and the graph read elements through
+its methods only; none of them runs SQL on an element table. Every method executes its statements through
+:meth:`ElementReader._rows`, the one place a condition on every element read (such as the "as of" of a version)
+belongs.
+
+Reads for questions, pages and evaluation go to ``store.reader`` (a standby when there is one); the reads an ingest
+or an index fill decides on go to the primary (``store.pool``), as they always did. :meth:`ElementReader.session`
+holds one connection for several reads (full-text search reads the question's lexemes, the term counts and the
+candidates on one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+import psycopg
+
+from core.db.pool import read_connection
+from core.elements import Element
+from core.sql import elements as sql
+from core.sql import headings as heading_sql
+from core.sql import retrieval as retrieval_sql
+from core.sql import terms as term_sql
+from core.store.records import CorpusStats, HeadingState, StoredHeading
+from core.store.rows import element_from_row
+from core.textnorm import NAME_WORDS_VERSION, name_words
+
+if TYPE_CHECKING:
+    from core.store.element_store import ElementStore
+
+CACHE_READ_ATTEMPTS = 3
+
+
+class Place(Protocol):
+    """Where a search may look (``core.retrieval.scope.Scope`` is one): the whole collection, one document, or the
+    subtrees of one or more headings."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def id(self) -> str | None: ...
+
+    @property
+    def ids(self) -> tuple[str, ...]: ...
+
+
+@dataclass(frozen=True)
+class Scored:
+    """An element a search found, with its cosine distance to the query vector and (full text) its score."""
+
+    element: Element
+    distance: float
+    score: float = 0.0
+
+
+@dataclass(frozen=True)
+class Expanded:
+    """A row of an expansion: an element, and whether it is a heading hit's descendant (with its distance)."""
+
+    element: Element
+    distance: float | None
+    is_child: bool
+
+
+@dataclass(frozen=True)
+class TermCounts:
+    """The stored counts of a question's terms: whether the counts are complete, the collection's element count
+    and, per term, how many elements hold it (``core.sql.terms.TERM_COUNTS``)."""
+
+    complete: bool
+    total: int
+    counts: list[int]
+
+
+class ElementReader:
+    """The reads of one collection's elements (see the module docstring)."""
+
+    def __init__(self, store: ElementStore, conn: psycopg.Connection | None = None) -> None:
+        self._store = store
+        self._conn = conn
+
+    # -- the one door --
+
+    def _rows(self, conn: psycopg.Connection, template: str, params: Mapping[str, Any] | Sequence[Any] | None = None,
+              *, tables: Sequence[str] | None = None) -> list[tuple]:
+        """Run one read and return its rows. Every statement of this class runs here.
+
+        ``template`` is a ``core.sql`` statement over ``{elements}``, bound to this collection's table (or to each
+        of ``tables``, joined by UNION ALL: the embedding cache reads every table of the same embedder);
+        ``tables=()`` runs a statement that reads no element table (term counts, the heading index). A condition
+        that every element read must carry, the "as of" of a collection version, is added here and nowhere else.
+        """
+        tables = (self._store.table,) if tables is None else tables
+        statement = " UNION ALL ".join(sql.bind(template, table) for table in tables) if tables else template
+        return conn.execute(statement, params).fetchall()
+
+    @contextlib.contextmanager
+    def _connection(self, *, primary: bool = False) -> Iterator[psycopg.Connection]:
+        """The connection this reader is held on (:meth:`session`, :meth:`on`), else a pooled one of the primary
+        (``primary``) or of ``store.reader``."""
+        if self._conn is not None:
+            yield self._conn
+            return
+        with read_connection(self._store.pool if primary else self._store.reader) as conn:
+            yield conn
+
+    def _query(self, template: str, params: Mapping[str, Any] | Sequence[Any] | None = None, *,
+               primary: bool = False, tables: Sequence[str] | None = None) -> list[tuple]:
+        with self._connection(primary=primary) as conn:
+            return self._rows(conn, template, params, tables=tables)
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[ElementReader]:
+        """This reader on one connection of ``store.reader`` for the reads inside the block."""
+        if self._conn is not None:
+            yield self
+            return
+        with read_connection(self._store.reader) as conn:
+            yield ElementReader(self._store, conn)
+
+    def on(self, conn: psycopg.Connection) -> ElementReader:
+        """This reader on ``conn`` (a write transaction that reads what it is about to write from)."""
+        return ElementReader(self._store, conn)
+
+    # -- elements --
+
+    def elements(self, document_id: str) -> list[Element]:
+        """All elements of one document, in document order."""
+        return [element_from_row(row) for row in self._query(sql.ELEMENTS_OF_DOCUMENT, (document_id,))]
+
+    def get(self, ids: Iterable[str]) -> list[Element]:
+        """The elements with these ids, in the order given (ids not stored are left out)."""
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return []
+        by_id = {row[0]: element_from_row(row) for row in self._query(sql.ELEMENTS_BY_ID, (ids,))}
+        return [by_id[i] for i in ids if i in by_id]
+
+    def ancestors(self, ids: Iterable[str]) -> dict[str, Element]:
+        """The given elements and all their ancestors, fetched in one round trip, keyed by element id."""
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return {}
+        return {row[0]: element_from_row(row) for row in self._query(sql.ANCESTORS, {"ids": ids})}
+
+    def by_prefix(self, prefix: str) -> list[Element]:
+        """At most two elements whose id starts with ``prefix`` (hex only: the caller checks), in id order."""
+        rows = self._query(retrieval_sql.ELEMENTS_BY_PREFIX,
+                           {"collection_id": self._store.collection_id, "prefix": prefix})
+        return [element_from_row(row) for row in rows]
+
+    def stats(self) -> CorpusStats:
+        with self._connection() as conn:
+            counts = [(c or "?", int(d), int(n)) for c, d, n in self._rows(conn, sql.CATEGORY_DEPTH_COUNTS)]
+            documents = len(self._rows(conn, sql.DOCUMENT_HASHES, (self._store.collection_id,), tables=()))
+        return CorpusStats(documents=documents, elements=sum(n for *_, n in counts), by_category_depth=counts)
+
+    def table_schema(self) -> str:
+        """The schema the collection's table is in (a URL may set its own search_path)."""
+        return str(self._query(sql.TABLE_SCHEMA)[0][0])
+
+    # -- search --
+
+    def _place(self, place: Place) -> dict[str, Any]:
+        params: dict[str, Any] = {"collection_id": self._store.collection_id}
+        if place.kind == "document":
+            params["document_id"] = place.id
+        elif place.kind == "subtree":
+            params["root_ids"] = list(place.ids or (place.id,))
+        elif place.kind != "collection":
+            raise ValueError(f"unknown scope kind {place.kind!r}")
+        return params
+
+    def vector_search(self, query_vector: np.ndarray, place: Place, k: int, *,
+                      include_metadata: bool = False) -> list[Scored]:
+        """The ``k`` nearest elements inside ``place``, nearest first (the scope is a predicate of the statement)."""
+        params = {**self._place(place), "query": query_vector, "k": k}
+        rows = self._query(retrieval_sql.vector_statement(place.kind, include_metadata), params)
+        return [Scored(element_from_row(r), float(r[sql.ELEMENT_WIDTH])) for r in rows]
+
+    def question_lexemes(self, question: str) -> list[str]:
+        """The question's lexemes under the parser of the stored ones (``core.sql.retrieval.QUESTION_LEXEMES``)."""
+        rows = self._query(retrieval_sql.QUESTION_LEXEMES, {"question": question}, tables=())
+        return list(rows[0][0] or [])
+
+    def term_counts(self, keys: Sequence[str], prefix: Sequence[bool]) -> TermCounts:
+        """The stored element counts of ``keys`` (``prefix[i]``: key ``i`` is a prefix term)."""
+        params = {"collection_id": self._store.collection_id, "keys": list(keys), "prefix": list(prefix)}
+        complete, total, counts = self._query(term_sql.TERM_COUNTS, params, tables=())[0]
+        return TermCounts(bool(complete), int(total), [int(n) for n in counts])
+
+    def fulltext_search(self, terms: Sequence[str], scanned: Sequence[bool], counts: Sequence[int],
+                        query_vector: np.ndarray, place: Place, k: int, *,
+                        include_metadata: bool = False) -> list[Scored]:
+        """The ``k`` elements inside ``place`` with the best IDF sum over the tsquery ``terms``, best first; the
+        ``scanned`` ones find the candidates, the others only score them with their stored ``counts``."""
+        params = {**self._place(place), "terms": list(terms), "scanned": list(scanned), "counts": list(counts),
+                  "query": " | ".join(t for t, on in zip(terms, scanned, strict=True) if on),
+                  "query_vector": query_vector, "k": k}
+        rows = self._query(retrieval_sql.fulltext_statement(place.kind, include_metadata), params)
+        return [Scored(element_from_row(r), float(r[sql.ELEMENT_WIDTH]), float(r[sql.ELEMENT_WIDTH + 1]))
+                for r in rows]
+
+    def expand(self, ids: Sequence[str], heading_ids: Sequence[str], query_vector: np.ndarray, *,
+               max_depth: int, max_children: int) -> list[Expanded]:
+        """``ids`` with all their ancestors, and the descendants of ``heading_ids`` (at most ``max_depth`` levels
+        down, ``max_children`` of them in document order) with their distance to ``query_vector``: one round trip."""
+        params = {"collection_id": self._store.collection_id, "ids": list(ids), "heading_ids": list(heading_ids),
+                  "query": query_vector, "max_depth": max_depth, "max_children": max_children}
+        rows = self._query(retrieval_sql.EXPAND_WITH_CHILDREN, params)
+        return [Expanded(element_from_row(r), None if r[sql.ELEMENT_WIDTH] is None else float(r[sql.ELEMENT_WIDTH]),
+                         bool(r[sql.ELEMENT_WIDTH + 1])) for r in rows]
+
+    # -- the embedding cache and the term counts --
+
+    def cached_vectors(self, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
+        """Stored vectors of this embedder for the given text hashes, from any collection (the embedding cache)."""
+        hashes = list(dict.fromkeys(text_hashes))
+        if not hashes:
+            return {}
+        info = self._store.embeddings.info
+        params = {"provider": info.provider, "model": info.model, "dimension": str(info.dimension)}
+        rows: list[tuple] = []
+        with self._connection(primary=True) as conn:
+            # Another process may drop a collection between the listing and the read: its table is gone and the
+            # statement fails. Listing again leaves it out; the cache is only a shortcut, so after a few tries
+            # (collections dropped back to back) the texts are embedded instead.
+            for _attempt in range(CACHE_READ_ATTEMPTS):
+                ids = [row[0] for row in self._rows(conn, sql.SAME_EMBEDDER_COLLECTIONS, params, tables=())]
+                if not ids:
+                    return {}
+                try:
+                    rows = self._rows(conn, sql.CACHED_VECTORS_OF_TABLE, {"hashes": hashes},
+                                      tables=[sql.table_name(i) for i in ids])
+                    break
+                except psycopg.errors.UndefinedTable:
+                    continue
+        out: dict[str, np.ndarray] = {}
+        for key, vector in rows:
+            out.setdefault(key, np.asarray(vector, dtype=np.float32))
+        return out
+
+    def stored_term_counts(self, *, recount: bool = False) -> dict[str, int]:
+        """The stored term counts, or (``recount``) the same counted from the elements now."""
+        if recount:
+            rows = self._query(term_sql.COUNT_COLLECTION, primary=True)
+        else:
+            rows = self._query(term_sql.STORED_COUNTS, {"collection_id": self._store.collection_id}, primary=True,
+                               tables=())
+        return {lexeme: int(n) for lexeme, n in rows}
+
+    def terms_complete(self) -> bool:
+        """Whether the stored term counts hold every document."""
+        rows = self._query(term_sql.TERMS_COMPLETE, {"collection_id": self._store.collection_id}, primary=True,
+                           tables=())
+        return bool(rows[0][0])
+
+    # -- the heading index --
+
+    def heading_state(self, since: int = -1) -> HeadingState:
+        """The stored heading index's version and the documents written after version ``since``."""
+        rows = self._query(heading_sql.STATE, {"collection_id": self._store.collection_id, "since": since},
+                           primary=True, tables=())
+        if not rows:  # a collection made before the stored index, never written since
+            return HeadingState(0, False, 0, ())
+        version, complete, words_version, filled, changed = rows[0]
+        return HeadingState(int(version), bool(complete) and words_version == NAME_WORDS_VERSION, int(filled),
+                            tuple(changed))
+
+    def headings(self, document_ids: Sequence[str] | None = None) -> list[StoredHeading]:
+        """The stored headings of the collection, or of the given documents only, in document order."""
+        params = {"collection_id": self._store.collection_id, "document_ids": list(document_ids or ())}
+        statement = heading_sql.HEADINGS if document_ids is None else heading_sql.HEADINGS_OF_DOCUMENTS
+        rows = self._query(statement, params, primary=True, tables=())
+        out = [StoredHeading(d, int(o), e, text or "", tuple(path or ()), filename, frozenset(words))
+               for d, o, e, text, path, filename, words in rows]
+        out.sort(key=lambda h: (h.document_id, h.order))
+        return out
+
+    def scan_headings(self) -> list[StoredHeading]:
+        """Every heading read from the element table and tokenised now (what the stored index is filled with)."""
+        rows = self._query(heading_sql.HEADINGS_OF_ELEMENTS, primary=True)
+        out = [StoredHeading(d, int(o), e, text or "", tuple(path or ()), filename, name_words(text or ""))
+               for d, o, e, text, path, filename in rows]
+        out.sort(key=lambda h: (h.document_id, h.order))
+        return out
