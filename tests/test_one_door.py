@@ -30,7 +30,7 @@ DOOR_FILES = {"core/migrate.py", "core/old_layout.py", "core/cli/db.py"}
 
 # Modules still reaching the element table themselves while their reads move into the store (issue 19, the
 # retrieval slice). Empty it once that lands: test_pending_door_lists_only_modules_that_still_need_it says when.
-PENDING_DOOR = {"core/retrieval/context.py", "core/retrieval/scope.py", "core/retrieval/search.py"}
+PENDING_DOOR: set[str] = set()
 
 # Environment writes that are library settings, not app settings: each file may set (or fill in when unset or
 # empty) only these variables, before the library that reads them is imported.

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import psycopg
 
-from core.db.pool import read_connection
+from core.db.pool import ConnectionSource, read_connection
 from core.elements import Element
 from core.sql import elements as sql
 from core.sql import headings as heading_sql
@@ -32,9 +32,24 @@ from core.store.rows import element_from_row
 from core.textnorm import NAME_WORDS_VERSION, name_words
 
 if TYPE_CHECKING:
-    from core.store.element_store import ElementStore
+    import uuid
+
+    from core.embeddings import NamedEmbeddings
 
 CACHE_READ_ATTEMPTS = 3
+
+
+class Collection(Protocol):
+    """What a reader needs of its store (``core.store.ElementStore`` is one): the collection, its table, the pools
+    for questions (``reader``) and for the primary (``pool``), and the embedder whose vectors the table holds."""
+
+    collection_id: uuid.UUID
+    table: str
+    pool: ConnectionSource
+    embeddings: NamedEmbeddings
+
+    @property
+    def reader(self) -> ConnectionSource: ...
 
 
 class Place(Protocol):
@@ -82,7 +97,7 @@ class TermCounts:
 class ElementReader:
     """The reads of one collection's elements (see the module docstring)."""
 
-    def __init__(self, store: ElementStore, conn: psycopg.Connection | None = None) -> None:
+    def __init__(self, store: Collection, conn: psycopg.Connection | None = None) -> None:
         self._store = store
         self._conn = conn
 
