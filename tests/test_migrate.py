@@ -24,8 +24,8 @@ from core.answering import ExtractiveAnswerer, compare
 from core.db.pool import connection_pool
 from core.db.urls import psycopg_conninfo, sqlalchemy_url
 from core.ingest import content_hash, document_id_for, embedding_text, parse, text_sha256
-from core.migrate import migrate
 from core.store import DocumentRecord, ElementStore, StoreError, list_collections
+from core.store.migrate import migrate
 from tests.helpers_old_layout import OLD_HNSW, create_old_collection, write_old_document
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -156,7 +156,7 @@ def test_a_broken_parent_link_stops_the_migration_and_changes_nothing(scratch_ur
 
 def test_other_programs_pgvector_collections_are_left_in_place(scratch_url, use_embeddings, monkeypatch):
     old = _old_database(scratch_url, use_embeddings, ["nova-32ux-monitor-en.md"])
-    monkeypatch.setattr("core.migrate.HNSW_MIN_ROWS", 1)  # the old database had HNSW: big collections get it back
+    monkeypatch.setattr("core.store.migrate.HNSW_MIN_ROWS", 1)  # the old database had HNSW: big collections get it back
     from langchain_postgres import PGVector
     from sqlalchemy import create_engine
 

@@ -24,13 +24,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 # Where the database may be reached: the store, the connection layer, the SQL text, the one-off migration of the
-# old layout, and the `db` CLI command (which starts, stops and reports on the server itself).
+# old layout (core/store/migrate.py, old_layout.py), and the `db` CLI command (which starts, stops and reports on the server itself).
 DOOR_PACKAGES = ("core/store/", "core/db/", "core/sql/")
-DOOR_FILES = {"core/migrate.py", "core/old_layout.py", "core/cli/db.py"}
-
-# Modules still reaching the element table themselves while their reads move into the store (issue 19, the
-# retrieval slice). Empty it once that lands: test_pending_door_lists_only_modules_that_still_need_it says when.
-PENDING_DOOR: set[str] = set()
+DOOR_FILES = {"core/cli/db.py"}
 
 # Environment writes that are library settings, not app settings: each file may set (or fill in when unset or
 # empty) only these variables, before the library that reads them is imported.
@@ -205,13 +201,13 @@ def test_the_checks_see_the_app() -> None:
 
 def test_only_the_door_imports_the_database_layer() -> None:
     offenders = {rel: hits for rel, source in app_modules()
-                 if not inside_door(rel) and rel not in PENDING_DOOR and (hits := database_imports(source, rel))}
+                 if not inside_door(rel) and (hits := database_imports(source, rel))}
     assert offenders == {}, "go through core.store (core.store.database for URLs and errors) instead"
 
 
 def test_only_the_door_builds_sql() -> None:
     offenders = {rel: hits for rel, source in app_modules()
-                 if not inside_door(rel) and rel not in PENDING_DOOR and (hits := sql_built(source))}
+                 if not inside_door(rel) and (hits := sql_built(source))}
     assert offenders == {}, "SQL lives in core.sql and runs in core.store"
 
 
@@ -219,13 +215,6 @@ def test_only_config_reads_the_environment() -> None:
     offenders = {rel: hits for rel, source in app_modules()
                  if rel != "core/config.py" and (hits := environment_reads(source, ENVIRONMENT_WRITES.get(rel, set())))}
     assert offenders == {}, "add a field to core.config.Settings and read it from there"
-
-
-def test_pending_door_lists_only_modules_that_still_need_it() -> None:
-    modules = dict(app_modules())
-    done = sorted(rel for rel in PENDING_DOOR
-                  if rel not in modules or not (database_imports(modules[rel], rel) or sql_built(modules[rel])))
-    assert done == [], f"take these out of PENDING_DOOR: {done}"
 
 
 # -- each check can fail ----------------------------------------------------------------------------------------

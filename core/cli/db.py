@@ -44,7 +44,7 @@ def cmd_db(args: argparse.Namespace) -> int:
 
 def cmd_migrate(args: argparse.Namespace) -> int:
     from core.db import database_url
-    from core.migrate import migrate
+    from core.store.migrate import migrate
 
     report = migrate(database_url())
     rows = {"collections": [{"name": c.name, "id": str(c.collection_id), "elements": c.elements}

@@ -28,7 +28,6 @@ import psycopg
 from langchain_core.documents import Document
 from psycopg.types.json import Jsonb
 
-from core import old_layout
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
 from core.db.pool import (
     PGVECTORSTORE_SUFFIX,
@@ -45,6 +44,7 @@ from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
 from core.sql import elements as sql
 from core.sql import headings as heading_sql
 from core.sql import terms as term_sql
+from core.store import old_layout
 from core.store.reader import ElementReader
 from core.store.records import (
     SIBLING_SEPARATOR,

@@ -1,6 +1,6 @@
 """The store's layout before issue 14 (langchain-postgres' ``PGVector`` tables): telling that it is there.
 
-Moving it is ``python -m core migrate`` (``core.migrate``); until then stores refuse to open with this message.
+Moving it is ``python -m core migrate`` (``core.store.migrate``); until then stores refuse to open with this message.
 """
 
 from __future__ import annotations

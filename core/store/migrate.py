@@ -17,11 +17,10 @@ from psycopg import sql as pgsql
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from core import old_layout
 from core.db.pool import connection_pool, schema_lock
 from core.sql import elements as element_sql
 from core.sql import migration as sql
-from core.store import StoreError, create_element_table
+from core.store import StoreError, create_element_table, old_layout
 
 HNSW_MIN_ROWS = 10_000  # the ingest default (core.ingest): smaller collections are searched exactly
 
