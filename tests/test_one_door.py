@@ -23,8 +23,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Where the database may be reached: the store, the connection layer, the SQL text, the one-off migration of the
-# old layout (core/store/migrate.py, old_layout.py), and the `db` CLI command (which starts, stops and reports on the server itself).
+# Where the database may be reached: the store (with the one-off migration of the old layout), the connection
+# layer, the SQL text, and the `db` CLI command (which starts, stops and reports on the server itself).
 DOOR_PACKAGES = ("core/store/", "core/db/", "core/sql/")
 DOOR_FILES = {"core/cli/db.py"}
 
