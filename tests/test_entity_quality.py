@@ -17,8 +17,8 @@ from core.graph.extraction.lexicon import english_stop_words
 from core.graph.extraction.node_filter import only_function_words
 from core.graph.extraction.offline import OfflineExtractor
 from core.graph.extraction.text_units import build_text_units
-from core.graph.model import Entity
 from core.markdown_loader import parse_markdown
+from core.store.graph_records import Entity
 from core.text import table_sentences
 from core.textnorm import is_function_word
 

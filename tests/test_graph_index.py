@@ -22,8 +22,8 @@ from core.graph import (
     load_reports,
 )
 from core.graph.index import STAGES, run_index
-from core.graph.model import MAX_FINDINGS, MIN_FINDINGS
 from core.graph.reports.generate import material
+from core.store.graph_records import MAX_FINDINGS, MIN_FINDINGS
 from core.store.graph_tables import GraphTables
 
 OFFLINE = IndexConfig(extraction="offline", reports="extractive")

@@ -71,3 +71,40 @@ def test_type_only_imports_count() -> None:
 def test_no_import_circle_in_core() -> None:
     circles = sorted(sorted(c) for c in nx.strongly_connected_components(import_graph()) if len(c) > 1)
     assert circles == []
+
+
+def _package_of(module: str, modules: dict[str, Path]) -> str:
+    """The package (a folder under core/) a module lives in; a package's ``__init__`` is its own package."""
+    if modules[module].name == "__init__.py":
+        return module
+    return module.rsplit(".", 1)[0]
+
+
+def package_graph() -> nx.DiGraph:
+    """Folders of core/ and the imports between them, as a drawing of the layout shows them.
+
+    A package's ``__init__`` re-exporting its own subpackages is how a package offers its API, so those edges are
+    left out; every other import between two folders is an arrow.
+    """
+    modules = _modules()
+    graph = nx.DiGraph()
+    for a, b in import_graph().edges():
+        if a == "core.__main__":  # ``python -m core``: the entry point sits above every folder
+            continue
+        pa, pb = _package_of(a, modules), _package_of(b, modules)
+        if pa == pb or (modules[a].name == "__init__.py" and pb.startswith(a + ".")):
+            continue
+        graph.add_edge(pa, pb)
+    return graph
+
+
+def test_no_arrow_back_up_between_folders() -> None:
+    """No two folders of core/ depend on each other, directly or through others: the layout is layered."""
+    circles = sorted(sorted(c) for c in nx.strongly_connected_components(package_graph()) if len(c) > 1)
+    assert circles == []
+
+
+def test_a_folder_circle_is_seen() -> None:
+    graph = package_graph()
+    graph.add_edge("core.store", "core.retrieval")  # the store reaching up into retrieval
+    assert any(len(c) > 1 for c in nx.strongly_connected_components(graph))

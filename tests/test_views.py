@@ -16,7 +16,7 @@ import re
 import pytest
 
 from core.elements import Element
-from core.graph.model import Entity, Finding, HierarchyRow, Relationship, Report
+from core.store.graph_records import Entity, Finding, HierarchyRow, Relationship, Report
 from views import answers, network, tree
 from views import hierarchy as hv
 from views import reports as rv

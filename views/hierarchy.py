@@ -12,7 +12,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from core.graph.model import HierarchyRow
+from core.store.graph_records import HierarchyRow
 from core.text import clip
 
 ROOT_ID = "__all__"

@@ -24,7 +24,7 @@ import pyvis
 from pyvis.network import Network
 
 from core.graph.communities.layout import DEFAULT_SEED, REST, network_view, spring_layout
-from core.graph.model import Entity, Relationship
+from core.store.graph_records import Entity, Relationship
 from core.text import clip
 
 #: Above this many nodes the layout is fixed (physics off): vis.js's simulation on hundreds of nodes takes seconds
@@ -76,7 +76,7 @@ class Legend(NamedTuple):
 
 
 class Grouping(Protocol):
-    """A sub-community as :func:`network_groups` reads it (:class:`core.graph.model.Community` fits)."""
+    """A sub-community as :func:`network_groups` reads it (:class:`core.store.graph_records.Community` fits)."""
 
     id: str
     title: str

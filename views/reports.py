@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from core.graph.model import Report
+from core.store.graph_records import Report
 from core.text import escape_markdown, spreadsheet_safe
 
 SORT_KEYS = ("rating", "size", "title")

@@ -16,18 +16,6 @@ Public API (all functions take an :class:`~core.store.ElementStore`):
 from core.graph.export import ExportError, export_index
 from core.graph.index import STAGES, GraphIndexError, IndexConfig, build_index
 from core.graph.llm_cache import LLMCallError
-from core.graph.model import (
-    Community,
-    Entity,
-    Finding,
-    GlobalAnswer,
-    GlobalPoint,
-    HierarchyRow,
-    IndexReport,
-    Relationship,
-    Report,
-    TextUnit,
-)
 from core.graph.read import (
     Citations,
     GraphIndex,
@@ -49,6 +37,18 @@ from core.graph.read import (
     text_units,
 )
 from core.graph.search.global_search import global_search
+from core.store.graph_records import (
+    Community,
+    Entity,
+    Finding,
+    GlobalAnswer,
+    GlobalPoint,
+    HierarchyRow,
+    IndexReport,
+    Relationship,
+    Report,
+    TextUnit,
+)
 
 __all__ = [
     "STAGES",

@@ -33,11 +33,11 @@ from core.graph.extraction.llm import DEFAULT_CONCURRENCY, DEFAULT_GLEANINGS, LL
 from core.graph.extraction.offline import OfflineExtractor
 from core.graph.extraction.text_units import DEFAULT_UNIT_TOKENS, build_text_units
 from core.graph.llm_cache import CachedChat, default_chat_model
-from core.graph.model import MAX_FINDINGS, MIN_FINDINGS, Community, IndexReport, Report
 from core.graph.prompts import DEFAULT_ENTITY_TYPES
 from core.graph.reports.generate import DEFAULT_CONTEXT_TOKENS, ReportStats, generate_reports
 from core.progress import Progress, ProgressCallback, no_progress
 from core.store import graph_tables
+from core.store.graph_records import MAX_FINDINGS, MIN_FINDINGS, Community, IndexReport, Report
 
 if TYPE_CHECKING:
     import numpy as np

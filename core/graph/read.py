@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from langchain_core.documents import Document
 
-from core.graph.model import Community, Entity, Finding, HierarchyRow, Relationship, Report, TextUnit
 from core.store import graph_tables
+from core.store.graph_records import Community, Entity, Finding, HierarchyRow, Relationship, Report, TextUnit
 
 if TYPE_CHECKING:
     from core.store import ElementStore

@@ -1,7 +1,7 @@
 """The one door to a collection's GraphRAG tables and its LLM reply cache.
 
 :class:`GraphTables` (one per :class:`~core.store.ElementStore`) creates the graph tables, replaces a collection's
-index in one transaction, reads it back as :mod:`core.graph.model` objects, and reads the element vectors the
+index in one transaction, reads it back as :mod:`core.store.graph_records` objects, and reads the element vectors the
 index and global search score with. :class:`LLMCacheTable` is the ``hke_llm_cache`` table of one collection. All
 SQL lives in :mod:`core.sql.graph`; this module binds parameters and converts rows. Writes go to the store's
 primary pool; reads go where the store reads (``store.reader``).
@@ -21,8 +21,8 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from core.db.pool import apply_schema, connection_pool
-from core.graph.model import Community, Entity, Finding, HierarchyRow, Relationship, Report, TextUnit
 from core.sql import graph as sql
+from core.store.graph_records import Community, Entity, Finding, HierarchyRow, Relationship, Report, TextUnit
 
 if TYPE_CHECKING:
     from psycopg.abc import Params

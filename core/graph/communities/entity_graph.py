@@ -22,7 +22,7 @@ from itertools import combinations
 
 from core.graph.extraction.drafts import EntityDraft, Extraction, Sentence
 from core.graph.extraction.text_units import ElementInfo
-from core.graph.model import Entity, Relationship, TextUnit
+from core.store.graph_records import Entity, Relationship, TextUnit
 from core.text import clip, stable_id
 
 DEFAULT_MAX_ENTITIES_PER_UNIT = 30

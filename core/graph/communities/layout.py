@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from core.graph.model import Community, Relationship
+from core.store.graph_records import Community, Relationship
 
 COLLAPSE_ABOVE = 80
 MAX_HUBS = 30

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from core.graph.communities.entity_graph import GraphData
 from core.graph.defaults import DEFAULT_MAX_CLUSTER_SIZE, DEFAULT_SEED
-from core.graph.model import Community
+from core.store.graph_records import Community
 
 
 @dataclass(frozen=True)

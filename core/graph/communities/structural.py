@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from core.graph.communities.entity_graph import GraphData
 from core.graph.extraction.text_units import ElementInfo, _Section, section_tree
-from core.graph.model import Community, Relationship
+from core.store.graph_records import Community, Relationship
 
 DEFAULT_STRUCTURAL_DEPTH = 3
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from core.graph.extraction.text_units import ElementInfo
-from core.graph.model import TextUnit
+from core.store.graph_records import TextUnit
 from core.text import split_sentences, table_sentences
 
 # How a candidate was found. A *field* is a table header cell, the key of a ``key : value`` item or a bold lead-in

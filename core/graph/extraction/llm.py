@@ -22,8 +22,8 @@ from core.graph.extraction.drafts import EntityDraft, Extraction, RelationshipDr
 from core.graph.extraction.mentions import find_mentions
 from core.graph.extraction.text_units import ElementInfo
 from core.graph.llm_cache import CachedChat
-from core.graph.model import TextUnit
 from core.progress import Progress, ProgressCallback, no_progress
+from core.store.graph_records import TextUnit
 from core.text import clip, normalize_name
 
 log = logging.getLogger(__name__)

@@ -58,8 +58,8 @@ from core.graph.extraction.names_english import SPACY_TYPES, capitalised, codes_
 from core.graph.extraction.names_korean import korean_runs, tokenize
 from core.graph.extraction.node_filter import worth_a_node
 from core.graph.extraction.text_units import ElementInfo
-from core.graph.model import TextUnit
 from core.markdown_tree import strip_attribute_list
+from core.store.graph_records import TextUnit
 from core.text import clip, normalize_name, table_sentences
 from core.textnorm import has_hangul
 

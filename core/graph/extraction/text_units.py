@@ -22,7 +22,7 @@ from typing import Any
 from langchain_core.documents import Document
 
 from core.graph.defaults import DEFAULT_UNIT_TOKENS
-from core.graph.model import TextUnit
+from core.store.graph_records import TextUnit
 from core.text import stable_id
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.graph.communities.entity_graph import GraphData
-from core.graph.model import Community, Finding, Report
 from core.graph.reports.themes import Themes
+from core.store.graph_records import Community, Finding, Report
 from core.text import clip
 
 __all__ = [

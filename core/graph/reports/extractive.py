@@ -22,7 +22,6 @@ from collections import defaultdict
 
 from core.graph.communities.entity_graph import GraphData
 from core.graph.communities.leiden import internal_degrees, join_names, top_entities
-from core.graph.model import MAX_FINDINGS, MIN_FINDINGS, Community, Entity, Finding, Relationship, Report
 from core.graph.reports.context import (
     ReportContext,
     content_elements,
@@ -32,6 +31,7 @@ from core.graph.reports.context import (
     rate,
     section_path,
 )
+from core.store.graph_records import MAX_FINDINGS, MIN_FINDINGS, Community, Entity, Finding, Relationship, Report
 from core.text import clip
 
 __all__ = ["MAX_CANDIDATE_SENTENCES", "SENTENCES_PER_ENTITY", "extractive_report"]

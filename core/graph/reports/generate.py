@@ -21,12 +21,12 @@ import numpy as np
 
 from core.graph.communities.entity_graph import GraphData
 from core.graph.llm_cache import CachedChat
-from core.graph.model import MAX_FINDINGS, MIN_FINDINGS, Community, Report
 from core.graph.reports.context import ReportContext, ReportStats, content_sentences
 from core.graph.reports.extractive import extractive_report
 from core.graph.reports.llm import llm_report
 from core.graph.reports.themes import Themes
 from core.progress import Progress, ProgressCallback, no_progress
+from core.store.graph_records import MAX_FINDINGS, MIN_FINDINGS, Community, Report
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "ReportStats", "generate_reports", "material"]
 

@@ -18,9 +18,9 @@ from typing import Any
 
 from core.graph import prompts
 from core.graph.llm_cache import CachedChat
-from core.graph.model import Community, Finding, Report
 from core.graph.replies import cited_ids, parse_json_object
 from core.graph.reports.context import ReportContext, ReportStats, make_report, section_path
+from core.store.graph_records import Community, Finding, Report
 from core.text import clip
 
 __all__ = ["build_context", "llm_report"]

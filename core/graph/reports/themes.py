@@ -45,7 +45,7 @@ import numpy as np
 
 from core.graph.communities.entity_graph import GraphData
 from core.graph.communities.leiden import join_names
-from core.graph.model import Community
+from core.store.graph_records import Community
 from core.text import clip
 from core.textnorm import has_hangul
 

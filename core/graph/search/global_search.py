@@ -48,10 +48,10 @@ import numpy as np
 
 from core.graph import prompts, read
 from core.graph.llm_cache import CachedChat, default_chat_model
-from core.graph.model import GlobalAnswer, GlobalPoint, Report
 from core.graph.replies import parse_json_object, report_refs
 from core.progress import Progress, ProgressCallback, no_progress
 from core.retrieval.question import validate_question
+from core.store.graph_records import GlobalAnswer, GlobalPoint, Report
 from core.text import clip
 from core.textnorm import english_stem, match_terms
 
