@@ -285,14 +285,15 @@ def main() -> None:
     if args.write_sets:
         write_sets(names)
         return
+    started = time.perf_counter()
+    url = scratch_database()  # before core reads its settings: the scratch data directory must be in them
     from core.evaluation.modes import ALL_MODES, parse_modes
 
     try:
         modes = list(parse_modes(args.modes) if args.modes else ALL_MODES)
     except ValueError as exc:
+        remove_scratch_database()
         parser.error(str(exc))
-    started = time.perf_counter()
-    url = scratch_database()
     try:
         out = run_all(url, names, modes, args.k)
     finally:

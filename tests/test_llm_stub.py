@@ -340,7 +340,7 @@ def test_graph_calls_never_cache_a_cut_off_reply_and_global_search_says_so(db_ur
     reduce reply is the answer, so global search fails with "cut off" instead of showing it as complete."""
     import uuid
 
-    from core.graph import LLMCallError, build_index, global_search
+    from core.graph import GlobalSearchOptions, LLMCallError, build_index, global_search
     from core.graph.llm_cache import CachedChat, cache_size
     from core.ingest import ingest_paths
     from core.store import ElementStore
@@ -366,7 +366,7 @@ def test_graph_calls_never_cache_a_cut_off_reply_and_global_search_says_so(db_ur
 
         with Stub([], choose=choose) as stub:
             with pytest.raises(LLMCallError, match="The answer was cut off"):
-                global_search(store, "What is this collection about?", level=0,
+                global_search(store, "What is this collection about?", GlobalSearchOptions(level=0),
                               chat_model=chat_model(settings_for(stub.base_url), streaming=True))
             assert any(r["body"]["messages"][-1]["content"].startswith("Several analysts") for r in stub.requests)
     finally:

@@ -257,15 +257,16 @@ def test_cli_ask_and_global_exit_2_with_the_message_before_starting_the_database
 
 
 def test_global_search_takes_the_question_as_ask_does(samples_store):
-    from core.graph import global_search
+    from core.graph import GlobalSearchOptions, global_search
     from core.graph.search.global_search import select_reports
 
     from .test_reports_page import ensure_samples_index
 
     store = ensure_samples_index(samples_store)
     with pytest.raises(QuestionError, match="^The question is too long: 100,000 characters"):
-        global_search(store, "x" * 100_000, use_llm="extractive")
-    answer = global_search(store, "\x1bWho leads the\x00 Hanbit space institute?\r\n", use_llm="extractive")
+        global_search(store, "x" * 100_000, GlobalSearchOptions(use_llm="extractive"))
+    answer = global_search(store, "\x1bWho leads the\x00 Hanbit space institute?\r\n",
+                           GlobalSearchOptions(use_llm="extractive"))
     assert answer.question == "Who leads the Hanbit space institute?"
     with pytest.raises(ValueError, match=r"^there is no entity level -1: the levels are 0, 1"):
         select_reports(store, level=-1)
