@@ -64,7 +64,6 @@ from _common import CORPORA, OUT, QUESTIONS, ROOT, SAMPLES, scratch_database, wr
 from _synthetic import remove_scratch_database
 
 NEAR_TWIN = ROOT / "data" / "near_twin"
-DEFAULT_MODES = ("plain", "hierarchical", "contextual", "fulltext", "hybrid", "default")
 COLUMNS = ("n", "recall", "attribution", "answer_contains", "answer_exact", "tokens", "old_recall",
            "old_attribution", "search_ms_p50", "latency_ms_p50")
 EXTRA_COLUMNS = ("table_right", "wrong_entity", "not_stated_right")
@@ -274,7 +273,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--k", type=int, default=4)
     parser.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, from {', '.join(SETS)}")
-    parser.add_argument("--modes", default=",".join(DEFAULT_MODES), help="comma-separated evaluation modes")
+    parser.add_argument("--modes", default=None,
+                        help="comma-separated evaluation modes (default: every mode of core.evaluation.modes)")
     parser.add_argument("--label", default="", help="a label stored with the results (e.g. before/after)")
     parser.add_argument("--write-sets", action="store_true", help="only write the generated question sets")
     args = parser.parse_args()
@@ -285,9 +285,15 @@ def main() -> None:
     if args.write_sets:
         write_sets(names)
         return
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     started = time.perf_counter()
-    url = scratch_database()
+    url = scratch_database()  # before core reads its settings: the scratch data directory must be in them
+    from core.evaluation.modes import ALL_MODES, parse_modes
+
+    try:
+        modes = list(parse_modes(args.modes) if args.modes else ALL_MODES)
+    except ValueError as exc:
+        remove_scratch_database()
+        parser.error(str(exc))
     try:
         out = run_all(url, names, modes, args.k)
     finally:

@@ -46,13 +46,13 @@ def candidates():
 
 def score_config(store, questions, vectors, config, budget, k):
     from core.evaluation.metrics import ContextItem, aggregate, score_question
-    from core.retrieval import retrieve
+    from core.retrieval import RetrievalRequest, retrieve
 
     scores = []
     for question in questions.questions:
         t0 = time.perf_counter()
-        got = retrieve(store, question.question, k=k, search=config, children_budget=budget,
-                       query_vector=vectors[question.id])
+        got = retrieve(store, RetrievalRequest(question.question, k=k, search=config, children_budget=budget,
+                                               query_vector=vectors[question.id]))
         ms = (time.perf_counter() - t0) * 1000
         context = got.hierarchical
         items = [ContextItem(e.text, tuple(e.path), e.role, e.category) for e in context.elements]

@@ -98,11 +98,12 @@ def questions(n: int) -> list[str]:
 def ask_request(store) -> Request:
     """One ask as ``python -m core ask`` does it, with the extractive answerer instead of an LLM."""
     from core.answering import ExtractiveAnswerer, compare
+    from core.retrieval import RetrievalRequest
 
     answerer = ExtractiveAnswerer()
 
     def run(question: str) -> dict[str, float]:
-        result = compare(store, question, k=4, answerer=answerer)
+        result = compare(store, RetrievalRequest(question, k=4), answerer=answerer)
         plain, hier = result.results["plain"].timings, result.results["hierarchical"].timings
         return {
             "embed_query": hier["embed_query"],
@@ -115,10 +116,10 @@ def ask_request(store) -> Request:
 
 
 def retrieve_request(store) -> Request:
-    from core.retrieval import retrieve
+    from core.retrieval import RetrievalRequest, retrieve
 
     def run(vector) -> dict[str, float]:
-        r = retrieve(store, "load", k=4, query_vector=vector)
+        r = retrieve(store, RetrievalRequest("load", k=4, query_vector=vector))
         return {"vector_search": r.timings["vector_search"], "expand_render": r.timings["expand"]}
 
     return run

@@ -37,7 +37,7 @@ def after_one_document_change(store, changes: int) -> dict[str, float]:
     """Re-write one document (new content), then time the next question's heading match and whole retrieve."""
     from _synthetic import synthetic_corpus
 
-    from core.retrieval import retrieve
+    from core.retrieval import RetrievalRequest, retrieve
     from core.retrieval.headings import heading_index
 
     queries = random_queries(store, changes, seed=17)
@@ -51,7 +51,7 @@ def after_one_document_change(store, changes: int) -> dict[str, float]:
         heading_ms.append((time.perf_counter() - t0) * 1000)
         store.replace_document(replace(record, content_hash=f"changed-again-{n}"), elements, vectors)
         t0 = time.perf_counter()
-        retrieve(store, "What is the panel weight of product P3?", k=4, query_vector=query)
+        retrieve(store, RetrievalRequest("What is the panel weight of product P3?", k=4, query_vector=query))
         retrieve_ms.append((time.perf_counter() - t0) * 1000)
     return {"heading_index_p50": round(statistics.median(heading_ms), 2),
             "heading_index_max": round(max(heading_ms), 2),

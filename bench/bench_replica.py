@@ -52,7 +52,7 @@ def reads_on(url: str, table: str) -> int:
 
 
 def ask_all(store, questions: list[str], threads: int) -> dict[str, Any]:
-    from core.retrieval import retrieve
+    from core.retrieval import RetrievalRequest, retrieve
 
     lock, errors, latencies = threading.Lock(), [], []
     todo = list(questions)
@@ -65,7 +65,7 @@ def ask_all(store, questions: list[str], threads: int) -> dict[str, Any]:
                 question = todo.pop()
             t0 = time.perf_counter()
             try:
-                retrieve(store, question, k=4)
+                retrieve(store, RetrievalRequest(question, k=4))
             except Exception as exc:  # counted: the run must show zero
                 with lock:
                     errors.append(f"{type(exc).__name__}: {str(exc)[:160]}")

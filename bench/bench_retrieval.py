@@ -50,17 +50,17 @@ def norm(text: str) -> str:
 
 
 def latency(store, n_queries: int) -> dict:
-    from core.retrieval import Scope, retrieve
+    from core.retrieval import RetrievalRequest, Scope, retrieve
     from core.sql import retrieval as sql
 
     queries = random_queries(store, n_queries + 20, seed=5)
     questions = synthetic_questions(n_queries + 20, seed=5)
     for q, text in zip(queries[:20], questions[:20], strict=True):  # warm the buffer cache and the pool
-        retrieve(store, text, k=4, query_vector=q)
+        retrieve(store, RetrievalRequest(text, k=4, query_vector=q))
     timings, stages = [], {"search": [], "vector_search": [], "fts_search": [], "expand": [], "plain_context": []}
     for q, text in zip(queries[20:], questions[20:], strict=True):
         t0 = time.perf_counter()
-        result = retrieve(store, text, k=4, query_vector=q)
+        result = retrieve(store, RetrievalRequest(text, k=4, query_vector=q))
         timings.append(time.perf_counter() - t0)
         for key in stages:
             stages[key].append((result.search_ms if key == "search" else result.timings.get(key, 0.0)) / 1000)
@@ -82,7 +82,7 @@ def latency(store, n_queries: int) -> dict:
         times = []
         for q in queries[20:120]:
             t0 = time.perf_counter()
-            r = retrieve(store, "synthetic", k=4, scope=scope, query_vector=q)
+            r = retrieve(store, RetrievalRequest("synthetic", k=4, scope=scope, query_vector=q))
             times.append(time.perf_counter() - t0)
             assert all(h.element.metadata["document_id"] == doc.document_id for h in r.hits), "scope leaked"
         scoped[name] = summary(times)
@@ -107,10 +107,11 @@ def embedding_time(store, questions: list[str]) -> dict:
 
 def token_ratios(store, questions: list[dict]) -> dict:
     from core.answering import ExtractiveAnswerer, compare
+    from core.retrieval import RetrievalRequest
 
     rows = []
     for q in questions:
-        c = compare(store, q["question"], k=4, answerer=ExtractiveAnswerer())
+        c = compare(store, RetrievalRequest(q["question"], k=4), answerer=ExtractiveAnswerer())
         plain, hier = c.plain, c.hierarchical
         gold_path = " ".join(q["gold_path"])
         rows.append({

@@ -49,6 +49,7 @@ __all__ = [
     "RetryPolicy",
     "call_with_retries",
     "chat_model",
+    "configured_chat_model",
     "classify_error",
     "cut_off_error",
     "invoke_with_retries",
@@ -142,6 +143,13 @@ def chat_model(
         options["temperature"] = temperature
     options.update(kwargs)
     return ChatOpenAI(**options)
+
+
+def configured_chat_model(settings: Settings | None = None, **options: Any) -> BaseChatModel | None:
+    """The configured chat model (:func:`chat_model` with ``options``) when an LLM is configured
+    (``settings.has_llm``), else ``None``: what the index and global search run unless given a model."""
+    settings = settings or load_settings()
+    return chat_model(settings, **options) if settings.has_llm else None
 
 
 def model_label(settings: Settings | None = None) -> str:

@@ -17,8 +17,10 @@ from core.retrieval import (
     MODES,
     QuestionError,
     Retrieval,
+    RetrievalRequest,
+    compare_choices,
+    describe_choices,
     retrieve,
-    search_config,
     validate_question,
 )
 from core.store import StoreError
@@ -32,7 +34,6 @@ BLURBS = {
     "hierarchical": "The same hits with their root-to-leaf headings (and a heading hit's section), as partial trees.",
 }
 STAGES = ("embed_query", "search", "expand", "generate")
-SEARCHES = ("default", "vector", "fulltext", "hybrid")
 DISPLAY_CHARS = 20_000  # a context longer than this is shown cut (a whole 5 MB one froze the browser)
 MAX_UI_K = 20
 
@@ -71,8 +72,9 @@ with st.form("compare_form"):
     question = st.text_area("Question", key="compare_question", height=80,
                             placeholder="e.g. Nova 24FL에는 HDMI 단자가 몇 개 있나요?")
     left, middle, right = st.columns(3)
-    search_name = left.selectbox("Search", SEARCHES, key="compare_search",
-                                 help="; ".join(f"{n}: {search_config(n).describe()}" for n in SEARCHES))
+    searches = compare_choices()
+    search_name = left.selectbox("Search", searches, key="compare_search",
+                                 help=describe_choices(searches))
     k = middle.slider("k (hits)", 1, MAX_UI_K, 4, key="compare_k")
     budget = right.number_input("Section tokens a heading hit brings (0 = none)", min_value=0, max_value=4000,
                                 value=DEFAULT_CHILDREN_BUDGET, step=100, key="compare_budget")
@@ -195,8 +197,8 @@ if submitted or rerun:
     if asked is not None:
         try:
             with st.spinner("Searching…"):
-                fresh = retrieve(store, asked, k=int(k), scope=scope, children_budget=int(budget),
-                                 search=search_config(search_name, headings=False if everywhere else None))
+                fresh = retrieve(store, RetrievalRequest(asked, k=int(k), scope=scope, children_budget=int(budget),
+                                                         search=search_name, everywhere=everywhere))
         except (ValueError, StoreError) as exc:
             st.error(f"The search failed: {escape_markdown(str(exc))}")
 

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from core.graph import GlobalAnswer, global_search, index_info, levels, load_reports
+from core.graph import GlobalAnswer, GlobalSearchOptions, global_search, index_info, levels, load_reports
 from core.graph.search.global_search import DEFAULT_LEVEL
 from core.progress import Progress
 from core.retrieval import QuestionError, validate_question
@@ -87,7 +87,7 @@ if asked is not None:
             bar.progress(1.0, text="Reduce: composing the answer…" if step.done < step.total else "Done")
 
     try:
-        answer = global_search(store, asked, level=level, kind=kind, settings=ui.settings(),
+        answer = global_search(store, asked, GlobalSearchOptions(level=level, kind=kind), settings=ui.settings(),
                                progress=on_progress)  # fmt: skip
     except Exception as exc:  # a model or network failure: say what happened, keep the page usable
         bar.empty()

@@ -22,7 +22,7 @@ from core.answering import (
     score_evidence,
 )
 from core.llm import LLMError, RetryPolicy
-from core.retrieval import Context, ContextElement, Scope, retrieve
+from core.retrieval import Context, ContextElement, RetrievalRequest, Scope, retrieve
 
 from .conftest import ROOT
 
@@ -69,7 +69,7 @@ def test_extractive_answer_names_the_product_through_the_heading_path():
 def test_extractive_answer_on_a_sample_disambiguation_question(samples_store):
     q = QUESTIONS["q05"]  # Nova 24FL HDMI ports: every product sheet has an "HDMI : …" item
     assert "disambiguation" in q["tags"]
-    result = compare(samples_store, q["question"], k=4, answerer=ExtractiveAnswerer())
+    result = compare(samples_store, RetrievalRequest(q["question"], k=4), answerer=ExtractiveAnswerer())
     hier, plain = result.hierarchical, result.plain
     assert hier.answer.answerer == plain.answer.answerer == "extractive (no LLM configured)"
     assert q["gold_path"][0] in hier.answer.text, hier.answer.text
@@ -206,7 +206,7 @@ class RecordPrompts(BaseCallbackHandler):
 
 
 def test_llm_answer_streams_and_its_citations_resolve_to_full_ids(samples_store):
-    retrieval = retrieve(samples_store, QUESTIONS["q05"]["question"], k=4)
+    retrieval = retrieve(samples_store, RetrievalRequest(QUESTIONS["q05"]["question"], k=4))
     hit = retrieval.hierarchical.hits[0]
     recorder = RecordPrompts()
     model = GenericFakeChatModel(messages=iter([AIMessage(content=f"It has 1 HDMI port [e:{hit.short_id}].")]),
@@ -230,7 +230,8 @@ def test_llm_answer_streams_and_its_citations_resolve_to_full_ids(samples_store)
 def test_both_modes_use_the_same_prompt_and_differ_only_in_context(samples_store):
     recorder = RecordPrompts()
     model = FakeListChatModel(responses=["first answer", "second answer"], callbacks=[recorder])
-    result = compare(samples_store, QUESTIONS["q06"]["question"], k=3, answerer=LLMAnswerer(model, "LLM: fake", FAST))
+    result = compare(samples_store, RetrievalRequest(QUESTIONS["q06"]["question"], k=3),
+                     answerer=LLMAnswerer(model, "LLM: fake", FAST))
     # The columns are answered concurrently, so which column got which canned reply is not fixed.
     assert {result.plain.answer.text, result.hierarchical.answer.text} == {"first answer", "second answer"}
     assert len(recorder.prompts) == 2
@@ -268,7 +269,8 @@ class FailsOnPlain:
 
 
 def test_a_failing_mode_does_not_hide_the_other(samples_store):
-    result = compare(samples_store, QUESTIONS["q06"]["question"], k=3, answerer=FailsOnPlain(), streaming=True)
+    result = compare(samples_store, RetrievalRequest(QUESTIONS["q06"]["question"], k=3), answerer=FailsOnPlain(),
+                     streaming=True)
     assert result.plain.answer.error.startswith("The model server rejected the API key (401)")
     assert result.plain.answer.error_kind == "auth" and result.plain.answer.text == ""
     assert result.hierarchical.answer.ok and result.hierarchical.answer.text == "fine answer"
@@ -276,7 +278,7 @@ def test_a_failing_mode_does_not_hide_the_other(samples_store):
 
 
 def test_comparison_json_has_the_documented_shape(samples_store):
-    result = compare(samples_store, QUESTIONS["q02"]["question"], k=4, answerer=ExtractiveAnswerer())
+    result = compare(samples_store, RetrievalRequest(QUESTIONS["q02"]["question"], k=4), answerer=ExtractiveAnswerer())
     data = json.loads(json.dumps(result.to_dict(), ensure_ascii=False))
     assert data["question"] == QUESTIONS["q02"]["question"]
     for mode in ("plain", "hierarchical"):
@@ -333,7 +335,7 @@ def test_cli_ask_reports_a_bad_scope_clearly(samples_store):
 @pytest.mark.parametrize("mode", ["plain", "hierarchical"])
 def test_scope_is_honoured_by_compare(samples_store, mode):
     doc = next(d for d in samples_store.documents() if d.filename == "nova-service-centers-ko.md")
-    result = compare(samples_store, "Nova 27QX 무게", k=5, scope=Scope.document(doc.document_id),
+    result = compare(samples_store, RetrievalRequest("Nova 27QX 무게", k=5, scope=Scope.document(doc.document_id)),
                      answerer=ExtractiveAnswerer(), modes=(mode,))
     assert set(result.results) == {mode}
     assert {s.document_id for s in result.results[mode].sources} == {doc.document_id}

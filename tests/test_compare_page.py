@@ -205,6 +205,21 @@ def test_another_strategy_is_one_pick_away(samples_store):
     assert at.session_state["comparison"].search["search"]["name"] == "vector"
 
 
+def test_the_search_selector_offers_what_the_registry_shows_on_the_page(samples_store, monkeypatch):
+    from core.retrieval.strategies import REGISTRY, SearchConfig, Strategy, compare_choices
+
+    at = compare_page("samples").run()
+    assert at.selectbox(key="compare_search").options == list(compare_choices())
+    assert "contextual" not in at.selectbox(key="compare_search").options  # needs an index most collections lack
+    monkeypatch.setitem(REGISTRY, "probe", Strategy(SearchConfig("probe", vector=False, fulltext=True), "probe"))
+    at = compare_page("samples").run()
+    assert at.selectbox(key="compare_search").options[-1] == "probe"
+    at.selectbox(key="compare_search").set_value("probe")
+    at = ask(at, QUESTIONS["q05"]["question"])
+    assert not at.exception, at.exception
+    assert at.session_state["comparison"].search["search"]["name"] == "probe"
+
+
 @pytest.fixture(scope="module")
 def huge_collection(db_url, use_embeddings):
     name = f"huge_{uuid.uuid4().hex[:8]}"

@@ -9,7 +9,7 @@ import pytest
 from core.answering import ExtractiveAnswerer, build_table, compare, prompts
 from core.answering.answerers import _messages
 from core.quantities import is_unit, measure
-from core.retrieval import Context, ContextElement, EntityRef
+from core.retrieval import Context, ContextElement, EntityRef, RetrievalRequest
 from core.retrieval.headings import HeadingRef, best_headings
 from core.retrieval.shape import code_names, question_shape, split_preamble
 from core.statements import statement
@@ -201,7 +201,7 @@ def test_a_hit_from_outside_the_named_heading_is_only_an_aside(mode):
 
 
 def _answers(store, question: str) -> dict[str, str]:
-    result = compare(store, question, answerer=ExtractiveAnswerer())
+    result = compare(store, RetrievalRequest(question), answerer=ExtractiveAnswerer())
     return {mode: r.answer.text for mode, r in result.results.items()}
 
 

@@ -18,7 +18,7 @@ from core.db.urls import psycopg_conninfo
 from core.evaluation.modes import ModeRunner
 from core.ingest import SourceFile, ingest
 from core.ingest.contextual import build_contextual_index, find_contextual_index
-from core.retrieval import retrieve
+from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval.contextual import ContextualIndexError
 from core.store import CollectionGoneError, CollectionMissingError, ElementStore, list_collections
 from tests.test_cli import run_cli
@@ -78,7 +78,7 @@ def test_a_contextual_question_writes_nothing_and_leaves_a_look_alike_collection
 def test_a_stale_index_is_refused_and_ingest_keeps_it_up_to_date(store, db_url):
     assert not ingest(store, [SourceFile("alpha.md", ALPHA.encode()), SourceFile("beta.md", BETA.encode())]).errors
     with pytest.raises(ContextualIndexError, match="has no contextual index"):
-        retrieve(store, "Alpha Phone battery", search="contextual")
+        retrieve(store, RetrievalRequest("Alpha Phone battery", search="contextual"))
     with pytest.raises(ContextualIndexError, match="has no contextual index"):
         ModeRunner(store, ["contextual"])
     assert find_contextual_index(store) is None  # neither the question nor the evaluation made one
@@ -95,12 +95,12 @@ def test_a_stale_index_is_refused_and_ingest_keeps_it_up_to_date(store, db_url):
     store.remove_document(store.find_documents("beta.md")[0].document_id)
     held = index.content_hashes()
     with pytest.raises(ContextualIndexError, match=r"is out of date \(0 documents to embed, 1 to remove\)"):
-        retrieve(store, "Alpha Phone battery", search="contextual")
+        retrieve(store, RetrievalRequest("Alpha Phone battery", search="contextual"))
     assert index.content_hashes() == held
 
     report = ingest(store, [SourceFile("gamma.md", GAMMA.encode())])
     assert (report.contextual["embedded_documents"], report.contextual["removed_documents"]) == (1, 1)
-    found = retrieve(store, "Gamma Phone battery", k=3, search="contextual")
+    found = retrieve(store, RetrievalRequest("Gamma Phone battery", k=3, search="contextual"))
     assert any("5300 mAh" in h.element.page_content for h in found.hits)
     assert all(h.element.metadata["element_id"] in {e.metadata["element_id"] for d in store.documents()
                                                     for e in store.elements(d.document_id)} for h in found.hits)
@@ -121,7 +121,7 @@ def test_a_collection_dropped_while_a_question_runs_is_named_as_gone(store, db_u
     other.drop()
     for search in ("default", "contextual"):
         with pytest.raises(CollectionGoneError) as info:
-            retrieve(store, "Alpha Phone battery", search=search)
+            retrieve(store, RetrievalRequest("Alpha Phone battery", search=search))
         assert str(info.value) == (f"collection {store.collection!r} no longer exists: it was dropped while this was "
                                    "running. Pick another collection (`python -m core collections` lists them) or "
                                    "ingest into this one again")

@@ -9,7 +9,7 @@ import uuid
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.graph import global_search
+from core.graph import GlobalSearchOptions, global_search
 from core.ingest import SourceFile, ingest
 from core.progress import Progress
 from core.retrieval.question import EMPTY_QUESTION, MAX_QUESTION_CHARS, QuestionError
@@ -102,7 +102,7 @@ def test_a_question_over_the_shared_limit_is_refused_as_on_compare(samples_index
     at.button(key="global_ask").click().run()
     assert not at.exception and not at.warning
     with pytest.raises(QuestionError, match="limit is"):
-        global_search(samples_index, "y" * (MAX_QUESTION_CHARS + 1), use_llm="extractive")
+        global_search(samples_index, "y" * (MAX_QUESTION_CHARS + 1), GlobalSearchOptions(use_llm="extractive"))
 
 
 def test_structural_search_offline(samples_index):
@@ -121,12 +121,13 @@ def test_global_search_reports_progress_from_the_calling_thread(samples_index):
     def progress(step: Progress) -> None:
         calls.append((step.stage, step.done, step.total, threading.get_ident()))
 
-    global_search(samples_index, QUESTION, use_llm="extractive", progress=progress)
+    global_search(samples_index, QUESTION, GlobalSearchOptions(use_llm="extractive"), progress=progress)
     assert [c[:3] for c in calls] == [("map", 0, 1), ("map", 1, 1), ("reduce", 1, 1)]
 
     calls.clear()
-    answer = global_search(samples_index, "What is this collection about?", level=0, batch_tokens=800,
-                           chat_model=FakeGraphModel(model_name="fake-progress"), progress=progress)  # fmt: skip
+    options = GlobalSearchOptions(level=0, batch_tokens=800)
+    answer = global_search(samples_index, "What is this collection about?", options,
+                           chat_model=FakeGraphModel(model_name="fake-progress"), progress=progress)
     assert answer.generated_by == "llm"
     maps = [c for c in calls if c[0] == "map"]
     total = maps[0][2]

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from core.graph import global_search
+from core.graph import GlobalSearchOptions, global_search
 from core.graph.index import IndexConfig, run_index
 from core.textnorm import english_stem, match_terms
 
@@ -31,7 +31,7 @@ def _stems(text: str) -> set[str]:
 
 
 def test_the_return_window_for_opened_items_is_answered_from_the_policy(indexed):
-    answer = global_search(indexed, RETURN_WINDOW, use_llm="extractive")
+    answer = global_search(indexed, RETURN_WINDOW, GlobalSearchOptions(use_llm="extractive"))
     assert answer.points, answer.answer
     first = answer.points[0].description
     # The policy's answer (2.1.2 Opened Items: "Window : within 7 days of the delivery date."), first.
@@ -42,7 +42,7 @@ def test_the_return_window_for_opened_items_is_answered_from_the_policy(indexed)
 
 @pytest.mark.parametrize("question", SPECIFIC)
 def test_no_point_is_made_twice(indexed, question):
-    answer = global_search(indexed, question, use_llm="extractive")
+    answer = global_search(indexed, question, GlobalSearchOptions(use_llm="extractive"))
     quotes = [QUOTE.search(p.description).group(1) for p in answer.points]
     assert len(quotes) == len(set(quotes)), quotes
     descriptions = [p.description for p in answer.points]
@@ -56,7 +56,7 @@ def test_no_point_is_made_twice(indexed, question):
 def test_every_point_is_about_the_question(indexed, question):
     """Each point's quoted evidence (or the headings it sits under) states a content word of the question: a point
     that only sounds like the question is not offered."""
-    answer = global_search(indexed, question, use_llm="extractive")
+    answer = global_search(indexed, question, GlobalSearchOptions(use_llm="extractive"))
     asked = _stems(question)
     for p in answer.points:
         quote_and_place = p.description.split(", from the finding")[0]
@@ -64,7 +64,7 @@ def test_every_point_is_about_the_question(indexed, question):
 
 
 def test_a_question_no_report_covers_says_so(indexed):
-    answer = global_search(indexed, "What is the recipe for kimchi stew?", use_llm="extractive")
+    answer = global_search(indexed, "What is the recipe for kimchi stew?", GlobalSearchOptions(use_llm="extractive"))
     assert answer.points == [] and answer.report_ids == []
     assert "no community report covers" in answer.answer
 
@@ -83,8 +83,8 @@ class _RepeatingModel(FakeGraphModel):
 
 
 def test_llm_points_repeated_across_batches_are_merged(indexed):
-    answer = global_search(indexed, RETURN_WINDOW, level=1, chat_model=_RepeatingModel(), batch_tokens=800,
-                           concurrency=1)  # fmt: skip
+    answer = global_search(indexed, RETURN_WINDOW, GlobalSearchOptions(level=1, batch_tokens=800, concurrency=1),
+                           chat_model=_RepeatingModel())
     same = [p for p in answer.points if p.description.startswith("Opened items can be returned within 7 days.")]
     assert len(same) == 1, [p.description for p in answer.points]
     batch_notes = [p for p in answer.points if p.description.startswith("Batch note")]

@@ -10,6 +10,7 @@ import psycopg
 import pytest
 
 from core.graph import (
+    GlobalSearchOptions,
     GraphIndex,
     GraphIndexMissing,
     IndexConfig,
@@ -191,7 +192,8 @@ def test_reindex_is_atomic_when_the_write_fails(indexed):
 
 def test_offline_global_search_cites_reports(indexed):
     store, _result, _ = indexed
-    answer = global_search(store, "Who is the director of the space institute?", use_llm="extractive")
+    answer = global_search(store, "Who is the director of the space institute?",
+                           GlobalSearchOptions(use_llm="extractive"))
     assert answer.generated_by == "extractive" and answer.answer.startswith("Extractive answer")
     assert answer.report_ids and answer.points
     selectable = {r.community_id for r in load_reports(store, level=None, kind="entity")}
@@ -200,7 +202,8 @@ def test_offline_global_search_cites_reports(indexed):
         assert f"[Data: Reports ({rid})]" in answer.answer
     assert all(0 < p.score <= 100 for p in answer.points)
     assert answer.points == sorted(answer.points, key=lambda p: -p.score)
-    structural = global_search(store, "모니터 보증 기간", kind="structural", level=1, use_llm="extractive")
+    structural = global_search(store, "모니터 보증 기간", GlobalSearchOptions(kind="structural", level=1,
+                                                                       use_llm="extractive"))
     assert structural.report_ids and structural.kind == "structural"
 
 
@@ -208,7 +211,7 @@ def test_offline_global_search_cites_reports(indexed):
                                       "이 컬렉션의 주요 주제는 무엇인가요?", "문서들은 무엇에 관한 것인가요?"])
 def test_offline_overview_lists_every_top_level_theme_cited(indexed, question):
     store, _result, _ = indexed
-    answer = global_search(store, question, use_llm="extractive")
+    answer = global_search(store, question, GlobalSearchOptions(use_llm="extractive"))
     top = load_reports(store, level=0, kind="entity")
     ranked = sorted(top, key=lambda r: (-r.rating, r.community_id))
     assert answer.report_ids == [r.community_id for r in ranked], "every theme, most important first"
@@ -221,10 +224,10 @@ def test_offline_overview_lists_every_top_level_theme_cited(indexed, question):
 
 def test_offline_search_below_the_relevance_floor_says_no_report_covers_it(indexed):
     store, _result, _ = indexed
-    answer = global_search(store, "What is the recipe for kimchi stew?", use_llm="extractive")
+    answer = global_search(store, "What is the recipe for kimchi stew?", GlobalSearchOptions(use_llm="extractive"))
     assert answer.report_ids == [] and answer.points == []
     assert "no community report covers" in answer.answer and "relevance floor" in answer.answer
-    specific = global_search(store, "What ports does the Nova 32UX have?", use_llm="extractive")
+    specific = global_search(store, "What ports does the Nova 32UX have?", GlobalSearchOptions(use_llm="extractive"))
     assert specific.report_ids and all(p.score >= 35 for p in specific.points)
 
 
@@ -396,5 +399,5 @@ def test_empty_collection_indexes_to_an_empty_index(store):
     report = run_index(store, config=OFFLINE).report
     assert (report.text_units, report.entities, report.relationships, report.reports) == (0, 0, 0, 0)
     assert report.communities == {} and index_exists(store)
-    answer = global_search(store, "anything?", use_llm="extractive")
+    answer = global_search(store, "anything?", GlobalSearchOptions(use_llm="extractive"))
     assert answer.report_ids == [] and "nothing" in answer.answer

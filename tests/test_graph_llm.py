@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.graph import (
+    GlobalSearchOptions,
     GraphIndex,
     GraphIndexError,
     IndexConfig,
@@ -104,7 +105,8 @@ def test_llm_global_search_map_reduce(small_store):
     store = small_store
     run_index(store, chat_model=FakeGraphModel(model_name="fake-global"), config=LLM)
     model = FakeGraphModel(model_name="fake-global")
-    answer = global_search(store, "What is this collection about?", level=0, chat_model=model, batch_tokens=800)
+    answer = global_search(store, "What is this collection about?", GlobalSearchOptions(level=0, batch_tokens=800),
+                           chat_model=model)
     assert answer.generated_by == "llm"
     level0 = {r.community_id for r in load_reports(store, level=0)}
     assert answer.report_ids and set(answer.report_ids) <= level0
@@ -115,8 +117,8 @@ def test_llm_global_search_map_reduce(small_store):
     assert n_map >= 1 and model.calls == n_map + 1  # several token-bounded map batches, one reduce
     assert "[Data: Reports (" in answer.answer
     # same question again: answered from the cache
-    cached = global_search(store, "What is this collection about?", level=0, chat_model=FakeGraphModel(
-        model_name="fake-global"), batch_tokens=800)  # fmt: skip
+    cached = global_search(store, "What is this collection about?", GlobalSearchOptions(level=0, batch_tokens=800),
+                           chat_model=FakeGraphModel(model_name="fake-global"))
     assert cached.llm_calls == 0 and cached.cached_calls == model.calls and cached.answer == answer.answer
 
 
@@ -124,7 +126,7 @@ def test_llm_global_search_with_nothing_useful(small_store):
     store = small_store
     build_index(store, config=IndexConfig(extraction="offline", reports="extractive"))
     model = FakeGraphModel(model_name="fake-garbage", malformed=1)  # every map reply is garbage
-    answer = global_search(store, "Anything?", level=0, chat_model=model)
+    answer = global_search(store, "Anything?", GlobalSearchOptions(level=0), chat_model=model)
     assert answer.generated_by == "llm" and answer.report_ids == [] and answer.points == []
     assert "nothing" in answer.answer  # the no-data answer, and no reduce call was made
     assert all(not p.startswith("Several analysts") for p in model.prompts_seen)

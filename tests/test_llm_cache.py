@@ -13,7 +13,7 @@ from langchain_core.outputs import ChatGeneration
 
 from core.cli import main
 from core.config import load_settings
-from core.graph import IndexConfig, build_index, global_search
+from core.graph import GlobalSearchOptions, IndexConfig, build_index, global_search
 from core.graph.llm_cache import CachedChat, PostgresLLMCache, cache_size, model_identity, prompt_key
 from core.llm import chat_model
 from tests.conftest import SAMPLES
@@ -43,12 +43,12 @@ def _map_calls(model: FakeGraphModel) -> int:
 
 def test_replies_that_do_not_parse_are_not_cached_or_replayed(indexed):
     garbage = FakeGraphModel(model_name="fake-cache-garbage", malformed=1)  # every reply is garbage
-    first = global_search(indexed, QUESTION, level=0, chat_model=garbage)
+    first = global_search(indexed, QUESTION, GlobalSearchOptions(level=0), chat_model=garbage)
     assert first.points == [] and _map_calls(garbage) >= 1
     assert cache_size(indexed.pool, indexed.collection_id) == 0, "a reply that did not parse was cached"
 
     healthy = FakeGraphModel(model_name="fake-cache-garbage")  # same identity: would hit garbage in the cache
-    second = global_search(indexed, QUESTION, level=0, chat_model=healthy)
+    second = global_search(indexed, QUESTION, GlobalSearchOptions(level=0), chat_model=healthy)
     assert _map_calls(healthy) == _map_calls(garbage), "the map calls were asked again"
     assert second.points and second.report_ids
     assert cache_size(indexed.pool, indexed.collection_id) == healthy.calls  # now the good replies are kept

@@ -12,7 +12,7 @@ import pytest
 from core.answering import AnswerStream, answer_concurrently, compare
 from core.config import load_settings
 from core.llm import LLMError, RetryPolicy
-from core.retrieval import Retrieval
+from core.retrieval import Retrieval, RetrievalRequest
 
 from .helpers_pages import unescape
 from .test_llm_stub import CONTEXT, Stub, answerer
@@ -23,8 +23,8 @@ LONG = " ".join(f"word{i}" for i in range(200))
 
 
 def _retrieval() -> Retrieval:
-    return Retrieval("How heavy?", 1, None, [], CONTEXT, CONTEXT, {"embed_query": 0, "vector_search": 0, "expand": 0},
-                     None)
+    return Retrieval(question="How heavy?", k=1, scope=None, hits=[], plain=CONTEXT, hierarchical=CONTEXT,
+                     timings={"embed_query": 0, "vector_search": 0, "expand": 0}, query_vector=None)
 
 
 def test_keepalive_comments_do_not_hold_a_call_past_its_deadline():
@@ -97,8 +97,8 @@ def test_both_columns_are_answered_concurrently():
 
 def test_compare_with_a_stalled_server_ends_both_columns_with_the_deadline_message(samples_store):
     with Stub([{"keepalive": 0.3, "for": 30}]) as stub:
-        result = compare(samples_store, "Nova 27QX 모니터의 보증기간은 얼마인가요?", k=2, streaming=True,
-                         answerer=answerer(stub, total=TOTAL, timeout=5.0))
+        result = compare(samples_store, RetrievalRequest("Nova 27QX 모니터의 보증기간은 얼마인가요?", k=2),
+                         streaming=True, answerer=answerer(stub, total=TOTAL, timeout=5.0))
     for mode_result in (result.plain, result.hierarchical):
         assert mode_result.answer.error_kind == "deadline"
         assert mode_result.timings["generate"] < (TOTAL + SLACK) * 1000

@@ -16,7 +16,7 @@ import pytest
 from core.answering import AnswerStream, ExtractiveAnswerer, LLMAnswerer, compare, default_answerer
 from core.config import load_settings
 from core.llm import LLMError, LLMNotConfiguredError, RetryPolicy, chat_model
-from core.retrieval import Context, ContextElement
+from core.retrieval import Context, ContextElement, RetrievalRequest
 
 KEY = "sk-test-TopSecretKey0123456789"
 CONTEXT = Context(
@@ -236,8 +236,8 @@ def test_a_dead_server_is_reported_as_unreachable():
 
 def test_compare_through_the_stub_answers_both_modes_and_keeps_the_key_out(samples_store):
     with Stub([{"reply": "Answer from the context [e:00000000]."}]) as stub:
-        result = compare(samples_store, "Nova 27QX 모니터의 보증기간은 얼마인가요?", k=3, answerer=answerer(stub),
-                         streaming=True)
+        result = compare(samples_store, RetrievalRequest("Nova 27QX 모니터의 보증기간은 얼마인가요?", k=3),
+                         answerer=answerer(stub), streaming=True)
     assert result.plain.answer.text == result.hierarchical.answer.text == "Answer from the context [e:00000000]."
     assert result.answerer.startswith("LLM: stub-model at http://127.0.0.1:")
     contexts = [r["body"]["messages"][1]["content"] for r in stub.requests]  # the columns ask concurrently
@@ -252,7 +252,8 @@ def test_one_failing_column_leaves_the_other_answered(samples_store):
     # The columns ask at the same time: whichever asks first is refused.
     with Stub([too_long, {"reply": "The other answer."}]) as stub:
         llm = answerer(stub)
-        result = compare(samples_store, "Nova 27QX 모니터의 보증기간은 얼마인가요?", k=3, answerer=llm, streaming=True)
+        result = compare(samples_store, RetrievalRequest("Nova 27QX 모니터의 보증기간은 얼마인가요?", k=3),
+                         answerer=llm, streaming=True)
     refused_prompt = stub.requests[0]["body"]["messages"][1]["content"]
     refused = next(r for r in (result.plain, result.hierarchical)
                    if refused_prompt.startswith("<context>\n" + r.context.text + "\n"))
@@ -272,8 +273,8 @@ def test_a_stream_cut_off_midway_keeps_what_arrived():
 
     from core.retrieval import Retrieval
 
-    retrieval = Retrieval("q", 1, None, [], CONTEXT, CONTEXT, {"embed_query": 0, "vector_search": 0, "expand": 0},
-                          None)
+    retrieval = Retrieval(question="q", k=1, scope=None, hits=[], plain=CONTEXT, hierarchical=CONTEXT,
+                          timings={"embed_query": 0, "vector_search": 0, "expand": 0}, query_vector=None)
     stream = AnswerStream(retrieval, "hierarchical", CutOff())
     assert list(stream) == ["partial "]
     result = stream.result()
@@ -339,7 +340,7 @@ def test_graph_calls_never_cache_a_cut_off_reply_and_global_search_says_so(db_ur
     reduce reply is the answer, so global search fails with "cut off" instead of showing it as complete."""
     import uuid
 
-    from core.graph import LLMCallError, build_index, global_search
+    from core.graph import GlobalSearchOptions, LLMCallError, build_index, global_search
     from core.graph.llm_cache import CachedChat, cache_size
     from core.ingest import ingest_paths
     from core.store import ElementStore
@@ -365,7 +366,7 @@ def test_graph_calls_never_cache_a_cut_off_reply_and_global_search_says_so(db_ur
 
         with Stub([], choose=choose) as stub:
             with pytest.raises(LLMCallError, match="The answer was cut off"):
-                global_search(store, "What is this collection about?", level=0,
+                global_search(store, "What is this collection about?", GlobalSearchOptions(level=0),
                               chat_model=chat_model(settings_for(stub.base_url), streaming=True))
             assert any(r["body"]["messages"][-1]["content"].startswith("Several analysts") for r in stub.requests)
     finally:

@@ -24,6 +24,7 @@ from core.answering import ExtractiveAnswerer, compare
 from core.db.pool import connection_pool
 from core.db.urls import psycopg_conninfo, sqlalchemy_url
 from core.ingest import content_hash, document_id_for, embedding_text, parse, text_sha256
+from core.retrieval import RetrievalRequest
 from core.store import DocumentRecord, ElementStore, StoreError, list_collections
 from core.store.migrate import migrate
 from tests.helpers_old_layout import OLD_HNSW, create_old_collection, write_old_document
@@ -129,7 +130,7 @@ def test_old_layout_is_refused_clearly_then_migrated_without_re_embedding(scratc
     assert store.has_vector_index() is False  # 3 documents: under the HNSW threshold, searched exactly
 
     q = QUESTIONS["q05"]
-    result = compare(store, q["question"], answerer=ExtractiveAnswerer())
+    result = compare(store, RetrievalRequest(q["question"]), answerer=ExtractiveAnswerer())
     assert q["gold_path"][0] in result.results["hierarchical"].answer.text
 
     again = migrate(scratch_url)
@@ -229,6 +230,7 @@ def test_contextual_siblings_of_the_registry_before_sibling_of_join_their_base(s
     assert sorted(listed) == ["legacy", "notes__ctx"] and listed["legacy"].siblings == ("contextual",)
     index = find_contextual_index(ElementStore(scratch_url, "legacy", HashEmbeddings(), create=False))
     assert (index.collection, index.collection_id) == ("legacy:contextual", old.collection_id)
-    found = retrieve(base, "Alpha Phone battery", k=10, search="contextual")  # up to date: no error, no embedding
+    found = retrieve(base, RetrievalRequest("Alpha Phone battery", k=10,
+                                            search="contextual"))  # up to date: no error, no embedding
     base_ids = {e.metadata["element_id"] for e in base.elements(base.documents()[0].document_id)}
     assert {h.element_id for h in found.hits} == base_ids  # every hit mapped back to the base's elements

@@ -19,7 +19,7 @@ from psycopg.conninfo import make_conninfo
 from core.config import DEFAULT_POOL_SIZE, load_settings
 from core.db.pool import application_name, connection_pool, pool_stats, read_connection
 from core.db.urls import psycopg_conninfo
-from core.retrieval import Scope, embed_query, retrieve
+from core.retrieval import RetrievalRequest, Scope, embed_query, retrieve
 from core.store import ElementStore
 
 THREADS = 16
@@ -115,10 +115,10 @@ def test_concurrent_retrieval_keeps_within_the_pool_and_returns_everything(own_p
             for j in range(REQUESTS_PER_THREAD):
                 n = i * REQUESTS_PER_THREAD + j
                 if n % 3 == 0:  # the whole ask path, embedding included
-                    r = retrieve(store, QUESTIONS[n % len(QUESTIONS)], k=4)
+                    r = retrieve(store, RetrievalRequest(QUESTIONS[n % len(QUESTIONS)], k=4))
                 else:
                     scope = Scope.document(document.document_id) if n % 3 == 2 else None
-                    r = retrieve(store, "q", k=4, scope=scope, query_vector=vectors[n % len(vectors)])
+                    r = retrieve(store, RetrievalRequest("q", k=4, scope=scope, query_vector=vectors[n % len(vectors)]))
                 assert r.hits and r.hierarchical.elements
         except Exception as exc:  # collected: the assertion below reports them all
             errors.append(f"{type(exc).__name__}: {exc}")
@@ -155,7 +155,7 @@ def test_concurrent_retrieval_keeps_within_the_pool_and_returns_everything(own_p
 def test_a_failed_statement_returns_its_connection(own_pool_store):
     store, server = own_pool_store
     pool = store.pool
-    retrieve(store, "warranty", k=2)
+    retrieve(store, RetrievalRequest("warranty", k=2))
     for _ in range(POOL_MAX * 3):  # more failures than connections: a leak would exhaust the pool
         with pytest.raises(psycopg.errors.DivisionByZero), read_connection(pool) as conn:
             conn.execute("SELECT 1 / 0")
@@ -164,7 +164,7 @@ def test_a_failed_statement_returns_its_connection(own_pool_store):
     assert server.settled(stats["pool_size"]) == stats["pool_size"]
     with pool.connection() as conn:
         assert conn.autocommit is False, "read_connection gives connections back in transaction mode"
-    assert retrieve(store, "warranty", k=2).hits, "the pool still serves"
+    assert retrieve(store, RetrievalRequest("warranty", k=2)).hits, "the pool still serves"
 
 
 def test_the_app_pool_is_sized_by_settings_and_tagged(db_url, samples_store, monkeypatch):

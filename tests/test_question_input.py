@@ -31,6 +31,7 @@ from core.retrieval import (
     MAX_QUESTION_CHARS,
     HierarchicalRetriever,
     QuestionError,
+    RetrievalRequest,
     retrieve,
     validate_question,
 )
@@ -107,9 +108,9 @@ def test_injection_attempts_are_kept_verbatim(question):
 def test_compare_refuses_before_any_work(samples_store, question):
     calls = samples_store.embeddings.calls
     with pytest.raises(QuestionError):
-        compare(samples_store, question, answerer=ExtractiveAnswerer())
+        compare(samples_store, RetrievalRequest(question), answerer=ExtractiveAnswerer())
     with pytest.raises(QuestionError):
-        retrieve(samples_store, question)
+        retrieve(samples_store, RetrievalRequest(question))
     with pytest.raises(QuestionError):
         HierarchicalRetriever(store=samples_store).invoke(question)
     assert samples_store.embeddings.calls == calls, "nothing was embedded"
@@ -126,7 +127,7 @@ def _table_state(store) -> tuple[str | None, int, int]:
 @pytest.mark.parametrize("question", INJECTIONS)
 def test_hostile_questions_are_answered_as_ordinary_text(samples_store, question):
     before = _table_state(samples_store)
-    result = compare(samples_store, question, k=3, answerer=ExtractiveAnswerer())
+    result = compare(samples_store, RetrievalRequest(question, k=3), answerer=ExtractiveAnswerer())
     assert result.question == question
     for mode in ("plain", "hierarchical"):
         r = result.results[mode]
@@ -136,7 +137,8 @@ def test_hostile_questions_are_answered_as_ordinary_text(samples_store, question
 
 
 def test_nul_in_a_question_is_stripped_end_to_end(samples_store):
-    result = compare(samples_store, "Nova 24FL\x00 무게는\x00 얼마인가요?", k=3, answerer=ExtractiveAnswerer())
+    result = compare(samples_store, RetrievalRequest("Nova 24FL\x00 무게는\x00 얼마인가요?", k=3),
+                     answerer=ExtractiveAnswerer())
     assert result.question == "Nova 24FL 무게는 얼마인가요?"
     assert "\x00" not in json.dumps(result.to_dict(), ensure_ascii=False)
 
@@ -179,7 +181,7 @@ def test_a_prompt_injection_in_a_document_stays_inside_the_untrusted_context(inj
     recorder = RecordPrompts()
     model = FakeListChatModel(responses=["PWNED", "PWNED"], callbacks=[recorder])
     question = "How heavy is the Acme Router X1?"
-    result = compare(injected_store, question, k=4, answerer=LLMAnswerer(model, "LLM: fake", FAST))
+    result = compare(injected_store, RetrievalRequest(question, k=4), answerer=LLMAnswerer(model, "LLM: fake", FAST))
     assert len(recorder.prompts) == 2, "one prompt per mode"
     for (system, human), mode in zip(recorder.prompts, ("plain", "hierarchical"), strict=True):
         assert result.results[mode].answer.text == "PWNED"  # what the model says is its business; the prompt is ours
@@ -199,7 +201,7 @@ def sent_prompt(store, question: str, mode: str):
     """The (system, human) messages an LLM answerer sends for ``question`` in ``mode`` alone."""
     recorder = RecordPrompts()
     model = FakeListChatModel(responses=["a"], callbacks=[recorder])
-    compare(store, question, k=2, answerer=LLMAnswerer(model, "LLM: fake", FAST), modes=(mode,))
+    compare(store, RetrievalRequest(question, k=2), answerer=LLMAnswerer(model, "LLM: fake", FAST), modes=(mode,))
     (system, human), = recorder.prompts
     return system, human
 
@@ -255,15 +257,16 @@ def test_cli_ask_and_global_exit_2_with_the_message_before_starting_the_database
 
 
 def test_global_search_takes_the_question_as_ask_does(samples_store):
-    from core.graph import global_search
+    from core.graph import GlobalSearchOptions, global_search
     from core.graph.search.global_search import select_reports
 
     from .test_reports_page import ensure_samples_index
 
     store = ensure_samples_index(samples_store)
     with pytest.raises(QuestionError, match="^The question is too long: 100,000 characters"):
-        global_search(store, "x" * 100_000, use_llm="extractive")
-    answer = global_search(store, "\x1bWho leads the\x00 Hanbit space institute?\r\n", use_llm="extractive")
+        global_search(store, "x" * 100_000, GlobalSearchOptions(use_llm="extractive"))
+    answer = global_search(store, "\x1bWho leads the\x00 Hanbit space institute?\r\n",
+                           GlobalSearchOptions(use_llm="extractive"))
     assert answer.question == "Who leads the Hanbit space institute?"
     with pytest.raises(ValueError, match=r"^there is no entity level -1: the levels are 0, 1"):
         select_reports(store, level=-1)

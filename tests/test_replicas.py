@@ -25,7 +25,7 @@ from core.db import replicas, status
 from core.db.pool import close_pool
 from core.db.replicas import ReadRouter, standby_status
 from core.ingest import ingest_paths
-from core.retrieval import retrieve
+from core.retrieval import RetrievalRequest, retrieve
 from core.store import ElementStore, list_collections
 from tests import tcp_postgres
 from tests.conftest import SAMPLES
@@ -122,7 +122,7 @@ def test_questions_and_pages_are_read_on_the_standby(pair, store, router, monkey
     before = {"primary": statements_on(pair.primary, store.table), "standby": reads_on(pair.standby, store.table)}
     served = dict(router.served)
     for question in QUESTIONS:
-        result = retrieve(store, question, k=4)
+        result = retrieve(store, RetrievalRequest(question, k=4))
         assert result.hits and result.hierarchical.elements
     documents = store.documents()
     assert len(documents) == 10
@@ -194,7 +194,7 @@ def test_a_lost_standby_falls_back_to_the_primary_with_one_notice_and_returns(pa
                                                                                 monkeypatch, caplog, capsys):
     monkeypatch.setattr(replicas, "RETRY_S", 0.2)
     caplog.set_level(logging.WARNING, logger="hke.database")
-    expected = {q: [h.element.id for h in retrieve(store, q, k=4).hits] for q in QUESTIONS}
+    expected = {q: [h.element.id for h in retrieve(store, RetrievalRequest(q, k=4)).hits] for q in QUESTIONS}
     in_flight: list[BaseException] = []
     started = threading.Event()
 
@@ -218,7 +218,8 @@ def test_a_lost_standby_falls_back_to_the_primary_with_one_notice_and_returns(pa
         served = dict(router.served)
         for _ in range(3):  # every question still answered, the same way, from the primary
             for question in QUESTIONS:
-                assert [h.element.id for h in retrieve(store, question, k=4).hits] == expected[question]
+                hits = retrieve(store, RetrievalRequest(question, k=4)).hits
+                assert [h.element.id for h in hits] == expected[question]
         assert router.served["replica"] == served["replica"]
         assert router.served["primary"] > served["primary"]
         notices = [r.getMessage() for r in caplog.records if "read replica" in r.getMessage()]

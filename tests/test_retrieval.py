@@ -24,9 +24,9 @@ from core.db.pool import _configure_connection, read_connection
 from core.db.urls import psycopg_conninfo
 from core.ingest import SourceFile, ingest
 from core.retrieval import (
-    STRATEGIES,
     HierarchicalRetriever,
     PlainRetriever,
+    RetrievalRequest,
     Scope,
     embed_query,
     expand,
@@ -166,8 +166,8 @@ def test_search_and_expansion_with_children_are_one_round_trip_each(two_docs, tm
 def test_plain_and_hierarchical_contexts_come_from_the_same_hits(two_docs):
     store, alpha, beta = two_docs
     # The vector strategy over the whole collection, no sections brought in: the contexts differ by ancestors only.
-    result = retrieve(store, "How heavy is the monitor with its stand?", k=3, search=STRATEGIES["vector"].but(
-        headings=False), children_budget=0)
+    result = retrieve(store, RetrievalRequest("How heavy is the monitor with its stand?", k=3, search="vector",
+                                              everywhere=True, children_budget=0))
     hit_ids = [h.element_id for h in result.hits]
     assert len(hit_ids) == 3
     assert [e.element_id for e in result.plain.hits] == hit_ids
@@ -239,7 +239,7 @@ def test_subtree_scope_never_leaks(two_docs):
     hits = vector_search(store, vector, 10, Scope.subtree(weight.metadata["element_id"]))
     assert {h.element.page_content for h in hits} == subtree
 
-    result = retrieve(store, ORBIT_QUESTION, k=2, scope=Scope.subtree(weight.metadata["element_id"]))
+    result = retrieve(store, RetrievalRequest(ORBIT_QUESTION, k=2, scope=Scope.subtree(weight.metadata["element_id"])))
     assert {h.element.page_content for h in result.hits} <= subtree
     assert "Beta satellite" not in result.hierarchical.text
 
@@ -307,12 +307,13 @@ def test_read_connection_leaves_pool_connections_transactional(store):
 
 def test_langchain_retrievers_share_the_search(two_docs):
     store, alpha, beta = two_docs
-    plain = PlainRetriever(store=store, k=3).invoke(ORBIT_QUESTION)
+    plain = PlainRetriever(store=store, request=RetrievalRequest("", k=3)).invoke(ORBIT_QUESTION)
     assert len(plain) == 3 and all("score" in d.metadata and "short_id" in d.metadata for d in plain)
-    trees = HierarchicalRetriever(store=store, k=3).invoke(ORBIT_QUESTION)
+    trees = HierarchicalRetriever(store=store, request=RetrievalRequest("", k=3)).invoke(ORBIT_QUESTION)
     assert trees and trees[0].metadata["document_id"] == beta
     assert set(trees[0].metadata["hit_ids"]) <= {d.id for d in plain}
     assert sum(len(t.metadata["hit_ids"]) for t in trees) == 3
     assert trees[0].page_content.startswith("# Beta satellite")
-    scoped = PlainRetriever(store=store, k=3, scope=Scope.document(alpha)).invoke(ORBIT_QUESTION)
+    in_alpha = RetrievalRequest("", k=3, scope=Scope.document(alpha))  # each query's question replaces ""
+    scoped = PlainRetriever(store=store, request=in_alpha).invoke(ORBIT_QUESTION)
     assert {d.metadata["document_id"] for d in scoped} == {alpha}

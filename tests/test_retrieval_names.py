@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.answering import ExtractiveAnswerer, build_table, compare
-from core.retrieval import Context, ContextElement, EntityRef, retrieve
+from core.retrieval import Context, ContextElement, EntityRef, RetrievalRequest, retrieve
 from core.retrieval.headings import HeadingIndex, HeadingRef, best_headings, heading_words
 from core.retrieval.shape import attribute_identifiers, question_shape
 from core.statements import question_terms, statement
@@ -179,7 +179,7 @@ def test_every_row_states_the_same_attribute():
 
 
 def _hierarchical(store, question: str) -> str:
-    return compare(store, question, answerer=ExtractiveAnswerer()).results["hierarchical"].answer.text
+    return compare(store, RetrievalRequest(question), answerer=ExtractiveAnswerer()).results["hierarchical"].answer.text
 
 
 def test_samples_cross_language_speakers_of_two_products(samples_store):
@@ -206,7 +206,7 @@ def test_samples_attribute_looked_up_by_its_own_words_inside_the_scope(samples_s
 
 
 def test_samples_attribute_heading_of_another_product_is_not_the_scope(samples_store):
-    retrieval = retrieve(samples_store, "Nova 27QX의 PBP/PIP은(는) 무엇인가요?")
+    retrieval = retrieve(samples_store, RetrievalRequest("Nova 27QX의 PBP/PIP은(는) 무엇인가요?"))
     assert retrieval.searched_under is not None and "27QX" in retrieval.searched_under
     assert "34WC" not in retrieval.searched_under
 
@@ -256,11 +256,12 @@ def extensions_store(store, tmp_path: Path):
 
 
 def _answer(store, question: str) -> str:
-    return ExtractiveAnswerer().complete(question, retrieve(store, question).hierarchical)
+    return ExtractiveAnswerer().complete(question, retrieve(store, RetrievalRequest(question)).hierarchical)
 
 
 def test_module_path_question_answers_from_the_page_its_initials_name(extensions_store):
-    retrieval = retrieve(extensions_store, "For the `markdown.extensions.toc` extension, what is the default `marker`?")
+    question = "For the `markdown.extensions.toc` extension, what is the default `marker`?"
+    retrieval = retrieve(extensions_store, RetrievalRequest(question))
     assert retrieval.searched_under == "Table of Contents"
     answer = ExtractiveAnswerer().complete(retrieval.question, retrieval.hierarchical)
     assert answer.splitlines()[0] == "marker: [TOC]", answer

@@ -14,6 +14,7 @@ from core.retrieval import (
     DEFAULT_SEARCH,
     STRATEGIES,
     QuestionError,
+    RetrievalRequest,
     Scope,
     SearchConfig,
     retrieve,
@@ -97,18 +98,18 @@ def test_strategies_are_named_configs_and_unknown_ones_are_refused():
 def test_each_strategy_runs_and_says_which_it_was(twins):
     seen = {}
     for name in ("vector", "fulltext", "hybrid"):
-        result = retrieve(twins, "Scan rate of the Draco 900", k=3, search=search_config(name, headings=False))
+        result = retrieve(twins, RetrievalRequest("Scan rate of the Draco 900", k=3, search=name, everywhere=True))
         assert result.search.name == name and len(result.hits) == 3
         assert result.notes == ["searched the whole collection"]
         seen[name] = [h.element_id for h in result.hits]
     # Full text ranks by the rare tokens of the question: the Draco's scan-rate line is in its hits.
     assert any("130 per second" in h.element.page_content
-               for h in retrieve(twins, "Scan rate of the Draco 900", k=3, search="fulltext").hits)
+               for h in retrieve(twins, RetrievalRequest("Scan rate of the Draco 900", k=3, search="fulltext")).hits)
     assert seen["vector"] != seen["fulltext"]
 
 
 def test_a_named_heading_scopes_the_search_and_says_so_english(twins):
-    result = retrieve(twins, "How heavy is the Borealis 500?", k=4)
+    result = retrieve(twins, RetrievalRequest("How heavy is the Borealis 500?", k=4))
     assert result.searched_under == "Product catalogue › Borealis 500"
     assert result.notes[0] == "searched under: Product catalogue › Borealis 500"
     assert _ids_under(result, "Borealis 500")
@@ -120,7 +121,7 @@ def test_a_named_heading_scopes_the_search_and_says_so_english(twins):
 
 
 def test_a_named_heading_scopes_the_search_korean(twins):
-    result = retrieve(twins, "노바 S2 스캐너의 무게는 얼마인가요?", k=3)
+    result = retrieve(twins, RetrievalRequest("노바 S2 스캐너의 무게는 얼마인가요?", k=3))
     assert result.searched_under is not None and "노바 S2 스캐너" in result.searched_under
     assert _ids_under(result, "노바 S2 스캐너")
     assert "1.9 kg" in result.hierarchical.text and "1.2 kg" not in result.hierarchical.text
@@ -129,7 +130,7 @@ def test_a_named_heading_scopes_the_search_korean(twins):
 def test_a_heading_in_several_documents_searches_all_of_them(store):
     docs = [SourceFile("a.md", API_A.encode()), SourceFile("b.md", API_B.encode())]
     assert not ingest(store, docs).errors
-    result = retrieve(store, "What is the default timeout of http.request?", k=4)
+    result = retrieve(store, RetrievalRequest("What is the default timeout of http.request?", k=4))
     assert "2 headings in 2 documents" in result.searched_under
     assert "the heading is in 2 documents: searched all of them" in result.notes
     texts = result.hierarchical.text
@@ -137,17 +138,17 @@ def test_a_heading_in_several_documents_searches_all_of_them(store):
 
 
 def test_a_name_matching_no_heading_falls_back_to_the_whole_collection(twins):
-    result = retrieve(twins, "Which scanner is sold with a leather holster?", k=3)
+    result = retrieve(twins, RetrievalRequest("Which scanner is sold with a leather holster?", k=3))
     assert result.searched_under is None and result.scope.is_whole
     assert result.notes == ["no heading named in the question: searched the whole collection"]
-    everywhere = retrieve(twins, "How heavy is the Borealis 500?", k=4, search=search_config(None, headings=False))
+    everywhere = retrieve(twins, RetrievalRequest("How heavy is the Borealis 500?", k=4, everywhere=True))
     assert everywhere.notes == ["searched the whole collection"] and everywhere.searched_under is None
 
 
 def test_a_scope_never_hides_a_much_closer_hit(twins):
     # "Aurora 300" names a heading, but what the question asks is in the catalogue's returns sentence.
-    result = retrieve(twins, "Aurora 300: are returns accepted within 30 days of purchase, with the receipt?", k=4,
-                      search="vector")
+    question = "Aurora 300: are returns accepted within 30 days of purchase, with the receipt?"
+    result = retrieve(twins, RetrievalRequest(question, k=4, search="vector"))
     assert result.searched_under and "Aurora 300" in result.searched_under
     outside = [h for h in result.hits if h.outside_scope]
     assert [h.element.page_content for h in outside] == [
@@ -164,11 +165,12 @@ def test_comments_and_front_matter_are_stored_but_not_searched(store):
     assert any("zebrafishcomment" in t for t in stored), "the comment stays stored (tree, export)"
     question = "YAML added v0.3.6 changes version v15.3.0 description zebrafishcomment appears only in this comment"
     for name in ("vector", "hybrid"):
-        result = retrieve(store, question, k=4, search=name)
+        result = retrieve(store, RetrievalRequest(question, k=4, search=name))
         assert not any("zebrafishcomment" in h.element.page_content for h in result.hits)
         assert "zebrafishcomment" not in result.hierarchical.text, "nor brought in as a section"
-    assert not retrieve(store, "frontmatterqux", k=2, search="fulltext").hits
-    opted_in = retrieve(store, question, k=2, search=search_config("vector").but(include_metadata=True))
+    assert not retrieve(store, RetrievalRequest("frontmatterqux", k=2, search="fulltext")).hits
+    opted_in = retrieve(store, RetrievalRequest(question, k=2,
+                                                search=search_config("vector").but(include_metadata=True)))
     assert "zebrafishcomment" in opted_in.hits[0].element.page_content
 
 
@@ -176,15 +178,15 @@ def test_a_heading_hit_brings_its_own_section(twins):
     scoped = Scope.subtree(next(e.metadata["element_id"] for d in twins.documents() for e in twins.elements(
         d.document_id) if e.page_content == "Cirrus 700"))
     question = "Cirrus 700"
-    bare = retrieve(twins, question, k=1, scope=scoped, search="vector", children_budget=0)
+    bare = retrieve(twins, RetrievalRequest(question, k=1, scope=scoped, search="vector", children_budget=0))
     assert [h.element.page_content for h in bare.hits] == ["Cirrus 700"]
     assert "Weight" not in bare.hierarchical.text
-    brought = retrieve(twins, question, k=1, scope=scoped, search="vector")  # the default budget
+    brought = retrieve(twins, RetrievalRequest(question, k=1, scope=scoped, search="vector"))  # the default budget
     children = [e for e in brought.hierarchical.elements if e.role == "child"]
     assert any(e.text == "Weight : 4.7 kg" for e in children)
     assert brought.hierarchical.tokens - bare.hierarchical.tokens <= brought.children_budget + 20
     with pytest.raises(ValueError, match="0 or more tokens"):
-        retrieve(twins, question, children_budget=-1)
+        retrieve(twins, RetrievalRequest(question, children_budget=-1))
 
 
 def test_a_5_mb_single_line_element_is_cut_to_the_context_budget(store, monkeypatch):
@@ -193,7 +195,7 @@ def test_a_5_mb_single_line_element_is_cut_to_the_context_budget(store, monkeypa
     doc = f"# Huge\n\n## Log\n\n{line}\n\n## Note\n\n* Owner : Kim\n"
     assert not ingest(store, [SourceFile("huge.md", doc.encode())]).errors
     monkeypatch.setenv("HKE_CONTEXT_TOKENS", "1500")
-    result = retrieve(store, "w17 w4242 log", k=3)
+    result = retrieve(store, RetrievalRequest("w17 w4242 log", k=3))
     assert any(len(h.element.page_content) > 4_500_000 for h in result.hits), "the huge element is a hit"
     for context in (result.plain, result.hierarchical):
         assert context.tokens <= 1500 and context.cut == 1
@@ -201,7 +203,7 @@ def test_a_5_mb_single_line_element_is_cut_to_the_context_budget(store, monkeypa
     assert count_tokens(result.hierarchical.text) == result.hierarchical.tokens
     monkeypatch.setenv("HKE_CONTEXT_TOKENS", "ten")
     with pytest.raises(ValueError, match="HKE_CONTEXT_TOKENS"):
-        retrieve(store, "w17", k=1)
+        retrieve(store, RetrievalRequest("w17", k=1))
 
 
 def test_eval_default_mode_runs_exactly_what_ask_runs(twins):
@@ -214,7 +216,7 @@ def test_eval_default_mode_runs_exactly_what_ask_runs(twins):
     ]})
     run = run_evaluation(twins, questions, modes="default", k=4, persist=False)
     for row, question in zip(run.results, questions.questions, strict=True):
-        asked = retrieve(twins, question.question, k=4)
+        asked = retrieve(twins, RetrievalRequest(question.question, k=4))
         assert row.mode == "default" and row.context == asked.hierarchical.text
         assert [h["element_id"] for h in row.details["hits"]] == [h.element_id for h in asked.hits]
         assert row.details["notes"] == asked.notes and row.score.recall
@@ -234,11 +236,11 @@ def test_cli_ask_takes_a_search_and_reports_the_scope(twins, monkeypatch, capsys
         main(["ask", "x", "--search", "bm42", "--collection", twins.collection])
     assert main(["ask", "   ", "--collection", twins.collection]) == 2
     with pytest.raises(QuestionError):
-        retrieve(twins, "")
+        retrieve(twins, RetrievalRequest(""))
 
 
 def test_a_small_scope_fills_the_rest_of_k_from_the_whole_collection(twins):
-    result = retrieve(twins, "노바 S1 스캐너의 배터리는?", k=8, search="vector")
+    result = retrieve(twins, RetrievalRequest("노바 S1 스캐너의 배터리는?", k=8, search="vector"))
     assert "노바 S1 스캐너" in result.searched_under
     inside = [h for h in result.hits if not h.outside_scope]
     outside = [h for h in result.hits if h.outside_scope]
@@ -255,12 +257,12 @@ def test_the_heading_index_follows_the_collection_and_matches_like_a_fresh_scan(
     question = "What is the default timeout of http.request?"
     first = heading_index(store)
     assert heading_index(store) is first, "unchanged collection: the index is reused, not rebuilt"
-    assert retrieve(store, question, k=4).searched_under.count("headings in") == 0
+    assert retrieve(store, RetrievalRequest(question, k=4)).searched_under.count("headings in") == 0
     # A second document naming the same API: the held index must see it at once.
     assert not ingest(store, [SourceFile("b.md", API_B.encode())]).errors
     assert heading_index(store) is first, "brought up to date in place"
     assert sorted(h.text for h in first.headings.values()).count("http.request(url, options)") == 2
-    assert "2 headings in 2 documents" in retrieve(store, question, k=4).searched_under
+    assert "2 headings in 2 documents" in retrieve(store, RetrievalRequest(question, k=4)).searched_under
     # The cached index decides exactly as one built fresh from the database.
     for q in (question, "http.request 기본 시간 제한은?", "timeout", "nothing named here"):
         assert best_headings(q, heading_index(store)) == best_headings(q, load_headings(store))

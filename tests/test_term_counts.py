@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from core.ingest import SourceFile, ingest, ingest_paths
-from core.retrieval import retrieve
+from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval.search import fts_scored, scanned_terms
 from core.store import ElementStore
 from tests.helpers_embeddings import HashEmbeddings
@@ -141,7 +141,7 @@ def test_the_same_question_twice_gives_byte_identical_contexts(hash_store):
     ingest(store, [SourceFile("twins.md", data=f"# Catalogue\n\n{sheet}".encode())])
     for question in ("What is the weight?", "Which ports does it have?", "Model C weight"):
         for search in ("vector", "fulltext", "hybrid"):
-            first, second = (retrieve(store, question, k=4, search=search) for _ in range(2))
+            first, second = (retrieve(store, RetrievalRequest(question, k=4, search=search)) for _ in range(2))
             assert [h.element_id for h in first.hits] == [h.element_id for h in second.hits]
             for a, b in ((first.plain, second.plain), (first.hierarchical, second.hierarchical)):
                 assert a.text.encode() == b.text.encode()

@@ -25,8 +25,8 @@ from core.retrieval import (
     ContextElement,
     Mode,
     Retrieval,
+    RetrievalRequest,
     Scope,
-    SearchConfig,
     retrieve,
     validate_question,
 )
@@ -248,23 +248,19 @@ def answer_concurrently(
 
 def compare(
     store: ElementStore,
-    question: str,
+    request: RetrievalRequest,
     *,
-    k: int = 4,
-    scope: Scope | None = None,
     answerer: Answerer | None = None,
-    children_budget: int | None = None,
     modes: Sequence[Mode] = MODES,
     streaming: bool = False,
-    search: SearchConfig | str | None = None,
 ) -> Comparison:
-    """Retrieve once, answer in each of ``modes``; a failed answer is recorded, never raised.
+    """Retrieve once (``request``), answer in each of ``modes``; a failed answer is recorded, never raised.
 
     A question that breaks the rules of :func:`core.retrieval.validate_question` raises ``QuestionError``
     before any work is done.
     """
-    question = validate_question(question)
-    retrieval = retrieve(store, question, k=k, scope=scope, children_budget=children_budget, search=search)
+    validate_question(request.question)
+    retrieval = retrieve(store, request)
     answerer = answerer or default_answerer()
     finished = {e.mode: e.result for e in answer_concurrently(retrieval, answerer, modes, streaming=streaming)
                 if e.result is not None}

@@ -6,6 +6,7 @@ import argparse
 
 from core.cli.arguments import add_collection, add_command, whole_number
 from core.cli.console import emit, fail
+from core.retrieval.strategies import describe_choices, search_choices
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,8 +16,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mode", default="both", choices=["plain", "hierarchical", "both"])
     p.add_argument("--k", type=whole_number(1, ""), default=4, help="vector hits (default: %(default)s)")
     p.add_argument("--scope", default=None, help="search only inside this document id or element (heading) id")
-    p.add_argument("--search", default="default", choices=["default", "vector", "fulltext", "hybrid", "contextual"],
-                   help="search strategy (default: the measured default, hybrid scoped by named headings)")
+    choices = search_choices()
+    p.add_argument("--search", default=choices[0], choices=choices, help=describe_choices(choices))
     p.add_argument("--everywhere", action="store_true",
                    help="do not scope the search to the headings the question names")
     p.add_argument("--children-budget", type=whole_number(0, " of tokens"), default=None,
@@ -26,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from core.answering import compare, default_answerer
-    from core.retrieval import QuestionError, resolve_scope, search_config, validate_question
+    from core.retrieval import QuestionError, RetrievalRequest, resolve_scope, validate_question
     from core.store import open_store
 
     try:
@@ -35,12 +36,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return fail(str(exc))  # exit 2 before the database is started or the model loaded
     if args.children_budget is not None and args.children_budget < 0:
         return fail(f"--children-budget must be 0 or more tokens, got {args.children_budget}")
-    search = search_config(args.search, headings=False if args.everywhere else None)
     store = open_store(args.collection, create=False)
-    scope = resolve_scope(store, args.scope)
+    request = RetrievalRequest(question, k=args.k, scope=resolve_scope(store, args.scope), search=args.search,
+                               everywhere=args.everywhere, children_budget=args.children_budget)
+    search = request.config
     modes = ("plain", "hierarchical") if args.mode == "both" else (args.mode,)
-    result = compare(store, question, k=args.k, scope=scope, answerer=default_answerer(), modes=modes,
-                     children_budget=args.children_budget, search=search)
+    result = compare(store, request, answerer=default_answerer(), modes=modes)
     payload = {**result.to_dict(details=False), "search": result.search}
     lines = [f"question: {result.question}", f"answerer: {result.answerer}",
              f"search: {search.name} ({search.describe()})", *result.search["notes"]]

@@ -142,7 +142,7 @@ def cmd_reports(args: argparse.Namespace) -> int:
 
 
 def cmd_global(args: argparse.Namespace) -> int:
-    from core.graph import global_search, index_exists
+    from core.graph import GlobalSearchOptions, global_search, index_exists
     from core.retrieval import QuestionError, validate_question
     from core.store import open_store
 
@@ -153,8 +153,8 @@ def cmd_global(args: argparse.Namespace) -> int:
     store = open_store(args.collection, create=False)
     if not index_exists(store):
         return fail(f"collection {args.collection!r} has no GraphRAG index yet: run `python -m core index` first", 1)
-    answer = global_search(store, question, level=args.level, kind=args.kind,
-                           use_llm="extractive" if args.offline else "auto")
+    options = GlobalSearchOptions(level=args.level, kind=args.kind, use_llm="extractive" if args.offline else "auto")
+    answer = global_search(store, question, options)
     text = (
         f"{answer.answer}\n\n-- {answer.generated_by}; level {answer.level} {answer.kind}; "
         f"{answer.reports_considered} reports read; cites {', '.join(answer.report_ids) or 'nothing'}; "

@@ -13,6 +13,7 @@ default        exactly what ``ask`` and the Compare page run:       partial tree
                question names
 =============  ==================================================  ======================================
 
+The modes are read from the strategy registry (:func:`mode_specs`): ``plain``, one per strategy, ``default``.
 The first five isolate one ingredient each (they are the baselines the README's tables compare against);
 ``default`` is the product. All modes share one query embedding (each is charged for it in its latency, since
 each would pay it alone). Modes with the same search share one retrieval.
@@ -30,10 +31,12 @@ from core.retrieval import (
     DEFAULT_CHILDREN_BUDGET,
     DEFAULT_SEARCH,
     MAX_K,
+    REGISTRY,
     STRATEGIES,
     Context,
     Hit,
     Retrieval,
+    RetrievalRequest,
     SearchConfig,
     embed_query,
     retrieve,
@@ -51,6 +54,7 @@ __all__ = [
     "ModeRunner",
     "ModeSpec",
     "ensure_schema",
+    "mode_specs",
     "parse_modes",
 ]
 
@@ -63,14 +67,20 @@ class ModeSpec:
     context: str  # "plain" or "hierarchical"
 
 
-MODE_SPECS: dict[str, ModeSpec] = {
-    "plain": ModeSpec(STRATEGIES["vector"].but(headings=False), 0, "plain"),
-    "hierarchical": ModeSpec(STRATEGIES["vector"].but(headings=False), 0, "hierarchical"),
-    "contextual": ModeSpec(STRATEGIES["contextual"].but(headings=False), 0, "hierarchical"),
-    "fulltext": ModeSpec(STRATEGIES["fulltext"].but(headings=False), 0, "hierarchical"),
-    "hybrid": ModeSpec(STRATEGIES["hybrid"].but(headings=False), 0, "hierarchical"),
-    "default": ModeSpec(DEFAULT_SEARCH, DEFAULT_CHILDREN_BUDGET, "hierarchical"),
-}
+def mode_specs() -> dict[str, ModeSpec]:
+    """The modes, read from the strategy registry (``core.retrieval.strategies.REGISTRY``): ``plain`` (the
+    :data:`BASELINE` strategy's hits as they are), one mode per strategy (its hits as partial trees, whole
+    collection, no sections), and ``default``."""
+    whole = {name: STRATEGIES[name].but(headings=False) for name in REGISTRY}
+    return {
+        "plain": ModeSpec(whole[BASELINE], 0, "plain"),
+        **{s.mode: ModeSpec(whole[name], 0, "hierarchical") for name, s in REGISTRY.items()},
+        "default": ModeSpec(DEFAULT_SEARCH, DEFAULT_CHILDREN_BUDGET, "hierarchical"),
+    }
+
+
+BASELINE = "vector"  # the strategy whose plain context is the "plain" mode
+MODE_SPECS: dict[str, ModeSpec] = mode_specs()
 ALL_MODES: tuple[str, ...] = tuple(MODE_SPECS)
 # What `core eval` and the Evaluation page run unless told otherwise (contextual needs a contextual index).
 DEFAULT_MODES: tuple[str, ...] = ("plain", "hierarchical", "hybrid", "default")
@@ -147,9 +157,9 @@ class ModeRunner:
             spec = MODE_SPECS[mode]
             key = (spec.search, spec.children_budget)
             if key not in shared:
-                shared[key] = retrieve(self.store, question, k=self.k, search=spec.search,
-                                       children_budget=spec.children_budget, query_vector=vector,
-                                       sibling=self.contextual_store)
+                request = RetrievalRequest(question, k=self.k, search=spec.search,
+                                           children_budget=spec.children_budget, query_vector=vector)
+                shared[key] = retrieve(self.store, request, sibling=self.contextual_store)
             got = shared[key]
             context = got.context("plain" if spec.context == "plain" else "hierarchical")
             timings = {"embed_query": embed_ms, "search": got.search_ms,

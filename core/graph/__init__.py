@@ -36,7 +36,7 @@ from core.graph.read import (
     report,
     text_units,
 )
-from core.graph.search.global_search import global_search
+from core.graph.search.global_search import GlobalSearchOptions, global_search
 from core.store.graph_records import (
     Community,
     Entity,
@@ -59,6 +59,7 @@ __all__ = [
     "Finding",
     "GlobalAnswer",
     "GlobalPoint",
+    "GlobalSearchOptions",
     "GraphIndex",
     "GraphIndexError",
     "GraphIndexMissing",

@@ -31,16 +31,17 @@ from core.graph.communities.structural import DEFAULT_STRUCTURAL_DEPTH, structur
 from core.graph.extraction.drafts import Extraction
 from core.graph.extraction.llm import DEFAULT_CONCURRENCY, DEFAULT_GLEANINGS, LLMExtractor
 from core.graph.extraction.offline import OfflineExtractor
-from core.graph.extraction.text_units import DEFAULT_UNIT_TOKENS, build_text_units
-from core.graph.llm_cache import CachedChat, default_chat_model
+from core.graph.extraction.text_units import DEFAULT_UNIT_TOKENS, ElementInfo, build_text_units
+from core.graph.llm_cache import CachedChat
 from core.graph.prompts import DEFAULT_ENTITY_TYPES
 from core.graph.reports.generate import DEFAULT_CONTEXT_TOKENS, ReportStats, generate_reports
 from core.progress import Progress, ProgressCallback, no_progress
 from core.store import graph_tables
-from core.store.graph_records import MAX_FINDINGS, MIN_FINDINGS, Community, IndexReport, Report
+from core.store.graph_records import MAX_FINDINGS, MIN_FINDINGS, Community, IndexReport, Report, TextUnit
 
 if TYPE_CHECKING:
     import numpy as np
+    from langchain_core.documents import Document
     from langchain_core.language_models import BaseChatModel
 
     from core.config import Settings
@@ -51,6 +52,9 @@ log = logging.getLogger(__name__)
 STAGES: tuple[str, ...] = (
     "load", "text_units", "extraction", "graph", "communities", "structural", "reports", "store",
 )  # fmt: skip
+
+Layouts = dict[str, dict[str, list[float]]]  # community id → entity id → [x, y], as precomputed_layouts makes them
+
 
 class GraphIndexError(RuntimeError):
     """The index run failed; the collection's previous index (if any) is unchanged."""
@@ -123,116 +127,178 @@ def run_index(
     progress: ProgressCallback = no_progress,
     write: bool = True,
 ) -> IndexResult:
+    """Build the index in its stages (:data:`STAGES`) and, when ``write``, store it; see :func:`build_index`."""
     config = config or IndexConfig()
-    started = time.perf_counter()
-    timings: dict[str, float] = {}
-
-    def notify(stage: str, done: int, total: int) -> None:
-        progress(Progress(stage, done, total))
-
-    def timed(stage: str) -> _Timer:
-        return _Timer(stage, timings, notify)
-
-    if chat_model is None and (config.extraction == "llm" or config.reports == "llm" or config.extraction == "auto"):
-        if settings is None:
-            from core.config import load_settings
-
-            settings = load_settings()
-        if settings.has_llm:
-            chat_model = default_chat_model(settings)
-        elif config.extraction == "llm" or config.reports == "llm":
-            raise GraphIndexError("LLM extraction/reports were requested but no chat model is configured")
-    use_llm_extraction = chat_model is not None and config.extraction in ("auto", "llm")
-    use_llm_reports = chat_model is not None and config.reports in ("auto", "llm")
-
-    store = store.primary_only()  # the index is built from, and written to, the primary
-    graph_tables.GraphTables(store).ensure_schema()
-    chat = CachedChat(chat_model, pool=store.pool, collection_id=store.collection_id) if chat_model else None
-
+    model = _chat_model(config, chat_model, settings)
+    run = _Run(store.primary_only(), config, progress)  # the index is built from, and written to, the primary
+    graph_tables.GraphTables(run.store).ensure_schema()
+    chat = CachedChat(model, pool=run.store.pool, collection_id=run.store.collection_id) if model else None
     try:
-        with timed("load"):
-            docs = store.documents()
-            documents = [(d.document_id, store.elements(d.document_id)) for d in docs]
-            titles = [(d.document_id, d.title or d.filename) for d in docs]
-            notify("load", len(docs), len(docs))
-
-        with timed("text_units"):
-            units, infos = build_text_units(documents, max_tokens=config.unit_tokens)
-            notify("text_units", len(units), len(units))
-
-        with timed("extraction"):
-            if use_llm_extraction:
-                assert chat is not None
-                extractor = LLMExtractor(chat, entity_types=config.entity_types, gleanings=config.gleanings,
-                                         concurrency=config.concurrency)  # fmt: skip
-                extraction = extractor.extract(units, infos, progress)
-            else:
-                extraction = OfflineExtractor(english_ner=config.english_ner).extract(units, infos)
-                notify("extraction", len(units), len(units))
-
-        with timed("graph"):
-            graph = build_graph(extraction, units, infos, max_entities_per_unit=config.max_entities_per_unit,
-                                unit_anchors=config.unit_anchors)  # fmt: skip
-            notify("graph", 1, 1)
-
-        with timed("communities"):
-            entity_comms = entity_communities(graph, max_cluster_size=config.max_cluster_size, seed=config.seed)
-            notify("communities", 1, 1)
-
-        with timed("structural"):
-            structural = structural_communities(graph, titles, max_depth=config.structural_depth)
-            notify("structural", 1, 1)
-
-        all_communities = entity_comms + structural
-        with timed("reports"):
-            vectors = _element_vectors(store)
-            reports, report_stats = generate_reports(
-                graph,
-                all_communities,
-                chat=chat if use_llm_reports else None,
-                context_tokens=config.report_context_tokens,
-                concurrency=config.concurrency,
-                min_findings=config.min_findings,
-                max_findings=config.max_findings,
-                progress=progress,
-                element_vectors=vectors,
-            )
-            layouts = precomputed_layouts(all_communities, graph.relationships,
-                                          {e.id: e.degree for e in graph.entities})  # fmt: skip
-        titles_by_id = {r.community_id: r.title for r in reports}
-        for c in all_communities:
-            c.title = titles_by_id.get(c.id, c.title)
+        documents, titles = _load(run)
+        units, infos = _text_units(run, documents)
+        extraction = _extract(run, chat, units, infos)
+        graph = _graph(run, extraction, units, infos)
+        entity_comms, structural = _communities(run, graph, titles)
+        reports, report_stats, layouts = _reports(run, chat, graph, [*entity_comms, *structural])
     except GraphIndexError:
         raise
     except Exception as exc:
-        raise GraphIndexError(f"indexing {store.collection!r} failed: {exc}; the previous index is unchanged") from exc
-
-    extraction_mode = "llm" if use_llm_extraction else "offline"
-    params = _params(config, extraction_mode, use_llm_reports, chat)
+        raise GraphIndexError(f"indexing {run.store.collection!r} failed: {exc}; the previous index is unchanged") \
+            from exc
+    all_communities = [*entity_comms, *structural]
+    extraction_mode = "llm" if run.llm_extraction(chat) else "offline"
+    params = _params(config, extraction_mode, run.llm_reports(chat), chat)
     report = _report(graph, entity_comms, structural, reports, report_stats, chat, extraction, extraction_mode,
-                     timings, started)  # fmt: skip
+                     run.timings, run.started)  # fmt: skip
     if write:
-        with timed("store"):
-            try:
-                graph_tables.GraphTables(store).replace_index(
-                    units=graph.units,
-                    entities=graph.entities,
-                    relationships=graph.relationships,
-                    communities=all_communities,
-                    reports=reports,
-                    extraction=extraction_mode,
-                    params=params,
-                    stats=report.to_dict(),
-                    layouts=layouts,
-                )
-            except Exception as exc:
-                raise GraphIndexError(
-                    f"storing the index of {store.collection!r} failed: {exc}; the previous index is unchanged"
-                ) from exc
-            notify("store", 1, 1)
-        report.stages = dict(timings)
-        report.seconds = round(time.perf_counter() - started, 3)
+        _write(run, graph, all_communities, reports, extraction_mode, params, report, layouts)
+        report.stages = dict(run.timings)
+        report.seconds = round(time.perf_counter() - run.started, 3)
     return IndexResult(graph, all_communities, reports, report, params)
+
+
+# -- the stages, in order -------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Run:
+    """What every stage of one run shares: the store, the knobs, progress and the stage timings."""
+
+    store: ElementStore
+    config: IndexConfig
+    progress: ProgressCallback
+    timings: dict[str, float] = field(default_factory=dict)
+    started: float = field(default_factory=time.perf_counter)
+
+    def notify(self, stage: str, done: int, total: int) -> None:
+        self.progress(Progress(stage, done, total))
+
+    def timed(self, stage: str) -> _Timer:
+        return _Timer(stage, self.timings, self.notify)
+
+    def llm_extraction(self, chat: CachedChat | None) -> bool:
+        return chat is not None and self.config.extraction in ("auto", "llm")
+
+    def llm_reports(self, chat: CachedChat | None) -> bool:
+        return chat is not None and self.config.reports in ("auto", "llm")
+
+
+def _chat_model(
+    config: IndexConfig, chat_model: BaseChatModel | None, settings: Settings | None
+) -> BaseChatModel | None:
+    """The chat model the run uses: the one given, else the configured one when the knobs may use it."""
+    required = config.extraction == "llm" or config.reports == "llm"
+    if chat_model is None and (required or config.extraction == "auto"):
+        from core.llm import configured_chat_model
+
+        chat_model = configured_chat_model(settings)
+        if chat_model is None and required:
+            raise GraphIndexError("LLM extraction/reports were requested but no chat model is configured")
+    return chat_model
+
+
+def _load(run: _Run) -> tuple[list[tuple[str, Sequence[Document]]], list[tuple[str, str]]]:
+    """Every document's elements, and its title."""
+    with run.timed("load"):
+        docs = run.store.documents()
+        documents = [(d.document_id, run.store.elements(d.document_id)) for d in docs]
+        titles = [(d.document_id, d.title or d.filename) for d in docs]
+        run.notify("load", len(docs), len(docs))
+    return documents, titles
+
+
+def _text_units(
+    run: _Run, documents: Sequence[tuple[str, Sequence[Document]]]
+) -> tuple[list[TextUnit], dict[str, ElementInfo]]:
+    with run.timed("text_units"):
+        units, infos = build_text_units(documents, max_tokens=run.config.unit_tokens)
+        run.notify("text_units", len(units), len(units))
+    return units, infos
+
+
+def _extract(run: _Run, chat: CachedChat | None, units: list[TextUnit], infos: dict[str, ElementInfo]) -> Extraction:
+    """Entities and relationships of every unit: by the LLM when the run uses one, else offline."""
+    config = run.config
+    with run.timed("extraction"):
+        if chat is not None and run.llm_extraction(chat):
+            extractor = LLMExtractor(chat, entity_types=config.entity_types, gleanings=config.gleanings,
+                                     concurrency=config.concurrency)  # fmt: skip
+            return extractor.extract(units, infos, run.progress)
+        extraction = OfflineExtractor(english_ner=config.english_ner).extract(units, infos)
+        run.notify("extraction", len(units), len(units))
+        return extraction
+
+
+def _graph(run: _Run, extraction: Extraction, units: list[TextUnit], infos: dict[str, ElementInfo]) -> GraphData:
+    with run.timed("graph"):
+        graph = build_graph(extraction, units, infos, max_entities_per_unit=run.config.max_entities_per_unit,
+                            unit_anchors=run.config.unit_anchors)  # fmt: skip
+        run.notify("graph", 1, 1)
+    return graph
+
+
+def _communities(
+    run: _Run, graph: GraphData, titles: list[tuple[str, str]]
+) -> tuple[list[Community], list[Community]]:
+    """The entity communities (Leiden) and the structural ones (the documents' heading trees)."""
+    with run.timed("communities"):
+        entity_comms = entity_communities(graph, max_cluster_size=run.config.max_cluster_size, seed=run.config.seed)
+        run.notify("communities", 1, 1)
+    with run.timed("structural"):
+        structural = structural_communities(graph, titles, max_depth=run.config.structural_depth)
+        run.notify("structural", 1, 1)
+    return entity_comms, structural
+
+
+def _reports(
+    run: _Run, chat: CachedChat | None, graph: GraphData, communities: list[Community]
+) -> tuple[list[Report], ReportStats, Layouts]:
+    """A report per community, its layout, and each community titled by its report."""
+    config = run.config
+    with run.timed("reports"):
+        reports, stats = generate_reports(
+            graph,
+            communities,
+            chat=chat if run.llm_reports(chat) else None,
+            context_tokens=config.report_context_tokens,
+            concurrency=config.concurrency,
+            min_findings=config.min_findings,
+            max_findings=config.max_findings,
+            progress=run.progress,
+            element_vectors=_element_vectors(run.store),
+        )
+        layouts = precomputed_layouts(communities, graph.relationships,
+                                      {e.id: e.degree for e in graph.entities})  # fmt: skip
+    titles_by_id = {r.community_id: r.title for r in reports}
+    for c in communities:
+        c.title = titles_by_id.get(c.id, c.title)
+    return reports, stats, layouts
+
+
+def _write(
+    run: _Run, graph: GraphData, communities: list[Community], reports: list[Report], extraction: str,
+    params: dict[str, Any], report: IndexReport, layouts: Layouts,
+) -> None:
+    """Replace the collection's graph tables in one transaction."""
+    store = run.store
+    with run.timed("store"):
+        try:
+            graph_tables.GraphTables(store).replace_index(
+                units=graph.units,
+                entities=graph.entities,
+                relationships=graph.relationships,
+                communities=communities,
+                reports=reports,
+                extraction=extraction,
+                params=params,
+                stats=report.to_dict(),
+                layouts=layouts,
+            )
+        except Exception as exc:
+            raise GraphIndexError(
+                f"storing the index of {store.collection!r} failed: {exc}; the previous index is unchanged"
+            ) from exc
+        run.notify("store", 1, 1)
 
 
 def _element_vectors(store: ElementStore) -> dict[str, np.ndarray]:

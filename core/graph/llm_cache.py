@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
     from psycopg_pool import ConnectionPool
 
-    from core.config import Settings
     from core.llm import RetryPolicy
 
 Messages = Sequence[tuple[str, str]]
@@ -165,13 +164,6 @@ class CachedChat:
                             exc.message)
                 return exc.partial, False
             raise LLMCallError(f"chat model call failed: {exc.message}") from exc
-
-
-def default_chat_model(settings: Settings) -> BaseChatModel:
-    """The configured chat model (``core.llm.chat_model``: ChatOpenAI or an OpenAI-compatible server)."""
-    from core.llm import chat_model
-
-    return chat_model(settings)
 
 
 def cache_size(pool: ConnectionPool, collection_id: uuid.UUID) -> int:

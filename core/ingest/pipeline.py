@@ -109,16 +109,30 @@ def ingest(
 ) -> IngestReport:
     """Ingest ``sources`` into ``store`` and report per file. Never raises for a bad file.
 
-    Once the database holds ``hnsw_min_rows`` vectors, the HNSW index is built at the end of the ingest.
+    The stages: read what is stored (:func:`_stored_hashes`), parse what changed (:func:`_plan`), embed and store
+    it (:func:`_embed_and_store`), then bring the indexes up to date (:func:`_finish`). Once the database holds
+    ``hnsw_min_rows`` vectors, the HNSW index is built at the end of the ingest.
     """
     started = time.perf_counter()
     report = IngestReport()
     for problem in problems:
         report.record(problem)
-    embeddings = store.embeddings
-    calls_before = embeddings.calls
+    calls_before = store.embeddings.calls
+    known = _stored_hashes(store)
+    prepared = _plan(store, sources, known, report, loader=loader, max_bytes=max_bytes)
+    total = _embed_and_store(store, prepared, report, batch_size=batch_size, progress=progress)
+    report.embedding_calls = store.embeddings.calls - calls_before
+    _finish(store, report, progress, total, hnsw_min_rows=hnsw_min_rows, batch_size=batch_size)
+    report.seconds = time.perf_counter() - started
+    if progress:
+        progress(Progress(EMBEDDING, total, total, "done"))
+    return report
+
+
+def _stored_hashes(store: ElementStore) -> dict[str, str]:
+    """Document id → content hash of what the collection holds; a lost database stops the ingest before any work."""
     try:
-        known = store.content_hashes()
+        return store.content_hashes()
     except Exception as exc:
         gone = _database_unavailable(store, exc)
         if gone is None:
@@ -126,6 +140,12 @@ def ingest(
         raise StoreError(f"the database is unavailable ({gone}); nothing was ingested. Start it and try again.") \
             from exc
 
+
+def _plan(
+    store: ElementStore, sources: Sequence[SourceFile], known: dict[str, str], report: IngestReport, *,
+    loader: str, max_bytes: int,
+) -> list[_Prepared]:
+    """The sources that changed, parsed; the unchanged and the unreadable are recorded in ``report``."""
     prepared: list[_Prepared] = []
     for source in sources:
         try:
@@ -140,7 +160,14 @@ def ingest(
             report.record(item)
         else:
             prepared.append(item)
+    return prepared
 
+
+def _embed_and_store(
+    store: ElementStore, prepared: Sequence[_Prepared], report: IngestReport, *, batch_size: int,
+    progress: ProgressCallback | None,
+) -> int:
+    """Embed each prepared document and store it, in order; returns how many elements there were to embed."""
     total = sum(len(p.elements) for p in prepared)
     done = 0
     if progress:
@@ -187,17 +214,18 @@ def ingest(
             pending = _PendingWrite(item, future, dict(zip(embedded.hashes, embedded.vectors, strict=True)))
         if pending is not None:
             _settle(store, report, pending, [])
-    report.embedding_calls = embeddings.calls - calls_before
+    return total
+
+
+def _finish(store: ElementStore, report: IngestReport, progress: ProgressCallback | None, total: int, *,
+            hnsw_min_rows: int, batch_size: int) -> None:
+    """The vector index once the collection is big enough, and the contextual index when the collection has one."""
     if (report.added or report.replaced) and not report.stopped:
         if progress and not store.has_vector_index():
             progress(Progress(EMBEDDING, total, total, "checking the vector index"))
         store.ensure_vector_index(hnsw_min_rows)
     if not report.stopped:
         _update_contextual_index(store, report, progress, batch_size)
-    report.seconds = time.perf_counter() - started
-    if progress:
-        progress(Progress(EMBEDDING, total, total, "done"))
-    return report
 
 
 def _update_contextual_index(store: ElementStore, report: IngestReport, progress: ProgressCallback | None,

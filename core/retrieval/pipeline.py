@@ -51,13 +51,16 @@ from core.retrieval.headings import (
 )
 from core.retrieval.hits import Hit
 from core.retrieval.question import validate_question
+from core.retrieval.request import RetrievalRequest
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.search import MAX_K, SearchConfig, embed_query, ms, search, search_config
 from core.retrieval.shape import attribute_identifiers, question_shape, split_preamble
 from core.statements import attribute_share, expanded_query, question_terms, statement, terms
 from core.store import ElementStore
 
-__all__ = ["HierarchicalRetriever", "PlainRetriever", "Retrieval", "find_hits", "retrieve", "warm_up"]
+__all__ = [
+    "HierarchicalRetriever", "PlainRetriever", "Retrieval", "RetrievalRequest", "find_hits", "retrieve", "warm_up",
+]
 
 MODES: tuple[Mode, Mode] = ("plain", "hierarchical")
 
@@ -289,32 +292,17 @@ class Retrieval:
                 "children_budget": self.children_budget}
 
 
-def retrieve(
-    store: ElementStore,
-    question: str,
-    *,
-    k: int = 4,
-    scope: Scope | None = None,
-    search: SearchConfig | str | None = None,
-    children_budget: int | None = None,
-    max_tokens: int | None = None,
-    query_vector: np.ndarray | None = None,
-    sibling: ElementStore | None = None,
-) -> Retrieval:
-    """Validate and embed ``question`` once, find the hits once, and build both contexts from them.
+def retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: ElementStore | None = None) -> Retrieval:
+    """Validate and embed ``request.question`` once, find the hits once, and build both contexts from them.
 
-    ``search`` is a strategy name or config (default: the default strategy); ``scope`` a place the user chose
-    (then no heading scoping); ``children_budget`` the tokens a heading hit may bring from its section (default
-    :data:`~core.retrieval.context.DEFAULT_CHILDREN_BUDGET`, 0 = none); ``max_tokens`` the context ceiling
-    (default ``HKE_CONTEXT_TOKENS``). ``query_vector`` skips the embedding (benchmarks, evaluation);
-    ``sibling`` is the contextual collection for the contextual strategy.
+    ``request`` says how (:class:`~core.retrieval.request.RetrievalRequest`); ``sibling`` is the contextual
+    collection for the contextual strategy (read from the store when not given).
     """
-    question = validate_question(question)  # raises QuestionError (a ValueError) with a message for the user
-    config = search_config(search)
-    budget = DEFAULT_CHILDREN_BUDGET if children_budget is None else int(children_budget)
-    if budget < 0:
-        raise ValueError(f"the children budget must be 0 or more tokens, got {budget}")
-    scope = scope or Scope.whole()
+    question = validate_question(request.question)  # raises QuestionError (a ValueError) with a message for the user
+    config = request.config
+    budget = request.budget
+    k, max_tokens, query_vector = request.k, request.max_tokens, request.query_vector
+    scope = request.scope or Scope.whole()
     try:
         if config.contextual and sibling is None:
             sibling = contextual_index(store)  # reads only: a missing or stale index is an error saying how to build it
@@ -343,8 +331,9 @@ def retrieve(
     timings = {"embed_query": ms(t1 - t0), **found.timings, "plain_context": ms(t3 - t2), "expand": ms(t4 - t3)}
     if not found.timings:
         timings["search"] = ms(t2 - t1)
-    return Retrieval(question, k, found.scope, found.hits, plain, hierarchical, timings, vector, config,
-                     found.heading_match, found.notes, budget)
+    return Retrieval(question=question, k=k, scope=found.scope, hits=found.hits, plain=plain, hierarchical=hierarchical,
+                     timings=timings, query_vector=vector, search=config, heading_match=found.heading_match,
+                     notes=found.notes, children_budget=budget)
 
 
 def warm_up(store: ElementStore) -> None:
@@ -366,14 +355,11 @@ class _StoreRetriever(BaseRetriever):
 
     # Not validated: Streamlit's module reloads make a live store an instance of an older ElementStore class.
     store: SkipValidation[ElementStore]
-    k: int = 4
-    scope: Scope | None = None
-    search: SearchConfig | str | None = None
-    children_budget: int | None = None
+    # The question of each query replaces the request's; the rest (k, scope, search, budgets) holds for all.
+    request: RetrievalRequest = RetrievalRequest("")
 
     def _retrieve(self, query: str) -> Retrieval:
-        return retrieve(self.store, query, k=self.k, scope=self.scope, search=self.search,
-                        children_budget=self.children_budget)
+        return retrieve(self.store, self.request.asking(query))
 
 
 class PlainRetriever(_StoreRetriever):

@@ -1,11 +1,7 @@
-"""Search strategies: how the ``k`` hits are found.
+"""Search: how the ``k`` hits of a :class:`~core.retrieval.strategies.SearchConfig` are found.
 
-A strategy is a small frozen :class:`SearchConfig` (in the style of langchain-postgres' ``HybridSearchConfig``):
-which lists are searched (vector over the element texts, vector over the contextual sibling collection,
-full-text over heading path + text), how they are fused, and whether the question's heading names scope the
-search (``core.retrieval.headings``). :data:`STRATEGIES` names the ones the CLI, the Compare page and
-evaluation offer; :data:`DEFAULT_SEARCH` is the one they run unless told otherwise, chosen by measurement
-(README, "Retrieval: strategies and measurements").
+The strategies themselves (their configs, names and where each is offered) are the registry in
+:mod:`core.retrieval.strategies`, re-exported here.
 
 Every search takes a :class:`~core.retrieval.scope.Scope`; the scope is a predicate of the SQL statement
 (``core.sql.retrieval``), never a post-filter.
@@ -16,8 +12,6 @@ from __future__ import annotations
 import time
 import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Literal
 
 import numpy as np
 
@@ -25,6 +19,14 @@ from core import textnorm
 from core.retrieval.contextual import sibling_scope, to_base_hits
 from core.retrieval.hits import Hit
 from core.retrieval.scope import Scope
+from core.retrieval.strategies import (
+    DEFAULT_SEARCH,
+    DEFAULT_STRATEGY,
+    MAX_K,
+    STRATEGIES,
+    SearchConfig,
+    search_config,
+)
 from core.store import ElementStore
 from core.store.reader import Scored
 
@@ -46,104 +48,9 @@ __all__ = [
     "vector_search",
 ]
 
-MAX_K = 50
-Fusion = Literal["rrf", "relative"]
-
 
 def ms(seconds: float) -> float:
     return round(seconds * 1000.0, 3)
-
-
-@dataclass(frozen=True)
-class SearchConfig:
-    """How hits are found; compare two with ``==``, derive one with :meth:`but`.
-
-    * ``vector`` / ``fulltext``: which candidate lists are searched. ``contextual`` makes the vector list come
-      from the sibling collection whose vectors embed "heading › path › text" (``core.retrieval.contextual``).
-    * ``fusion``: ``rrf`` (weighted reciprocal rank, ``rrf_k``) or ``relative`` (each list's scores scaled
-      to 0..1 by its best and worst candidate, then a weighted sum); ``candidates`` per list.
-    * ``fulltext_cutoff``: lexical candidates under this share of the best lexical score are dropped before
-      fusion, so a long tail that shares one common word cannot outvote the element holding the rare token.
-    * ``headings``: match the question's names against heading paths and search inside the matching subtrees
-      first (``core.retrieval.headings``); ``False`` is "search everywhere".
-    * ``include_metadata``: also search elements that are only HTML comments (stored, not content by default).
-    """
-
-    name: str
-    vector: bool = True
-    fulltext: bool = False
-    contextual: bool = False
-    fusion: Fusion = "rrf"
-    vector_weight: float = 1.0
-    fulltext_weight: float = 1.0
-    candidates: int = 20
-    rrf_k: int = 60
-    fulltext_cutoff: float = 0.5
-    headings: bool = True
-    include_metadata: bool = False
-
-    def __post_init__(self) -> None:
-        if not (self.vector or self.fulltext):
-            raise ValueError("a search needs the vector list, the full-text list or both")
-        if self.fusion not in ("rrf", "relative"):
-            raise ValueError(f"unknown fusion {self.fusion!r}; choose rrf or relative")
-        if not 1 <= self.candidates <= MAX_K:
-            raise ValueError(f"candidates must be between 1 and {MAX_K}")
-
-    def but(self, **changes: Any) -> SearchConfig:
-        return replace(self, **changes)
-
-    @property
-    def hybrid(self) -> bool:
-        return self.vector and self.fulltext
-
-    def describe(self) -> str:
-        lists = [n for n, on in (("contextual vector" if self.contextual else "vector", self.vector),
-                                 ("full-text", self.fulltext)) if on]
-        text = " + ".join(lists)
-        if self.hybrid:
-            text += (f", {self.fusion} fusion (weights {self.vector_weight:g}:{self.fulltext_weight:g}, "
-                     f"{self.candidates} candidates a side)")
-        text += ", scoped by the headings the question names" if self.headings else ", whole collection"
-        if self.include_metadata:
-            text += ", comments searched"
-        return text
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "vector": self.vector, "fulltext": self.fulltext, "contextual": self.contextual,
-                "fusion": self.fusion, "vector_weight": self.vector_weight, "fulltext_weight": self.fulltext_weight,
-                "candidates": self.candidates, "rrf_k": self.rrf_k, "fulltext_cutoff": self.fulltext_cutoff,
-                "headings": self.headings, "include_metadata": self.include_metadata}
-
-
-# The named strategies. Hybrid's fusion, weights and candidates were chosen with bench/bench_fusion.py on the
-# question sets generated from the samples and from the Python-Markdown docs (README, "Retrieval"): relative
-# score fusion with full text weighted 2:1 kept the strong lexical match that equal-weight RRF (main's hybrid)
-# let near-duplicates present in both lists outvote: recall 0.96 → 0.99 (Python-Markdown), 0.87 → 0.98
-# (samples, generated).
-STRATEGIES: dict[str, SearchConfig] = {
-    "vector": SearchConfig("vector"),
-    "fulltext": SearchConfig("fulltext", vector=False, fulltext=True),
-    "hybrid": SearchConfig("hybrid", fulltext=True, fusion="relative", vector_weight=1.0, fulltext_weight=2.0),
-    "contextual": SearchConfig("contextual", contextual=True),
-}
-DEFAULT_STRATEGY = "hybrid"
-DEFAULT_SEARCH = STRATEGIES[DEFAULT_STRATEGY]
-
-
-def search_config(value: str | SearchConfig | None, *, headings: bool | None = None) -> SearchConfig:
-    """A named strategy (``None`` or ``"default"`` is :data:`DEFAULT_SEARCH`); ``headings`` overrides its scoping."""
-    if isinstance(value, SearchConfig):
-        config = value
-    else:
-        name = (value or "default").strip().lower()
-        if name == "default":
-            config = DEFAULT_SEARCH
-        elif name in STRATEGIES:
-            config = STRATEGIES[name]
-        else:
-            raise ValueError(f"unknown search {value!r}; choose from default, {', '.join(STRATEGIES)}")
-    return config if headings is None else config.but(headings=headings)
 
 
 # -- vector ----------------------------------------------------------------------------------------------------

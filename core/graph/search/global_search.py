@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.graph import prompts, read
-from core.graph.llm_cache import CachedChat, default_chat_model
+from core.graph.llm_cache import CachedChat
 from core.graph.replies import parse_json_object, report_refs
 from core.progress import Progress, ProgressCallback, no_progress
 from core.retrieval.question import validate_question
@@ -87,58 +87,69 @@ def select_reports(store: ElementStore, *, level: int | None, kind: str = "entit
     return chosen, selected
 
 
+@dataclass(frozen=True)
+class GlobalSearchOptions:
+    """How :func:`global_search` answers: the reports' ``level`` (``None``: :data:`DEFAULT_LEVEL`) and ``kind``
+    (``entity`` | ``structural``); ``use_llm``: ``auto`` (the LLM when one is configured) | ``llm`` |
+    ``extractive``; the map batches' and the reduce step's token budgets, the answer's ``response_type``, the
+    batch shuffle's ``seed`` and how many map calls run at once (``concurrency``)."""
+
+    level: int | None = None
+    kind: str = "entity"
+    use_llm: str = "auto"
+    batch_tokens: int = DEFAULT_BATCH_TOKENS
+    reduce_tokens: int = DEFAULT_REDUCE_TOKENS
+    response_type: str = prompts.DEFAULT_RESPONSE_TYPE
+    seed: int = DEFAULT_SEED
+    concurrency: int = 4
+
+    def __post_init__(self) -> None:
+        if self.use_llm not in ("auto", "llm", "extractive"):
+            raise ValueError("use_llm must be auto, llm or extractive")
+
+
 def global_search(
     store: ElementStore,
     question: str,
+    options: GlobalSearchOptions | None = None,
     *,
-    level: int | None = None,
-    kind: str = "entity",
     chat_model: BaseChatModel | None = None,
-    use_llm: str = "auto",
     settings: Settings | None = None,
-    batch_tokens: int = DEFAULT_BATCH_TOKENS,
-    reduce_tokens: int = DEFAULT_REDUCE_TOKENS,
-    response_type: str = prompts.DEFAULT_RESPONSE_TYPE,
-    seed: int = DEFAULT_SEED,
-    concurrency: int = 4,
     progress: ProgressCallback = no_progress,
 ) -> GlobalAnswer:
-    """Answer ``question`` from the reports of one level; ``use_llm``: ``auto`` | ``llm`` | ``extractive``.
+    """Answer ``question`` from the reports of one level, as ``options`` say (default: :class:`GlobalSearchOptions`).
 
+    ``chat_model``: the model to map and reduce with (default: the one ``settings`` configure, if any);
     ``progress``: see the module docstring (``"map"`` then ``"reduce"``).
     """
-    if use_llm not in ("auto", "llm", "extractive"):
-        raise ValueError("use_llm must be auto, llm or extractive")
+    options = options or GlobalSearchOptions()
+    use_llm = options.use_llm
     question = validate_question(question)  # the rules (and length limit) of every question input
     started = time.perf_counter()
 
     def notify(stage: str, done: int, total: int) -> None:
         progress(Progress(stage, done, total))
 
-    chosen, reports = select_reports(store, level=level, kind=kind)
+    chosen, reports = select_reports(store, level=options.level, kind=options.kind)
     if chat_model is None and use_llm != "extractive":
-        if settings is None:
-            from core.config import load_settings
+        from core.llm import configured_chat_model
 
-            settings = load_settings()
-        if settings.has_llm:
-            chat_model = default_chat_model(settings)
-        elif use_llm == "llm":
+        chat_model = configured_chat_model(settings)
+        if chat_model is None and use_llm == "llm":
             raise ValueError("an LLM answer was requested but no chat model is configured")
     if chat_model is not None and use_llm != "extractive":
         from core.store import graph_tables
 
         graph_tables.GraphTables(store).ensure_schema()
         chat = CachedChat(chat_model, pool=store.pool, collection_id=store.collection_id)
-        answer = _llm_search(question, reports, chat, chosen, kind, batch_tokens, reduce_tokens, response_type, seed,
-                             concurrency, notify)  # fmt: skip
+        answer = _llm_search(question, reports, chat, chosen, options, notify)
     else:
         notify("map", 0, 1)
         if is_overview(question):
-            top_level = [r for r in read.load_reports(store, level=0, kind=kind)]
-            answer = _offline_overview(question, top_level, kind)
+            top_level = [r for r in read.load_reports(store, level=0, kind=options.kind)]
+            answer = _offline_overview(question, top_level, options.kind)
         else:
-            answer = _offline_search(store, question, reports, chosen, kind)
+            answer = _offline_search(store, question, reports, chosen, options.kind)
         notify("map", 1, 1)
     notify("reduce", 1, 1)
     answer.seconds = round(time.perf_counter() - started, 3)
@@ -213,27 +224,23 @@ def _llm_search(
     reports: Sequence[Report],
     chat: CachedChat,
     level: int,
-    kind: str,
-    batch_tokens: int,
-    reduce_tokens: int,
-    response_type: str,
-    seed: int,
-    concurrency: int,
+    options: GlobalSearchOptions,
     notify: Callable[[str, int, int], None],
 ) -> GlobalAnswer:
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
     from core.tokens import count_tokens
 
+    kind = options.kind
     known = {r.community_id for r in reports}
-    groups = batches(reports, batch_tokens, seed)
+    groups = batches(reports, options.batch_tokens, options.seed)
 
     def map_batch(group: list[tuple[Report, str]]) -> list[GlobalPoint]:
         context = "\n\n".join(block for _r, block in group)
         reply = chat(prompts.map_messages(question, context), valid=_map_reply_parses)
         return parse_points(reply, known)
 
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, options.concurrency)) as pool:
         futures = [pool.submit(map_batch, group) for group in groups]
         notify("map", 0, len(futures))
         # Report completions from this thread (see the module docstring), then keep the batches' order.
@@ -248,7 +255,7 @@ def _llm_search(
     for i, p in enumerate(points, start=1):
         text = f"----Analyst {i}----\nImportance score: {p.score}\n{p.description}"
         cost = count_tokens(text)
-        if context_tokens + cost > reduce_tokens:
+        if context_tokens + cost > options.reduce_tokens:
             break
         kept.append(p)
         lines.append(text)
@@ -257,7 +264,7 @@ def _llm_search(
         return GlobalAnswer(question, prompts.NO_DATA_ANSWER, "llm", level, kind, [], [], len(reports),
                             chat.calls, chat.cached, 0, 0.0)  # fmt: skip
     notify("reduce", 0, 1)
-    reply = chat(prompts.reduce_messages(question, "\n\n".join(lines), response_type), whole=True)
+    reply = chat(prompts.reduce_messages(question, "\n\n".join(lines), options.response_type), whole=True)
     cited = [r for r in report_refs(reply) if r in known]
     if not cited:  # the reducer dropped the references: cite what its points came from
         cited = list(dict.fromkeys(r for p in kept for r in p.report_ids))

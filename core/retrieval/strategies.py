@@ -1,0 +1,199 @@
+"""The registry of search strategies: the one list the CLI, the Compare page, evaluation and benchmarks derive from.
+
+A strategy is a small frozen :class:`SearchConfig` (in the style of langchain-postgres' ``HybridSearchConfig``):
+which lists are searched (vector over the element texts, vector over the contextual sibling collection,
+full-text over heading path + text), how they are fused, and whether the question's heading names scope the
+search (``core.retrieval.headings``). :data:`REGISTRY` names each one with a short summary and where it is
+offered; ``ask --search`` offers every entry (:func:`search_choices`), the Compare page those shown there
+(:func:`compare_choices`), evaluation one mode per entry (``core.evaluation.modes``). Adding a strategy is one
+entry here plus its search code. :data:`DEFAULT_SEARCH` is the one they run unless told otherwise, chosen by
+measurement (README, "Retrieval: strategies and measurements").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+__all__ = [
+    "DEFAULT_NAME",
+    "DEFAULT_SEARCH",
+    "DEFAULT_STRATEGY",
+    "MAX_K",
+    "REGISTRY",
+    "STRATEGIES",
+    "SearchConfig",
+    "Strategy",
+    "compare_choices",
+    "describe_choices",
+    "search_choices",
+    "search_config",
+]
+
+MAX_K = 50
+Fusion = Literal["rrf", "relative"]
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """How hits are found; compare two with ``==``, derive one with :meth:`but`.
+
+    * ``vector`` / ``fulltext``: which candidate lists are searched. ``contextual`` makes the vector list come
+      from the sibling collection whose vectors embed "heading › path › text" (``core.retrieval.contextual``).
+    * ``fusion``: ``rrf`` (weighted reciprocal rank, ``rrf_k``) or ``relative`` (each list's scores scaled
+      to 0..1 by its best and worst candidate, then a weighted sum); ``candidates`` per list.
+    * ``fulltext_cutoff``: lexical candidates under this share of the best lexical score are dropped before
+      fusion, so a long tail that shares one common word cannot outvote the element holding the rare token.
+    * ``headings``: match the question's names against heading paths and search inside the matching subtrees
+      first (``core.retrieval.headings``); ``False`` is "search everywhere".
+    * ``include_metadata``: also search elements that are only HTML comments (stored, not content by default).
+    """
+
+    name: str
+    vector: bool = True
+    fulltext: bool = False
+    contextual: bool = False
+    fusion: Fusion = "rrf"
+    vector_weight: float = 1.0
+    fulltext_weight: float = 1.0
+    candidates: int = 20
+    rrf_k: int = 60
+    fulltext_cutoff: float = 0.5
+    headings: bool = True
+    include_metadata: bool = False
+
+    def __post_init__(self) -> None:
+        if not (self.vector or self.fulltext):
+            raise ValueError("a search needs the vector list, the full-text list or both")
+        if self.fusion not in ("rrf", "relative"):
+            raise ValueError(f"unknown fusion {self.fusion!r}; choose rrf or relative")
+        if not 1 <= self.candidates <= MAX_K:
+            raise ValueError(f"candidates must be between 1 and {MAX_K}")
+
+    def but(self, **changes: Any) -> SearchConfig:
+        return replace(self, **changes)
+
+    @property
+    def hybrid(self) -> bool:
+        return self.vector and self.fulltext
+
+    def describe(self) -> str:
+        lists = [n for n, on in (("contextual vector" if self.contextual else "vector", self.vector),
+                                 ("full-text", self.fulltext)) if on]
+        text = " + ".join(lists)
+        if self.hybrid:
+            text += (f", {self.fusion} fusion (weights {self.vector_weight:g}:{self.fulltext_weight:g}, "
+                     f"{self.candidates} candidates a side)")
+        text += ", scoped by the headings the question names" if self.headings else ", whole collection"
+        if self.include_metadata:
+            text += ", comments searched"
+        return text
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "vector": self.vector, "fulltext": self.fulltext, "contextual": self.contextual,
+                "fusion": self.fusion, "vector_weight": self.vector_weight, "fulltext_weight": self.fulltext_weight,
+                "candidates": self.candidates, "rrf_k": self.rrf_k, "fulltext_cutoff": self.fulltext_cutoff,
+                "headings": self.headings, "include_metadata": self.include_metadata}
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One named strategy and where it is offered.
+
+    ``summary``: a few words for a selector's help. ``in_compare``: offered on the Compare page.
+    ``evaluation_mode``: the evaluation mode that isolates it (whole collection, no sections brought in).
+    """
+
+    config: SearchConfig
+    summary: str
+    in_compare: bool = True
+    evaluation_mode: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def needs_contextual_index(self) -> bool:
+        """It searches the collection's contextual index, which must be built first."""
+        return self.config.contextual
+
+    @property
+    def mode(self) -> str:
+        return self.evaluation_mode or self.name
+
+
+# Hybrid's fusion, weights and candidates were chosen with bench/bench_fusion.py on the question sets generated from
+# the samples and from the Python-Markdown docs (README, "Retrieval"): relative score fusion with full text weighted
+# 2:1 kept the strong lexical match that equal-weight RRF (main's hybrid) let near-duplicates present in both lists
+# outvote: recall 0.96 → 0.99 (Python-Markdown), 0.87 → 0.98 (samples, generated).
+REGISTRY: dict[str, Strategy] = {
+    s.name: s
+    for s in (
+        # The vector strategy's evaluation mode is "hierarchical": the same hits as the "plain" baseline, in trees.
+        Strategy(SearchConfig("vector"), "vector similarity of the element texts", evaluation_mode="hierarchical"),
+        # Not on the Compare page: it needs the contextual index, which most collections do not have.
+        Strategy(SearchConfig("contextual", contextual=True), "vector similarity of heading path + text",
+                 in_compare=False),
+        Strategy(SearchConfig("fulltext", vector=False, fulltext=True), "full-text match of heading path + text"),
+        Strategy(SearchConfig("hybrid", fulltext=True, fusion="relative", vector_weight=1.0, fulltext_weight=2.0),
+                 "vector and full-text, fused"),
+    )
+}
+DEFAULT_NAME = "default"  # the name every selector offers for DEFAULT_STRATEGY
+DEFAULT_STRATEGY = "hybrid"
+
+
+class _Configs(Mapping[str, SearchConfig]):
+    """Name → config, read through from :data:`REGISTRY` (an entry added there is here too)."""
+
+    def __getitem__(self, name: str) -> SearchConfig:
+        return REGISTRY[name].config
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(REGISTRY)
+
+    def __len__(self) -> int:
+        return len(REGISTRY)
+
+
+STRATEGIES: Mapping[str, SearchConfig] = _Configs()
+DEFAULT_SEARCH = STRATEGIES[DEFAULT_STRATEGY]
+
+
+def search_choices() -> tuple[str, ...]:
+    """What ``ask --search`` accepts: ``default`` and every strategy."""
+    return (DEFAULT_NAME, *REGISTRY)
+
+
+def compare_choices() -> tuple[str, ...]:
+    """What the Compare page's selector offers: ``default`` and the strategies shown there."""
+    return (DEFAULT_NAME, *(name for name, s in REGISTRY.items() if s.in_compare))
+
+
+def describe_choices(names: tuple[str, ...]) -> str:
+    """One line naming what each choice searches, for a selector's help."""
+    def one(name: str) -> str:
+        strategy = REGISTRY.get(name)
+        summary = strategy.summary if strategy else f"the measured default, {DEFAULT_STRATEGY}"
+        if strategy and strategy.needs_contextual_index:
+            summary += ", needs the contextual index"
+        return f"{name}: {summary} ({search_config(name).describe()})"
+
+    return "; ".join(one(n) for n in names)
+
+
+def search_config(value: str | SearchConfig | None, *, headings: bool | None = None) -> SearchConfig:
+    """A named strategy (``None`` or ``"default"`` is :data:`DEFAULT_SEARCH`); ``headings`` overrides its scoping."""
+    if isinstance(value, SearchConfig):
+        config = value
+    else:
+        name = (value or DEFAULT_NAME).strip().lower()
+        if name == DEFAULT_NAME:
+            config = DEFAULT_SEARCH
+        elif name in REGISTRY:
+            config = REGISTRY[name].config
+        else:
+            raise ValueError(f"unknown search {value!r}; choose from {', '.join(search_choices())}")
+    return config if headings is None else config.but(headings=headings)
