@@ -155,7 +155,7 @@ def main() -> None:
     from core.embeddings import make_embeddings
     from core.graph import IndexConfig
     from core.graph.communities.leiden import time_leiden
-    from core.graph.index import run_index
+    from core.graph.indexing.pipeline import run_index
     from core.ingest import ingest_paths
     from core.store import ElementStore
 

@@ -56,8 +56,9 @@ class Settings:
     # Standbys that serve reads (DATABASE_READ_URL); only with DATABASE_URL, whose primary they replicate.
     database_read_urls: tuple[str, ...] = field(default=(), repr=False)
     replica_lag_timeout: float = DEFAULT_REPLICA_LAG_TIMEOUT_S
-    # Kept as given and checked where used (core.parse_limit, core.retrieval.context, core.graph.estimate), so a
-    # bad value stops only the work that needs it, with the message that names the variable.
+    # Kept as given and checked where used (core.parse_limit, core.retrieval.context,
+    # core.graph.indexing.estimate), so a bad value stops only the work that needs it, with the message that names
+    # the variable.
     parse_timeout: str = ""  # HKE_PARSE_TIMEOUT, seconds
     context_tokens: str = ""  # HKE_CONTEXT_TOKENS
     price_in_per_m: str = ""  # HKE_PRICE_IN_PER_M, US$ per 1M input tokens

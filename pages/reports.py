@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.graph import STAGES, Community, Report, build_index, community, index_info
-from core.graph.estimate import estimate_index_cost
+from core.graph.indexing.estimate import estimate_index_cost
 from core.progress import Progress
 from core.text import escape_markdown as esc
 from views import report_parts as parts

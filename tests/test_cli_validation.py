@@ -146,7 +146,7 @@ def test_a_price_must_be_a_finite_amount(capsys, value):
 
 
 def test_a_price_from_the_environment_is_checked_too(monkeypatch):
-    from core.graph.estimate import default_prices
+    from core.graph.indexing.estimate import default_prices
 
     monkeypatch.setenv("HKE_PRICE_OUT_PER_M", "inf")
     with pytest.raises(ValueError, match="^HKE_PRICE_OUT_PER_M must be a finite number of US\\$ per 1M tokens"):

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from core.graph import GlobalSearchOptions, global_search
-from core.graph.index import IndexConfig, run_index
+from core.graph.indexing.pipeline import IndexConfig, run_index
 from core.textnorm import english_stem, match_terms
 
 from .helpers_graph import FakeGraphModel

@@ -20,7 +20,7 @@ import pytest
 from core.embeddings import EmbedderInfo, NamedEmbeddings
 from core.graph import IndexConfig
 from core.graph.export import export_index, xml_safe
-from core.graph.index import run_index
+from core.graph.indexing.pipeline import run_index
 from core.ingest import ingest_paths
 from core.store import ElementStore
 

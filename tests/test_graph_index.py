@@ -22,7 +22,7 @@ from core.graph import (
     load_citations,
     load_reports,
 )
-from core.graph.index import STAGES, run_index
+from core.graph.indexing.pipeline import STAGES, run_index
 from core.graph.reports.generate import material
 from core.store.graph_records import MAX_FINDINGS, MIN_FINDINGS
 from core.store.graph_tables import GraphTables
@@ -244,7 +244,7 @@ def test_ratings_mean_importance_and_explain_themselves(indexed):
 
 
 def test_summaries_are_central_non_redundant_and_cover_sub_communities(indexed):
-    from core.graph.index import _element_vectors
+    from core.graph.indexing.pipeline import _element_vectors
     from core.graph.reports.themes import Themes
 
     store, result, _ = indexed
@@ -297,7 +297,7 @@ def test_big_communities_have_their_layout_stored_at_index_time(indexed):
 
 def test_cli_index_estimate_and_confirmation(indexed, capsys, monkeypatch):
     from core.cli import main
-    from core.graph.estimate import REPORT_OUTPUT_TOKENS
+    from core.graph.indexing.estimate import REPORT_OUTPUT_TOKENS
 
     store, result, _ = indexed
     assert main(["index", "--collection", store.collection, "--estimate", "--price-in", "2", "--price-out", "8",

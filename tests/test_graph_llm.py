@@ -14,7 +14,7 @@ from core.graph import (
     load_citations,
     load_reports,
 )
-from core.graph.index import run_index
+from core.graph.indexing.pipeline import run_index
 from core.graph.llm_cache import cache_size
 from tests.conftest import SAMPLES
 from tests.helpers_graph import FakeGraphModel

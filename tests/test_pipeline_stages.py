@@ -1,5 +1,5 @@
-"""The named stages of the ingest (core.ingest.pipeline) and of the GraphRAG index (core.graph.index), each run on
-its own against the real database, and the one helper that builds the configured chat model (core.llm)."""
+"""The named stages of the ingest (core.ingest.pipeline) and of the GraphRAG index (core.graph.indexing.pipeline),
+each run on its own against the real database, and the one helper that builds the configured chat model (core.llm)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,17 @@ import dataclasses
 import pytest
 
 from core.config import load_settings
-from core.graph.index import GraphIndexError, IndexConfig, _chat_model, _communities, _graph, _load, _Run, _text_units
-from core.graph.index import _extract as extract_stage
+from core.graph.indexing.pipeline import (
+    GraphIndexError,
+    IndexConfig,
+    _chat_model,
+    _communities,
+    _graph,
+    _load,
+    _Run,
+    _text_units,
+)
+from core.graph.indexing.pipeline import _extract as extract_stage
 from core.ingest import SourceFile, ingest
 from core.ingest.pipeline import _plan, _stored_hashes
 from core.ingest.report import IngestReport

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from core.config import load_settings
-from core.graph.estimate import DEFAULT_PRICE_IN, DEFAULT_PRICE_OUT, default_prices
+from core.graph.indexing.estimate import DEFAULT_PRICE_IN, DEFAULT_PRICE_OUT, default_prices
 from core.parse_limit import parse_time_limit
 from core.retrieval.context import DEFAULT_CONTEXT_TOKENS, context_token_budget
 

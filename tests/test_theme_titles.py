@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from core.graph import load_reports
-from core.graph.index import IndexConfig, run_index
+from core.graph.indexing.pipeline import IndexConfig, run_index
 from core.graph.reports.themes import is_fragment, is_generic_heading
 
 

@@ -47,8 +47,8 @@ def whole_number(minimum: int, what: str) -> Callable[[str], int]:
 
 
 def price(raw: str) -> float:
-    """An argparse type: US$ per 1M tokens (the rules of :func:`core.graph.estimate.check_price`)."""
-    from core.graph.estimate import check_price
+    """An argparse type: US$ per 1M tokens (the rules of :func:`core.graph.indexing.estimate.check_price`)."""
+    from core.graph.indexing.estimate import check_price
 
     try:
         return check_price(raw, "the price")

@@ -69,7 +69,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     # Issue 13: an LLM run is estimated first (calls, tokens, cost) and needs a yes; --estimate only prints it.
     uses_llm = not args.offline and load_settings().has_llm
     if args.estimate or uses_llm:
-        from core.graph.estimate import estimate_index_cost
+        from core.graph.indexing.estimate import estimate_index_cost
 
         try:
             estimate = estimate_index_cost(store, config, price_in_per_m=args.price_in, price_out_per_m=args.price_out)

@@ -14,7 +14,7 @@ Public API (all functions take an :class:`~core.store.ElementStore`):
 # ``communities``, ``text_units`` and ``global_search`` are both submodules and functions; the read API is imported
 # after the submodules (sorted order does that), so the package attributes are the functions. A test checks it.
 from core.graph.export import ExportError, export_index
-from core.graph.index import STAGES, GraphIndexError, IndexConfig, build_index
+from core.graph.indexing.pipeline import STAGES, GraphIndexError, IndexConfig, build_index
 from core.graph.llm_cache import LLMCallError
 from core.graph.read import (
     Citations,

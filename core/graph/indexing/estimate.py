@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from core.graph import prompts
 
 if TYPE_CHECKING:
-    from core.graph.index import IndexConfig
+    from core.graph.indexing.pipeline import IndexConfig
     from core.store import ElementStore
 
 EXTRACTION_OUTPUT_RATIO = 0.6
@@ -96,7 +96,7 @@ def estimate_index_cost(
     price_out_per_m: float | None = None,
 ) -> CostEstimate:
     """The estimate for indexing ``store``'s collection with ``config`` (an :class:`IndexConfig`) and an LLM."""
-    from core.graph.index import IndexConfig, run_index
+    from core.graph.indexing.pipeline import IndexConfig, run_index
     from core.tokens import count_tokens
 
     config = config or IndexConfig()
