@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.elements import Element
 from core.ingest import SourceFile, ingest
 from core.retrieval import (
     STRATEGIES,
@@ -67,10 +68,8 @@ def test_fts_is_safe_with_tsquery_syntax_and_empty_questions(store):
 
 
 def test_rrf_fuse_orders_by_summed_reciprocal_ranks():
-    from langchain_core.documents import Document
-
     def hits(*ids: str) -> list[Hit]:
-        return [Hit(Document(page_content=i, metadata={"element_id": i}), r, 0.5) for r, i in enumerate(ids)]
+        return [Hit(Element.from_metadata(i, {"element_id": i}), r, 0.5) for r, i in enumerate(ids)]
 
     fused = rrf_fuse([hits("a", "b", "c"), hits("c", "d")], k=3)
     # c: 1/63 + 1/61 beats a: 1/61; b (1/62) ties d (1/62) and loses on rank (both 2nd) then list order.

@@ -16,7 +16,7 @@ import pytest
 from core.db.pool import connection_pool
 from core.elements import Element
 from core.ingest import SourceFile, ingest
-from core.retrieval import retrieve
+from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval.scope import Scope, resolve_scope
 from core.retrieval.search import fts_scored, vector_search
 from core.store import ElementStore
@@ -120,7 +120,7 @@ def _make_old(store: ElementStore) -> None:
 
 def test_a_question_on_a_collection_made_before_the_derived_tables_only_reads(hash_store, db_url):
     store = hash_store
-    before = retrieve(store, QUESTION, k=3)
+    before = retrieve(store, RetrievalRequest(QUESTION, k=3))
     _make_old(store)
     opened = ElementStore(db_url, store.collection, HashEmbeddings(), create=False)
     # Every connection of the store from here on refuses to write: a question that wrote would fail.
@@ -130,7 +130,7 @@ def test_a_question_on_a_collection_made_before_the_derived_tables_only_reads(ha
     opened.read_urls = ()
     with opened.pool.connection() as conn:
         assert conn.execute("SHOW default_transaction_read_only").fetchone()[0] == "on"
-    after = retrieve(opened, QUESTION, k=3)
+    after = retrieve(opened, RetrievalRequest(QUESTION, k=3))
     assert [h.element_id for h in after.hits] == [h.element_id for h in before.hits]
     assert after.hierarchical.text == before.hierarchical.text
     assert after.heading_match is not None and after.heading_match.label == before.heading_match.label

@@ -14,8 +14,8 @@ from urllib.parse import quote
 
 import pandas as pd
 import streamlit as st
-from langchain_core.documents import Document
 
+from core.elements import Element
 from core.graph import (
     Community,
     Entity,
@@ -234,14 +234,13 @@ def show_report(view: Level, rep: Report) -> None:
                   on_click=open_report, args=(row.id,), icon=":material/subdirectory_arrow_right:")  # fmt: skip
 
 
-def source_line(doc: Document, collection: str) -> str:
+def source_line(element: Element, collection: str) -> str:
     """A cited element as a markdown list item linking to the Document tree, with its heading path."""
-    meta = doc.metadata
-    where = " › ".join(meta.get("heading_path") or [])
-    text = " ".join(doc.page_content.split())
+    where = " › ".join(element.heading_path)
+    text = " ".join(element.text.split())
     text = text if len(text) <= 160 else text[:159] + "…"
-    link = ui.tree_link(meta.get("element_id", doc.id), quote(collection, safe=""))
-    line = f"- [`e:{str(meta.get('element_id', doc.id))[:8]}`]({link}) {esc(text)}"
+    link = ui.tree_link(element.element_id, quote(collection, safe=""))
+    line = f"- [`e:{element.element_id[:8]}`]({link}) {esc(text)}"
     return line + (f"  \n  *{esc(where)}*" if where else "")
 
 

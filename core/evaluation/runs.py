@@ -135,7 +135,7 @@ def _score(question: Question, retrieval: ModeRetrieval, extractive: ExtractiveA
         answers=question.answers,
         gold_path=question.gold_path,
         items=_items(retrieval),
-        hit_texts=[h.element.page_content for h in retrieval.hits],
+        hit_texts=[h.element.text for h in retrieval.hits],
         context_tokens=context.tokens,
         latency_ms=retrieval.latency_ms,
         answer=excerpt,
@@ -143,8 +143,8 @@ def _score(question: Question, retrieval: ModeRetrieval, extractive: ExtractiveA
     )
     details = {
         "hits": [{"element_id": h.element_id, "rank": h.rank + 1, "similarity": round(h.similarity, 4),
-                  "heading_path": list(h.element.metadata.get("heading_path") or []),
-                  "text": h.element.page_content[:300]} for h in retrieval.hits],
+                  "heading_path": list(h.element.heading_path),
+                  "text": h.element.text[:300]} for h in retrieval.hits],
         "timings": retrieval.timings,
         "notes": retrieval.notes,
         "evidence": evidence[0].as_dict() if evidence else None,

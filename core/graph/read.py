@@ -11,8 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from langchain_core.documents import Document
-
+from core.elements import Element
 from core.store import graph_tables
 from core.store.graph_records import Community, Entity, Finding, HierarchyRow, Relationship, Report, TextUnit
 
@@ -108,7 +107,7 @@ class Citations:
 
     entities: list[Entity] = field(default_factory=list)
     relationships: list[Relationship] = field(default_factory=list)
-    elements: list[Document] = field(default_factory=list)
+    elements: list[Element] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # ids that did not resolve (should stay empty)
 
 
@@ -118,7 +117,7 @@ def load_citations(store: ElementStore, finding: Finding | Report) -> Citations:
     ents = entities(store, ent_ids)
     rels = relationships(store, rel_ids)
     elements = store.get(el_ids)
-    found = {e.id for e in ents} | {r.id for r in rels} | {d.id for d in elements}
+    found = {e.id for e in ents} | {r.id for r in rels} | {e.element_id for e in elements}
     missing = [i for i in [*ent_ids, *rel_ids, *el_ids] if i not in found]
     return Citations(ents, rels, elements, missing)
 

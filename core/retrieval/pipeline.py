@@ -79,7 +79,7 @@ class Found:
 
 
 def _where(hit: Hit) -> str:
-    path = [*hit.element.metadata.get("heading_path", []), hit.element.page_content]
+    path = [*hit.element.heading_path, hit.element.text]
     return PATH_SEPARATOR.join(short_text(p, 40) for p in path)
 
 
@@ -168,7 +168,7 @@ def _stating(hits: list[Hit], asked: frozenset[str]) -> Hit | None:
     """The first hit stating the attribute asked (a ``key : value`` item or ``Default:`` line whose key the
     question's words name, at least half of it)."""
     for hit in hits:
-        found = statement(asked, hit.element.page_content, str(hit.element.metadata.get("category") or ""))
+        found = statement(asked, hit.element.text, hit.element.category)
         if found and attribute_share(asked, found[0]) >= 0.5:
             return hit
     return None
@@ -371,7 +371,7 @@ class PlainRetriever(_StoreRetriever):
         return [
             Document(
                 id=h.element_id,
-                page_content=h.element.page_content,
+                page_content=h.element.text,
                 metadata={
                     **h.element.metadata, "score": h.similarity, "rank": h.rank, "short_id": shorts[h.element_id]
                 },

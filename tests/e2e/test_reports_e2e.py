@@ -103,7 +103,8 @@ def test_browse_a_level_open_a_report_follow_a_child(app_url, page, indexed_samp
     wait_for_report(page, parent.community_id)
     expect(page.locator(f"{MAIN} h3").first).to_have_text(parent.title, timeout=60_000)
     assert "extractive (no LLM configured)" in page.locator(MAIN).inner_text()
-    assert page.locator(f"{MAIN} a[href*='/document_tree?collection=samples&element=']").count() >= 1
+    # The sources are drawn after the title: wait for the first link rather than count them at once.
+    page.locator(f"{MAIN} a[href*='/document_tree?collection=samples&element=']").first.wait_for(timeout=60_000)
     frame = network_frame(page)
     assert frame.locator("#mynetwork canvas").is_visible(), "the network canvas is on screen"
     n_nodes = frame.evaluate("nodes.get().length")
