@@ -79,6 +79,8 @@ class Element:
     start_line: int | None = None
     end_line: int | None = None
     embedded_text_sha256: str | None = None  # the hash of the text its vector was embedded from, where stored
+    element_key: str = ""  # stable across the document's versions (core.versions); "" before it is stored
+    since_version: int = 0  # the document version this element appeared in (0: not stored)
     extra: Mapping[str, object] = field(default_factory=dict)  # a loader's own keys (language, text_as_html, …)
 
     @property
@@ -109,6 +111,9 @@ class Element:
         }
         if self.embedded_text_sha256 is not None:
             meta["embedded_text_sha256"] = self.embedded_text_sha256
+        if self.element_key:
+            meta["element_key"] = self.element_key
+            meta["since_version"] = self.since_version
         meta.update(self.extra)
         return meta
 
@@ -120,6 +125,7 @@ class Element:
         meta = dict(metadata)
         fields = {key: meta.pop(key, None) for key in ELEMENT_FIELDS}
         sha = meta.pop("embedded_text_sha256", None)
+        key, since = meta.pop("element_key", None), meta.pop("since_version", None)
         return cls(
             element_id=str(fields["element_id"]), text=text or "", parent_id=fields["parent_id"],  # type: ignore[arg-type]
             category=str(fields["category"] or "UncategorizedText"),
@@ -129,6 +135,7 @@ class Element:
             source=str(fields["source"] or ""), filename=str(fields["filename"] or ""),
             start_line=fields["start_line"], end_line=fields["end_line"],  # type: ignore[arg-type]
             embedded_text_sha256=sha,  # type: ignore[arg-type]
+            element_key=str(key or ""), since_version=int(since or 0),  # type: ignore[call-overload]
             extra=meta,
         )
 

@@ -125,7 +125,9 @@ def test_old_layout_is_refused_clearly_then_migrated_without_re_embedding(scratc
         assert np.array_equal(np.asarray(vector, dtype=np.float32), old["elements"][element_id][2])
     for doc in store.get(list(old["elements"])):
         meta, text, _ = old["elements"][doc.id]
-        assert doc.page_content == text and doc.metadata == json.loads(json.dumps(meta))
+        stored = {k: v for k, v in doc.metadata.items() if k not in ("element_key", "since_version")}
+        assert doc.page_content == text and stored == json.loads(json.dumps(meta))
+        assert (doc.element_key, doc.since_version) == (doc.element_id, 1)  # version 1 of a document from before
     assert cache == [("kept",)]
     assert store.has_vector_index() is False  # 3 documents: under the HNSW threshold, searched exactly
 

@@ -23,6 +23,7 @@ from core.markdown_loader import MAX_NESTING
 from core.progress import Progress, ProgressCallback, no_progress
 from core.store import DocumentRecord, ElementStore, StoreError
 from core.text import first_line
+from core.versions import DateError, ValidFrom, parse_date, resolve_valid_from
 
 # The stage of every Progress an ingest reports: done/total count the elements embedded (or found in the cache).
 EMBEDDING = "embedding"
@@ -40,6 +41,8 @@ class _Prepared:
     elements: list[Document]
     replacing: bool
     warning: str | None = None
+    valid_from: ValidFrom | None = None
+    data: bytes | None = None  # the file as read, kept with the version (core show)
 
 
 def _database_unavailable(store: ElementStore, exc: BaseException) -> str | None:
@@ -106,20 +109,28 @@ def ingest(
     progress: ProgressCallback | None = None,
     problems: Sequence[FileResult] = (),
     hnsw_min_rows: int = 10_000,
+    valid_from: str | None = None,
 ) -> IngestReport:
     """Ingest ``sources`` into ``store`` and report per file. Never raises for a bad file.
+
+    Each changed document becomes a new version (``core.sql.versions``) taking effect at ``valid_from`` (a date
+    for every file; :data:`core.versions.ACCEPTED_FORMS`), else at its front matter's date, its last git commit, or
+    now (:func:`core.versions.resolve_valid_from`). A ``valid_from`` that does not parse raises
+    :class:`core.versions.DateError` before any work.
 
     The stages: read what is stored (:func:`_stored_hashes`), parse what changed (:func:`_plan`), embed and store
     it (:func:`_embed_and_store`), then bring the indexes up to date (:func:`_finish`). Once the database holds
     ``hnsw_min_rows`` vectors, the HNSW index is built at the end of the ingest.
     """
+    if valid_from is not None:
+        parse_date(valid_from, what="--valid-from")
     started = time.perf_counter()
     report = IngestReport()
     for problem in problems:
         report.record(problem)
     calls_before = store.embeddings.calls
     known = _stored_hashes(store)
-    prepared = _plan(store, sources, known, report, loader=loader, max_bytes=max_bytes)
+    prepared = _plan(store, sources, known, report, loader=loader, max_bytes=max_bytes, valid_from=valid_from)
     total = _embed_and_store(store, prepared, report, batch_size=batch_size, progress=progress)
     report.embedding_calls = store.embeddings.calls - calls_before
     _finish(store, report, progress, total, hnsw_min_rows=hnsw_min_rows, batch_size=batch_size)
@@ -143,13 +154,13 @@ def _stored_hashes(store: ElementStore) -> dict[str, str]:
 
 def _plan(
     store: ElementStore, sources: Sequence[SourceFile], known: dict[str, str], report: IngestReport, *,
-    loader: str, max_bytes: int,
+    loader: str, max_bytes: int, valid_from: str | None = None,
 ) -> list[_Prepared]:
     """The sources that changed, parsed; the unchanged and the unreadable are recorded in ``report``."""
     prepared: list[_Prepared] = []
     for source in sources:
         try:
-            item = _prepare(store, source, known, loader=loader, max_bytes=max_bytes)
+            item = _prepare(store, source, known, loader=loader, max_bytes=max_bytes, valid_from=valid_from)
         except IngestError as exc:
             report.record(FileResult(source.display, "error", reason=str(exc)))
             continue
@@ -210,7 +221,7 @@ def _embed_and_store(
                 pending = None
                 break
             future = writer.submit(store.replace_document, item.record, item.elements, embedded.vectors,
-                                   embedded.hashes)
+                                   embedded.hashes, valid_from=item.valid_from, source_bytes=item.data)
             pending = _PendingWrite(item, future, dict(zip(embedded.hashes, embedded.vectors, strict=True)))
         if pending is not None:
             _settle(store, report, pending, [])
@@ -242,7 +253,8 @@ def _update_contextual_index(store: ElementStore, report: IngestReport, progress
 
 
 def _prepare(
-    store: ElementStore, source: SourceFile, known: dict[str, str], *, loader: str, max_bytes: int
+    store: ElementStore, source: SourceFile, known: dict[str, str], *, loader: str, max_bytes: int,
+    valid_from: str | None = None,
 ) -> _Prepared | FileResult:
     data = read_source(source, max_bytes)
     document_id = document_id_for(store.collection, source.key)
@@ -254,6 +266,10 @@ def _prepare(
         data, name=source.name, source=source.display, document_id=document_id, loader=loader
     )
     front_matter = (parse_front_matter(text) or None) if text is not None and loader in LOADERS else None
+    try:
+        when = resolve_valid_from(explicit=valid_from, text=text if front_matter else None, path=source.path)
+    except DateError as exc:
+        raise IngestError(str(exc)) from exc
     cut = sum(1 for d in elements if d.metadata.get("truncated_nesting"))
     warning = (
         f"content nested deeper than {MAX_NESTING} levels was dropped under {cut} element(s) "
@@ -274,7 +290,8 @@ def _prepare(
         encoding=encoding,
         front_matter=front_matter,
     )
-    return _Prepared(source, record, elements, replacing=document_id in known, warning=warning)
+    return _Prepared(source, record, elements, replacing=document_id in known, warning=warning, valid_from=when,
+                     data=data)
 
 
 def ingest_paths(

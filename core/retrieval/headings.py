@@ -358,6 +358,8 @@ def heading_index(store: ElementStore) -> HeadingIndex:
     it; a stored index that is not current (another normaliser's words) is passed over for the headings read from
     the elements and tokenised now, not kept.
     """
+    if store.as_of_date is not None:  # the headings of the versions valid then; the stored index is current only
+        return HeadingIndex(store.read.scan_headings())
     key = (store.url, str(store.collection_id))
     held = _INDEXES.get(key)
     state = store.read.heading_state(held.version if held else -1)

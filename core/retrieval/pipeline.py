@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -50,13 +51,13 @@ from core.retrieval.headings import (
     word_factors,
 )
 from core.retrieval.hits import Hit
-from core.retrieval.question import validate_question
+from core.retrieval.question import QuestionError, validate_question
 from core.retrieval.request import RetrievalRequest
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.search import MAX_K, SearchConfig, embed_query, ms, search, search_config
 from core.retrieval.shape import attribute_identifiers, question_shape, split_preamble
 from core.statements import attribute_share, expanded_query, question_terms, statement, terms
-from core.store import ElementStore
+from core.store import ElementStore, VersionRecord
 
 __all__ = [
     "HierarchicalRetriever", "PlainRetriever", "Retrieval", "RetrievalRequest", "find_hits", "retrieve", "warm_up",
@@ -258,6 +259,8 @@ class Retrieval:
     heading_match: HeadingMatch | None = None
     notes: list[str] = field(default_factory=list)
     children_budget: int = DEFAULT_CHILDREN_BUDGET
+    as_of: datetime | None = None
+    versions: dict[str, VersionRecord] = field(default_factory=dict)  # the version each hit's document was read at
 
     def context(self, mode: Mode) -> Context:
         return self.plain if mode == "plain" else self.hierarchical
@@ -303,6 +306,8 @@ def retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Element
     budget = request.budget
     k, max_tokens, query_vector = request.k, request.max_tokens, request.query_vector
     scope = request.scope or Scope.whole()
+    if request.as_of is not None:
+        store = _as_of(store, request.as_of, config)
     try:
         if config.contextual and sibling is None:
             sibling = contextual_index(store)  # reads only: a missing or stale index is an error saying how to build it
@@ -331,9 +336,26 @@ def retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Element
     timings = {"embed_query": ms(t1 - t0), **found.timings, "plain_context": ms(t3 - t2), "expand": ms(t4 - t3)}
     if not found.timings:
         timings["search"] = ms(t2 - t1)
+    versions = store.read.versions_of({h.element.document_id for h in found.hits})
     return Retrieval(question=question, k=k, scope=found.scope, hits=found.hits, plain=plain, hierarchical=hierarchical,
                      timings=timings, query_vector=vector, search=config, heading_match=found.heading_match,
-                     notes=found.notes, children_budget=budget)
+                     notes=found.notes, children_budget=budget, as_of=request.as_of, versions=versions)
+
+
+def _as_of(store: ElementStore, when: datetime, config: SearchConfig) -> ElementStore:
+    """The store read as of ``when``; a question no document existed for, or one the contextual index (which keeps
+    no history) would answer, is refused with a message for the user."""
+    if when.tzinfo is None:
+        raise QuestionError("an as-of date needs a time zone (a plain date is midnight UTC)")
+    if config.contextual:
+        raise QuestionError("the contextual strategy searches the current collection only: pick another strategy "
+                            "to ask as of a date")
+    if not store.read.versions_at(when):
+        first = store.read.first_valid_from()
+        since = f" (its first version takes effect on {first.date().isoformat()})" if first else ""
+        raise QuestionError(f"no version of any document in {store.collection!r} existed on "
+                            f"{when.date().isoformat()}{since}")
+    return store.as_of(when)
 
 
 def warm_up(store: ElementStore) -> None:

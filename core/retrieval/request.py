@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 import numpy as np
 
@@ -25,6 +26,8 @@ class RetrievalRequest:
       (``None``: ``HKE_CONTEXT_TOKENS``).
     * ``query_vector``: the question's embedding when the caller has it (benchmarks, evaluation), so it is not
       embedded again; not part of equality.
+    * ``as_of``: an aware datetime: search, scoping and expansion read each document's version valid then
+      (``None``: the current collection).
     """
 
     question: str
@@ -35,6 +38,7 @@ class RetrievalRequest:
     max_tokens: int | None = None
     everywhere: bool = False
     query_vector: np.ndarray | None = field(default=None, repr=False, compare=False)
+    as_of: datetime | None = None
 
     def asking(self, question: str) -> RetrievalRequest:
         """The same request for another question (the LangChain retrievers hold one request for every query)."""

@@ -21,6 +21,7 @@ from psycopg import sql as pgsql
 
 from core.sql import headings as heading_sql
 from core.sql import terms as term_sql
+from core.sql import versions as version_sql
 
 # Serialises schema creation across processes: CREATE ... IF NOT EXISTS still races on the catalog.
 SCHEMA_LOCK_KEY = 4_851_220_001
@@ -46,10 +47,8 @@ def table_name(collection_id: uuid.UUID) -> str:
     return f"{TABLE_PREFIX}{collection_id.hex}"
 
 
-@functools.lru_cache(maxsize=2048)
-def bind(template: str, table: str, dimension: int = 0) -> str:
-    """``template`` with its ``{elements}`` table and index placeholders filled in for ``table``."""
-    names = {
+def _names(table: str, dimension: int = 0) -> dict[str, pgsql.Composable]:
+    return {
         "dimension": pgsql.SQL(str(int(dimension))),
         "elements": pgsql.Identifier(table),
         "hnsw": pgsql.Identifier(f"{table}_hnsw"),
@@ -60,13 +59,32 @@ def bind(template: str, table: str, dimension: int = 0) -> str:
         "text_sha": pgsql.Identifier(f"{table}_text_sha"),
         "hnsw_name": pgsql.Literal(f"{table}_hnsw"),
         "table_name": pgsql.Literal(table),
+        "history": pgsql.Identifier(f"{table}_history"),
+        "history_doc": pgsql.Identifier(f"{table}_history_doc"),
+        "history_fts": pgsql.Identifier(f"{table}_history_fts"),
+        "history_name": pgsql.Literal(f"{table}_history"),
     }
+
+
+@functools.lru_cache(maxsize=2048)
+def bind(template: str, table: str, dimension: int = 0) -> str:
+    """``template`` with its ``{elements}`` table and index placeholders filled in for ``table``."""
+    return pgsql.SQL(template).format(**_names(table, dimension)).as_string()  # type: ignore[arg-type]
+
+
+@functools.lru_cache(maxsize=2048)
+def bind_as_of(template: str, table: str) -> str:
+    """``template`` with ``{elements}`` standing for the rows of ``table`` and of its history that are valid at
+    ``%(as_of)s`` (``core.sql.versions.AS_OF_ELEMENTS``): the same statement, read as of a date."""
+    names = {**_names(table), "elements": pgsql.SQL(bind(version_sql.AS_OF_ELEMENTS, table))}
     return pgsql.SQL(template).format(**names).as_string()  # type: ignore[arg-type]
 
 
 # What every statement that returns elements selects first, in this order (core.store.element_from_row builds
 # the Document's metadata from them in Python: building it as jsonb in SQL cost 0.3 ms per expansion).
-ELEMENT_COLUMNS = (ID_COLUMN, CONTENT_COLUMN, *METADATA_COLUMNS, METADATA_JSON_COLUMN)
+# element_key and since_version (core.sql.versions) come last: PGVectorStore neither reads nor writes them.
+VERSION_COLUMNS = ("element_key", "since_version")
+ELEMENT_COLUMNS = (ID_COLUMN, CONTENT_COLUMN, *METADATA_COLUMNS, METADATA_JSON_COLUMN, *VERSION_COLUMNS)
 ELEMENT_WIDTH = len(ELEMENT_COLUMNS)  # where a statement's extra columns (distance, score, ...) start
 WALK_COLUMNS = ", ".join(f'"{c}"' if c == "order" else c for c in ELEMENT_COLUMNS)
 
@@ -106,7 +124,7 @@ def ancestor_walk(name: str) -> str:
 # same expression computed at query time. Only the first FTS_MAX_CHARS of an element are indexed: a tsvector holds
 # at most 1 MB, and one 5 MB element (within the ingest limit) would otherwise make every insert fail.
 # hke_path_text is array_to_string declared immutable (CREATE_SCHEMA), which a generated column needs.
-FTS_COLUMN = "fts"
+FTS_COLUMN = version_sql.FTS_COLUMN
 FTS_MAX_CHARS = 100_000
 FTS_EXPRESSION = f"to_tsvector('simple', hke_path_text(heading_path) || ' ' || left(content, {FTS_MAX_CHARS}))"
 _FTS_COLUMN_DDL = f"{FTS_COLUMN} tsvector GENERATED ALWAYS AS ({FTS_EXPRESSION}) STORED"
@@ -165,6 +183,7 @@ CREATE_SCHEMA = [
     """,
     *heading_sql.CREATE_SCHEMA,
     *term_sql.CREATE_SCHEMA,
+    *version_sql.CREATE_SCHEMA,
 ]
 
 # Opening a store checks this before running CREATE_SCHEMA (no catalog writes on every open).
@@ -173,7 +192,7 @@ SELECT to_regclass('hke_collections') IS NOT NULL AND to_regclass('hke_documents
    AND to_regprocedure('hke_path_text(text[])') IS NOT NULL
    AND EXISTS (SELECT 1 FROM pg_attribute
                WHERE attrelid = to_regclass('hke_collections') AND attname = 'sibling_of' AND NOT attisdropped)
-   AND """ + heading_sql.SCHEMA_READY + " AND " + term_sql.SCHEMA_READY + "\n"  # noqa: S608 (constant fragments of core.sql, no input)
+   AND """ + heading_sql.SCHEMA_READY + " AND " + term_sql.SCHEMA_READY + " AND " + version_sql.SCHEMA_READY + "\n"  # noqa: S608 (constant fragments of core.sql, no input)
 
 # Contextual siblings made before the registry had ``sibling_of`` were ordinary collections named
 # ``<base>__ctx`` that recorded ``contextual_of``: tie each to its base under the reserved name. Their element ids
@@ -207,6 +226,8 @@ CREATE_ELEMENT_TABLE = [
         heading_path         text[] NOT NULL DEFAULT '{{}}',
         embedded_text_sha256 text,
         metadata             jsonb NOT NULL DEFAULT '{{}}',
+        since_version        integer NOT NULL DEFAULT 1,
+        element_key          text,
         {fts_column},
         CONSTRAINT {doc_key} UNIQUE (document_id, element_id),
         CONSTRAINT {parent_fk} FOREIGN KEY (document_id, parent_id) REFERENCES {elements} (document_id, element_id)
@@ -217,9 +238,10 @@ CREATE_ELEMENT_TABLE = [
     " WHERE embedded_text_sha256 IS NOT NULL",
     _FTS_INDEX,
 ]
+# (core.sql.versions.CREATE_HISTORY follows, once the table exists: the history is made LIKE it.)
 CREATE_ELEMENT_TABLE[0] = CREATE_ELEMENT_TABLE[0].replace("{fts_column}", _FTS_COLUMN_DDL)
 
-DROP_ELEMENT_TABLE = "DROP TABLE IF EXISTS {elements}"
+DROP_ELEMENT_TABLE = "DROP TABLE IF EXISTS {elements}, {history}"
 
 # The HNSW index is built once the table is big enough to need it (ElementStore.ensure_vector_index): below
 # that an exact scan is as fast, and maintaining HNSW on every insert costs about as much as embedding does.
@@ -306,10 +328,11 @@ DELETE_DOCUMENT = "DELETE FROM hke_documents WHERE collection_id = %s AND docume
 
 COPY_ELEMENTS = (
     'COPY {elements} (element_id, content, embedding, parent_id, document_id, category, category_depth, "order", '
-    "heading_path, embedded_text_sha256, metadata) FROM STDIN WITH (FORMAT BINARY)"
+    "heading_path, embedded_text_sha256, metadata, element_key, since_version) FROM STDIN WITH (FORMAT BINARY)"
 )
 
-COPY_ELEMENT_TYPES = ["text", "text", "vector", "text", "text", "text", "int4", "int4", "text[]", "text", "jsonb"]
+COPY_ELEMENT_TYPES = ["text", "text", "vector", "text", "text", "text", "int4", "int4", "text[]", "text", "jsonb",
+                      "text", "int4"]
 
 # -- embedding cache --------------------------------------------------------------------------------
 
@@ -326,14 +349,14 @@ CACHED_VECTORS_OF_TABLE = (
 ELEMENTS_OF_DOCUMENT = f"""
 SELECT {cols("e")}
 FROM {{elements}} e
-WHERE e.document_id = %s
+WHERE e.document_id = %(document_id)s
 ORDER BY e."order"
 """  # noqa: S608 - fixed fragments, no user text
 
 ELEMENTS_BY_ID = f"""
 SELECT {cols("e")}
 FROM {{elements}} e
-WHERE e.element_id = ANY(%s)
+WHERE e.element_id = ANY(%(ids)s)
 """  # noqa: S608 - fixed fragments, no user text
 
 # One round trip for the ancestors of every hit.
@@ -343,8 +366,8 @@ SELECT {cols("w")} FROM walk w
 """  # noqa: S608 - fixed fragments, no user text
 
 CATEGORY_DEPTH_COUNTS = """
-SELECT category, category_depth, count(*) AS n
-FROM {elements}
+SELECT e.category, e.category_depth, count(*) AS n
+FROM {elements} e
 GROUP BY 1, 2
 ORDER BY 1, 2
 """

@@ -113,9 +113,9 @@ HEADINGS_OF_DOCUMENTS = (
 
 # Filling a collection's rows from its elements: every heading, with the file name its elements record.
 HEADINGS_OF_ELEMENTS = """
-SELECT document_id, "order", element_id, content, heading_path, coalesce(metadata->>'filename', '')
-FROM {elements}
-WHERE category = 'Title'
+SELECT e.document_id, e."order", e.element_id, e.content, e.heading_path, coalesce(e.metadata->>'filename', '')
+FROM {elements} e
+WHERE e.category = 'Title'
 """
 
 DELETE_COLLECTION_HEADINGS = "DELETE FROM hke_headings WHERE collection_id = %(collection_id)s"

@@ -17,10 +17,13 @@ from __future__ import annotations
 import contextlib
 import copy
 import hashlib
+import re
 import threading
 import uuid
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import astuple
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -44,6 +47,7 @@ from core.embeddings import EmbedderInfo, NamedEmbeddings, make_embeddings
 from core.sql import elements as sql
 from core.sql import headings as heading_sql
 from core.sql import terms as term_sql
+from core.sql import versions as version_sql
 from core.store import old_layout
 from core.store.reader import ElementReader
 from core.store.records import (
@@ -55,11 +59,17 @@ from core.store.records import (
     DocumentRecord,
     EmbedderMismatchError,
     StoreError,
+    VersionOrderError,
     validate_collection_name,
 )
 from core.store.rows import EMBEDDED_TEXT_SHA256 as EMBEDDED_TEXT_SHA256  # the metadata key, public here
 from core.store.rows import element_row, heading_row
 from core.textnorm import NAME_WORDS_VERSION
+from core.versions import ValidFrom, match_versions
+
+# The kinds of change a version counts (core.versions.matching's ops but "unchanged").
+CHANGE_OPS = ("added", "removed", "modified", "moved", "renamed")
+_BLOCK_END = re.compile(rb"(?<=\n\n)")
 
 if TYPE_CHECKING:
     from langchain_postgres import PGEngine, PGVectorStore
@@ -113,6 +123,7 @@ class ElementStore:
         if self.read_urls:
             reader(url, self.read_urls)  # the router exists before the first write: that write's position counts
         self._vectorstore: PGVectorStore | None = None
+        self.as_of_date: datetime | None = None  # see as_of
         self.collection_id, self.options = self._open(create=create, options=options or {})
         self.table = sql.table_name(self.collection_id)
         self._fill_derived_tables()
@@ -163,7 +174,7 @@ class ElementStore:
     @property
     def read(self) -> ElementReader:
         """The reads of this collection's elements, its term counts and its heading index (``core.store.reader``)."""
-        return ElementReader(self)
+        return ElementReader(self, as_of=self.as_of_date)
 
     def statement(self, template: str) -> str:
         """A statement template of ``core.sql`` bound to this collection's element table."""
@@ -216,6 +227,9 @@ class ElementStore:
             self.fill_headings()
         if not self.read.terms_complete():
             self.fill_term_counts()
+        if self.read.needs_version_backfill():
+            with self.pool.connection() as conn, conn.transaction():
+                conn.execute(self.statement(version_sql.BACKFILL), {"collection_id": self.collection_id})
 
     @property
     def vectorstore(self) -> PGVectorStore:
@@ -268,41 +282,43 @@ class ElementStore:
     def replace_document(
         self,
         record: DocumentRecord,
-        elements: Sequence[Document],
+        elements: Sequence[Document | Element],
         vectors: np.ndarray,
         text_hashes: Sequence[str] | None = None,
+        *,
+        valid_from: ValidFrom | None = None,
+        source_bytes: bytes | None = None,
     ) -> bool:
-        """Store ``record`` with exactly ``elements``, atomically. Returns False if it was already stored as is.
+        """Store ``record`` with exactly ``elements`` as its new version, atomically. Returns False if it was already
+        stored as is (no version is made).
+
+        The new version shares every element it did not change with the one before (``core.sql.versions``): only
+        elements whose id is new are written, and those it dropped move to the history. ``valid_from`` says when the
+        version takes effect (``core.versions.resolve_valid_from``; default: now); a version may not take effect
+        before the document's latest one (:class:`VersionOrderError`). ``source_bytes`` is the file as ingested,
+        kept in shared blocks so ``core show`` can give it back.
 
         ``text_hashes`` (see :func:`core.ingest.text_sha256`) name the text each vector was embedded from and make
         the vectors reusable by the embedding cache; without them the elements are stored outside the cache
         (a key copied over in the elements' metadata is dropped, since it may describe another text).
 
         Another process may have stored the same content meanwhile; the per-document lock plus the hash
-        re-check inside the transaction make concurrent ingests of one corpus idempotent. An element whose
-        parent is not among the document's elements is refused (the table's foreign key) and nothing changes.
+        re-check inside the transaction make concurrent ingests of one corpus idempotent and put their versions
+        in commit order. An element whose parent is not among the document's elements is refused (the table's
+        foreign key) and nothing changes.
         """
         if len(elements) != len(vectors):
             raise ValueError("one vector per element")
         if text_hashes is not None and len(text_hashes) != len(elements):
             raise ValueError("one text hash per element")
+        new = [e if isinstance(e, Element) else Element.from_document(e) for e in elements]
         try:
             with self.pool.connection() as conn, conn.transaction():
                 conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), record.document_id))
                 current = conn.execute(sql.DOCUMENT_HASH, (self.collection_id, record.document_id)).fetchone()
                 if current and current[0] == record.content_hash:
                     return False
-                version = self._next_heading_version(conn)
-                terms = self._count_out_terms(conn, record.document_id)
-                conn.execute(self.statement(sql.DELETE_DOCUMENT_ELEMENTS), (record.document_id,))
-                with conn.cursor() as cur, cur.copy(self.statement(sql.COPY_ELEMENTS)) as copy:
-                    copy.set_types(sql.COPY_ELEMENT_TYPES)
-                    for i, (doc, vector) in enumerate(zip(elements, vectors, strict=True)):
-                        copy.write_row(element_row(record.document_id, doc, vector,
-                                                   text_hashes[i] if text_hashes is not None else None))
-                conn.execute(self.statement(term_sql.ADD_DOCUMENT), terms)
-                self._write_headings(conn, record.document_id, elements, version)
-                conn.execute(sql.UPSERT_DOCUMENT, _document_params(self.collection_id, record, len(elements)))
+                self._write_version(conn, record, new, vectors, text_hashes, valid_from, source_bytes)
         except psycopg.errors.ForeignKeyViolation as exc:
             if exc.diag.constraint_name != f"{self.table}_parent_fk":  # the collection was dropped meanwhile
                 raise StoreError(f"collection {self.collection!r} no longer exists; "
@@ -312,6 +328,73 @@ class ElementStore:
                 "an element's parent must be an element of the same document (what was stored before is kept)"
             ) from exc
         return True
+
+    def _write_version(self, conn: psycopg.Connection, record: DocumentRecord, new: Sequence[Element],
+                       vectors: np.ndarray, text_hashes: Sequence[str] | None, valid_from: ValidFrom | None,
+                       source_bytes: bytes | None) -> None:
+        """The new version of one document, inside its write (the document's lock is held)."""
+        read = self.read.on(conn)
+        doc_id = record.document_id
+        last = read.last_version(doc_id)
+        when = valid_from.value if valid_from is not None else datetime.now(UTC)
+        if last is not None and when < (last.retired_at or last.valid_from):
+            after = "its retirement" if last.retired_at else f"version {last.version}"
+            raise VersionOrderError(
+                f"{record.filename}: this version would take effect on {when.isoformat()}, before {after} "
+                f"({(last.retired_at or last.valid_from).isoformat()}); a document's versions are kept in date "
+                "order. Give a later --valid-from, or `remove --purge` it and ingest its versions oldest first"
+            )
+        version = last.version + 1 if last else 1
+        old = read.elements(doc_id) if last is None or last.retired_at is None else \
+            read.version_elements(doc_id, last.version)
+        match = match_versions(old, new, old_keys={e.element_id: e.element_key for e in old})
+        ops = Counter(m.op for m in match.matches)
+        # The rows a version keeps: same id and same content (a caller may reuse an id for other content).
+        current = {e.element_id: _row_content(e) for e in read.elements(doc_id)}  # none once retired
+        kept_ids = {e.element_id for i, e in enumerate(new)
+                    if current.get(e.element_id) == _row_content(e, text_hashes[i] if text_hashes else None)}
+        gone = sorted(set(current) - kept_ids)
+
+        heading_version = self._next_heading_version(conn)
+        terms = self._count_out_terms(conn, doc_id)
+        if gone:
+            conn.execute(self.statement(version_sql.RETIRE_ELEMENTS),
+                         {"document_id": doc_id, "ids": gone, "version": version})
+        kept = [e for e in new if e.element_id in kept_ids]
+        if kept:
+            conn.execute(self.statement(version_sql.UPDATE_KEPT), {
+                "document_id": doc_id, "ids": [e.element_id for e in kept], "orders": [e.order for e in kept],
+                "lines": [Jsonb({"start_line": e.start_line, "end_line": e.end_line}) for e in kept]})
+        with conn.cursor() as cur, cur.copy(self.statement(sql.COPY_ELEMENTS)) as copy:
+            copy.set_types(sql.COPY_ELEMENT_TYPES)
+            for i, (element, vector) in enumerate(zip(new, vectors, strict=True)):
+                if element.element_id in kept_ids:
+                    continue
+                copy.write_row(element_row(doc_id, element, vector,
+                                           text_hashes[i] if text_hashes is not None else None,
+                                           match.keys.get(element.element_id), version))
+        conn.execute(self.statement(term_sql.ADD_DOCUMENT), terms)
+        self._write_headings(conn, doc_id, new, heading_version)
+        conn.execute(sql.UPSERT_DOCUMENT, _document_params(self.collection_id, record, len(new)))
+
+        params = {"collection_id": self.collection_id, "document_id": doc_id}
+        if last is not None and last.valid_to is None:
+            conn.execute(version_sql.CLOSE_VERSION, {**params, "version": last.version, "valid_to": when})
+        blocks = source_blocks(source_bytes) if source_bytes is not None else None
+        if blocks:
+            conn.execute(version_sql.INSERT_BLOCKS, {**params, "hashes": [h for h, _ in blocks],
+                                                     "data": [d for _, d in blocks]})
+        ordered = sorted(new, key=lambda e: e.order)
+        conn.execute(version_sql.INSERT_VERSION, {
+            **params, "version": version, "valid_from": when,
+            "valid_from_source": str(valid_from.source) if valid_from is not None else "ingest",
+            "date_only": bool(valid_from and valid_from.date_only), "content_hash": record.content_hash,
+            "source": record.source, "filename": record.filename, "title": record.title, "n_elements": len(new),
+            "n_bytes": record.n_bytes, **{op: ops.get(op, 0) for op in CHANGE_OPS},
+            "element_ids": [e.element_id for e in ordered],
+            "start_lines": [e.start_line or 0 for e in ordered], "end_lines": [e.end_line or 0 for e in ordered],
+            "blocks": [h for h, _ in blocks] if blocks is not None else None,
+        })
 
     def cached_vectors(self, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """Stored vectors of this embedder for the given text hashes, from any collection (the embedding cache)."""
@@ -338,14 +421,40 @@ class ElementStore:
                 conn.commit()
         return True
 
-    def remove_document(self, document_id: str) -> bool:
+    def remove_document(self, document_id: str, *, purge: bool = False, when: datetime | None = None) -> bool:
+        """Retire a document: its elements leave the current collection, its history stays (``valid_to`` is set, to
+        ``when`` or now). ``purge`` deletes the history as well: every version, its element rows and vectors, and
+        the source blocks no other version holds. Returns False if there was nothing to retire or purge."""
+        params = {"collection_id": self.collection_id, "document_id": document_id}
         with self.pool.connection() as conn, conn.transaction():
             conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), document_id))
-            version = self._next_heading_version(conn)
+            read = self.read.on(conn)
+            last = read.last_version(document_id)
+            heading_version = self._next_heading_version(conn)
             self._count_out_terms(conn, document_id)
-            conn.execute(self.statement(sql.DELETE_DOCUMENT_ELEMENTS), (document_id,))
-            self._write_headings(conn, document_id, (), version)
-            return conn.execute(sql.DELETE_DOCUMENT, (self.collection_id, document_id)).rowcount > 0
+            if last is not None and last.retired_at is None:
+                retired_at = max(when or datetime.now(UTC), last.valid_from)
+                conn.execute(self.statement(version_sql.RETIRE_DOCUMENT),
+                             {"document_id": document_id, "version": last.version + 1})
+                conn.execute(version_sql.RETIRE_VERSION, {**params, "version": last.version,
+                                                          "retired_at": retired_at})
+            else:
+                conn.execute(self.statement(sql.DELETE_DOCUMENT_ELEMENTS), (document_id,))
+            self._write_headings(conn, document_id, (), heading_version)
+            removed = conn.execute(sql.DELETE_DOCUMENT, (self.collection_id, document_id)).rowcount > 0
+            if purge:
+                conn.execute(self.statement(version_sql.PURGE_HISTORY), {"document_id": document_id})
+                purged = conn.execute(version_sql.DELETE_VERSIONS, params).rowcount > 0
+                conn.execute(version_sql.DELETE_UNUSED_BLOCKS, params)
+                return removed or purged
+            return removed
+
+    def as_of(self, when: datetime | None) -> ElementStore:
+        """This store with every element read made as of ``when`` (each document's version valid then); ``None``
+        is the current collection."""
+        twin = copy.copy(self)
+        twin.as_of_date = when
+        return twin
 
     # -- the stored term counts (core.sql.terms) --
 
@@ -440,17 +549,35 @@ class ElementStore:
 
 
 def create_element_table(conn: psycopg.Connection, table: str, dimension: int) -> None:
-    """A collection's element table with its keys and indexes (no HNSW yet: see ``ensure_vector_index``)."""
-    for template in sql.CREATE_ELEMENT_TABLE:
+    """A collection's element table with its keys and indexes (no HNSW yet: see ``ensure_vector_index``), and its
+    history."""
+    for template in (*sql.CREATE_ELEMENT_TABLE, *version_sql.CREATE_HISTORY):
         conn.execute(sql.bind(template, table, dimension))
 
 
 def upgrade_element_table(conn: psycopg.Connection, table: str) -> None:
     """Give a collection table made by an earlier version what this one reads (inside the schema lock): the stored
-    full-text lexemes and their index, computed once for every row."""
+    full-text lexemes and their index, computed once for every row; the version columns and the history table."""
     if conn.execute(sql.bind(sql.FTS_COLUMN_MISSING, table), (sql.FTS_COLUMN,)).fetchone()[0]:
         for template in sql.ADD_FTS_COLUMN:
             conn.execute(sql.bind(template, table))
+    if conn.execute(sql.bind(version_sql.VERSION_COLUMNS_MISSING, table)).fetchone()[0]:
+        for template in (*version_sql.ADD_VERSION_COLUMNS, *version_sql.CREATE_HISTORY):
+            conn.execute(sql.bind(template, table))
+
+
+def source_blocks(data: bytes) -> list[tuple[str, bytes]]:
+    """A file's bytes as blocks, each ending after a blank line, with their hashes: joined, they are the file; a
+    version stores only the blocks no other version of the collection holds."""
+    parts = [part for part in _BLOCK_END.split(data) if part]
+    return [(hashlib.sha256(part).hexdigest()[:32], part) for part in parts]
+
+
+def _row_content(element: Element, text_hash: str | None = None) -> tuple:
+    """What must be equal for a version to keep a stored row: text, place in the tree, and the embedded text (the
+    stored row's hash, or the one a write passes)."""
+    sha = text_hash if text_hash is not None else element.embedded_text_sha256
+    return (element.text, element.parent_id, element.category, element.category_depth, element.heading_path, sha)
 
 
 def _document_params(collection_id: uuid.UUID, record: DocumentRecord, n_elements: int) -> dict[str, Any]:

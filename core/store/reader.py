@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -27,7 +28,15 @@ from core.sql import elements as sql
 from core.sql import headings as heading_sql
 from core.sql import retrieval as retrieval_sql
 from core.sql import terms as term_sql
-from core.store.records import CorpusStats, HeadingState, StoredHeading
+from core.sql import versions as version_sql
+from core.store.records import (
+    CorpusStats,
+    HeadingState,
+    Orphans,
+    StoredHeading,
+    VersionLayout,
+    VersionRecord,
+)
 from core.store.rows import element_from_row
 from core.textnorm import NAME_WORDS_VERSION, name_words
 
@@ -97,9 +106,11 @@ class TermCounts:
 class ElementReader:
     """The reads of one collection's elements (see the module docstring)."""
 
-    def __init__(self, store: Collection, conn: psycopg.Connection | None = None) -> None:
+    def __init__(self, store: Collection, conn: psycopg.Connection | None = None, *,
+                 as_of: datetime | None = None) -> None:
         self._store = store
         self._conn = conn
+        self.as_of = as_of
 
     # -- the one door --
 
@@ -112,6 +123,13 @@ class ElementReader:
         ``tables=()`` runs a statement that reads no element table (term counts, the heading index). A condition
         that every element read must carry, the "as of" of a collection version, is added here and nowhere else.
         """
+        if tables is None and self.as_of is not None:
+            # As of a date: {elements} is each document's version valid then (core.sql.versions.AS_OF_ELEMENTS).
+            named = dict(params or {})
+            if not isinstance(params, Mapping) and params:
+                raise TypeError("a read as of a date takes named parameters")
+            named.update(as_of=self.as_of, as_of_collection=self._store.collection_id)
+            return conn.execute(sql.bind_as_of(template, self._store.table), named).fetchall()
         tables = (self._store.table,) if tables is None else tables
         statement = " UNION ALL ".join(sql.bind(template, table) for table in tables) if tables else template
         return conn.execute(statement, params).fetchall()
@@ -138,24 +156,24 @@ class ElementReader:
             yield self
             return
         with read_connection(self._store.reader) as conn:
-            yield ElementReader(self._store, conn)
+            yield ElementReader(self._store, conn, as_of=self.as_of)
 
     def on(self, conn: psycopg.Connection) -> ElementReader:
         """This reader on ``conn`` (a write transaction that reads what it is about to write from)."""
-        return ElementReader(self._store, conn)
+        return ElementReader(self._store, conn, as_of=self.as_of)
 
     # -- elements --
 
     def elements(self, document_id: str) -> list[Element]:
         """All elements of one document, in document order."""
-        return [element_from_row(row) for row in self._query(sql.ELEMENTS_OF_DOCUMENT, (document_id,))]
+        return [element_from_row(row) for row in self._query(sql.ELEMENTS_OF_DOCUMENT, {"document_id": document_id})]
 
     def get(self, ids: Iterable[str]) -> list[Element]:
         """The elements with these ids, in the order given (ids not stored are left out)."""
         ids = list(dict.fromkeys(ids))
         if not ids:
             return []
-        by_id = {row[0]: element_from_row(row) for row in self._query(sql.ELEMENTS_BY_ID, (ids,))}
+        by_id = {row[0]: element_from_row(row) for row in self._query(sql.ELEMENTS_BY_ID, {"ids": ids})}
         return [by_id[i] for i in ids if i in by_id]
 
     def ancestors(self, ids: Iterable[str]) -> dict[str, Element]:
@@ -290,7 +308,11 @@ class ElementReader:
                             tuple(changed))
 
     def headings(self, document_ids: Sequence[str] | None = None) -> list[StoredHeading]:
-        """The stored headings of the collection, or of the given documents only, in document order."""
+        """The stored headings of the collection, or of the given documents only, in document order (as of a date:
+        the headings of the versions valid then, read from the elements)."""
+        if self.as_of is not None:
+            wanted = set(document_ids) if document_ids is not None else None
+            return [h for h in self.scan_headings() if wanted is None or h.document_id in wanted]
         params = {"collection_id": self._store.collection_id, "document_ids": list(document_ids or ())}
         statement = heading_sql.HEADINGS if document_ids is None else heading_sql.HEADINGS_OF_DOCUMENTS
         rows = self._query(statement, params, primary=True, tables=())
@@ -306,3 +328,89 @@ class ElementReader:
                for d, o, e, text, path, filename in rows]
         out.sort(key=lambda h: (h.document_id, h.order))
         return out
+
+    # -- versions (core.sql.versions) --
+
+    def _versions(self, template: str, params: Mapping[str, Any]) -> list[VersionRecord]:
+        rows = self._query(template, {"collection_id": self._store.collection_id, **params}, primary=True,
+                           tables=())
+        return [VersionRecord(*row) for row in rows]
+
+    def versions(self, document_id: str) -> list[VersionRecord]:
+        """Every version of one document, oldest first (empty for a document never stored)."""
+        return self._versions(version_sql.VERSIONS_OF_DOCUMENT, {"document_id": document_id})
+
+    def last_version(self, document_id: str) -> VersionRecord | None:
+        found = self._versions(version_sql.LAST_VERSION, {"document_id": document_id})
+        return found[0] if found else None
+
+    def needs_version_backfill(self) -> bool:
+        """Whether a document was stored before versions were kept (it gets its version 1 when the store opens)."""
+        rows = self._query(version_sql.NEEDS_BACKFILL, {"collection_id": self._store.collection_id}, primary=True,
+                           tables=())
+        return bool(rows[0][0])
+
+    def versions_at(self, when: datetime) -> list[VersionRecord]:
+        """The version of each document valid at ``when`` (documents that did not exist then are left out)."""
+        return self._versions(version_sql.VERSIONS_AT, {"as_of": when})
+
+    def versions_of(self, document_ids: Iterable[str]) -> dict[str, VersionRecord]:
+        """The version each of these documents is read at: the one valid at this reader's date, else its latest."""
+        ids = sorted(set(document_ids))
+        if not ids:
+            return {}
+        params = {"document_ids": ids, "as_of": self.as_of}
+        return {v.document_id: v for v in self._versions(version_sql.VERSIONS_READ, params)}
+
+    def first_valid_from(self) -> datetime | None:
+        """When the collection's earliest version takes effect (None if it has none)."""
+        rows = self._query(version_sql.FIRST_VALID_FROM, {"collection_id": self._store.collection_id}, primary=True,
+                           tables=())
+        return rows[0][0]
+
+    def versions_since(self, since: datetime) -> list[VersionRecord]:
+        """The versions (after each document's first) that took effect after ``since``, in date order."""
+        return self._versions(version_sql.VERSIONS_SINCE, {"since": since})
+
+    def versioned_documents(self) -> list[tuple[str, str, str, bool]]:
+        """(document id, source, file name, retired) of every document that has a history, retired ones included."""
+        rows = self._query(version_sql.DOCUMENTS_WITH_VERSIONS, {"collection_id": self._store.collection_id},
+                           primary=True, tables=())
+        return [(d, s, f, bool(r)) for d, s, f, r in rows]
+
+    def layout(self, document_id: str, version: int) -> VersionLayout | None:
+        rows = self._query(version_sql.LAYOUT, {"collection_id": self._store.collection_id,
+                                                "document_id": document_id, "version": version},
+                           primary=True, tables=())
+        if not rows:
+            return None
+        ids, starts, ends, blocks = rows[0]
+        return VersionLayout(tuple(ids), tuple(starts), tuple(ends), tuple(blocks) if blocks is not None else None)
+
+    def blocks(self, hashes: Sequence[str]) -> dict[str, bytes]:
+        """Source blocks by their hash."""
+        rows = self._query(version_sql.BLOCKS, {"collection_id": self._store.collection_id,
+                                                "hashes": list(dict.fromkeys(hashes))}, primary=True, tables=())
+        return {h: bytes(data) for h, data in rows}
+
+    def version_elements(self, document_id: str, version: int) -> list[Element]:
+        """The elements of one version of a document, in its document order (current rows and history)."""
+        rows = self._query(sql.bind(version_sql.ELEMENTS_OF_VERSION, self._store.table),
+                           {"collection_id": self._store.collection_id, "document_id": document_id,
+                            "version": version}, primary=True, tables=())
+        return [element_from_row(row) for row in rows]
+
+    def orphans(self) -> Orphans:
+        """The invariant check: rows no version accounts for (all 0 in a sound collection)."""
+        rows = self._query(sql.bind(version_sql.ORPHANS, self._store.table),
+                           {"collection_id": self._store.collection_id}, primary=True, tables=())
+        return Orphans(*(int(n) for n in rows[0]))
+
+    def storage(self, document_id: str) -> dict[str, int]:
+        """Bytes one document's versions take: current rows, history rows, version rows, and the collection's
+        source blocks."""
+        rows = self._query(sql.bind(version_sql.STORAGE, self._store.table),
+                           {"collection_id": self._store.collection_id, "document_id": document_id},
+                           primary=True, tables=())
+        current, history, versions, blocks = (int(n) for n in rows[0])
+        return {"current_rows": current, "history_rows": history, "version_rows": versions, "source_blocks": blocks}

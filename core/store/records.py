@@ -27,6 +27,10 @@ class CollectionMissingError(StoreError):
     """The collection does not exist (opened with ``create=False``)."""
 
 
+class VersionOrderError(StoreError):
+    """A version would take effect before the document's latest one: versions are kept in date order."""
+
+
 class CollectionGoneError(StoreError):
     """The collection was dropped (by another process) while a command was using it."""
 
@@ -44,6 +48,70 @@ class DocumentRecord:
     encoding: str | None = None
     front_matter: dict[str, Any] | None = None
     ingested_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class VersionRecord:
+    """One version of a document (``core.sql.versions``): its number and validity, where ``valid_from`` came from
+    (``explicit``, ``front_matter``, ``git`` or ``ingest``), when it was recorded, and what changed since the last."""
+
+    document_id: str
+    version: int
+    valid_from: datetime
+    valid_to: datetime | None
+    valid_from_source: str
+    date_only: bool
+    recorded_at: datetime
+    retired_at: datetime | None
+    content_hash: str
+    source: str
+    filename: str
+    title: str | None
+    n_elements: int
+    n_bytes: int
+    added: int = 0
+    removed: int = 0
+    modified: int = 0
+    moved: int = 0
+    renamed: int = 0
+
+    @property
+    def not_yet_valid(self) -> bool:
+        """Recorded before the date it takes effect."""
+        return self.valid_from > self.recorded_at
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        for key in ("valid_from", "valid_to", "recorded_at", "retired_at"):
+            out[key] = out[key].isoformat() if out[key] is not None else None
+        out["not_yet_valid"] = self.not_yet_valid
+        return out
+
+
+@dataclass(frozen=True)
+class VersionLayout:
+    """A version's elements in document order with their source lines, and its source blocks' hashes (``None``
+    for a version stored before sources were kept)."""
+
+    element_ids: tuple[str, ...]
+    start_lines: tuple[int, ...]
+    end_lines: tuple[int, ...]
+    blocks: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class Orphans:
+    """Rows no version accounts for (``core.sql.versions.ORPHANS``): every count is 0 in a sound collection."""
+
+    history_without_version: int
+    elements_without_document: int
+    documents_without_current_version: int
+    versions_missing_blocks: int
+    unused_blocks: int
+
+    @property
+    def total(self) -> int:
+        return sum(self.__dict__.values())
 
 
 @dataclass(frozen=True)

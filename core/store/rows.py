@@ -24,18 +24,20 @@ EMBEDDED_TEXT_SHA256 = "embedded_text_sha256"
 
 # Keys stored as columns; a stale embedded_text_sha256 copied over in the metadata is dropped (the caller passes
 # the hash of the text it embedded, or none).
-COLUMN_KEYS = frozenset((sql.ID_COLUMN, *sql.METADATA_COLUMNS))
+COLUMN_KEYS = frozenset((sql.ID_COLUMN, *sql.METADATA_COLUMNS, *sql.VERSION_COLUMNS))
 
 
-def element_row(document_id: str, doc: Document | Element, vector: np.ndarray, text_hash: str | None) -> tuple:
-    """One COPY row (``core.sql.elements.COPY_ELEMENTS``): the real columns, then the rest of the metadata."""
+def element_row(document_id: str, doc: Document | Element, vector: np.ndarray, text_hash: str | None,
+                key: str | None = None, since_version: int = 1) -> tuple:
+    """One COPY row (``core.sql.elements.COPY_ELEMENTS``): the real columns, the rest of the metadata, then the
+    element's stable key and the version it appears in."""
     meta = doc.metadata
     rest = {k: v for k, v in meta.items() if k not in COLUMN_KEYS}
     return (
         meta["element_id"], doc.page_content, np.asarray(vector, dtype=np.float32), meta.get("parent_id"),
         meta.get("document_id") or document_id, meta.get("category") or "UncategorizedText",
         int(meta.get("category_depth") or 0), int(meta.get("order") or 0), list(meta.get("heading_path") or ()),
-        text_hash, Jsonb(rest),
+        text_hash, Jsonb(rest), key or meta["element_id"], since_version,
     )
 
 
@@ -43,13 +45,15 @@ def element_from_row(row: Sequence[Any]) -> Element:
     """An element as ingest gave it, from a row that starts with ``core.sql.elements.ELEMENT_COLUMNS``: the real
     columns are its fields, the JSON column holds the rest (source, lines, a loader's own keys)."""
     element_id, content, parent_id, document_id, category, depth, order, heading_path, text_sha, rest = row[:10]
+    key, since = row[10:12]
     extra = dict(rest) if isinstance(rest, dict) else json.loads(rest or "{}")
     source, filename = extra.pop("source", None), extra.pop("filename", None)
     return Element(
         element_id=element_id, text=content or "", parent_id=parent_id, category=category,
         category_depth=depth, document_id=document_id, order=order, heading_path=tuple(heading_path or ()),
         source=str(source or ""), filename=str(filename or ""), start_line=extra.pop("start_line", None),
-        end_line=extra.pop("end_line", None), embedded_text_sha256=text_sha, extra=extra,
+        end_line=extra.pop("end_line", None), embedded_text_sha256=text_sha, element_key=key or element_id,
+        since_version=int(since or 1), extra=extra,
     )
 
 

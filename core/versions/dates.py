@@ -13,6 +13,7 @@ An explicit or front-matter value that does not parse is an error, not a reason 
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -68,12 +69,48 @@ def parse_date(text: str, *, what: str = "date") -> tuple[datetime, bool]:
     raise DateError(f"{what} {text!r} does not parse; accepted forms: {ACCEPTED_FORMS}")
 
 
+@functools.lru_cache(maxsize=256)
+def _work_tree(directory: Path) -> Path | None:
+    """The git work tree ``directory`` is in (a parent holding ``.git``), found without running git."""
+    for folder in (directory, *directory.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+@functools.lru_cache(maxsize=16)
+def _tracked(root: Path, index_stamp: float) -> frozenset[str]:
+    """The files git tracks in the work tree ``root`` (as of its index, whose mtime keys the cache)."""
+    git = shutil.which("git")
+    if git is None:
+        return frozenset()
+    try:
+        listed = subprocess.run([git, "-C", str(root), "ls-files", "-z"], capture_output=True, timeout=GIT_TIMEOUT_S,
+                                check=False)
+    except (subprocess.TimeoutExpired, OSError):
+        return frozenset()
+    return frozenset(str(root / name) for name in listed.stdout.decode("utf-8", "replace").split("\0") if name)
+
+
+def _is_tracked(path: Path) -> bool:
+    """Whether git tracks ``path``: one ``git ls-files`` per work tree and index state, not a process per file (a
+    corpus of ignored files in a checkout costs nothing)."""
+    root = _work_tree(path.parent)
+    if root is None:
+        return False
+    index = root / ".git" / "index"
+    stamp = index.stat().st_mtime if index.exists() else 0.0
+    return str(path) in _tracked(root, stamp)
+
+
 def git_commit_date(path: Path, *, timeout: float = GIT_TIMEOUT_S) -> datetime | None:
     """The last commit date of ``path`` if it is tracked, committed as it is, in a git work tree; else None."""
     git = shutil.which("git")
     if git is None or not path.is_file():
         return None
     where = path.resolve()
+    if not _is_tracked(where):
+        return None
     base = [git, "-C", str(where.parent)]
     try:
         status = subprocess.run([*base, "status", "--porcelain", "--", where.name],

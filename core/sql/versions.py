@@ -1,0 +1,332 @@
+"""SQL of document versions: every ingest of a changed document is a version, and elements are shared by versions.
+
+* ``hke_document_versions``: one row per (collection, document, version) with its validity (``valid_from`` to
+  ``valid_to``, the next version's ``valid_from`` or the retirement), where the date came from, ``recorded_at``
+  (the ingest time), the content hash, the counts of each kind of change, and its *layout*: the ids of its
+  elements in document order with their source lines, and the content hashes of its source blocks. The layout is
+  what lets an element row serve every version it is unchanged in while its place in the document moves.
+* An element row lives in its collection's table (``{elements}``) while it is current, with the version it
+  appeared in (``since_version``) and its stable key (``element_key``, Akoma Ntoso's wId); when a version drops it
+  (or the document is retired) the row moves to ``{history}`` with the version it stopped in (``until_version``).
+  Each element version is stored once: current-mode reads never look at the history, and an unchanged element is
+  neither copied nor embedded again.
+* ``hke_source_blocks``: the source bytes of every version, split into blocks (a blank line ends one), keyed by
+  their hash and shared by versions; ``core show`` joins a version's blocks back into the file, byte for byte.
+
+Reads "as of" a date bind ``{elements}`` to :data:`AS_OF_ELEMENTS` instead of the table (``core.store.reader``):
+the rows of each document's version valid at ``%(as_of)s``, their order and lines from that version's layout.
+"""
+
+from __future__ import annotations
+
+# core.sql.elements' stored lexemes column (that module builds its schema from this one's, so it is named here).
+FTS_COLUMN = "fts"
+
+CREATE_SCHEMA = [
+    """
+    CREATE TABLE IF NOT EXISTS hke_document_versions (
+        collection_id     uuid NOT NULL REFERENCES hke_collections (id) ON DELETE CASCADE,
+        document_id       text NOT NULL,
+        version           integer NOT NULL,
+        valid_from        timestamptz NOT NULL,
+        valid_to          timestamptz,
+        valid_from_source text NOT NULL,
+        date_only         boolean NOT NULL DEFAULT false,
+        recorded_at       timestamptz NOT NULL DEFAULT now(),
+        retired_at        timestamptz,
+        content_hash      text NOT NULL,
+        source            text NOT NULL,
+        filename          text NOT NULL,
+        title             text,
+        n_elements        integer NOT NULL,
+        n_bytes           integer NOT NULL,
+        added             integer NOT NULL DEFAULT 0,
+        removed           integer NOT NULL DEFAULT 0,
+        modified          integer NOT NULL DEFAULT 0,
+        moved             integer NOT NULL DEFAULT 0,
+        renamed           integer NOT NULL DEFAULT 0,
+        element_ids       text[] NOT NULL,
+        start_lines       integer[] NOT NULL,
+        end_lines         integer[] NOT NULL,
+        blocks            text[],
+        PRIMARY KEY (collection_id, document_id, version)
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS hke_source_blocks (
+        collection_id uuid NOT NULL REFERENCES hke_collections (id) ON DELETE CASCADE,
+        block_hash    text NOT NULL,
+        data          bytea NOT NULL,
+        PRIMARY KEY (collection_id, block_hash)
+    )
+    """,
+]
+
+SCHEMA_READY = (
+    "to_regclass('hke_document_versions') IS NOT NULL AND to_regclass('hke_source_blocks') IS NOT NULL"
+)
+
+# -- an element table's history ---------------------------------------------------------------------
+
+ADD_VERSION_COLUMNS = [
+    "ALTER TABLE {elements} ADD COLUMN IF NOT EXISTS since_version integer NOT NULL DEFAULT 1",
+    "ALTER TABLE {elements} ADD COLUMN IF NOT EXISTS element_key text",
+]
+
+VERSION_COLUMNS_MISSING = (
+    "SELECT NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = {table_name}::regclass "
+    "AND attname = 'element_key' AND NOT attisdropped) OR to_regclass({history_name}) IS NULL"
+)
+
+# The history has the element table's columns (the stored lexemes included) and the version a row stopped in.
+CREATE_HISTORY = [
+    """
+    CREATE TABLE IF NOT EXISTS {history} (
+        LIKE {elements} INCLUDING DEFAULTS INCLUDING GENERATED,
+        until_version integer NOT NULL,
+        PRIMARY KEY (element_id, since_version)
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS {history_doc} ON {history} (document_id, since_version, until_version)",
+    f"CREATE INDEX IF NOT EXISTS {{history_fts}} ON {{history}} USING gin ({FTS_COLUMN})",
+]
+
+DROP_HISTORY = "DROP TABLE IF EXISTS {history}"
+
+# Every column but the generated lexemes, which follow the row's content and heading path by themselves.
+_STORED = ("element_id", "content", "embedding", "parent_id", "document_id", "category", "category_depth", '"order"',
+           "heading_path", "embedded_text_sha256", "metadata", "element_key", "since_version")
+_STORED_COLUMNS = ", ".join(_STORED)
+
+# A version drops the elements in %(ids)s: they move to the history, stopping at %(version)s.
+RETIRE_ELEMENTS = f"""
+WITH gone AS (
+    DELETE FROM {{elements}} WHERE document_id = %(document_id)s AND element_id = ANY(%(ids)s)
+    RETURNING {_STORED_COLUMNS}
+)
+INSERT INTO {{history}} ({_STORED_COLUMNS}, until_version)
+SELECT {_STORED_COLUMNS}, %(version)s FROM gone
+"""  # noqa: S608 - fixed fragments, no user text
+
+RETIRE_DOCUMENT = f"""
+WITH gone AS (
+    DELETE FROM {{elements}} WHERE document_id = %(document_id)s
+    RETURNING {_STORED_COLUMNS}
+)
+INSERT INTO {{history}} ({_STORED_COLUMNS}, until_version)
+SELECT {_STORED_COLUMNS}, %(version)s FROM gone
+"""  # noqa: S608 - fixed fragments, no user text
+
+# An element a version keeps may have moved in the document: its order and lines follow the current version.
+UPDATE_KEPT = """
+UPDATE {elements} e SET "order" = k.ord, metadata = e.metadata || k.lines
+FROM unnest(%(ids)s::text[], %(orders)s::int[], %(lines)s::jsonb[]) AS k(element_id, ord, lines)
+WHERE e.element_id = k.element_id AND e.document_id = %(document_id)s
+  AND (e."order" <> k.ord OR NOT e.metadata @> k.lines)
+"""
+
+
+PURGE_HISTORY = "DELETE FROM {history} WHERE document_id = %(document_id)s"
+
+# -- versions ---------------------------------------------------------------------------------------
+
+_VERSION_FIELDS = """document_id, version, valid_from, valid_to, valid_from_source, date_only, recorded_at,
+       retired_at, content_hash, source, filename, title, n_elements, n_bytes, added, removed, modified, moved,
+       renamed"""
+
+LAST_VERSION = f"""
+SELECT {_VERSION_FIELDS}
+FROM hke_document_versions
+WHERE collection_id = %(collection_id)s AND document_id = %(document_id)s
+ORDER BY version DESC
+LIMIT 1
+"""  # noqa: S608 - fixed fragments, no user text
+
+VERSIONS_OF_DOCUMENT = f"""
+SELECT {_VERSION_FIELDS}
+FROM hke_document_versions
+WHERE collection_id = %(collection_id)s AND document_id = %(document_id)s
+ORDER BY version
+"""  # noqa: S608 - fixed fragments, no user text
+
+# Each document's version valid at %(as_of)s (none for a document that did not exist then, or was retired).
+VERSIONS_AT = f"""
+SELECT {_VERSION_FIELDS}
+FROM hke_document_versions
+WHERE collection_id = %(collection_id)s AND valid_from <= %(as_of)s AND (valid_to IS NULL OR valid_to > %(as_of)s)
+ORDER BY document_id
+"""  # noqa: S608 - fixed fragments, no user text
+
+# The version of each of %(document_ids)s that a read sees: the one valid at %(as_of)s, or (NULL) the latest.
+VERSIONS_READ = f"""
+SELECT DISTINCT ON (document_id) {_VERSION_FIELDS}
+FROM hke_document_versions
+WHERE collection_id = %(collection_id)s AND document_id = ANY(%(document_ids)s)
+  AND (%(as_of)s::timestamptz IS NULL
+       OR (valid_from <= %(as_of)s::timestamptz AND (valid_to IS NULL OR valid_to > %(as_of)s::timestamptz)))
+ORDER BY document_id, version DESC
+"""  # noqa: S608 - fixed fragments, no user text
+
+FIRST_VALID_FROM = "SELECT min(valid_from) FROM hke_document_versions WHERE collection_id = %(collection_id)s"
+
+# The versions recorded in a collection, of every document, newest validity last (``core changes``).
+VERSIONS_SINCE = f"""
+SELECT {_VERSION_FIELDS}
+FROM hke_document_versions
+WHERE collection_id = %(collection_id)s AND valid_from > %(since)s AND version > 1
+ORDER BY valid_from, document_id, version
+"""  # noqa: S608 - fixed fragments, no user text
+
+# Documents that ever had a version, current or retired (history and diff of a removed document still work).
+DOCUMENTS_WITH_VERSIONS = """
+SELECT DISTINCT ON (document_id) document_id, source, filename, retired_at IS NOT NULL AS retired
+FROM hke_document_versions
+WHERE collection_id = %(collection_id)s
+ORDER BY document_id, version DESC
+"""
+
+LAYOUT = """
+SELECT element_ids, start_lines, end_lines, blocks
+FROM hke_document_versions
+WHERE collection_id = %(collection_id)s AND document_id = %(document_id)s AND version = %(version)s
+"""
+
+INSERT_VERSION = """
+INSERT INTO hke_document_versions (collection_id, document_id, version, valid_from, valid_from_source, date_only,
+    content_hash, source, filename, title, n_elements, n_bytes, added, removed, modified, moved, renamed,
+    element_ids, start_lines, end_lines, blocks)
+VALUES (%(collection_id)s, %(document_id)s, %(version)s, %(valid_from)s, %(valid_from_source)s, %(date_only)s,
+    %(content_hash)s, %(source)s, %(filename)s, %(title)s, %(n_elements)s, %(n_bytes)s, %(added)s, %(removed)s,
+    %(modified)s, %(moved)s, %(renamed)s, %(element_ids)s, %(start_lines)s, %(end_lines)s, %(blocks)s)
+"""
+
+# The version before a new one ends where the new one starts.
+CLOSE_VERSION = """
+UPDATE hke_document_versions SET valid_to = %(valid_to)s
+WHERE collection_id = %(collection_id)s AND document_id = %(document_id)s AND version = %(version)s
+"""
+
+RETIRE_VERSION = """
+UPDATE hke_document_versions SET valid_to = greatest(valid_from, %(retired_at)s), retired_at = %(retired_at)s
+WHERE collection_id = %(collection_id)s AND document_id = %(document_id)s AND version = %(version)s
+"""
+
+DELETE_VERSIONS = """
+DELETE FROM hke_document_versions WHERE collection_id = %(collection_id)s AND document_id = %(document_id)s
+"""
+
+# A document stored before versions existed gets its version 1 from what is stored (no source blocks kept).
+BACKFILL = """
+INSERT INTO hke_document_versions (collection_id, document_id, version, valid_from, valid_from_source,
+    recorded_at, content_hash, source, filename, title, n_elements, n_bytes, element_ids, start_lines, end_lines)
+SELECT d.collection_id, d.document_id, 1, d.ingested_at, 'ingest', d.ingested_at, d.content_hash, d.source,
+       d.filename, d.title, d.n_elements, d.n_bytes,
+       ARRAY(SELECT e.element_id FROM {elements} e WHERE e.document_id = d.document_id ORDER BY e."order"),
+       ARRAY(SELECT coalesce((e.metadata->>'start_line')::int, 0) FROM {elements} e
+             WHERE e.document_id = d.document_id ORDER BY e."order"),
+       ARRAY(SELECT coalesce((e.metadata->>'end_line')::int, 0) FROM {elements} e
+             WHERE e.document_id = d.document_id ORDER BY e."order")
+FROM hke_documents d
+WHERE d.collection_id = %(collection_id)s
+  AND NOT EXISTS (SELECT 1 FROM hke_document_versions v
+                  WHERE v.collection_id = d.collection_id AND v.document_id = d.document_id)
+"""
+
+NEEDS_BACKFILL = """
+SELECT EXISTS (SELECT 1 FROM hke_documents d WHERE d.collection_id = %(collection_id)s
+               AND NOT EXISTS (SELECT 1 FROM hke_document_versions v
+                               WHERE v.collection_id = d.collection_id AND v.document_id = d.document_id))
+"""
+
+# -- source blocks ----------------------------------------------------------------------------------
+
+INSERT_BLOCKS = """
+INSERT INTO hke_source_blocks (collection_id, block_hash, data)
+SELECT %(collection_id)s, b.block_hash, b.data
+FROM unnest(%(hashes)s::text[], %(data)s::bytea[]) AS b(block_hash, data)
+ON CONFLICT DO NOTHING
+"""
+
+BLOCKS = """
+SELECT block_hash, data FROM hke_source_blocks WHERE collection_id = %(collection_id)s AND block_hash = ANY(%(hashes)s)
+"""
+
+# Blocks no version holds any more (after a purge).
+DELETE_UNUSED_BLOCKS = """
+DELETE FROM hke_source_blocks b
+WHERE b.collection_id = %(collection_id)s
+  AND NOT EXISTS (SELECT 1 FROM hke_document_versions v
+                  WHERE v.collection_id = b.collection_id AND b.block_hash = ANY(v.blocks))
+"""
+
+# -- reads as of a date -----------------------------------------------------------------------------
+
+def _version_rows(which_version: str) -> str:
+    """The element rows (current and history) each version chosen by ``which_version`` holds, with that version's
+    order and lines; ``{{elements}}`` and ``{{history}}`` are bound per collection."""
+    return f"""(
+    SELECT x.element_id, x.content, x.embedding, x.parent_id, x.document_id, x.category, x.category_depth,
+           p.ord AS "order", x.heading_path, x.embedded_text_sha256,
+           x.metadata || jsonb_build_object('start_line', v.start_lines[p.ord + 1], 'end_line', v.end_lines[p.ord + 1])
+               AS metadata,
+           x.{FTS_COLUMN}, x.element_key, x.since_version
+    FROM (SELECT {_STORED_COLUMNS}, {FTS_COLUMN}, NULL::int AS until_version FROM {{elements}}
+          UNION ALL
+          SELECT {_STORED_COLUMNS}, {FTS_COLUMN}, until_version FROM {{history}}) x
+    JOIN hke_document_versions v ON v.document_id = x.document_id AND {which_version}
+    CROSS JOIN LATERAL (SELECT array_position(v.element_ids, x.element_id) - 1 AS ord) p
+    WHERE x.since_version <= v.version AND (x.until_version IS NULL OR x.until_version > v.version)
+)"""  # noqa: S608 - fixed fragments, no user text
+
+
+# What ``{elements}`` is bound to in a read as of %(as_of)s (core.store.reader): the current rows and the history,
+# each row kept where its document's version valid then holds it. The planner pulls the subquery up into the
+# statement around it, so scope predicates and walks still reach the tables' indexes.
+AS_OF_ELEMENTS = _version_rows(
+    "v.collection_id = %(as_of_collection)s AND v.valid_from <= %(as_of)s "
+    "AND (v.valid_to IS NULL OR v.valid_to > %(as_of)s)"
+)
+
+ELEMENTS_OF_VERSION = f"""
+SELECT e.element_id, e.content, e.parent_id, e.document_id, e.category, e.category_depth, e."order", e.heading_path,
+       e.embedded_text_sha256, e.metadata, e.element_key, e.since_version
+FROM {_version_rows("v.collection_id = %(collection_id)s AND v.version = %(version)s")} e
+WHERE e.document_id = %(document_id)s
+ORDER BY e."order"
+"""  # noqa: S608 - fixed fragments, no user text
+
+
+# -- invariants -------------------------------------------------------------------------------------
+
+# Rows that no version accounts for: each count must be 0 after any ingest, retire or purge.
+ORPHANS = """
+SELECT
+  (SELECT count(*) FROM {history} h WHERE NOT EXISTS (
+       SELECT 1 FROM hke_document_versions v WHERE v.collection_id = %(collection_id)s
+         AND v.document_id = h.document_id AND v.version = h.since_version)) AS history_without_version,
+  (SELECT count(*) FROM {elements} e WHERE NOT EXISTS (
+       SELECT 1 FROM hke_documents d WHERE d.collection_id = %(collection_id)s
+         AND d.document_id = e.document_id)) AS elements_without_document,
+  (SELECT count(*) FROM hke_documents d WHERE d.collection_id = %(collection_id)s AND NOT EXISTS (
+       SELECT 1 FROM hke_document_versions v WHERE v.collection_id = d.collection_id
+         AND v.document_id = d.document_id AND v.valid_to IS NULL AND v.retired_at IS NULL))
+       AS documents_without_current_version,
+  (SELECT count(*) FROM hke_document_versions v WHERE v.collection_id = %(collection_id)s
+       AND v.blocks IS NOT NULL AND EXISTS (
+       SELECT 1 FROM unnest(v.blocks) AS b(h) WHERE NOT EXISTS (
+           SELECT 1 FROM hke_source_blocks s WHERE s.collection_id = v.collection_id AND s.block_hash = b.h)))
+       AS versions_missing_blocks,
+  (SELECT count(*) FROM hke_source_blocks s WHERE s.collection_id = %(collection_id)s AND NOT EXISTS (
+       SELECT 1 FROM hke_document_versions v WHERE v.collection_id = s.collection_id
+         AND s.block_hash = ANY(v.blocks))) AS unused_blocks
+"""
+
+# Bytes a document's versions take: its element rows (current and history) and its source blocks.
+STORAGE = """
+SELECT
+  (SELECT coalesce(sum(pg_column_size(e.*)), 0) FROM {elements} e WHERE e.document_id = %(document_id)s),
+  (SELECT coalesce(sum(pg_column_size(h.*)), 0) FROM {history} h WHERE h.document_id = %(document_id)s),
+  (SELECT coalesce(sum(pg_column_size(v.*)), 0) FROM hke_document_versions v
+   WHERE v.collection_id = %(collection_id)s AND v.document_id = %(document_id)s),
+  (SELECT coalesce(sum(length(s.data)), 0) FROM hke_source_blocks s WHERE s.collection_id = %(collection_id)s)
+"""

@@ -1,0 +1,148 @@
+"""Versions in the store: every changed ingest is a version that shares unchanged elements, reads as of a date see
+the version valid then, retire keeps the history and purge removes it, with no orphan rows either way."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+
+from core.ingest import SourceFile, ingest
+from core.store import ElementStore, VersionOrderError
+from core.versions import resolve_valid_from
+from tests.helpers_embeddings import HashEmbeddings
+
+ITEMS = [f"* Rule {i}: the fee for item {i} is {10 + i} won." for i in range(98)]
+V1 = "# Fee schedule\n\n## Items\n\n" + "\n".join(ITEMS) + "\n"
+V2 = V1.replace("the fee for item 41 is 51 won.", "the fee for item 41 is 999 won.")
+
+
+def at(day: str) -> datetime:
+    return datetime.fromisoformat(day).replace(tzinfo=UTC)
+
+
+@pytest.fixture
+def versioned(db_url, collection_name):
+    store = ElementStore(db_url, collection_name, HashEmbeddings())
+    yield store
+    store.drop()
+
+
+def _ingest(store: ElementStore, text: str, day: str):
+    report = ingest(store, [SourceFile("fees.md", text.encode())], valid_from=day)
+    assert not report.errors, report.errors
+    return report
+
+
+def test_one_edited_item_is_one_new_element_and_one_embedded_text(versioned):
+    store = versioned
+    first = _ingest(store, V1, "2024-01-01")
+    assert first.texts_embedded == 100
+    again = _ingest(store, V1, "2024-06-01")  # identical: no version, nothing embedded
+    assert again.texts_embedded == 0 and again.unchanged == 1
+    doc_id = store.documents()[0].document_id
+    assert [v.version for v in store.read.versions(doc_id)] == [1]
+
+    second = _ingest(store, V2, "2024-03-01")
+    assert second.texts_embedded == 1
+    versions = store.read.versions(doc_id)
+    assert [(v.version, v.modified, v.added, v.removed) for v in versions] == [(1, 0, 100, 0), (2, 1, 0, 0)]
+    assert versions[0].valid_to == versions[1].valid_from == at("2024-03-01")
+    assert store.read.storage(doc_id)["history_rows"] > 0
+    # The edited item's old text is history: current reads never see it, reads as of February do.
+    current = [e.text for e in store.elements(doc_id)]
+    assert "Rule 41: the fee for item 41 is 999 won." in current
+    assert not any("51 won" in t for t in current)
+    old = [e.text for e in store.as_of(at("2024-02-01")).elements(doc_id)]
+    assert "Rule 41: the fee for item 41 is 51 won." in old and not any("999 won" in t for t in old)
+    assert len(old) == len(current) == 100
+    # The edited item keeps its key across versions.
+    key_then = next(e.element_key for e in store.as_of(at("2024-02-01")).elements(doc_id) if "51 won" in e.text)
+    key_now = next(e.element_key for e in store.elements(doc_id) if "999 won" in e.text)
+    assert key_then == key_now
+    assert store.read.orphans().total == 0
+
+
+def test_reads_as_of_a_date_before_the_first_version_find_nothing(versioned):
+    store = versioned
+    _ingest(store, V1, "2024-01-01")
+    doc_id = store.documents()[0].document_id
+    assert store.as_of(at("2023-12-31")).elements(doc_id) == []
+    assert len(store.as_of(at("2024-01-01")).elements(doc_id)) == 100
+
+
+def test_a_renamed_heading_gives_its_subtree_old_order_back_as_of_then(versioned):
+    store = versioned
+    _ingest(store, V1, "2024-01-01")
+    _ingest(store, V1.replace("## Items", "## Items and fees"), "2024-05-01")
+    doc_id = store.documents()[0].document_id
+    then = store.as_of(at("2024-02-01")).elements(doc_id)
+    assert [e.text for e in then[:2]] == ["Fee schedule", "Items"]
+    assert [e.order for e in then] == list(range(100))
+    now = store.elements(doc_id)
+    assert now[1].text == "Items and fees"
+    versions = store.read.versions(doc_id)
+    assert versions[-1].renamed == 1 and versions[-1].modified == 0
+
+
+def test_a_version_dated_before_the_latest_is_refused_and_nothing_changes(versioned):
+    store = versioned
+    _ingest(store, V1, "2024-05-01")
+    report = ingest(store, [SourceFile("fees.md", V2.encode())], valid_from="2024-01-01")
+    assert report.errors and "date order" in report.errors[0]["reason"]
+    doc_id = store.documents()[0].document_id
+    assert [v.version for v in store.read.versions(doc_id)] == [1]
+    assert any("51 won" in e.text for e in store.elements(doc_id))
+    with pytest.raises(VersionOrderError, match="date order"):
+        record = store.documents()[0]
+        elements = store.elements(doc_id)
+        store.replace_document(replace(record, content_hash="other"), elements,
+                               np.zeros((len(elements), store.embeddings.info.dimension), dtype=np.float32),
+                               valid_from=resolve_valid_from(explicit="2020-01-01"))
+
+
+def test_retire_keeps_the_history_and_purge_removes_it(versioned):
+    store = versioned
+    _ingest(store, V1, "2024-01-01")
+    _ingest(store, V2, "2024-03-01")
+    doc_id = store.documents()[0].document_id
+    assert store.remove_document(doc_id, when=at("2024-06-01"))
+    assert store.documents() == [] and store.elements(doc_id) == []
+    assert len(store.as_of(at("2024-04-01")).elements(doc_id)) == 100
+    assert store.as_of(at("2024-07-01")).elements(doc_id) == []
+    versions = store.read.versions(doc_id)
+    assert versions[-1].retired_at == at("2024-06-01") and versions[-1].valid_to == at("2024-06-01")
+    assert store.read.orphans().total == 0
+    # Ingested again after retirement: version 3, the history intact.
+    _ingest(store, V2, "2024-08-01")
+    assert [v.version for v in store.read.versions(doc_id)] == [1, 2, 3]
+    assert store.as_of(at("2024-07-01")).elements(doc_id) == []
+    assert store.read.orphans().total == 0
+    assert store.remove_document(doc_id, purge=True)
+    assert store.read.versions(doc_id) == []
+    assert store.as_of(at("2024-04-01")).elements(doc_id) == []
+    assert store.read.storage(doc_id) == {"current_rows": 0, "history_rows": 0, "version_rows": 0,
+                                          "source_blocks": 0}
+    assert store.read.orphans().total == 0
+
+
+def test_a_question_as_of_a_date_reads_only_the_version_valid_then(versioned):
+    from core.retrieval import QuestionError, RetrievalRequest, retrieve
+
+    store = versioned
+    _ingest(store, V1, "2024-01-01")
+    _ingest(store, V2, "2024-03-01")
+    question = "What is the fee for item 41?"
+    then = retrieve(store, RetrievalRequest(question, k=3, as_of=at("2024-02-01")))
+    now = retrieve(store, RetrievalRequest(question, k=3))
+    for retrieval, right, wrong in ((then, "51 won", "999 won"), (now, "999 won", "51 won")):
+        for context in (retrieval.plain, retrieval.hierarchical):
+            assert right in context.text and wrong not in context.text, context.text
+    assert {v.version for v in then.versions.values()} == {1}
+    assert {v.version for v in now.versions.values()} == {2}
+    again = retrieve(store, RetrievalRequest(question, k=3, as_of=at("2024-02-01")))
+    assert again.hierarchical.text == then.hierarchical.text and again.plain.text == then.plain.text
+    with pytest.raises(QuestionError, match="no version of any document .* existed on 2023-06-01"):
+        retrieve(store, RetrievalRequest(question, as_of=at("2023-06-01")))
