@@ -98,6 +98,8 @@ if info is None:
     st.stop()
 
 built = info.built_at.isoformat()
+corpus = parts.corpus_version(store)
+parts.show_index_changes(parts.cached_index_changes(collection, built, corpus))
 stats = info.stats or {}
 reports_used = (info.params or {}).get("reports_used", "")
 last = st.session_state.pop("reports_built", None)
@@ -153,9 +155,10 @@ level = c2.selectbox("Level", list(level_counts), format_func=level_label, key=l
                      on_change=parts.close_report)  # fmt: skip
 sort = c3.radio("Sort by", list(SORTS), format_func=SORTS.__getitem__, horizontal=True, key="reports_sort")
 
+level_reports, withheld = parts.cached_reports(collection, built, kind, level, corpus)
 view = parts.Level(store, collection, built, kind, level, rows=parts.cached_hierarchy(collection, built, kind),
-                   reports=parts.cached_reports(collection, built, kind, level),
-                   members=parts.cached_members(collection, built, kind, level))  # fmt: skip
+                   reports=level_reports, members=parts.cached_members(collection, built, kind, level),
+                   withheld=withheld)  # fmt: skip
 all_entities = parts.cached_entities(collection, built)
 in_level = sorted({e for ids in view.members.values() for e in ids if e in all_entities},
                   key=lambda e: (-all_entities[e].degree, all_entities[e].title))  # fmt: skip
@@ -175,9 +178,11 @@ entity_filter = f2.selectbox(
 opened_report: Report | None = None
 if opened:
     if opened_community is not None:
-        same_level = view.reports if (opened_community.kind, opened_community.level) == (kind, level) else \
-            parts.cached_reports(collection, built, opened_community.kind, opened_community.level)  # fmt: skip
+        same_level, level_withheld = (view.reports, view.withheld) \
+            if (opened_community.kind, opened_community.level) == (kind, level) else \
+            parts.cached_reports(collection, built, opened_community.kind, opened_community.level, corpus)  # fmt: skip
         opened_report = next((r for r in same_level if r.community_id == opened), None)
+        view.withheld.update(level_withheld)
     if opened_report is None:
         st.warning(f"There is no community {esc(opened)} in collection {esc(collection)}'s index.")
         st.button("Back to the list", on_click=parts.close_report)

@@ -274,3 +274,29 @@ def test_switching_collection_closes_the_open_report(samples_index, hostile_stor
     at.run()
     assert not at.exception, at.exception
     assert opened(at) is None
+
+
+# -- versions ---------------------------------------------------------------------------------------------------
+
+
+def test_a_document_changed_since_the_index_is_named_and_its_stale_findings_are_withheld(db_url, use_embeddings):
+    from core.ingest import SourceFile, ingest
+
+    sentence = "reached first light"
+    changed = HOSTILE_DOC.replace(sentence, "was cancelled before first light")
+    with ingested_store(db_url, use_embeddings, "stale_rep", {"lab.md": HOSTILE_DOC}) as store:
+        build_index(store, config=IndexConfig(extraction="offline", reports="extractive"))
+        quoting = next(r for r in load_reports(store, kind=None)
+                       if any(sentence in f.summary + f.explanation for f in r.findings))
+        at = reports_page(store.collection, quoting.community_id).run()
+        assert not at.exception, at.exception
+        assert "changed since this index was built" not in texts(at)
+        assert sentence in unescape(texts(at)), "the open report quotes the sentence that will change"
+
+        assert not ingest(store, [SourceFile("lab.md", changed.encode())]).errors
+        at = reports_page(store.collection, quoting.community_id).run()
+        assert not at.exception, at.exception
+        page = unescape(texts(at))
+        assert "1 document changed since this index was built:** lab.md (v1 → v2)" in page, page
+        assert "Summary withheld" in page
+        assert sentence not in page, "retired text never shows in current mode"

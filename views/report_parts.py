@@ -9,7 +9,7 @@ HTML. Reads are cached per index build (``built``), so a rebuild invalidates the
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import quote
 
 import pandas as pd
@@ -18,6 +18,7 @@ import streamlit as st
 from core.elements import Element
 from core.graph import (
     Community,
+    DocumentChange,
     Entity,
     HierarchyRow,
     Relationship,
@@ -26,8 +27,10 @@ from core.graph import (
     communities,
     community_layout,
     community_subgraph,
+    current_reports,
     entities,
     hierarchy,
+    index_changes,
     levels,
     load_citations,
     load_reports,
@@ -60,8 +63,38 @@ def cached_hierarchy(collection: str, built: str, kind: str) -> list[HierarchyRo
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def cached_reports(collection: str, built: str, kind: str, level: int) -> list[Report]:
-    return load_reports(ui.store(collection), level=level, kind=kind)
+def cached_reports(collection: str, built: str, kind: str, level: int, corpus: int) -> tuple[list[Report],
+                                                                                            dict[str, int]]:
+    """The level's reports as current mode shows them (``corpus`` is the collection's write count: a changed
+    document refreshes them), and how many findings each withholds because their sources changed."""
+    store = ui.store(collection)
+    shown = current_reports(store, load_reports(store, level=level, kind=kind))
+    return [c.report for c in shown], {c.report.community_id: c.withheld for c in shown if c.withheld}
+
+
+def corpus_version(store: ElementStore) -> int:
+    """The collection's count of document writes: it moves when any document is ingested, changed or removed."""
+    return store.read.heading_state().version
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_index_changes(collection: str, built: str, corpus: int) -> list[DocumentChange]:
+    return index_changes(ui.store(collection))
+
+
+def show_index_changes(changes: list[DocumentChange]) -> None:
+    """Which documents changed since the index was built, and what that means for the reports shown."""
+    if not changes:
+        return
+    def what(c: DocumentChange) -> str:
+        if c.current is None:
+            return f"{esc(c.filename)} (retired)"
+        return f"{esc(c.filename)} (new, v{c.current})" if c.indexed is None else \
+            f"{esc(c.filename)} (v{c.indexed} → v{c.current})"
+    listed = ", ".join(what(c) for c in changes[:6]) + (f" and {len(changes) - 6} more" if len(changes) > 6 else "")
+    st.warning(f"**{len(changes)} document{'s' if len(changes) != 1 else ''} changed since this index was built:** "
+               f"{listed}. Findings whose sources changed are withheld (with their report's summary) until you "
+               "rebuild the index.", icon=":material/update:")
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -144,6 +177,7 @@ class Level:
     rows: list[HierarchyRow]
     reports: list[Report]
     members: dict[str, list[str]]
+    withheld: dict[str, int] = field(default_factory=dict)  # community id -> findings withheld (sources changed)
 
     @property
     def row_by_id(self) -> dict[str, HierarchyRow]:
@@ -157,7 +191,15 @@ def community_label(row: HierarchyRow | Community | Report, limit: int = 60) -> 
     return esc(f"{cid} · {title}")
 
 
-def card(r: Report) -> None:
+WITHHELD = ("Summary withheld: {n} finding{s} of this report cite{v} text that changed since the index was built. "
+            "Rebuild the index to bring it up to date.")
+
+
+def withheld_note(n: int) -> str:
+    return WITHHELD.format(n=n, s="s" if n != 1 else "", v="" if n != 1 else "s")
+
+
+def card(r: Report, withheld: int = 0) -> None:
     with st.container(border=True, key=f"card_{r.community_id}"):
         st.markdown(f"**{esc(r.title)}**")
         st.caption(f"{esc(r.community_id)} · level {r.level} · {r.size} entities · {len(r.children)} sub-communities"
@@ -165,7 +207,7 @@ def card(r: Report) -> None:
         st.markdown(f"**Rating {r.rating:.1f}/10**")
         st.caption(esc(r.rating_explanation))
         summary = r.summary if len(r.summary) <= 220 else r.summary[:219] + "…"
-        st.markdown(esc(summary))
+        st.markdown(esc(summary)) if not withheld else st.caption(withheld_note(withheld))
         st.button("Open report", key=f"open_{r.community_id}", on_click=open_report, args=(r.community_id,),
                   icon=":material/open_in_full:")  # fmt: skip
 
@@ -181,7 +223,7 @@ def show_cards(view: Level, shown: list[Report]) -> None:
     columns = st.columns(2)
     for i, r in enumerate(shown[:limit]):
         with columns[i % 2]:
-            card(r)
+            card(r, view.withheld.get(r.community_id, 0))
     if len(shown) > limit:
         st.button(f"Show more ({len(shown) - limit} left)", key="reports_more",
                   on_click=lambda: st.session_state.update(reports_limit=limit + PAGE_SIZE))  # fmt: skip
@@ -217,7 +259,8 @@ def show_report(view: Level, rep: Report) -> None:
     m2.metric("Entities", rep.size)
     m3.metric("Findings", len(rep.findings))
     st.caption(f"Why this rating: {esc(rep.rating_explanation)}")
-    st.markdown(esc(rep.summary))
+    withheld = view.withheld.get(rep.community_id, 0)
+    st.markdown(esc(rep.summary)) if not withheld else st.warning(withheld_note(withheld), icon=":material/update:")
     if rep.generated_by == "extractive":
         st.caption("This report is extractive (no LLM configured): its title, summary and findings are quoted "
                    "and counted from the documents. Set `OPENAI_API_KEY` and rebuild for LLM-written ones.")

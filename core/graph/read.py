@@ -7,8 +7,8 @@ them for one store. Nothing here writes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from core.elements import Element
@@ -120,6 +120,63 @@ def load_citations(store: ElementStore, finding: Finding | Report) -> Citations:
     found = {e.id for e in ents} | {r.id for r in rels} | {e.element_id for e in elements}
     missing = [i for i in [*ent_ids, *rel_ids, *el_ids] if i not in found]
     return Citations(ents, rels, elements, missing)
+
+
+@dataclass(frozen=True)
+class DocumentChange:
+    """A document whose current version is not the one the index was built from (``current`` None: retired;
+    ``indexed`` None: ingested after the index)."""
+
+    document_id: str
+    filename: str
+    indexed: int | None
+    current: int | None
+
+
+def index_changes(store: ElementStore) -> list[DocumentChange]:
+    """The documents that changed since the collection's index was built (empty without an index, or for an index
+    built before versions were recorded)."""
+    info = index_info(store)
+    indexed: dict[str, int] = dict((info.params or {}).get("document_versions") or {}) if info else {}
+    if not indexed:
+        return []
+    current = {d.document_id: d for d in store.documents()}
+    versions = store.read.versions_of([*indexed, *current])
+    out = []
+    for doc_id in sorted(set(indexed) | set(current)):
+        now = versions[doc_id].version if doc_id in current and doc_id in versions else None
+        if now != indexed.get(doc_id):
+            name = current[doc_id].filename if doc_id in current else (
+                versions[doc_id].filename if doc_id in versions else doc_id)
+            out.append(DocumentChange(doc_id, name, indexed.get(doc_id), now))
+    return out
+
+
+@dataclass(frozen=True)
+class CurrentReport:
+    """A report as current mode shows it: the findings whose cited elements are all still current, and how many
+    were withheld because a cited element left the collection (changed or retired since the index was built)."""
+
+    report: Report
+    withheld: int
+
+    @property
+    def stale(self) -> bool:
+        return self.withheld > 0
+
+
+def current_reports(store: ElementStore, reports: Sequence[Report]) -> list[CurrentReport]:
+    """``reports`` without the findings that cite an element no longer current: a fact retired from the corpus
+    never shows in current mode. The summary and full text are written from every finding, so they are withheld too
+    when any finding is (re-indexing rebuilds the report). One read of the store for all of them."""
+    alive = {e.element_id for e in store.get(i for rep in reports for f in rep.findings for i in f.element_ids)}
+    out = []
+    for rep in reports:
+        kept = [f for f in rep.findings if all(i in alive for i in f.element_ids)]
+        withheld = len(rep.findings) - len(kept)
+        out.append(CurrentReport(replace(rep, findings=kept, summary="", full_content="") if withheld else rep,
+                                 withheld))
+    return out
 
 
 class GraphIndex:

@@ -148,6 +148,7 @@ def run_index(
     all_communities = [*entity_comms, *structural]
     extraction_mode = "llm" if run.llm_extraction(chat) else "offline"
     params = _params(config, extraction_mode, run.llm_reports(chat), chat)
+    params["document_versions"] = run.document_versions  # what the Reports page compares with the current versions
     report = _report(graph, entity_comms, structural, reports, report_stats, chat, extraction, extraction_mode,
                      run.timings, run.started)  # fmt: skip
     if write:
@@ -169,6 +170,7 @@ class _Run:
     progress: ProgressCallback
     timings: dict[str, float] = field(default_factory=dict)
     started: float = field(default_factory=time.perf_counter)
+    document_versions: dict[str, int] = field(default_factory=dict)  # the version of each document indexed
 
     def notify(self, stage: str, done: int, total: int) -> None:
         self.progress(Progress(stage, done, total))
@@ -202,6 +204,8 @@ def _load(run: _Run) -> tuple[list[tuple[str, Sequence[Document]]], list[tuple[s
     with run.timed("load"):
         docs = run.store.documents()
         documents = [(d.document_id, run.store.elements(d.document_id)) for d in docs]
+        versions = run.store.read.versions_of(doc_id for doc_id, _ in documents)
+        run.document_versions = {doc_id: v.version for doc_id, v in versions.items()}
         titles = [(d.document_id, d.title or d.filename) for d in docs]
         run.notify("load", len(docs), len(docs))
     return documents, titles
