@@ -146,3 +146,27 @@ def test_a_question_as_of_a_date_reads_only_the_version_valid_then(versioned):
     assert again.hierarchical.text == then.hierarchical.text and again.plain.text == then.plain.text
     with pytest.raises(QuestionError, match="no version of any document .* existed on 2023-06-01"):
         retrieve(store, RetrievalRequest(question, as_of=at("2023-06-01")))
+
+
+def test_two_ingests_of_one_document_at_once_serialise_and_keep_the_history_in_date_order(versioned):
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = versioned
+    _ingest(store, V1, "2024-01-01")
+    fees = {"2024-02-01": "111 won", "2024-03-01": "222 won", "2024-04-01": "333 won"}
+    texts = {day: V1.replace("is 10 won.", f"is {fee}.") for day, fee in fees.items()}
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        reports = dict(zip(texts, pool.map(
+            lambda day: ingest(store, [SourceFile("fees.md", texts[day].encode())], valid_from=day), texts),
+            strict=True))
+    doc_id = store.documents()[0].document_id
+    versions = store.read.versions(doc_id)
+    stored = [v.valid_from for v in versions]
+    assert stored == sorted(stored) and [v.version for v in versions] == list(range(1, len(versions) + 1))
+    for day, report in reports.items():  # each one is stored, or refused because a later-dated one came first
+        assert not report.errors or "date order" in report.errors[0]["reason"], report.errors
+        assert (at(day) in stored) == (not report.errors)
+    latest = max(d for d, r in reports.items() if not r.errors)
+    assert [e.text for e in store.elements(doc_id)] == [e.text for e in store.as_of(at(latest)).elements(doc_id)]
+    assert any(fees[latest] in e.text for e in store.elements(doc_id))
+    assert store.read.orphans().total == 0
