@@ -170,3 +170,28 @@ def test_two_ingests_of_one_document_at_once_serialise_and_keep_the_history_in_d
     assert [e.text for e in store.elements(doc_id)] == [e.text for e in store.as_of(at(latest)).elements(doc_id)]
     assert any(fees[latest] in e.text for e in store.elements(doc_id))
     assert store.read.orphans().total == 0
+
+
+def test_a_future_front_matter_date_is_kept_and_marked_not_yet_valid(versioned):
+    store = versioned
+    _ingest(store, V1, "2024-01-01")
+    future = "---\neffective: 2099-01-01\n---\n" + V2
+    assert not ingest(store, [SourceFile("fees.md", future.encode())]).errors
+    doc_id = store.documents()[0].document_id
+    latest = store.read.versions(doc_id)[-1]
+    assert (latest.valid_from, latest.valid_from_source, latest.not_yet_valid) == (at("2099-01-01"), "front_matter",
+                                                                                    True)
+    assert any("999 won" in e.text for e in store.elements(doc_id)), "current mode shows the latest version"
+    today = [e.text for e in store.as_of(datetime.now(UTC)).elements(doc_id)]
+    assert any("51 won" in t for t in today) and not any("999 won" in t for t in today)
+
+
+def test_a_front_matter_date_that_does_not_parse_is_refused_and_the_stored_version_stays(versioned):
+    store = versioned
+    _ingest(store, V1, "2024-01-01")
+    bad = "---\neffective: 1 March 2024\n---\n" + V2
+    report = ingest(store, [SourceFile("fees.md", bad.encode())])
+    assert report.errors and "YYYY-MM-DD" in report.errors[0]["reason"], report.errors
+    doc_id = store.documents()[0].document_id
+    assert [v.version for v in store.read.versions(doc_id)] == [1]
+    assert any("51 won" in e.text for e in store.elements(doc_id))
