@@ -64,11 +64,12 @@ def cli(legal, monkeypatch, capsys):
     """Run a command on the legal collection: (exit status, parsed JSON or None, stderr)."""
     monkeypatch.setattr("core.store.element_store.make_embeddings", lambda *a, **k: HashEmbeddings())
 
-    def run(*args: str, as_json: bool = True) -> tuple[int, dict | None, str]:
+    def run(*args: str, as_json: bool = True) -> tuple[int, dict | str | None, str]:
+        """(exit status, the JSON printed (``as_json``, exit 0) or the text printed, stderr)."""
         capsys.readouterr()
         code = main([*args, "--collection", legal["collection"], *(["--json"] if as_json else [])])
         captured = capsys.readouterr()
-        payload = json.loads(captured.out) if as_json and code == 0 else None
+        payload = (json.loads(captured.out) if code == 0 else None) if as_json else captured.out
         return code, payload, captured.err
 
     return run
@@ -93,7 +94,8 @@ def test_a_bad_valid_from_is_refused_before_any_work(legal, cli, capsys):
                  "--valid-from", "1 July 2021"])
     err = capsys.readouterr().err
     assert code == 2 and "--valid-from '1 July 2021' does not parse" in err and ACCEPTED_FORMS in err
-    assert main(["ingest", "x.md", "--collection", "never_made", "--valid-from", "2024-02-30"]) == 2
+    assert main(["ingest", str(legal["folder"]), "--collection", legal["collection"],
+                 "--valid-from", "2024-02-30"]) == 2
     assert "is not a real date" in capsys.readouterr().err
     assert len(legal["store"].documents()) == before
 
@@ -223,6 +225,10 @@ def test_ask_as_of_reads_the_version_in_force_and_shows_its_provenance(cli):
         assert hit["valid_to"].startswith("2021-07-01")
     context = then["hierarchical"]["context"]
     assert "21 days" not in context and "21일" not in context
+    code, text, _ = cli("ask", "How many days is the loan period?", "--as-of", "2021-06-30", "--k", "6",
+                        as_json=False)
+    hit = then["provenance"][0]
+    assert code == 0 and f"({hit['filename']} v1, valid from 2020-01-01, key {hit['key']})" in text
     code, now, _ = cli("ask", "How many days is the loan period?", "--as-of", "2024-09-01", "--k", "6")
     assert {h["version"] for h in now["provenance"] if h["filename"].startswith("ordinance")} == {4}
     code, _, err = cli("ask", "How many days is the loan period?", "--as-of", "2019-01-01")
@@ -282,6 +288,10 @@ def test_remove_retires_and_purge_deletes_the_history_with_no_orphans(legal, cli
     assert code == 0 and history["retired"] and history["versions"][-1]["retired_at"]
     code, _, err = cli("remove", "tarifs.md")
     assert code == 1 and "retired" in err and "--purge" in err
+    code, shown, _ = cli("show", "tarifs.md", "--version", "1")
+    assert code == 0 and shown["version"] == 1 and shown["n_bytes"] == len(NOT_UTF8)
+    code, _, err = cli("show", "tarifs.md", "--as-of", "3000-01-01")
+    assert code == 2 and "tarifs.md was retired on 2999-01-01" in err
     doc_id = history["document_id"]
     code, payload, _ = cli("remove", "tarifs.md", "--purge")
     assert code == 0 and payload["purged"] and not payload["graph_index_holds_it"]
@@ -289,3 +299,23 @@ def test_remove_retires_and_purge_deletes_the_history_with_no_orphans(legal, cli
     assert store.read.versions(doc_id) == [] and store.read.storage(doc_id)["history_rows"] == 0
     code, _, err = cli("history", "tarifs.md")
     assert code == 2 and "no document" in err
+
+
+def test_purge_says_when_the_graph_index_still_quotes_the_document(db_url, monkeypatch, capsys, collection_name,
+                                                                    tmp_path):
+    from core.graph.indexing.pipeline import build_index
+    from core.store import open_store
+
+    monkeypatch.setattr("core.store.element_store.make_embeddings", lambda *a, **k: HashEmbeddings())
+    shutil.copyfile(LEGAL / GOLD["files"]["en"].format(version="v1"), tmp_path / "ordinance-en.md")
+    assert main(["ingest", str(tmp_path / "ordinance-en.md"), "--collection", collection_name]) == 0
+    store = open_store(collection_name, create=False)
+    try:
+        build_index(store)  # offline: no model is configured in tests
+        capsys.readouterr()
+        assert main(["remove", "ordinance-en.md", "--purge", "--collection", collection_name, "--json"]) == 0
+        captured = capsys.readouterr()
+        assert json.loads(captured.out)["graph_index_holds_it"] and "python -m core index" in captured.err
+        assert store.read.orphans().total == 0
+    finally:
+        store.drop()
