@@ -301,8 +301,8 @@ def test_remove_retires_and_purge_deletes_the_history_with_no_orphans(legal, cli
     assert code == 2 and "no document" in err
 
 
-def test_purge_says_when_the_graph_index_still_quotes_the_document(db_url, monkeypatch, capsys, collection_name,
-                                                                    tmp_path):
+def test_purge_says_when_the_graph_index_quotes_the_document_and_one_version_is_searched(
+        db_url, monkeypatch, capsys, collection_name, tmp_path):
     from core.graph.indexing.pipeline import build_index
     from core.store import open_store
 
@@ -311,6 +311,10 @@ def test_purge_says_when_the_graph_index_still_quotes_the_document(db_url, monke
     assert main(["ingest", str(tmp_path / "ordinance-en.md"), "--collection", collection_name]) == 0
     store = open_store(collection_name, create=False)
     try:
+        capsys.readouterr()  # with one version of each document there is no diff: a change question is searched
+        assert main(["ask", "What changed in the ordinance since 2019-01-01?", "--collection", collection_name,
+                     "--json"]) == 0
+        assert "hierarchical" in json.loads(capsys.readouterr().out)
         build_index(store)  # offline: no model is configured in tests
         capsys.readouterr()
         assert main(["remove", "ordinance-en.md", "--purge", "--collection", collection_name, "--json"]) == 0

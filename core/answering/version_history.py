@@ -14,7 +14,7 @@ from typing import Any
 
 from core.elements import Element
 from core.store import ElementStore, StoreError, VersionRecord
-from core.versions import Change, DateError, diff_elements, parse_date, version_as_of
+from core.versions import Change, DateError, as_json, diff_elements, parse_date, version_as_of
 
 FIND_DOCUMENTS_HINT = ("`python -m core collections` lists the collections; a document is named by its id, its source "
                        "path or its file name as `ingest` reported them")
@@ -50,23 +50,13 @@ class DocumentChange:
     change: Change
 
     def as_dict(self) -> dict[str, Any]:
-        item: dict[str, Any] = {
-            "document_id": self.document_id, "source": self.source, "filename": self.filename,
-            "version": self.version, "valid_from": self.valid_from.date().isoformat(),
-            **change_dict(self.change),
-        }
-        return item
+        return {"document_id": self.document_id, "source": self.source, "filename": self.filename,
+                "version": self.version, "valid_from": self.valid_from.date().isoformat(), **change_dict(self.change)}
 
 
 def change_dict(change: Change) -> dict[str, Any]:
     """A change as JSON-ready values: ``{op, path, key, before, after, words?, old_path?}``."""
-    item: dict[str, Any] = {"op": change.op, "path": list(change.path), "key": change.key,
-                            "before": change.before, "after": change.after}
-    if change.words:
-        item["words"] = [[op, words] for op, words in change.words]
-    if change.old_path is not None:
-        item["old_path"] = list(change.old_path)
-    return item
+    return as_json([change])["changes"][0]
 
 
 def resolve_document(store: ElementStore, name: str) -> DocumentRef:

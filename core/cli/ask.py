@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from core.cli.arguments import add_collection, add_command, whole_number
 from core.cli.console import emit, fail
 from core.retrieval.strategies import describe_choices, search_choices
+
+EVER = datetime.min.replace(tzinfo=UTC)
 
 if TYPE_CHECKING:
     from core.answering.changes import ChangeQuery
@@ -48,8 +51,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     as_of = parse_date(args.as_of, what="--as-of")[0] if args.as_of is not None else None
     store = open_store(args.collection, create=False)
     asked_for_changes = change_question(question)
-    if asked_for_changes is not None and as_of is None:
-        return _answer_changes(store, asked_for_changes, args.json)
+    if asked_for_changes is not None and as_of is None and store.read.versions_since(EVER):
+        return _answer_changes(store, asked_for_changes, args.json)  # else no document has two versions: search
     request = RetrievalRequest(question, k=args.k, scope=resolve_scope(store, args.scope), search=args.search,
                                everywhere=args.everywhere, children_budget=args.children_budget, as_of=as_of)
     search = request.config
