@@ -308,7 +308,9 @@ def test_cli_ask_prints_both_modes_as_json(samples_store):
     done = run_cli("ask", q["question"], "--collection", "samples", "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert set(data) == {"question", "search", "plain", "hierarchical"}
+    assert set(data) == {"question", "search", "plain", "hierarchical", "as_of", "provenance"}
+    assert data["as_of"] is None and data["provenance"]
+    assert all(p["version"] == 1 and p["key"] and p["valid_to"] is None for p in data["provenance"])
     for mode in ("plain", "hierarchical"):
         assert set(data[mode]) >= {"answer", "context", "sources", "context_tokens", "timings"}
         assert data[mode]["answerer"] == "extractive (no LLM configured)"
@@ -321,7 +323,7 @@ def test_cli_ask_one_mode_with_a_scope(samples_store):
                    "--scope", doc.document_id, "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert set(data) == {"question", "search", "plain"}
+    assert set(data) == {"question", "search", "plain", "as_of", "provenance"}
     assert len(data["plain"]["sources"]) == 3
     assert {s["document_id"] for s in data["plain"]["sources"]} == {doc.document_id}
 

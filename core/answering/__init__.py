@@ -7,6 +7,9 @@
   list questions, values read as quantities (:mod:`core.quantities`).
 * :mod:`core.answering.comparison`: one retrieval answered in each mode (:func:`compare`,
   :func:`answer_concurrently`), with each answer's sources.
+* :mod:`core.answering.version_history`: a document's versions read from the store (which one a name or date
+  means, diffs with the stored keys, changes since a date, a version's bytes); :mod:`core.answering.changes`:
+  "what changed" questions answered from those diffs, without a model.
 * :mod:`core.answering.prompts`: the wording (the RAG prompt, the extractive answer's labels).
 """
 

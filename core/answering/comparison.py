@@ -171,6 +171,7 @@ class Comparison:
     hits: list[ContextElement]
     created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     search: dict[str, Any] = field(default_factory=dict)  # Retrieval.describe(): strategy, scope, notes
+    provenance: list[dict[str, Any]] = field(default_factory=list)  # per hit: document, version, validity, key
 
     @property
     def plain(self) -> ModeResult | None:
@@ -183,7 +184,8 @@ class Comparison:
     @classmethod
     def build(cls, collection: str, retrieval: Retrieval, results: dict[str, ModeResult], answerer: str) -> Comparison:
         return cls(retrieval.question, collection, retrieval.k, retrieval.scope, answerer, results,
-                   retrieval.hierarchy_added, retrieval.hierarchical.hits, search=retrieval.describe())
+                   retrieval.hierarchy_added, retrieval.hierarchical.hits, search=retrieval.describe(),
+                   provenance=hit_provenance(retrieval))
 
     def to_dict(self, *, details: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {"question": self.question}
@@ -200,6 +202,22 @@ class Comparison:
             out["hierarchy_added"] = [e.as_dict() for e in self.hierarchy_added]
             out["created_at"] = self.created_at
         return out
+
+
+def hit_provenance(retrieval: Retrieval) -> list[dict[str, Any]]:
+    """Where each hit was read: its document, the version read (``Retrieval.versions``) with its validity, and the
+    element's stable key across versions."""
+    out = []
+    for hit in retrieval.hits:
+        element = hit.element
+        version = retrieval.versions.get(element.document_id)
+        out.append({
+            "element_id": element.element_id, "document_id": element.document_id, "key": element.element_key,
+            "filename": version.filename if version else None, "version": version.version if version else None,
+            "valid_from": version.valid_from.isoformat() if version else None,
+            "valid_to": version.valid_to.isoformat() if version and version.valid_to else None,
+        })
+    return out
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ Every command that reports takes ``--json`` and then prints exactly one JSON doc
 and warnings go to stderr. Exit status: 0 ok, 1 some files or items failed, 2 usage or setup error.
 
 One module per domain (:mod:`~core.cli.db`, :mod:`~core.cli.corpus`, :mod:`~core.cli.ask`, :mod:`~core.cli.graph`,
-:mod:`~core.cli.evaluation`) adds its subcommands in ``register`` and holds their handlers; this module only
-parses and turns the library's errors into one line and an exit status.
+:mod:`~core.cli.evaluation`, :mod:`~core.cli.versions`) adds its subcommands in ``register`` and holds their
+handlers; this module only parses and turns the library's errors into one line and an exit status.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from core.cli import ask, corpus, db, evaluation, graph
+from core.cli import ask, corpus, db, evaluation, graph, versions
 from core.cli.console import configured_database_url, fail
 
 __all__ = ["build_parser", "main"]
@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m core", description="Hierarchical Knowledge Explorer")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     sub = parser.add_subparsers(dest="command", required=True)
-    for domain in (db, corpus, ask, graph, evaluation):  # the order of `python -m core --help`
+    for domain in (db, corpus, versions, ask, graph, evaluation):  # the order of `python -m core --help`
         domain.register(sub)
     return parser
 

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import argparse
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from core.cli.arguments import add_collection, add_command, whole_number
 from core.cli.console import emit, fail
 from core.retrieval.strategies import describe_choices, search_choices
+
+EVER = datetime.min.replace(tzinfo=UTC)
+
+if TYPE_CHECKING:
+    from core.answering.changes import ChangeQuery
+    from core.store import ElementStore
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,13 +30,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="do not scope the search to the headings the question names")
     p.add_argument("--children-budget", type=whole_number(0, " of tokens"), default=None,
                    help="tokens a heading hit brings from its own section (default: 200; 0 = none)")
+    p.add_argument("--as-of", default=None, metavar="DATE",
+                   help="search each document's version in force on DATE (YYYY-MM-DD or ISO 8601 with an offset)")
     add_collection(p)
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from core.answering import compare, default_answerer
+    from core.answering.changes import change_question
     from core.retrieval import QuestionError, RetrievalRequest, resolve_scope, validate_question
     from core.store import open_store
+    from core.versions import parse_date
 
     try:
         question = validate_question(args.question)
@@ -36,15 +48,22 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return fail(str(exc))  # exit 2 before the database is started or the model loaded
     if args.children_budget is not None and args.children_budget < 0:
         return fail(f"--children-budget must be 0 or more tokens, got {args.children_budget}")
+    as_of = parse_date(args.as_of, what="--as-of")[0] if args.as_of is not None else None
     store = open_store(args.collection, create=False)
+    asked_for_changes = change_question(question)
+    if asked_for_changes is not None and as_of is None and store.read.versions_since(EVER):
+        return _answer_changes(store, asked_for_changes, args.json)  # else no document has two versions: search
     request = RetrievalRequest(question, k=args.k, scope=resolve_scope(store, args.scope), search=args.search,
-                               everywhere=args.everywhere, children_budget=args.children_budget)
+                               everywhere=args.everywhere, children_budget=args.children_budget, as_of=as_of)
     search = request.config
     modes = ("plain", "hierarchical") if args.mode == "both" else (args.mode,)
     result = compare(store, request, answerer=default_answerer(), modes=modes)
-    payload = {**result.to_dict(details=False), "search": result.search}
+    payload = {**result.to_dict(details=False), "search": result.search, "as_of": args.as_of,
+               "provenance": result.provenance}
     lines = [f"question: {result.question}", f"answerer: {result.answerer}",
              f"search: {search.name} ({search.describe()})", *result.search["notes"]]
+    lines += [f"as of {as_of.date().isoformat()}"] if as_of is not None else []
+    where = {p["element_id"]: p for p in result.provenance}
     for mode in modes:
         r = result.results[mode]
         timings = ", ".join(f"{k} {v:.1f} ms" for k, v in r.timings.items())
@@ -52,7 +71,23 @@ def cmd_ask(args: argparse.Namespace) -> int:
         lines += [r.answer.text] if r.answer.text else []
         lines += [f"error: {r.answer.error}"] if r.answer.error else []
         lines += [f"  [{'cited' if s.cited else 'hit'}] {s.element_id}  {' › '.join(s.heading_path) or '-'}"
-                  for s in r.sources]
+                  + _provenance_words(where.get(s.element_id)) for s in r.sources]
         lines += ["-- context --", r.context.text]
     emit(payload, args.json, "\n".join(lines))
     return 1 if any(result.results[m].answer.error for m in modes) else 0
+
+
+def _provenance_words(found: dict[str, object] | None) -> str:
+    if not found or found.get("version") is None:
+        return ""
+    valid_from = str(found["valid_from"])[:10]
+    return f"  ({found['filename']} v{found['version']}, valid from {valid_from}, key {found['key']})"
+
+
+def _answer_changes(store: ElementStore, query: ChangeQuery, as_json: bool) -> int:
+    """A "what changed" question: answered from the stored diffs, not from a search."""
+    from core.answering.changes import answer_changes
+
+    answer = answer_changes(store, query)
+    emit(answer.as_dict(), as_json, f"answered from the stored diffs (no search, no model)\n\n{answer.text}")
+    return 0

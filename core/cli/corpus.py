@@ -4,11 +4,16 @@ and its contextual index."""
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 from core.cli.arguments import add_collection, add_command, whole_number
 from core.cli.console import emit, fail, progress_bar
 from core.config import load_settings
+
+if TYPE_CHECKING:
+    from core.store import ElementStore
 
 LOADER_CHOICES = ["markdown-it", "unstructured"]
 
@@ -26,9 +31,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="per-file size limit in bytes (default HKE_MAX_FILE_BYTES)")
     p.add_argument("--contextual", action="store_true",
                    help="new collection embeds each element with its heading path")
+    p.add_argument("--valid-from", default=None, metavar="DATE",
+                   help="when the versions this ingest makes take effect (YYYY-MM-DD or ISO 8601 with an offset; "
+                        "default: front matter valid_from/effective/date, else the git commit date, else now)")
 
-    p = add_command(sub, "remove", "remove one document (by id, source path or file name)", cmd_remove)
+    p = add_command(sub, "remove", "retire one document (by id, source path or file name): it leaves the collection, "
+                                   "its history stays; --purge deletes the history too", cmd_remove)
     p.add_argument("document")
+    p.add_argument("--purge", action="store_true",
+                   help="delete every version of the document, its element rows and vectors, and its source blocks")
     add_collection(p)
 
     add_command(sub, "collections", "list collections", cmd_collections)
@@ -70,7 +81,10 @@ def cmd_parse(args: argparse.Namespace) -> int:
 def cmd_ingest(args: argparse.Namespace) -> int:
     from core.ingest import ingest_paths
     from core.store import open_store
+    from core.versions import parse_date
 
+    if args.valid_from is not None:
+        parse_date(args.valid_from, what="--valid-from")  # a DateError (exit 2) before the database is started
     settings = load_settings()
     options = {"contextual": True} if args.contextual else None
     store = open_store(args.collection, settings=settings, options=options)
@@ -83,6 +97,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             batch_size=settings.embed_batch_size,
             hnsw_min_rows=settings.hnsw_min_rows,
             progress=bar,
+            valid_from=args.valid_from,
         )
     text = (
         f"{report.documents} documents ({report.added} added, {report.replaced} replaced, {report.unchanged} "
@@ -90,6 +105,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         f"{report.cache_hits} from the embedding cache), {report.skipped} skipped, {len(report.errors)} errors "
         f"in {report.seconds:.2f}s"
     )
+    text += "".join(f"\n  {f.path}: version {f.version}, valid from {f.valid_from} ({f.valid_from_source})"
+                    + (", not yet valid" if f.not_yet_valid else "")
+                    for f in report.files if f.version is not None)
     text += "".join(f"\n  warning: {w['path']}: {w['warning']}" for w in report.warnings)
     text += "".join(f"\n  error: {e['path']}: {e['reason']}" for e in report.errors)
     if report.contextual:
@@ -102,21 +120,51 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
+    from core.answering.version_history import UnknownDocumentError, resolve_document
     from core.ingest.contextual import update_contextual_index
     from core.store import open_store
 
     store = open_store(args.collection, create=False)
-    matches = store.find_documents(args.document)
-    if not matches:
-        return fail(f"no document {args.document!r} in collection {args.collection!r}", 1)
-    if len(matches) > 1:
-        listing = ", ".join(f"{d.document_id} ({d.source})" for d in matches)
-        return fail(f"{args.document!r} names several documents: {listing}; pass a document id", 1)
-    removed = store.remove_document(matches[0].document_id)
+    try:
+        doc = resolve_document(store, args.document)
+    except UnknownDocumentError as exc:
+        current = store.find_documents(args.document)  # a document stored before versions were kept
+        if len(current) != 1:
+            return fail(str(exc), 1)
+        doc_id, source, retired = current[0].document_id, current[0].source, False
+    else:
+        doc_id, source, retired = doc.document_id, doc.source, doc.retired
+    if retired and not args.purge:
+        return fail(f"no document {args.document!r} is current in collection {args.collection!r}: it was retired "
+                    "(its history is kept; `remove --purge` deletes it)", 1)
+    versions = len(store.read.versions(doc_id))
+    removed = store.remove_document(doc_id, purge=args.purge)
     update_contextual_index(store)  # the document leaves the contextual index too (nothing is embedded)
-    emit({"removed": matches[0].document_id, "source": matches[0].source}, args.json,
-         f"removed {matches[0].source}" if removed else "nothing removed")
+    graph_note = _graph_still_holds(store, doc_id) if args.purge else None
+    payload = {"removed": doc_id, "source": source, "purged": bool(args.purge), "history_kept": not args.purge,
+               "versions": versions, "graph_index_holds_it": graph_note is not None}
+    if not removed:
+        text = "nothing removed"
+    elif args.purge:
+        text = f"purged {source}: its {versions} version(s), element rows, vectors and source blocks are deleted"
+    else:
+        text = (f"retired {source}: it leaves the collection; its {versions} version(s) are kept (`history`, `diff`, "
+                "`show --as-of`; `remove --purge` deletes them)")
+    emit(payload, args.json, text + (f"\n  note: {graph_note}" if graph_note else ""))
+    if graph_note:
+        print(f"note: {graph_note}", file=sys.stderr)
     return 0
+
+
+def _graph_still_holds(store: ElementStore, document_id: str) -> str | None:
+    """What to tell the user when the GraphRAG index was built with the purged document (its entities and reports
+    summarise the whole collection, so they are rebuilt, not edited)."""
+    from core.graph.read import index_exists, text_units
+
+    if not index_exists(store) or not any(u.document_id == document_id for u in text_units(store)):
+        return None
+    return (f"the GraphRAG index of {store.collection!r} was built with this document and still quotes it: run "
+            f"`python -m core index --collection {store.collection}` to rebuild it")
 
 
 def cmd_collections(args: argparse.Namespace) -> int:

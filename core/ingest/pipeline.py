@@ -83,8 +83,13 @@ def _settle(store: ElementStore, report: IngestReport, write: _PendingWrite, aft
         _stop(report, [item, *after], gone)
         return False
     status = ("replaced" if item.replacing else "added") if changed else "unchanged"
-    report.record(FileResult(item.source.display, status, len(item.elements), None, item.record.encoding,
-                             item.record.document_id, item.warning if changed else None))
+    result = FileResult(item.source.display, status, len(item.elements), None, item.record.encoding,
+                        item.record.document_id, item.warning if changed else None)
+    made = store.read.last_version(item.record.document_id) if changed else None
+    if made is not None:
+        result.version, result.valid_from = made.version, made.valid_from.isoformat()
+        result.valid_from_source, result.not_yet_valid = made.valid_from_source, made.not_yet_valid
+    report.record(result)
     return True
 
 

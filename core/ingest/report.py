@@ -18,6 +18,10 @@ class FileResult:
     encoding: str | None = None
     document_id: str | None = None
     warning: str | None = None  # stored, but something about it deserves a look (e.g. content dropped)
+    version: int | None = None  # the version an added or replaced file became (core.sql.versions)
+    valid_from: str | None = None  # when that version takes effect (ISO 8601)
+    valid_from_source: str | None = None  # explicit | front_matter | git | ingest
+    not_yet_valid: bool = False  # its valid_from is after the ingest
 
 
 @dataclass
@@ -74,6 +78,11 @@ class IngestReport:
             out["stopped"] = self.stopped
         if self.contextual:
             out["contextual"] = self.contextual
+        made = [{"path": f.path, "document_id": f.document_id, "version": f.version, "valid_from": f.valid_from,
+                 "valid_from_source": f.valid_from_source, "not_yet_valid": f.not_yet_valid}
+                for f in self.files if f.version is not None]
+        if made:
+            out["versions"] = made
         if files:
             out["files"] = [asdict(f) for f in self.files]
         return out

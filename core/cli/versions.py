@@ -1,0 +1,161 @@
+"""``python -m core history | diff | changes | show``: a document's versions, what changed between two of them,
+every change since a date, and a version's file as it was ingested."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from typing import TYPE_CHECKING
+
+from core.cli.arguments import add_collection, add_command
+from core.cli.console import emit, fail
+
+if TYPE_CHECKING:
+    from core.answering.version_history import DocumentRef
+    from core.store import ElementStore, VersionRecord
+
+OPS = ("added", "removed", "modified", "moved", "renamed")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = add_command(sub, "history", "list a document's versions: validity, where the date came from, what changed",
+                    cmd_history)
+    p.add_argument("document", help="document id, source path or file name (retired documents too)")
+    add_collection(p)
+
+    p = add_command(sub, "diff", "what changed between two versions of a document, element by element", cmd_diff)
+    p.add_argument("document")
+    p.add_argument("--from", dest="from_", metavar="V|DATE", default=None,
+                   help="a version number or a date (default: the version before --to)")
+    p.add_argument("--to", metavar="V|DATE", default=None, help="a version number or a date (default: the latest)")
+    add_collection(p)
+
+    p = add_command(sub, "changes", "every change of every document that took effect on or after a date",
+                    cmd_changes)
+    p.add_argument("--since", required=True, metavar="DATE")
+    p.add_argument("--until", default=None, metavar="DATE", help="only versions that took effect before this date")
+    p.add_argument("--under", default=None, metavar="HEADING",
+                   help="only changes under a heading containing this text (case-insensitive)")
+    add_collection(p)
+
+    p = add_command(sub, "show", "write a version of a document to stdout byte for byte as it was ingested "
+                                 "(--json: which version, not the bytes)", cmd_show)
+    p.add_argument("document")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--as-of", default=None, metavar="DATE", help="the version in force on DATE")
+    which.add_argument("--version", type=int, default=None, metavar="V", help="version number V")
+    add_collection(p)
+
+
+def _open(args: argparse.Namespace) -> tuple[ElementStore, DocumentRef, list[VersionRecord]]:
+    from core.answering.version_history import resolve_document
+    from core.store import open_store
+
+    store = open_store(args.collection, create=False)
+    doc = resolve_document(store, args.document)
+    return store, doc, store.read.versions(doc.document_id)
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    store, doc, versions = _open(args)
+    rows = [{k: v.as_dict()[k] for k in ("version", "valid_from", "valid_to", "valid_from_source", "recorded_at",
+                                         "retired_at", *OPS, "n_elements", "not_yet_valid")} for v in versions]
+    payload = {"document_id": doc.document_id, "source": doc.source, "filename": doc.filename,
+               "retired": doc.retired, "versions": rows}
+    lines = [f"{doc.source} ({doc.document_id}){', retired' if doc.retired else ''}: {len(rows)} version(s)"]
+    for r in rows:
+        counts = ", ".join(f"{r[op]} {op}" for op in OPS if r[op])
+        until = f" to {r['valid_to'][:10]}" if r["valid_to"] else ""
+        lines.append(f"  v{r['version']}: valid from {r['valid_from'][:10]}{until} ({r['valid_from_source']}), "
+                     f"{r['n_elements']} elements; {counts or 'no changes'}"
+                     + (", not yet valid" if r["not_yet_valid"] else "")
+                     + (f", retired {r['retired_at'][:10]}" if r["retired_at"] else ""))
+    emit(payload, args.json, "\n".join(lines))
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from core.answering.version_history import change_dict, choose_version, diff_versions
+
+    for spec, flag in ((args.from_, "--from"), (args.to, "--to")):
+        if spec is not None and not spec.strip().isdigit():
+            from core.versions import parse_date
+
+            parse_date(spec, what=flag)  # exit 2 before the database is started
+    store, doc, versions = _open(args)
+    name = doc.filename
+    new = choose_version(versions, args.to, name, what="--to") if args.to is not None else versions[-1]
+    if args.from_ is not None:
+        old = choose_version(versions, args.from_, name, what="--from")
+        if old.version > new.version:
+            return fail(f"--from (version {old.version}, {old.valid_from.date()}) is after --to (version "
+                        f"{new.version}, {new.valid_from.date()}): give the older version first")
+        old_number: int | None = old.version
+    else:
+        old_number = new.version - 1 if new.version > 1 else None
+    changes = diff_versions(store, doc.document_id, old_number, new.version)
+    by_number = {v.version: v for v in versions}
+
+    def side(number: int | None) -> dict[str, object] | None:
+        v = by_number.get(number) if number is not None else None
+        return {"version": v.version, "valid_from": v.valid_from.isoformat()} if v else None
+
+    payload = {"document_id": doc.document_id, "source": doc.source, "from": side(old_number),
+               "to": side(new.version), "changes": [change_dict(c) for c in changes]}
+    lines = [f"{doc.source}: version {old_number or '-'} → {new.version}, {len(changes)} change(s)"]
+    for c in changes:
+        lines.append(f"  {c.op:8} {' › '.join(c.path) or '-'}  [{c.key}]")
+        if c.op in ("modified", "renamed"):
+            lines.append("           " + " ".join(_word(op, words) for op, words in c.words))
+        elif c.op in ("added", "removed"):
+            lines.append(f"           {(c.after if c.op == 'added' else c.before) or ''}"[:200])
+    emit(payload, args.json, "\n".join(lines))
+    return 0
+
+
+def _word(op: str, words: str) -> str:
+    return words if op == "equal" else f"[-{words}-]" if op == "delete" else f"{{+{words}+}}"
+
+
+def cmd_changes(args: argparse.Namespace) -> int:
+    from core.answering.version_history import changes_since, parse_moment
+    from core.store import open_store
+
+    since = parse_moment(args.since, what="--since")
+    until = parse_moment(args.until, what="--until") if args.until is not None else None
+    if until is not None and until <= since:
+        return fail(f"--until ({args.until}) is not after --since ({args.since})")
+    store = open_store(args.collection, create=False)
+    found = changes_since(store, since, until=until, under=args.under)
+    payload = {"since": since.isoformat(), "until": until.isoformat() if until else None, "under": args.under,
+               "changes": [c.as_dict() for c in found]}
+    lines = [f"{len(found)} change(s) on or after {since.date()}" + (f" under {args.under!r}" if args.under else "")]
+    lines += [f"  {c.filename} v{c.version} ({c.valid_from.date()}) {c.change.op:8} "
+              f"{' › '.join(c.change.path) or '-'}" for c in found]
+    emit(payload, args.json, "\n".join(lines))
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from core.answering.version_history import choose_version, parse_moment, source_of, version_on
+
+    when = parse_moment(args.as_of, what="--as-of") if args.as_of is not None else None
+    store, doc, versions = _open(args)
+    name = doc.filename
+    if args.version is not None:
+        version = choose_version(versions, str(args.version), name, what="--version")
+    elif when is not None:
+        version = version_on(versions, when, name)
+    else:
+        version = versions[-1]
+    data = source_of(store, doc.document_id, version, name)
+    if args.json:
+        emit({"document_id": doc.document_id, "source": doc.source, "version": version.version,
+              "valid_from": version.valid_from.isoformat(), "n_bytes": len(data),
+              "sha256": hashlib.sha256(data).hexdigest()}, True)
+        return 0
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+    return 0

@@ -1,0 +1,325 @@
+"""Versions and time on the command line: ingest --valid-from, history, diff, changes, show, ask --as-of, remove and
+remove --purge, and "what changed" questions answered from the stored diffs, on the bilingual legal corpus
+(data/versions/legal: four dated versions of one ordinance, each version's date in its front matter)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import uuid
+
+import pytest
+
+from core.answering.changes import change_question
+from core.cli import main
+from core.versions.dates import ACCEPTED_FORMS
+from tests.helpers_embeddings import HashEmbeddings
+
+from .conftest import ROOT
+
+LEGAL = ROOT / "data" / "versions" / "legal"
+GOLD = json.loads((LEGAL / "gold.json").read_text(encoding="utf-8"))
+VERSIONS = list(GOLD["versions"])  # v1..v4, oldest first
+NOT_UTF8 = "# Tarifs\n\n## Prêt\n\nLa durée du prêt est de 14 jours.\n\n## Fermé\n\nLe lundi.\n".encode("cp1252")
+
+
+@pytest.fixture(scope="module")
+def legal(db_url, tmp_path_factory):
+    """A collection holding ordinance-en.md and ordinance-ko.md, each ingested as v1..v4 through the CLI (same
+    path, the file replaced by the next version each time), and tarifs.md (cp1252) ingested twice with
+    --valid-from. The hash embedder stands in for the model: no test here is about similarity."""
+    from core.store import open_store
+
+    folder = tmp_path_factory.mktemp("legal")
+    collection = f"vcli_{uuid.uuid4().hex[:8]}"
+    reports = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("core.store.element_store.make_embeddings", lambda *a, **k: HashEmbeddings())
+        for version in VERSIONS:
+            for lang in ("en", "ko"):
+                shutil.copyfile(LEGAL / GOLD["files"][lang].format(version=version), folder / f"ordinance-{lang}.md")
+            reports.append(_ingest(folder / "ordinance-en.md", folder / "ordinance-ko.md", collection=collection))
+        (folder / "tarifs.md").write_bytes(NOT_UTF8)
+        reports.append(_ingest(folder / "tarifs.md", collection=collection, valid_from="2022-01-01"))
+        (folder / "tarifs.md").write_bytes(NOT_UTF8.replace(b"14", b"21"))
+        reports.append(_ingest(folder / "tarifs.md", collection=collection, valid_from="2999-01-01"))
+        store = open_store(collection, create=False)
+        yield {"collection": collection, "folder": folder, "reports": reports, "store": store}
+        store.drop()
+
+
+def _ingest(*paths, collection: str, valid_from: str | None = None) -> dict:
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    extra = ["--valid-from", valid_from] if valid_from else []
+    with contextlib.redirect_stdout(out):
+        assert main(["ingest", *map(str, paths), "--collection", collection, "--json", *extra]) == 0
+    return json.loads(out.getvalue())
+
+
+@pytest.fixture
+def cli(legal, monkeypatch, capsys):
+    """Run a command on the legal collection: (exit status, parsed JSON or None, stderr)."""
+    monkeypatch.setattr("core.store.element_store.make_embeddings", lambda *a, **k: HashEmbeddings())
+
+    def run(*args: str, as_json: bool = True) -> tuple[int, dict | str | None, str]:
+        """(exit status, the JSON printed (``as_json``, exit 0) or the text printed, stderr)."""
+        capsys.readouterr()
+        code = main([*args, "--collection", legal["collection"], *(["--json"] if as_json else [])])
+        captured = capsys.readouterr()
+        payload = (json.loads(captured.out) if code == 0 else None) if as_json else captured.out
+        return code, payload, captured.err
+
+    return run
+
+
+def test_ingest_reports_each_version_made_with_its_date_and_where_it_came_from(legal):
+    for number, (version, report) in enumerate(zip(VERSIONS, legal["reports"], strict=False), start=1):
+        made = {r["path"].rsplit("/", 1)[-1]: r for r in report["versions"]}
+        assert set(made) == {"ordinance-en.md", "ordinance-ko.md"}
+        for row in made.values():
+            assert row["version"] == number
+            assert row["valid_from"].startswith(GOLD["versions"][version])
+            assert (row["valid_from_source"], row["not_yet_valid"]) == ("front_matter", False)
+    explicit, future = legal["reports"][-2]["versions"][0], legal["reports"][-1]["versions"][0]
+    assert (explicit["version"], explicit["valid_from_source"], explicit["not_yet_valid"]) == (1, "explicit", False)
+    assert (future["version"], future["valid_from"][:10], future["not_yet_valid"]) == (2, "2999-01-01", True)
+
+
+def test_a_bad_valid_from_is_refused_before_any_work(legal, cli, capsys):
+    before = len(legal["store"].documents())
+    code = main(["ingest", str(legal["folder"] / "ordinance-en.md"), "--collection", legal["collection"],
+                 "--valid-from", "1 July 2021"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--valid-from '1 July 2021' does not parse" in err and ACCEPTED_FORMS in err
+    assert main(["ingest", str(legal["folder"]), "--collection", legal["collection"],
+                 "--valid-from", "2024-02-30"]) == 2
+    assert "is not a real date" in capsys.readouterr().err
+    assert len(legal["store"].documents()) == before
+
+
+def test_history_lists_every_version_with_its_validity_and_counts(cli):
+    code, payload, _ = cli("history", "ordinance-en.md")
+    assert code == 0 and payload["filename"] == "ordinance-en.md" and not payload["retired"]
+    rows = payload["versions"]
+    assert [r["version"] for r in rows] == [1, 2, 3, 4]
+    assert [r["valid_from"][:10] for r in rows] == list(GOLD["versions"].values())
+    assert [r["valid_to"] and r["valid_to"][:10] for r in rows] == [*list(GOLD["versions"].values())[1:], None]
+    gold = GOLD["changes"]["en"]
+    for row, pair in zip(rows[1:], gold, strict=True):
+        for op in ("added", "removed", "modified", "renamed"):
+            assert row[op] == sum(1 for c in gold[pair] if c["op"] == op), (pair, op)
+    assert all(r["valid_from_source"] == "front_matter" and not r["not_yet_valid"] for r in rows)
+    code, payload, _ = cli("history", "tarifs.md")
+    assert [r["not_yet_valid"] for r in payload["versions"]] == [False, True]
+
+
+def test_unknown_document_says_how_to_find_one(cli):
+    code, _, err = cli("history", "no-such.md")
+    assert code == 2 and "no document 'no-such.md'" in err and "ordinance-en.md" in err and "collections" in err
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_diff_between_each_pair_matches_the_gold(cli, lang):
+    for number, (pair, gold) in enumerate(GOLD["changes"][lang].items(), start=2):
+        code, payload, _ = cli("diff", f"ordinance-{lang}.md", "--from", str(number - 1), "--to", str(number))
+        assert code == 0 and (payload["from"]["version"], payload["to"]["version"]) == (number - 1, number)
+        got = [{"op": c["op"], "under": c["path"][-1], "before": c["before"], "after": c["after"]}
+               for c in payload["changes"]]
+        assert got == gold, pair
+        for change in payload["changes"]:
+            assert change["key"]
+            assert ("words" in change) == (change["op"] in ("modified", "renamed"))
+
+
+def test_diff_defaults_dates_and_stored_keys(cli, legal):
+    code, latest, _ = cli("diff", "ordinance-en.md")
+    assert code == 0 and (latest["from"]["version"], latest["to"]["version"]) == (3, 4)
+    code, by_date, _ = cli("diff", "ordinance-en.md", "--from", "2021-06-30", "--to", "2021-07-01")
+    assert (by_date["from"]["version"], by_date["to"]["version"]) == (1, 2)
+    modified = next(c for c in by_date["changes"] if c["op"] == "modified" and "six months" in c["after"])
+    assert ["delete", "three"] in modified["words"] and ["insert", "six"] in modified["words"]
+    # The key is the one the store keeps for that element in every version.
+    store, doc_id = legal["store"], by_date["document_id"]
+    stored = {e.element_key for e in store.read.version_elements(doc_id, 2) if "six months" in e.text}
+    assert stored == {modified["key"]}
+    assert {e.element_key for e in store.read.version_elements(doc_id, 1) if "three months" in e.text} == stored
+
+
+def test_diff_refuses_from_after_to_and_a_date_before_every_version(cli):
+    code, _, err = cli("diff", "ordinance-en.md", "--from", "3", "--to", "2")
+    assert code == 2 and "is after --to" in err
+    code, _, err = cli("diff", "ordinance-en.md", "--from", "2019-12-31")
+    assert code == 2 and "no version of ordinance-en.md existed on 2019-12-31" in err
+    code, _, err = cli("diff", "ordinance-en.md", "--to", "7")
+    assert code == 2 and "no version 7" in err
+    code, _, err = cli("diff", "ordinance-en.md", "--to", "July 2021")
+    assert code == 2 and ACCEPTED_FORMS in err
+
+
+def test_changes_since_a_date_cite_document_version_date_and_path(cli):
+    code, payload, _ = cli("changes", "--since", "2021-07-01")
+    assert code == 0
+    by_version: dict[tuple[str, int], int] = {}
+    for c in payload["changes"]:
+        by_version[(c["filename"], c["version"])] = by_version.get((c["filename"], c["version"]), 0) + 1
+        assert c["valid_from"] >= "2021-07-01" and c["path"] and c["key"]
+    gold = GOLD["changes"]
+    assert by_version == {(f"ordinance-{lang}.md", n): len(gold[lang][pair]) for lang in ("en", "ko")
+                          for n, pair in enumerate(gold[lang], start=2)} | {("tarifs.md", 2): 1}
+    code, later, _ = cli("changes", "--since", "2021-07-02", "--until", "2025-01-01")
+    assert {(c["filename"], c["version"]) for c in later["changes"]} == {
+        (f"ordinance-{lang}.md", n) for lang in ("en", "ko") for n in (3, 4)}
+    code, under, _ = cli("changes", "--since", "2020-01-01", "--under", "article 6")
+    assert [(c["op"], c["before"]) for c in under["changes"]] == [
+        ("modified", "Article 6 (Closing days)"),  # the repealed article's heading itself
+        ("removed", "(1) The library is closed every Monday."),
+        ("removed", "(2) The director may close the library for a while to inspect the building."),
+    ]
+    code, _, err = cli("changes", "--since", "yesterday")
+    assert code == 2 and ACCEPTED_FORMS in err
+
+
+def test_show_gives_back_each_version_byte_for_byte(legal, monkeypatch, capsysbinary):
+    monkeypatch.setattr("core.store.element_store.make_embeddings", lambda *a, **k: HashEmbeddings())
+    for version, day in GOLD["versions"].items():
+        for lang in ("en", "ko"):
+            capsysbinary.readouterr()
+            assert main(["show", f"ordinance-{lang}.md", "--as-of", day, "--collection", legal["collection"]]) == 0
+            assert capsysbinary.readouterr().out == (LEGAL / GOLD["files"][lang].format(version=version)).read_bytes()
+    assert main(["show", "tarifs.md", "--version", "1", "--collection", legal["collection"]]) == 0
+    assert capsysbinary.readouterr().out == NOT_UTF8
+    assert main(["show", "tarifs.md", "--collection", legal["collection"]]) == 0  # the latest
+    assert capsysbinary.readouterr().out == NOT_UTF8.replace(b"14", b"21")
+    assert main(["show", "ordinance-ko.md", "--as-of", "2019-06-01", "--collection", legal["collection"]]) == 2
+    assert b"no version of ordinance-ko.md existed on 2019-06-01" in capsysbinary.readouterr().err
+
+
+def test_show_of_a_version_stored_without_its_source_says_so(db_url, monkeypatch, capsys, collection_name):
+    import numpy as np
+
+    from core.elements import Element
+    from core.markdown_loader import parse_markdown
+    from core.store import DocumentRecord, ElementStore
+
+    store = ElementStore(db_url, collection_name, HashEmbeddings())
+    try:
+        elements = [Element.from_document(d) for d in parse_markdown("# Old\n\nkept before sources\n",
+                                                                      source="old.md", document_id="old")]
+        record = DocumentRecord("old", "old.md", "old.md", "Old", "h1", "markdown-it", len(elements), 30)
+        store.replace_document(record, elements, np.zeros((len(elements), 512), dtype=np.float32))
+        monkeypatch.setattr("core.store.element_store.make_embeddings", lambda *a, **k: HashEmbeddings())
+        assert main(["show", "old.md", "--collection", collection_name]) == 2
+        assert "stored before source files were kept" in capsys.readouterr().err
+    finally:
+        store.drop()
+
+
+def test_ask_as_of_reads_the_version_in_force_and_shows_its_provenance(cli):
+    code, then, _ = cli("ask", "How many days is the loan period?", "--as-of", "2021-06-30", "--k", "6")
+    assert code == 0 and then["as_of"] == "2021-06-30" and then["provenance"]
+    for hit in then["provenance"]:
+        assert hit["key"] and hit["version"] == 1 and hit["valid_from"].startswith("2020-01-01")
+        assert hit["valid_to"].startswith("2021-07-01")
+    context = then["hierarchical"]["context"]
+    assert "21 days" not in context and "21일" not in context
+    code, text, _ = cli("ask", "How many days is the loan period?", "--as-of", "2021-06-30", "--k", "6",
+                        as_json=False)
+    hit = then["provenance"][0]
+    assert code == 0 and f"({hit['filename']} v1, valid from 2020-01-01, key {hit['key']})" in text
+    code, now, _ = cli("ask", "How many days is the loan period?", "--as-of", "2024-09-01", "--k", "6")
+    assert {h["version"] for h in now["provenance"] if h["filename"].startswith("ordinance")} == {4}
+    code, _, err = cli("ask", "How many days is the loan period?", "--as-of", "2019-01-01")
+    assert code == 2 and "no version of any document" in err and "2019-01-01" in err
+    code, _, err = cli("ask", "How many days is the loan period?", "--as-of", "01/07/2021")
+    assert code == 2 and ACCEPTED_FORMS in err
+
+
+@pytest.mark.parametrize(("text", "subject", "since", "until"), [
+    ("What changed in the library ordinance since 2021-07-01?", ("library", "ordinance"), "2021-07-01", None),
+    ("what has changed between 2023-06-30 and 2021-01-01?", (), "2021-01-01", "2023-06-30"),
+    ("Changes to the ordinance since July 1, 2021", ("ordinance",), "2021-07-01", None),
+    ("How has the loan period changed since 2020?", ("loan", "period"), "2020-01-01", None),
+    ("도서관 조례는 2021-07-01 이후 무엇이 바뀌었나요?", ("도서관", "조례"), "2021-07-01", None),
+    ("2021년 7월 1일부터 2024년 1월 1일까지 도서관 조례의 변경 사항", ("도서관", "조례"), "2021-07-01", "2024-01-01"),
+    ("조례의 변경 사항", ("조례",), None, None),
+])
+def test_change_questions_are_recognised_in_english_and_korean(text, subject, since, until):
+    query = change_question(text)
+    assert query is not None and query.subject == subject
+    assert (query.since and query.since.date().isoformat()) == since
+    assert (query.until and query.until.date().isoformat()) == until
+
+
+@pytest.mark.parametrize("text", ["What is the loan period?", "How do I change my password?", "대출기간은 며칠인가?",
+                                  "전자책은 몇 권까지 대출할 수 있는가?"])
+def test_other_questions_are_not_change_questions(text):
+    assert change_question(text) is None
+
+
+def test_ask_what_changed_answers_from_the_stored_diffs(cli):
+    code, payload, _ = cli("ask", "What changed in the Hanbit City library ordinance since 2023-01-01?")
+    assert code == 0 and payload["answered_from"] == "stored diffs" and payload["matched_by"] == "document"
+    en = GOLD["changes"]["en"]
+    assert len(payload["changes"]) == len(en["v2->v3"]) + len(en["v3->v4"])
+    for n, change in enumerate(payload["changes"], start=1):
+        assert change["filename"] == "ordinance-en.md" and change["version"] in (3, 4)
+        assert change["valid_from"] >= "2023-01-01" and change["path"]
+        assert f"[c{n}] ordinance-en.md version {change['version']} (in force from {change['valid_from']})" \
+            in payload["answer"]
+    assert "Article 8 (Application mutatis mutandis)" in payload["answer"] or "Article 8" in payload["answer"]
+    code, ko, _ = cli("ask", "한빛시 공공도서관 조례는 2021년 7월 1일 이후 무엇이 바뀌었나요?")
+    assert code == 0 and {c["filename"] for c in ko["changes"]} == {"ordinance-ko.md"}
+    assert len(ko["changes"]) == sum(len(v) for v in GOLD["changes"]["ko"].values())
+    assert "제3판(2023-03-01 시행)" in ko["answer"]
+    code, none, _ = cli("ask", "What changed in the ordinance since 2025-01-01?")
+    assert code == 0 and none["changes"] == [] and "No stored change" in none["answer"]
+
+
+def test_remove_retires_and_purge_deletes_the_history_with_no_orphans(legal, cli):
+    store = legal["store"]
+    code, payload, _ = cli("remove", "tarifs.md")
+    assert code == 0 and payload["history_kept"] and not payload["purged"] and payload["versions"] == 2
+    assert store.read.orphans().total == 0
+    assert "tarifs.md" not in {d.filename for d in store.documents()}
+    code, history, _ = cli("history", "tarifs.md")
+    assert code == 0 and history["retired"] and history["versions"][-1]["retired_at"]
+    code, _, err = cli("remove", "tarifs.md")
+    assert code == 1 and "retired" in err and "--purge" in err
+    code, shown, _ = cli("show", "tarifs.md", "--version", "1")
+    assert code == 0 and shown["version"] == 1 and shown["n_bytes"] == len(NOT_UTF8)
+    code, _, err = cli("show", "tarifs.md", "--as-of", "3000-01-01")
+    assert code == 2 and "tarifs.md was retired on 2999-01-01" in err
+    doc_id = history["document_id"]
+    code, payload, _ = cli("remove", "tarifs.md", "--purge")
+    assert code == 0 and payload["purged"] and not payload["graph_index_holds_it"]
+    assert store.read.orphans().total == 0
+    assert store.read.versions(doc_id) == [] and store.read.storage(doc_id)["history_rows"] == 0
+    code, _, err = cli("history", "tarifs.md")
+    assert code == 2 and "no document" in err
+
+
+def test_purge_says_when_the_graph_index_quotes_the_document_and_one_version_is_searched(
+        db_url, monkeypatch, capsys, collection_name, tmp_path):
+    from core.graph.indexing.pipeline import build_index
+    from core.store import open_store
+
+    monkeypatch.setattr("core.store.element_store.make_embeddings", lambda *a, **k: HashEmbeddings())
+    shutil.copyfile(LEGAL / GOLD["files"]["en"].format(version="v1"), tmp_path / "ordinance-en.md")
+    assert main(["ingest", str(tmp_path / "ordinance-en.md"), "--collection", collection_name]) == 0
+    store = open_store(collection_name, create=False)
+    try:
+        capsys.readouterr()  # with one version of each document there is no diff: a change question is searched
+        assert main(["ask", "What changed in the ordinance since 2019-01-01?", "--collection", collection_name,
+                     "--json"]) == 0
+        assert "hierarchical" in json.loads(capsys.readouterr().out)
+        build_index(store)  # offline: no model is configured in tests
+        capsys.readouterr()
+        assert main(["remove", "ordinance-en.md", "--purge", "--collection", collection_name, "--json"]) == 0
+        captured = capsys.readouterr()
+        assert json.loads(captured.out)["graph_index_holds_it"] and "python -m core index" in captured.err
+        assert store.read.orphans().total == 0
+    finally:
+        store.drop()
