@@ -17,13 +17,11 @@ from __future__ import annotations
 import contextlib
 import copy
 import hashlib
-import re
 import threading
 import uuid
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import astuple
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -59,21 +57,15 @@ from core.store.records import (
     DocumentRecord,
     EmbedderMismatchError,
     StoreError,
-    VersionOrderError,
     validate_collection_name,
 )
 from core.store.rows import EMBEDDED_TEXT_SHA256 as EMBEDDED_TEXT_SHA256  # the metadata key, public here
-from core.store.rows import element_row, heading_row
+from core.store.writer import DocumentWriter
 from core.textnorm import NAME_WORDS_VERSION
-from core.versions import ValidFrom, match_versions
-
-# The kinds of change a version counts (core.versions.matching's ops but "unchanged").
-CHANGE_OPS = ("added", "removed", "modified", "moved", "renamed")
-_BLOCK_END = re.compile(rb"(?<=\n\n)")
+from core.versions import ValidFrom
 
 if TYPE_CHECKING:
     from langchain_postgres import PGEngine, PGVectorStore
-
 
 # -- the old layout ---------------------------------------------------------------------------------
 
@@ -170,6 +162,11 @@ class ElementStore:
         twin = copy.copy(self)
         twin.read_urls = ()
         return twin
+
+    @property
+    def write(self) -> DocumentWriter:
+        """The writes of this collection's documents and of what is derived from them (``core.store.writer``)."""
+        return DocumentWriter(self)
 
     @property
     def read(self) -> ElementReader:
@@ -289,112 +286,9 @@ class ElementStore:
         valid_from: ValidFrom | None = None,
         source_bytes: bytes | None = None,
     ) -> bool:
-        """Store ``record`` with exactly ``elements`` as its new version, atomically. Returns False if it was already
-        stored as is (no version is made).
-
-        The new version shares every element it did not change with the one before (``core.sql.versions``): only
-        elements whose id is new are written, and those it dropped move to the history. ``valid_from`` says when the
-        version takes effect (``core.versions.resolve_valid_from``; default: now); a version may not take effect
-        before the document's latest one (:class:`VersionOrderError`). ``source_bytes`` is the file as ingested,
-        kept in shared blocks so ``core show`` can give it back.
-
-        ``text_hashes`` (see :func:`core.ingest.text_sha256`) name the text each vector was embedded from and make
-        the vectors reusable by the embedding cache; without them the elements are stored outside the cache
-        (a key copied over in the elements' metadata is dropped, since it may describe another text).
-
-        Another process may have stored the same content meanwhile; the per-document lock plus the hash
-        re-check inside the transaction make concurrent ingests of one corpus idempotent and put their versions
-        in commit order. An element whose parent is not among the document's elements is refused (the table's
-        foreign key) and nothing changes.
-        """
-        if len(elements) != len(vectors):
-            raise ValueError("one vector per element")
-        if text_hashes is not None and len(text_hashes) != len(elements):
-            raise ValueError("one text hash per element")
-        new = [e if isinstance(e, Element) else Element.from_document(e) for e in elements]
-        try:
-            with self.pool.connection() as conn, conn.transaction():
-                conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), record.document_id))
-                current = conn.execute(sql.DOCUMENT_HASH, (self.collection_id, record.document_id)).fetchone()
-                if current and current[0] == record.content_hash:
-                    return False
-                self._write_version(conn, record, new, vectors, text_hashes, valid_from, source_bytes)
-        except psycopg.errors.ForeignKeyViolation as exc:
-            if exc.diag.constraint_name != f"{self.table}_parent_fk":  # the collection was dropped meanwhile
-                raise StoreError(f"collection {self.collection!r} no longer exists; "
-                                 f"document {record.document_id!r} was not stored") from exc
-            raise StoreError(
-                f"document {record.document_id!r} was not stored: {_missing_parent(exc)}; "
-                "an element's parent must be an element of the same document (what was stored before is kept)"
-            ) from exc
-        return True
-
-    def _write_version(self, conn: psycopg.Connection, record: DocumentRecord, new: Sequence[Element],
-                       vectors: np.ndarray, text_hashes: Sequence[str] | None, valid_from: ValidFrom | None,
-                       source_bytes: bytes | None) -> None:
-        """The new version of one document, inside its write (the document's lock is held)."""
-        read = self.read.on(conn)
-        doc_id = record.document_id
-        last = read.last_version(doc_id)
-        when = valid_from.value if valid_from is not None else datetime.now(UTC)
-        if last is not None and when < (last.retired_at or last.valid_from):
-            after = "its retirement" if last.retired_at else f"version {last.version}"
-            raise VersionOrderError(
-                f"{record.filename}: this version would take effect on {when.isoformat()}, before {after} "
-                f"({(last.retired_at or last.valid_from).isoformat()}); a document's versions are kept in date "
-                "order. Give a later --valid-from, or `remove --purge` it and ingest its versions oldest first"
-            )
-        version = last.version + 1 if last else 1
-        old = read.elements(doc_id) if last is None or last.retired_at is None else \
-            read.version_elements(doc_id, last.version)
-        match = match_versions(old, new, old_keys={e.element_id: e.element_key for e in old})
-        ops = Counter(m.op for m in match.matches)
-        # The rows a version keeps: same id and same content (a caller may reuse an id for other content).
-        current = {e.element_id: _row_content(e) for e in read.elements(doc_id)}  # none once retired
-        kept_ids = {e.element_id for i, e in enumerate(new)
-                    if current.get(e.element_id) == _row_content(e, text_hashes[i] if text_hashes else None)}
-        gone = sorted(set(current) - kept_ids)
-
-        heading_version = self._next_heading_version(conn)
-        terms = self._count_out_terms(conn, doc_id)
-        if gone:
-            conn.execute(self.statement(version_sql.RETIRE_ELEMENTS),
-                         {"document_id": doc_id, "ids": gone, "version": version})
-        kept = [e for e in new if e.element_id in kept_ids]
-        if kept:
-            conn.execute(self.statement(version_sql.UPDATE_KEPT), {
-                "document_id": doc_id, "ids": [e.element_id for e in kept], "orders": [e.order for e in kept],
-                "lines": [Jsonb({"start_line": e.start_line, "end_line": e.end_line}) for e in kept]})
-        with conn.cursor() as cur, cur.copy(self.statement(sql.COPY_ELEMENTS)) as copy:
-            copy.set_types(sql.COPY_ELEMENT_TYPES)
-            for i, (element, vector) in enumerate(zip(new, vectors, strict=True)):
-                if element.element_id in kept_ids:
-                    continue
-                copy.write_row(element_row(doc_id, element, vector,
-                                           text_hashes[i] if text_hashes is not None else None,
-                                           match.keys.get(element.element_id), version))
-        conn.execute(self.statement(term_sql.ADD_DOCUMENT), terms)
-        self._write_headings(conn, doc_id, new, heading_version)
-        conn.execute(sql.UPSERT_DOCUMENT, _document_params(self.collection_id, record, len(new)))
-
-        params = {"collection_id": self.collection_id, "document_id": doc_id}
-        if last is not None and last.valid_to is None:
-            conn.execute(version_sql.CLOSE_VERSION, {**params, "version": last.version, "valid_to": when})
-        blocks = source_blocks(source_bytes) if source_bytes is not None else None
-        if blocks:
-            conn.execute(version_sql.INSERT_BLOCKS, {**params, "hashes": [h for h, _ in blocks],
-                                                     "data": [d for _, d in blocks]})
-        ordered = sorted(new, key=lambda e: e.order)
-        conn.execute(version_sql.INSERT_VERSION, {
-            **params, "version": version, "valid_from": when,
-            "valid_from_source": str(valid_from.source) if valid_from is not None else "ingest",
-            "date_only": bool(valid_from and valid_from.date_only), "content_hash": record.content_hash,
-            "source": record.source, "filename": record.filename, "title": record.title, "n_elements": len(new),
-            "n_bytes": record.n_bytes, **{op: ops.get(op, 0) for op in CHANGE_OPS},
-            "element_ids": [e.element_id for e in ordered],
-            "start_lines": [e.start_line or 0 for e in ordered], "end_lines": [e.end_line or 0 for e in ordered],
-            "blocks": [h for h, _ in blocks] if blocks is not None else None,
-        })
+        """Store ``record`` with exactly ``elements`` as its new version (:meth:`DocumentWriter.replace_document`)."""
+        return self.write.replace_document(record, elements, vectors, text_hashes, valid_from=valid_from,
+                                           source_bytes=source_bytes)
 
     def cached_vectors(self, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """Stored vectors of this embedder for the given text hashes, from any collection (the embedding cache)."""
@@ -422,32 +316,14 @@ class ElementStore:
         return True
 
     def remove_document(self, document_id: str, *, purge: bool = False, when: datetime | None = None) -> bool:
-        """Retire a document: its elements leave the current collection, its history stays (``valid_to`` is set, to
-        ``when`` or now). ``purge`` deletes the history as well: every version, its element rows and vectors, and
-        the source blocks no other version holds. Returns False if there was nothing to retire or purge."""
-        params = {"collection_id": self.collection_id, "document_id": document_id}
-        with self.pool.connection() as conn, conn.transaction():
-            conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), document_id))
-            read = self.read.on(conn)
-            last = read.last_version(document_id)
-            heading_version = self._next_heading_version(conn)
-            self._count_out_terms(conn, document_id)
-            if last is not None and last.retired_at is None:
-                retired_at = max(when or datetime.now(UTC), last.valid_from)
-                conn.execute(self.statement(version_sql.RETIRE_DOCUMENT),
-                             {"document_id": document_id, "version": last.version + 1})
-                conn.execute(version_sql.RETIRE_VERSION, {**params, "version": last.version,
-                                                          "retired_at": retired_at})
-            else:
-                conn.execute(self.statement(sql.DELETE_DOCUMENT_ELEMENTS), (document_id,))
-            self._write_headings(conn, document_id, (), heading_version)
-            removed = conn.execute(sql.DELETE_DOCUMENT, (self.collection_id, document_id)).rowcount > 0
-            if purge:
-                conn.execute(self.statement(version_sql.PURGE_HISTORY), {"document_id": document_id})
-                purged = conn.execute(version_sql.DELETE_VERSIONS, params).rowcount > 0
-                conn.execute(version_sql.DELETE_UNUSED_BLOCKS, params)
-                return removed or purged
-            return removed
+        """Retire a document, or ``purge`` its history too (:meth:`DocumentWriter.remove_document`)."""
+        return self.write.remove_document(document_id, purge=purge, when=when)
+
+    def fill_term_counts(self) -> None:
+        self.write.fill_term_counts()
+
+    def fill_headings(self) -> None:
+        self.write.fill_headings()
 
     def as_of(self, when: datetime | None) -> ElementStore:
         """This store with every element read made as of ``when`` (each document's version valid then); ``None``
@@ -458,68 +334,11 @@ class ElementStore:
 
     # -- the stored term counts (core.sql.terms) --
 
-    def _count_out_terms(self, conn: psycopg.Connection, document_id: str) -> dict[str, Any]:
-        """Subtract a document's stored elements from the term counts (inside its write, before they go)."""
-        params: dict[str, Any] = {"collection_id": self.collection_id, "document_id": document_id}
-        unused = [lexeme for lexeme, n in conn.execute(self.statement(term_sql.SUBTRACT_DOCUMENT), params) if n <= 0]
-        if unused:
-            conn.execute(term_sql.DELETE_UNUSED, {**params, "lexemes": unused})
-        return params
-
-    def fill_term_counts(self) -> None:
-        """Count every element's lexemes once, for a collection whose counts are not complete (made before them,
-        or moved by ``migrate``), under the collection's write lock; a no-op when another process just did it."""
-        params = {"collection_id": self.collection_id}
-        with self.pool.connection() as conn, conn.transaction():
-            self._next_heading_version(conn)
-            if conn.execute(term_sql.TERMS_COMPLETE, params).fetchone()[0]:
-                return
-            conn.execute(term_sql.DELETE_COLLECTION_COUNTS, params)
-            conn.execute(self.statement(term_sql.FILL), params)
-            conn.execute(term_sql.MARK_COMPLETE, params)
-
     def stored_term_counts(self, *, recount: bool = False) -> dict[str, int]:
         """The stored term counts, or (``recount``) the same counted from the elements now."""
         return self.read.stored_term_counts(recount=recount)
 
     # -- the stored heading index (core.sql.headings) --
-
-    def _next_heading_version(self, conn: psycopg.Connection) -> int:
-        """Takes the collection's heading-state lock for this transaction; returns the version it writes."""
-        return int(conn.execute(heading_sql.NEXT_VERSION, {"collection_id": self.collection_id}).fetchone()[0])
-
-    def _write_headings(self, conn: psycopg.Connection, document_id: str, elements: Iterable[Document],
-                        version: int) -> None:
-        """Replace one document's rows of the heading index and record the change (inside its write)."""
-        params = {"collection_id": self.collection_id, "document_id": document_id, "version": version}
-        conn.execute(heading_sql.DELETE_DOCUMENT_HEADINGS, params)
-        rows = [row for row in (heading_row(document_id, doc) for doc in elements) if row is not None]
-        if rows:
-            with conn.cursor() as cur, cur.copy(heading_sql.COPY_HEADINGS) as copy:
-                copy.set_types(heading_sql.COPY_HEADING_TYPES)
-                for row in rows:
-                    copy.write_row((self.collection_id, *row))
-        conn.execute(heading_sql.RECORD_CHANGE, params)
-
-    def fill_headings(self) -> None:
-        """Make the stored heading index hold every document's headings under this normaliser (once, for a
-        collection made before it or under another normaliser; a no-op when another process just did it)."""
-        params = {"collection_id": self.collection_id, "words_version": NAME_WORDS_VERSION}
-        with self.pool.connection() as conn, conn.transaction():
-            try:
-                _version, complete, words_version = conn.execute(heading_sql.NEXT_VERSION, params).fetchone()
-            except psycopg.errors.ForeignKeyViolation as exc:  # another process dropped the collection meanwhile
-                raise self.gone() from exc
-            if complete and words_version == NAME_WORDS_VERSION:
-                return
-            conn.execute(heading_sql.DELETE_COLLECTION_HEADINGS, params)
-            headings = self.read.on(conn).scan_headings()
-            with conn.cursor() as cur, cur.copy(heading_sql.COPY_HEADINGS) as copy:
-                copy.set_types(heading_sql.COPY_HEADING_TYPES)
-                for h in headings:
-                    copy.write_row((self.collection_id, h.document_id, h.order, h.element_id, h.text, list(h.path),
-                                    h.filename, sorted(h.words)))
-            conn.execute(heading_sql.MARK_COMPLETE, params)
 
     # -- elements (read through ``self.read``) --
 
@@ -564,44 +383,6 @@ def upgrade_element_table(conn: psycopg.Connection, table: str) -> None:
     if conn.execute(sql.bind(version_sql.VERSION_COLUMNS_MISSING, table)).fetchone()[0]:
         for template in (*version_sql.ADD_VERSION_COLUMNS, *version_sql.CREATE_HISTORY):
             conn.execute(sql.bind(template, table))
-
-
-def source_blocks(data: bytes) -> list[tuple[str, bytes]]:
-    """A file's bytes as blocks, each ending after a blank line, with their hashes: joined, they are the file; a
-    version stores only the blocks no other version of the collection holds."""
-    parts = [part for part in _BLOCK_END.split(data) if part]
-    return [(hashlib.sha256(part).hexdigest()[:32], part) for part in parts]
-
-
-def _row_content(element: Element, text_hash: str | None = None) -> tuple:
-    """What must be equal for a version to keep a stored row: text, place in the tree, and the embedded text (the
-    stored row's hash, or the one a write passes)."""
-    sha = text_hash if text_hash is not None else element.embedded_text_sha256
-    return (element.text, element.parent_id, element.category, element.category_depth, element.heading_path, sha)
-
-
-def _document_params(collection_id: uuid.UUID, record: DocumentRecord, n_elements: int) -> dict[str, Any]:
-    return {
-        "collection_id": collection_id,
-        "document_id": record.document_id,
-        "source": record.source,
-        "filename": record.filename,
-        "title": record.title,
-        "content_hash": record.content_hash,
-        "loader": record.loader,
-        "n_elements": n_elements,
-        "n_bytes": record.n_bytes,
-        "encoding": record.encoding,
-        "front_matter": Jsonb(record.front_matter) if record.front_matter else None,
-    }
-
-
-def _missing_parent(exc: psycopg.errors.ForeignKeyViolation) -> str:
-    detail = exc.diag.message_detail or ""
-    # "Key (document_id, parent_id)=(doc, p) is not present in table ..." names the missing parent.
-    if not detail:
-        return "an element's parent is missing"
-    return f"an element names a parent that is not in it ({detail.strip()})"
 
 
 _pg_engines: dict[str, PGEngine] = {}
