@@ -11,7 +11,7 @@ from core.text import escape_markdown
 from views import ui
 from views.frames import sandboxed_page
 from views.tree import render_tree_html, visible_ids
-from views.versions import as_of_picker, show_history
+from views.versions import as_of_picker, show_history, version_label
 
 st.title("Document tree")
 store = ui.require_documents()
@@ -63,7 +63,9 @@ c1.metric("Elements", len(elements))
 c2.metric("Matches" if query else "Headings",
           len([e for e in elements if query.strip().casefold() in e.text.casefold()]) if query
           else sum(e.is_heading for e in elements))
-c3.metric("Source", record.filename if when is None else f"{record.filename} v{record.version}")
+c3.metric("Source", record.filename)
+if when is not None:
+    st.caption(f"Version {version_label(record)}, in force at the end of {when.date().isoformat()} (UTC).")
 if query and not shown:
     st.warning(f"Nothing in this document contains “{escape_markdown(query)}”.")
 

@@ -145,13 +145,13 @@ def test_a_document_with_one_version_says_so(legal):
 
 def test_as_of_a_date_shows_the_version_in_force_then(legal):
     at = pick_document(tree_page(legal.collection).run(), NAME)
-    assert metrics(at)["Source"] == NAME
+    assert metrics(at)["Source"] == NAME and "in force at the end of" not in texts(at)
     at.toggle(key="tree_as_of_on").set_value(True).run()
     at = at.date_input(key="tree_as_of_date").set_value(dt.date(2021, 6, 30)).run()
     assert not at.exception, at.exception
-    assert metrics(at)["Source"] == f"{NAME} v1"
+    assert "Version v1 · 2020-01-01, in force at the end of 2021-06-30 (UTC)." in texts(at)
     at = at.date_input(key="tree_as_of_date").set_value(dt.date(2021, 7, 1)).run()
-    assert metrics(at)["Source"] == f"{NAME} v2"  # a version that takes effect on the day is the one read
+    assert "Version v2 · 2021-07-01, in force at the end of 2021-07-01" in texts(at)  # it takes effect that day
     at = at.date_input(key="tree_as_of_date").set_value(dt.date(2019, 12, 31)).run()
     assert not at.exception, at.exception
     assert "was in force on 2019-12-31. Its first version takes effect on 2020-01-01." in texts(at)

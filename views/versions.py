@@ -115,7 +115,7 @@ def show_version(v: VersionRecord, previous: VersionRecord | None) -> None:
     a.metric("Valid from", v.valid_from.date().isoformat())
     b.metric("Valid to", v.valid_to.date().isoformat() if v.valid_to else "—")
     c.metric("Elements", v.n_elements)
-    d.metric("Recorded", v.recorded_at.strftime("%Y-%m-%d %H:%M"))
+    d.metric("Recorded", v.recorded_at.date().isoformat(), help=f"Ingested at {v.recorded_at.isoformat()}")
     date_from = SOURCES.get(v.valid_from_source, escape_markdown(v.valid_from_source))
     counts = " · ".join(f"{getattr(v, op)} {op}" for op in OPS) if previous is not None else "first version"
     st.caption(f"Valid-from date from {date_from}. Since {version_label(previous) if previous else 'nothing'}: "
