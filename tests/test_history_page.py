@@ -208,3 +208,12 @@ def test_compare_as_of_before_every_version_is_an_error_not_a_traceback(legal):
     errors = unescape(" ".join(e.value for e in at.error))
     assert "existed on 2019-12-31 (its first version takes effect on 2020-01-01)" in errors, errors
     assert not any(s.value == "Plain" for s in at.subheader)
+
+
+def test_an_edited_code_block_shows_its_text_before_escaped():
+    old = parsed("# Setup\n\n```\nrun <b>old</b>\n```\n\nSome words about it.\n")
+    new = parsed("# Setup\n\n```\nrun <b>old</b>\nand more\n```\n\nSome words about it.\n")
+    shown, marks = history_tree(old, new, diff_elements(old, new, include_unchanged=True))
+    assert [c.op for c in marks.values()] == ["modified"]
+    page = render_tree_html(shown, changes=marks)
+    assert '<details class="before"><summary>before</summary><pre>run &lt;b&gt;old&lt;/b&gt;</pre></details>' in page

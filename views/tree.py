@@ -51,6 +51,7 @@ class TreeItem:
     change: str | None = None  # what happened to it since the version before (History view)
     words: tuple[tuple[str, str], ...] = ()  # its word diff, for edited text
     old_path: str = ""  # where a moved element stood
+    before: str | None = None  # an edited code block's or table's text before (they get no word diff)
 
 
 @dataclass
@@ -157,6 +158,8 @@ def _item(doc: Element, *, hit: bool, match: bool, change: Change | None = None)
         out.old_path = " › ".join(change.old_path) if change.old_path is not None else ""
         if category not in ("CodeSnippet", "Table"):
             out.words = change.words
+        elif change.op == "modified":
+            out.before = change.before
     text = doc.text
     if category == "CodeSnippet":
         out.code = text

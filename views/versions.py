@@ -24,8 +24,8 @@ from views.tree import render_tree_html
 
 EARLIEST = date(1900, 1, 1)
 LATEST = date(2200, 12, 31)
-SOURCES = {"explicit": "given at ingest (--valid-from)", "front_matter": "the front matter",
-           "git": "the file's last git commit", "ingest": "the ingest time (no date was given)"}
+SOURCES = {"explicit": "given at ingest (--valid-from)", "front_matter": "from the front matter",
+           "git": "from the file's last git commit", "ingest": "is the ingest time (no date was given)"}
 OPS = ("added", "removed", "modified", "moved", "renamed")
 REMOVED = "~removed"  # suffix of a removed element's id in the History tree: it is not an element of the version
 
@@ -118,7 +118,7 @@ def show_version(v: VersionRecord, previous: VersionRecord | None) -> None:
     d.metric("Recorded", v.recorded_at.date().isoformat(), help=f"Ingested at {v.recorded_at.isoformat()}")
     date_from = SOURCES.get(v.valid_from_source, escape_markdown(v.valid_from_source))
     counts = " · ".join(f"{getattr(v, op)} {op}" for op in OPS) if previous is not None else "first version"
-    st.caption(f"Valid-from date from {date_from}. Since {version_label(previous) if previous else 'nothing'}: "
+    st.caption(f"Valid-from date {date_from}. Since {version_label(previous) if previous else 'nothing'}: "
                f"{counts}.")
 
 
