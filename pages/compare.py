@@ -27,6 +27,7 @@ from core.store import StoreError
 from core.text import escape_markdown
 from views import charts, ui
 from views.comparison import show_hierarchy_added, show_table
+from views.versions import as_of_picker, versions_read_markdown
 
 TITLES = {"plain": "Plain", "hierarchical": "Hierarchical"}
 BLURBS = {
@@ -67,6 +68,7 @@ if examples:
                  format_func=lambda q: q or f"— pick an example ({examples_from}) —")
 
 scope = ui.scope_picker(store, "compare")
+when = as_of_picker("compare")  # the end of the chosen day (UTC), or None: the current collection
 
 with st.form("compare_form"):
     question = st.text_area("Question", key="compare_question", height=80,
@@ -81,17 +83,17 @@ with st.form("compare_form"):
     everywhere = st.checkbox("Search everywhere (ignore the headings the question names)", key="compare_everywhere")
     submitted = st.form_submit_button("Ask", type="primary")
 st.caption(f"Collection **{escape_markdown(collection)}** (change it in the sidebar) · scope: "
-           f"{escape_markdown(scope.label)}")
+           f"{escape_markdown(scope.label)}{f' · as of {when.date().isoformat()}' if when else ''}")
 rerun = st.session_state.pop("compare_rerun", False)
 
 
 # -- one column ---------------------------------------------------------------------------------------------
 
 
-def show_details(result: ModeResult, plain_tokens: int, x_max: float, question: str) -> None:
+def show_details(result: ModeResult, plain_tokens: int, x_max: float, comparison: Comparison) -> None:
     if result.answer.error:
         st.error(escape_markdown(result.answer.error))
-    show_table(question, result)
+    show_table(comparison.question, result)
     st.caption(f"Answered by: {escape_markdown(result.answer.answerer)}")
     a, b = st.columns(2)
     delta = None if result.mode == "plain" else f"{result.context.tokens - plain_tokens:+d} vs plain"
@@ -111,13 +113,17 @@ def show_details(result: ModeResult, plain_tokens: int, x_max: float, question: 
         st.download_button("Download the context", data=result.context.text, file_name=f"context-{result.mode}.md",
                            mime="text/markdown", key=f"context_download_{result.mode}")
     st.markdown("**Sources** (open in the Document tree)")
+    day = comparison.as_of.date() if comparison.as_of is not None else None
     for source in result.sources:
         where = " › ".join(source.heading_path)
         text = source.text if len(source.text) <= 160 else source.text[:159] + "…"
         tag = "cited" if source.cited else "hit"
         path = f"*{escape_markdown(where)}* › " if where else ""
-        st.markdown(f"- {tag} [`e:{source.short_id}`]({ui.tree_link(source.element_id, collection)}) "
+        st.markdown(f"- {tag} [`e:{source.short_id}`]({ui.tree_link(source.element_id, collection, day)}) "
                     f"{path}{escape_markdown(text)}")
+    read_at = versions_read_markdown(comparison.versions, [s.document_id for s in result.sources])
+    if read_at:
+        st.caption(read_at + (f" (as of {day.isoformat()})" if day else " (current)"))
 
 
 def _head(text: str) -> str:
@@ -181,7 +187,7 @@ def run_columns(retrieval: Retrieval | None, comparison: Comparison | None) -> C
     plain_tokens = results["plain"].context.tokens
     for mode, column in zip(MODES, columns, strict=True):
         with column:
-            show_details(results[mode], plain_tokens, x_max, comparison.question)
+            show_details(results[mode], plain_tokens, x_max, comparison)
     return comparison
 
 
@@ -198,7 +204,9 @@ if submitted or rerun:
         try:
             with st.spinner("Searching…"):
                 fresh = retrieve(store, RetrievalRequest(asked, k=int(k), scope=scope, children_budget=int(budget),
-                                                         search=search_name, everywhere=everywhere))
+                                                         search=search_name, everywhere=everywhere, as_of=when))
+        except QuestionError as exc:  # a day before every version, or a strategy without history: our own words
+            st.error(escape_markdown(str(exc)), icon=":material/event_busy:")
         except (ValueError, StoreError) as exc:
             st.error(f"The search failed: {escape_markdown(str(exc))}")
 

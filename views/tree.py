@@ -7,13 +7,14 @@ only through Jinja's escaping, and the page shows it in a sandboxed iframe, neve
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
 
 from core.elements import Element
+from core.versions import Change
 
 CATEGORY_COLOURS = {
     "Title": "#1f6feb",
@@ -47,6 +48,10 @@ class TreeItem:
     table: list[list[str]] | None = None
     hit: bool = False
     match: bool = False
+    change: str | None = None  # what happened to it since the version before (History view)
+    words: tuple[tuple[str, str], ...] = ()  # its word diff, for edited text
+    old_path: str = ""  # where a moved element stood
+    before: str | None = None  # an edited code block's or table's text before (they get no word diff)
 
 
 @dataclass
@@ -71,39 +76,44 @@ def _children_index(elements: Sequence[Element]) -> tuple[list[Element], dict[st
     return roots, children
 
 
+def _with_ancestors(ids: Iterable[str], parent_of: Mapping[str, str | None]) -> set[str]:
+    keep: set[str] = set()
+    for start in ids:
+        node: str | None = start
+        while node and node not in keep:
+            keep.add(node)
+            node = parent_of.get(node)
+    return keep
+
+
 def visible_ids(elements: Sequence[Element], query: str) -> set[str] | None:
     """Ids to show for a search: the matches and their ancestors. ``None`` means show everything."""
     query = query.strip().casefold()
     if not query:
         return None
     parent_of = {d.element_id: d.parent_id for d in elements}
-    keep: set[str] = set()
-    for doc in elements:
-        if query in doc.text.casefold():
-            node: str | None = doc.element_id
-            while node and node not in keep:
-                keep.add(node)
-                node = parent_of.get(node)
-    return keep
+    return _with_ancestors((d.element_id for d in elements if query in d.text.casefold()), parent_of)
 
 
 def tree_steps(
-    elements: Sequence[Element], *, highlight: Iterable[str] = (), query: str = "", open_depth: int = 2
+    elements: Sequence[Element], *, highlight: Iterable[str] = (), query: str = "", open_depth: int = 2,
+    changes: Mapping[str, Change] | None = None, only_changes: bool = False,
 ) -> list[Step]:
     """The walk of the tree in document order: branches open to ``open_depth`` (all of them while searching, and
-    every ancestor of a highlighted element), only matches and their ancestors while searching."""
+    every ancestor of a highlighted or changed element), only matches and their ancestors while searching.
+
+    ``changes`` marks elements by id (the History view); ``only_changes`` shows the changed ones and their
+    ancestors only."""
     ordered = sorted(elements, key=lambda d: d.order)
     roots, children = _children_index(ordered)
     highlight = set(highlight)
+    changes = changes or {}
     show = visible_ids(ordered, query)
     needle = query.strip().casefold()
     parent_of = {d.element_id: d.parent_id for d in ordered}
-    force_open: set[str] = set()
-    for hit in highlight:
-        node = parent_of.get(hit)
-        while node:
-            force_open.add(node)
-            node = parent_of.get(node)
+    if only_changes:
+        show = _with_ancestors(changes, parent_of)
+    force_open = _with_ancestors([p for h in (*highlight, *changes) if (p := parent_of.get(h))], parent_of)
 
     steps: list[Step] = []
     stack: list[tuple[Element, int, bool]] = [(d, 0, False) for d in reversed(roots)]
@@ -116,7 +126,8 @@ def tree_steps(
         if show is not None and element_id not in show:
             continue
         kids = [k for k in children.get(element_id, []) if show is None or k.element_id in show]
-        element = _item(doc, hit=element_id in highlight, match=bool(needle) and needle in doc.text.casefold())
+        element = _item(doc, hit=element_id in highlight, match=bool(needle) and needle in doc.text.casefold(),
+                        change=changes.get(element_id))
         if kids:
             is_open = depth < open_depth or show is not None or element_id in force_open
             steps.append(Step("open", element, is_open))
@@ -128,18 +139,27 @@ def tree_steps(
 
 
 def render_tree_html(
-    elements: Sequence[Element], *, highlight: Iterable[str] = (), query: str = "", open_depth: int = 2
+    elements: Sequence[Element], *, highlight: Iterable[str] = (), query: str = "", open_depth: int = 2,
+    changes: Mapping[str, Change] | None = None, only_changes: bool = False,
 ) -> str:
-    """A full HTML page showing ``elements`` (one document, any order) as a collapsible tree."""
+    """A full HTML page showing ``elements`` (one document, any order) as a collapsible tree, ``changes`` marked."""
     highlight = list(highlight)
-    steps = tree_steps(elements, highlight=highlight, query=query, open_depth=open_depth)
+    steps = tree_steps(elements, highlight=highlight, query=query, open_depth=open_depth, changes=changes,
+                       only_changes=only_changes)
     return _ENV.get_template("tree.html").render(steps=steps, scroll_to_hit=bool(highlight))
 
 
-def _item(doc: Element, *, hit: bool, match: bool) -> TreeItem:
+def _item(doc: Element, *, hit: bool, match: bool, change: Change | None = None) -> TreeItem:
     category = doc.category or "?"
     out = TreeItem(element_id=doc.element_id, category=category, colour=CATEGORY_COLOURS.get(category, OTHER_COLOUR),
                    hit=hit, match=match)
+    if change is not None:
+        out.change = change.op
+        out.old_path = " › ".join(change.old_path) if change.old_path is not None else ""
+        if category not in ("CodeSnippet", "Table"):
+            out.words = change.words
+        elif change.op == "modified":
+            out.before = change.before
     text = doc.text
     if category == "CodeSnippet":
         out.code = text

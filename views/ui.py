@@ -7,6 +7,7 @@ picked lives in ``st.session_state``. No SQL and no prompt text here: pages call
 from __future__ import annotations
 
 import threading
+from datetime import date
 from pathlib import Path
 
 import streamlit as st
@@ -152,9 +153,10 @@ def require_documents(store_: ElementStore | None = None) -> ElementStore:
     return store_ or store()
 
 
-def tree_link(element_id: str, collection: str | None = None) -> str:
-    """A URL of the Document tree page with ``element_id`` highlighted."""
-    return f"/document_tree?collection={collection or current_collection()}&element={element_id}"
+def tree_link(element_id: str, collection: str | None = None, as_of: date | None = None) -> str:
+    """A URL of the Document tree page with ``element_id`` highlighted (in the tree as of ``as_of``, if given)."""
+    day = f"&as_of={as_of.isoformat()}" if as_of is not None else ""
+    return f"/document_tree?collection={collection or current_collection()}&element={element_id}{day}"
 
 
 @st.cache_data(show_spinner="Finding example questions that fit this collection…", max_entries=32)

@@ -30,7 +30,7 @@ from core.retrieval import (
     retrieve,
     validate_question,
 )
-from core.store import ElementStore
+from core.store import ElementStore, VersionRecord
 
 __all__ = ["Answer", "AnswerEvent", "AnswerStream", "Comparison", "ModeResult", "Source", "answer_concurrently",
            "compare"]
@@ -172,6 +172,8 @@ class Comparison:
     created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     search: dict[str, Any] = field(default_factory=dict)  # Retrieval.describe(): strategy, scope, notes
     provenance: list[dict[str, Any]] = field(default_factory=list)  # per hit: document, version, validity, key
+    as_of: datetime | None = None  # the moment the documents were read at (None: the current collection)
+    versions: dict[str, VersionRecord] = field(default_factory=dict)  # the version each hit's document was read at
 
     @property
     def plain(self) -> ModeResult | None:
@@ -185,7 +187,7 @@ class Comparison:
     def build(cls, collection: str, retrieval: Retrieval, results: dict[str, ModeResult], answerer: str) -> Comparison:
         return cls(retrieval.question, collection, retrieval.k, retrieval.scope, answerer, results,
                    retrieval.hierarchy_added, retrieval.hierarchical.hits, search=retrieval.describe(),
-                   provenance=hit_provenance(retrieval))
+                   provenance=hit_provenance(retrieval), as_of=retrieval.as_of, versions=dict(retrieval.versions))
 
     def to_dict(self, *, details: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {"question": self.question}
@@ -201,6 +203,9 @@ class Comparison:
             out["hits"] = [h.as_dict() for h in self.hits]
             out["hierarchy_added"] = [e.as_dict() for e in self.hierarchy_added]
             out["created_at"] = self.created_at
+            out["as_of"] = self.as_of.isoformat() if self.as_of is not None else None
+            out["versions"] = {d: {"version": v.version, "valid_from": v.valid_from.isoformat(),
+                                   "filename": v.filename} for d, v in self.versions.items()}
         return out
 
 

@@ -1,0 +1,165 @@
+"""Versions on the pages: the "As of" date picker (Compare, Document tree) and the Document tree's History view.
+
+"As of D" means the end of day D in UTC (:func:`end_of_day`): a version that takes effect on D is the one read, as
+a user asking about "the rules on D" expects. Document text reaches the page only through the tree's autoescaping
+template (in a sandboxed frame), a dataframe, or ``escape_markdown``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from datetime import UTC, date, datetime, time
+
+import streamlit as st
+
+from core.elements import Element
+from core.store import ElementStore, VersionRecord
+from core.text import escape_markdown
+from core.versions import Change, DateError, as_json, diff_elements, parse_date
+from views import ui
+from views.frames import sandboxed_page
+from views.tree import render_tree_html
+
+EARLIEST = date(1900, 1, 1)
+LATEST = date(2200, 12, 31)
+SOURCES = {"explicit": "given at ingest (--valid-from)", "front_matter": "from the front matter",
+           "git": "from the file's last git commit", "ingest": "is the ingest time (no date was given)"}
+OPS = ("added", "removed", "modified", "moved", "renamed")
+REMOVED = "~removed"  # suffix of a removed element's id in the History tree: it is not an element of the version
+
+
+def end_of_day(day: date) -> datetime:
+    """The last moment of ``day`` in UTC: what "as of ``day``" reads."""
+    return datetime.combine(day, time.max, tzinfo=UTC)
+
+
+def as_of_picker(key: str) -> datetime | None:
+    """A toggle and a date; ``None`` (the current collection) while the toggle is off.
+
+    A link's ``?as_of=YYYY-MM-DD`` turns it on with that date once (untrusted: a value that does not parse is shown
+    escaped and ignored); the user's own picks win afterwards."""
+    on_key, day_key, seen_key = f"{key}_as_of_on", f"{key}_as_of_date", f"_{key}_as_of_from_url"
+    linked = st.query_params.get("as_of")
+    if linked and st.session_state.get(seen_key) != linked:
+        st.session_state[seen_key] = linked
+        try:
+            value, _ = parse_date(linked, what="as_of")
+            st.session_state[on_key], st.session_state[day_key] = True, value.date()
+        except DateError:
+            st.warning(f"The link's as-of date {escape_markdown(linked[:40])} is not a date (YYYY-MM-DD): showing "
+                       "the current collection.", icon=":material/event_busy:")
+    st.session_state.setdefault(day_key, datetime.now(UTC).date())
+    on = st.toggle("As of a date", key=on_key,
+                   help="Read each document's version in force at the end of the chosen day (UTC), "
+                        "instead of the current collection.")
+    if not on:
+        return None
+    day = st.date_input("As of", key=day_key, min_value=EARLIEST, max_value=LATEST, format="YYYY-MM-DD")
+    return end_of_day(day)
+
+
+def version_label(v: VersionRecord) -> str:
+    return f"v{v.version} · {v.valid_from.date().isoformat()}"
+
+
+def versions_read_markdown(versions: Mapping[str, VersionRecord], document_ids: Iterable[str]) -> str:
+    """"Read at: `file` v2 · 2021-07-01, …" for the documents an answer's sources come from (escaped)."""
+    read = [versions[d] for d in dict.fromkeys(document_ids) if d in versions]
+    return "Read at: " + ", ".join(f"{escape_markdown(v.filename)} {version_label(v)}" for v in read) if read else ""
+
+
+# -- the History view ---------------------------------------------------------------------------------------
+
+
+def history_tree(old: Sequence[Element], new: Sequence[Element],
+                 changes: Sequence[Change]) -> tuple[list[Element], dict[str, Change]]:
+    """The elements the History tree shows, in diff order (``include_unchanged``): the new version's, and each
+    removed one at its old place under its old parent (or that parent's successor); the changes by shown id."""
+    new_by_id = {e.element_id: e for e in new}
+    old_by_id = {e.element_id: e for e in old}
+    shown_id = {c.old_id: c.new_id or c.old_id + REMOVED for c in changes if c.old_id is not None}
+    out: list[Element] = []
+    marks: dict[str, Change] = {}
+    for order, change in enumerate(changes):
+        if change.new_id is not None:
+            element = replace(new_by_id[change.new_id], order=order)
+        else:
+            was = old_by_id[change.old_id]
+            parent = shown_id.get(was.parent_id, was.parent_id) if was.parent_id else None
+            element = replace(was, element_id=was.element_id + REMOVED, parent_id=parent, order=order)
+        out.append(element)
+        if change.op != "unchanged":
+            marks[element.element_id] = change
+    return out, marks
+
+
+@st.cache_data(show_spinner="Comparing the two versions…", max_entries=32)
+def _changes(collection: str, document_id: str, before: int, after: int,
+             hashes: tuple[str, str]) -> tuple[list[Element], list[Element], list[Change]]:
+    """The elements of two versions and the changes between them (``hashes`` tie the cache to their content)."""
+    read = ui.store(collection).read
+    old, new = read.version_elements(document_id, before), read.version_elements(document_id, after)
+    keys = {e.element_id: e.element_key for e in old}
+    return old, new, diff_elements(old, new, old_keys=keys, include_unchanged=True)
+
+
+def show_version(v: VersionRecord, previous: VersionRecord | None) -> None:
+    """A version's dates, where its date came from, its counts and its state."""
+    if v.retired_at is not None:
+        st.badge(f"retired {v.retired_at.date().isoformat()}", icon=":material/archive:", color="gray")
+    if v.not_yet_valid:
+        st.badge("not yet valid when recorded", icon=":material/schedule:", color="orange")
+    a, b, c, d = st.columns(4)
+    a.metric("Valid from", v.valid_from.date().isoformat())
+    b.metric("Valid to", v.valid_to.date().isoformat() if v.valid_to else "—")
+    c.metric("Elements", v.n_elements)
+    d.metric("Recorded", v.recorded_at.date().isoformat(), help=f"Ingested at {v.recorded_at.isoformat()}")
+    date_from = SOURCES.get(v.valid_from_source, escape_markdown(v.valid_from_source))
+    counts = " · ".join(f"{getattr(v, op)} {op}" for op in OPS) if previous is not None else "first version"
+    st.caption(f"Valid-from date {date_from}. Since {version_label(previous) if previous else 'nothing'}: "
+               f"{counts}.")
+
+
+def show_history(store: ElementStore, document_id: str, at: datetime | None) -> None:
+    """One document's versions: a slider over them, the chosen one's record, and its tree with the changes since
+    the version before marked (removed elements struck through at their old place), word diffs in edited text."""
+    versions = store.read.versions(document_id)
+    if not versions:
+        st.info("This document has no recorded versions.")
+        return
+    if len(versions) == 1:
+        st.info(f"This document has one version ({version_label(versions[0])}): there is no history to show yet. "
+                "Ingest a changed copy with a later date to make a second one.", icon=":material/history:")
+        show_version(versions[0], None)
+        return
+    numbers = [v.version for v in versions]
+    by_number = {v.version: v for v in versions}
+    in_force = [v.version for v in versions if at is None or v.valid_from <= at]
+    picked = st.select_slider("Version", numbers, value=in_force[-1] if in_force else numbers[-1],
+                              format_func=lambda n: version_label(by_number[n]), key=f"history_{document_id}")
+    v = by_number[picked]
+    previous = by_number.get(picked - 1)
+    show_version(v, previous)
+    if previous is None:
+        st.info("The first version: nothing to compare it with. Its tree:")
+        elements = store.read.version_elements(document_id, v.version)
+        sandboxed_page(render_tree_html(elements), height=650, title=f"Element tree of {v.filename} "
+                       f"{version_label(v)}", key="history_frame")
+        return
+    old, new, changes = _changes(store.collection, document_id, previous.version, v.version,
+                                 (previous.content_hash, v.content_hash))
+    shown, marks = history_tree(old, new, changes)
+    only = st.toggle("Only the changes (and the headings above them)", key="history_only_changes")
+    if not marks:
+        st.info("No element changed between these versions (only whitespace or line breaks differ).")
+    sandboxed_page(render_tree_html(shown, changes=marks, only_changes=only), height=650,
+                   title=f"Changes in {v.filename} {version_label(v)}", key="history_frame")
+    st.caption("Marks: added · removed (struck through, where it stood) · modified (deleted words red, inserted "
+               "green) · moved (with where it stood) · renamed (a heading whose section stayed).")
+    st.download_button("Download the changes (JSON)", key="history_download",
+                       data=json.dumps({"document_id": document_id, "from": previous.as_dict(), "to": v.as_dict(),
+                                        **as_json([c for c in changes if c.op != "unchanged"])},
+                                       ensure_ascii=False, indent=2),
+                       file_name=f"changes-v{previous.version}-v{v.version}.json", mime="application/json")
