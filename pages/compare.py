@@ -12,6 +12,7 @@ import json
 import streamlit as st
 
 from core.answering import Comparison, ModeResult, answer_concurrently, default_answerer
+from core.answering.changes import ChangeAnswer, answer_change_question
 from core.retrieval import (
     DEFAULT_CHILDREN_BUDGET,
     MODES,
@@ -27,7 +28,7 @@ from core.store import StoreError
 from core.text import escape_markdown
 from views import charts, ui
 from views.comparison import show_hierarchy_added, show_table
-from views.versions import as_of_picker, versions_read_markdown
+from views.versions import as_of_picker, show_change_answer, versions_read_markdown
 
 TITLES = {"plain": "Plain", "hierarchical": "Hierarchical"}
 BLURBS = {
@@ -194,13 +195,17 @@ def run_columns(retrieval: Retrieval | None, comparison: Comparison | None) -> C
 # -- run ------------------------------------------------------------------------------------------------------
 
 fresh: Retrieval | None = None
+changes: ChangeAnswer | None = None
 if submitted or rerun:
     try:
         asked = validate_question(question)  # the rules of core.retrieval, shown as a warning, never a traceback
     except QuestionError as exc:
         asked = None
         st.warning(str(exc))  # our own words: no typed text in them
-    if asked is not None:
+    changes = answer_change_question(store, asked) if asked is not None and when is None else None
+    if changes is not None:  # "what changed …": the stored diffs answer it, not a search
+        show_change_answer(changes, collection)
+    elif asked is not None:
         try:
             with st.spinner("Searching…"):
                 fresh = retrieve(store, RetrievalRequest(asked, k=int(k), scope=scope, children_budget=int(budget),
@@ -221,14 +226,14 @@ if fresh is not None and fresh.hits:
 elif fresh is not None:
     comparison = None
     st.info("Nothing found in this scope.")
-elif comparison is not None:
+elif comparison is not None and changes is None:
     st.caption(f"Last question: {escape_markdown(comparison.question)}")
     show_search(comparison.search.get("notes", []), [h.as_dict() for h in comparison.hits], False)
     run_columns(None, comparison)
-elif not submitted:
+elif not submitted and changes is None:
     st.info("Ask a question to see both answers side by side.")
 
-if comparison is not None and {"plain", "hierarchical"} <= set(comparison.results):
+if comparison is not None and changes is None and {"plain", "hierarchical"} <= set(comparison.results):
     show_hierarchy_added(comparison)
     st.download_button(
         "Download the comparison (JSON)",

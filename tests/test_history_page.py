@@ -217,3 +217,19 @@ def test_an_edited_code_block_shows_its_text_before_escaped():
     assert [c.op for c in marks.values()] == ["modified"]
     page = render_tree_html(shown, changes=marks)
     assert '<details class="before"><summary>before</summary><pre>run &lt;b&gt;old&lt;/b&gt;</pre></details>' in page
+
+
+def test_compare_answers_a_what_changed_question_from_the_stored_diffs(legal):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.session_state["collection"] = legal.collection
+    at.switch_page("pages/compare.py").run()
+    at.text_area(key="compare_question").input("What changed in the ordinance since 2023?")
+    next(b for b in at.button if getattr(b, "label", None) == "Ask").click()
+    at.run()
+    assert not at.exception, at.exception
+    assert [s.value for s in at.subheader] == ["What changed"], "no search columns for a change question"
+    page = unescape("\n".join(m.value for m in at.markdown))
+    assert "**added** · [" in page and "v3](/document_tree?" in page and "in force from 2023-03-01" in page, page
+    assert "Article 7 (E-book service)" in page and "[Repealed on March 1, 2023]" in page
+    assert "2021-07-01" not in page, "a change before the date asked is not listed"
+    assert any(b.label == "Download the changes (JSON)" for b in at.get("download_button"))

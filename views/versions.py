@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
+from urllib.parse import quote
 
 import streamlit as st
 
+from core.answering.changes import ChangeAnswer
 from core.elements import Element
 from core.store import ElementStore, VersionRecord
 from core.text import escape_markdown
@@ -68,6 +70,41 @@ def versions_read_markdown(versions: Mapping[str, VersionRecord], document_ids: 
     """"Read at: `file` v2 · 2021-07-01, …" for the documents an answer's sources come from (escaped)."""
     read = [versions[d] for d in dict.fromkeys(document_ids) if d in versions]
     return "Read at: " + ", ".join(f"{escape_markdown(v.filename)} {version_label(v)}" for v in read) if read else ""
+
+
+# -- "what changed" answers ---------------------------------------------------------------------------------
+
+
+def show_change_answer(answer: ChangeAnswer, collection: str) -> None:
+    """A "what changed" question answered from the stored diffs: each change cited with its document, version, date
+    and heading path, linked to the History view of its document; every text escaped."""
+    st.subheader("What changed")
+    st.caption("Answered from the stored diffs between versions: no search and no model.")
+    if not answer.changes:
+        st.info(escape_markdown(answer.text))
+        return
+    lines = []
+    for n, item in enumerate(answer.changes, start=1):
+        change = item.change
+        where = " › ".join(change.path) or "(the document's top)"
+        text = change.after if change.op != "removed" else change.before
+        was = f" (was “{escape_markdown(_short(change.before))}”)" if change.op in ("modified", "renamed") else ""
+        # The element in the tree of the version that holds it: the new one, or for a removal the one before.
+        day = item.valid_from.date()
+        element_id = change.new_id if change.op != "removed" else change.old_id
+        link = ui.tree_link(element_id or "", quote(collection, safe=""),
+                            as_of=day if change.op != "removed" else day - timedelta(days=1))
+        lines.append(f"{n}. **{change.op}** · [{escape_markdown(item.filename)} v{item.version}]({link}) · in force "
+                     f"from {item.valid_from.date().isoformat()} · *{escape_markdown(where)}*  \n"
+                     f"“{escape_markdown(_short(text))}”{was}")
+    st.markdown(f"{len(answer.changes)} change(s), oldest first:\n\n" + "\n".join(lines))
+    st.download_button("Download the changes (JSON)", data=json.dumps(answer.as_dict(), ensure_ascii=False, indent=2),
+                       file_name="changes.json", mime="application/json", key="changes_download")
+
+
+def _short(text: str | None, limit: int = 200) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # -- the History view ---------------------------------------------------------------------------------------

@@ -58,6 +58,10 @@ _KO_DROP = re.compile(
 )
 
 
+# Before any version: every version after a document's first counts as a change.
+EVER = datetime.min.replace(tzinfo=UTC)
+
+
 @dataclass(frozen=True)
 class ChangeQuery:
     """A "what changed" question: the subject's words (empty: every document) and the window, ``since`` (on or
@@ -232,3 +236,12 @@ def answer_changes(store: ElementStore, query: ChangeQuery) -> ChangeAnswer:
                          else f"… 외 {len(found) - MAX_LISTED}건")
         text = "\n".join([lead, *lines])
     return ChangeAnswer(query, found, text, matched_by, sorted({c.document_id for c in found}))
+
+
+def answer_change_question(store: ElementStore, question: str) -> ChangeAnswer | None:
+    """The answer from the stored diffs when ``question`` asks what changed and some document of the collection has
+    a second version; ``None`` when it is an ordinary question (or no document ever changed), to be searched."""
+    query = change_question(question)
+    if query is None or not store.read.versions_since(EVER):
+        return None
+    return answer_changes(store, query)

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from core.cli.arguments import add_collection, add_command, whole_number
 from core.cli.console import emit, fail
 from core.retrieval.strategies import describe_choices, search_choices
 
-EVER = datetime.min.replace(tzinfo=UTC)
-
 if TYPE_CHECKING:
-    from core.answering.changes import ChangeQuery
-    from core.store import ElementStore
+    pass
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from core.answering import compare, default_answerer
-    from core.answering.changes import change_question
+    from core.answering.changes import answer_change_question
     from core.retrieval import QuestionError, RetrievalRequest, resolve_scope, validate_question
     from core.store import open_store
     from core.versions import parse_date
@@ -50,9 +46,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return fail(f"--children-budget must be 0 or more tokens, got {args.children_budget}")
     as_of = parse_date(args.as_of, what="--as-of")[0] if args.as_of is not None else None
     store = open_store(args.collection, create=False)
-    asked_for_changes = change_question(question)
-    if asked_for_changes is not None and as_of is None and store.read.versions_since(EVER):
-        return _answer_changes(store, asked_for_changes, args.json)  # else no document has two versions: search
+    changes = answer_change_question(store, question) if as_of is None else None
+    if changes is not None:  # "what changed …": answered from the stored diffs, not from a search
+        emit(changes.as_dict(), args.json, f"answered from the stored diffs (no search, no model)\n\n{changes.text}")
+        return 0
     request = RetrievalRequest(question, k=args.k, scope=resolve_scope(store, args.scope), search=args.search,
                                everywhere=args.everywhere, children_budget=args.children_budget, as_of=as_of)
     search = request.config
@@ -82,12 +79,3 @@ def _provenance_words(found: dict[str, object] | None) -> str:
         return ""
     valid_from = str(found["valid_from"])[:10]
     return f"  ({found['filename']} v{found['version']}, valid from {valid_from}, key {found['key']})"
-
-
-def _answer_changes(store: ElementStore, query: ChangeQuery, as_json: bool) -> int:
-    """A "what changed" question: answered from the stored diffs, not from a search."""
-    from core.answering.changes import answer_changes
-
-    answer = answer_changes(store, query)
-    emit(answer.as_dict(), as_json, f"answered from the stored diffs (no search, no model)\n\n{answer.text}")
-    return 0
