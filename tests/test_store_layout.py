@@ -47,6 +47,7 @@ def test_hierarchy_fields_are_typed_columns_that_match_the_metadata(spec_store):
         "parent_id": ("text", "YES"), "document_id": ("text", "NO"), "category": ("text", "NO"),
         "category_depth": ("int4", "NO"), "order": ("int4", "NO"), "heading_path": ("_text", "NO"),
         "embedded_text_sha256": ("text", "YES"), "metadata": ("jsonb", "NO"), "fts": ("tsvector", "YES"),
+        "since_version": ("int4", "NO"), "element_key": ("text", "YES"),
     }
     doc = store.documents()[0]
     elements = store.elements(doc.document_id)
@@ -75,6 +76,9 @@ def test_the_table_has_the_shape_pgvectorstore_creates(spec_store):
     reference = f"hke_shape_{uuid.uuid4().hex[:8]}"
     columns = _columns(store, store.table)
     assert columns.pop(sql.FTS_COLUMN) == ("tsvector", "YES")  # ours only: generated, never written by a client
+    # Ours only too: the version the row appeared in and its key across versions (core.sql.versions); defaulted,
+    # so a row PGVectorStore adds is version 1 and its own key.
+    assert (columns.pop("since_version"), columns.pop("element_key")) == (("int4", "NO"), ("text", "YES"))
     kinds = {"text": "TEXT", "int4": "INTEGER", "_text": "TEXT[]"}
     store.vectorstore  # noqa: B018 - makes the engine
     from core.store import pg_engine
