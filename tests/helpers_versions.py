@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from core.elements import Element
 from core.markdown_loader import parse_markdown
+from core.versions import match_versions
 
 WORDS = (
     "survey tide gauge harbour vessel crew log reading datum chart depth sounding buoy anchor channel mooring "
@@ -195,3 +196,31 @@ EDITS: dict[str, Callable[[list[Node]], tuple[list[Node], Gold]]] = {
     "add_and_remove": add_and_remove,
 }
 REFLOWED = frozenset({"whitespace_only"})
+
+
+def edit_suite_scores() -> tuple[float, float, list[str]]:
+    """(op accuracy over every element of every edit, identity F1 of matched pairs, the misses)."""
+    base = base_manual()
+    old = parse(base)
+    right = total = tp = fp = fn = 0
+    misses: list[str] = []
+    for name, edit in EDITS.items():
+        nodes, gold_ops = edit(base)
+        new = parse(nodes, reflow=name in REFLOWED)
+        gid_old = {e.element_id: n.gid for e, n in zip(old, base, strict=True)}
+        gid_new = {e.element_id: n.gid for e, n in zip(new, nodes, strict=True)}
+        result = match_versions(old, new)
+        predicted = {(gid_old[m.old.element_id], gid_new[m.new.element_id])
+                     for m in result.matches if m.old and m.new}
+        gold_pairs = {(g, g) for g in set(gid_old.values()) & set(gid_new.values())}
+        tp += len(predicted & gold_pairs)
+        fp += len(predicted - gold_pairs)
+        fn += len(gold_pairs - predicted)
+        for m in result.matches:
+            gid = gid_new[m.new.element_id] if m.new else gid_old[m.old.element_id]
+            want = gold_ops.get(gid, "unchanged")
+            total += 1
+            right += m.op == want
+            if m.op != want:
+                misses.append(f"{name}: {gid} {m.op} != {want}")
+    return right / total, 2 * tp / (2 * tp + fp + fn), misses

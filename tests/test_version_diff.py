@@ -17,7 +17,7 @@ from core.versions import DateError, as_json, diff_elements, match_versions, par
 from core.versions.dates import DateSource, version_as_of
 
 from .conftest import ROOT
-from .helpers_versions import EDITS, REFLOWED, base_manual, parse
+from .helpers_versions import EDITS, base_manual, edit_suite_scores, parse
 
 LEGAL = ROOT / "data" / "versions" / "legal"
 GOLD = json.loads((LEGAL / "gold.json").read_text(encoding="utf-8"))
@@ -27,37 +27,9 @@ def _elements(text: str, document_id: str = "doc") -> list[Element]:
     return [Element.from_document(d) for d in parse_markdown(text, source="doc.md", document_id=document_id)]
 
 
-def _suite_scores() -> tuple[float, float, list[str]]:
-    """(op accuracy over every element of every edit, identity F1 of matched pairs, the misses)."""
-    base = base_manual()
-    old = parse(base)
-    right = total = tp = fp = fn = 0
-    misses: list[str] = []
-    for name, edit in EDITS.items():
-        nodes, gold_ops = edit(base)
-        new = parse(nodes, reflow=name in REFLOWED)
-        gid_old = {e.element_id: n.gid for e, n in zip(old, base, strict=True)}
-        gid_new = {e.element_id: n.gid for e, n in zip(new, nodes, strict=True)}
-        result = match_versions(old, new)
-        predicted = {(gid_old[m.old.element_id], gid_new[m.new.element_id])
-                     for m in result.matches if m.old and m.new}
-        gold_pairs = {(g, g) for g in set(gid_old.values()) & set(gid_new.values())}
-        tp += len(predicted & gold_pairs)
-        fp += len(predicted - gold_pairs)
-        fn += len(gold_pairs - predicted)
-        for m in result.matches:
-            gid = gid_new[m.new.element_id] if m.new else gid_old[m.old.element_id]
-            want = gold_ops.get(gid, "unchanged")
-            total += 1
-            right += m.op == want
-            if m.op != want:
-                misses.append(f"{name}: {gid} {m.op} != {want}")
-    return right / total, 2 * tp / (2 * tp + fp + fn), misses
-
-
 def test_edit_suite_op_accuracy_and_identity_f1():
     assert len(parse(base_manual())) == 100
-    accuracy, f1, misses = _suite_scores()
+    accuracy, f1, misses = edit_suite_scores()
     assert misses == []
     assert accuracy == 1.0
     assert f1 >= 0.95

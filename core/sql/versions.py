@@ -60,10 +60,20 @@ CREATE_SCHEMA = [
         PRIMARY KEY (collection_id, block_hash)
     )
     """,
+    # An element's place in a version's layout. PL/pgSQL and a high COST on purpose: the planner neither inlines it
+    # nor evaluates it below a sort with a LIMIT, so a search as of a date orders every row by distance (or score)
+    # and reads the layout only for the k rows it returns. Each call reads the whole layout array out of its TOAST
+    # storage: for every row of a collection, that costs several times the search itself (bench/bench_versions.py).
+    """
+    CREATE OR REPLACE FUNCTION hke_layout_place(element_ids text[], element_id text) RETURNS integer
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE COST 1000
+    AS $$ BEGIN RETURN array_position(element_ids, element_id) - 1; END $$
+    """,
 ]
 
 SCHEMA_READY = (
-    "to_regclass('hke_document_versions') IS NOT NULL AND to_regclass('hke_source_blocks') IS NOT NULL"
+    "to_regclass('hke_document_versions') IS NOT NULL AND to_regclass('hke_source_blocks') IS NOT NULL "
+    "AND to_regprocedure('hke_layout_place(text[],text)') IS NOT NULL"
 )
 
 # -- an element table's history ---------------------------------------------------------------------
@@ -263,18 +273,19 @@ WHERE b.collection_id = %(collection_id)s
 
 def _version_rows(which_version: str) -> str:
     """The element rows (current and history) each version chosen by ``which_version`` holds, with that version's
-    order and lines; ``{{elements}}`` and ``{{history}}`` are bound per collection."""
+    order and lines (``hke_layout_place``, evaluated only for the rows a statement returns); ``{{elements}}`` and
+    ``{{history}}`` are bound per collection."""
     return f"""(
     SELECT x.element_id, x.content, x.embedding, x.parent_id, x.document_id, x.category, x.category_depth,
-           p.ord AS "order", x.heading_path, x.embedded_text_sha256,
-           x.metadata || jsonb_build_object('start_line', v.start_lines[p.ord + 1], 'end_line', v.end_lines[p.ord + 1])
-               AS metadata,
+           hke_layout_place(v.element_ids, x.element_id) AS "order", x.heading_path, x.embedded_text_sha256,
+           x.metadata || jsonb_build_object(
+               'start_line', v.start_lines[hke_layout_place(v.element_ids, x.element_id) + 1],
+               'end_line', v.end_lines[hke_layout_place(v.element_ids, x.element_id) + 1]) AS metadata,
            x.{FTS_COLUMN}, x.element_key, x.since_version
     FROM (SELECT {_STORED_COLUMNS}, {FTS_COLUMN}, NULL::int AS until_version FROM {{elements}}
           UNION ALL
           SELECT {_STORED_COLUMNS}, {FTS_COLUMN}, until_version FROM {{history}}) x
     JOIN hke_document_versions v ON v.document_id = x.document_id AND {which_version}
-    CROSS JOIN LATERAL (SELECT array_position(v.element_ids, x.element_id) - 1 AS ord) p
     WHERE x.since_version <= v.version AND (x.until_version IS NULL OR x.until_version > v.version)
 )"""  # noqa: S608 - fixed fragments, no user text
 
