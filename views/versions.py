@@ -79,7 +79,15 @@ def show_change_answer(answer: ChangeAnswer, collection: str) -> None:
     """A "what changed" question answered from the stored diffs: each change cited with its document, version, date
     and heading path, linked to the History view of its document; every text escaped."""
     st.subheader("What changed")
-    st.caption("Answered from the stored diffs between versions: no search and no model.")
+    if answer.summary is not None:
+        st.caption(f"Summary by {escape_markdown(answer.summary.model)}: every sentence cites the changes it "
+                   "describes ([c1] is the first change listed below).")
+        with st.container(border=True):
+            st.markdown(escape_markdown(answer.summary.text))
+    st.caption("Answered from the stored diffs between versions: no search"
+               + ("." if answer.summary is not None else " and no model."))
+    if answer.summary_error:
+        st.warning(f"The model gave no summary: {escape_markdown(answer.summary_error)}")
     if not answer.changes:
         st.info(escape_markdown(answer.text))
         return
@@ -94,8 +102,8 @@ def show_change_answer(answer: ChangeAnswer, collection: str) -> None:
         element_id = change.new_id if change.op != "removed" else change.old_id
         link = ui.tree_link(element_id or "", quote(collection, safe=""),
                             as_of=day if change.op != "removed" else day - timedelta(days=1))
-        lines.append(f"{n}. **{change.op}** · [{escape_markdown(item.filename)} v{item.version}]({link}) · in force "
-                     f"from {item.valid_from.date().isoformat()} · *{escape_markdown(where)}*  \n"
+        lines.append(f"{n}. `c{n}` **{change.op}** · [{escape_markdown(item.filename)} v{item.version}]({link}) · "
+                     f"in force from {item.valid_from.date().isoformat()} · *{escape_markdown(where)}*  \n"
                      f"“{escape_markdown(_short(text))}”{was}")
     st.markdown(f"{len(answer.changes)} change(s), oldest first:\n\n" + "\n".join(lines))
     st.download_button("Download the changes (JSON)", data=json.dumps(answer.as_dict(), ensure_ascii=False, indent=2),

@@ -18,7 +18,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
+
+from core.answering import prompts
 from core.answering.version_history import DocumentChange, changes_since
+from core.config import Settings, load_settings
+from core.llm import LLMError, RetryPolicy, chat_model, invoke_with_retries, model_label
 from core.store import ElementStore
 
 MAX_LISTED = 40  # changes written out in the answer's text; the JSON carries every one
@@ -85,6 +90,8 @@ class ChangeAnswer:
     text: str
     matched_by: str = "all"
     documents: list[str] = field(default_factory=list)
+    summary: ChangeSummary | None = None  # an LLM's summary, when one is configured
+    summary_error: str | None = None  # why the configured LLM gave none (the listed changes still answer)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -97,7 +104,23 @@ class ChangeAnswer:
             "documents": self.documents,
             "answer": self.text,
             "changes": [dict(c.as_dict(), id=f"c{i}") for i, c in enumerate(self.changes, start=1)],
+            "summary": self.summary.as_dict() if self.summary is not None else None,
+            "summary_error": self.summary_error,
         }
+
+
+@dataclass(frozen=True)
+class ChangeSummary:
+    """An LLM's summary of a :class:`ChangeAnswer`: only its sentences that cite a listed change (``[cN]``) are kept,
+    so every sentence shown is traceable to a diff operation; ``dropped`` counts the others."""
+
+    text: str
+    model: str
+    cited: tuple[str, ...]
+    dropped: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "model": self.model, "cited": list(self.cited), "dropped": self.dropped}
 
 
 def _date(found: re.Match[str]) -> datetime | None:
@@ -238,10 +261,61 @@ def answer_changes(store: ElementStore, query: ChangeQuery) -> ChangeAnswer:
     return ChangeAnswer(query, found, text, matched_by, sorted({c.document_id for c in found}))
 
 
-def answer_change_question(store: ElementStore, question: str) -> ChangeAnswer | None:
+def answer_change_question(store: ElementStore, question: str, *, settings: Settings | None = None,
+                           model: BaseChatModel | None = None) -> ChangeAnswer | None:
     """The answer from the stored diffs when ``question`` asks what changed and some document of the collection has
-    a second version; ``None`` when it is an ordinary question (or no document ever changed), to be searched."""
+    a second version; ``None`` when it is an ordinary question (or no document ever changed), to be searched.
+
+    With an LLM (``model``, or the one ``OPENAI_API_KEY`` configures) the answer also carries its summary, every
+    sentence of which cites a listed change; an LLM failure leaves the listed changes as the answer and says why.
+    """
     query = change_question(question)
     if query is None or not store.read.versions_since(EVER):
         return None
-    return answer_changes(store, query)
+    answer = answer_changes(store, query)
+    settings = settings or load_settings()
+    if model is None and not settings.has_llm:
+        return answer
+    policy = RetryPolicy.from_settings(settings)
+    label = "LLM" if model is not None else model_label(settings)
+    try:
+        model = model or chat_model(settings, timeout=policy.timeout)
+        answer.summary = summarize_changes(answer, model, label=label, policy=policy,
+                                           secret=settings.openai_api_key)
+    except LLMError as exc:
+        answer.summary_error = str(exc)
+    return answer
+
+
+_CITATION = re.compile(r"\[(c\d+)\]")
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n+")
+
+
+def cited_sentences(reply: str, ids: set[str]) -> tuple[list[str], int]:
+    """The sentences of ``reply`` that cite at least one of ``ids`` (and only listed ones), and how many did not."""
+    kept, dropped = [], 0
+    for sentence in (s.strip() for s in _SENTENCE_END.split(reply)):
+        if not sentence:
+            continue
+        found = _CITATION.findall(sentence)
+        if found and set(found) <= ids:
+            kept.append(sentence)
+        else:
+            dropped += 1
+    return kept, dropped
+
+
+def summarize_changes(answer: ChangeAnswer, model: BaseChatModel, *, label: str = "LLM",
+                      policy: RetryPolicy | None = None, secret: str | None = None) -> ChangeSummary | None:
+    """``model``'s summary of the listed changes, every kept sentence citing one (None when nothing is listed, or
+    no sentence of the reply cites a listed change)."""
+    if not answer.changes:
+        return None
+    listed = [_line(n, c, answer.query.korean) for n, c in enumerate(answer.changes[:MAX_LISTED], start=1)]
+    reply = invoke_with_retries(model, prompts.changes_messages(answer.query.text, "\n".join(listed)),
+                                policy or RetryPolicy.from_settings(), secret=secret)
+    kept, dropped = cited_sentences(reply, {f"c{n}" for n in range(1, len(listed) + 1)})
+    if not kept:
+        return None
+    cited = tuple(dict.fromkeys(i for sentence in kept for i in _CITATION.findall(sentence)))
+    return ChangeSummary(" ".join(kept), label, cited, dropped)

@@ -48,7 +48,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
     store = open_store(args.collection, create=False)
     changes = answer_change_question(store, question) if as_of is None else None
     if changes is not None:  # "what changed …": answered from the stored diffs, not from a search
-        emit(changes.as_dict(), args.json, f"answered from the stored diffs (no search, no model)\n\n{changes.text}")
+        head = "answered from the stored diffs (no search" + (f"; summary by {changes.summary.model})"
+                                                              if changes.summary else ", no model)")
+        summary = f"{changes.summary.text}\n\n" if changes.summary else ""
+        error = f"summary: {changes.summary_error}\n\n" if changes.summary_error else ""
+        emit(changes.as_dict(), args.json, f"{head}\n\n{summary}{error}{changes.text}")
         return 0
     request = RetrievalRequest(question, k=args.k, scope=resolve_scope(store, args.scope), search=args.search,
                                everywhere=args.everywhere, children_budget=args.children_budget, as_of=as_of)
