@@ -30,7 +30,7 @@ import bisect
 import math
 import re
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -349,6 +349,26 @@ _INDEXES_MAX = 16
 _INDEXES_LOCK = threading.Lock()
 
 
+# (database, collection id, the (document, version, recorded) set valid at a date) -> the heading index of those
+# versions: questions as of nearby dates read the same versions, and the set changes with any new version.
+_AS_OF_INDEXES: OrderedDict[tuple, HeadingIndex] = OrderedDict()
+
+
+def _as_of_index(store: ElementStore) -> HeadingIndex:
+    versions = store.read.versions_at(store.as_of_date)
+    key = (store.url, str(store.collection_id), tuple((v.document_id, v.version, v.recorded_at) for v in versions))
+    with _INDEXES_LOCK:
+        if key in _AS_OF_INDEXES:
+            _AS_OF_INDEXES.move_to_end(key)
+            return _AS_OF_INDEXES[key]
+    index = HeadingIndex(store.read.scan_headings())
+    with _INDEXES_LOCK:
+        _AS_OF_INDEXES[key] = index
+        while len(_AS_OF_INDEXES) > _INDEXES_MAX:
+            _AS_OF_INDEXES.popitem(last=False)
+    return index
+
+
 def heading_index(store: ElementStore) -> HeadingIndex:
     """This process's copy of the collection's heading index, brought up to date with the stored one.
 
@@ -359,7 +379,7 @@ def heading_index(store: ElementStore) -> HeadingIndex:
     the elements and tokenised now, not kept.
     """
     if store.as_of_date is not None:  # the headings of the versions valid then; the stored index is current only
-        return HeadingIndex(store.read.scan_headings())
+        return _as_of_index(store)
     key = (store.url, str(store.collection_id))
     held = _INDEXES.get(key)
     state = store.read.heading_state(held.version if held else -1)

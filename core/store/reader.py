@@ -14,8 +14,6 @@ candidates on one).
 from __future__ import annotations
 
 import contextlib
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -52,9 +50,6 @@ CACHE_READ_ATTEMPTS = 3
 # The headings of the versions valid at a date, per collection and set of versions (each named by its document,
 # number and the moment it was recorded, so a purge and a new version 1 is another key): a version never changes,
 # and reading them from the element rows as of a date costs more than the rest of a question's heading match.
-_AS_OF_HEADINGS: OrderedDict[tuple, list[StoredHeading]] = OrderedDict()
-_AS_OF_HEADINGS_MAX = 16
-_AS_OF_HEADINGS_LOCK = threading.Lock()
 
 
 class Collection(Protocol):
@@ -332,23 +327,7 @@ class ElementReader:
 
     def scan_headings(self) -> list[StoredHeading]:
         """Every heading read from the element table and tokenised now (what the stored index is filled with); as
-        of a date, those of the versions valid then (kept per set of versions)."""
-        if self.as_of is None:
-            return self._scan_headings()
-        key = (str(self._store.collection_id), self._store.table,
-               tuple((v.document_id, v.version, v.recorded_at) for v in self.versions_at(self.as_of)))
-        with _AS_OF_HEADINGS_LOCK:
-            if key in _AS_OF_HEADINGS:
-                _AS_OF_HEADINGS.move_to_end(key)
-                return list(_AS_OF_HEADINGS[key])
-        headings = self._scan_headings()
-        with _AS_OF_HEADINGS_LOCK:
-            _AS_OF_HEADINGS[key] = headings
-            while len(_AS_OF_HEADINGS) > _AS_OF_HEADINGS_MAX:
-                _AS_OF_HEADINGS.popitem(last=False)
-        return list(headings)
-
-    def _scan_headings(self) -> list[StoredHeading]:
+        of a date, those of the versions valid then."""
         rows = self._query(heading_sql.HEADINGS_OF_ELEMENTS, primary=True)
         out = [StoredHeading(d, int(o), e, text or "", tuple(path or ()), filename, name_words(text or ""))
                for d, o, e, text, path, filename in rows]
