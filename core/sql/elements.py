@@ -63,6 +63,8 @@ def _names(table: str, dimension: int = 0) -> dict[str, pgsql.Composable]:
         "history_doc": pgsql.Identifier(f"{table}_history_doc"),
         "history_fts": pgsql.Identifier(f"{table}_history_fts"),
         "history_name": pgsql.Literal(f"{table}_history"),
+        "history_children": pgsql.Identifier(f"{table}_history_children"),
+        "history_children_name": pgsql.Literal(f"{table}_history_children"),
     }
 
 

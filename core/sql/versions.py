@@ -85,7 +85,7 @@ ADD_VERSION_COLUMNS = [
 
 VERSION_COLUMNS_MISSING = (
     "SELECT NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = {table_name}::regclass "
-    "AND attname = 'element_key' AND NOT attisdropped) OR to_regclass({history_name}) IS NULL"
+    "AND attname = 'element_key' AND NOT attisdropped) OR to_regclass({history_children_name}) IS NULL"
 )
 
 # The history has the element table's columns (the stored lexemes included) and the version a row stopped in.
@@ -98,6 +98,8 @@ CREATE_HISTORY = [
     )
     """,
     "CREATE INDEX IF NOT EXISTS {history_doc} ON {history} (document_id, since_version, until_version)",
+    # The walk down a subtree as of a date joins each level's children by parent in both tables.
+    "CREATE INDEX IF NOT EXISTS {history_children} ON {history} (document_id, parent_id)",
     f"CREATE INDEX IF NOT EXISTS {{history_fts}} ON {{history}} USING gin ({FTS_COLUMN})",
 ]
 
