@@ -5,7 +5,7 @@ Each document is a heading tree (``#`` title, 3–7 ``##`` sections, some with `
 depth 3–6, branching like the sample spec sheets. Its words are drawn with the frequencies of real
 documentation (:func:`vocabulary`). Vectors are deterministic unit vectors with cluster
 structure (document → section → element), so HNSW sees something closer to real embeddings than uniform
-noise. Everything is loaded through ``ElementStore.replace_document`` (one COPY per document).
+noise. Everything is loaded through ``store.write.replace_document`` (one COPY per document).
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ def load(store: ElementStore, n_elements: int, **kwargs) -> tuple[int, float]:
     t0 = time.perf_counter()
     n_docs = 0
     for record, docs, vectors in synthetic_corpus(n_elements, **kwargs):
-        store.replace_document(record, docs, vectors)
+        store.write.replace_document(record, docs, vectors)
         n_docs += 1
     return n_docs, time.perf_counter() - t0
 

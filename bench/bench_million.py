@@ -1,6 +1,6 @@
 """One million synthetic elements on this machine: load, index builds, retrieve + expand, disk per element.
 
-1. load: ``ElementStore.replace_document`` per document (one ``COPY`` each) of 1M synthetic elements
+1. load: ``store.write.replace_document`` per document (one ``COPY`` each) of 1M synthetic elements
    (bench/_synthetic.py: heading trees of depth 3-6, 512-d clustered unit vectors), no HNSW during the load;
 2. HNSW build (cosine, pgvector defaults m=16, ef_construction=64) with ``maintenance_work_mem`` as given
    (default 4GB, so the graph is built in memory) and one parallel maintenance worker (2 cores);
@@ -45,11 +45,11 @@ def after_one_document_change(store, changes: int) -> dict[str, float]:
     heading_ms, retrieve_ms = [], []
     for n, ((record, elements, vectors), query) in enumerate(zip(docs, queries, strict=False)):
         record = replace(record, content_hash=f"changed-{n}")
-        store.replace_document(record, elements, vectors)
+        store.write.replace_document(record, elements, vectors)
         t0 = time.perf_counter()
         heading_index(store)
         heading_ms.append((time.perf_counter() - t0) * 1000)
-        store.replace_document(replace(record, content_hash=f"changed-again-{n}"), elements, vectors)
+        store.write.replace_document(replace(record, content_hash=f"changed-again-{n}"), elements, vectors)
         t0 = time.perf_counter()
         retrieve(store, RetrievalRequest("What is the panel weight of product P3?", k=4, query_vector=query))
         retrieve_ms.append((time.perf_counter() - t0) * 1000)

@@ -3,7 +3,7 @@
 * old: langchain-postgres' deprecated ``PGVector`` tables (``langchain_pg_embedding``, metadata in ``cmetadata``
   jsonb with expression indexes), written by the previous release's SQL (tests/helpers_old_layout.py);
 * new: one table per collection in ``PGVectorStore``'s layout with real columns and the parent foreign key
-  (``core.sql.elements``), written by ``ElementStore.replace_document``.
+  (``core.sql.elements``), written by ``store.write.replace_document``.
 
 Both databases live on the same server and receive the same synthetic documents with the same vectors,
 alternating document by document so that a change of machine load hits both alike; both write through a
@@ -108,7 +108,7 @@ def main() -> None:
             with old_pool.connection() as conn:  # checked out like ElementStore does: same per-document cost
                 write_old_document(conn, old_id, record, docs, vectors, hashes)
             t1 = time.perf_counter()
-            store.replace_document(record, docs, vectors, hashes)
+            store.write.replace_document(record, docs, vectors, hashes)
             t_old += t1 - t0
             t_new += time.perf_counter() - t1
             n += len(docs)
@@ -190,7 +190,7 @@ def main() -> None:
     t_pgvs = time.perf_counter() - t0
     t0 = time.perf_counter()
     for record, batch_docs, batch_vectors in synthetic_corpus(args.pgvectorstore_elements, seed=3, prefix="q-"):
-        plain.replace_document(record, batch_docs, batch_vectors)
+        plain.write.replace_document(record, batch_docs, batch_vectors)
     t_copy = time.perf_counter() - t0
     results["pgvectorstore_add_embeddings"] = {
         "elements": len(docs), "add_embeddings_elements_per_s": round(len(docs) / t_pgvs),

@@ -109,7 +109,7 @@ def ingest_history(store, history: History, *, explicit_dates: bool) -> dict[str
         versions += report.added + report.replaced
         for name, entries in history.items():
             if any(d == day and data is None for d, data in entries):
-                store.remove_document(document_id_for(store.collection, f"upload:{name}"), when=day)
+                store.write.remove_document(document_id_for(store.collection, f"upload:{name}"), when=day)
     return {"moments": len(moments), "versions": versions, "texts_embedded": embedded,
             "seconds": round(time.perf_counter() - t0, 1)}
 

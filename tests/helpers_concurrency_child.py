@@ -35,7 +35,7 @@ def main(action: str, collection: str, *args: str) -> dict:
         removed = 0
         for name in args:
             for record in store.find_documents(name):
-                removed += store.remove_document(record.document_id)
+                removed += store.write.remove_document(record.document_id)
                 update_contextual_index(store)
         return {"removed": removed}
     if action == "churn":

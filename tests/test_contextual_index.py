@@ -92,7 +92,7 @@ def test_a_stale_index_is_refused_and_ingest_keeps_it_up_to_date(store, db_url):
     assert index.collection not in names and names[store.collection].siblings == ("contextual",)
 
     # A removal the index did not see (the store's own call, not `remove`): the next question says so.
-    store.remove_document(store.find_documents("beta.md")[0].document_id)
+    store.write.remove_document(store.find_documents("beta.md")[0].document_id)
     held = index.content_hashes()
     with pytest.raises(ContextualIndexError, match=r"is out of date \(0 documents to embed, 1 to remove\)"):
         retrieve(store, RetrievalRequest("Alpha Phone battery", search="contextual"))

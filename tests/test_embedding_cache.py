@@ -127,7 +127,7 @@ def test_removing_or_replacing_prunes_vectors_no_element_holds(fresh_store, tmp_
     assert text_sha256("setting 5 : value 35") not in store.cached_vectors(all_keys)
 
     [record] = store.documents()
-    assert store.remove_document(record.document_id)
+    assert store.write.remove_document(record.document_id)
     left = store.cached_vectors([*all_keys, text_sha256("Settings reference")])
     # Only what the other collection still holds survives.
     assert set(left) == {text_sha256("setting 0 : value 0"), text_sha256("Settings reference")}
@@ -157,7 +157,7 @@ def test_elements_stored_without_text_hashes_stay_out_of_the_cache(fresh_store, 
                                                               "parent_id": None, "document_id": "copy"})
               for i, e in enumerate(elements)]
     noise = np.random.default_rng(0).standard_normal((len(elements), 512)).astype(np.float32)
-    copy.replace_document(DocumentRecord("copy", "copy.md", "copy.md", None, "h", "test", len(elements), 0),
+    copy.write.replace_document(DocumentRecord("copy", "copy.md", "copy.md", None, "h", "test", len(elements), 0),
                           copied, noise)
     assert all(EMBEDDED_TEXT_SHA256 not in e.metadata for e in copy.elements("copy"))
     keys = [e.metadata[EMBEDDED_TEXT_SHA256] for e in elements]

@@ -122,7 +122,7 @@ def test_contextual_sibling_is_derived_and_kept_in_sync(store):
         assert all(e.metadata.get("parent_id") in ids for e in elements if e.metadata.get("parent_id"))
         # Nothing changed: nothing is embedded again. A removed document disappears from the sibling too.
         assert build_contextual_index(store)[1].embedded_documents == 0
-        store.remove_document(store.find_documents("beta.md")[0].document_id)
+        store.write.remove_document(store.find_documents("beta.md")[0].document_id)
         again = build_contextual_index(store)[1]
         assert (again.embedded_documents, again.removed_documents) == (0, 1)
         # The contextual search sees the heading path: "Alpha" finds Alpha's items, which never say "Alpha".

@@ -64,7 +64,7 @@ def test_a_retired_document_is_listed_and_its_facts_are_withheld(indexed):
     store = indexed
     rules = next(d for d in store.documents() if d.filename == "rules.md")
     cited_rules = {e.element_id for e in store.elements(rules.document_id)}
-    assert store.remove_document(rules.document_id)
+    assert store.write.remove_document(rules.document_id)
     assert [(c.filename, c.indexed, c.current) for c in index_changes(store)] == [("rules.md", 1, None)]
     for c in current_reports(store, _all_reports(store)):
         assert not any(i in cited_rules for f in c.report.findings for i in f.element_ids)

@@ -198,12 +198,12 @@ def test_remove_document(store, tmp_path):
     files = _copy_samples(tmp_path, 2)
     ingest_paths(store, files)
     target = store.documents()[0]
-    assert store.remove_document(target.document_id)
+    assert store.write.remove_document(target.document_id)
     assert store.elements(target.document_id) == []
     assert [d.document_id for d in store.documents()] != [] and target.document_id not in {
         d.document_id for d in store.documents()
     }
-    assert not store.remove_document(target.document_id)
+    assert not store.write.remove_document(target.document_id)
 
 
 class _Other512(NamedEmbeddings):

@@ -168,7 +168,7 @@ def test_a_standby_behind_the_write_is_waited_for_then_skipped(pair, store, rout
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute("SELECT pg_wal_replay_pause()")
         try:
-            assert store.remove_document(doc_id)
+            assert store.write.remove_document(doc_id)
             served = dict(router.served)
             started = time.monotonic()
             assert store.document(doc_id) is None, "the process's own delete is visible at once"

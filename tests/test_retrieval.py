@@ -280,7 +280,7 @@ def test_collection_search_is_served_by_the_hnsw_index(store):
         "element_id": f"h{i:05d}", "parent_id": None, "category": "NarrativeText", "document_id": "hnsw",
         "order": i}) for i in range(300)]
     vectors = rng.standard_normal((300, dim)).astype(np.float32)
-    store.replace_document(DocumentRecord("hnsw", "hnsw.md", "hnsw.md", None, "h", "synthetic", 300, 0), docs,
+    store.write.replace_document(DocumentRecord("hnsw", "hnsw.md", "hnsw.md", None, "h", "synthetic", 300, 0), docs,
                            vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
     query = vectors[0] / np.linalg.norm(vectors[0])
     assert store.ensure_vector_index(min_rows=0)

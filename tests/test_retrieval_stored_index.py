@@ -52,7 +52,7 @@ def put(store: ElementStore, document_id: str, items: list[tuple[str, str, list[
     vectors = np.asarray(store.embeddings.embed_documents([d.page_content for d in docs]), dtype=np.float32)
     record = DocumentRecord(document_id, f"{document_id}.md", f"{document_id}.md", items[0][1],
                             f"{document_id}-{version}", "test", len(docs), 1)
-    assert store.replace_document(record, docs, vectors)
+    assert store.write.replace_document(record, docs, vectors)
 
 
 @pytest.fixture
@@ -147,7 +147,7 @@ def test_a_document_change_updates_only_its_headings_in_this_process_and_another
     for q in ("노바 27QX 모니터의 무게는?", "Nova 24FL 무게", "Which ports does the Nova 32UX have?"):
         assert best_headings(q, index) == best_headings(q, load_headings(store)), q
 
-    store.remove_document("en")
+    store.write.remove_document("en")
     assert sorted(h.text for h in heading_index(store).headings.values()) == ["노바 27QX 모니터"]
     assert _child(store, "read") == ["노바 27QX 모니터"], "a fresh process reads the stored index"
 

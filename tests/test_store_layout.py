@@ -156,19 +156,20 @@ def test_a_parent_outside_the_document_is_refused_and_nothing_stored_is_lost(sto
     dim = store.embeddings.info.dimension
     a = [_doc("A", "a1", None, 0, "root of A"), _doc("A", "a2", "a1", 1, "child of A")]
     b = [_doc("B", "b1", None, 0, "root of B")]
-    assert store.replace_document(_record("A", "h1", 2), a, _vectors(2, dim, 1))
-    assert store.replace_document(_record("B", "h1", 1), b, _vectors(1, dim, 2))
+    assert store.write.replace_document(_record("A", "h1", 2), a, _vectors(2, dim, 1))
+    assert store.write.replace_document(_record("B", "h1", 1), b, _vectors(1, dim, 2))
     before = store.elements("A")
 
     # A new version of A whose child names B's root: the parent exists, but not in this document.
     bad = [_doc("A", "a1", None, 0, "root of A, v2"), _doc("A", "a3", "b1", 1, "child naming B's root")]
     with pytest.raises(StoreError, match=r"'A' was not stored: an element names a parent that is not in it.*b1"):
-        store.replace_document(_record("A", "h2", 2), bad, _vectors(2, dim, 3))
+        store.write.replace_document(_record("A", "h2", 2), bad, _vectors(2, dim, 3))
     assert store.elements("A") == before and store.document("A").content_hash == "h1"
 
     # A new document whose child names a parent that does not exist at all: not stored, no record.
     with pytest.raises(StoreError, match="parent"):
-        store.replace_document(_record("C", "h1", 1), [_doc("C", "c2", "missing", 0, "orphan")], _vectors(1, dim, 4))
+        store.write.replace_document(_record("C", "h1", 1), [_doc("C", "c2", "missing", 0, "orphan")],
+                                     _vectors(1, dim, 4))
     assert store.document("C") is None and store.elements("C") == []
     with store.pool.connection() as conn, pytest.raises(psycopg.errors.ForeignKeyViolation):
         conn.execute(store.statement('INSERT INTO {elements} (element_id, content, embedding, document_id, category, '
@@ -192,7 +193,7 @@ def test_two_collections_hold_vectors_of_different_sizes_in_one_database(store):
         for s, seed in ((store, 1), (other, 2)):
             dim = s.embeddings.info.dimension
             vectors = _vectors(2, dim, seed)
-            s.replace_document(_record("D", "h", 2), [_doc("D", "d1", None, 0, "root"), _doc("D", "d2", "d1", 1,
+            s.write.replace_document(_record("D", "h", 2), [_doc("D", "d1", None, 0, "root"), _doc("D", "d2", "d1", 1,
                                                                                               "leaf")], vectors)
             hits = vector_search(s, vectors[1], 1)
             assert [h.element_id for h in hits] == ["d2"]

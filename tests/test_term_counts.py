@@ -55,12 +55,12 @@ def test_term_counts_equal_a_recount_after_ingest_replace_remove_and_drop(hash_s
     before = stored["hdmi"]
 
     (notes,) = store.find_documents("notes.md")
-    assert store.remove_document(notes.document_id)
+    assert store.write.remove_document(notes.document_id)
     stored = _assert_counts_match(store)
     assert "zorblax" not in stored and stored["hdmi"] == before
 
     for record in store.documents():
-        store.remove_document(record.document_id)
+        store.write.remove_document(record.document_id)
     assert store.stored_term_counts() == {}
 
     ingest(store, [SourceFile("notes.md", data=WITH_COMMENT)])

@@ -209,7 +209,7 @@ def test_show_of_a_version_stored_without_its_source_says_so(db_url, monkeypatch
         elements = [Element.from_document(d) for d in parse_markdown("# Old\n\nkept before sources\n",
                                                                       source="old.md", document_id="old")]
         record = DocumentRecord("old", "old.md", "old.md", "Old", "h1", "markdown-it", len(elements), 30)
-        store.replace_document(record, elements, np.zeros((len(elements), 512), dtype=np.float32))
+        store.write.replace_document(record, elements, np.zeros((len(elements), 512), dtype=np.float32))
         monkeypatch.setattr("core.store.element_store.make_embeddings", lambda *a, **k: HashEmbeddings())
         assert main(["show", "old.md", "--collection", collection_name]) == 2
         assert "stored before source files were kept" in capsys.readouterr().err

@@ -129,12 +129,12 @@ def test_retire_then_purge_leave_no_orphans(db_url, use_embeddings, collection_n
         for version in GOLD["versions"]:
             ingest(store, [SourceFile(*_file("en", version))])
         doc_id = _doc(store, "en")
-        assert store.remove_document(doc_id, when=_moment("2025-01-01"))
+        assert store.write.remove_document(doc_id, when=_moment("2025-01-01"))
         assert store.read.orphans().total == 0
         assert store.elements(doc_id) == []
         assert store.as_of(_moment("2025-01-02")).elements(doc_id) == []
         assert any("14 days" in e.text for e in store.as_of(_moment("2020-06-01")).elements(doc_id))
-        assert store.remove_document(doc_id, purge=True)
+        assert store.write.remove_document(doc_id, purge=True)
         assert store.read.orphans().total == 0
         assert store.read.versions(doc_id) == []
         assert store.as_of(_moment("2020-06-01")).elements(doc_id) == []

@@ -98,7 +98,7 @@ def test_a_version_dated_before_the_latest_is_refused_and_nothing_changes(versio
     with pytest.raises(VersionOrderError, match="date order"):
         record = store.documents()[0]
         elements = store.elements(doc_id)
-        store.replace_document(replace(record, content_hash="other"), elements,
+        store.write.replace_document(replace(record, content_hash="other"), elements,
                                np.zeros((len(elements), store.embeddings.info.dimension), dtype=np.float32),
                                valid_from=resolve_valid_from(explicit="2020-01-01"))
 
@@ -108,7 +108,7 @@ def test_retire_keeps_the_history_and_purge_removes_it(versioned):
     _ingest(store, V1, "2024-01-01")
     _ingest(store, V2, "2024-03-01")
     doc_id = store.documents()[0].document_id
-    assert store.remove_document(doc_id, when=at("2024-06-01"))
+    assert store.write.remove_document(doc_id, when=at("2024-06-01"))
     assert store.documents() == [] and store.elements(doc_id) == []
     assert len(store.as_of(at("2024-04-01")).elements(doc_id)) == 100
     assert store.as_of(at("2024-07-01")).elements(doc_id) == []
@@ -120,7 +120,7 @@ def test_retire_keeps_the_history_and_purge_removes_it(versioned):
     assert [v.version for v in store.read.versions(doc_id)] == [1, 2, 3]
     assert store.as_of(at("2024-07-01")).elements(doc_id) == []
     assert store.read.orphans().total == 0
-    assert store.remove_document(doc_id, purge=True)
+    assert store.write.remove_document(doc_id, purge=True)
     assert store.read.versions(doc_id) == []
     assert store.as_of(at("2024-04-01")).elements(doc_id) == []
     assert store.read.storage(doc_id) == {"current_rows": 0, "history_rows": 0, "version_rows": 0,

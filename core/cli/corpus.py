@@ -138,7 +138,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
         return fail(f"no document {args.document!r} is current in collection {args.collection!r}: it was retired "
                     "(its history is kept; `remove --purge` deletes it)", 1)
     versions = len(store.read.versions(doc_id))
-    removed = store.remove_document(doc_id, purge=args.purge)
+    removed = store.write.remove_document(doc_id, purge=args.purge)
     update_contextual_index(store)  # the document leaves the contextual index too (nothing is embedded)
     graph_note = _graph_still_holds(store, doc_id) if args.purge else None
     payload = {"removed": doc_id, "source": source, "purged": bool(args.purge), "history_kept": not args.purge,

@@ -126,10 +126,10 @@ def _sync(store: ElementStore, sibling: ElementStore, progress: ProgressCallback
                 progress(Progress(CONTEXTUAL, done, total, f"contextual: {filename}"))
 
             vectors = embed_texts(sibling, texts, batch_size=batch_size, advance=advance)
-            sibling.replace_document(replace(record, document_id=doc_id, n_elements=len(elements)), elements,
+            sibling.write.replace_document(replace(record, document_id=doc_id, n_elements=len(elements)), elements,
                                      vectors.vectors, vectors.hashes)
             embedded += len(elements)
-        removed = sum(sibling.remove_document(doc_id) for doc_id in removed_ids)
+        removed = sum(sibling.write.remove_document(doc_id) for doc_id in removed_ids)
         documents = len(sibling.content_hashes())
     return ContextualSync(sibling.collection, documents, len(stale), embedded, removed,
                           time.perf_counter() - started)

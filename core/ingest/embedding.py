@@ -40,7 +40,7 @@ def text_sha256(text: str) -> str:
 @dataclass(frozen=True)
 class EmbeddedTexts:
     vectors: np.ndarray  # one row per text, in order
-    hashes: list[str]  # text_sha256 of each text, for ElementStore.replace_document
+    hashes: list[str]  # text_sha256 of each text, for store.write.replace_document
     embedded: int  # texts sent to the embedder (each distinct uncached text once)
     reused: int  # texts whose vector came from the cache or from the same text earlier in the list
 

@@ -225,7 +225,7 @@ def _embed_and_store(
             if pending is not None and not _settle(store, report, pending, prepared[index:]):
                 pending = None
                 break
-            future = writer.submit(store.replace_document, item.record, item.elements, embedded.vectors,
+            future = writer.submit(store.write.replace_document, item.record, item.elements, embedded.vectors,
                                    embedded.hashes, valid_from=item.valid_from, source_bytes=item.data)
             pending = _PendingWrite(item, future, dict(zip(embedded.hashes, embedded.vectors, strict=True)))
         if pending is not None:

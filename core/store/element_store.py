@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import psycopg
-from langchain_core.documents import Document
 from psycopg.types.json import Jsonb
 
 from core.config import DEFAULT_COLLECTION, Settings, load_settings
@@ -62,7 +61,6 @@ from core.store.records import (
 from core.store.rows import EMBEDDED_TEXT_SHA256 as EMBEDDED_TEXT_SHA256  # the metadata key, public here
 from core.store.writer import DocumentWriter
 from core.textnorm import NAME_WORDS_VERSION
-from core.versions import ValidFrom
 
 if TYPE_CHECKING:
     from langchain_postgres import PGEngine, PGVectorStore
@@ -276,20 +274,6 @@ class ElementStore:
         """Documents whose id, source path or file name is ``key``."""
         return [d for d in self.documents() if key in (d.document_id, d.source, d.filename)]
 
-    def replace_document(
-        self,
-        record: DocumentRecord,
-        elements: Sequence[Document | Element],
-        vectors: np.ndarray,
-        text_hashes: Sequence[str] | None = None,
-        *,
-        valid_from: ValidFrom | None = None,
-        source_bytes: bytes | None = None,
-    ) -> bool:
-        """Store ``record`` with exactly ``elements`` as its new version (:meth:`DocumentWriter.replace_document`)."""
-        return self.write.replace_document(record, elements, vectors, text_hashes, valid_from=valid_from,
-                                           source_bytes=source_bytes)
-
     def cached_vectors(self, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """Stored vectors of this embedder for the given text hashes, from any collection (the embedding cache)."""
         return self.read.cached_vectors(text_hashes)
@@ -314,10 +298,6 @@ class ElementStore:
                 conn.execute(self.statement(sql.CREATE_VECTOR_INDEX))
                 conn.commit()
         return True
-
-    def remove_document(self, document_id: str, *, purge: bool = False, when: datetime | None = None) -> bool:
-        """Retire a document, or ``purge`` its history too (:meth:`DocumentWriter.remove_document`)."""
-        return self.write.remove_document(document_id, purge=purge, when=when)
 
     def fill_term_counts(self) -> None:
         self.write.fill_term_counts()

@@ -1,9 +1,10 @@
 """The store's writes of a collection's documents: a document's new version, its retirement or purge, and what is
 derived from its elements (term counts, heading index), each in the document's one transaction.
 
-:class:`DocumentWriter` is reached as ``store.write`` (``ElementStore.replace_document`` and ``remove_document`` call
-it). Statements are ``core.sql`` templates bound to the collection's tables; the reads a write decides on go through
-``store.read.on(conn)``, inside the same transaction.
+:class:`DocumentWriter` is reached as ``store.write``: ``store.write.replace_document(...)`` stores a document's new
+version, ``store.write.remove_document(...)`` retires or purges one. Statements are ``core.sql`` templates bound to
+the collection's tables; the reads a write decides on go through ``store.read.on(conn)``, inside the same
+transaction.
 """
 
 from __future__ import annotations
