@@ -302,6 +302,13 @@ def test_remove_retires_and_purge_deletes_the_history_with_no_orphans(legal, cli
     assert code == 0 and payload["history_kept"] and not payload["purged"] and payload["versions"] == 2
     assert store.read.orphans().total == 0
     assert "tarifs.md" not in {d.filename for d in store.documents()}
+    code, since, _ = cli("changes", "--since", "2000-01-01")
+    retired = [c for c in since["changes"] if c["retired"]]
+    assert [(c["filename"], c["version"], c["op"], c["path"]) for c in retired] == [("tarifs.md", 2, "removed", [])]
+    # Dated by the retirement, which cannot come before the last version's own date (2999-01-01 here).
+    assert retired[0]["valid_from"] == "2999-01-01"
+    code, under, _ = cli("changes", "--since", "2000-01-01", "--under", "Prêt")
+    assert not any(c["retired"] for c in under["changes"]), "a retirement is under no heading"
     code, history, _ = cli("history", "tarifs.md")
     assert code == 0 and history["retired"] and history["versions"][-1]["retired_at"]
     code, _, err = cli("remove", "tarifs.md")

@@ -16,6 +16,7 @@ from urllib.parse import quote
 import streamlit as st
 
 from core.answering.changes import ChangeAnswer
+from core.answering.version_history import RETIRED_CATEGORY
 from core.elements import Element
 from core.store import ElementStore, VersionRecord
 from core.text import escape_markdown
@@ -97,8 +98,12 @@ def show_change_answer(answer: ChangeAnswer, collection: str) -> None:
         where = " › ".join(change.path) or "(the document's top)"
         text = change.after if change.op != "removed" else change.before
         was = f" (was “{escape_markdown(_short(change.before))}”)" if change.op in ("modified", "renamed") else ""
-        # The element in the tree of the version that holds it: the new one, or for a removal the one before.
         day = item.valid_from.date()
+        if change.category == RETIRED_CATEGORY:
+            lines.append(f"{n}. `c{n}` **retired** · {escape_markdown(item.filename)} (v{item.version} was its last) "
+                         f"· on {day.isoformat()}  \n“{escape_markdown(_short(change.before))}”")
+            continue
+        # The element in the tree of the version that holds it: the new one, or for a removal the one before.
         element_id = change.new_id if change.op != "removed" else change.old_id
         link = ui.tree_link(element_id or "", quote(collection, safe=""),
                             as_of=day if change.op != "removed" else day - timedelta(days=1))

@@ -21,7 +21,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from core.answering import prompts
-from core.answering.version_history import DocumentChange, changes_since
+from core.answering.version_history import RETIRED_CATEGORY, DocumentChange, changes_since
 from core.config import Settings, load_settings
 from core.llm import LLMError, RetryPolicy, chat_model, invoke_with_retries, model_label
 from core.store import ElementStore
@@ -199,6 +199,11 @@ def _line(n: int, item: DocumentChange, korean: bool) -> str:
     where = " › ".join(change.path) or "-"
     date = item.valid_from.date().isoformat()
     op = _OPS_KO.get(change.op, change.op) if korean else change.op
+    if change.category == RETIRED_CATEGORY:
+        if korean:
+            return f"[c{n}] {item.filename} {date} 폐지 (마지막 판: 제{item.version}판): “{_short(change.before)}”"
+        return (f"[c{n}] {item.filename} retired on {date} (version {item.version} was its last): "
+                f"“{_short(change.before)}”")
     if korean:
         head = f"[c{n}] {item.filename} 제{item.version}판({date} 시행), {where}: {op}"
     else:

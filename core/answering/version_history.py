@@ -28,6 +28,11 @@ class VersionChoiceError(StoreError):
     """A version number or date that names no version of the document (the message says which exist)."""
 
 
+# The category of the change that stands for a whole document's retirement (``remove``): its last version's
+# number, the retirement date, and the document's title as the text removed.
+RETIRED_CATEGORY = "Document"
+
+
 @dataclass(frozen=True)
 class DocumentRef:
     """A document with a history: its id, source path, file name, and whether it was retired."""
@@ -51,7 +56,13 @@ class DocumentChange:
 
     def as_dict(self) -> dict[str, Any]:
         return {"document_id": self.document_id, "source": self.source, "filename": self.filename,
-                "version": self.version, "valid_from": self.valid_from.date().isoformat(), **change_dict(self.change)}
+                "version": self.version, "valid_from": self.valid_from.date().isoformat(), **change_dict(self.change),
+                "retired": self.retired}
+
+    @property
+    def retired(self) -> bool:
+        """Whether this change is the retirement of the whole document (``remove``), dated by it."""
+        return self.change.category == RETIRED_CATEGORY
 
 
 def change_dict(change: Change) -> dict[str, Any]:
@@ -163,6 +174,14 @@ def changes_since(
             if under and not heading_matches(change, under):
                 continue
             out.append(DocumentChange(v.document_id, v.source, v.filename, v.version, v.valid_from, change))
+    if not under:  # a retirement removes the whole document, under no heading
+        for v in store.read.retired_since(start):
+            if v.retired_at is None or (until is not None and v.retired_at >= until) or \
+                    (wanted is not None and v.document_id not in wanted):
+                continue
+            whole = Change("removed", v.document_id, (), v.title or v.filename, None, RETIRED_CATEGORY)
+            out.append(DocumentChange(v.document_id, v.source, v.filename, v.version, v.retired_at, whole))
+        out.sort(key=lambda c: c.valid_from)  # stable: a version's changes keep their document order
     return out
 
 

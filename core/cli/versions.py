@@ -131,7 +131,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
     payload = {"since": since.isoformat(), "until": until.isoformat() if until else None, "under": args.under,
                "changes": [c.as_dict() for c in found]}
     lines = [f"{len(found)} change(s) on or after {since.date()}" + (f" under {args.under!r}" if args.under else "")]
-    lines += [f"  {c.filename} v{c.version} ({c.valid_from.date()}) {c.change.op:8} "
+    lines += [f"  {c.filename} v{c.version} ({c.valid_from.date()}) {'retired' if c.retired else c.change.op:8} "
               f"{' › '.join(c.change.path) or '-'}" for c in found]
     emit(payload, args.json, "\n".join(lines))
     return 0

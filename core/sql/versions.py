@@ -189,6 +189,14 @@ WHERE collection_id = %(collection_id)s AND valid_from > %(since)s AND version >
 ORDER BY valid_from, document_id, version
 """  # noqa: S608 - fixed fragments, no user text
 
+# The documents retired in a window: their last version, with its retirement date.
+RETIRED_SINCE = f"""
+SELECT {_VERSION_FIELDS}
+FROM hke_document_versions
+WHERE collection_id = %(collection_id)s AND retired_at > %(since)s
+ORDER BY retired_at, document_id
+"""  # noqa: S608 - fixed fragments, no user text
+
 # Documents that ever had a version, current or retired (history and diff of a removed document still work).
 DOCUMENTS_WITH_VERSIONS = """
 SELECT DISTINCT ON (document_id) document_id, source, filename, retired_at IS NOT NULL AS retired

@@ -377,6 +377,10 @@ class ElementReader:
         """The versions (after each document's first) that took effect after ``since``, in date order."""
         return self._versions(version_sql.VERSIONS_SINCE, {"since": since})
 
+    def retired_since(self, since: datetime) -> list[VersionRecord]:
+        """The last version of each document retired after ``since``, in retirement order."""
+        return self._versions(version_sql.RETIRED_SINCE, {"since": since})
+
     def versioned_documents(self) -> list[tuple[str, str, str, bool]]:
         """(document id, source, file name, retired) of every document that has a history, retired ones included."""
         rows = self._query(version_sql.DOCUMENTS_WITH_VERSIONS, {"collection_id": self._store.collection_id},
