@@ -16,11 +16,11 @@ from urllib.parse import quote
 import streamlit as st
 
 from core.answering.changes import ChangeAnswer
-from core.answering.version_history import RETIRED_CATEGORY
+from core.answering.version_history import RETIRED_CATEGORY, version_diff
 from core.elements import Element
 from core.store import ElementStore, VersionRecord
-from core.text import escape_markdown
-from core.versions import Change, DateError, as_json, diff_elements, parse_date
+from core.text import clip, escape_markdown
+from core.versions import Change, DateError, as_json, parse_date
 from views import ui
 from views.frames import sandboxed_page
 from views.tree import render_tree_html
@@ -76,6 +76,10 @@ def versions_read_markdown(versions: Mapping[str, VersionRecord], document_ids: 
 # -- "what changed" answers ---------------------------------------------------------------------------------
 
 
+def _clip(text: str | None, limit: int = 200) -> str:
+    return clip(text or "", limit, at_word=False)
+
+
 def show_change_answer(answer: ChangeAnswer, collection: str) -> None:
     """A "what changed" question answered from the stored diffs: each change cited with its document, version, date
     and heading path, linked to the History view of its document; every text escaped."""
@@ -97,11 +101,11 @@ def show_change_answer(answer: ChangeAnswer, collection: str) -> None:
         change = item.change
         where = " › ".join(change.path) or "(the document's top)"
         text = change.after if change.op != "removed" else change.before
-        was = f" (was “{escape_markdown(_short(change.before))}”)" if change.op in ("modified", "renamed") else ""
+        was = f" (was “{escape_markdown(_clip(change.before))}”)" if change.op in ("modified", "renamed") else ""
         day = item.valid_from.date()
         if change.category == RETIRED_CATEGORY:
             lines.append(f"{n}. `c{n}` **retired** · {escape_markdown(item.filename)} (v{item.version} was its last) "
-                         f"· on {day.isoformat()}  \n“{escape_markdown(_short(change.before))}”")
+                         f"· on {day.isoformat()}  \n“{escape_markdown(_clip(change.before))}”")
             continue
         # The element in the tree of the version that holds it: the new one, or for a removal the one before.
         element_id = change.new_id if change.op != "removed" else change.old_id
@@ -109,15 +113,10 @@ def show_change_answer(answer: ChangeAnswer, collection: str) -> None:
                             as_of=day if change.op != "removed" else day - timedelta(days=1))
         lines.append(f"{n}. `c{n}` **{change.op}** · [{escape_markdown(item.filename)} v{item.version}]({link}) · "
                      f"in force from {item.valid_from.date().isoformat()} · *{escape_markdown(where)}*  \n"
-                     f"“{escape_markdown(_short(text))}”{was}")
+                     f"“{escape_markdown(_clip(text))}”{was}")
     st.markdown(f"{len(answer.changes)} change(s), oldest first:\n\n" + "\n".join(lines))
     st.download_button("Download the changes (JSON)", data=json.dumps(answer.as_dict(), ensure_ascii=False, indent=2),
                        file_name="changes.json", mime="application/json", key="changes_download")
-
-
-def _short(text: str | None, limit: int = 200) -> str:
-    text = " ".join((text or "").split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # -- the History view ---------------------------------------------------------------------------------------
@@ -149,10 +148,7 @@ def history_tree(old: Sequence[Element], new: Sequence[Element],
 def _changes(collection: str, document_id: str, before: int, after: int,
              hashes: tuple[str, str]) -> tuple[list[Element], list[Element], list[Change]]:
     """The elements of two versions and the changes between them (``hashes`` tie the cache to their content)."""
-    read = ui.store(collection).read
-    old, new = read.version_elements(document_id, before), read.version_elements(document_id, after)
-    keys = {e.element_id: e.element_key for e in old}
-    return old, new, diff_elements(old, new, old_keys=keys, include_unchanged=True)
+    return version_diff(ui.store(collection), document_id, before, after, include_unchanged=True)
 
 
 def show_version(v: VersionRecord, previous: VersionRecord | None) -> None:

@@ -25,6 +25,12 @@ from core.answering.version_history import RETIRED_CATEGORY, DocumentChange, cha
 from core.config import Settings, load_settings
 from core.llm import LLMError, RetryPolicy, chat_model, invoke_with_retries, model_label
 from core.store import ElementStore
+from core.text import clip
+
+
+def _clip(text: str | None, limit: int = 160) -> str:
+    return clip(text or "", limit, at_word=False)
+
 
 MAX_LISTED = 40  # changes written out in the answer's text; the JSON carries every one
 
@@ -61,10 +67,6 @@ _KO_DROP = re.compile(
     r"|(?:의\s*)?(?:변경\s*사항|변경\s*내용|개정\s*내용|바뀐\s*(?:점|것|내용)|달라진\s*(?:점|것))\S*.*$"
     r"|이후|부터|까지|사이|동안|사이에|에서|와|및|그리고"
 )
-
-
-# Before any version: every version after a document's first counts as a change.
-EVER = datetime.min.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -201,23 +203,18 @@ def _line(n: int, item: DocumentChange, korean: bool) -> str:
     op = _OPS_KO.get(change.op, change.op) if korean else change.op
     if change.category == RETIRED_CATEGORY:
         if korean:
-            return f"[c{n}] {item.filename} {date} 폐지 (마지막 판: 제{item.version}판): “{_short(change.before)}”"
+            return f"[c{n}] {item.filename} {date} 폐지 (마지막 판: 제{item.version}판): “{_clip(change.before)}”"
         return (f"[c{n}] {item.filename} retired on {date} (version {item.version} was its last): "
-                f"“{_short(change.before)}”")
+                f"“{_clip(change.before)}”")
     if korean:
         head = f"[c{n}] {item.filename} 제{item.version}판({date} 시행), {where}: {op}"
     else:
         head = f"[c{n}] {item.filename} version {item.version} (in force from {date}), {where}: {op}"
     if change.op in ("modified", "renamed"):
-        return f"{head}: “{_short(change.before)}” → “{_short(change.after)}”"
+        return f"{head}: “{_clip(change.before)}” → “{_clip(change.after)}”"
     if change.op == "moved" and change.old_path is not None:
-        return f"{head} ({' › '.join(change.old_path)} →): “{_short(change.after)}”"
-    return f"{head}: “{_short(change.after if change.op != 'removed' else change.before)}”"
-
-
-def _short(text: str | None, limit: int = 160) -> str:
-    flat = " ".join((text or "").split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+        return f"{head} ({' › '.join(change.old_path)} →): “{_clip(change.after)}”"
+    return f"{head}: “{_clip(change.after if change.op != 'removed' else change.before)}”"
 
 
 def _window_words(query: ChangeQuery) -> str:
@@ -275,7 +272,7 @@ def answer_change_question(store: ElementStore, question: str, *, settings: Sett
     sentence of which cites a listed change; an LLM failure leaves the listed changes as the answer and says why.
     """
     query = change_question(question)
-    if query is None or not store.read.versions_since(EVER):
+    if query is None or not store.read.has_history():
         return None
     answer = answer_changes(store, query)
     settings = settings or load_settings()

@@ -127,18 +127,24 @@ def _keyed(elements: Iterable[Element]) -> dict[str, str]:
     return {e.element_id: e.element_key for e in elements}
 
 
-def diff_versions(store: ElementStore, document_id: str, old: int | None, new: int) -> list[Change]:
-    """The changes from version ``old`` (None: from nothing) to version ``new`` of one document, in diff order,
-    each with the element's stored stable key."""
+def version_diff(store: ElementStore, document_id: str, old: int | None, new: int, *,
+                 include_unchanged: bool = False) -> tuple[list[Element], list[Element], list[Change]]:
+    """The elements of version ``old`` (None: none) and version ``new`` of one document, and the changes between
+    them in diff order, each with the element's stored stable key."""
     before = store.read.version_elements(document_id, old) if old is not None else []
     after = store.read.version_elements(document_id, new)
-    changes = diff_elements(before, after, old_keys=_keyed(before))
     old_keys, new_keys = _keyed(before), _keyed(after)
+    changes = diff_elements(before, after, old_keys=old_keys, include_unchanged=include_unchanged)
     out = []
     for change in changes:
         stored = new_keys.get(change.new_id or "") or old_keys.get(change.old_id or "")
         out.append(replace(change, key=stored) if stored else change)
-    return out
+    return before, after, out
+
+
+def diff_versions(store: ElementStore, document_id: str, old: int | None, new: int) -> list[Change]:
+    """The changes from version ``old`` (None: from nothing) to version ``new`` of one document."""
+    return version_diff(store, document_id, old, new)[2]
 
 
 def heading_matches(change: Change, heading: str) -> bool:

@@ -103,8 +103,6 @@ CREATE_HISTORY = [
     f"CREATE INDEX IF NOT EXISTS {{history_fts}} ON {{history}} USING gin ({FTS_COLUMN})",
 ]
 
-DROP_HISTORY = "DROP TABLE IF EXISTS {history}"
-
 # Every column but the generated lexemes, which follow the row's content and heading path by themselves.
 _STORED = ("element_id", "content", "embedding", "parent_id", "document_id", "category", "category_depth", '"order"',
            "heading_path", "embedded_text_sha256", "metadata", "element_key", "since_version")
@@ -188,6 +186,10 @@ FROM hke_document_versions
 WHERE collection_id = %(collection_id)s AND valid_from > %(since)s AND version > 1
 ORDER BY valid_from, document_id, version
 """  # noqa: S608 - fixed fragments, no user text
+
+HAS_HISTORY = """
+SELECT EXISTS (SELECT 1 FROM hke_document_versions WHERE collection_id = %(collection_id)s AND version > 1)
+"""
 
 # The documents retired in a window: their last version, with its retirement date.
 RETIRED_SINCE = f"""

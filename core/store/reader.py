@@ -377,6 +377,12 @@ class ElementReader:
         """The versions (after each document's first) that took effect after ``since``, in date order."""
         return self._versions(version_sql.VERSIONS_SINCE, {"since": since})
 
+    def has_history(self) -> bool:
+        """Whether some document of the collection has a second version."""
+        rows = self._query(version_sql.HAS_HISTORY, {"collection_id": self._store.collection_id}, primary=True,
+                           tables=())
+        return bool(rows[0][0])
+
     def retired_since(self, since: datetime) -> list[VersionRecord]:
         """The last version of each document retired after ``since``, in retirement order."""
         return self._versions(version_sql.RETIRED_SINCE, {"since": since})

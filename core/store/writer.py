@@ -144,12 +144,12 @@ class DocumentWriter:
                 "order. Give a later --valid-from, or `remove --purge` it and ingest its versions oldest first"
             )
         version = last.version + 1 if last else 1
-        old = read.elements(doc_id) if last is None or last.retired_at is None else \
-            read.version_elements(doc_id, last.version)
+        current_rows = read.elements(doc_id)  # none once retired
+        old = current_rows if last is None or last.retired_at is None else read.version_elements(doc_id, last.version)
         match = match_versions(old, new, old_keys={e.element_id: e.element_key for e in old})
         ops = Counter(m.op for m in match.matches)
         # The rows a version keeps: same id and same content (a caller may reuse an id for other content).
-        current = {e.element_id: _row_content(e) for e in read.elements(doc_id)}  # none once retired
+        current = {e.element_id: _row_content(e) for e in current_rows}
         kept_ids = {e.element_id for i, e in enumerate(new)
                     if current.get(e.element_id) == _row_content(e, text_hashes[i] if text_hashes else None)}
         gone = sorted(set(current) - kept_ids)
