@@ -47,7 +47,7 @@ def test_hierarchy_fields_are_typed_columns_that_match_the_metadata(spec_store):
         "parent_id": ("text", "YES"), "document_id": ("text", "NO"), "category": ("text", "NO"),
         "category_depth": ("int4", "NO"), "order": ("int4", "NO"), "heading_path": ("_text", "NO"),
         "embedded_text_sha256": ("text", "YES"), "metadata": ("jsonb", "NO"), "fts": ("tsvector", "YES"),
-        "since_version": ("int4", "NO"), "element_key": ("text", "YES"),
+        "since_version": ("int4", "NO"), "element_key": ("text", "YES"), "valid_from": ("timestamptz", "YES"),
     }
     doc = store.documents()[0]
     elements = store.elements(doc.document_id)
@@ -76,9 +76,11 @@ def test_the_table_has_the_shape_pgvectorstore_creates(spec_store):
     reference = f"hke_shape_{uuid.uuid4().hex[:8]}"
     columns = _columns(store, store.table)
     assert columns.pop(sql.FTS_COLUMN) == ("tsvector", "YES")  # ours only: generated, never written by a client
-    # Ours only too: the version the row appeared in and its key across versions (core.sql.versions); defaulted,
-    # so a row PGVectorStore adds is version 1 and its own key.
-    assert (columns.pop("since_version"), columns.pop("element_key")) == (("int4", "NO"), ("text", "YES"))
+    # Ours only too: the version the row appeared in, its key across versions and the date it takes effect
+    # (core.sql.versions); defaulted, so a row PGVectorStore adds is version 1 and its own key, and no read as of a
+    # date sees it (no version holds it).
+    assert (columns.pop("since_version"), columns.pop("element_key"), columns.pop("valid_from")) == (
+        ("int4", "NO"), ("text", "YES"), ("timestamptz", "YES"))
     kinds = {"text": "TEXT", "int4": "INTEGER", "_text": "TEXT[]"}
     store.vectorstore  # noqa: B018 - makes the engine
     from core.store import pg_engine

@@ -195,3 +195,51 @@ def test_a_front_matter_date_that_does_not_parse_is_refused_and_the_stored_versi
     doc_id = store.documents()[0].document_id
     assert [v.version for v in store.read.versions(doc_id)] == [1]
     assert any("51 won" in e.text for e in store.elements(doc_id))
+
+
+def test_elements_a_later_version_moved_are_read_as_of_then_in_their_place_then(versioned):
+    """A row a later version keeps stores that version's order and lines; read as of a date it is where the
+    version valid then had it, in element reads, in hits and in the children a heading brings."""
+    from core.retrieval import RetrievalRequest, retrieve
+
+    store = versioned
+    _ingest(store, V1, "2024-01-01")
+    doc_id = store.documents()[0].document_id
+    question = "What is the fee for item 50?"
+    before = retrieve(store, RetrievalRequest(question, k=3, as_of=at("2024-02-01")))
+    then_before = {e.element_id: (e.order, e.start_line, e.end_line) for e in store.elements(doc_id)}
+    new_items = "\n".join(f"* New rule {i}: item {i} is free." for i in range(5))
+    _ingest(store, V1.replace("## Items\n\n", f"## Items\n\n{new_items}\n"), "2024-06-01")
+    moved = {e.element_id: (e.order, e.start_line) for e in store.elements(doc_id)}
+    kept = [i for i in then_before if i in moved]
+    assert all(moved[i] != then_before[i][:2] for i in kept[2:])  # every kept item moved down by five
+
+    then = store.as_of(at("2024-02-01"))
+    assert {e.element_id: (e.order, e.start_line, e.end_line) for e in then.elements(doc_id)} == then_before
+    assert {i: (e.order, e.start_line, e.end_line) for i, e in then.read.ancestors(kept[-3:]).items()} == {
+        i: then_before[i] for i in then.read.ancestors(kept[-3:])}
+    # The same question and date give the same result, byte for byte, after a later version is recorded.
+    after = retrieve(store, RetrievalRequest(question, k=3, as_of=at("2024-02-01")))
+    assert [(h.element.element_id, h.element.order, h.element.start_line) for h in after.hits] == [
+        (h.element.element_id, h.element.order, h.element.start_line) for h in before.hits]
+    assert after.hierarchical.text == before.hierarchical.text and after.plain.text == before.plain.text
+    assert "New rule" not in after.hierarchical.text + after.plain.text
+
+
+def test_rows_stored_before_they_carried_their_dates_get_them_when_the_collection_opens(versioned, db_url):
+    store = versioned
+    _ingest(store, V1, "2024-01-01")
+    _ingest(store, V2, "2024-03-01")
+    store.write.remove_document(store.documents()[0].document_id, when=at("2024-09-01"))
+    doc_id = store.read.versioned_documents()[0][0]
+    expected = {day: [(e.element_id, e.order, e.text) for e in store.as_of(at(day)).elements(doc_id)]
+                for day in ("2024-02-01", "2024-04-01", "2024-10-01")}
+    assert len(expected["2024-02-01"]) == len(expected["2024-04-01"]) == 100 and expected["2024-10-01"] == []
+    with store.pool.connection() as conn:  # the tables as the release before row dates made them
+        conn.execute(store.statement("ALTER TABLE {elements} DROP COLUMN valid_from"))
+        conn.execute(store.statement("ALTER TABLE {history} DROP COLUMN valid_from, DROP COLUMN valid_to"))
+
+    reopened = ElementStore(db_url, store.collection, HashEmbeddings(), create=False)
+    assert {day: [(e.element_id, e.order, e.text) for e in reopened.as_of(at(day)).elements(doc_id)]
+            for day in expected} == expected
+    assert reopened.read.orphans().total == 0

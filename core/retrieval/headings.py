@@ -355,7 +355,8 @@ _AS_OF_INDEXES: OrderedDict[tuple, HeadingIndex] = OrderedDict()
 
 
 def _as_of_index(store: ElementStore) -> HeadingIndex:
-    versions = store.read.versions_at(store.as_of_date)
+    versions = (list(store.as_of_versions.values()) if store.as_of_versions is not None
+                else store.read.versions_at(store.as_of_date))
     key = (store.url, str(store.collection_id), tuple((v.document_id, v.version, v.recorded_at) for v in versions))
     with _INDEXES_LOCK:
         if key in _AS_OF_INDEXES:

@@ -350,12 +350,13 @@ def _as_of(store: ElementStore, when: datetime, config: SearchConfig) -> Element
     if config.contextual:
         raise QuestionError("the contextual strategy searches the current collection only: pick another strategy "
                             "to ask as of a date")
-    if not store.read.versions_at(when):
+    versions = store.read.versions_at(when)
+    if not versions:
         first = store.read.first_valid_from()
         since = f" (its first version takes effect on {first.date().isoformat()})" if first else ""
         raise QuestionError(f"no version of any document in {store.collection!r} existed on "
                             f"{when.date().isoformat()}{since}")
-    return store.as_of(when)
+    return store.as_of(when, versions)
 
 
 def warm_up(store: ElementStore) -> None:

@@ -65,6 +65,7 @@ def _names(table: str, dimension: int = 0) -> dict[str, pgsql.Composable]:
         "history_name": pgsql.Literal(f"{table}_history"),
         "history_children": pgsql.Identifier(f"{table}_history_children"),
         "history_children_name": pgsql.Literal(f"{table}_history_children"),
+        "order_at": pgsql.SQL('"order"'),
     }
 
 
@@ -78,7 +79,8 @@ def bind(template: str, table: str, dimension: int = 0) -> str:
 def bind_as_of(template: str, table: str) -> str:
     """``template`` with ``{elements}`` standing for the rows of ``table`` and of its history that are valid at
     ``%(as_of)s`` (``core.sql.versions.AS_OF_ELEMENTS``): the same statement, read as of a date."""
-    names = {**_names(table), "elements": pgsql.SQL(bind(version_sql.AS_OF_ELEMENTS, table))}
+    names = {**_names(table), "elements": pgsql.SQL(bind(version_sql.AS_OF_ELEMENTS, table)),
+             "order_at": pgsql.SQL(version_sql.ORDER_AT)}
     return pgsql.SQL(template).format(**names).as_string()  # type: ignore[arg-type]
 
 
@@ -230,6 +232,7 @@ CREATE_ELEMENT_TABLE = [
         metadata             jsonb NOT NULL DEFAULT '{{}}',
         since_version        integer NOT NULL DEFAULT 1,
         element_key          text,
+        valid_from           timestamptz,
         {fts_column},
         CONSTRAINT {doc_key} UNIQUE (document_id, element_id),
         CONSTRAINT {parent_fk} FOREIGN KEY (document_id, parent_id) REFERENCES {elements} (document_id, element_id)
@@ -330,11 +333,12 @@ DELETE_DOCUMENT = "DELETE FROM hke_documents WHERE collection_id = %s AND docume
 
 COPY_ELEMENTS = (
     'COPY {elements} (element_id, content, embedding, parent_id, document_id, category, category_depth, "order", '
-    "heading_path, embedded_text_sha256, metadata, element_key, since_version) FROM STDIN WITH (FORMAT BINARY)"
+    "heading_path, embedded_text_sha256, metadata, element_key, since_version, valid_from) "
+    "FROM STDIN WITH (FORMAT BINARY)"
 )
 
 COPY_ELEMENT_TYPES = ["text", "text", "vector", "text", "text", "text", "int4", "int4", "text[]", "text", "jsonb",
-                      "text", "int4"]
+                      "text", "int4", "timestamptz"]
 
 # -- embedding cache --------------------------------------------------------------------------------
 

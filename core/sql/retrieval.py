@@ -216,7 +216,7 @@ children AS (
 picked AS (
     SELECT *
     FROM children
-    ORDER BY document_id, "order"
+    ORDER BY document_id, {{order_at}}
     LIMIT %(max_children)s
 )
 SELECT {cols("u")}, NULL::float8 AS distance, false AS is_child FROM up u

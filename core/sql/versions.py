@@ -6,15 +6,22 @@
   elements in document order with their source lines, and the content hashes of its source blocks. The layout is
   what lets an element row serve every version it is unchanged in while its place in the document moves.
 * An element row lives in its collection's table (``{elements}``) while it is current, with the version it
-  appeared in (``since_version``) and its stable key (``element_key``, Akoma Ntoso's wId); when a version drops it
-  (or the document is retired) the row moves to ``{history}`` with the version it stopped in (``until_version``).
+  appeared in (``since_version``), the date that version takes effect (``valid_from``) and its stable key
+  (``element_key``, Akoma Ntoso's wId); when a version drops it (or the document is retired) the row moves to
+  ``{history}`` with the version it stopped in (``until_version``) and the date it stopped (``valid_to``). The
+  dates are the versions' own (a document's versions are kept in date order), so a row is in the version valid at
+  D exactly when ``valid_from <= D < valid_to``: a read as of D filters rows by their dates and never joins them
+  to their versions.
   Each element version is stored once: current-mode reads never look at the history, and an unchanged element is
   neither copied nor embedded again.
 * ``hke_source_blocks``: the source bytes of every version, split into blocks (a blank line ends one), keyed by
   their hash and shared by versions; ``core show`` joins a version's blocks back into the file, byte for byte.
 
 Reads "as of" a date bind ``{elements}`` to :data:`AS_OF_ELEMENTS` instead of the table (``core.store.reader``):
-the rows of each document's version valid at ``%(as_of)s``, their order and lines from that version's layout.
+the rows of each document's version valid at ``%(as_of)s``. A row's stored order and lines are those of the latest
+version it is in; the reader puts the rows a read returns in their place in the version valid then, from that
+version's layout (:data:`LAYOUTS`), and the one statement that orders rows inside SQL (picking a heading's first
+children) orders them with :data:`ORDER_AT`.
 """
 
 from __future__ import annotations
@@ -60,20 +67,27 @@ CREATE_SCHEMA = [
         PRIMARY KEY (collection_id, block_hash)
     )
     """,
-    # An element's place in a version's layout. PL/pgSQL and a high COST on purpose: the planner neither inlines it
-    # nor evaluates it below a sort with a LIMIT, so a search as of a date orders every row by distance (or score)
-    # and reads the layout only for the k rows it returns. Each call reads the whole layout array out of its TOAST
-    # storage: for every row of a collection, that costs several times the search itself (bench/bench_versions.py).
+    # An element's place in a version's layout (ELEMENTS_OF_VERSION). Each call reads the whole layout array out of
+    # its TOAST storage, so reads as of a date never call it per row: the reader places the rows a read returns.
     """
     CREATE OR REPLACE FUNCTION hke_layout_place(element_ids text[], element_id text) RETURNS integer
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE COST 1000
     AS $$ BEGIN RETURN array_position(element_ids, element_id) - 1; END $$
     """,
+    # An element's place in its document's version valid at a date (NULL if it is not in that version).
+    """
+    CREATE OR REPLACE FUNCTION hke_order_at(collection uuid, document text, element text, at timestamptz)
+    RETURNS integer LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$ SELECT array_position(v.element_ids, element) - 1 FROM hke_document_versions v
+          WHERE v.collection_id = collection AND v.document_id = document AND v.valid_from <= at
+            AND (v.valid_to IS NULL OR v.valid_to > at) $$
+    """,
 ]
 
 SCHEMA_READY = (
     "to_regclass('hke_document_versions') IS NOT NULL AND to_regclass('hke_source_blocks') IS NOT NULL "
-    "AND to_regprocedure('hke_layout_place(text[],text)') IS NOT NULL"
+    "AND to_regprocedure('hke_layout_place(text[],text)') IS NOT NULL "
+    "AND to_regprocedure('hke_order_at(uuid,text,text,timestamptz)') IS NOT NULL"
 )
 
 # -- an element table's history ---------------------------------------------------------------------
@@ -81,12 +95,38 @@ SCHEMA_READY = (
 ADD_VERSION_COLUMNS = [
     "ALTER TABLE {elements} ADD COLUMN IF NOT EXISTS since_version integer NOT NULL DEFAULT 1",
     "ALTER TABLE {elements} ADD COLUMN IF NOT EXISTS element_key text",
+    "ALTER TABLE {elements} ADD COLUMN IF NOT EXISTS valid_from timestamptz",
+]
+
+# A history made before the rows carried their dates gets them (CREATE_HISTORY makes a new one with both).
+ADD_HISTORY_DATES = [
+    "ALTER TABLE {history} ADD COLUMN IF NOT EXISTS valid_from timestamptz",
+    "ALTER TABLE {history} ADD COLUMN IF NOT EXISTS valid_to timestamptz",
 ]
 
 VERSION_COLUMNS_MISSING = (
-    "SELECT NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = {table_name}::regclass "
-    "AND attname = 'element_key' AND NOT attisdropped) OR to_regclass({history_children_name}) IS NULL"
+    "SELECT to_regclass({history_name}) IS NULL OR to_regclass({history_children_name}) IS NULL "
+    "OR NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass({history_name}) "
+    "AND attname = 'valid_to' AND NOT attisdropped)"
 )
+
+# The dates of rows written before rows carried them, from their versions: a row takes effect with the version it
+# appeared in and stops when the version before the one it stopped in ends (the next version, or the retirement).
+FILL_ROW_DATES = [
+    """
+    UPDATE {elements} e SET valid_from = v.valid_from
+    FROM hke_document_versions v
+    WHERE e.valid_from IS NULL AND v.collection_id = %(collection_id)s AND v.document_id = e.document_id
+      AND v.version = e.since_version
+    """,
+    """
+    UPDATE {history} h SET valid_from = f.valid_from, valid_to = l.valid_to
+    FROM hke_document_versions f, hke_document_versions l
+    WHERE h.valid_to IS NULL AND f.collection_id = %(collection_id)s AND f.document_id = h.document_id
+      AND f.version = h.since_version AND l.collection_id = %(collection_id)s AND l.document_id = h.document_id
+      AND l.version = h.until_version - 1
+    """,
+]
 
 # The history has the element table's columns (the stored lexemes included) and the version a row stopped in.
 CREATE_HISTORY = [
@@ -94,6 +134,7 @@ CREATE_HISTORY = [
     CREATE TABLE IF NOT EXISTS {history} (
         LIKE {elements} INCLUDING DEFAULTS INCLUDING GENERATED,
         until_version integer NOT NULL,
+        valid_to      timestamptz,
         PRIMARY KEY (element_id, since_version)
     )
     """,
@@ -105,17 +146,17 @@ CREATE_HISTORY = [
 
 # Every column but the generated lexemes, which follow the row's content and heading path by themselves.
 _STORED = ("element_id", "content", "embedding", "parent_id", "document_id", "category", "category_depth", '"order"',
-           "heading_path", "embedded_text_sha256", "metadata", "element_key", "since_version")
+           "heading_path", "embedded_text_sha256", "metadata", "element_key", "since_version", "valid_from")
 _STORED_COLUMNS = ", ".join(_STORED)
 
-# A version drops the elements in %(ids)s: they move to the history, stopping at %(version)s.
+# A version drops the elements in %(ids)s: they move to the history, stopping at %(version)s on %(valid_to)s.
 RETIRE_ELEMENTS = f"""
 WITH gone AS (
     DELETE FROM {{elements}} WHERE document_id = %(document_id)s AND element_id = ANY(%(ids)s)
     RETURNING {_STORED_COLUMNS}
 )
-INSERT INTO {{history}} ({_STORED_COLUMNS}, until_version)
-SELECT {_STORED_COLUMNS}, %(version)s FROM gone
+INSERT INTO {{history}} ({_STORED_COLUMNS}, until_version, valid_to)
+SELECT {_STORED_COLUMNS}, %(version)s, %(valid_to)s FROM gone
 """  # noqa: S608 - fixed fragments, no user text
 
 RETIRE_DOCUMENT = f"""
@@ -123,8 +164,8 @@ WITH gone AS (
     DELETE FROM {{elements}} WHERE document_id = %(document_id)s
     RETURNING {_STORED_COLUMNS}
 )
-INSERT INTO {{history}} ({_STORED_COLUMNS}, until_version)
-SELECT {_STORED_COLUMNS}, %(version)s FROM gone
+INSERT INTO {{history}} ({_STORED_COLUMNS}, until_version, valid_to)
+SELECT {_STORED_COLUMNS}, %(version)s, %(valid_to)s FROM gone
 """  # noqa: S608 - fixed fragments, no user text
 
 # An element a version keeps may have moved in the document: its order and lines follow the current version.
@@ -213,6 +254,15 @@ FROM hke_document_versions
 WHERE collection_id = %(collection_id)s AND document_id = %(document_id)s AND version = %(version)s
 """
 
+# The layouts of several (document, version) pairs at once.
+LAYOUTS = """
+SELECT v.document_id, v.version, v.element_ids, v.start_lines, v.end_lines
+FROM hke_document_versions v
+JOIN unnest(%(document_ids)s::text[], %(versions)s::int[]) AS w(document_id, version)
+  ON v.document_id = w.document_id AND v.version = w.version
+WHERE v.collection_id = %(collection_id)s
+"""
+
 INSERT_VERSION = """
 INSERT INTO hke_document_versions (collection_id, document_id, version, valid_from, valid_from_source, date_only,
     content_hash, source, filename, title, n_elements, n_bytes, added, removed, modified, moved, renamed,
@@ -283,39 +333,37 @@ WHERE b.collection_id = %(collection_id)s
 
 # -- reads as of a date -----------------------------------------------------------------------------
 
-def _version_rows(which_version: str) -> str:
-    """The element rows (current and history) each version chosen by ``which_version`` holds, with that version's
-    order and lines (``hke_layout_place``, evaluated only for the rows a statement returns); ``{{elements}}`` and
-    ``{{history}}`` are bound per collection."""
-    return f"""(
-    SELECT x.element_id, x.content, x.embedding, x.parent_id, x.document_id, x.category, x.category_depth,
-           hke_layout_place(v.element_ids, x.element_id) AS "order", x.heading_path, x.embedded_text_sha256,
-           x.metadata || jsonb_build_object(
-               'start_line', v.start_lines[hke_layout_place(v.element_ids, x.element_id) + 1],
-               'end_line', v.end_lines[hke_layout_place(v.element_ids, x.element_id) + 1]) AS metadata,
-           x.{FTS_COLUMN}, x.element_key, x.since_version
-    FROM (SELECT {_STORED_COLUMNS}, {FTS_COLUMN}, NULL::int AS until_version FROM {{elements}}
+# What ``{elements}`` is bound to in a read as of %(as_of)s (core.store.reader): the current rows and the history,
+# each row kept when its dates hold %(as_of)s. The filter sits outside the UNION ALL on purpose: the planner flattens
+# a UNION ALL of plain selects into one scan of both tables (an "append relation") only when its branches have no
+# WHERE of their own, and only then do walks and scope predicates reach each table's indexes.
+AS_OF_ELEMENTS = f"""(
+    SELECT {", ".join("x." + c for c in _STORED)}, x.{FTS_COLUMN}
+    FROM (SELECT {_STORED_COLUMNS}, {FTS_COLUMN}, NULL::timestamptz AS valid_to FROM {{elements}}
           UNION ALL
-          SELECT {_STORED_COLUMNS}, {FTS_COLUMN}, until_version FROM {{history}}) x
-    JOIN hke_document_versions v ON v.document_id = x.document_id AND {which_version}
-    WHERE x.since_version <= v.version AND (x.until_version IS NULL OR x.until_version > v.version)
+          SELECT {_STORED_COLUMNS}, {FTS_COLUMN}, valid_to FROM {{history}}) x
+    WHERE x.valid_from <= %(as_of)s AND (x.valid_to IS NULL OR x.valid_to > %(as_of)s)
 )"""  # noqa: S608 - fixed fragments, no user text
 
+# ``{order_at}`` in a read as of a date: a row's place in its document's version valid then (its stored "order" is
+# that of the latest version it is in).
+ORDER_AT = "hke_order_at(%(as_of_collection)s, document_id, element_id, %(as_of)s)"
 
-# What ``{elements}`` is bound to in a read as of %(as_of)s (core.store.reader): the current rows and the history,
-# each row kept where its document's version valid then holds it. The planner pulls the subquery up into the
-# statement around it, so scope predicates and walks still reach the tables' indexes.
-AS_OF_ELEMENTS = _version_rows(
-    "v.collection_id = %(as_of_collection)s AND v.valid_from <= %(as_of)s "
-    "AND (v.valid_to IS NULL OR v.valid_to > %(as_of)s)"
-)
-
+# The elements of one version of one document, with that version's order and lines (``core show``, diffs).
 ELEMENTS_OF_VERSION = f"""
-SELECT e.element_id, e.content, e.parent_id, e.document_id, e.category, e.category_depth, e."order", e.heading_path,
-       e.embedded_text_sha256, e.metadata, e.element_key, e.since_version
-FROM {_version_rows("v.collection_id = %(collection_id)s AND v.version = %(version)s")} e
-WHERE e.document_id = %(document_id)s
-ORDER BY e."order"
+SELECT x.element_id, x.content, x.parent_id, x.document_id, x.category, x.category_depth,
+       hke_layout_place(v.element_ids, x.element_id) AS "order", x.heading_path, x.embedded_text_sha256,
+       x.metadata || jsonb_build_object(
+           'start_line', v.start_lines[hke_layout_place(v.element_ids, x.element_id) + 1],
+           'end_line', v.end_lines[hke_layout_place(v.element_ids, x.element_id) + 1]) AS metadata,
+       x.element_key, x.since_version
+FROM (SELECT {_STORED_COLUMNS}, NULL::int AS until_version FROM {{elements}} WHERE document_id = %(document_id)s
+      UNION ALL
+      SELECT {_STORED_COLUMNS}, until_version FROM {{history}} WHERE document_id = %(document_id)s) x
+JOIN hke_document_versions v
+  ON v.collection_id = %(collection_id)s AND v.document_id = x.document_id AND v.version = %(version)s
+WHERE x.since_version <= v.version AND (x.until_version IS NULL OR x.until_version > v.version)
+ORDER BY 7
 """  # noqa: S608 - fixed fragments, no user text
 
 
@@ -341,7 +389,9 @@ SELECT
        AS versions_missing_blocks,
   (SELECT count(*) FROM hke_source_blocks s WHERE s.collection_id = %(collection_id)s AND NOT EXISTS (
        SELECT 1 FROM hke_document_versions v WHERE v.collection_id = s.collection_id
-         AND s.block_hash = ANY(v.blocks))) AS unused_blocks
+         AND s.block_hash = ANY(v.blocks))) AS unused_blocks,
+  (SELECT count(*) FROM {elements} e WHERE e.valid_from IS NULL)
+    + (SELECT count(*) FROM {history} h WHERE h.valid_from IS NULL OR h.valid_to IS NULL) AS rows_without_dates
 """
 
 # Bytes a document's versions take: its element rows (current and history) and its source blocks.

@@ -19,7 +19,7 @@ import copy
 import hashlib
 import threading
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import astuple
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -56,6 +56,7 @@ from core.store.records import (
     DocumentRecord,
     EmbedderMismatchError,
     StoreError,
+    VersionRecord,
     validate_collection_name,
 )
 from core.store.rows import EMBEDDED_TEXT_SHA256 as EMBEDDED_TEXT_SHA256  # the metadata key, public here
@@ -114,6 +115,7 @@ class ElementStore:
             reader(url, self.read_urls)  # the router exists before the first write: that write's position counts
         self._vectorstore: PGVectorStore | None = None
         self.as_of_date: datetime | None = None  # see as_of
+        self.as_of_versions: Mapping[str, VersionRecord] | None = None
         self.collection_id, self.options = self._open(create=create, options=options or {})
         self.table = sql.table_name(self.collection_id)
         self._fill_derived_tables()
@@ -169,7 +171,7 @@ class ElementStore:
     @property
     def read(self) -> ElementReader:
         """The reads of this collection's elements, its term counts and its heading index (``core.store.reader``)."""
-        return ElementReader(self, as_of=self.as_of_date)
+        return ElementReader(self, as_of=self.as_of_date, versions=self.as_of_versions)
 
     def statement(self, template: str) -> str:
         """A statement template of ``core.sql`` bound to this collection's element table."""
@@ -194,7 +196,7 @@ class ElementStore:
                 conn.execute(heading_sql.NEW_STATE, {"collection_id": row[0], "words_version": NAME_WORDS_VERSION})
                 conn.execute(term_sql.MARK_COMPLETE, {"collection_id": row[0]})
             else:
-                upgrade_element_table(conn, sql.table_name(row[0]))
+                upgrade_element_table(conn, row[0])
             conn.commit()
         if row[2] != self.sibling_of:  # only a registry edited by hand: names with ':' are refused to users
             raise StoreError(f"{self.collection!r} is registered as another collection's sibling, not as this one")
@@ -225,6 +227,8 @@ class ElementStore:
         if self.read.needs_version_backfill():
             with self.pool.connection() as conn, conn.transaction():
                 conn.execute(self.statement(version_sql.BACKFILL), {"collection_id": self.collection_id})
+                for template in version_sql.FILL_ROW_DATES:
+                    conn.execute(self.statement(template), {"collection_id": self.collection_id})
 
     @property
     def vectorstore(self) -> PGVectorStore:
@@ -305,11 +309,14 @@ class ElementStore:
     def fill_headings(self) -> None:
         self.write.fill_headings()
 
-    def as_of(self, when: datetime | None) -> ElementStore:
+    def as_of(self, when: datetime | None, versions: Iterable[VersionRecord] | None = None) -> ElementStore:
         """This store with every element read made as of ``when`` (each document's version valid then); ``None``
-        is the current collection."""
+        is the current collection. ``versions``, the versions valid at ``when`` as one question just read them
+        (``read.versions_at``), spares its reads asking again; a store kept across writes is made without them."""
         twin = copy.copy(self)
         twin.as_of_date = when
+        twin.as_of_versions = ({v.document_id: v for v in versions}
+                               if when is not None and versions is not None else None)
         return twin
 
     # -- the stored term counts (core.sql.terms) --
@@ -354,15 +361,19 @@ def create_element_table(conn: psycopg.Connection, table: str, dimension: int) -
         conn.execute(sql.bind(template, table, dimension))
 
 
-def upgrade_element_table(conn: psycopg.Connection, table: str) -> None:
+def upgrade_element_table(conn: psycopg.Connection, collection_id: uuid.UUID) -> None:
     """Give a collection table made by an earlier version what this one reads (inside the schema lock): the stored
-    full-text lexemes and their index, computed once for every row; the version columns and the history table."""
+    full-text lexemes and their index, computed once for every row; the version columns, the history table and the
+    rows' dates."""
+    table = sql.table_name(collection_id)
     if conn.execute(sql.bind(sql.FTS_COLUMN_MISSING, table), (sql.FTS_COLUMN,)).fetchone()[0]:
         for template in sql.ADD_FTS_COLUMN:
             conn.execute(sql.bind(template, table))
     if conn.execute(sql.bind(version_sql.VERSION_COLUMNS_MISSING, table)).fetchone()[0]:
-        for template in (*version_sql.ADD_VERSION_COLUMNS, *version_sql.CREATE_HISTORY):
+        for template in (*version_sql.ADD_VERSION_COLUMNS, *version_sql.CREATE_HISTORY, *version_sql.ADD_HISTORY_DATES):
             conn.execute(sql.bind(template, table))
+        for template in version_sql.FILL_ROW_DATES:
+            conn.execute(sql.bind(template, table), {"collection_id": collection_id})
 
 
 _pg_engines: dict[str, PGEngine] = {}

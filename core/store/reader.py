@@ -14,6 +14,8 @@ candidates on one).
 from __future__ import annotations
 
 import contextlib
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -107,14 +109,29 @@ class TermCounts:
     counts: list[int]
 
 
+# Where the columns a read as of a date puts in place are: (document id, element id, order, JSON metadata or None).
+_ELEMENT_PLACE = (sql.ELEMENT_COLUMNS.index("document_id"), 0, sql.ELEMENT_COLUMNS.index("order"),
+                  sql.ELEMENT_COLUMNS.index(sql.METADATA_JSON_COLUMN))
+_HEADING_PLACE = (0, 2, 1, None)  # core.sql.headings.HEADINGS_OF_ELEMENTS
+
+# (collection id, document id, version, content hash) -> each element's (order, start line, end line) in that
+# version. A version's layout never changes once written; the content hash tells a purged and re-ingested
+# document's version apart from the one that had its number before.
+_PLACES: OrderedDict[tuple, dict[str, tuple[int, int, int]]] = OrderedDict()
+_PLACES_MAX = 512
+_PLACES_LOCK = threading.Lock()
+
+
 class ElementReader:
     """The reads of one collection's elements (see the module docstring)."""
 
     def __init__(self, store: Collection, conn: psycopg.Connection | None = None, *,
-                 as_of: datetime | None = None) -> None:
+                 as_of: datetime | None = None, versions: Mapping[str, VersionRecord] | None = None) -> None:
         self._store = store
         self._conn = conn
         self.as_of = as_of
+        # The version of each document valid at ``as_of``, when the caller read them for this question already.
+        self._versions_at = versions if as_of is not None else None
 
     # -- the one door --
 
@@ -149,9 +166,75 @@ class ElementReader:
             yield conn
 
     def _query(self, template: str, params: Mapping[str, Any] | Sequence[Any] | None = None, *,
-               primary: bool = False, tables: Sequence[str] | None = None) -> list[tuple]:
+               primary: bool = False, tables: Sequence[str] | None = None,
+               place: tuple[int, int, int, int | None] | None = None) -> list[tuple]:
+        """``_rows`` on this reader's connection; as of a date, rows whose columns ``place`` names (document id,
+        element id, order, JSON metadata) are put in their place in the version valid then (:meth:`_placed`)."""
         with self._connection(primary=primary) as conn:
-            return self._rows(conn, template, params, tables=tables)
+            rows = self._rows(conn, template, params, tables=tables)
+            if place is not None and self.as_of is not None and rows:
+                rows = self._placed(conn, rows, place)
+            return rows
+
+    def _placed(self, conn: psycopg.Connection, rows: list[tuple],
+                place: tuple[int, int, int, int | None]) -> list[tuple]:
+        """Rows read as of a date with the order and lines of the version valid then. A row stores those of the
+        latest version it is in; the places come from each version's layout, read once per process."""
+        document, element, order, metadata = place
+        versions = self._versions_read(conn, {row[document] for row in rows})
+        places = self._layout_places(conn, list(versions.values()))
+        out = []
+        for row in rows:
+            version = versions.get(row[document])
+            found = places.get((version.document_id, version.version), {}).get(row[element]) if version else None
+            if found is None:
+                out.append(row)
+                continue
+            fixed = list(row)
+            fixed[order] = found[0]
+            if metadata is not None:
+                fixed[metadata] = {**(row[metadata] or {}), "start_line": found[1], "end_line": found[2]}
+            out.append(tuple(fixed))
+        return out
+
+    def _versions_read(self, conn: psycopg.Connection, document_ids: Iterable[str]) -> dict[str, VersionRecord]:
+        """The version each document is read at, from the versions this reader was given where it has them."""
+        ids = set(document_ids)
+        known = {d: self._versions_at[d] for d in ids if d in self._versions_at} if self._versions_at else {}
+        missing = sorted(ids - known.keys())
+        if missing:
+            rows = self._rows(conn, version_sql.VERSIONS_READ, {"collection_id": self._store.collection_id,
+                                                                "document_ids": missing, "as_of": self.as_of},
+                              tables=())
+            known.update((v.document_id, v) for v in (VersionRecord(*row) for row in rows))
+        return known
+
+    def _layout_places(self, conn: psycopg.Connection, versions: Sequence[VersionRecord]
+                       ) -> dict[tuple[str, int], dict[str, tuple[int, int, int]]]:
+        collection = self._store.collection_id
+        keys = {(v.document_id, v.version): (collection, v.document_id, v.version, v.content_hash) for v in versions}
+        out: dict[tuple[str, int], dict[str, tuple[int, int, int]]] = {}
+        with _PLACES_LOCK:
+            for pair, key in keys.items():
+                if key in _PLACES:
+                    _PLACES.move_to_end(key)
+                    out[pair] = _PLACES[key]
+        wanted = [pair for pair in keys if pair not in out]
+        if not wanted:
+            return out
+        rows = self._rows(conn, version_sql.LAYOUTS, {"collection_id": collection,
+                                                      "document_ids": [d for d, _ in wanted],
+                                                      "versions": [v for _, v in wanted]}, tables=())
+        for document_id, version, ids, starts, ends in rows:
+            out[document_id, version] = {element: (i, start, end) for i, (element, start, end)
+                                         in enumerate(zip(ids, starts, ends, strict=True))}
+        with _PLACES_LOCK:
+            for pair in wanted:
+                if pair in out:
+                    _PLACES[keys[pair]] = out[pair]
+            while len(_PLACES) > _PLACES_MAX:
+                _PLACES.popitem(last=False)
+        return out
 
     @contextlib.contextmanager
     def session(self) -> Iterator[ElementReader]:
@@ -160,24 +243,28 @@ class ElementReader:
             yield self
             return
         with read_connection(self._store.reader) as conn:
-            yield ElementReader(self._store, conn, as_of=self.as_of)
+            yield ElementReader(self._store, conn, as_of=self.as_of, versions=self._versions_at)
 
     def on(self, conn: psycopg.Connection) -> ElementReader:
         """This reader on ``conn`` (a write transaction that reads what it is about to write from)."""
-        return ElementReader(self._store, conn, as_of=self.as_of)
+        return ElementReader(self._store, conn, as_of=self.as_of, versions=self._versions_at)
 
     # -- elements --
 
     def elements(self, document_id: str) -> list[Element]:
         """All elements of one document, in document order."""
-        return [element_from_row(row) for row in self._query(sql.ELEMENTS_OF_DOCUMENT, {"document_id": document_id})]
+        rows = self._query(sql.ELEMENTS_OF_DOCUMENT, {"document_id": document_id}, place=_ELEMENT_PLACE)
+        if self.as_of is not None:
+            rows.sort(key=lambda row: row[_ELEMENT_PLACE[2]])
+        return [element_from_row(row) for row in rows]
 
     def get(self, ids: Iterable[str]) -> list[Element]:
         """The elements with these ids, in the order given (ids not stored are left out)."""
         ids = list(dict.fromkeys(ids))
         if not ids:
             return []
-        by_id = {row[0]: element_from_row(row) for row in self._query(sql.ELEMENTS_BY_ID, {"ids": ids})}
+        by_id = {row[0]: element_from_row(row)
+                 for row in self._query(sql.ELEMENTS_BY_ID, {"ids": ids}, place=_ELEMENT_PLACE)}
         return [by_id[i] for i in ids if i in by_id]
 
     def ancestors(self, ids: Iterable[str]) -> dict[str, Element]:
@@ -185,12 +272,12 @@ class ElementReader:
         ids = list(dict.fromkeys(ids))
         if not ids:
             return {}
-        return {row[0]: element_from_row(row) for row in self._query(sql.ANCESTORS, {"ids": ids})}
+        return {row[0]: element_from_row(row) for row in self._query(sql.ANCESTORS, {"ids": ids}, place=_ELEMENT_PLACE)}
 
     def by_prefix(self, prefix: str) -> list[Element]:
         """At most two elements whose id starts with ``prefix`` (hex only: the caller checks), in id order."""
         rows = self._query(retrieval_sql.ELEMENTS_BY_PREFIX,
-                           {"collection_id": self._store.collection_id, "prefix": prefix})
+                           {"collection_id": self._store.collection_id, "prefix": prefix}, place=_ELEMENT_PLACE)
         return [element_from_row(row) for row in rows]
 
     def stats(self) -> CorpusStats:
@@ -219,7 +306,8 @@ class ElementReader:
                       include_metadata: bool = False) -> list[Scored]:
         """The ``k`` nearest elements inside ``place``, nearest first (the scope is a predicate of the statement)."""
         params = {**self._place(place), "query": query_vector, "k": k}
-        rows = self._query(retrieval_sql.vector_statement(place.kind, include_metadata), params)
+        rows = self._query(retrieval_sql.vector_statement(place.kind, include_metadata), params,
+                           place=_ELEMENT_PLACE)
         return [Scored(element_from_row(r), float(r[sql.ELEMENT_WIDTH])) for r in rows]
 
     def question_lexemes(self, question: str) -> list[str]:
@@ -241,7 +329,8 @@ class ElementReader:
         params = {**self._place(place), "terms": list(terms), "scanned": list(scanned), "counts": list(counts),
                   "query": " | ".join(t for t, on in zip(terms, scanned, strict=True) if on),
                   "query_vector": query_vector, "k": k}
-        rows = self._query(retrieval_sql.fulltext_statement(place.kind, include_metadata), params)
+        rows = self._query(retrieval_sql.fulltext_statement(place.kind, include_metadata), params,
+                           place=_ELEMENT_PLACE)
         return [Scored(element_from_row(r), float(r[sql.ELEMENT_WIDTH]), float(r[sql.ELEMENT_WIDTH + 1]))
                 for r in rows]
 
@@ -251,7 +340,7 @@ class ElementReader:
         down, ``max_children`` of them in document order) with their distance to ``query_vector``: one round trip."""
         params = {"collection_id": self._store.collection_id, "ids": list(ids), "heading_ids": list(heading_ids),
                   "query": query_vector, "max_depth": max_depth, "max_children": max_children}
-        rows = self._query(retrieval_sql.EXPAND_WITH_CHILDREN, params)
+        rows = self._query(retrieval_sql.EXPAND_WITH_CHILDREN, params, place=_ELEMENT_PLACE)
         return [Expanded(element_from_row(r), None if r[sql.ELEMENT_WIDTH] is None else float(r[sql.ELEMENT_WIDTH]),
                          bool(r[sql.ELEMENT_WIDTH + 1])) for r in rows]
 
@@ -328,7 +417,7 @@ class ElementReader:
     def scan_headings(self) -> list[StoredHeading]:
         """Every heading read from the element table and tokenised now (what the stored index is filled with); as
         of a date, those of the versions valid then."""
-        rows = self._query(heading_sql.HEADINGS_OF_ELEMENTS, primary=True)
+        rows = self._query(heading_sql.HEADINGS_OF_ELEMENTS, primary=True, place=_HEADING_PLACE)
         out = [StoredHeading(d, int(o), e, text or "", tuple(path or ()), filename, name_words(text or ""))
                for d, o, e, text, path, filename in rows]
         out.sort(key=lambda h: (h.document_id, h.order))
@@ -361,11 +450,11 @@ class ElementReader:
 
     def versions_of(self, document_ids: Iterable[str]) -> dict[str, VersionRecord]:
         """The version each of these documents is read at: the one valid at this reader's date, else its latest."""
-        ids = sorted(set(document_ids))
+        ids = set(document_ids)
         if not ids:
             return {}
-        params = {"document_ids": ids, "as_of": self.as_of}
-        return {v.document_id: v for v in self._versions(version_sql.VERSIONS_READ, params)}
+        with self._connection(primary=True) as conn:
+            return self._versions_read(conn, ids)
 
     def first_valid_from(self) -> datetime | None:
         """When the collection's earliest version takes effect (None if it has none)."""

@@ -108,6 +108,7 @@ class Orphans:
     documents_without_current_version: int
     versions_missing_blocks: int
     unused_blocks: int
+    rows_without_dates: int
 
     @property
     def total(self) -> int:

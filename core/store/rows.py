@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -28,16 +29,16 @@ COLUMN_KEYS = frozenset((sql.ID_COLUMN, *sql.METADATA_COLUMNS, *sql.VERSION_COLU
 
 
 def element_row(document_id: str, doc: Document | Element, vector: np.ndarray, text_hash: str | None,
-                key: str | None = None, since_version: int = 1) -> tuple:
+                key: str | None, since_version: int, valid_from: datetime) -> tuple:
     """One COPY row (``core.sql.elements.COPY_ELEMENTS``): the real columns, the rest of the metadata, then the
-    element's stable key and the version it appears in."""
+    element's stable key, the version it appears in and the date that version takes effect."""
     meta = doc.metadata
     rest = {k: v for k, v in meta.items() if k not in COLUMN_KEYS}
     return (
         meta["element_id"], doc.page_content, np.asarray(vector, dtype=np.float32), meta.get("parent_id"),
         meta.get("document_id") or document_id, meta.get("category") or "UncategorizedText",
         int(meta.get("category_depth") or 0), int(meta.get("order") or 0), list(meta.get("heading_path") or ()),
-        text_hash, Jsonb(rest), key or meta["element_id"], since_version,
+        text_hash, Jsonb(rest), key or meta["element_id"], since_version, valid_from,
     )
 
 

@@ -158,7 +158,7 @@ class DocumentWriter:
         terms = self._count_out_terms(conn, doc_id)
         if gone:
             conn.execute(self.statement(version_sql.RETIRE_ELEMENTS),
-                         {"document_id": doc_id, "ids": gone, "version": version})
+                         {"document_id": doc_id, "ids": gone, "version": version, "valid_to": when})
         kept = [e for e in new if e.element_id in kept_ids]
         if kept:
             conn.execute(self.statement(version_sql.UPDATE_KEPT), {
@@ -171,7 +171,7 @@ class DocumentWriter:
                     continue
                 copy.write_row(element_row(doc_id, element, vector,
                                            text_hashes[i] if text_hashes is not None else None,
-                                           match.keys.get(element.element_id), version))
+                                           match.keys.get(element.element_id), version, when))
         conn.execute(self.statement(term_sql.ADD_DOCUMENT), terms)
         self._write_headings(conn, doc_id, new, heading_version)
         conn.execute(sql.UPSERT_DOCUMENT, _document_params(self.collection_id, record, len(new)))
@@ -209,7 +209,8 @@ class DocumentWriter:
             if last is not None and last.retired_at is None:
                 retired_at = max(when or datetime.now(UTC), last.valid_from)
                 conn.execute(self.statement(version_sql.RETIRE_DOCUMENT),
-                             {"document_id": document_id, "version": last.version + 1})
+                             {"document_id": document_id, "version": last.version + 1,
+                              "valid_to": retired_at})
                 conn.execute(version_sql.RETIRE_VERSION, {**params, "version": last.version,
                                                           "retired_at": retired_at})
             else:
