@@ -319,21 +319,23 @@ def test_remove_retires_and_purge_deletes_the_history_with_no_orphans(legal, cli
     assert code == 2 and "tarifs.md was retired on 2999-01-01" in err
     doc_id = history["document_id"]
     code, payload, _ = cli("remove", "tarifs.md", "--purge")
-    assert code == 0 and payload["purged"] and not payload["graph_index_holds_it"]
+    assert code == 0 and payload["purged"] and payload["graph_text_units_deleted"] == 0
     assert store.read.orphans().total == 0
     assert store.read.versions(doc_id) == [] and store.read.storage(doc_id)["history_rows"] == 0
     code, _, err = cli("history", "tarifs.md")
     assert code == 2 and "no document" in err
 
 
-def test_purge_says_when_the_graph_index_quotes_the_document_and_one_version_is_searched(
+def test_purge_deletes_the_documents_graph_rows_and_one_version_is_searched(
         db_url, monkeypatch, capsys, collection_name, tmp_path):
     from core.graph.indexing.pipeline import build_index
+    from core.graph.read import document_rows, index_changes, load_reports, text_units
     from core.store import open_store
 
     monkeypatch.setattr("core.store.element_store.make_embeddings", lambda *a, **k: HashEmbeddings())
-    shutil.copyfile(LEGAL / GOLD["files"]["en"].format(version="v1"), tmp_path / "ordinance-en.md")
-    assert main(["ingest", str(tmp_path / "ordinance-en.md"), "--collection", collection_name]) == 0
+    for lang in ("en", "ko"):
+        shutil.copyfile(LEGAL / GOLD["files"][lang].format(version="v1"), tmp_path / f"ordinance-{lang}.md")
+    assert main(["ingest", str(tmp_path), "--collection", collection_name]) == 0
     store = open_store(collection_name, create=False)
     try:
         capsys.readouterr()  # with one version of each document there is no diff: a change question is searched
@@ -341,10 +343,23 @@ def test_purge_says_when_the_graph_index_quotes_the_document_and_one_version_is_
                      "--json"]) == 0
         assert "hierarchical" in json.loads(capsys.readouterr().out)
         build_index(store)  # offline: no model is configured in tests
+        english, korean = (store.find_documents(f"ordinance-{lang}.md")[0].document_id for lang in ("en", "ko"))
+        english_ids = [e.element_id for e in store.elements(english)]
+        held = document_rows(store, english, english_ids)
+        assert held["text_units"] > 0 and held["entities"] > 0 and held["communities"] > 0
+        korean_units = document_rows(store, korean)["text_units"]
+        assert any("loan period" in r.full_content for r in load_reports(store, kind=None))
         capsys.readouterr()
         assert main(["remove", "ordinance-en.md", "--purge", "--collection", collection_name, "--json"]) == 0
         captured = capsys.readouterr()
-        assert json.loads(captured.out)["graph_index_holds_it"] and "python -m core index" in captured.err
+        assert json.loads(captured.out)["graph_text_units_deleted"] == held["text_units"]
+        assert "python -m core index" in captured.err
+        # Nothing of the document is left in the index, nothing quotes it, and the other document's rows stay.
+        assert document_rows(store, english, english_ids) == dict.fromkeys(held, 0)
+        assert not any("loan period" in r.full_content for r in load_reports(store, kind=None))
+        assert {u.document_id for u in text_units(store)} == {korean}
+        assert document_rows(store, korean)["text_units"] == korean_units
+        assert [(c.document_id, c.purged) for c in index_changes(store)] == [(english, True)]
         assert store.read.orphans().total == 0
     finally:
         store.drop()

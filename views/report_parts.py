@@ -87,14 +87,18 @@ def show_index_changes(changes: list[DocumentChange]) -> None:
     if not changes:
         return
     def what(c: DocumentChange) -> str:
+        if c.purged:
+            return f"a purged document ({esc(c.document_id[:12])})"
         if c.current is None:
             return f"{esc(c.filename)} (retired)"
         return f"{esc(c.filename)} (new, v{c.current})" if c.indexed is None else \
             f"{esc(c.filename)} (v{c.indexed} → v{c.current})"
     listed = ", ".join(what(c) for c in changes[:6]) + (f" and {len(changes) - 6} more" if len(changes) > 6 else "")
+    purged = (" The reports of communities that drew on a purged document were deleted with it."
+              if any(c.purged for c in changes) else "")
     st.warning(f"**{len(changes)} document{'s' if len(changes) != 1 else ''} changed since this index was built:** "
                f"{listed}. Findings whose sources changed are withheld (with their report's summary) until you "
-               "rebuild the index.", icon=":material/update:")
+               f"rebuild the index.{purged}", icon=":material/update:")
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

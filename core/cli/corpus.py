@@ -6,14 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import asdict
-from typing import TYPE_CHECKING
 
 from core.cli.arguments import add_collection, add_command, whole_number
 from core.cli.console import emit, fail, progress_bar
 from core.config import load_settings
-
-if TYPE_CHECKING:
-    from core.store import ElementStore
 
 LOADER_CHOICES = ["markdown-it", "unstructured"]
 
@@ -121,6 +117,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_remove(args: argparse.Namespace) -> int:
     from core.answering.version_history import UnknownDocumentError, resolve_document
+    from core.graph.read import document_rows
     from core.ingest.contextual import update_contextual_index
     from core.store import open_store
 
@@ -138,11 +135,16 @@ def cmd_remove(args: argparse.Namespace) -> int:
         return fail(f"no document {args.document!r} is current in collection {args.collection!r}: it was retired "
                     "(its history is kept; `remove --purge` deletes it)", 1)
     versions = len(store.read.versions(doc_id))
+    graph_units = document_rows(store, doc_id)["text_units"] if args.purge else 0
     removed = store.write.remove_document(doc_id, purge=args.purge)
     update_contextual_index(store)  # the document leaves the contextual index too (nothing is embedded)
-    graph_note = _graph_still_holds(store, doc_id) if args.purge else None
+    graph_note = (f"the GraphRAG index of {store.collection!r} was built with it: its {graph_units} text unit(s), "
+                  "the entities and relationships only it mentioned, the reports of every community that drew on "
+                  "it and the collection's LLM reply cache are deleted. Run "
+                  f"`python -m core index --collection {store.collection}` to summarise the rest again"
+                  if graph_units else None)
     payload = {"removed": doc_id, "source": source, "purged": bool(args.purge), "history_kept": not args.purge,
-               "versions": versions, "graph_index_holds_it": graph_note is not None}
+               "versions": versions, "graph_text_units_deleted": graph_units}
     if not removed:
         text = "nothing removed"
     elif args.purge:
@@ -154,17 +156,6 @@ def cmd_remove(args: argparse.Namespace) -> int:
     if graph_note:
         print(f"note: {graph_note}", file=sys.stderr)
     return 0
-
-
-def _graph_still_holds(store: ElementStore, document_id: str) -> str | None:
-    """What to tell the user when the GraphRAG index was built with the purged document (its entities and reports
-    summarise the whole collection, so they are rebuilt, not edited)."""
-    from core.graph.read import index_exists, text_units
-
-    if not index_exists(store) or not any(u.document_id == document_id for u in text_units(store)):
-        return None
-    return (f"the GraphRAG index of {store.collection!r} was built with this document and still quotes it: run "
-            f"`python -m core index --collection {store.collection}` to rebuild it")
 
 
 def cmd_collections(args: argparse.Namespace) -> int:

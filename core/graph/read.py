@@ -124,13 +124,19 @@ def load_citations(store: ElementStore, finding: Finding | Report) -> Citations:
 
 @dataclass(frozen=True)
 class DocumentChange:
-    """A document whose current version is not the one the index was built from (``current`` None: retired;
-    ``indexed`` None: ingested after the index)."""
+    """A document whose current version is not the one the index was built from (``current`` None: retired, or
+    ``purged`` with its history; ``indexed`` None: ingested after the index)."""
 
     document_id: str
     filename: str
     indexed: int | None
     current: int | None
+    purged: bool = False
+
+
+def document_rows(store: ElementStore, document_id: str, element_ids: Sequence[str] = ()) -> dict[str, int]:
+    """What the collection's index holds of one document (``GraphTables.document_rows``)."""
+    return _tables(store).document_rows(document_id, element_ids)
 
 
 def index_changes(store: ElementStore) -> list[DocumentChange]:
@@ -148,7 +154,8 @@ def index_changes(store: ElementStore) -> list[DocumentChange]:
         if now != indexed.get(doc_id):
             name = current[doc_id].filename if doc_id in current else (
                 versions[doc_id].filename if doc_id in versions else doc_id)
-            out.append(DocumentChange(doc_id, name, indexed.get(doc_id), now))
+            out.append(DocumentChange(doc_id, name, indexed.get(doc_id), now,
+                                      purged=doc_id not in current and doc_id not in versions))
     return out
 
 

@@ -366,3 +366,62 @@ SELECT element_id, embedding FROM {elements}
 INSERT_LAYOUT = "INSERT INTO hke_community_layouts (collection_id, community_id, layout) VALUES (%s, %s, %s)"
 
 COMMUNITY_LAYOUT = "SELECT layout FROM hke_community_layouts WHERE collection_id = %s AND community_id = %s"
+
+# -- purge: a document's rows leave the index ---------------------------------------------------------------------
+
+# ``remove --purge`` deletes what the index holds of one document, in the purge's transaction: its text units; the
+# entities and relationships no other text unit mentions (the others keep their rows without its ids); the reports
+# of every community that drew on it (a report may quote it: rebuilding the index summarises the rest again); and
+# the collection's LLM cache, whose replies may quote it. Communities keep their place in the hierarchy.
+
+# The ids of a document's text units and of the elements they cover (%(units)s::text[] and %(elements)s::text[] below).
+PURGED_UNITS = """
+SELECT coalesce(array_agg(DISTINCT t.id), '{}'), coalesce(array_agg(DISTINCT e), '{}')
+FROM hke_text_units t LEFT JOIN LATERAL unnest(t.element_ids) e ON true
+WHERE t.collection_id = %(collection_id)s AND t.document_id = %(document_id)s
+"""
+
+_WITHOUT_PURGED = """
+        text_unit_ids = ARRAY(SELECT u FROM unnest(text_unit_ids) u WHERE u <> ALL(%(units)s::text[])),
+        element_ids = ARRAY(SELECT e FROM unnest(element_ids) e WHERE e <> ALL(%(elements)s::text[]))"""
+
+_KNOWN_GRAPH_IDS = """
+        entity_ids = ARRAY(SELECT e FROM unnest(entity_ids) e WHERE EXISTS (
+            SELECT 1 FROM hke_entities x WHERE x.collection_id = %(collection_id)s AND x.id = e)),
+        relationship_ids = ARRAY(SELECT r FROM unnest(relationship_ids) r WHERE EXISTS (
+            SELECT 1 FROM hke_relationships x WHERE x.collection_id = %(collection_id)s AND x.id = r))"""
+
+def _pruned(table: str, columns: str, where: str) -> str:
+    return f"UPDATE {table} SET {columns} WHERE collection_id = %(collection_id)s {where}"  # noqa: S608 - fixed
+
+
+_TOUCHED = "AND text_unit_ids && %(units)s::text[]"
+
+PURGE_DOCUMENT = [
+    """
+    DELETE FROM hke_community_reports r USING hke_communities c
+    WHERE r.collection_id = %(collection_id)s AND c.collection_id = r.collection_id AND c.id = r.community_id
+      AND c.text_unit_ids && %(units)s::text[]
+    """,
+    "DELETE FROM hke_text_units WHERE collection_id = %(collection_id)s AND document_id = %(document_id)s",
+    _pruned("hke_entities", _WITHOUT_PURGED, _TOUCHED),
+    _pruned("hke_relationships", _WITHOUT_PURGED, _TOUCHED),
+    # Relationships go with their entities too (foreign keys, ON DELETE CASCADE).
+    "DELETE FROM hke_relationships WHERE collection_id = %(collection_id)s AND text_unit_ids = '{}'",
+    "DELETE FROM hke_entities WHERE collection_id = %(collection_id)s AND text_unit_ids = '{}'",
+    _pruned("hke_communities", f"{_WITHOUT_PURGED}, {_KNOWN_GRAPH_IDS}", _TOUCHED),
+    _pruned("hke_text_units", _KNOWN_GRAPH_IDS, ""),
+    "DELETE FROM hke_llm_cache WHERE collection_id = %(collection_id)s",
+]
+
+# What the index still holds of one document (0 after a purge).
+DOCUMENT_ROWS = """
+SELECT
+  (SELECT count(*) FROM hke_text_units WHERE collection_id = %(collection_id)s AND document_id = %(document_id)s),
+  (SELECT count(*) FROM hke_entities
+   WHERE collection_id = %(collection_id)s AND element_ids && %(elements)s::text[]),
+  (SELECT count(*) FROM hke_relationships
+   WHERE collection_id = %(collection_id)s AND element_ids && %(elements)s::text[]),
+  (SELECT count(*) FROM hke_communities
+   WHERE collection_id = %(collection_id)s AND element_ids && %(elements)s::text[])
+"""

@@ -48,6 +48,19 @@ def _tables_exist(source: ConnectionSource) -> bool:
         return bool(conn.execute(sql.TABLE_EXISTS, ("hke_graph_index",)).fetchone()[0])
 
 
+def purge_document_rows(conn: psycopg.Connection, collection_id: uuid.UUID, document_id: str) -> None:
+    """Delete what a collection's index holds of one document (``core.sql.graph.PURGE_DOCUMENT``) inside the
+    caller's transaction, after any index write in progress."""
+    if not conn.execute(sql.TABLE_EXISTS, ("hke_text_units",)).fetchone()[0]:
+        return
+    conn.execute(sql.LOCK_COLLECTION_INDEX, (str(collection_id),))
+    params = {"collection_id": collection_id, "document_id": document_id}
+    units, elements = conn.execute(sql.PURGED_UNITS, params).fetchone()
+    params.update(units=list(units), elements=list(elements))
+    for statement in sql.PURGE_DOCUMENT:
+        conn.execute(statement, params)
+
+
 def _fetch(source: ConnectionSource, statement: str, params: Params) -> list[tuple]:
     with source.connection() as conn:
         return conn.execute(statement, params).fetchall()
@@ -78,6 +91,15 @@ class GraphTables:
     def exist(self) -> bool:
         """Whether the graph tables exist where the store reads (no index was ever built in this database else)."""
         return _tables_exist(self.store.reader)
+
+    def document_rows(self, document_id: str, element_ids: Sequence[str] = ()) -> dict[str, int]:
+        """What the index holds of one document: its text units, and the entities, relationships and communities
+        that cite one of ``element_ids`` (all 0 once it is purged)."""
+        if not self.exist():
+            return {"text_units": 0, "entities": 0, "relationships": 0, "communities": 0}
+        row = self._rows(sql.DOCUMENT_ROWS, {"collection_id": self.collection_id, "document_id": document_id,
+                                              "elements": list(element_ids)})[0]
+        return dict(zip(("text_units", "entities", "relationships", "communities"), map(int, row), strict=True))
 
     # -- writes --
 

@@ -26,6 +26,7 @@ from core.sql import elements as sql
 from core.sql import headings as heading_sql
 from core.sql import terms as term_sql
 from core.sql import versions as version_sql
+from core.store.graph_tables import purge_document_rows
 from core.store.records import CollectionGoneError, DocumentRecord, StoreError, VersionOrderError
 from core.store.rows import element_row, heading_row
 from core.textnorm import NAME_WORDS_VERSION
@@ -197,8 +198,9 @@ class DocumentWriter:
 
     def remove_document(self, document_id: str, *, purge: bool = False, when: datetime | None = None) -> bool:
         """Retire a document: its elements leave the current collection, its history stays (``valid_to`` is set, to
-        ``when`` or now). ``purge`` deletes the history as well: every version, its element rows and vectors, and
-        the source blocks no other version holds. Returns False if there was nothing to retire or purge."""
+        ``when`` or now). ``purge`` deletes the history as well: every version, its element rows and vectors, the
+        source blocks no other version holds, and what the GraphRAG index holds of it
+        (``core.store.graph_tables.purge_document_rows``). Returns False if there was nothing to retire or purge."""
         params = {"collection_id": self.collection_id, "document_id": document_id}
         with self.pool.connection() as conn, conn.transaction():
             conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), document_id))
@@ -221,6 +223,7 @@ class DocumentWriter:
                 conn.execute(self.statement(version_sql.PURGE_HISTORY), {"document_id": document_id})
                 purged = conn.execute(version_sql.DELETE_VERSIONS, params).rowcount > 0
                 conn.execute(version_sql.DELETE_UNUSED_BLOCKS, params)
+                purge_document_rows(conn, self.collection_id, document_id)
                 return removed or purged
             return removed
 
