@@ -48,19 +48,6 @@ def _tables_exist(source: ConnectionSource) -> bool:
         return bool(conn.execute(sql.TABLE_EXISTS, ("hke_graph_index",)).fetchone()[0])
 
 
-def purge_document_rows(conn: psycopg.Connection, collection_id: uuid.UUID, document_id: str) -> None:
-    """Delete what a collection's index holds of one document (``core.sql.graph.PURGE_DOCUMENT``) inside the
-    caller's transaction, after any index write in progress."""
-    if not conn.execute(sql.TABLE_EXISTS, ("hke_text_units",)).fetchone()[0]:
-        return
-    conn.execute(sql.LOCK_COLLECTION_INDEX, (str(collection_id),))
-    params = {"collection_id": collection_id, "document_id": document_id}
-    units, elements = conn.execute(sql.PURGED_UNITS, params).fetchone()
-    params.update(units=list(units), elements=list(elements))
-    for statement in sql.PURGE_DOCUMENT:
-        conn.execute(statement, params)
-
-
 def _fetch(source: ConnectionSource, statement: str, params: Params) -> list[tuple]:
     with source.connection() as conn:
         return conn.execute(statement, params).fetchall()

@@ -23,10 +23,10 @@ from psycopg.types.json import Jsonb
 
 from core.elements import Element
 from core.sql import elements as sql
+from core.sql import graph as graph_sql
 from core.sql import headings as heading_sql
 from core.sql import terms as term_sql
 from core.sql import versions as version_sql
-from core.store.graph_tables import purge_document_rows
 from core.store.records import CollectionGoneError, DocumentRecord, StoreError, VersionOrderError
 from core.store.rows import element_row, heading_row
 from core.textnorm import NAME_WORDS_VERSION
@@ -200,7 +200,7 @@ class DocumentWriter:
         """Retire a document: its elements leave the current collection, its history stays (``valid_to`` is set, to
         ``when`` or now). ``purge`` deletes the history as well: every version, its element rows and vectors, the
         source blocks no other version holds, and what the GraphRAG index holds of it
-        (``core.store.graph_tables.purge_document_rows``). Returns False if there was nothing to retire or purge."""
+        (:meth:`_purge_graph_rows`). Returns False if there was nothing to retire or purge."""
         params = {"collection_id": self.collection_id, "document_id": document_id}
         with self.pool.connection() as conn, conn.transaction():
             conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), document_id))
@@ -223,9 +223,21 @@ class DocumentWriter:
                 conn.execute(self.statement(version_sql.PURGE_HISTORY), {"document_id": document_id})
                 purged = conn.execute(version_sql.DELETE_VERSIONS, params).rowcount > 0
                 conn.execute(version_sql.DELETE_UNUSED_BLOCKS, params)
-                purge_document_rows(conn, self.collection_id, document_id)
+                self._purge_graph_rows(conn, document_id)
                 return removed or purged
             return removed
+
+    def _purge_graph_rows(self, conn: psycopg.Connection, document_id: str) -> None:
+        """Delete what the collection's GraphRAG index holds of one document (``core.sql.graph.PURGE_DOCUMENT``),
+        after any index write in progress (the index's lock)."""
+        if not conn.execute(graph_sql.TABLE_EXISTS, ("hke_text_units",)).fetchone()[0]:
+            return
+        conn.execute(graph_sql.LOCK_COLLECTION_INDEX, (str(self.collection_id),))
+        params = {"collection_id": self.collection_id, "document_id": document_id}
+        units, elements = conn.execute(graph_sql.PURGED_UNITS, params).fetchone()
+        params.update(units=list(units), elements=list(elements))
+        for statement in graph_sql.PURGE_DOCUMENT:
+            conn.execute(statement, params)
 
     def _count_out_terms(self, conn: psycopg.Connection, document_id: str) -> dict[str, Any]:
         """Subtract a document's stored elements from the term counts (inside its write, before they go)."""
