@@ -82,14 +82,19 @@ def opened(at: AppTest) -> str | None:
     return value[0] if isinstance(value, list) and value else value or None
 
 
-def iframe_srcdoc(at: AppTest) -> str:
-    """The network page the sandboxed frame (``views.frames``) is given as ``srcdoc``."""
+def frame_data(at: AppTest) -> dict:
+    """What the network's sandboxed frame component (``views.frames``) is given."""
     frames = [e for e in walk(at._tree) if getattr(e, "type", None) == "bidi_component"
               and e.proto.component_name == "hke_sandboxed_page"]  # fmt: skip
     assert frames, "the network frame is missing"
     data = json.loads(frames[0].proto.json)
     assert data["title"].startswith("Network of community")
-    return data["html"]
+    return data
+
+
+def iframe_srcdoc(at: AppTest) -> str:
+    """The network page the sandboxed frame is given as ``srcdoc``."""
+    return frame_data(at)["html"]
 
 
 # -- empty states -----------------------------------------------------------------------------------------------
@@ -230,6 +235,29 @@ def test_deep_link_opens_a_structural_report_and_syncs_the_pickers(samples_index
     assert unescape(at.subheader[0].value) == target.title
     at.radio(key="reports_kind").set_value("entity").run()
     assert "(coarsest)" in at.selectbox(key="reports_level_entity").options[0]
+
+
+def test_a_tab_opening_a_report_first_draws_its_chart_in_the_rerun_its_network_asks_for(samples_index):
+    """A tab's first run with a report open leaves the hierarchy chart out (the browser's first plotly chart would
+    hold the findings and the network back) and asks the network's frame for a rerun once loaded; that run, and
+    every later one, draws the chart. The browser side: tests/e2e/test_reports_e2e.py."""
+    rows = hierarchy(samples_index, "entity")
+    parent = next(r for r in rows if r.level == 0 and r.n_children >= 2)
+    child = next(r for r in rows if r.parent == parent.id)
+    at = reports_page("samples", community=parent.id).run()
+    assert not at.exception, at.exception
+    assert "#### Findings" in texts(at) and len(at.dataframe) == 2, "the report itself is all there"
+    assert frame_data(at)["rerun_when_loaded"] is True
+    assert not at.get("plotly_chart"), "the chart waits for the network"
+    assert "The chart is drawn once the network is on screen…" in texts(at)
+    assert at.selectbox(key="reports_jump").options, "the jump box beside the chart is there already"
+
+    at.run()  # what the frame's load trigger does
+    assert not at.exception, at.exception
+    assert at.get("plotly_chart"), "the rerun draws the chart"
+    assert frame_data(at)["rerun_when_loaded"] is False, "one rerun per tab, not one per run"
+    button(at, f"child_{child.id}").click().run()
+    assert at.get("plotly_chart") and frame_data(at)["rerun_when_loaded"] is False
 
 
 def test_unknown_community_says_so(samples_index):
