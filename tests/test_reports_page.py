@@ -10,7 +10,7 @@ import uuid
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.graph import IndexConfig, build_index, hierarchy, index_exists, levels, load_reports
+from core.graph import IndexConfig, build_index, community_subgraph, hierarchy, index_exists, levels, load_reports
 from core.store import ElementStore
 
 from .conftest import ROOT
@@ -183,6 +183,7 @@ def test_entity_filter(samples_index):
 def test_open_a_report_follow_a_child_and_go_back_up(samples_index):
     rows = hierarchy(samples_index, "entity")
     parent = next(r for r in rows if r.level == 0 and r.n_children >= 2)
+    parent_ents, parent_rels = (len(x) for x in community_subgraph(samples_index, parent.id))
     at = reports_page("samples").run()
     button(at, f"open_{parent.id}").click().run()
     assert not at.exception, at.exception
@@ -194,7 +195,13 @@ def test_open_a_report_follow_a_child_and_go_back_up(samples_index):
     assert "#### Findings" in page and "Why this rating" in page
     assert "/document_tree?collection=samples&element=" in page, "source elements link to the Document tree"
     assert "Entities: " in page and "Relationships: " in page, "citations resolve to entities and relationships"
-    assert len(at.dataframe) == 2, "entities and relationships tables"
+    # The tables: only the open tab's is built and sent; the other one comes when its tab is picked.
+    assert [t.label for t in at.tabs] == [f"Entities ({parent_ents})", f"Relationships ({parent_rels})"]
+    assert len(at.dataframe) == 1 and "entity" in at.dataframe[0].value.columns
+    at.session_state["report_tables"] = f"Relationships ({parent_rels})"  # what a click on the tab does
+    at.run()
+    assert len(at.dataframe) == 1 and list(at.dataframe[0].value.columns)[:2] == ["source", "target"]
+    assert len(at.dataframe[0].value) == parent_rels
     srcdoc = iframe_srcdoc(at)
     assert "new vis.Network" in srcdoc and "cdn.jsdelivr" not in srcdoc
     children = [b for b in at.button if b.key.startswith("child_")]
@@ -246,7 +253,7 @@ def test_a_tab_opening_a_report_first_draws_its_chart_in_the_rerun_its_network_a
     child = next(r for r in rows if r.parent == parent.id)
     at = reports_page("samples", community=parent.id).run()
     assert not at.exception, at.exception
-    assert "#### Findings" in texts(at) and len(at.dataframe) == 2, "the report itself is all there"
+    assert "#### Findings" in texts(at) and len(at.dataframe) == 1, "the report itself is all there"
     assert frame_data(at)["rerun_when_loaded"] is True
     assert not at.get("plotly_chart"), "the chart waits for the network"
     assert "The chart is drawn once the network is on screen…" in texts(at)

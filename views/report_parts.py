@@ -345,13 +345,16 @@ def show_network(view: Level, rep: Report, *, rerun_when_loaded: bool = False) -
 
 def show_tables(view: Level, rep: Report) -> None:
     ents, rels = cached_subgraph(view.collection, view.built, rep.community_id)
-    t1, t2 = st.tabs([f"Entities ({len(ents)})", f"Relationships ({len(rels)})"])
-    with t1:
-        st.dataframe(pd.DataFrame([{"entity": e.title, "type": e.type, "degree": e.degree, "frequency": e.frequency,
+    # Only the open tab's table is built and sent (a big community's relationships are megabytes of text, sent on every
+    # run of the page); switching tabs reruns the page.
+    t1, t2 = st.tabs([f"Entities ({len(ents)})", f"Relationships ({len(rels)})"], key="report_tables",
+                     on_change="rerun")  # fmt: skip
+    if t1.open:
+        t1.dataframe(pd.DataFrame([{"entity": e.title, "type": e.type, "degree": e.degree, "frequency": e.frequency,
                                     "description": e.description} for e in ents]),
                      hide_index=True, width="stretch")  # fmt: skip
-    with t2:
-        st.dataframe(pd.DataFrame([{"source": r.source, "target": r.target, "weight": r.weight,
+    if t2.open:
+        t2.dataframe(pd.DataFrame([{"source": r.source, "target": r.target, "weight": r.weight,
                                     "description": r.description} for r in rels]),
                      hide_index=True, width="stretch")  # fmt: skip
 
