@@ -86,7 +86,9 @@ def test_tree_page_empty_state(db_url):
 
 def test_the_first_page_loads_the_report_pages_modules_in_the_background(db_url, monkeypatch):
     """The app's run starts one background load of the report pages' modules (a later run does not start another),
-    and it ends with the modules in the process (AppTest runs the script in this process)."""
+    and it ends with the modules in the process (AppTest runs the script in this process) and the survivors of one
+    full collection frozen, out of the way of later full collections."""
+    import gc
     import sys
     import threading
 
@@ -109,3 +111,4 @@ def test_the_first_page_loads_the_report_pages_modules_in_the_background(db_url,
     started[0].join(60)
     assert not started[0].is_alive()
     assert {"views.network", "views.report_parts", "plotly.graph_objects"} <= set(sys.modules)
+    assert gc.get_freeze_count() > 100_000, "the loaded modules' objects are frozen"

@@ -10,7 +10,7 @@ import uuid
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.graph import IndexConfig, build_index, hierarchy, index_exists, levels, load_reports
+from core.graph import IndexConfig, build_index, community_subgraph, hierarchy, index_exists, levels, load_reports
 from core.store import ElementStore
 
 from .conftest import ROOT
@@ -82,14 +82,19 @@ def opened(at: AppTest) -> str | None:
     return value[0] if isinstance(value, list) and value else value or None
 
 
-def iframe_srcdoc(at: AppTest) -> str:
-    """The network page the sandboxed frame (``views.frames``) is given as ``srcdoc``."""
+def frame_data(at: AppTest) -> dict:
+    """What the network's sandboxed frame component (``views.frames``) is given."""
     frames = [e for e in walk(at._tree) if getattr(e, "type", None) == "bidi_component"
               and e.proto.component_name == "hke_sandboxed_page"]  # fmt: skip
     assert frames, "the network frame is missing"
     data = json.loads(frames[0].proto.json)
     assert data["title"].startswith("Network of community")
-    return data["html"]
+    return data
+
+
+def iframe_srcdoc(at: AppTest) -> str:
+    """The network page the sandboxed frame is given as ``srcdoc``."""
+    return frame_data(at)["html"]
 
 
 # -- empty states -----------------------------------------------------------------------------------------------
@@ -178,6 +183,7 @@ def test_entity_filter(samples_index):
 def test_open_a_report_follow_a_child_and_go_back_up(samples_index):
     rows = hierarchy(samples_index, "entity")
     parent = next(r for r in rows if r.level == 0 and r.n_children >= 2)
+    parent_ents, parent_rels = (len(x) for x in community_subgraph(samples_index, parent.id))
     at = reports_page("samples").run()
     button(at, f"open_{parent.id}").click().run()
     assert not at.exception, at.exception
@@ -189,7 +195,13 @@ def test_open_a_report_follow_a_child_and_go_back_up(samples_index):
     assert "#### Findings" in page and "Why this rating" in page
     assert "/document_tree?collection=samples&element=" in page, "source elements link to the Document tree"
     assert "Entities: " in page and "Relationships: " in page, "citations resolve to entities and relationships"
-    assert len(at.dataframe) == 2, "entities and relationships tables"
+    # The tables: only the open tab's is built and sent; the other one comes when its tab is picked.
+    assert [t.label for t in at.tabs] == [f"Entities ({parent_ents})", f"Relationships ({parent_rels})"]
+    assert len(at.dataframe) == 1 and "entity" in at.dataframe[0].value.columns
+    at.session_state["report_tables"] = f"Relationships ({parent_rels})"  # what a click on the tab does
+    at.run()
+    assert len(at.dataframe) == 1 and list(at.dataframe[0].value.columns)[:2] == ["source", "target"]
+    assert len(at.dataframe[0].value) == parent_rels
     srcdoc = iframe_srcdoc(at)
     assert "new vis.Network" in srcdoc and "cdn.jsdelivr" not in srcdoc
     children = [b for b in at.button if b.key.startswith("child_")]
@@ -230,6 +242,29 @@ def test_deep_link_opens_a_structural_report_and_syncs_the_pickers(samples_index
     assert unescape(at.subheader[0].value) == target.title
     at.radio(key="reports_kind").set_value("entity").run()
     assert "(coarsest)" in at.selectbox(key="reports_level_entity").options[0]
+
+
+def test_a_tab_opening_a_report_first_draws_its_chart_in_the_rerun_its_network_asks_for(samples_index):
+    """A tab's first run with a report open leaves the hierarchy chart out (the browser's first plotly chart would
+    hold the findings and the network back) and asks the network's frame for a rerun once loaded; that run, and
+    every later one, draws the chart. The browser side: tests/e2e/test_reports_e2e.py."""
+    rows = hierarchy(samples_index, "entity")
+    parent = next(r for r in rows if r.level == 0 and r.n_children >= 2)
+    child = next(r for r in rows if r.parent == parent.id)
+    at = reports_page("samples", community=parent.id).run()
+    assert not at.exception, at.exception
+    assert "#### Findings" in texts(at) and len(at.dataframe) == 1, "the report itself is all there"
+    assert frame_data(at)["rerun_when_loaded"] is True
+    assert not at.get("plotly_chart"), "the chart waits for the network"
+    assert "The chart is drawn once the network is on screen…" in texts(at)
+    assert at.selectbox(key="reports_jump").options, "the jump box beside the chart is there already"
+
+    at.run()  # what the frame's load trigger does
+    assert not at.exception, at.exception
+    assert at.get("plotly_chart"), "the rerun draws the chart"
+    assert frame_data(at)["rerun_when_loaded"] is False, "one rerun per tab, not one per run"
+    button(at, f"child_{child.id}").click().run()
+    assert at.get("plotly_chart") and frame_data(at)["rerun_when_loaded"] is False
 
 
 def test_unknown_community_says_so(samples_index):

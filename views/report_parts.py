@@ -47,6 +47,9 @@ KINDS = {"entity": "Entity communities (Leiden levels)", "structural": "Structur
 KIND_NAMES = {"entity": "Entity community", "structural": "Structural community"}
 PAGE_SIZE = 24
 NETWORK_HEIGHT = 520
+CHART_HEIGHT = 460
+#: Set by a browser tab's first run of the page (Streamlit's session state lives as long as the tab).
+TAB_STARTED = "reports_tab_started"
 
 
 # -- cached reads ---------------------------------------------------------------------------------------------------
@@ -319,7 +322,17 @@ def show_findings(view: Level, rep: Report) -> None:
                    "built): rebuild the index.")  # fmt: skip
 
 
-def show_network(view: Level, rep: Report) -> None:
+def first_run_in_tab() -> bool:
+    """Whether this is the browser tab's first run of the Reports page."""
+    first = TAB_STARTED not in st.session_state
+    st.session_state[TAB_STARTED] = True
+    return first
+
+
+def show_network(view: Level, rep: Report, *, rerun_when_loaded: bool = False) -> bool:
+    """The open report's network; with ``rerun_when_loaded``, the page reruns once the frame has loaded it.
+
+    Returns whether that rerun is coming (there is a frame to load)."""
     page, height, n_nodes, n_edges = cached_network(view.collection, view.built, rep.community_id)
     st.markdown("#### Network")
     grouping = "sub-community" if rep.children else "entity type"
@@ -329,28 +342,37 @@ def show_network(view: Level, rep: Report) -> None:
                f"scroll to zoom, hover for details.{fixed}")
     if n_nodes:
         sandboxed_page(page, height=height, title=f"Network of community {rep.community_id}",
-                       key="report_network")  # one frame: opening another report swaps its page
+                       key="report_network",  # one frame: opening another report swaps its page
+                       rerun_when_loaded=rerun_when_loaded)
+    return bool(n_nodes) and rerun_when_loaded
 
 
 def show_tables(view: Level, rep: Report) -> None:
     ents, rels = cached_subgraph(view.collection, view.built, rep.community_id)
-    t1, t2 = st.tabs([f"Entities ({len(ents)})", f"Relationships ({len(rels)})"])
-    with t1:
-        st.dataframe(pd.DataFrame([{"entity": e.title, "type": e.type, "degree": e.degree, "frequency": e.frequency,
+    # Only the open tab's table is built and sent (a big community's relationships are megabytes of text, sent on every
+    # run of the page); switching tabs reruns the page.
+    t1, t2 = st.tabs([f"Entities ({len(ents)})", f"Relationships ({len(rels)})"], key="report_tables",
+                     on_change="rerun")  # fmt: skip
+    if t1.open:
+        t1.dataframe(pd.DataFrame([{"entity": e.title, "type": e.type, "degree": e.degree, "frequency": e.frequency,
                                     "description": e.description} for e in ents]),
                      hide_index=True, width="stretch")  # fmt: skip
-    with t2:
-        st.dataframe(pd.DataFrame([{"source": r.source, "target": r.target, "weight": r.weight,
+    if t2.open:
+        t2.dataframe(pd.DataFrame([{"source": r.source, "target": r.target, "weight": r.weight,
                                     "description": r.description} for r in rels]),
                      hide_index=True, width="stretch")  # fmt: skip
 
 
-def show_hierarchy(view: Level, selected: str | None) -> None:
+def show_hierarchy(view: Level, selected: str | None, *, chart: bool = True) -> None:
+    """The hierarchy chart (or, with ``chart`` False, its place kept empty for the next run) and the jump box."""
     st.markdown(f"#### {'Entity' if view.kind == 'entity' else 'Structural'} hierarchy")
     st.caption("Size = entities, colour = rating. Click a community to open its report.")
-    fig = hv.hierarchy_figure(view.rows, selected=selected, height=460)
-    st.plotly_chart(fig, key="reports_hierarchy", on_select=on_hierarchy_select, selection_mode="points",
-                    config={"displaylogo": False})  # fmt: skip
+    if chart:
+        fig = hv.hierarchy_figure(view.rows, selected=selected, height=CHART_HEIGHT)
+        st.plotly_chart(fig, key="reports_hierarchy", on_select=on_hierarchy_select, selection_mode="points",
+                        config={"displaylogo": False})  # fmt: skip
+    else:  # the same height, so that nothing moves when the chart comes
+        st.container(height=CHART_HEIGHT, border=False).caption("The chart is drawn once the network is on screen…")
     # A fallback beside the chart: keyboard users, and tests that cannot click a canvas sector.
     row_by_id = view.row_by_id
     st.selectbox("…or open a community", [""] + [r.id for r in view.rows], key="reports_jump", on_change=on_jump,

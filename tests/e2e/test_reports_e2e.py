@@ -137,6 +137,17 @@ def test_browse_a_level_open_a_report_follow_a_child(app_url, page, indexed_samp
     wait_for_report(page, parent.community_id)
 
 
+def test_a_report_opened_by_its_link_draws_the_sunburst_after_its_network(app_url, page, indexed_samples):
+    """The tab's first run leaves the sunburst out; the network's frame, once loaded, asks for the rerun that draws
+    it, with no click (tests/test_reports_page.py checks the first run has no chart)."""
+    parent = next(r for r in hierarchy(indexed_samples, "entity") if r.level == 0 and r.n_children >= 2)
+    open_page(page, app_url, f"/reports?collection=samples&community={parent.id}", "Findings (")
+    assert network_frame(page, parent.id).locator("#mynetwork canvas").is_visible()
+    sunburst_on_screen(page)
+    assert page.locator(f"{MAIN} .js-plotly-plot g.slice").count() > 1
+    expect(page.get_by_text("The chart is drawn once the network is on screen")).to_have_count(0)
+
+
 def test_clicking_a_sunburst_sector_opens_its_report(app_url, page, indexed_samples):
     ids = {r.id for r in hierarchy(indexed_samples, "entity")}
     open_page(page, app_url, "/reports?collection=samples", "Community reports")
