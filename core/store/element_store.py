@@ -46,7 +46,7 @@ from core.sql import headings as heading_sql
 from core.sql import terms as term_sql
 from core.sql import versions as version_sql
 from core.store import old_layout
-from core.store.reader import ElementReader
+from core.store.reader import ElementReader, QuestionReads
 from core.store.records import (
     SIBLING_SEPARATOR,
     CollectionGoneError,
@@ -114,6 +114,7 @@ class ElementStore:
             reader(url, self.read_urls)  # the router exists before the first write: that write's position counts
         self._vectorstore: PGVectorStore | None = None
         self.as_of_date: datetime | None = None  # see as_of
+        self.question_reads: QuestionReads | None = None  # see for_one_question
         self.collection_id, self.options = self._open(create=create, options=options or {})
         self.table = sql.table_name(self.collection_id)
         self._fill_derived_tables()
@@ -310,6 +311,14 @@ class ElementStore:
         is the current collection."""
         twin = copy.copy(self)
         twin.as_of_date = when
+        return twin
+
+    def for_one_question(self) -> ElementStore:
+        """This store with the reads of one question shared (:class:`~core.store.reader.QuestionReads`): a search
+        made twice (the scope probed for evidence, then for the attribute's own words) reads once, and the
+        collection's size is read once."""
+        twin = copy.copy(self)
+        twin.question_reads = QuestionReads()
         return twin
 
     # -- the stored term counts (core.sql.terms) --
