@@ -226,6 +226,37 @@ def random_queries(store: ElementStore, n: int, *, seed: int = 11, noise: float 
     return out
 
 
+def set_shared_buffers(url: str, size: str) -> str:
+    """Restart the scratch embedded server with ``shared_buffers`` = ``size`` (``ALTER SYSTEM``, kept in its data
+    directory); returns its URL. The server's default, 128 MB, holds a fraction of a million elements' pages."""
+    if os.environ.get("DATABASE_URL"):
+        raise SystemExit("--shared-buffers applies to the scratch embedded server only (DATABASE_URL is set)")
+    import psycopg
+
+    from core.db import database_url, stop_embedded
+    from core.db.pool import close_pools
+
+    if not re.fullmatch(r"\d+(kB|MB|GB)", size):
+        raise SystemExit(f"--shared-buffers takes a size such as 512MB or 6GB, got {size!r}")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"ALTER SYSTEM SET shared_buffers = '{size}'")  # checked above: digits and a unit
+    close_pools()
+    stop_embedded()
+    return database_url()
+
+
+def prewarm(store: ElementStore) -> dict[str, int]:
+    """Read the collection's HNSW index, rows and full-text index into shared buffers (``pg_prewarm``): the blocks
+    read per relation."""
+    out = {}
+    with store.pool.connection() as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+        for name in ("{hnsw}", "{elements}", "{fts}"):
+            relation = store.statement(name).strip('"')
+            out[relation] = int(conn.execute("SELECT pg_prewarm(%s::regclass)", (relation,)).fetchone()[0])
+    return out
+
+
 def remove_scratch_database() -> None:
     """Stop the scratch embedded server and delete its data directory (nothing to do with DATABASE_URL set)."""
     if os.environ.get("DATABASE_URL"):

@@ -92,16 +92,18 @@ def test_stored_lexemes_are_what_the_query_side_matched_korean_and_english(hash_
     assert found[0].startswith("USB-C port")
 
 
+@pytest.mark.parametrize("n_terms", [None, 1])  # terms held as an array, or as a bit mask
 @pytest.mark.parametrize("scope_kind", ["collection", "document", "subtree"])
-def test_no_full_text_query_parses_stored_text(hash_store, scope_kind):
+def test_no_full_text_query_parses_stored_text(hash_store, scope_kind, n_terms):
     store = hash_store
     put(store, "en", ENGLISH)
     params = {"collection_id": store.collection_id, "terms": ["'usb-c'"], "scanned": [True], "counts": [0],
-              "query": "'usb-c'", "k": 4,
+              "total": None, "query": "'usb-c'", "k": 4,
               "query_vector": np.zeros(512, dtype=np.float32), "document_id": "en", "root_ids": ["en-0"]}
+    statement = "EXPLAIN (VERBOSE, COSTS OFF) " + store.statement(retrieval_sql.fulltext_statement(scope_kind,
+                                                                                                  n_terms=n_terms))
     with store.pool.connection() as conn:
-        plan = "\n".join(r[0] for r in conn.execute(
-            "EXPLAIN (VERBOSE, COSTS OFF) " + store.statement(retrieval_sql.fulltext_statement(scope_kind)), params))
+        plan = "\n".join(r[0] for r in conn.execute(statement, params))
     assert "to_tsvector" not in plan
     assert f"{element_sql.FTS_COLUMN}" in plan
 

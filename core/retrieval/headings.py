@@ -244,12 +244,18 @@ class HeadingIndex:
         self._document_words: dict[str, Counter[str]] = {}
         self._word_documents: Counter[str] = Counter()
         self._children: dict[tuple[str | None, tuple[str, ...]], list[HeadingRef]] | None = None
+        # Each heading's parent heading (the one at its path, in its document): a question reads a candidate's
+        # ancestors by id instead of by place. A document with a path that is not a heading of its own is read by
+        # place and tokenised, as before parent links (:meth:`unplaced_documents`).
+        self._parent: dict[int, int | None] = {}
+        self._unplaced: set[str] = set()
         self._next = 0
         self._add(headings)
 
     def _add(self, headings: Iterable[HeadingRef | StoredHeading]) -> None:
         self._children = None
         new_hangul: set[str] = set()
+        added: set[str] = set()
         for h in headings:
             ref = h if isinstance(h, HeadingRef) else _ref(h)
             own_words = (h.words | _initials(h.text)) if isinstance(h, StoredHeading) else heading_words(h.text)
@@ -259,6 +265,7 @@ class HeadingIndex:
             self._words[i] = own_words
             self._places[ref.document_id, (*ref.path, ref.text)] = i
             self._documents.setdefault(ref.document_id, []).append(i)
+            added.add(ref.document_id)
             in_document = self._document_words.setdefault(ref.document_id, Counter())
             for w in own_words:
                 if not in_document[w]:
@@ -277,13 +284,30 @@ class HeadingIndex:
                 at = bisect.bisect_left(self._hangul, w)
                 if at == len(self._hangul) or self._hangul[at] != w:
                     self._hangul.insert(at, w)
+        for document_id in added:
+            self._link(document_id)
+
+    def _link(self, document_id: str) -> None:
+        """Note the parent of each heading of a document (after all its headings are in)."""
+        unplaced = False
+        for i in self._documents.get(document_id, ()):
+            path = self.headings[i].path
+            parent = self._places.get((document_id, path)) if path else None
+            unplaced = unplaced or (parent is None and bool(path))
+            self._parent[i] = parent
+        if unplaced:
+            self._unplaced.add(document_id)
+        else:
+            self._unplaced.discard(document_id)
 
     def replace_documents(self, document_ids: Iterable[str], headings: Iterable[HeadingRef | StoredHeading]) -> None:
         """Drop the headings of ``document_ids`` and add ``headings`` (theirs as they are now)."""
         for document_id in document_ids:
             self._word_documents.subtract(self._document_words.pop(document_id, Counter()).keys())
+            self._unplaced.discard(document_id)
             for i in self._documents.pop(document_id, ()):
                 ref = self.headings.pop(i)
+                del self._parent[i]
                 for w in self._words.pop(i):
                     ids = self.postings.get(w)
                     if ids is not None:
@@ -331,6 +355,18 @@ class HeadingIndex:
         """The words of the heading at ``place`` (its path and text) of a document: stored, or tokenised."""
         i = self._places.get((document_id, place))
         return self._words[i] if i is not None else words(place[-1])
+
+    def documents_holding(self, ids: Iterable[int]) -> set[str]:
+        """The documents of the headings ``ids``."""
+        return {self.headings[i].document_id for i in ids}
+
+    def in_documents(self, document_ids: Iterable[str]) -> list[int]:
+        """The headings of ``document_ids``."""
+        return [i for d in document_ids for i in self._documents.get(d, ())]
+
+    def unplaced_documents(self) -> set[str]:
+        """The documents with a heading whose path is not a heading of theirs: their paths are read by place."""
+        return set(self._unplaced)
 
     def order(self, i: int) -> tuple[str, int, int]:
         h = self.headings[i]
@@ -427,39 +463,87 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) 
 
     holding = {q: index.holding(q) for q in wanted}
     df = {q: len(ids) for q, ids in holding.items()}
-    # headings whose own text holds a question word, in document order
-    candidates = sorted(set().union(*holding.values()), key=index.order)
     n = len(index.headings)
     weight = {q: factors[q] * math.log(1.0 + n / df[q]) for q in wanted if df[q]}
     # A model number the question names and some heading holds ("27QX") says which thing: a heading path
     # without any of them is about another thing, however well its other words match ("34WC › PBP / PIP").
     models = {q for q in wanted if df[q] and factors[q] >= NAME_FACTOR and _MODEL.search(q) and _LETTER.search(q)}
-    scored: list[tuple[float, HeadingRef, list[bool]]] = []
-    for i in candidates:
-        h = index.headings[i]
-        own = {q for q, ids in holding.items() if i in ids}
-        above = [found(ws) for ws in path_words(h)]
-        # the weight each heading of the path (root first, h last) adds with its own words
-        levels = [any(df[q] <= DISTINCTIVE_SHARE * n for q in level) for level in above] + [True]
-        matched = own.union(*above)
-        if models and not models & matched:
-            continue
-        scored.append((round(sum(weight.get(q, 0.0) for q in matched), 6), h, levels))
-    if not scored:
+    # A candidate is a heading whose own text holds a question word; the words a heading holds are a bit mask
+    # (one bit per question word), so a path's words are an OR and a score is read once per set of words. A path
+    # holding a model number lies in a document where some heading holds one (or one read by place): the headings
+    # of the other documents are not scored.
+    bit = {q: 1 << k for k, q in enumerate(sorted(wanted))}
+    required = sum(bit[q] for q in models)
+    own_of: dict[int, int] = {}
+    if models:
+        documents = index.documents_holding(set().union(*(holding[q] for q in models)))
+        for i in index.in_documents(documents | index.unplaced_documents()):
+            own = sum(b for q, b in bit.items() if i in holding[q])
+            if own:
+                own_of[i] = own
+    else:
+        for q, ids in holding.items():
+            for i in ids:
+                own_of[i] = own_of.get(i, 0) | bit[q]
+
+    def mask(words: set[str]) -> int:
+        return sum(bit[q] for q in words)
+
+    groups = _by_path_words(index, own_of, required, lambda h: [mask(found(ws)) for ws in path_words(h)])
+    scores = {m: round(sum(weight.get(q, 0.0) for q, b in bit.items() if m & b), 6) for m in groups}
+    if not scores:
         return []
-    best = max(s for s, _, _ in scored)
+    best = max(scores.values())
     if best < MIN_SCORE:
         return []
+    distinctive = mask({q for q in wanted if df[q] <= DISTINCTIVE_SHARE * n})
     out: list[HeadingMatch] = []
-    for level in sorted({s for s, _, _ in scored}, reverse=True)[:RUNNERS_UP]:
+    for level in sorted(set(scores.values()), reverse=True)[:RUNNERS_UP]:
         if level < max(MIN_SCORE, RUNNER_UP_SHARE * best):
             break
-        match = _match_at(index, [(h, levels) for s, h, levels in scored if s == level], level, found)
+        # the weight each heading of the path (root first, the heading last) adds with its own words
+        tied = sorted((t for m, group in groups.items() if scores[m] == level for t in group),
+                      key=lambda t: index.order(t[0]))
+        match = _match_at(index, [(index.headings[i], [bool(a & distinctive) for a in above] + [True])
+                                  for i, above in tied], level, found)
         if match is not None and all({x.element_id for x in match.headings} != {x.element_id for x in m.headings}
                                      for m in out):
             out.append(match)
         elif match is None and not out:
             return []  # the best names too many places: nothing is scoped
+    return out
+
+
+def _by_path_words(index: HeadingIndex, own_of: dict[int, int], required: int,
+                   by_place: Callable[[HeadingRef], list[int]]) -> dict[int, list[tuple[int, list[int]]]]:
+    """The candidates by the question words of their whole path (a bit mask), each with the words of each heading
+    above it (root first); those whose path holds none of ``required`` are left out. An ancestor holding a
+    question word is itself a candidate: its words are read from ``own_of`` along the parent links; a document read
+    by place (:meth:`HeadingIndex.unplaced_documents`) goes through ``by_place``."""
+    parent = index._parent
+    unplaced = index._unplaced
+    out: dict[int, list[tuple[int, list[int]]]] = {}
+    for i, own in own_of.items():
+        matched = own
+        if unplaced and index.headings[i].document_id in unplaced:
+            above = by_place(index.headings[i])
+        elif (up := parent[i]) is None:
+            above = []
+        else:
+            above = []
+            while up is not None:
+                above.append(own_of.get(up, 0))
+                up = parent[up]
+            above.reverse()
+        for a in above:
+            matched |= a
+        if required and not matched & required:
+            continue
+        group = out.get(matched)
+        if group is None:
+            out[matched] = [(i, above)]
+        else:
+            group.append((i, above))
     return out
 
 

@@ -308,6 +308,7 @@ def retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Element
     scope = request.scope or Scope.whole()
     if request.as_of is not None:
         store = _as_of(store, request.as_of, config)
+    store = store.for_one_question()  # a search repeated while the scope is chosen reads once
     try:
         if config.contextual and sibling is None:
             sibling = contextual_index(store)  # reads only: a missing or stale index is an error saying how to build it

@@ -24,6 +24,8 @@ columns first (``core.sql.elements.ELEMENT_COLUMNS``, read by ``core.store.eleme
 
 from __future__ import annotations
 
+import functools
+
 from core.sql.elements import FTS_COLUMN, WALK_COLUMNS, ancestor_walk, cols
 from core.sql.terms import METADATA_ELEMENT, TERM_COUNTS
 
@@ -102,12 +104,16 @@ SELECT {cols("b")}, b.distance FROM best b ORDER BY b.distance, b.element_id
 #   estimate. A term left out of the scan (a common one: ``core.retrieval.search.scanned_terms``) still scores
 #   the candidates that hold it, with its stored count %(counts)s (``core.sql.terms``): reading the elements of a
 #   word that nearly every element holds would cost a pass over the collection for an IDF near zero.
-# * One pass over the candidates notes which terms each holds (``ords``). Elements holding the same terms
-#   score the same, so document frequencies and scores are computed per distinct set of terms (a handful), not
-#   per element: no second pass over the matches. A scanned term's frequency is counted among the candidates,
-#   which hold all its elements; in a scope, every term is scanned and frequencies are the scope's.
+# * One pass over the candidates notes which terms each holds (``held``): a bit mask, one tsquery test per term
+#   written into the statement (up to MASK_TERMS terms; a statement per term count), or beyond that an array of
+#   term ordinals made by a sub-select per candidate, which costs several times the tests themselves. Elements
+#   holding the same terms score the same, so document frequencies and scores are computed per distinct set of
+#   terms (a handful), not per element: no second pass over the matches. A scanned term's frequency is counted
+#   among the candidates, which hold all its elements; in a scope, every term is scanned and frequencies are the
+#   scope's.
 # * The collection's size is the sum of its documents' element counts (hke_documents, written in the same
-#   transaction as the elements): a few thousand rows by primary key instead of counting the element table.
+#   transaction as the elements): a few thousand rows by primary key instead of counting the element table; or
+#   %(total)s, that sum as the question's term counts read it (``core.store.reader.QuestionReads``).
 # Each element carries its cosine distance to the query vector, which the contexts show as similarity.
 _FULLTEXT = f"""
 WITH RECURSIVE {{walk}}
@@ -117,23 +123,23 @@ terms AS MATERIALIZED (
          WITH ORDINALITY AS t(term, scanned, stored, ord)
 ),
 matched AS MATERIALIZED (
-    SELECT e.element_id, ARRAY(SELECT t.ord FROM terms t WHERE {{tsv}} @@ t.query ORDER BY t.ord) AS ords
+    SELECT e.element_id, {{held}} AS held
     FROM {{elements}} e
     WHERE true {{scope}} {{content}}
       AND {{tsv}} @@ to_tsquery('simple', %(query)s)
 ),
 term_sets AS (
-    SELECT m.ords, count(*) AS n FROM matched m GROUP BY m.ords
+    SELECT m.held, count(*) AS n FROM matched m GROUP BY m.held
 ),
 total AS (
-    SELECT greatest(coalesce(sum(n_elements), 0), 1)::float8 AS n
-    FROM hke_documents WHERE collection_id = %(collection_id)s
+    SELECT coalesce(%(total)s::float8, (SELECT greatest(coalesce(sum(n_elements), 0), 1)::float8
+                                         FROM hke_documents WHERE collection_id = %(collection_id)s)) AS n
 ),
 found AS (
-    SELECT o.ord, sum(s.n)::float8 AS n
+    SELECT t.ord, sum(s.n)::float8 AS n
     FROM term_sets s
-    CROSS JOIN LATERAL unnest(s.ords) AS o(ord)
-    GROUP BY o.ord
+    JOIN terms t ON {{holds_t}}
+    GROUP BY t.ord
 ),
 weights AS MATERIALIZED (
     SELECT t.ord, ln(1.0 + (total.n - df.n + 0.5) / (df.n + 0.5)) AS idf
@@ -145,13 +151,13 @@ weights AS MATERIALIZED (
 -- Rounded: two term sets whose IDFs add up to the same score must tie exactly (then element_id orders them), not
 -- differ in the last bit with the order the sum met its terms.
 set_scores AS MATERIALIZED (
-    SELECT s.ords, round((SELECT sum(w.idf) FROM weights w WHERE w.ord = ANY(s.ords))::numeric, 9)::float8 AS score
+    SELECT s.held, round((SELECT sum(w.idf) FROM weights w WHERE {{holds_w}})::numeric, 9)::float8 AS score
     FROM term_sets s
 ),
 scored AS (
     SELECT m.element_id, ss.score
     FROM matched m
-    JOIN set_scores ss ON ss.ords = m.ords
+    JOIN set_scores ss ON ss.held = m.held
     ORDER BY ss.score DESC, m.element_id
     LIMIT %(k)s
 )
@@ -160,6 +166,30 @@ FROM scored s
 JOIN {{elements}} e ON e.element_id = s.element_id
 ORDER BY s.score DESC, e.element_id
 """  # noqa: S608 - fixed fragments, no user text
+
+
+# Terms held as a bit mask (bigint) up to this many; more (a long question) as an array of ordinals.
+MASK_TERMS = 62
+
+_HELD_ARRAY = "ARRAY(SELECT t.ord FROM terms t WHERE {tsv} @@ t.query ORDER BY t.ord)"
+_HOLDS_ARRAY = "{ord} = ANY(s.held)"
+# Each term's tsquery is read once (an InitPlan), then tested on every candidate.
+_HELD_BIT = "CASE WHEN {tsv} @@ (SELECT t.query FROM terms t WHERE t.ord = {ord}) THEN {bit}::bigint ELSE 0 END"
+_HOLDS_BIT = "s.held & (1::bigint << ({ord} - 1)) <> 0"
+
+
+def _fulltext(kind: str, include_metadata: bool, n_terms: int | None) -> str:
+    """The full-text statement of a scope kind, candidates' terms as a bit mask of ``n_terms`` (else an array)."""
+    if n_terms is None:
+        held, holds = _HELD_ARRAY.format(tsv=_FTS), _HOLDS_ARRAY
+    else:
+        tests = (_HELD_BIT.format(tsv=_FTS, ord=i, bit=1 << (i - 1)) for i in range(1, n_terms + 1))
+        held = "(" + " | ".join(tests) + ")"
+        holds = _HOLDS_BIT
+    return _FULLTEXT.format(walk=_WALK if kind == "subtree" else "", scope=_SCOPE_FILTER[kind],
+                            content="" if include_metadata else _CONTENT_ONLY, tsv=_FTS, held=held,
+                            holds_t=holds.format(ord="t.ord"), holds_w=holds.format(ord="w.ord"),
+                            elements="{elements}")  # filled in per collection by core.sql.elements.bind
 
 
 def _build() -> tuple[dict[tuple[str, bool], str], dict[tuple[str, bool], str]]:
@@ -173,9 +203,7 @@ def _build() -> tuple[dict[tuple[str, bool], str], dict[tuple[str, bool], str]]:
                 vector[kind, include_metadata] = _VECTOR_SUBTREE.format(content=content, **keep)
             else:
                 vector[kind, include_metadata] = _VECTOR_TOP.format(scope=scope, content=content, **keep)
-            walk = _WALK if kind == "subtree" else ""
-            fulltext[kind, include_metadata] = _FULLTEXT.format(walk=walk, scope=scope, content=content,
-                                                                tsv=_FTS, **keep)
+            fulltext[kind, include_metadata] = _fulltext(kind, include_metadata, None)
     return vector, fulltext
 
 
@@ -187,9 +215,19 @@ def vector_statement(scope_kind: str, include_metadata: bool = False) -> str:
     return _VECTOR[scope_kind, include_metadata]
 
 
-def fulltext_statement(scope_kind: str, include_metadata: bool = False) -> str:
-    """IDF-ranked full-text matches of %(terms)s inside a scope, candidates from the %(scanned)s ones."""
-    return _FULLTEXT_BY_SCOPE[scope_kind, include_metadata]
+@functools.lru_cache(maxsize=3 * 2 * MASK_TERMS)
+def _masked(kind: str, include_metadata: bool, n_terms: int) -> str:
+    return _fulltext(kind, include_metadata, n_terms)
+
+
+def fulltext_statement(scope_kind: str, include_metadata: bool = False, n_terms: int | None = None) -> str:
+    """IDF-ranked full-text matches of %(terms)s inside a scope, candidates from the %(scanned)s ones; with
+    ``n_terms`` (the length of %(terms)s) up to :data:`MASK_TERMS`, the statement that tests each term inline."""
+    if scope_kind not in _SCOPE_FILTER:
+        raise KeyError(scope_kind)
+    if n_terms is None or not 1 <= n_terms <= MASK_TERMS:
+        return _FULLTEXT_BY_SCOPE[scope_kind, include_metadata]
+    return _masked(scope_kind, include_metadata, n_terms)
 
 
 # Hits' ancestors (walking up) plus, for heading hits, their descendants (walking down, bounded by depth and

@@ -46,7 +46,7 @@ from core.sql import headings as heading_sql
 from core.sql import terms as term_sql
 from core.sql import versions as version_sql
 from core.store import old_layout
-from core.store.reader import ElementReader
+from core.store.reader import ElementReader, QuestionReads
 from core.store.records import (
     SIBLING_SEPARATOR,
     CollectionGoneError,
@@ -116,6 +116,7 @@ class ElementStore:
         self._vectorstore: PGVectorStore | None = None
         self.as_of_date: datetime | None = None  # see as_of
         self.as_of_versions: Mapping[str, VersionRecord] | None = None
+        self.question_reads: QuestionReads | None = None  # see for_one_question
         self.collection_id, self.options = self._open(create=create, options=options or {})
         self.table = sql.table_name(self.collection_id)
         self._fill_derived_tables()
@@ -317,6 +318,14 @@ class ElementStore:
         twin.as_of_date = when
         twin.as_of_versions = ({v.document_id: v for v in versions}
                                if when is not None and versions is not None else None)
+        return twin
+
+    def for_one_question(self) -> ElementStore:
+        """This store with the reads of one question shared (:class:`~core.store.reader.QuestionReads`): a search
+        made twice (the scope probed for evidence, then for the attribute's own words) reads once, and the
+        collection's size is read once."""
+        twin = copy.copy(self)
+        twin.question_reads = QuestionReads()
         return twin
 
     # -- the stored term counts (core.sql.terms) --

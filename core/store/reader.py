@@ -17,7 +17,7 @@ import contextlib
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -62,6 +62,7 @@ class Collection(Protocol):
     table: str
     pool: ConnectionSource
     embeddings: NamedEmbeddings
+    question_reads: QuestionReads | None
 
     @property
     def reader(self) -> ConnectionSource: ...
@@ -120,6 +121,16 @@ _HEADING_PLACE = (0, 2, 1, None)  # core.sql.headings.HEADINGS_OF_ELEMENTS
 _PLACES: OrderedDict[tuple, dict[str, tuple[int, int, int]]] = OrderedDict()
 _PLACES_MAX = 512
 _PLACES_LOCK = threading.Lock()
+
+
+@dataclass
+class QuestionReads:
+    """What the reads of one question share (``ElementStore.for_one_question``): each vector search's hits by its
+    statement and parameters, and the collection's element count once a full-text search has read it. Within one
+    question the same search reads the same rows, so a repeat is not sent again."""
+
+    vector_hits: dict[tuple, list[Scored]] = field(default_factory=dict)
+    total: int | None = None
 
 
 class ElementReader:
@@ -306,9 +317,17 @@ class ElementReader:
                       include_metadata: bool = False) -> list[Scored]:
         """The ``k`` nearest elements inside ``place``, nearest first (the scope is a predicate of the statement)."""
         params = {**self._place(place), "query": query_vector, "k": k}
+        shared = self._store.question_reads
+        key = (place.kind, include_metadata, k, place.id, tuple(place.ids or ()),
+               np.asarray(query_vector, dtype=np.float32).tobytes())
+        if shared is not None and key in shared.vector_hits:
+            return list(shared.vector_hits[key])
         rows = self._query(retrieval_sql.vector_statement(place.kind, include_metadata), params,
                            place=_ELEMENT_PLACE)
-        return [Scored(element_from_row(r), float(r[sql.ELEMENT_WIDTH])) for r in rows]
+        found = [Scored(element_from_row(r), float(r[sql.ELEMENT_WIDTH])) for r in rows]
+        if shared is not None:
+            shared.vector_hits[key] = found
+        return list(found)
 
     def question_lexemes(self, question: str) -> list[str]:
         """The question's lexemes under the parser of the stored ones (``core.sql.retrieval.QUESTION_LEXEMES``)."""
@@ -319,6 +338,8 @@ class ElementReader:
         """The stored element counts of ``keys`` (``prefix[i]``: key ``i`` is a prefix term)."""
         params = {"collection_id": self._store.collection_id, "keys": list(keys), "prefix": list(prefix)}
         complete, total, counts = self._query(term_sql.TERM_COUNTS, params, tables=())[0]
+        if self._store.question_reads is not None:
+            self._store.question_reads.total = int(total)
         return TermCounts(bool(complete), int(total), [int(n) for n in counts])
 
     def fulltext_search(self, terms: Sequence[str], scanned: Sequence[bool], counts: Sequence[int],
@@ -326,10 +347,11 @@ class ElementReader:
                         include_metadata: bool = False) -> list[Scored]:
         """The ``k`` elements inside ``place`` with the best IDF sum over the tsquery ``terms``, best first; the
         ``scanned`` ones find the candidates, the others only score them with their stored ``counts``."""
+        shared = self._store.question_reads
         params = {**self._place(place), "terms": list(terms), "scanned": list(scanned), "counts": list(counts),
                   "query": " | ".join(t for t, on in zip(terms, scanned, strict=True) if on),
-                  "query_vector": query_vector, "k": k}
-        rows = self._query(retrieval_sql.fulltext_statement(place.kind, include_metadata), params,
+                  "query_vector": query_vector, "k": k, "total": shared.total if shared is not None else None}
+        rows = self._query(retrieval_sql.fulltext_statement(place.kind, include_metadata, len(terms)), params,
                            place=_ELEMENT_PLACE)
         return [Scored(element_from_row(r), float(r[sql.ELEMENT_WIDTH]), float(r[sql.ELEMENT_WIDTH + 1]))
                 for r in rows]
