@@ -106,7 +106,7 @@ SETS: dict[str, SetSpec] = {
 }
 # API references in the two shapes of the Node.js sets, for tuning (bench/write_api_sets.py): one collection of
 # five references, so an option name ("limit", "maxAge") recurs across packages as Node.js's do across modules.
-API_CORPORA = ("fastify", "pino", "piscina", "ws", "express-middleware")
+API_CORPORA = ("fastify", "pino", "piscina", "ws", "express-middleware", "node-tar")
 for _shape in ("plain", "template"):
     SETS[f"api-{_shape}"] = SetSpec(f"api-{_shape}", CORPORA / API_CORPORA[0], DATA / "api_shapes" / f"{_shape}.json",
                                     fetched=API_CORPORA[0], collection="api", more=API_CORPORA[1:])

@@ -17,9 +17,11 @@ The corpora are documentation folders shipped in packages:
 * ``express-middleware``   -> the READMEs of the Express middleware packages on npm (``body-parser``, ``send``,
   ``serve-static``, ``express-session`` …), one ``<package>.md`` each: ``### bodyParser.json([options])`` ›
   ``#### Options`` › ``##### limit`` › "Defaults to `'100kb'`", the same option names under several APIs.
+* ``node-tar``             -> the README of npm's ``tar``: ``### tar.c(options, fileList, callback)`` over a list of
+  options ("- `strict` … Default false."), the same options under tar.c, tar.x, tar.t, tar.u and tar.r.
 * ``ws``                   -> the ``/usr/share/doc/node-ws/*.md(.gz)`` files of Debian's ``node-ws``: the ws API
   reference in the Node.js layout (``### new WebSocketServer(options[, callback])`` over a parameter list).
-  These five are the API-reference tune sets of ``bench/write_api_sets.py``.
+  These six are the API-reference tune sets of ``bench/write_api_sets.py``.
 
 npm packages are downloaded with ``npm pack NAME@VERSION`` (the registry settings of ``.npmrc`` apply).
 PyPI sdists are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
@@ -78,6 +80,7 @@ NPM_CORPORA: dict[str, tuple[tuple[str, ...], str | None]] = {
     "pino": (("pino@10.4.0",), "docs"),
     "piscina": (("piscina@5.3.2",), "docs"),
     "express-middleware": (EXPRESS_MIDDLEWARE, None),
+    "node-tar": (("tar@7.5.23",), None),
 }
 MARKER = ".fetched.json"
 DEFAULT_DEST = Path(__file__).resolve().parent / "corpora"

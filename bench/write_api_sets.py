@@ -42,7 +42,7 @@ from _common import CORPORA, ROOT
 OUT_DIR = ROOT / "data" / "api_shapes"
 # corpus folder -> the platform's name as people write it (None: each document names its own package)
 PLATFORMS: dict[str, str | None] = {"fastify": "Fastify", "pino": "pino", "piscina": "Piscina", "ws": "ws",
-                                    "express-middleware": None}
+                                    "express-middleware": None, "node-tar": None}
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -50,7 +50,8 @@ _BULLET = re.compile(r"^(\s*)[*+-]\s+(.*)$")
 # a call: the name touches its parenthesis ("options (Object)" is an option and its type)
 _LABEL = r"[A-Z][a-z]+(?: [a-z]+)?:\s*"  # "Constructor: ", "Static method: "
 _SIGNATURE = re.compile(rf"^(?:{_LABEL})?(?:new\s+)?(?P<name>[A-Za-z_$][\w$.]*)\((?P<args>.*)\)"
-                        r"\s*(?:=>.*)?$")
+                        r"\s*(?:=>.*|\[alias:[^\]]*\])?$")
+_CLASS = re.compile(r"^class\s+(?P<name>[A-Za-z_$][\w$.]*)")
 _OPTION_HEADING = re.compile(r"^(?P<tick>`?)(?P<name>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(?P=tick)"
                              r"\s*(?:\([^)]*\)|\{[^}]*\})?\s*:?$")
 _OPTION_ITEM = re.compile(r"^(?:`(?P<code>[A-Za-z_$][\w$.]*)`|\*\*`?(?P<bold>[A-Za-z_$][\w$.]*)`?\*\*)")
@@ -58,7 +59,8 @@ _OPTIONS_HEADING = re.compile(r"^(?:[\w ]+ )?options$", re.I)
 # a code span, or a bare literal not followed by a word ("Defaults to 100 MiB" states no plain 100)
 _VALUE = r"(?:`(?P<code>[^`\n]+)`|(?P<bare>true|false|null|undefined|-?\d+(?:\.\d+)?)(?!\w|\.\d|\s+[A-Za-z(]))"
 _DEFAULT = re.compile(
-    r"(?:\*\*Default:?\*\*:?|\bDefault:|\bdefaults?\s+to|\bthe\s+default\s+value\s+is|\bdefault\s+is|"
+    r"(?:\*\*Default:?\*\*:?|\bDefault:|\bDefault(?=\s+(?:true|false|null|undefined|-?\d))|\bdefaults?\s+to|"
+    r"\bthe\s+default\s+value\s+is|\bdefault\s+is|"
     r"\bby\s+default,?\s+(?:this|it)\s+is(?:\s+set\s+to)?)\s+" + _VALUE, re.I)
 
 
@@ -154,9 +156,13 @@ def facts_of(corpus: str, root: Path, path: Path) -> list[OptionFact]:
         signature = _signature(heading_path[: section_depth + 1])
         if signature is not None:
             depth, found = signature
-            call = re.sub(f"^{_LABEL}", "", _plain(heading_path[depth]))
-            out.append(OptionFact(corpus, document, platform, found.group("name"), call, call, option, value,
-                                  heading_path))
+            call = re.sub(r"\s*\[alias:[^\]]*\]$", "", re.sub(f"^{_LABEL}", "", _plain(heading_path[depth])))
+            api = found.group("name")
+            owner = _CLASS.match(_plain(heading_path[depth - 1])) if depth else None
+            if api == "constructor" and owner:  # "### class Pack" › "#### constructor(options)"
+                api = owner.group("name")
+                call = f"new {api}({found.group('args')})"
+            out.append(OptionFact(corpus, document, platform, api, call, call, option, value, heading_path))
         elif section_depth >= 0:
             out.append(OptionFact(corpus, document, platform, None, None, _plain(heading_path[section_depth]),
                                   option, value, heading_path))
