@@ -38,11 +38,12 @@ from functools import lru_cache
 from core import textnorm
 from core.elements import Element
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
-from core.retrieval.shape import code_names, name_runs, split_preamble
+from core.retrieval.shape import IDENTIFIER, code_names, name_runs, split_preamble
+from core.statements import without_default_phrases
 from core.store import ElementStore, StoredHeading
 
-__all__ = ["MAX_SCOPES", "MIN_SCORE", "HeadingIndex", "HeadingMatch", "HeadingRef", "heading_index", "match_headings",
-           "rank_headings", "words"]
+__all__ = ["MAX_SCOPES", "MIN_SCORE", "HeadingIndex", "HeadingMatch", "HeadingRef", "called_names", "heading_index",
+           "match_headings", "rank_headings", "words"]
 
 # Below this a match is one common word (idf of a word in ~1 heading of 10); measured on the bench sets.
 MIN_SCORE = 2.3
@@ -125,6 +126,45 @@ def _kinds(text: str) -> dict[str, float]:
     return {w: CODE_FACTOR if w in thing else NAME_FACTOR if w in names else 1.0 for w in pool}
 
 
+# A heading that is a call: its name ("Method: `run(task[, options])`", "new WebSocket(address)", "send(req, …)").
+_CALL = re.compile(r"^(?:[A-Z][a-z]+(?: [a-z]+)?:\s*)?`?(?:new\s+)?(?P<name>[A-Za-z_$][\w$.]*)\(")
+
+
+def called_names(text: str, index: HeadingIndex) -> frozenset[str]:
+    """The identifiers of ``text`` (casefolded) that some heading of the collection calls (``send(req, path,
+    [options])``, ``fs.readFile(path[, options], callback)``): each names the thing asked about, however it is
+    written ("`send`", "serveStatic"), not an option of it. A plain lower-case word outside code ("send", "set")
+    counts only in a question with no code at all: one that writes its names in code writes its words as words."""
+    out: set[str] = set()
+    text = without_default_phrases(text)
+    tokens = [t for span in _CODE_SPAN.findall(text) for t in IDENTIFIER.findall(span)]
+    bare = IDENTIFIER.findall(_CODE_SPAN.sub(" ", text))
+    plain_too = not tokens
+    tokens += [t for t in bare if plain_too or not t.isalpha() or not t.islower()]
+    for token in tokens:
+        word = token.casefold()
+        if word in out or word in textnorm.ENGLISH_STOP_WORDS:
+            continue
+        for i in index.holding(word):
+            found = _CALL.match(index.headings[i].text.strip())
+            if found and found.group("name").casefold() == word:
+                out.add(word)
+                break
+    return frozenset(out)
+
+
+def _with_called(factors: dict[str, float], called: Iterable[str]) -> dict[str, float]:
+    """``factors`` with each called name's words counted as a code name's (the thing and its namespace)."""
+    out = dict(factors)
+    for name in called:
+        thing, space = _code_words(name)
+        for w in thing:
+            out[w] = max(out.get(w, 0.0), CODE_FACTOR)
+        for w in space:
+            out[w] = max(out.get(w, 0.0), NAME_FACTOR)
+    return out
+
+
 def word_factors(question: str, index: HeadingIndex | None = None) -> dict[str, float]:
     """Each matchable word of ``question`` and how much it counts (see :data:`CODE_FACTOR` …).
 
@@ -133,12 +173,14 @@ def word_factors(question: str, index: HeadingIndex | None = None) -> dict[str, 
     the thing is named and its words count by their kind. A preamble holding a heading of several words whole
     ("In 9.0 Migration Notes, …", "In PyMdown Extensions, …") names that place: its words count by their kind,
     platform words included."""
-    preamble, rest = split_preamble(question)
+    # the words of asking for a default in other words ("if I don't pass one", "fall back to") name nothing
+    preamble, rest = split_preamble(without_default_phrases(question))
     factors = _kinds(rest)
     if index is not None:
         factors = {w: PREAMBLE_FACTOR if index.is_platform(w) else f for w, f in factors.items()}
+        factors = _with_called(factors, called_names(rest, index))
     named_rest = any(f >= NAME_FACTOR and (index is None or index.holding(w)) for w, f in factors.items())
-    pre = _kinds(preamble)
+    pre = _kinds(preamble) if index is None else _with_called(_kinds(preamble), called_names(preamble, index))
     # the preamble's own words, not its code: "Using `markdown.extensions.…`" names no "Using Extensions" guide
     place = _whole_heading_words(set(words(_CODE_SPAN.sub(" ", preamble))), index) if index is not None else set()
     for w, f in pre.items():
@@ -438,9 +480,13 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) 
         h = index.headings[i]
         own = {q for q, ids in holding.items() if i in ids}
         above = [found(ws) for ws in path_words(h)]
-        # the weight each heading of the path (root first, h last) adds with its own words
-        levels = [any(df[q] <= DISTINCTIVE_SHARE * n for q in level) for level in above] + [True]
         matched = own.union(*above)
+        # The levels of the path (root first, h last) that name the thing: they hold a distinctive word of the
+        # strongest kind matched ("In the body-parser package, … of `bodyParser.json([options])`": the code name,
+        # not the preamble's package title above it)
+        distinctive = {q for q in matched if df[q] <= DISTINCTIVE_SHARE * n}
+        strongest = max((factors[q] for q in distinctive), default=0.0)
+        levels = [any(q in distinctive and factors[q] >= strongest for q in level) for level in above] + [True]
         if models and not models & matched:
             continue
         scored.append((round(sum(weight.get(q, 0.0) for q in matched), 6), h, levels))
