@@ -177,7 +177,7 @@ def word_factors(question: str, index: HeadingIndex | None = None) -> dict[str, 
     preamble, rest = split_preamble(without_default_phrases(question))
     factors = _kinds(rest)
     if index is not None:
-        factors = {w: PREAMBLE_FACTOR if index.is_platform(w) else f for w, f in factors.items()}
+        factors = {w: PREAMBLE_FACTOR if _names_platform(w, index) else f for w, f in factors.items()}
         factors = _with_called(factors, called_names(rest, index))
     named_rest = any(f >= NAME_FACTOR and (index is None or index.holding(w)) for w, f in factors.items())
     pre = _kinds(preamble) if index is None else _with_called(_kinds(preamble), called_names(preamble, index))
@@ -187,10 +187,17 @@ def word_factors(question: str, index: HeadingIndex | None = None) -> dict[str, 
         if w in place:
             factors[w] = max(f, factors.get(w, 0.0))
             continue
-        if index is not None and index.is_platform(w):
+        if index is not None and _names_platform(w, index):
             f = PREAMBLE_FACTOR
         factors.setdefault(w, PREAMBLE_FACTOR if named_rest else f)
     return factors
+
+
+def _names_platform(word: str, index: HeadingIndex) -> bool:
+    """A platform word, or a dotted name made of platform words only (``markdown.markdown``: the platform's
+    entry point, not a thing in it)."""
+    parts = [p for p in _PARTS.split(word) if p]
+    return index.is_platform(word) or (len(parts) > 1 and all(index.is_platform(p) for p in parts))
 
 
 def _whole_heading_words(pool: set[str], index: HeadingIndex) -> set[str]:
@@ -481,12 +488,13 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) 
         own = {q for q, ids in holding.items() if i in ids}
         above = [found(ws) for ws in path_words(h)]
         matched = own.union(*above)
-        # The levels of the path (root first, h last) that name the thing: they hold a distinctive word of the
-        # strongest kind matched ("In the body-parser package, … of `bodyParser.json([options])`": the code name,
-        # not the preamble's package title above it)
+        # The levels of the path (root first, h last) that name the thing: they hold a distinctive word; a code
+        # name when one matched ("In the body-parser package, … of `bodyParser.json([options])`": the call, not
+        # the preamble's package title above it)
         distinctive = {q for q in matched if df[q] <= DISTINCTIVE_SHARE * n}
-        strongest = max((factors[q] for q in distinctive), default=0.0)
-        levels = [any(q in distinctive and factors[q] >= strongest for q in level) for level in above] + [True]
+        if any(factors[q] >= CODE_FACTOR for q in distinctive):
+            distinctive = {q for q in distinctive if factors[q] >= CODE_FACTOR}
+        levels = [bool(distinctive & level) for level in above] + [True]
         if models and not models & matched:
             continue
         scored.append((round(sum(weight.get(q, 0.0) for q in matched), 6), h, levels))

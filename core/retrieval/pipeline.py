@@ -210,14 +210,17 @@ def _probe(store: ElementStore, question: str, query_vector: np.ndarray, k: int,
     # question proper's words the scope does not hold ("응답속도"). With the whole question, the words every page
     # of the platform repeats ("Python-Markdown", "extension", a preamble) outrank the one item stating it.
     lookup = identifiers or sorted(question_terms(split_preamble(question)[1]) & asked)
-    if lookup and asks_default(question):
-        # with the words that state a default ("+ Default: `false`", "Defaults to `true`"): under an option's
-        # heading every element holds its name, the line stating the value is the one holding these too
-        lookup += [w for w in DEFAULT_WORDS if w not in lookup]
-    if not exact and asked and lookup:
+    lookups = [lookup] if lookup else []
+    if lookup and asks_default(question) and not set(DEFAULT_WORDS) <= set(lookup):
+        # then with the words that state a default ("+ Default: `false`"): under an option's own heading every
+        # element holds its name, the line stating the value is the one holding these too
+        lookups.append([*lookup, *(w for w in DEFAULT_WORDS if w not in lookup)])
+    for words in lookups if asked else ():
+        if exact:
+            break
         # none stated, or only under another key than the option named ("logController" table's row for
         # `disableRequestLogging`, where its own heading states it too)
-        named, found = search(store, " ".join(lookup), query_vector, PROBE_K, scope, config, sibling=sibling)
+        named, found = search(store, " ".join(words), query_vector, PROBE_K, scope, config, sibling=sibling)
         timings = {s: timings.get(s, 0.0) + found.get(s, 0.0) for s in {*timings, *found}}
         looked_up, exact = _stating(named, asked, wanted, parts)
         stating = looked_up if looked_up is not None and (exact or stating is None) else stating
