@@ -173,7 +173,9 @@ def facts_of(corpus: str, root: Path, path: Path) -> list[OptionFact]:
         option = _OPTION_HEADING.match(heading_path[-1].strip())
         in_code = bool(option and option.group("tick"))
         under_signature = _signature(heading_path[:-1]) is not None
-        if option and (in_code or under_signature) and not _OPTIONS_HEADING.match(own):
+        # a capitalised bare word heads a section ("Errors", "Options"), not an option
+        section = not in_code and own[:1].isupper() and not own.isupper()
+        if option and (in_code or under_signature) and not section and not _OPTIONS_HEADING.match(own):
             name = option.group("name")
             # in the prose, or a list item of its own ("+ Default: `1048576` (1MiB)"); other items are sub-options
             value = _default(prose, name) or next(

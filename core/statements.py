@@ -24,6 +24,7 @@ __all__ = [
     "attribute_share",
     "documented_statement",
     "expanded_query",
+    "last_parts",
     "name_share",
     "option_heading",
     "question_terms",
@@ -220,15 +221,16 @@ def attribute_share(asked: frozenset[str], key: str) -> float:
     return len(asked & key_terms) / len(key_terms) if key_terms else 0.0
 
 
-def _last_parts(found: Iterable[str]) -> set[str]:
-    return {t.rsplit(".", 1)[-1] for t in found}
+def last_parts(found: Iterable[str]) -> frozenset[str]:
+    """Terms of names with a dotted one cut to its last part (``options.msgprefix`` → ``msgprefix``)."""
+    return frozenset(english_stem(t.rsplit(".", 1)[-1]) for t in found)
 
 
 def name_share(wanted: frozenset[str], key: str) -> float:
     """:func:`attribute_share` for an option's name, dotted parts compared by their last one: the question's
     ``msgPrefix`` names the heading ``options.msgPrefix``, its ``cookie.sameSite`` the key ``sameSite``."""
-    key_terms = _last_parts(terms(key))
-    return len(key_terms & _last_parts(wanted)) / len(key_terms) if key_terms else 0.0
+    key_terms = last_parts(terms(key))
+    return len(key_terms & last_parts(wanted)) / len(key_terms) if key_terms else 0.0
 
 
 def clean_value(value: str) -> str:

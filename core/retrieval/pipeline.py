@@ -63,6 +63,7 @@ from core.statements import (
     attribute_share,
     documented_statement,
     expanded_query,
+    last_parts,
     name_share,
     question_terms,
     terms,
@@ -184,7 +185,7 @@ def _stating(hits: list[Hit], asked: frozenset[str], wanted: frozenset[str],
         found, by_heading = documented_statement(asked, hit.element.text, hit.element.category, heading)
         if not found or (name_share(wanted, found[0]) if by_heading else attribute_share(asked, found[0])) < 0.5:
             continue
-        if not identifiers or {t.rsplit(".", 1)[-1] for t in terms(found[0])} <= identifiers:
+        if not identifiers or last_parts(terms(found[0])) <= identifiers:
             return hit, True
         first = first or hit
     return first, False
@@ -204,7 +205,7 @@ def _probe(store: ElementStore, question: str, query_vector: np.ndarray, k: int,
                            sibling=sibling)
     wanted = question_terms(question)
     identifiers = attribute_identifiers(question, things)
-    parts = frozenset(t.rsplit(".", 1)[-1] for name in identifiers for t in terms(name))
+    parts = last_parts(t for name in identifiers for t in terms(name))
     stating, exact = _stating(hits, asked, wanted, parts) if asked else (None, False)
     # The attribute is looked up by its own words alone: the option a code span names (`linenums`), else the
     # question proper's words the scope does not hold ("응답속도"). With the whole question, the words every page
