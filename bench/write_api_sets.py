@@ -37,15 +37,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from _common import CORPORA, ROOT
+from _common import CORPORA, ROOT, markdown_sections
 
 OUT_DIR = ROOT / "data" / "api_shapes"
 # corpus folder -> the platform's name as people write it (None: each document names its own package)
 PLATFORMS: dict[str, str | None] = {"fastify": "Fastify", "pino": "pino", "piscina": "Piscina", "ws": "ws",
                                     "express-middleware": None, "node-tar": None}
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _BULLET = re.compile(r"^(\s*)[*+-]\s+(.*)$")
 # a call: the name touches its parenthesis ("options (Object)" is an option and its type)
 _LABEL = r"[A-Z][a-z]+(?: [a-z]+)?:\s*"  # "Constructor: ", "Static method: "
@@ -80,25 +78,6 @@ class OptionFact:
 def _plain(heading: str) -> str:
     """A heading's text without backticks and escapes."""
     return heading.replace("`", "").replace("\\", "").strip()
-
-
-def _sections(text: str) -> list[tuple[tuple[str, ...], list[str]]]:
-    """(heading path, body lines up to the next heading) of each markdown heading, fenced code skipped."""
-    stack: list[tuple[int, str]] = []
-    sections: list[tuple[tuple[str, ...], list[str]]] = []
-    fenced = False
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            fenced = not fenced
-            continue
-        heading = None if fenced else _HEADING.match(line)
-        if heading:
-            level = len(heading.group(1))
-            stack = [(lv, t) for lv, t in stack if lv < level] + [(level, heading.group(2))]
-            sections.append((tuple(t for _, t in stack), []))
-        elif sections and not fenced:
-            sections[-1][1].append(line)
-    return sections
 
 
 def _paragraphs(lines: list[str]) -> tuple[str, list[str]]:
@@ -167,7 +146,7 @@ def facts_of(corpus: str, root: Path, path: Path) -> list[OptionFact]:
             out.append(OptionFact(corpus, document, platform, None, None, _plain(heading_path[section_depth]),
                                   option, value, heading_path))
 
-    for heading_path, lines in _sections(path.read_text(encoding="utf-8")):
+    for heading_path, lines in markdown_sections(path.read_text(encoding="utf-8")):
         prose, items = _paragraphs(lines)
         own = _plain(heading_path[-1])
         option = _OPTION_HEADING.match(heading_path[-1].strip())

@@ -3,10 +3,7 @@ each fact in the same half (tune or held out) of both."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
-from .conftest import ROOT
+from .helpers_bench import bench_module
 
 OPTION_HEADINGS = """# body-parser
 
@@ -80,12 +77,7 @@ Defines the maximum payload.
 
 
 def _sets_module():
-    sys.path.insert(0, str(ROOT / "bench"))
-    spec = importlib.util.spec_from_file_location("write_api_sets", ROOT / "bench" / "write_api_sets.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("write_api_sets")
 
 
 def _facts(tmp_path, corpus: str, name: str, text: str):
