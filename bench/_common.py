@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -57,3 +58,27 @@ def ensure_python_markdown() -> Path | None:
             print("Python-Markdown docs not fetched: synthetic words come from data/samples only", file=sys.stderr)
             return None
     return folder
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def markdown_sections(text: str) -> list[tuple[tuple[str, ...], list[str]]]:
+    """(heading path, body lines up to the next heading) of each markdown heading, fenced code skipped: what the
+    question-set writers read facts from."""
+    stack: list[tuple[int, str]] = []
+    sections: list[tuple[tuple[str, ...], list[str]]] = []
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        heading = None if fenced else _HEADING.match(line)
+        if heading:
+            level = len(heading.group(1))
+            stack = [(lv, t) for lv, t in stack if lv < level] + [(level, heading.group(2))]
+            sections.append((tuple(t for _, t in stack), []))
+        elif sections and not fenced:
+            sections[-1][1].append(line)
+    return sections

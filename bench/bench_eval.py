@@ -13,12 +13,16 @@ undici             bench/corpora/undici (Debian node-undici)   generated: "What 
 comparative-*      samples, near_twin, python-markdown         data/comparative/*.json (61, hand-written)
 shapes-*           samples, near_twin, python-markdown         data/shapes/*.json (46, hand-written)
 entity-grid        data/samples                                data/entity_grid/samples.json (215, generated)
+api-plain          bench/corpora/{fastify,pino,piscina,ws,     data/api_shapes/plain.json (164, generated, halves)
+                   express-middleware,node-tar} (npm, node-ws)
+api-template       the same six                                data/api_shapes/template.json (the same 164)
 nodejs-plain       bench/corpora/nodejs (Debian nodejs-doc)    data/nodejs/plain.json (150, generated, held out)
 nodejs-template    bench/corpora/nodejs                        data/nodejs/template.json (the same 150, templated)
 =================  ==========================================  ====================================================
 
-The comparative, shapes and entity-grid sets come from ``bench/write_question_sets.py``; every question has a
-``split`` (``tune`` or ``held_out``) and each set is also reported per half (``<set>/tune``, ``<set>/held_out``).
+The comparative, shapes and entity-grid sets come from ``bench/write_question_sets.py``, the api-* sets from
+``bench/write_api_sets.py``; every question of theirs has a ``split`` (``tune`` or ``held_out``) and each set is
+also reported per half (``<set>/tune``, ``<set>/held_out``).
 
 The generated sets are reproducible: ``python bench/bench_eval.py --write-sets`` writes them to
 ``bench/out/questions-<set>.json`` (the corpora come from ``bench/fetch_corpora.py``, fetched when missing).
@@ -82,6 +86,7 @@ class SetSpec:
     max_answer_elements: int = 3
     fetched: str | None = None  # the bench/fetch_corpora.py corpus it needs
     collection: str | None = None  # sets on the same corpus share its collection
+    more: tuple[str, ...] = ()  # further bench/fetch_corpora.py corpora ingested into the same collection
 
 
 SETS: dict[str, SetSpec] = {
@@ -99,6 +104,12 @@ SETS: dict[str, SetSpec] = {
     "nodejs-template": SetSpec("nodejs-template", CORPORA / "nodejs", DATA / "nodejs" / "template.json",
                                fetched="nodejs", collection="nodejs"),
 }
+# API references in the two shapes of the Node.js sets, for tuning (bench/write_api_sets.py): one collection of
+# six references, so an option name ("limit", "maxAge") recurs across packages as Node.js's do across modules.
+API_CORPORA = ("fastify", "pino", "piscina", "ws", "express-middleware", "node-tar")
+for _shape in ("plain", "template"):
+    SETS[f"api-{_shape}"] = SetSpec(f"api-{_shape}", CORPORA / API_CORPORA[0], DATA / "api_shapes" / f"{_shape}.json",
+                                    fetched=API_CORPORA[0], collection="api", more=API_CORPORA[1:])
 # The issue-21 sets: each kind on the samples, the near-twin corpus and Python-Markdown (sharing their collections).
 for _kind in ("comparative", "shapes"):
     for _corpus, _collection, _file, _fetched in (
@@ -114,9 +125,9 @@ def ensure_fetched(spec: SetSpec) -> None:
     import subprocess
     import sys
 
-    if spec.fetched and not (spec.corpus / ".fetched.json").exists():
-        subprocess.run([sys.executable, str(ROOT / "bench" / "fetch_corpora.py"), "--corpus", spec.fetched],
-                       check=True)
+    for name in (spec.fetched, *spec.more) if spec.fetched else ():
+        if not (CORPORA / name / ".fetched.json").exists():
+            subprocess.run([sys.executable, str(ROOT / "bench" / "fetch_corpora.py"), "--corpus", name], check=True)
 
 
 def load_set(spec: SetSpec):
@@ -319,7 +330,8 @@ def run_all(url: str, names: Sequence[str], modes: Sequence[str], k: int) -> dic
         questions = load_set(spec)
         store = ElementStore(url, f"bench_{(spec.collection or name).replace('-', '_')}", embeddings)
         t0 = time.perf_counter()
-        report = ingest_paths(store, [spec.corpus])  # a corpus already ingested is skipped (same content hashes)
+        # a corpus already ingested is skipped (same content hashes)
+        report = ingest_paths(store, [spec.corpus, *(CORPORA / name for name in spec.more)])
         ingest_s = round(time.perf_counter() - t0, 1)
         t0 = time.perf_counter()
         results = evaluate_set(store, questions.questions, modes, k)

@@ -52,7 +52,7 @@ def after_one_document_change(store, changes: int) -> dict[str, float]:
     from _synthetic import synthetic_corpus
 
     from core.retrieval import RetrievalRequest, retrieve
-    from core.retrieval.headings import heading_index
+    from core.retrieval.heading_cache import heading_index
 
     queries = random_queries(store, changes, seed=17)
     docs = list(synthetic_corpus(300 * changes, seed=99, prefix="m"))[:changes]  # same ids as the load's first ones
@@ -87,7 +87,7 @@ def main() -> None:
 
     from core.db.pool import read_connection
     from core.embeddings import make_embeddings
-    from core.retrieval.headings import heading_index
+    from core.retrieval.heading_cache import heading_index
     from core.store import ElementStore
 
     url = scratch_database()

@@ -11,7 +11,19 @@ The corpora are documentation folders shipped in packages:
   with different defaults.
 * ``nodejs``               -> the ``/usr/share/doc/nodejs/api/*.md(.gz)`` files of Debian's ``nodejs-doc`` package:
   the Node.js API reference (one file per module, ~3 MB), kept held out (``bench/write_nodejs_sets.py``).
+* ``fastify``, ``pino``, ``piscina`` -> the ``docs/**/*.md`` files of the npm packages (pinned versions below):
+  Fastify's reference (each server option a heading with ``+ Default: `…` ``), pino's API
+  (``#### `level` (String)``), Piscina's (``### Constructor: `new Piscina([options])` `` over a parameter list).
+* ``express-middleware``   -> the READMEs of the Express middleware packages on npm (``body-parser``, ``send``,
+  ``serve-static``, ``express-session`` …), one ``<package>.md`` each: ``### bodyParser.json([options])`` ›
+  ``#### Options`` › ``##### limit`` › "Defaults to `'100kb'`", the same option names under several APIs.
+* ``node-tar``             -> the README of npm's ``tar``: ``### tar.c(options, fileList, callback)`` over a list of
+  options ("- `strict` … Default false."), the same options under tar.c, tar.x, tar.t, tar.u and tar.r.
+* ``ws``                   -> the ``/usr/share/doc/node-ws/*.md(.gz)`` files of Debian's ``node-ws``: the ws API
+  reference in the Node.js layout (``### new WebSocketServer(options[, callback])`` over a parameter list).
+  These six are the API-reference tune sets of ``bench/write_api_sets.py``.
 
+npm packages are downloaded with ``npm pack NAME@VERSION`` (the registry settings of ``.npmrc`` apply).
 PyPI sdists are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
 configuration (``PIP_INDEX_URL``, ``pip.conf``, proxies, certificates) applies. Debian packages are downloaded with
 ``apt-get download`` (no installation, no root needed beyond apt's own lists) and unpacked with ``dpkg-deb -x``.
@@ -54,6 +66,21 @@ CORPORA: dict[str, str] = {
 APT_CORPORA: dict[str, tuple[str, str]] = {
     "undici": ("node-undici", "usr/share/doc/node-undici"),
     "nodejs": ("nodejs-doc", "usr/share/doc/nodejs/api"),
+    "ws": ("node-ws", "usr/share/doc/node-ws"),
+}
+# corpus name -> (npm packages, pinned; the package folder whose markdown makes the corpus, or None for each
+# package's README alone, written as <package>.md)
+EXPRESS_MIDDLEWARE = ("body-parser@2.4.0", "compression@1.8.2", "connect-timeout@1.9.1", "cookie@1.1.1",
+                      "cookie-parser@1.4.7", "cors@2.8.6", "csurf@1.11.0", "errorhandler@1.5.2",
+                      "express-session@1.19.0", "finalhandler@2.1.1", "method-override@3.0.0", "morgan@1.12.1",
+                      "multer@2.5.0", "response-time@2.3.4", "send@1.2.1", "serve-favicon@2.5.1",
+                      "serve-index@1.9.2", "serve-static@2.2.1", "vhost@3.0.2")
+NPM_CORPORA: dict[str, tuple[tuple[str, ...], str | None]] = {
+    "fastify": (("fastify@5.12.8",), "docs"),
+    "pino": (("pino@10.4.0",), "docs"),
+    "piscina": (("piscina@5.3.2",), "docs"),
+    "express-middleware": (EXPRESS_MIDDLEWARE, None),
+    "node-tar": (("tar@7.5.23",), None),
 }
 MARKER = ".fetched.json"
 DEFAULT_DEST = Path(__file__).resolve().parent / "corpora"
@@ -170,13 +197,61 @@ def extract_deb_docs(deb: Path, folder: str, out_dir: Path) -> list[Path]:
     return written
 
 
+def npm_pack(spec: str, workdir: Path) -> Path:
+    """``npm pack`` one pinned package (``name@version``) into ``workdir``; return the tarball's path."""
+    if shutil.which("npm") is None:
+        raise FetchError(f"npm is needed to fetch the npm package {spec}.")
+    cmd = ["npm", "pack", "--silent", "--ignore-scripts", spec]
+    log("running: " + " ".join(cmd))
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir)
+    names = proc.stdout.split()
+    tarball = workdir / names[-1] if names else None
+    if proc.returncode != 0 or tarball is None or not tarball.is_file():
+        tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-15:])
+        raise FetchError(
+            f"npm pack {spec} failed (exit code {proc.returncode}).\n"
+            f"  Check the network or the registry settings (.npmrc, proxy).\n  Last lines:\n{_indent(tail)}"
+        )
+    return tarball
+
+
+def extract_npm_docs(tarball: Path, folder: str | None, out_dir: Path) -> list[Path]:
+    """The markdown files under ``package/<folder>/`` of an npm tarball (paths relative to the folder kept), or
+    with ``folder`` None its README alone, written as ``<package>.md`` (the name from ``name@version``)."""
+    written: list[Path] = []
+    package = re.sub(r"-\d[^-]*\.tgz$", "", tarball.name)
+    try:
+        with tarfile.open(tarball, "r:*") as tf:
+            for member in tf.getmembers():
+                if not member.isfile():
+                    continue
+                if folder is None:
+                    parts = PurePosixPath(member.name).parts
+                    rel = (PurePosixPath(f"{package}.md") if len(parts) == 2 and parts[1].lower() == "readme.md"
+                           else None)
+                else:
+                    rel = _docs_relpath(member.name, folder)
+                fh = tf.extractfile(member) if rel is not None else None
+                if rel is not None and fh is not None:
+                    target = out_dir.joinpath(*rel.parts)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(fh.read())
+                    written.append(target)
+    except (tarfile.TarError, OSError) as exc:
+        raise FetchError(f"cannot unpack {tarball.name}: {exc}") from exc
+    if not written:
+        where = f"{folder}/**/*.md files" if folder else "README.md"
+        raise FetchError(f"{tarball.name} has no {where}; the package layout may have changed.")
+    return written
+
+
 # --------------------------------------------------------------------------------------------------- unpacking
 
 
-def _docs_relpath(member_name: str) -> PurePosixPath | None:
+def _docs_relpath(member_name: str, folder: str = "docs") -> PurePosixPath | None:
     """'<top>/docs/a/b.md' -> 'a/b.md'; None for anything else or for unsafe paths."""
     parts = PurePosixPath(member_name.replace("\\", "/")).parts
-    if len(parts) < 3 or parts[1] != "docs" or not parts[-1].lower().endswith(".md"):
+    if len(parts) < 3 or parts[1] != folder or not parts[-1].lower().endswith(".md"):
         return None
     rel = parts[2:]
     if any(p in ("", ".", "..") for p in rel) or member_name.startswith("/"):
@@ -274,6 +349,23 @@ def install_corpus(corpus: str, sdist: Path, dest: Path) -> None:
     log(f"{corpus}: {marker['files']} files from {sdist.name} -> {dest / corpus}")
 
 
+def install_npm_corpus(corpus: str, dest: Path) -> None:
+    specs, folder = NPM_CORPORA[corpus]
+
+    def fill(staging: Path) -> dict[str, object]:
+        files: list[Path] = []
+        tarballs = []
+        with tempfile.TemporaryDirectory(prefix="fetch-corpora-") as tmp:
+            for spec in specs:
+                tarball = npm_pack(spec, Path(tmp))
+                files += extract_npm_docs(tarball, folder, staging)
+                tarballs.append(tarball.name)
+        return {"corpus": corpus, "package": " ".join(specs), "sdist": " ".join(tarballs), "files": len(files)}
+
+    marker = install_staged(dest / corpus, fill)
+    log(f"{corpus}: {marker['files']} files from {len(specs)} npm package(s) -> {dest / corpus}")
+
+
 def fetch(corpora: list[str], dest: Path, force: bool) -> dict[str, dict[str, int]]:
     dest.mkdir(parents=True, exist_ok=True)
     todo = [c for c in corpora if force or not is_present(dest / c)]
@@ -290,6 +382,8 @@ def fetch(corpora: list[str], dest: Path, force: bool) -> dict[str, dict[str, in
         with tempfile.TemporaryDirectory(prefix="fetch-corpora-") as tmp:
             os.chmod(tmp, 0o777)  # apt drops privileges to _apt for the download
             install_corpus(c, apt_download(APT_CORPORA[c][0], Path(tmp)), dest)
+    for c in (c for c in todo if c in NPM_CORPORA):
+        install_npm_corpus(c, dest)
     return {c: corpus_stats(dest / c) for c in corpora}
 
 
@@ -394,13 +488,14 @@ def build_concat(corpora: list[str], dest: Path, out: Path, target_bytes: int) -
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
-        description=__doc__.split("\n\n", 1)[0], epilog="Corpora: " + ", ".join([*CORPORA, *APT_CORPORA])
+        description=__doc__.split("\n\n", 1)[0],
+        epilog="Corpora: " + ", ".join([*CORPORA, *APT_CORPORA, *NPM_CORPORA])
     )
     ap.add_argument("--dest", type=Path, default=DEFAULT_DEST, help="output folder (default: bench/corpora)")
     ap.add_argument(
         "--corpus",
         action="append",
-        choices=sorted([*CORPORA, *APT_CORPORA]),
+        choices=sorted([*CORPORA, *APT_CORPORA, *NPM_CORPORA]),
         help="corpus to fetch; repeat for several (default: all)",
     )
     ap.add_argument("--force", action="store_true", help="re-download corpora that are already present")
@@ -422,7 +517,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    corpora = list(dict.fromkeys(args.corpus or [*CORPORA, *APT_CORPORA]))  # keep order, drop duplicates
+    corpora = list(dict.fromkeys(args.corpus or [*CORPORA, *APT_CORPORA, *NPM_CORPORA]))  # keep order, drop duplicates
     dest = args.dest.resolve()
     try:
         summary = fetch(corpora, dest, args.force)

@@ -30,14 +30,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from _common import CORPORA, ROOT
+from _common import CORPORA, ROOT, markdown_sections
 
 CORPUS = CORPORA / "nodejs"
 OUT_DIR = ROOT / "data" / "nodejs"
 DEFAULT_LIMIT = 150
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _BULLET = re.compile(r"^(\s*)[*-]\s+(.*)$")
 _OPTION = re.compile(r"^`([A-Za-z_$][\w$]*)`")
 _DEFAULT = re.compile(r"\*\*Default:\*\*:?\s*\[?`([^`]+)`")
@@ -72,20 +70,7 @@ def _items(lines: list[str]) -> list[str]:
 
 def facts_of(path: Path) -> list[DefaultFact]:
     """The (option, default) facts under API-signature headings of one module's markdown."""
-    stack: list[tuple[int, str]] = []
-    sections: list[tuple[tuple[str, ...], list[str]]] = []
-    fenced = False
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if _FENCE.match(line):
-            fenced = not fenced
-            continue
-        heading = None if fenced else _HEADING.match(line)
-        if heading:
-            level = len(heading.group(1))
-            stack = [(lv, t) for lv, t in stack if lv < level] + [(level, heading.group(2))]
-            sections.append((tuple(t for _, t in stack), []))
-        elif sections and not fenced:
-            sections[-1][1].append(line)
+    sections = markdown_sections(path.read_text(encoding="utf-8"))
     out = []
     for heading_path, lines in sections:
         api = _API.match(heading_path[-1])

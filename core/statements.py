@@ -18,10 +18,17 @@ from core.quantities import is_unit
 from core.textnorm import english_stem, match_terms
 
 __all__ = [
+    "DEFAULT_WORDS",
     "Statement",
+    "asks_default",
     "attribute_share",
+    "documented_statement",
     "expanded_query",
+    "last_parts",
+    "name_share",
+    "option_heading",
     "question_terms",
+    "without_default_phrases",
     "statement",
     "states_default",
     "table_cell",
@@ -106,14 +113,21 @@ _TRANSLATED: dict[str, frozenset[str]] = _table(BILINGUAL, both_ways=True)
 
 _KEY_VALUE = re.compile(r"^\s*(?:[-*+]\s+)?(?P<key>[^:：\n]{1,60}?)\s*[:：]\s+(?P<value>\S[^\n]*)$")
 _DEFAULT = re.compile(
-    r"\bdefaults?(?:\s+value)?(?:\s+(?:to|is)\s+|\s*:\s*|\s+(?=`))"
-    r"(?P<value>`[^`\n]+`|'[^'\n]*'|\"[^\"\n]*\"|[^\s,;]+)",
+    r"\bdefaults?(?:\s+value)?(?:\s+(?:to|is)\s+|\s*:\s*|\s+(?=`)"
+    r"|\s+(?=(?:true|false|null|undefined|none|-?\d[\d_.]*)(?!\w|\.\d)))"  # "Default false.", "Default 10."
+    r"(?P<value>`[^`\n]+`|'[^'\n]*'|\"[^\"\n]*\"|-?\d[\d_.]*(?:\s*[*+/x×-]\s*\d[\d_.]*)+(?![\w.])|[^\s,;]+)",
     re.I,
 )
 # The option a "Default:" item documents: its leading code span or bold name ("* **`marker`**:", "`timeout` :").
 _LEADING_NAME = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*`?(?P<bold>[^*`\n]+)`?\*\*|`(?P<code>[^`\n]+)`)")
-# Without markup ("idempotent boolean (optional) - Default: true") the option is the item's first word.
+# Without markup ("idempotent boolean (optional) - Default: true") the option is the item's first word; a
+# capitalised word of prose ("When set to true, …", "The name of the header, defaults to …") is none.
 _FIRST_WORD = re.compile(r"^\s*(?:[-*+]\s+)?(?P<word>[A-Za-z_$][\w.$-]*)")
+_PROSE_WORD = re.compile(r"[A-Z][a-z]+")
+# A heading naming one option: an identifier in code or written like one, a type after it ("`level` (String)",
+# "options.msgPrefix (String)", "inflate", "connectionTimeout"); a capitalised word names a section ("Options").
+_OPTION_HEADING = re.compile(r"^(?P<tick>`?)(?P<name>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(?P=tick)"
+                             r"\s*(?:\([^)]*\)|\{[^}]*\})?\s*:?$")
 _NUMBER_ONLY = re.compile(r"-?\d[\d,.]*")
 _NEXT_WORD = re.compile(r"[ \t]+([^\s,;.]+)")
 _TABLE_SPLIT = re.compile(r"(?<!\\)\|")
@@ -149,16 +163,55 @@ def expand_terms(found: Iterable[str], text: str = "") -> frozenset[str]:
     return frozenset(out)
 
 
+# Asking for a default without the word: "if I don't pass one", "when it is omitted", "if I leave it out", "what
+# does it fall back to", "out of the box", "지정하지 않으면". The phrase's own words ("pass", "leave", "back") name
+# nothing the answer states.
+_DEFAULT_PHRASES = re.compile(
+    r"\b(?:if|when|unless|in case)\b[^?,.]{0,40}?\b(?:do\s*n[o']?t|does\s*n[o']?t|did\s*n[o']?t|never)\s+"
+    r"(?:pass|set|give|specify|provide|supply|configure|include|add|define)\b(?:\s+(?:one|it|any|anything|that|"
+    r"this|them|a\s+value))?"
+    r"|\bwithout\s+(?:passing|setting|specifying|giving|providing|supplying|configuring)\b(?:\s+(?:one|it|any))?"
+    r"|\b(?:if|when)\b[^?,.]{0,30}?\b(?:is|are|'s|gets?)\s+(?:omitted|unset|missing|absent|left\s+out|"
+    r"not\s+(?:set|given|specified|provided|passed|supplied))\b"
+    r"|\b(?:isn'?t|aren'?t|not)\s+(?:set|given|specified|provided|passed|supplied)\b"
+    r"|\b(?:leave|leaving|left)\s+(?:\w+\s+){0,2}?(?:out|off|unset|empty|blank)\b|\bomit(?:s|ted|ting)?\b"
+    r"|\b(?:falls?|falling|fell)\s+back(?:\s+(?:on|to))?\b|\bout\s+of\s+the\s+box\b"
+    r"|(?:지정|설정|입력)하지\s*않(?:으면|을\s*때)|생략하면|안\s*(?:주면|넣으면)",
+    re.I,
+)
+_DEFAULT_WORD = "default"
+# The words a default is stated with, as full-text search reads them (no stemming).
+DEFAULT_WORDS = ("default", "defaults")
+
+
+_DEFAULT_TERMS = frozenset({"default", "defaults", "기본값"})
+
+
+def asks_default(question: str) -> bool:
+    """Whether ``question`` asks for a default value, in the word or in other words ("if I don't pass one")."""
+    return bool(_DEFAULT_PHRASES.search(question)) or bool(terms(question) & _DEFAULT_TERMS)
+
+
+def without_default_phrases(question: str, replacement: str = "") -> str:
+    """``question`` with its ways of asking for a default in other words replaced (by nothing: their words
+    name nothing; by "default" for the terms an answer is matched by)."""
+    return _DEFAULT_PHRASES.sub(f" {replacement} " if replacement else " ", question)
+
+
 def question_terms(question: str) -> frozenset[str]:
-    """The question's terms, with the attribute nouns its words ask for, in both languages."""
-    return expand_terms(terms(question), question)
+    """The question's terms, with the attribute nouns its words ask for, in both languages; asking for a default
+    in other words ("if I don't pass one") asks for "default"."""
+    plain = without_default_phrases(question, _DEFAULT_WORD)
+    return expand_terms(terms(plain), plain)
 
 
 def expanded_query(question: str) -> str:
-    """``question`` with the attribute nouns its words ask for, in both languages ("heavier" → "weight 무게"):
-    what full-text search needs to find a Korean sheet's "무게" for an English question."""
-    added = sorted(question_terms(question) - terms(question))
-    return f"{question} {' '.join(added)}" if added else question
+    """``question`` with the attribute nouns its words ask for, in both languages ("heavier" → "weight 무게",
+    "if I don't pass one" → "default"): what full-text search needs to find a Korean sheet's "무게" for an
+    English question."""
+    plain = without_default_phrases(question, _DEFAULT_WORD)
+    added = sorted(question_terms(question) - terms(plain))
+    return f"{plain} {' '.join(added)}" if added else plain
 
 
 def attribute_share(asked: frozenset[str], key: str) -> float:
@@ -168,8 +221,24 @@ def attribute_share(asked: frozenset[str], key: str) -> float:
     return len(asked & key_terms) / len(key_terms) if key_terms else 0.0
 
 
+def last_parts(found: Iterable[str]) -> frozenset[str]:
+    """Terms of names with a dotted one cut to its last part (``options.msgprefix`` → ``msgprefix``)."""
+    return frozenset(english_stem(t.rsplit(".", 1)[-1]) for t in found)
+
+
+def name_share(wanted: frozenset[str], key: str) -> float:
+    """:func:`attribute_share` for an option's name, dotted parts compared by their last one: the question's
+    ``msgPrefix`` names the heading ``options.msgPrefix``, its ``cookie.sameSite`` the key ``sameSite``."""
+    key_terms = last_parts(terms(key))
+    return len(key_terms & last_parts(wanted)) / len(key_terms) if key_terms else 0.0
+
+
 def clean_value(value: str) -> str:
-    return value.strip().rstrip(".").strip()
+    """A stated value without the sentence's end, nor the close of a parenthesis it sits in ("(default: x)")."""
+    value = value.strip().rstrip(".").strip()
+    while value.endswith(")") and value.count(")") > value.count("("):
+        value = value[:-1].rstrip().rstrip(".").strip()
+    return value
 
 
 def table_rows(text: str) -> list[list[str]]:
@@ -220,6 +289,8 @@ def states_default(text: str) -> bool:
 def statement(wanted: frozenset[str], text: str, category: str = "") -> Statement | None:
     """``(key, value)`` the text states: a ``Default:`` line, a ``key : value`` item, or a table cell."""
     text = text.strip()
+    if category == "CodeSnippet":
+        return None  # code sets values ("Fastify({ trustProxy: true })"), it does not state defaults
     if category == "Table" or text.startswith("|"):
         cell = table_cell(wanted, text)
         return cell[:2] if cell else None
@@ -228,8 +299,10 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
         name = _LEADING_NAME.match(text)
         first = _FIRST_WORD.match(text)
         key = (name.group("bold") or name.group("code")) if name else (first.group("word") if first else "")
-        if first and not name and first.start("word") == default.start():
-            key = ""  # a bare "Default: x" line documents the item above it; "default" is no attribute of its own
+        if first and not name and (first.start("word") == default.start()
+                                   or _PROSE_WORD.fullmatch(first.group("word"))):
+            # a bare "Default: x" line, or prose stating one, documents the item or heading above it
+            key = ""
         value = clean_value(default.group("value"))
         unit = _NEXT_WORD.match(text, default.end())
         if _NUMBER_ONLY.fullmatch(value) and unit and is_unit(unit.group(1)):
@@ -239,3 +312,27 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
     if kv and len(kv.group("value")) <= _MAX_VALUE_CHARS:
         return kv.group("key").strip("`*- "), clean_value(kv.group("value"))
     return None
+
+
+def option_heading(heading: str) -> str | None:
+    """The option a heading names (``"`level` (String)"`` → ``level``, ``"inflate"``), or None for a section
+    heading ("Options", "Usage", "Factory")."""
+    found = _OPTION_HEADING.match(heading.strip())
+    if not found:
+        return None
+    name = found.group("name")
+    if found.group("tick") or not name[0].isupper() or name.isupper():
+        return name
+    return None
+
+
+def documented_statement(wanted: frozenset[str], text: str, category: str = "",
+                         heading: str | None = None) -> tuple[Statement | None, bool]:
+    """:func:`statement`, a default stated without its option's name (``+ Default: `0` ``, "When set to true, …
+    Defaults to true.") keyed by the option heading it sits under; and whether the key is that heading."""
+    found = statement(wanted, text, category)
+    if found and not found[0] and heading:
+        option = option_heading(heading)
+        if option:
+            return (option, found[1]), True
+    return found, False

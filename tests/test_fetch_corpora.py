@@ -1,17 +1,20 @@
-"""bench/fetch_corpora.py's Debian path on a .deb built here: markdown (gzipped or not) under one folder only."""
+"""bench/fetch_corpora.py's Debian path on a .deb built here: markdown (gzipped or not) under one folder only; its
+npm path on a tarball built here: a package's docs folder, or its README alone."""
 
 from __future__ import annotations
 
 import gzip
 import importlib.util
+import io
 import shutil
 import subprocess
+import tarfile
 
 import pytest
 
 from .conftest import ROOT
 
-pytestmark = pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="dpkg-deb not installed")
+needs_dpkg = pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="dpkg-deb not installed")
 
 
 def _fetch_corpora():
@@ -41,6 +44,7 @@ def _deb(tmp_path):
     return deb
 
 
+@needs_dpkg
 def test_extract_deb_docs_keeps_markdown_under_the_folder(tmp_path):
     fetch = _fetch_corpora()
     out = tmp_path / "out"
@@ -50,6 +54,7 @@ def test_extract_deb_docs_keeps_markdown_under_the_folder(tmp_path):
     assert "`30e3`" in (out / "api" / "Pool.md").read_text(encoding="utf-8")  # decompressed
 
 
+@needs_dpkg
 def test_extract_deb_docs_refuses_a_package_without_markdown(tmp_path):
     fetch = _fetch_corpora()
     with pytest.raises(fetch.FetchError, match="no markdown"):
@@ -58,3 +63,44 @@ def test_extract_deb_docs_refuses_a_package_without_markdown(tmp_path):
     broken.write_bytes(b"not a deb")
     with pytest.raises(fetch.FetchError, match="cannot unpack"):
         fetch.extract_deb_docs(broken, "usr/share/doc/node-demo", tmp_path)
+
+
+def _npm_tarball(tmp_path, name: str, files: dict[str, bytes]):
+    path = tmp_path / name
+    with tarfile.open(path, "w:gz") as tf:
+        for member, data in files.items():
+            info = tarfile.TarInfo(member)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_extract_npm_docs_keeps_the_docs_folder_or_the_readme(tmp_path):
+    fetch = _fetch_corpora()
+    tarball = _npm_tarball(tmp_path, "body-parser-2.4.0.tgz", {
+        "package/README.md": b"# body-parser\n", "package/docs/api/json.md": b"# json\n",
+        "package/docs/../../escape.md": b"# out\n", "package/lib/notes.md": b"# lib\n",
+        "package/docs/logo.png": b"png",
+    })
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    written = fetch.extract_npm_docs(tarball, "docs", docs)
+    assert [p.relative_to(docs).as_posix() for p in written] == ["api/json.md"]
+    readme = tmp_path / "readme"
+    readme.mkdir()
+    written = fetch.extract_npm_docs(tarball, None, readme)
+    assert [p.name for p in written] == ["body-parser.md"]  # the package's name, its version dropped
+    assert (readme / "body-parser.md").read_text(encoding="utf-8") == "# body-parser\n"
+
+
+def test_extract_npm_docs_refuses_a_package_without_them(tmp_path):
+    fetch = _fetch_corpora()
+    tarball = _npm_tarball(tmp_path, "empty-1.0.0.tgz", {"package/index.js": b"x"})
+    with pytest.raises(fetch.FetchError, match="no docs"):
+        fetch.extract_npm_docs(tarball, "docs", tmp_path)
+    with pytest.raises(fetch.FetchError, match="no README"):
+        fetch.extract_npm_docs(tarball, None, tmp_path)
+    broken = tmp_path / "broken-1.0.0.tgz"
+    broken.write_bytes(b"not a tarball")
+    with pytest.raises(fetch.FetchError, match="cannot unpack"):
+        fetch.extract_npm_docs(broken, None, tmp_path)

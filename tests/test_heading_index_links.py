@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from core.markdown_loader import parse_markdown
-from core.retrieval.headings import HeadingIndex, HeadingRef, heading_index, load_headings, rank_headings
+from core.retrieval.heading_cache import heading_index
+from core.retrieval.headings import HeadingIndex, HeadingRef, load_headings, rank_headings
 from core.store import ElementStore
 from tests.helpers_embeddings import HashEmbeddings
 from tests.test_retrieval_stored_index import put

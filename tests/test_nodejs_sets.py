@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
-from .conftest import ROOT
+from .helpers_bench import bench_module
 
 MODULE = """# File system
 
@@ -47,12 +44,7 @@ MODULE = """# File system
 
 
 def _sets_module():
-    sys.path.insert(0, str(ROOT / "bench"))
-    spec = importlib.util.spec_from_file_location("write_nodejs_sets", ROOT / "bench" / "write_nodejs_sets.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("write_nodejs_sets")
 
 
 def test_facts_come_from_code_defaults_under_signature_headings(tmp_path):

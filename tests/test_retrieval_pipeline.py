@@ -251,7 +251,8 @@ def test_a_small_scope_fills_the_rest_of_k_from_the_whole_collection(twins):
 
 
 def test_the_heading_index_follows_the_collection_and_matches_like_a_fresh_scan(store):
-    from core.retrieval.headings import best_headings, heading_index, load_headings
+    from core.retrieval.heading_cache import heading_index
+    from core.retrieval.headings import best_headings, load_headings
 
     assert not ingest(store, [SourceFile("a.md", API_A.encode())]).errors
     question = "What is the default timeout of http.request?"

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from langchain_core.documents import Document
 
-from core.retrieval.headings import best_headings, heading_index, load_headings
+from core.retrieval.heading_cache import heading_index
+from core.retrieval.headings import best_headings, load_headings
 from core.retrieval.search import fts_scored
 from core.sql import elements as element_sql
 from core.sql import retrieval as retrieval_sql
@@ -111,7 +112,7 @@ def test_no_full_text_query_parses_stored_text(hash_store, scope_kind, n_terms):
 CHILD = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from core.retrieval.headings import heading_index
+from core.retrieval.heading_cache import heading_index
 from core.store import ElementStore
 from tests.helpers_embeddings import HashEmbeddings
 from tests.test_retrieval_stored_index import put

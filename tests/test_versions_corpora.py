@@ -143,7 +143,7 @@ def test_retire_then_purge_leave_no_orphans(db_url, use_embeddings, collection_n
 
 
 def test_headings_as_of_a_date_follow_a_version_recorded_after_they_were_read(db_url, collection_name):
-    from core.retrieval.headings import heading_index
+    from core.retrieval.heading_cache import heading_index
     from core.store import ElementStore
     from tests.helpers_embeddings import HashEmbeddings
 

@@ -22,7 +22,16 @@ from typing import Any
 from core.answering import prompts
 from core.answering.table import ComparisonTable, build_table
 from core.retrieval import Context, ContextElement
-from core.statements import question_terms, statement, states_default, table_cell, terms
+from core.statements import (
+    documented_statement,
+    name_share,
+    option_heading,
+    question_terms,
+    statement,
+    states_default,
+    table_cell,
+    terms,
+)
 from core.text import clip
 
 __all__ = ["Evidence", "ExtractiveAnswerer", "score_evidence"]
@@ -89,7 +98,9 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     outside = {p for e in context.elements if e.outside_scope for p in e.path} - inside
     headings = {e.text for e in context.elements if e.category == "Title" and not e.outside_scope
                 and e.text not in outside} | inside
-    named = frozenset(t for h in headings if (ts := terms(h)) and ts <= wanted for t in ts)
+    # An option's own heading ("##### inflate", "### `bodyLimit`") names what is asked, not where.
+    named = frozenset(t for h in headings if option_heading(h) is None and (ts := terms(h)) and ts <= wanted
+                      for t in ts)
     by_id = {e.element_id: e for e in context.elements}
     asks_default = bool(wanted & DEFAULT_TERMS)
     scored = []
@@ -110,10 +121,16 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
             # a bare "Default: x" paragraph documents the item it belongs to ("`end_url`: String to append …")
             owner = statement(unplaced, parent.text, parent.category)
             stated = (owner[0], stated[1]) if owner else stated
+        by_heading = False
+        if stated and not stated[0] and element.path:
+            # else the option heading it sits under ("### `bodyLimit`" › "+ Default: `1048576`")
+            stated, by_heading = documented_statement(unplaced, element.text, element.category, element.path[-1])
         key_terms = terms(stated[0]) if stated else frozenset()
         # the share of the stated key the question asks for ("Weight (with stand)" fully, "Dimensions without
-        # stand" a quarter); names of headings do not count, they say where, not what
-        attribute = len(asked & key_terms) / len(key_terms) if key_terms else 0.0
+        # stand" a quarter); names of headings do not count, they say where, not what, except the option heading
+        # whose value the element states: named by the question, it is the attribute asked
+        attribute = (name_share(wanted, stated[0]) if by_heading and stated
+                     else len(asked & key_terms) / len(key_terms) if key_terms else 0.0)
         if not attribute and key_terms:
             # the key repeats a section heading above it ("Dimensions & Weight › Weight with stand"): still the
             # attribute asked about, counted at half weight

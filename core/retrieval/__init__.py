@@ -37,10 +37,12 @@ if TYPE_CHECKING:
         expand,
         fit_elements,
     )
+    from core.retrieval.heading_cache import (
+        match_headings,
+    )
     from core.retrieval.headings import (
         HeadingMatch,
         HeadingRef,
-        match_headings,
     )
     from core.retrieval.hits import (
         Hit,
@@ -104,7 +106,7 @@ _WHERE: dict[str, str] = {
     "fit_elements": "core.retrieval.context",
     "HeadingMatch": "core.retrieval.headings",
     "HeadingRef": "core.retrieval.headings",
-    "match_headings": "core.retrieval.headings",
+    "match_headings": "core.retrieval.heading_cache",
     "Hit": "core.retrieval.hits",
     "MODES": "core.retrieval.pipeline",
     "HierarchicalRetriever": "core.retrieval.pipeline",

@@ -30,7 +30,7 @@ import bisect
 import math
 import re
 import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -38,11 +38,12 @@ from functools import lru_cache
 from core import textnorm
 from core.elements import Element
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
-from core.retrieval.shape import code_names, name_runs, split_preamble
+from core.retrieval.shape import IDENTIFIER, code_names, name_runs, split_preamble
+from core.statements import without_default_phrases
 from core.store import ElementStore, StoredHeading
 
-__all__ = ["MAX_SCOPES", "MIN_SCORE", "HeadingIndex", "HeadingMatch", "HeadingRef", "heading_index", "match_headings",
-           "rank_headings", "words"]
+__all__ = ["MAX_SCOPES", "MIN_SCORE", "HeadingIndex", "HeadingMatch", "HeadingRef", "called_names", "rank_headings",
+           "words"]
 
 # Below this a match is one common word (idf of a word in ~1 heading of 10); measured on the bench sets.
 MIN_SCORE = 2.3
@@ -125,6 +126,45 @@ def _kinds(text: str) -> dict[str, float]:
     return {w: CODE_FACTOR if w in thing else NAME_FACTOR if w in names else 1.0 for w in pool}
 
 
+# A heading that is a call: its name ("Method: `run(task[, options])`", "new WebSocket(address)", "send(req, …)").
+_CALL = re.compile(r"^(?:[A-Z][a-z]+(?: [a-z]+)?:\s*)?`?(?:new\s+)?(?P<name>[A-Za-z_$][\w$.]*)\(")
+
+
+def called_names(text: str, index: HeadingIndex) -> frozenset[str]:
+    """The identifiers of ``text`` (casefolded) that some heading of the collection calls (``send(req, path,
+    [options])``, ``fs.readFile(path[, options], callback)``): each names the thing asked about, however it is
+    written ("`send`", "serveStatic"), not an option of it. A plain lower-case word outside code ("send", "set")
+    counts only in a question with no code at all: one that writes its names in code writes its words as words."""
+    out: set[str] = set()
+    text = without_default_phrases(text)
+    tokens = [t for span in _CODE_SPAN.findall(text) for t in IDENTIFIER.findall(span)]
+    bare = IDENTIFIER.findall(_CODE_SPAN.sub(" ", text))
+    plain_too = not tokens
+    tokens += [t for t in bare if plain_too or not t.isalpha() or not t.islower()]
+    for token in tokens:
+        word = token.casefold()
+        if word in out or word in textnorm.ENGLISH_STOP_WORDS:
+            continue
+        for i in index.holding(word):
+            found = _CALL.match(index.headings[i].text.strip())
+            if found and found.group("name").casefold() == word:
+                out.add(word)
+                break
+    return frozenset(out)
+
+
+def _with_called(factors: dict[str, float], called: Iterable[str]) -> dict[str, float]:
+    """``factors`` with each called name's words counted as a code name's (the thing and its namespace)."""
+    out = dict(factors)
+    for name in called:
+        thing, space = _code_words(name)
+        for w in thing:
+            out[w] = max(out.get(w, 0.0), CODE_FACTOR)
+        for w in space:
+            out[w] = max(out.get(w, 0.0), NAME_FACTOR)
+    return out
+
+
 def word_factors(question: str, index: HeadingIndex | None = None) -> dict[str, float]:
     """Each matchable word of ``question`` and how much it counts (see :data:`CODE_FACTOR` …).
 
@@ -133,22 +173,31 @@ def word_factors(question: str, index: HeadingIndex | None = None) -> dict[str, 
     the thing is named and its words count by their kind. A preamble holding a heading of several words whole
     ("In 9.0 Migration Notes, …", "In PyMdown Extensions, …") names that place: its words count by their kind,
     platform words included."""
-    preamble, rest = split_preamble(question)
+    # the words of asking for a default in other words ("if I don't pass one", "fall back to") name nothing
+    preamble, rest = split_preamble(without_default_phrases(question))
     factors = _kinds(rest)
     if index is not None:
-        factors = {w: PREAMBLE_FACTOR if index.is_platform(w) else f for w, f in factors.items()}
+        factors = {w: PREAMBLE_FACTOR if _names_platform(w, index) else f for w, f in factors.items()}
+        factors = _with_called(factors, called_names(rest, index))
     named_rest = any(f >= NAME_FACTOR and (index is None or index.holding(w)) for w, f in factors.items())
-    pre = _kinds(preamble)
+    pre = _kinds(preamble) if index is None else _with_called(_kinds(preamble), called_names(preamble, index))
     # the preamble's own words, not its code: "Using `markdown.extensions.…`" names no "Using Extensions" guide
     place = _whole_heading_words(set(words(_CODE_SPAN.sub(" ", preamble))), index) if index is not None else set()
     for w, f in pre.items():
         if w in place:
             factors[w] = max(f, factors.get(w, 0.0))
             continue
-        if index is not None and index.is_platform(w):
+        if index is not None and _names_platform(w, index):
             f = PREAMBLE_FACTOR
         factors.setdefault(w, PREAMBLE_FACTOR if named_rest else f)
     return factors
+
+
+def _names_platform(word: str, index: HeadingIndex) -> bool:
+    """A platform word, or a dotted name made of platform words only (``markdown.markdown``: the platform's
+    entry point, not a thing in it)."""
+    parts = [p for p in _PARTS.split(word) if p]
+    return index.is_platform(word) or (len(parts) > 1 and all(index.is_platform(p) for p in parts))
 
 
 def _whole_heading_words(pool: set[str], index: HeadingIndex) -> set[str]:
@@ -373,75 +422,6 @@ class HeadingIndex:
         return h.document_id, h.order, i
 
 
-@dataclass
-class _Held:
-    version: int
-    index: HeadingIndex
-
-
-# (database, collection id) -> the version of the stored index this process holds, and its copy.
-_INDEXES: dict[tuple[str, str], _Held] = {}
-_INDEXES_MAX = 16
-_INDEXES_LOCK = threading.Lock()
-
-
-# (database, collection id, the (document, version, recorded) set valid at a date) -> the heading index of those
-# versions: questions as of nearby dates read the same versions, and the set changes with any new version.
-_AS_OF_INDEXES: OrderedDict[tuple, HeadingIndex] = OrderedDict()
-
-
-def _as_of_index(store: ElementStore) -> HeadingIndex:
-    versions = (list(store.as_of_versions.values()) if store.as_of_versions is not None
-                else store.read.versions_at(store.as_of_date))
-    key = (store.url, str(store.collection_id), tuple((v.document_id, v.version, v.recorded_at) for v in versions))
-    with _INDEXES_LOCK:
-        if key in _AS_OF_INDEXES:
-            _AS_OF_INDEXES.move_to_end(key)
-            return _AS_OF_INDEXES[key]
-    index = HeadingIndex(store.read.scan_headings())
-    with _INDEXES_LOCK:
-        _AS_OF_INDEXES[key] = index
-        while len(_AS_OF_INDEXES) > _INDEXES_MAX:
-            _AS_OF_INDEXES.popitem(last=False)
-    return index
-
-
-def heading_index(store: ElementStore) -> HeadingIndex:
-    """This process's copy of the collection's heading index, brought up to date with the stored one.
-
-    One small query per question says whether any document was written since the copy was taken; only the
-    documents written since are read again. The first call in a process reads the stored index whole (no
-    tokenising). A question never writes: the store fills the stored index when it opens a collection made before
-    it; a stored index that is not current (another normaliser's words) is passed over for the headings read from
-    the elements and tokenised now, not kept.
-    """
-    if store.as_of_date is not None:  # the headings of the versions valid then; the stored index is current only
-        return _as_of_index(store)
-    key = (store.url, str(store.collection_id))
-    held = _INDEXES.get(key)
-    state = store.read.heading_state(held.version if held else -1)
-    if not state.current:
-        return HeadingIndex(store.read.scan_headings())
-    if held is not None and state.version == held.version:
-        return held.index
-    if held is None or state.filled > held.version or len(state.changed) > FULL_RELOAD_DOCUMENTS:
-        held = _Held(state.version, HeadingIndex(store.read.headings()))
-    else:
-        changed = store.read.headings(state.changed)
-        with held.index.lock:
-            if state.version > held.version:  # another thread may have applied a later version meanwhile
-                held.index.replace_documents(state.changed, changed)
-                held.version = state.version
-        return held.index
-    with _INDEXES_LOCK:  # Streamlit sessions ask from several threads
-        if len(_INDEXES) >= _INDEXES_MAX and key not in _INDEXES:
-            _INDEXES.pop(next(iter(_INDEXES)))
-        current = _INDEXES.get(key)
-        if current is None or current.version <= held.version:
-            _INDEXES[key] = held
-    return held.index
-
-
 def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) -> list[HeadingMatch]:
     """The headings ``question`` names, best first: the best score's headings, then up to :data:`RUNNERS_UP` - 1
     lower score levels (each at least :data:`RUNNER_UP_SHARE` of the best). Empty when nothing is named (see the
@@ -497,15 +477,25 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) 
     if best < MIN_SCORE:
         return []
     distinctive = mask({q for q in wanted if df[q] <= DISTINCTIVE_SHARE * n})
+    code = mask({q for q in wanted if factors[q] >= CODE_FACTOR})
+
+    def levels(matched: int, above: list[int]) -> list[bool]:
+        # The levels of the path (root first, the heading last) that name the thing: they hold a distinctive word;
+        # a code name when one matched ("In the body-parser package, … of `bodyParser.json([options])`": the call,
+        # not the preamble's package title above it)
+        named = matched & distinctive
+        if named & code:
+            named &= code
+        return [bool(a & named) for a in above] + [True]
+
     out: list[HeadingMatch] = []
     for level in sorted(set(scores.values()), reverse=True)[:RUNNERS_UP]:
         if level < max(MIN_SCORE, RUNNER_UP_SHARE * best):
             break
         # the weight each heading of the path (root first, the heading last) adds with its own words
-        tied = sorted((t for m, group in groups.items() if scores[m] == level for t in group),
-                      key=lambda t: index.order(t[0]))
-        match = _match_at(index, [(index.headings[i], [bool(a & distinctive) for a in above] + [True])
-                                  for i, above in tied], level, found)
+        tied = sorted(((m, *t) for m, group in groups.items() if scores[m] == level for t in group),
+                      key=lambda t: index.order(t[1]))
+        match = _match_at(index, [(index.headings[i], levels(m, above)) for m, i, above in tied], level, found)
         if match is not None and all({x.element_id for x in match.headings} != {x.element_id for x in m.headings}
                                      for m in out):
             out.append(match)
@@ -575,11 +565,3 @@ def best_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) 
     """The headings ``question`` names, or ``None`` (see the module docstring for the rule)."""
     ranked = rank_headings(question, headings)
     return ranked[0] if ranked else None
-
-
-def match_headings(store: ElementStore, question: str) -> HeadingMatch | None:
-    """The headings of ``store``'s collection that ``question`` names (matched in memory against this process's
-    copy of the heading index)."""
-    index = heading_index(store)
-    with index.lock:
-        return best_headings(question, index)

@@ -41,12 +41,13 @@ from core.retrieval.context import (
 )
 from core.retrieval.contextual import contextual_index, index_dropped
 from core.retrieval.entities import Entity, entity_hits
+from core.retrieval.heading_cache import heading_index
 from core.retrieval.headings import (
     CODE_FACTOR,
     NAME_FACTOR,
     HeadingIndex,
     HeadingMatch,
-    heading_index,
+    called_names,
     rank_headings,
     word_factors,
 )
@@ -56,7 +57,17 @@ from core.retrieval.request import RetrievalRequest
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.search import MAX_K, SearchConfig, embed_query, ms, search, search_config
 from core.retrieval.shape import attribute_identifiers, question_shape, split_preamble
-from core.statements import attribute_share, expanded_query, question_terms, statement, terms
+from core.statements import (
+    DEFAULT_WORDS,
+    asks_default,
+    attribute_share,
+    documented_statement,
+    expanded_query,
+    last_parts,
+    name_share,
+    question_terms,
+    terms,
+)
 from core.store import ElementStore, VersionRecord
 
 __all__ = [
@@ -161,36 +172,59 @@ def add_entity_hits(store: ElementStore, question: str, query_vector: np.ndarray
     return found
 
 
+def _stating(hits: list[Hit], asked: frozenset[str], wanted: frozenset[str],
+             identifiers: frozenset[str] = frozenset()) -> tuple[Hit | None, bool]:
+    """The first hit stating the attribute asked (a ``key : value`` item or ``Default:`` line whose key the
+    question's words name, at least half of it), and whether its key is exactly an option the question names by
+    its identifier (``identifiers``, last dotted parts); the first such hit is preferred. A default stated under
+    the option's own heading counts when the question names that heading (``wanted``: all its terms), even where
+    the heading is the scope's name."""
+    first: Hit | None = None
+    for hit in hits:
+        heading = hit.element.heading_path[-1] if hit.element.heading_path else None
+        found, by_heading = documented_statement(asked, hit.element.text, hit.element.category, heading)
+        if not found or (name_share(wanted, found[0]) if by_heading else attribute_share(asked, found[0])) < 0.5:
+            continue
+        if not identifiers or last_parts(terms(found[0])) <= identifiers:
+            return hit, True
+        first = first or hit
+    return first, False
+
+
 # Hits a scope is probed for before it is judged not to hold the attribute asked.
 PROBE_K = 8
 
 
-def _stating(hits: list[Hit], asked: frozenset[str]) -> Hit | None:
-    """The first hit stating the attribute asked (a ``key : value`` item or ``Default:`` line whose key the
-    question's words name, at least half of it)."""
-    for hit in hits:
-        found = statement(asked, hit.element.text, hit.element.category)
-        if found and attribute_share(asked, found[0]) >= 0.5:
-            return hit
-    return None
-
-
 def _probe(store: ElementStore, question: str, query_vector: np.ndarray, k: int, scope: Scope,
-           config: SearchConfig, sibling: ElementStore | None,
-           asked: frozenset[str]) -> tuple[list[Hit], dict[str, float], bool]:
+           config: SearchConfig, sibling: ElementStore | None, asked: frozenset[str],
+           things: frozenset[str] = frozenset()) -> tuple[list[Hit], dict[str, float], bool]:
     """The scope's ``k`` hits, with the hit stating the attribute among them when the first :data:`PROBE_K`
-    hold one, and whether they do."""
+    hold one, and whether they do. ``things``: the question's identifiers that name things, not the attribute
+    (``core.retrieval.headings.called_names``)."""
     hits, timings = search(store, expanded_query(question), query_vector, max(k, PROBE_K), scope, config,
                            sibling=sibling)
-    stating = _stating(hits, asked) if asked else None
+    wanted = question_terms(question)
+    identifiers = attribute_identifiers(question, things)
+    parts = last_parts(t for name in identifiers for t in terms(name))
+    stating, exact = _stating(hits, asked, wanted, parts) if asked else (None, False)
     # The attribute is looked up by its own words alone: the option a code span names (`linenums`), else the
     # question proper's words the scope does not hold ("응답속도"). With the whole question, the words every page
     # of the platform repeats ("Python-Markdown", "extension", a preamble) outrank the one item stating it.
-    lookup = attribute_identifiers(question) or sorted(question_terms(split_preamble(question)[1]) & asked)
-    if stating is None and asked and lookup:
-        named, found = search(store, " ".join(lookup), query_vector, PROBE_K, scope, config, sibling=sibling)
+    lookup = identifiers or sorted(question_terms(split_preamble(question)[1]) & asked)
+    lookups = [lookup] if lookup else []
+    if lookup and asks_default(question) and not set(DEFAULT_WORDS) <= set(lookup):
+        # then with the words that state a default ("+ Default: `false`"): under an option's own heading every
+        # element holds its name, the line stating the value is the one holding these too
+        lookups.append([*lookup, *(w for w in DEFAULT_WORDS if w not in lookup)])
+    for words in lookups if asked else ():
+        if exact:
+            break
+        # none stated, or only under another key than the option named ("logController" table's row for
+        # `disableRequestLogging`, where its own heading states it too)
+        named, found = search(store, " ".join(words), query_vector, PROBE_K, scope, config, sibling=sibling)
         timings = {s: timings.get(s, 0.0) + found.get(s, 0.0) for s in {*timings, *found}}
-        stating = _stating(named, asked)
+        looked_up, exact = _stating(named, asked, wanted, parts)
+        stating = looked_up if looked_up is not None and (exact or stating is None) else stating
     top = hits[:k]
     if stating is not None and stating not in top[: max(1, k - 1)]:
         # before the last place, which the whole collection's best hit may take (find_hits)
@@ -219,6 +253,7 @@ def _choose_scope(
     to the one holding the attribute when the whole does not show it in its first hits."""
     with index.lock:
         factors = word_factors(question, index)
+        things = called_names(question, index)
     # The model numbers and code names any candidate matched: a runner-up lacking one is about another thing
     # ("Nova 32UX › Firmware Update" for a question on the 34WC's firmware, whose notes are the best-named scope).
     strong = set().union(*(_strong_names(m, factors) for m in candidates))
@@ -227,7 +262,8 @@ def _choose_scope(
     for match in allowed:
         # The scope's own names say where, not what: they never count as the attribute asked.
         asked = question_terms(question) - {t for w in match.words for t in terms(w)}
-        hits, timings, holds = _probe(store, question, query_vector, k, match.scope(), config, sibling, asked)
+        hits, timings, holds = _probe(store, question, query_vector, k, match.scope(), config, sibling, asked,
+                                      things)
         if first is None:
             first = (match, hits, timings)
         if not asked or holds:
@@ -236,7 +272,7 @@ def _choose_scope(
             for heading in match.headings:
                 narrow = HeadingMatch((heading,), match.words, match.score)
                 hits, timings, holds = _probe(store, question, query_vector, k, narrow.scope(), config, sibling,
-                                              asked)
+                                              asked, things)
                 if holds:
                     return narrow, hits, timings
     assert first is not None
@@ -365,7 +401,6 @@ def warm_up(store: ElementStore) -> None:
     of the heading index (filled in the store first for a collection made before it). Without it the first
     question of a fresh server took ~6 s in "search"."""
     from core import textnorm
-    from core.retrieval.headings import heading_index
 
     textnorm.terms("워밍업 warm-up")
     heading_index(store)

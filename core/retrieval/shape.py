@@ -20,13 +20,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-__all__ = ["QuestionShape", "attribute_identifiers", "code_names", "name_runs", "question_shape", "split_preamble"]
+__all__ = ["IDENTIFIER", "QuestionShape", "attribute_identifiers", "code_names", "name_runs", "question_shape",
+           "split_preamble"]
 
 Kind = Literal["compare", "superlative", "list"]
 Direction = Literal["max", "min"]
 
+# A comma or colon inside a code span (```logger.child(bindings, [options])```) does not end the preamble.
 _PREAMBLE_EN = re.compile(
-    r"^\s*(?:in|for|on|using|with|within|regarding|about|among|under|per|according to|from)\b[^,?:]{1,90},\s*", re.I
+    r"^\s*(?:in|for|on|using|with|within|regarding|about|among|under|per|according to|from)\b"
+    r"(?:`[^`\n]{0,200}`|[^,?:`]){1,90},\s*", re.I
 )
 _PREAMBLE_KO = re.compile(r"^\s*[^,?]{1,60}?(?:에서|중에서|기준으로|의 경우|관련해서|에 대해)\s*,\s*")
 _CODE = re.compile(r"`([^`\n]{1,200})`")
@@ -86,16 +89,27 @@ def code_names(text: str) -> list[str]:
     return out
 
 
-def attribute_identifiers(text: str) -> list[str]:
-    """The identifiers in ``text``'s code spans that name an attribute, not a thing (``linenums``,
-    ``UNIQUE_IDS``, ``html_class``): the option or field a question asks about, looked up by name."""
+def attribute_identifiers(text: str, things: frozenset[str] = frozenset()) -> list[str]:
+    """The identifiers that name an attribute, not a thing: in ``text``'s code spans (``linenums``,
+    ``UNIQUE_IDS``, ``html_class``), then outside them the words written like code (``keepAliveTimeout``,
+    ``max_size``, ``cookie.sameSite``): the option or field a question asks about, looked up by name.
+    ``things``: identifiers (casefolded) known to name things (a heading calls them: ``send(req, path)``)."""
     named = set(code_names(text))
     out = []
     for span in _CODE.findall(text):
         raw = span.strip()
-        if raw not in named and re.fullmatch(r"[A-Za-z_$][\w$-]*", raw):
+        if raw not in named and re.fullmatch(r"[A-Za-z_$][\w$-]*", raw) and raw.casefold() not in things:
             out.append(raw)
+    for word in _CODE_LIKE.findall(_CODE.sub(" ", text)):
+        if word.casefold() not in things and word not in out:
+            out.append(word)
     return out
+
+
+# A word outside code written like an identifier: lowerCamelCase, snake_case, or dotted lower-case parts.
+_CODE_LIKE = re.compile(r"(?<![\w.$])(?:[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*|[a-z][a-z0-9]*_[a-z0-9_]+|"
+                        r"[a-z][A-Za-z0-9]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+)(?![\w$])")
+IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 
 
 def _is_name(token: str, first: bool) -> bool:
@@ -105,8 +119,8 @@ def _is_name(token: str, first: bool) -> bool:
         return True
     if not has_alpha:
         return False
-    if any(c.isupper() for c in token[1:]) and any(c.islower() for c in token):
-        return True  # CamelCase
+    if token[0].isupper() and any(c.isupper() for c in token[1:]) and any(c.islower() for c in token):
+        return True  # CamelCase; written in lowerCamelCase ("keepAliveTimeout") it is an option, like in code
     return token[0].isupper() and not first and token.casefold() not in _SENTENCE_WORDS
 
 
