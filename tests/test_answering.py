@@ -149,6 +149,15 @@ def test_extractive_picks_the_table_row_then_the_column_left():
     assert best.value == "Inserts or deletes of only newlines."
 
 
+def test_a_value_stated_in_prose_without_a_key_is_answered_alone():
+    path = ("Using Markdown as a Python Library", "The Basics", "Tab Length")
+    prose = element("p" * 32, "The tab_length keyword sets the length of tabs in the source as an integer. "
+                    "The default value is 4.", path, 0.5, 0)
+    answer = ExtractiveAnswerer().complete("What is the default value of the tab_length option?",
+                                           Context("hierarchical", "", "", [prose], 0))
+    assert answer.splitlines()[0] == "4"
+
+
 def test_extractive_answers_when_the_section_heading_repeats_the_key():
     product = "Nova 32UX 31.5-inch 4K UHD IPS USB-C Monitor for Creators"
     ctx = Context("hierarchical", "", "", [

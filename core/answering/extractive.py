@@ -215,7 +215,7 @@ class ExtractiveAnswerer:
         if not best.answers:
             return prompts.EXTRACTIVE_NOT_FOUND
         quote = f"“{best.excerpt}” [e:{best.element.short_id}]"
-        lines = [f"{best.key}: {best.value}"] if best.value else []
+        lines = [_stated(best)] if best.value else []
         if context.mode == "hierarchical" and best.element.path:
             lines += [f"{prompts.EXTRACTIVE_PATH_PREFIX} {' › '.join(best.element.path)}:", quote]
         elif context.mode == "hierarchical":
@@ -230,11 +230,16 @@ class ExtractiveAnswerer:
         yield self.complete(question, context)
 
 
+def _stated(evidence: Evidence) -> str:
+    """The value an element states, after its key when it names one ("The default value is 4." names none)."""
+    return f"{evidence.key}: {evidence.value}" if evidence.key else evidence.value
+
+
 def _not_stated(context: Context, aside: Evidence) -> str:
     """The named entity does not state the attribute; what a hit from outside it states is only an aside."""
     entity = " / ".join(context.named) or prompts.EXTRACTIVE_NAMED_FALLBACK
     where = " › ".join(aside.element.path) if aside.element.path else prompts.EXTRACTIVE_ASIDE_PLAIN_WHERE
-    told = f"{aside.key}: {aside.value}" if aside.value else f"“{aside.excerpt}”"
+    told = _stated(aside) if aside.value else f"“{aside.excerpt}”"
     return "\n".join([prompts.EXTRACTIVE_NOT_STATED.format(entity=entity),
                       prompts.EXTRACTIVE_ASIDE.format(entity=entity, where=where, statement=told,
                                                       citation=f"[e:{aside.element.short_id}]")])
