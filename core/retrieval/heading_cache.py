@@ -5,9 +5,9 @@ question's headings against them."""
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
+from core.bounded_cache import BoundedCache
 from core.retrieval.headings import FULL_RELOAD_DOCUMENTS, HeadingIndex, HeadingMatch, best_headings
 from core.store import ElementStore
 
@@ -26,22 +26,17 @@ _INDEXES_LOCK = threading.Lock()
 
 # (database, collection id, the (document, version, recorded) set valid at a date) -> the heading index of those
 # versions: questions as of nearby dates read the same versions, and the set changes with any new version.
-_AS_OF_INDEXES: OrderedDict[tuple, HeadingIndex] = OrderedDict()
+_AS_OF_INDEXES: BoundedCache[tuple, HeadingIndex] = BoundedCache(_INDEXES_MAX)
 
 
 def _as_of_index(store: ElementStore) -> HeadingIndex:
     versions = (list(store.as_of_versions.values()) if store.as_of_versions is not None
                 else store.read.versions_at(store.as_of_date))
     key = (store.url, str(store.collection_id), tuple((v.document_id, v.version, v.recorded_at) for v in versions))
-    with _INDEXES_LOCK:
-        if key in _AS_OF_INDEXES:
-            _AS_OF_INDEXES.move_to_end(key)
-            return _AS_OF_INDEXES[key]
-    index = HeadingIndex(store.read.scan_headings())
-    with _INDEXES_LOCK:
-        _AS_OF_INDEXES[key] = index
-        while len(_AS_OF_INDEXES) > _INDEXES_MAX:
-            _AS_OF_INDEXES.popitem(last=False)
+    index = _AS_OF_INDEXES.get(key)
+    if index is None:
+        index = HeadingIndex(store.read.scan_headings())
+        _AS_OF_INDEXES.put(key, index)
     return index
 
 

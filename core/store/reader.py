@@ -14,8 +14,6 @@ candidates on one).
 from __future__ import annotations
 
 import contextlib
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -24,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import psycopg
 
+from core.bounded_cache import BoundedCache
 from core.db.pool import ConnectionSource, read_connection
 from core.elements import Element
 from core.sql import elements as sql
@@ -48,10 +47,6 @@ if TYPE_CHECKING:
     from core.embeddings import NamedEmbeddings
 
 CACHE_READ_ATTEMPTS = 3
-
-# The headings of the versions valid at a date, per collection and set of versions (each named by its document,
-# number and the moment it was recorded, so a purge and a new version 1 is another key): a version never changes,
-# and reading them from the element rows as of a date costs more than the rest of a question's heading match.
 
 
 class Collection(Protocol):
@@ -118,9 +113,7 @@ _HEADING_PLACE = (0, 2, 1, None)  # core.sql.headings.HEADINGS_OF_ELEMENTS
 # (collection id, document id, version, content hash) -> each element's (order, start line, end line) in that
 # version. A version's layout never changes once written; the content hash tells a purged and re-ingested
 # document's version apart from the one that had its number before.
-_PLACES: OrderedDict[tuple, dict[str, tuple[int, int, int]]] = OrderedDict()
-_PLACES_MAX = 512
-_PLACES_LOCK = threading.Lock()
+_PLACES: BoundedCache[tuple, dict[str, tuple[int, int, int]]] = BoundedCache(512)
 
 
 @dataclass
@@ -225,11 +218,9 @@ class ElementReader:
         collection = self._store.collection_id
         keys = {(v.document_id, v.version): (collection, v.document_id, v.version, v.content_hash) for v in versions}
         out: dict[tuple[str, int], dict[str, tuple[int, int, int]]] = {}
-        with _PLACES_LOCK:
-            for pair, key in keys.items():
-                if key in _PLACES:
-                    _PLACES.move_to_end(key)
-                    out[pair] = _PLACES[key]
+        for pair, key in keys.items():
+            if (held := _PLACES.get(key)) is not None:
+                out[pair] = held
         wanted = [pair for pair in keys if pair not in out]
         if not wanted:
             return out
@@ -239,12 +230,7 @@ class ElementReader:
         for document_id, version, ids, starts, ends in rows:
             out[document_id, version] = {element: (i, start, end) for i, (element, start, end)
                                          in enumerate(zip(ids, starts, ends, strict=True))}
-        with _PLACES_LOCK:
-            for pair in wanted:
-                if pair in out:
-                    _PLACES[keys[pair]] = out[pair]
-            while len(_PLACES) > _PLACES_MAX:
-                _PLACES.popitem(last=False)
+            _PLACES.put(keys[document_id, version], out[document_id, version])
         return out
 
     @contextlib.contextmanager
