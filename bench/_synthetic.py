@@ -226,20 +226,18 @@ def random_queries(store: ElementStore, n: int, *, seed: int = 11, noise: float 
     return out
 
 
-def set_shared_buffers(url: str, size: str) -> str:
-    """Restart the scratch embedded server with ``shared_buffers`` = ``size`` (``ALTER SYSTEM``, kept in its data
-    directory); returns its URL. The server's default, 128 MB, holds a fraction of a million elements' pages."""
+def set_shared_buffers(size: str) -> str:
+    """Restart the scratch embedded server with ``shared_buffers`` = ``size`` (``HKE_SHARED_BUFFERS``, checked by
+    ``core.config``; ``default``: sized to the machine); returns its URL. The restart empties the buffers."""
     if os.environ.get("DATABASE_URL"):
         raise SystemExit("--shared-buffers applies to the scratch embedded server only (DATABASE_URL is set)")
-    import psycopg
-
     from core.db import database_url, stop_embedded
     from core.db.pool import close_pools
 
-    if not re.fullmatch(r"\d+(kB|MB|GB)", size):
-        raise SystemExit(f"--shared-buffers takes a size such as 512MB or 6GB, got {size!r}")
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"ALTER SYSTEM SET shared_buffers = '{size}'")  # checked above: digits and a unit
+    if size == "default":
+        os.environ.pop("HKE_SHARED_BUFFERS", None)
+    else:
+        os.environ["HKE_SHARED_BUFFERS"] = size
     close_pools()
     stop_embedded()
     return database_url()

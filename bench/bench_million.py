@@ -43,6 +43,13 @@ from _synthetic import (
 from bench_retrieval import latency
 
 
+def shared_buffers(url: str) -> str:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return conn.execute("SHOW shared_buffers").fetchone()[0]
+
+
 def load_average() -> float:
     return round(os.getloadavg()[0], 2)
 
@@ -81,6 +88,9 @@ def main() -> None:
     parser.add_argument("--maintenance-work-mem", default="4GB")
     parser.add_argument("--keep", action="store_true", help="leave the scratch database in place")
     parser.add_argument("--shared-buffers", help="restart the scratch server with this shared_buffers (e.g. 6GB)")
+    parser.add_argument("--then-shared-buffers", nargs="*", default=[], metavar="SIZE",
+                        help="after the questions, restart the server with each size in turn (e.g. 128MB, the "
+                        "server's built-in size; 'default': sized to the machine) and ask them again, cold")
     parser.add_argument("--prewarm", action="store_true", help="read the collection's indexes and rows into shared "
                         "buffers (pg_prewarm) before the questions")
     args = parser.parse_args()
@@ -92,12 +102,12 @@ def main() -> None:
 
     url = scratch_database()
     if args.shared_buffers:
-        url = set_shared_buffers(url, args.shared_buffers)
+        url = set_shared_buffers(args.shared_buffers)
     store = ElementStore(url, "million", make_embeddings("use"), options={"synthetic": True})
     out: dict = {"elements": args.elements, "maintenance_work_mem": args.maintenance_work_mem,
                  "cpu_count": os.cpu_count(), "load_average": {"start": load_average()},
-                 "shared_buffers": args.shared_buffers or "server default"}
-    print(f"start, load average {out['load_average']['start']}", flush=True)
+                 "shared_buffers": shared_buffers(url)}
+    print(f"start, load average {out['load_average']['start']}, shared_buffers {out['shared_buffers']}", flush=True)
 
     documents, seconds = load(store, args.elements, seed=1_000_000, prefix="m")
     analyze(store)
@@ -131,6 +141,16 @@ def main() -> None:
     r = lat["retrieve_expand_ms"]
     print(f"retrieve + expand (default pipeline): p50 {r['p50']} ms, p95 {r['p95']} ms over {r['n']} queries; "
           f"HNSW used: {lat['search_plan_uses_hnsw']}", flush=True)
+
+    for size in args.then_shared_buffers:
+        url = set_shared_buffers(size)
+        store = ElementStore(url, "million", make_embeddings("use"), options={"synthetic": True})
+        again = latency(store, args.queries)
+        out.setdefault("after_restart", []).append({"shared_buffers": shared_buffers(url), "latency": again,
+                                                     "load_average": load_average()})
+        r = again["retrieve_expand_ms"]
+        print(f"after a restart with shared_buffers {shared_buffers(url)}: retrieve + expand p50 {r['p50']} ms, "
+              f"p95 {r['p95']} ms; full text p50 {again['stages_ms']['fts_search']['p50']} ms", flush=True)
 
     with read_connection(store.pool) as conn:
         total, table, hnsw, fts, count = conn.execute(

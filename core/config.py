@@ -52,6 +52,9 @@ class Settings:
     pool_size: int = DEFAULT_POOL_SIZE
     llm_timeout: float = DEFAULT_LLM_TIMEOUT_S
     embed_threads: int | None = None  # HKE_EMBED_THREADS; None: chosen per call (core.embeddings.ThreadBudget)
+    # HKE_SHARED_BUFFERS: the embedded server's shared_buffers ("6GB"); "" sizes it to the machine
+    # (core.db.server.default_shared_buffers). An external server (DATABASE_URL) keeps its own.
+    shared_buffers: str = ""
     warm_pages: bool = True  # HKE_WARM_PAGES=0: the app does not load the report pages' modules in the background
     # Standbys that serve reads (DATABASE_READ_URL); only with DATABASE_URL, whose primary they replicate.
     database_read_urls: tuple[str, ...] = field(default=(), repr=False)
@@ -115,6 +118,7 @@ def load_settings() -> Settings:
         pool_size=_pool_size(),
         llm_timeout=_llm_timeout(),
         embed_threads=_embed_threads(),
+        shared_buffers=_shared_buffers(),
         warm_pages=(os.environ.get("HKE_WARM_PAGES") or "1").strip() != "0",
         database_read_urls=read_urls(os.environ.get("DATABASE_READ_URL") or ""),
         replica_lag_timeout=_seconds("HKE_REPLICA_LAG_TIMEOUT", DEFAULT_REPLICA_LAG_TIMEOUT_S, low=0.0, high=60.0),
@@ -180,3 +184,14 @@ def _embed_threads() -> int | None:
     if not 0 <= threads <= 256:
         raise ValueError(f"HKE_EMBED_THREADS must be between 1 and 256 (or unset to choose per call), got {threads}")
     return threads or None
+
+
+_SIZE_RE = re.compile(r"^[1-9][0-9]{0,6}(kB|MB|GB)$")
+
+
+def _shared_buffers() -> str:
+    raw = os.environ.get("HKE_SHARED_BUFFERS", "").strip()
+    if raw and not _SIZE_RE.match(raw):  # it goes on the server's command line: digits and a unit only
+        raise ValueError(f"HKE_SHARED_BUFFERS must be a size such as 512MB or 6GB (or unset to size it to this "
+                         f"machine's memory), got {raw!r}")
+    return raw

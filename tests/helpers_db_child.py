@@ -42,6 +42,7 @@ def report(url: str) -> dict:
     with psycopg.connect(url, autocommit=True) as conn:
         one = conn.execute("SELECT 1").fetchone()[0]
         vec = conn.execute("SELECT '[1,2,3]'::vector <-> '[1,2,4]'::vector").fetchone()[0]
+        buffers = conn.execute("SELECT pg_size_bytes(current_setting('shared_buffers'))").fetchone()[0]
     st = db.status()
     server = embedded_server(load_settings().pgdata)
     return {
@@ -49,6 +50,7 @@ def report(url: str) -> dict:
         "url": url,
         "select_one": one,
         "vector_distance": vec,
+        "shared_buffers_bytes": buffers,
         "status": asdict(st),
         "started_here": server.started_here,
         "start_seconds": server.last_start_seconds,

@@ -12,7 +12,7 @@ import pytest
 
 from core.markdown_loader import parse_markdown
 from core.retrieval.heading_cache import heading_index
-from core.retrieval.headings import HeadingIndex, HeadingRef, load_headings, rank_headings
+from core.retrieval.headings import HeadingIndex, HeadingRef, called_names, load_headings, rank_headings
 from core.store import ElementStore
 from tests.helpers_embeddings import HashEmbeddings
 from tests.test_retrieval_stored_index import put
@@ -146,3 +146,18 @@ def test_the_stored_index_brought_up_to_date_keeps_links_equal_to_a_rebuild(hash
     assert _links(index)[0] == {"ko-0": None, "ko-1": "ko-0", "ko-2": "ko-1", "fr-0": None, "fr-1": "fr-0"}
     for q in ("노바 27QX 모니터의 무게는?", "Which ports does the Nova 34WC have?", "제품사양"):
         assert rank_headings(q, index) == rank_headings(q, rebuilt), q
+
+
+def test_the_names_headings_call_follow_each_write():
+    a = [_h("a", 0, "Nova API"), _h("a", 1, "Method: `run(task[, options])`", "Nova API"),
+         _h("a", 2, "send(req, path, [options])", "Nova API")]
+    b = [_h("b", 0, "Other"), _h("b", 1, "new WebSocket(address)", "Other")]
+    index = HeadingIndex(a + b)
+    question = "What do `run`, `send` and `WebSocket` return, and what does `Nova` do?"
+    assert called_names(question, index) == {"run", "send", "websocket"}
+    index.replace_documents(["a"], a[:2])  # send's heading gone
+    assert called_names(question, index) == {"run", "websocket"} == called_names(question, HeadingIndex(a[:2] + b))
+    index.replace_documents(["b"], [])
+    assert called_names(question, index) == {"run"}
+    index.replace_documents(["a"], [])
+    assert called_names(question, index) == frozenset() and not index._calls

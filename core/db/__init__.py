@@ -33,6 +33,7 @@ class DatabaseStatus:
     socket_dir: str | None = None
     pgvector_version: str | None = None
     postgres_version: str | None = None
+    shared_buffers: str | None = None  # the server's page cache (HKE_SHARED_BUFFERS for the embedded one)
     error: str | None = None  # why it is not running / not reachable (password-free)
     # DATABASE_READ_URL's standbys, each checked now (core.db.replicas.standby_status); URLs redacted.
     read_replicas: list[dict[str, object]] = field(default_factory=list)
@@ -52,7 +53,7 @@ def database_url(settings: Settings | None = None, *, start: bool = True) -> str
         return psycopg_conninfo(settings.database_url)
     server = embedded_server(settings.pgdata)
     if start:
-        return server.start()
+        return server.start(settings.shared_buffers)
     running = status(settings).running and Postmaster.read(server.pgdata)
     if running and running.socket_dir:
         return server.live_url() or socket_url(running.socket_dir, running.port)
@@ -61,10 +62,14 @@ def database_url(settings: Settings | None = None, *, start: bool = True) -> str
     )
 
 
-def _versions(conn) -> tuple[str | None, str | None]:  # (postgres, installed pgvector)
+def _server_facts(conn, result: DatabaseStatus) -> None:
+    """Postgres' version, the installed pgvector's, and the shared buffers' size, into ``result``."""
     pg = conn.execute("SHOW server_version").fetchone()
     vec = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-    return (pg[0] if pg else None), (vec[0] if vec else None)
+    buffers = conn.execute("SHOW shared_buffers").fetchone()
+    result.postgres_version = pg[0] if pg else None
+    result.pgvector_version = vec[0] if vec else None
+    result.shared_buffers = buffers[0] if buffers else None
 
 
 def status(settings: Settings | None = None) -> DatabaseStatus:
@@ -98,7 +103,7 @@ def status(settings: Settings | None = None) -> DatabaseStatus:
     result.socket_dir = str(found.socket_dir)
     try:
         with found.connect() as conn:
-            result.postgres_version, result.pgvector_version = _versions(conn)
+            _server_facts(conn, result)
     except Exception as exc:
         result.error = f"server pid {proc.pid} does not accept connections: {first_line(exc)}"
         return result
@@ -118,7 +123,7 @@ def _external_status(raw_url: str) -> DatabaseStatus:
     try:
         with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True,
                              **_connect_kwargs(url, PROBE_SUFFIX)) as conn:
-            result.postgres_version, result.pgvector_version = _versions(conn)
+            _server_facts(conn, result)
         result.running = True
     except Exception as exc:  # never let the password out through the message
         result.error = redact_text(first_line(exc), raw_url)

@@ -143,13 +143,8 @@ def called_names(text: str, index: HeadingIndex) -> frozenset[str]:
     tokens += [t for t in bare if plain_too or not t.isalpha() or not t.islower()]
     for token in tokens:
         word = token.casefold()
-        if word in out or word in textnorm.ENGLISH_STOP_WORDS:
-            continue
-        for i in index.holding(word):
-            found = _CALL.match(index.headings[i].text.strip())
-            if found and found.group("name").casefold() == word:
-                out.add(word)
-                break
+        if word not in out and word not in textnorm.ENGLISH_STOP_WORDS and index.calls(word):
+            out.add(word)
     return frozenset(out)
 
 
@@ -298,6 +293,9 @@ class HeadingIndex:
         # place and tokenised, as before parent links (:meth:`unplaced_documents`).
         self._parent: dict[int, int | None] = {}
         self._unplaced: set[str] = set()
+        # The headings that are a call (``send(req, path, [options])``) by the name they call, casefolded: a
+        # question's identifiers are checked against these, not against every heading holding the word.
+        self._calls: dict[str, set[int]] = {}
         self._next = 0
         self._add(headings)
 
@@ -315,6 +313,8 @@ class HeadingIndex:
             self._places[ref.document_id, (*ref.path, ref.text)] = i
             self._documents.setdefault(ref.document_id, []).append(i)
             added.add(ref.document_id)
+            if (call := _CALL.match(ref.text.strip())) is not None:
+                self._calls.setdefault(call.group("name").casefold(), set()).add(i)
             in_document = self._document_words.setdefault(ref.document_id, Counter())
             for w in own_words:
                 if not in_document[w]:
@@ -366,6 +366,11 @@ class HeadingIndex:
                 place = (ref.document_id, (*ref.path, ref.text))
                 if self._places.get(place) == i:
                     del self._places[place]
+                if (call := _CALL.match(ref.text.strip())) is not None:
+                    name = call.group("name").casefold()
+                    self._calls[name].discard(i)
+                    if not self._calls[name]:
+                        del self._calls[name]
         self._add(headings)
 
     def children(self) -> dict[tuple[str | None, tuple[str, ...]], list[HeadingRef]]:
@@ -394,6 +399,16 @@ class HeadingIndex:
             out.update(self.postings.get(self._hangul[at], ()))
             at += 1
         return out
+
+    def calls(self, word: str) -> bool:
+        """Whether a heading holding ``word`` is a call of it (``send(req, path)`` for "send")."""
+        ids = self._calls.get(word)
+        if not ids:
+            return False
+        if _HANGUL.match(word):
+            return bool(ids & self.holding(word))
+        held = self.postings.get(word, ())
+        return any(i in held for i in ids)
 
     def heading_at(self, document_id: str, place: tuple[str, ...]) -> HeadingRef | None:
         """The heading of a document whose path and text are ``place``."""
