@@ -228,7 +228,7 @@ def random_queries(store: ElementStore, n: int, *, seed: int = 11, noise: float 
 
 def set_shared_buffers(size: str) -> str:
     """Restart the scratch embedded server with ``shared_buffers`` = ``size`` (``HKE_SHARED_BUFFERS``, checked by
-    ``core.config``; ``default``: sized to the machine); returns its URL. The restart empties the buffers."""
+    ``core.config``; ``default``: Postgres' own 128 MB); returns its URL. The restart empties the buffers."""
     if os.environ.get("DATABASE_URL"):
         raise SystemExit("--shared-buffers applies to the scratch embedded server only (DATABASE_URL is set)")
     from core.db import database_url, stop_embedded

