@@ -12,7 +12,16 @@ import pytest
 
 from core.markdown_loader import parse_markdown
 from core.retrieval.heading_cache import heading_index
-from core.retrieval.headings import HeadingIndex, HeadingRef, called_names, load_headings, rank_headings
+from core.retrieval.headings import (
+    HeadingIndex,
+    HeadingRef,
+    called_names,
+    heading_words,
+    load_headings,
+    rank_headings,
+    words,
+)
+from core.retrieval.shape import split_preamble
 from core.store import ElementStore
 from tests.helpers_embeddings import HashEmbeddings
 from tests.test_retrieval_stored_index import put
@@ -161,3 +170,24 @@ def test_the_names_headings_call_follow_each_write():
     assert called_names(question, index) == {"run"}
     index.replace_documents(["a"], [])
     assert called_names(question, index) == frozenset() and not index._calls
+
+
+@pytest.mark.parametrize("corpus", ["samples", "near_twin"])
+def test_the_headings_a_preamble_holds_whole_are_found_by_counting_as_by_reading_each(corpus):
+    """The headings whose words a preamble holds whole ("In 9.0 Migration Notes, …"), found by counting the pool
+    words each heading holds, equal those found by reading every heading's words: for every question's preamble
+    and words, and for the words of every heading with a word added or taken away."""
+    index = HeadingIndex(_refs(ROOT / "data" / corpus))
+
+    def read_each(pool: set[str]) -> set[int]:
+        return {i for i, h in index.headings.items() if (own := heading_words(h.text)) and own <= pool}
+
+    pools = [set(words(part)) for q in _questions() for part in (split_preamble(q)[0], q)]
+    for h in index.headings.values():
+        own = set(heading_words(h.text))
+        pools += [own, own | {"extra"}, own - {min(own, default="")}]
+    found = 0
+    for pool in pools:
+        assert set(index.held_whole(pool)) == read_each(pool), sorted(pool)
+        found += bool(read_each(pool))
+    assert found > 100, "the comparison covers pools that hold headings whole"

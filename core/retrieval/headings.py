@@ -198,11 +198,9 @@ def _names_platform(word: str, index: HeadingIndex) -> bool:
 def _whole_heading_words(pool: set[str], index: HeadingIndex) -> set[str]:
     """The words of the headings of two or more words that ``pool`` holds whole."""
     out: set[str] = set()
-    for i in {i for w in pool for i in index.postings.get(w, ())}:
-        text = index.headings[i].text
-        own = heading_words(text)
-        if len(text.split()) >= 2 and own and own <= pool:
-            out |= own
+    for i in index.held_whole(pool):
+        if len(index.headings[i].text.split()) >= 2:
+            out |= index.words_of(i)
     return out
 
 
@@ -399,6 +397,18 @@ class HeadingIndex:
             out.update(self.postings.get(self._hangul[at], ()))
             at += 1
         return out
+
+    def words_of(self, i: int) -> frozenset[str]:
+        """The words of heading ``i``'s own text (:func:`heading_words`)."""
+        return self._words[i]
+
+    def held_whole(self, pool: Iterable[str]) -> list[int]:
+        """The headings all of whose words are in ``pool``: each heading holding a pool word counts the pool words it
+        holds, which equal its own only when it has no other (no tokenising, whatever the collection's size)."""
+        held: Counter[int] = Counter()
+        for w in set(pool):
+            held.update(self.postings.get(w, ()))
+        return [i for i, n in held.items() if n == len(self._words[i])]
 
     def calls(self, word: str) -> bool:
         """Whether a heading holding ``word`` is a call of it (``send(req, path)`` for "send")."""
