@@ -130,6 +130,12 @@ def _kinds(text: str) -> dict[str, float]:
 _CALL = re.compile(r"^(?:[A-Z][a-z]+(?: [a-z]+)?:\s*)?`?(?:new\s+)?(?P<name>[A-Za-z_$][\w$.]*)\(")
 
 
+def _called_name(heading: str) -> str | None:
+    """The name a heading that is a call calls, casefolded (``send`` for ``send(req, path, [options])``)."""
+    found = _CALL.match(heading.strip())
+    return found.group("name").casefold() if found else None
+
+
 def called_names(text: str, index: HeadingIndex) -> frozenset[str]:
     """The identifiers of ``text`` (casefolded) that some heading of the collection calls (``send(req, path,
     [options])``, ``fs.readFile(path[, options], callback)``): each names the thing asked about, however it is
@@ -311,8 +317,8 @@ class HeadingIndex:
             self._places[ref.document_id, (*ref.path, ref.text)] = i
             self._documents.setdefault(ref.document_id, []).append(i)
             added.add(ref.document_id)
-            if (call := _CALL.match(ref.text.strip())) is not None:
-                self._calls.setdefault(call.group("name").casefold(), set()).add(i)
+            if (name := _called_name(ref.text)) is not None:
+                self._calls.setdefault(name, set()).add(i)
             in_document = self._document_words.setdefault(ref.document_id, Counter())
             for w in own_words:
                 if not in_document[w]:
@@ -364,8 +370,7 @@ class HeadingIndex:
                 place = (ref.document_id, (*ref.path, ref.text))
                 if self._places.get(place) == i:
                     del self._places[place]
-                if (call := _CALL.match(ref.text.strip())) is not None:
-                    name = call.group("name").casefold()
+                if (name := _called_name(ref.text)) is not None:
                     self._calls[name].discard(i)
                     if not self._calls[name]:
                         del self._calls[name]
