@@ -452,12 +452,13 @@ class HeadingIndex:
         return h.document_id, h.order, i
 
 
-def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex) -> list[HeadingMatch]:
+def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex,
+                  factors: dict[str, float] | None = None) -> list[HeadingMatch]:
     """The headings ``question`` names, best first: the best score's headings, then up to :data:`RUNNERS_UP` - 1
     lower score levels (each at least :data:`RUNNER_UP_SHARE` of the best). Empty when nothing is named (see the
-    module docstring for the rule)."""
+    module docstring for the rule). ``factors``: the question's :func:`word_factors` on this index, if read already."""
     index = headings if isinstance(headings, HeadingIndex) else HeadingIndex(headings)
-    factors = word_factors(question, index)
+    factors = word_factors(question, index) if factors is None else factors
     wanted = set(factors)
     if not wanted or not index.headings:
         return []

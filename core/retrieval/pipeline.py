@@ -111,14 +111,16 @@ def find_hits(
     t0 = time.perf_counter()
     index = heading_index(store)
     with index.lock:  # another thread may bring this process's copy up to date meanwhile
-        candidates = rank_headings(question, index)
+        factors = word_factors(question, index)  # read once: choosing the scope weighs the same words
+        candidates = rank_headings(question, index, factors)
     timings = {"match_headings": ms(time.perf_counter() - t0)}
     everywhere, found = search(store, question, query_vector, k, scope, config, sibling=sibling)
     timings.update(found)
     if not candidates:
         note = "no heading named in the question: searched the whole collection"
         return Found(everywhere, scope, None, [note], timings, index=index)
-    match, scoped, found = _choose_scope(store, index, question, query_vector, k, candidates, config, sibling)
+    match, scoped, found = _choose_scope(store, index, question, query_vector, k, candidates, factors, config,
+                                         sibling)
     scoped_scope = match.scope()
     for stage, value in found.items():
         timings[f"{stage}_scoped"] = value
@@ -243,7 +245,7 @@ def _strong_names(match: HeadingMatch, factors: dict[str, float]) -> set[str]:
 
 def _choose_scope(
     store: ElementStore, index: HeadingIndex, question: str, query_vector: np.ndarray, k: int,
-    candidates: list[HeadingMatch], config: SearchConfig, sibling: ElementStore | None,
+    candidates: list[HeadingMatch], factors: dict[str, float], config: SearchConfig, sibling: ElementStore | None,
 ) -> tuple[HeadingMatch, list[Hit], dict[str, float]]:
     """The named headings whose subtree holds the attribute asked, best-named first; the best-named when none
     does. The scope is chosen with the evidence inside it, not from heading words alone: "Nova 32UX ›
@@ -252,7 +254,6 @@ def _choose_scope(
     product), and a scope of several headings ("Nova 24FL" heads its sheet and a release-notes section) narrows
     to the one holding the attribute when the whole does not show it in its first hits."""
     with index.lock:
-        factors = word_factors(question, index)
         things = called_names(question, index)
     # The model numbers and code names any candidate matched: a runner-up lacking one is about another thing
     # ("Nova 32UX › Firmware Update" for a question on the 34WC's firmware, whose notes are the best-named scope).
