@@ -125,13 +125,26 @@ def wait_for_text(page, text: str, timeout: float = 60_000) -> None:
     page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)
 
 
-def hover_node(frame, mouse, node_id: str):
+def hover_node(frame, mouse, node_id: str, timeout: float = 20.0):
     """Move the mouse onto a node of a network page (``frame``: the page or its iframe's frame) until vis.js shows
-    the node's tooltip; returns the tooltip's locator."""
-    point = frame.evaluate(f"network.canvasToDOM(network.getPositions([{node_id!r}])[{node_id!r}])")
-    box = frame.locator("#mynetwork canvas").bounding_box()
-    mouse.move(box["x"] + point["x"], box["y"] + point["y"])
-    mouse.move(box["x"] + point["x"] + 2, box["y"] + point["y"] + 1)
+    the node's tooltip; returns the tooltip's locator.
+
+    The node's place is read again on every try: with physics on, vis.js may still be settling the layout (and
+    Streamlit may still be shifting the page) after the first draw, so one reading can point at where the node was.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     tooltip = frame.locator(".vis-tooltip")
-    tooltip.wait_for(state="visible", timeout=10_000)
-    return tooltip
+    deadline = time.monotonic() + timeout
+    while True:
+        point = frame.evaluate(f"network.canvasToDOM(network.getPositions([{node_id!r}])[{node_id!r}])")
+        box = frame.locator("#mynetwork canvas").bounding_box()
+        mouse.move(box["x"] + point["x"], box["y"] + point["y"])
+        mouse.move(box["x"] + point["x"] + 2, box["y"] + point["y"] + 1)
+        try:
+            tooltip.wait_for(state="visible", timeout=2_000)
+            return tooltip
+        except PlaywrightTimeout:
+            if time.monotonic() > deadline:
+                raise
+            mouse.move(box["x"] + 1, box["y"] + 1)  # leave the node so that the next move is a fresh hover

@@ -59,11 +59,15 @@ def wait_for_report(page, community_id: str) -> None:
     wait_for_text(page, "Findings (", timeout=60_000)
 
 
+def network_selector(community_id: str | None = None) -> str:
+    """The network iframe: any community's, or ``community_id``'s."""
+    return f"{MAIN} " + (f"iframe[title='Network of community {community_id}']" if community_id else NETWORK)
+
+
 def network_frame(page, community_id: str | None = None):
     """The pyvis iframe's frame, once vis.js has drawn and our script has turned the labels back into text (with
     ``community_id``: once the frame shows that community's page)."""
-    selector = f"iframe[title='Network of community {community_id}']" if community_id else NETWORK
-    iframe = page.locator(f"{MAIN} {selector}").first
+    iframe = page.locator(network_selector(community_id)).first
     iframe.wait_for(timeout=60_000)
     iframe.scroll_into_view_if_needed()
     assert iframe.get_attribute("sandbox") == "allow-scripts", "scripts, but not the app's origin (views/frames.py)"
@@ -72,6 +76,13 @@ def network_frame(page, community_id: str | None = None):
     assert frame.evaluate("String(window.origin)") == "null"
     frame.locator("body[data-hke-ready='1']").wait_for(state="attached", timeout=60_000)
     return frame
+
+
+def network_canvas(page, community_id: str | None = None):
+    """The network's canvas, found again through the page on every look: Streamlit may replace the iframe while a
+    visibility check waits, and a frame handle would then point at the old one."""
+    network_frame(page, community_id)
+    return page.frame_locator(network_selector(community_id)).first.locator("#mynetwork canvas")
 
 
 def sunburst_on_screen(page) -> None:
@@ -106,11 +117,11 @@ def test_browse_a_level_open_a_report_follow_a_child(app_url, page, indexed_samp
     # The sources are drawn after the title: wait for the first link rather than count them at once.
     page.locator(f"{MAIN} a[href*='/document_tree?collection=samples&element=']").first.wait_for(timeout=60_000)
     frame = network_frame(page)
-    assert frame.locator("#mynetwork canvas").is_visible(), "the network canvas is on screen"
+    expect(frame.locator("#mynetwork canvas"), "the network canvas is on screen").to_be_visible(timeout=30_000)
     n_nodes = frame.evaluate("nodes.get().length")
     assert n_nodes == parent.size
     sunburst_on_screen(page)
-    assert page.locator(f"{MAIN} .js-plotly-plot").first.is_visible(), "the sunburst is on screen"
+    expect(page.locator(f"{MAIN} .js-plotly-plot").first, "the sunburst is on screen").to_be_visible(timeout=30_000)
     page.locator(f"{MAIN} h2, {MAIN} h3").first.scroll_into_view_if_needed()
     page.wait_for_timeout(800)
     screenshot(page, "reports_open")
@@ -124,8 +135,8 @@ def test_browse_a_level_open_a_report_follow_a_child(app_url, page, indexed_samp
     page.get_by_role("button", name=re.compile(rf"^{child} ·")).first.click()
     wait_for_report(page, child)
     expect(page.locator(f"{MAIN} h3").first).to_have_text(child_row.title, timeout=60_000)
-    assert page.locator(f"{MAIN} .js-plotly-plot").first.is_visible()
-    assert network_frame(page, child).locator("#mynetwork canvas").is_visible()
+    expect(page.locator(f"{MAIN} .js-plotly-plot").first).to_be_visible(timeout=30_000)
+    expect(network_canvas(page, child)).to_be_visible(timeout=30_000)
     page.wait_for_timeout(800)
     screenshot(page, "reports_child")
     crumb = page.get_by_role("button", name=re.compile(rf"^{parent.community_id} ·")).first
@@ -142,7 +153,7 @@ def test_a_report_opened_by_its_link_draws_the_sunburst_after_its_network(app_ur
     it, with no click (tests/test_reports_page.py checks the first run has no chart)."""
     parent = next(r for r in hierarchy(indexed_samples, "entity") if r.level == 0 and r.n_children >= 2)
     open_page(page, app_url, f"/reports?collection=samples&community={parent.id}", "Findings (")
-    assert network_frame(page, parent.id).locator("#mynetwork canvas").is_visible()
+    expect(network_canvas(page, parent.id)).to_be_visible(timeout=30_000)
     sunburst_on_screen(page)
     assert page.locator(f"{MAIN} .js-plotly-plot g.slice").count() > 1
     expect(page.get_by_text("The chart is drawn once the network is on screen")).to_have_count(0)
@@ -215,4 +226,4 @@ def test_global_search_offline_answer_links_to_reports(app_url, page, indexed_sa
     community_id = re.search(r"community=([^&]+)", href).group(1)
     cited.click()
     wait_for_report(page, community_id)
-    assert network_frame(page).locator("#mynetwork canvas").is_visible()
+    expect(network_canvas(page)).to_be_visible(timeout=30_000)

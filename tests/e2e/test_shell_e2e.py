@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from .conftest import screenshot, wait_for_text
 
@@ -34,7 +35,7 @@ def test_tree_highlights_a_cited_element(app_url, page, samples_store):
     hit = page.frame_locator("iframe").first.locator(".hit")
     hit.wait_for(timeout=30_000)
     assert hit.inner_text().startswith("ListItem") and target.page_content in hit.inner_text()
-    assert page.get_by_text("Search within this document").is_visible()
+    expect(page.get_by_text("Search within this document")).to_be_visible(timeout=30_000)
     screenshot(page, "document_tree_highlight")
 
 
@@ -46,6 +47,6 @@ def test_deep_link_on_a_fresh_server_goes_through_the_app_shell(db_url, page, sa
         page.goto(f"{url}/document_tree?collection=samples")
         wait_for_text(page, "Search within this document")
         assert page.locator('[data-testid="stSidebarNavLink"]').count() >= 3
-        assert page.get_by_role("combobox").first.is_visible()
+        expect(page.get_by_role("combobox").first).to_be_visible(timeout=30_000)
         wait_for_text(page, "Embeddings:")
         screenshot(page, "deep_link_fresh_server")
