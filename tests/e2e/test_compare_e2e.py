@@ -55,7 +55,7 @@ def test_compare_page_shows_both_answers(app_url, page, samples_store):
     assert "From 노바 Nova 24FL 60.5cm VA FHD 100Hz 슬림 베젤 사무용 모니터 › 제품사양 › 연결단자" in text
     assert "HDMI : 1개 (HDMI 1.4)" in text
     links = page.locator(f"{MAIN} a[href*='/document_tree?collection=samples&element=']")
-    assert links.count() >= 8, "each column lists its sources with links to the tree"
+    links.nth(7).wait_for(timeout=30_000)  # each column lists its sources with links to the tree
     charts = page.locator(f"{MAIN} .js-plotly-plot")
     charts.nth(1).wait_for(timeout=30_000)  # plotly draws after the text arrives
     assert charts.count() == 2, "a latency chart per column"

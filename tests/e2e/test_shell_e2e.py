@@ -14,7 +14,7 @@ def test_home_and_tree_render_the_samples(app_url, page, samples_store):
     page.goto(f"{app_url}/?collection=samples")
     wait_for_text(page, "Elements by category and depth")
     wait_for_text(page, "Documents")
-    assert page.locator(".js-plotly-plot").count() >= 1
+    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)  # plotly draws after the text arrives
     screenshot(page, "home")
 
     page.goto(f"{app_url}/document_tree?collection=samples")
