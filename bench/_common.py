@@ -82,3 +82,32 @@ def markdown_sections(text: str) -> list[tuple[tuple[str, ...], list[str]]]:
         elif sections and not fenced:
             sections[-1][1].append(line)
     return sections
+
+
+_BULLET = re.compile(r"^(\s*)[*+-]\s+(.*)$")
+
+
+def prose_and_items(lines: list[str]) -> tuple[str, list[str]]:
+    """A section's prose outside lists (joined), and its bullet items with their continuation lines joined."""
+    prose: list[str] = []
+    items: list[str] = []
+    indent = -1
+    for line in lines:
+        bullet = _BULLET.match(line)
+        if bullet:
+            items.append(bullet.group(2))
+            indent = len(bullet.group(1))
+        elif items and indent >= 0 and line.strip() and len(line) - len(line.lstrip()) > indent:
+            items[-1] += " " + line.strip()
+        elif line.strip():
+            indent = -1
+            prose.append(line.strip())
+        else:
+            indent = -1
+    return " ".join(prose), items
+
+
+def answer_forms(value: str) -> list[str]:
+    """A default as written, and without its quotes when it has them: the answers a question accepts."""
+    bare = value.strip("'\"")
+    return [value] if bare == value or not bare else [value, bare]

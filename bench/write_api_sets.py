@@ -37,14 +37,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from _common import CORPORA, ROOT, markdown_sections
+from _common import CORPORA, ROOT, answer_forms, markdown_sections, prose_and_items
 
 OUT_DIR = ROOT / "data" / "api_shapes"
 # corpus folder -> the platform's name as people write it (None: each document names its own package)
 PLATFORMS: dict[str, str | None] = {"fastify": "Fastify", "pino": "pino", "piscina": "Piscina", "ws": "ws",
                                     "express-middleware": None, "node-tar": None}
 
-_BULLET = re.compile(r"^(\s*)[*+-]\s+(.*)$")
 # a call: the name touches its parenthesis ("options (Object)" is an option and its type)
 _LABEL = r"[A-Z][a-z]+(?: [a-z]+)?:\s*"  # "Constructor: ", "Static method: "
 _SIGNATURE = re.compile(rf"^(?:{_LABEL})?(?:new\s+)?(?P<name>[A-Za-z_$][\w$.]*)\((?P<args>.*)\)"
@@ -78,26 +77,6 @@ class OptionFact:
 def _plain(heading: str) -> str:
     """A heading's text without backticks and escapes."""
     return heading.replace("`", "").replace("\\", "").strip()
-
-
-def _paragraphs(lines: list[str]) -> tuple[str, list[str]]:
-    """The section's prose outside lists (joined), and its bullet items with continuation lines joined."""
-    prose: list[str] = []
-    items: list[str] = []
-    indent = -1
-    for line in lines:
-        bullet = _BULLET.match(line)
-        if bullet:
-            items.append(bullet.group(2))
-            indent = len(bullet.group(1))
-        elif items and indent >= 0 and line.strip() and len(line) - len(line.lstrip()) > indent:
-            items[-1] += " " + line.strip()
-        elif line.strip():
-            indent = -1
-            prose.append(line.strip())
-        else:
-            indent = -1
-    return " ".join(prose), items
 
 
 _CODE_NAME = re.compile(r"`([A-Za-z_$][\w$.]*)`")
@@ -147,7 +126,7 @@ def facts_of(corpus: str, root: Path, path: Path) -> list[OptionFact]:
                                   option, value, heading_path))
 
     for heading_path, lines in markdown_sections(path.read_text(encoding="utf-8")):
-        prose, items = _paragraphs(lines)
+        prose, items = prose_and_items(lines)
         own = _plain(heading_path[-1])
         option = _OPTION_HEADING.match(heading_path[-1].strip())
         in_code = bool(option and option.group("tick"))
@@ -184,11 +163,6 @@ def unique_facts(corpora: dict[str, Path]) -> list[OptionFact]:
                 place = fact.api if fact.api is not None else f"{fact.document}\x1f"
                 by_key[(corpus, place, fact.option)].append(fact)
     return [facts[0] for facts in by_key.values() if len(facts) == 1]
-
-
-def _answers(value: str) -> list[str]:
-    bare = value.strip("'\"")
-    return [value] if bare == value or not bare else [value, bare]
 
 
 def _hash(fact: OptionFact) -> bytes:
@@ -248,7 +222,8 @@ def question_sets(facts: list[OptionFact]) -> dict[str, dict]:
             "name": f"api-{shape}",
             "description": f"API references (Fastify, pino, Express middleware; npm): default of option X of API Y, "
                            f"{shape} shape; written by bench/write_api_sets.py",
-            "questions": [{"id": _id(f), "question": ask(f), "answers": _answers(f.value), "gold_path": list(f.path),
+            "questions": [{"id": _id(f), "question": ask(f), "answers": answer_forms(f.value),
+                           "gold_path": list(f.path),
                            "document": f.document, "tags": ["api", "default", shape, f.corpus],
                            "split": split_of(f)} for f in chosen],
         }

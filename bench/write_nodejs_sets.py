@@ -30,13 +30,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from _common import CORPORA, ROOT, markdown_sections
+from _common import CORPORA, ROOT, answer_forms, markdown_sections, prose_and_items
 
 CORPUS = CORPORA / "nodejs"
 OUT_DIR = ROOT / "data" / "nodejs"
 DEFAULT_LIMIT = 150
 
-_BULLET = re.compile(r"^(\s*)[*-]\s+(.*)$")
 _OPTION = re.compile(r"^`([A-Za-z_$][\w$]*)`")
 _DEFAULT = re.compile(r"\*\*Default:\*\*:?\s*\[?`([^`]+)`")
 _API = re.compile(r"^`(?:new\s+)?([A-Za-z_$][\w$.]*)\((.*)\)`$")
@@ -52,22 +51,6 @@ class DefaultFact:
     path: tuple[str, ...]
 
 
-def _items(lines: list[str]) -> list[str]:
-    """Bullet items with their continuation lines joined (one string per item)."""
-    items: list[str] = []
-    indent = -1
-    for line in lines:
-        bullet = _BULLET.match(line)
-        if bullet:
-            items.append(bullet.group(2))
-            indent = len(bullet.group(1))
-        elif items and line.strip() and len(line) - len(line.lstrip()) > indent:
-            items[-1] += " " + line.strip()
-        else:
-            indent = -1 if not line.strip() else indent
-    return items
-
-
 def facts_of(path: Path) -> list[DefaultFact]:
     """The (option, default) facts under API-signature headings of one module's markdown."""
     sections = markdown_sections(path.read_text(encoding="utf-8"))
@@ -76,7 +59,7 @@ def facts_of(path: Path) -> list[DefaultFact]:
         api = _API.match(heading_path[-1])
         if not api:
             continue
-        for item in _items(lines):
+        for item in prose_and_items(lines)[1]:
             option, default = _OPTION.match(item), _DEFAULT.search(item)
             if option and default:
                 out.append(DefaultFact(path.stem, api.group(1), heading_path[-1].strip("`"), option.group(1),
@@ -91,11 +74,6 @@ def unique_facts(corpus: Path) -> list[DefaultFact]:
         for fact in facts_of(path):
             by_key[(fact.api, fact.option)].append(fact)
     return [facts[0] for facts in by_key.values() if len({f.path for f in facts}) == 1 and len(facts) == 1]
-
-
-def _answers(value: str) -> list[str]:
-    bare = value.strip("'\"")
-    return [value] if bare == value or not bare else [value, bare]
 
 
 def _id(fact: DefaultFact) -> str:
@@ -117,7 +95,8 @@ def question_sets(facts: list[DefaultFact], limit: int) -> dict[str, dict]:
             "name": f"nodejs-{shape}",
             "description": f"Node.js API reference (Debian nodejs-doc), held out: default of option X of API Y, "
                            f"{shape} shape; written by bench/write_nodejs_sets.py",
-            "questions": [{"id": _id(f), "question": ask(f), "answers": _answers(f.value), "gold_path": list(f.path),
+            "questions": [{"id": _id(f), "question": ask(f), "answers": answer_forms(f.value),
+                           "gold_path": list(f.path),
                            "document": f"{f.module}.md", "tags": ["nodejs", "default", shape]} for f in chosen],
         }
     return out
