@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Pack recorded prompts for the GPU run, and read the replies it brought back through the product's own parsers.
+
+    python bench/llm_replay/analyze.py --pack prompts.jsonl prompts.json   # a sample of each kind, reduce's template
+    python bench/llm_replay/analyze.py replies.json                         # what the product makes of the replies
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import random
+import re
+import statistics
+
+from core.evaluation.judge import parse_verdict
+from core.graph.extraction.llm import parse_records
+from core.graph.prompts import reduce_messages
+from core.graph.replies import parse_json_object, report_refs
+from core.graph.reports.llm import _validate_report
+from core.graph.search.global_search import parse_points
+
+CAPS = {"answer": 14, "extraction": 12, "report": 12, "map": 4, "judge": 8}
+CITATION = re.compile(r"\[e:([0-9a-f]{8})\]")
+REDUCE_QUESTION = "What are the main themes of this collection?"
+
+
+def pack(recorded: str, out: str) -> None:
+    rows = [json.loads(line) for line in open(recorded, encoding="utf-8")]
+    rng = random.Random(7)
+    kept = []
+    for kind, cap in CAPS.items():
+        of_kind = [r for r in rows if r["kind"] == kind]
+        kept += of_kind if len(of_kind) <= cap else rng.sample(of_kind, cap)
+    template = [{"role": "system" if role == "system" else "user", "content": content}
+                for role, content in reduce_messages("QQQ_QUESTION", "PPP_POINTS", "a few paragraphs in markdown")]
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump({"prompts": [{"kind": r["kind"], "messages": r["body"]["messages"]} for r in kept],
+                   "reduce_template": template, "reduce_question": REDUCE_QUESTION}, f, ensure_ascii=False)
+
+
+def verdict_of(kind: str, rows: list[dict]) -> str:
+    replies = [r["reply"] for r in rows]
+    if kind == "extraction":
+        parsed = [parse_records(r) for r in replies]
+        return (f"entities {sum(len(p.entities) for p in parsed)}, relationships "
+                f"{sum(len(p.relationships) for p in parsed)}, units with none {sum(not p.entities for p in parsed)}")
+    if kind == "report":
+        return f"valid report JSON {sum(bool(_validate_report(parse_json_object(r))) for r in replies)}/{len(rows)}"
+    if kind == "map":
+        return f"points parsed {sum(len(parse_points(r, set())) for r in replies)}"
+    if kind == "reduce":
+        return f"report refs {[report_refs(r) for r in replies]}"
+    if kind == "judge":
+        return f"verdicts with a criterion {sum(any(parse_verdict(r).values()) for r in replies)}/{len(rows)}"
+    cited = 0
+    valid = 0
+    for row in rows:
+        known = set(CITATION.findall(json.dumps(row["messages"], ensure_ascii=False)))
+        got = CITATION.findall(row["reply"])
+        cited += bool(got)
+        valid += bool(got) and all(g in known for g in got)
+    return f"answers citing an element {cited}/{len(rows)}, all citations in context {valid}"
+
+
+def analyze(path: str) -> None:
+    data = json.load(open(path, encoding="utf-8"))
+    print("env", data["env"], "model load", data["load_s"], "s")
+    print("one answer alone:", [{k: v for k, v in s.items() if k != "reply"} for s in data.get("single", [])])
+    by_kind: dict[str, list[dict]] = collections.defaultdict(list)
+    for row in data["results"]:
+        by_kind[row["kind"]].append(row)
+    for kind, rows in by_kind.items():
+        tokens = [r["new_tokens"] for r in rows]
+        print(f"{kind}: n={len(rows)} new tokens median {statistics.median(tokens)} max {max(tokens)}, "
+              f"hit the bound {sum(r['hit_bound'] for r in rows)}, batch seconds {sorted({r['batch_s'] for r in rows})}"
+              f" | {verdict_of(kind, rows)}")
+    for kind, rows in by_kind.items():
+        for row in rows[:2]:
+            print(f"--- {kind} ({row['new_tokens']} tokens): {row['reply'][:300]!r}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pack", nargs=2, metavar=("RECORDED", "OUT"))
+    parser.add_argument("replies", nargs="?")
+    args = parser.parse_args()
+    if args.pack:
+        pack(*args.pack)
+    else:
+        analyze(args.replies)
