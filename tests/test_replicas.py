@@ -24,6 +24,7 @@ from core.config import load_settings, read_urls
 from core.db import replicas, status
 from core.db.pool import close_pool
 from core.db.replicas import ReadRouter, standby_status
+from core.db.urls import DatabaseError, check_conninfo
 from core.ingest import ingest_paths
 from core.retrieval import RetrievalRequest, retrieve
 from core.store import ElementStore, list_collections
@@ -282,6 +283,16 @@ def test_read_urls_are_split_on_commas_and_spaces_and_checked(monkeypatch):
         with pytest.raises(ValueError, match="DATABASE_READ_URL") as caught:
             read_urls(bad)
         assert "secret-pw" not in str(caught.value)
+    for password in ("pa?@ss-secret", "pa?ss@word-secret", "p@ss?x-secret"):  # as typed, not percent-encoded
+        for name, variable in (("DATABASE_READ_URL entry 1", "DATABASE_READ_URL"), ("DATABASE_URL", "DATABASE_URL")):
+            with pytest.raises((ValueError, DatabaseError)) as caught:
+                if variable == "DATABASE_READ_URL":
+                    read_urls(f"postgresql://u:{password}@127.0.0.1:5432/db")
+                else:
+                    check_conninfo(f"postgresql://u:{password}@127.0.0.1:5432/db")
+            message = str(caught.value)
+            assert message.startswith(f"{name} cannot be read") and "percent-encode" in message
+            assert "secret" not in message
     monkeypatch.setenv("DATABASE_READ_URL", "postgresql://a@h1/db postgresql://b@h2/db")
     monkeypatch.setenv("HKE_REPLICA_LAG_TIMEOUT", "0.25")
     settings = load_settings()
