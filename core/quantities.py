@@ -4,8 +4,9 @@
 A value is read as the numbers it states with the word after each (``pint`` decides whether that word is a
 unit): "0.8 kg" is one quantity, "0 to 40 °C" a range, "DisplayPort 165Hz, HDMI 144Hz" two qualified quantities
 (a question naming "HDMI" takes that one). Korean unit words (년, 개월, 시간, 분, 초, 일, 개, 원, and the metric
-units written out: 킬로그램, 미터, 리터, ...) are defined in the registry as the units they name. A value with no number ("O", "X", "utf8") is not a quantity: it is
-listed, never ranked.
+units written out: 킬로그램, 미터, 리터, ...) are defined in the registry as the units they name. A value with no
+number ("O", "X", "utf8") is not a quantity: it is listed, never ranked. "1e3 kg" is 1000 kg: a number may carry an
+exponent.
 """
 
 from __future__ import annotations
