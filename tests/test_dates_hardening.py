@@ -26,7 +26,15 @@ from core.ingest.report import IngestReport
 from core.ingest.sources import SourceFile
 from core.store import ElementStore, open_store
 from core.store.migrate import migrate
-from core.versions import ACCEPTED_RANGE, DateError, ValidFrom, check_date_range, parse_date, resolve_valid_from
+from core.versions import (
+    ACCEPTED_RANGE,
+    DateError,
+    ValidFrom,
+    check_date_range,
+    check_not_before,
+    parse_date,
+    resolve_valid_from,
+)
 from core.versions.dates import EARLIEST, LATEST, DateSource
 from tests.helpers_embeddings import HashEmbeddings
 
@@ -77,6 +85,17 @@ def test_every_date_outside_years_1_to_9999_utc_is_refused_with_the_range():
     with pytest.raises(DateError, match="outside the accepted range"):
         check_date_range(datetime.fromisoformat("0001-01-01T00:30+00:45"), what="a git date")
     assert change_question("What changed in the rules since 0001-01-01?").since == EARLIEST
+
+
+def test_a_date_before_a_documents_last_version_is_refused_naming_both_dates():
+    last = datetime(2024, 3, 1, tzinfo=UTC)
+    with pytest.raises(DateError) as caught:
+        check_not_before(datetime(2023, 12, 31, tzinfo=UTC), last, what="--valid-to", earliest_is="version 2 of a.md")
+    assert str(caught.value) == ("--valid-to 2023-12-31T00:00:00+00:00 is before version 2 of a.md, which takes "
+                                 "effect on 2024-03-01T00:00:00+00:00: give a date on or after it")
+    assert check_not_before(last, last, what="--valid-to", earliest_is="version 2 of a.md") == last
+    with pytest.raises(DateError, match="outside the accepted range"):
+        check_not_before(datetime.fromisoformat(AFTER_YEAR_9999), last, what="--valid-to", earliest_is="v2")
 
 
 def test_a_batch_names_each_refused_file_and_stores_the_others(collection, tmp_path):

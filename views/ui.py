@@ -33,12 +33,21 @@ def _leave_legacy_pages_mode() -> None:
     until ``st.navigation`` first runs: a first request for ``/compare`` would run this page alone, with no
     navigation, sidebar or collection. Both modes hash a page by its url path, so after switching the flag
     off, a rerun lands on the same page, this time through app.py.
+
+    The rerun is requested here and carried out at the page's next Streamlit call, after the imports: ``st.rerun``
+    stops the script where it is called, which here is inside this module's import, and a tab importing this
+    module at the same moment then got a half-made one (``ImportError: cannot import name 'ui' from 'views'``).
     """
     from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
-        st.rerun()
+        ctx = get_script_run_ctx()
+        if ctx is not None and ctx.script_requests is not None:
+            ctx.script_requests.request_rerun(RerunData(query_string=ctx.query_string,
+                                                        page_script_hash=ctx.page_script_hash))
 
 
 _leave_legacy_pages_mode()

@@ -79,6 +79,17 @@ class ValidFrom:
     not_yet_valid: bool = False  # the date is after the moment it was resolved (kept, not clamped)
 
 
+def check_not_before(value: datetime, earliest: datetime, *, what: str, earliest_is: str) -> datetime:
+    """``value`` unchanged when it is in range and not before ``earliest``; :class:`DateError` naming both dates
+    otherwise. ``earliest_is`` says what ``earliest`` is: ``remove --valid-to`` before a document's last version is
+    refused with ``check_not_before(when, last.valid_from, what="--valid-to", earliest_is="version 3 of a.md")``."""
+    check_date_range(value, what=what)
+    if value < earliest:
+        raise DateError(f"{what} {value.isoformat()} is before {earliest_is}, which takes effect on "
+                        f"{earliest.isoformat()}: give a date on or after it")
+    return value
+
+
 def parse_date(text: str, *, what: str = "date") -> tuple[datetime, bool]:
     """``text`` as an aware datetime and whether it was a plain date; :class:`DateError` for any other form, or for
     a date outside :data:`ACCEPTED_RANGE`."""

@@ -1,8 +1,8 @@
-"""A freshly started app opened in five tabs at once: every page draws, none shows a traceback.
+"""A freshly started app opened in five tabs at once: every page draws through app.py, none shows a traceback.
 
-Each tab's script runs in its own thread, so the first imports of the pages' modules happen side by side; an import
-circle among them (tests/test_import_cycles.py) made one thread read a half-imported module and fail with
-``ImportError: cannot import name 'ui' from 'views'``.
+Each tab's script runs in its own thread, so the first imports of the pages' modules happen side by side. A module
+whose import stopped the script (a rerun requested inside ``views.ui``'s import) left the tabs importing it at the
+same moment with a half-made module: ``ImportError: cannot import name 'ui' from 'views'``, 4 times in 4.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ def test_five_pages_opened_at_once_on_a_fresh_server_show_no_traceback(browser, 
             for tab, (path, title) in zip(tabs, PAGES, strict=True):
                 expect(tab.get_by_role("heading", name=title).first).to_be_visible(timeout=90_000)
                 expect(tab.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=90_000)  # the run ended
+                expect(tab.get_by_test_id("stSidebarNavLink").first).to_be_visible(timeout=30_000)  # via app.py
                 errors = tab.get_by_test_id("stException")
                 if errors.count():
                     screenshot(tab, f"cold_start_{path or 'overview'}")
