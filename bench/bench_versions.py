@@ -25,6 +25,7 @@ Real embeddings (USE) for the as-of answers; the deterministic hash embedder for
 Writes ``bench/out/versions.json``.
 
 Run: .venv/bin/python bench/bench_versions.py [--docs 40] [--versions 10] [--questions 60]
+     .venv/bin/python bench/bench_versions.py --hardening   (issue 28's date rows only: bench/_hardening.py)
 """
 
 from __future__ import annotations
@@ -390,6 +391,12 @@ def run(url: str, args: argparse.Namespace) -> dict:
     from tests.helpers_versions import edit_suite_scores
 
     out: dict = {"load_before": _load()}
+    if args.hardening:
+        import _hardening
+
+        synthetic = ElementStore(url, "bench_versions_latency", HashEmbeddings())
+        build_versioned(synthetic, args.docs, args.versions, args.edits)
+        return {**out, "hardening": _hardening.run(url, synthetic), "load_after": _load()}
     if args.only_latency:
         synthetic = ElementStore(url, "bench_versions_latency", HashEmbeddings())
         built = build_versioned(synthetic, args.docs, args.versions, args.edits)
@@ -482,6 +489,8 @@ def main() -> None:
     ap.add_argument("--diff-runs", type=int, default=10)
     ap.add_argument("--skip-releases", action="store_true", help="leave out the Python-Markdown releases")
     ap.add_argument("--only-latency", action="store_true", help="only the as-of latency on the synthetic corpus")
+    ap.add_argument("--hardening", action="store_true",
+                    help="only the hardening rows (issue 28: dates outside years 1-9999, bench/_hardening.py)")
     ap.add_argument("--label", default="")
     args = ap.parse_args()
     started = time.perf_counter()
@@ -492,8 +501,15 @@ def main() -> None:
         remove_scratch_database()
     out["seconds"] = round(time.perf_counter() - started, 1)
     out["label"] = args.label
-    print(table(out) if "one_edit" in out else json.dumps(
-        {m: out["latency"][m] for m in ("current", "as_of_mid", "as_of_after_last")}, indent=1))
+    if "hardening" in out:
+        import _hardening
+
+        found = _hardening.rows(out["hardening"])
+        width = max(len(r[0]) for r in found)
+        print("\n".join(f"{a:<{width}}  {b:<34}  {c}" for a, b, c in found))
+    else:
+        print(table(out) if "one_edit" in out else json.dumps(
+            {m: out["latency"][m] for m in ("current", "as_of_mid", "as_of_after_last")}, indent=1))
     print(f"load {out['load_before']} -> {out['load_after']}, {out['seconds']} s")
     path = write_result(f"versions{'-' + args.label if args.label else ''}", out)
     print(f"wrote {path}")

@@ -3,9 +3,10 @@
 
 A value is read as the numbers it states with the word after each (``pint`` decides whether that word is a
 unit): "0.8 kg" is one quantity, "0 to 40 °C" a range, "DisplayPort 165Hz, HDMI 144Hz" two qualified quantities
-(a question naming "HDMI" takes that one). Korean unit words (년, 개월, 시간, 분, 초, 일, 개, 원) are defined
-in the registry as the units they name. A value with no number ("O", "X", "utf8") is not a quantity: it is
-listed, never ranked.
+(a question naming "HDMI" takes that one). Korean unit words (년, 개월, 시간, 분, 초, 일, 개, 원, and the metric
+units written out: 킬로그램, 미터, 리터, ...) are defined in the registry as the units they name. A value with no
+number ("O", "X", "utf8") is not a quantity: it is listed, never ranked. "1e3 kg" is 1000 kg: a number may carry an
+exponent.
 """
 
 from __future__ import annotations
@@ -25,9 +26,17 @@ __all__ = ["Measured", "comparable", "is_unit", "measure", "registry"]
 _KOREAN_UNITS = (
     "년 = year", "개월 = month", "주 = week", "일 = day", "시간 = hour", "분 = minute", "초 = second",
     "개 = count", "원 = [currency_won]",
+    "그램 = gram", "킬로그램 = kilogram", "밀리그램 = milligram", "톤 = metric_ton",
+    "미터 = meter", "킬로미터 = kilometer", "센티미터 = centimeter", "밀리미터 = millimeter",
+    "리터 = liter", "밀리리터 = milliliter", "와트 = watt", "킬로와트 = kilowatt", "볼트 = volt", "암페어 = ampere",
+    "헤르츠 = hertz", "바이트 = byte", "킬로바이트 = kilobyte", "메가바이트 = megabyte", "기가바이트 = gigabyte",
+    "테라바이트 = terabyte",
 )
+# pint's longest unit name is 41 characters; a longer word is no unit, and parsing one costs time quadratic in
+# its length (pint tries every prefix and suffix split).
+_MAX_UNIT_CHARS = 48
 # A number (1,000 · 0.8 · -10 · 1.2e3) and the word right after it, which pint may or may not know as a unit.
-_NUMBER = re.compile(r"(?<![\w.])(?P<num>[-−]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-−]?\d+(?:\.\d+)?)\s*"
+_NUMBER = re.compile(r"(?<![\w.])(?P<num>[-−]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-−]?\d+(?:\.\d+)?(?:[eE][-+−]?\d+)?)\s*"
                      r"(?P<unit>(?:[°µμ]?[A-Za-z\uac00-\ud7a3]+(?:[/·][A-Za-z²³]+)?[²³]?)?)")
 _RANGE = re.compile(r"^\s*°?\s*~\s*$")
 _RANGE_WORD = re.compile(r"\s*(?:\bto\b|~|–|부터)\s*")
@@ -63,7 +72,7 @@ class Measured:
 def _quantity(number: str, unit: str) -> pint.Quantity | None:
     units = registry()
     value = float(number.replace(",", "").replace("−", "-"))
-    if not unit:
+    if not unit or len(unit) > _MAX_UNIT_CHARS:
         return units.Quantity(value)
     try:
         return units.Quantity(value, units.parse_units(unit.replace("μ", "µ")))
@@ -110,7 +119,8 @@ def comparable(a: pint.Quantity, b: pint.Quantity) -> bool:
 @lru_cache(maxsize=4096)
 def is_unit(word: str) -> bool:
     """Whether pint reads ``word`` as a unit ("MiB", "ms", "kg", "년"), not as a plain word ("for", "and")."""
-    if not word or word.casefold() in ENGLISH_STOP_WORDS or not _UNIT_WORD.fullmatch(word):
+    if not word or len(word) > _MAX_UNIT_CHARS or word.casefold() in ENGLISH_STOP_WORDS or \
+            not _UNIT_WORD.fullmatch(word):
         return False
     try:
         units = registry().parse_units(word.replace("μ", "µ"))

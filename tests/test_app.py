@@ -92,7 +92,7 @@ def test_the_first_page_loads_the_report_pages_modules_in_the_background(db_url,
     import sys
     import threading
 
-    from views import ui
+    from views import page_warmup
 
     started: list[threading.Thread] = []
 
@@ -102,8 +102,8 @@ def test_the_first_page_loads_the_report_pages_modules_in_the_background(db_url,
                 started.append(self)
             super().start()
 
-    monkeypatch.setattr(ui.threading, "Thread", Recorded)
-    ui.warm_pages_in_background.clear()
+    monkeypatch.setattr(page_warmup.threading, "Thread", Recorded)
+    page_warmup.warm_pages_in_background.clear()
     at = _app(f"warm_{uuid.uuid4().hex[:8]}").run()
     at.run()
     assert not at.exception

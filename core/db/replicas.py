@@ -43,7 +43,7 @@ from core.db.pool import (
     connection_pool,
     note_wal_positions,
 )
-from core.db.urls import CONNECT_TIMEOUT_S, connection_lost, psycopg_conninfo, redact_text, redact_url
+from core.db.urls import CONNECT_TIMEOUT_S, check_conninfo, connection_lost, psycopg_conninfo, redact_text, redact_url
 from core.text import first_line
 
 logger = logging.getLogger("hke.database")
@@ -232,12 +232,15 @@ _routers_lock = threading.Lock()
 
 
 def configured_read_urls(url: str, settings: Settings | None = None) -> tuple[str, ...]:
-    """``DATABASE_READ_URL``'s standbys when ``url`` is the configured ``DATABASE_URL`` (their primary), else none."""
+    """``DATABASE_READ_URL``'s standbys when ``url`` is the configured ``DATABASE_URL`` (their primary), else none;
+    a :class:`~core.db.urls.DatabaseError` that says how to write one libpq cannot read as typed."""
     settings = settings or load_settings()
     if not settings.database_read_urls or not settings.database_url:
         return ()
     if psycopg_conninfo(settings.database_url) != psycopg_conninfo(url):
         return ()
+    for i, read_url in enumerate(settings.database_read_urls, 1):  # a typo is an error here, not a lost standby
+        check_conninfo(read_url, name=f"DATABASE_READ_URL entry {i}")
     return settings.database_read_urls
 
 

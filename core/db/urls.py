@@ -74,9 +74,10 @@ _ESCAPE_HINT = ("In a URL, percent-encode the special characters of the password
                 "form with the password in single quotes.")
 
 
-def check_conninfo(url: str) -> dict[str, str]:
+def check_conninfo(url: str, *, name: str = "DATABASE_URL") -> dict[str, str]:
     """The connection parameters of ``url`` as libpq reads them; a :class:`DatabaseError` that names what cannot be
-    read otherwise (before any connection is tried, so that a typo is not a 30 s wait for the pool)."""
+    read otherwise (before any connection is tried, so that a typo is not a 30 s wait for the pool). ``name`` is
+    the setting the URL came from, for the message."""
     from psycopg import ProgrammingError
     from psycopg.conninfo import conninfo_to_dict, timeout_from_conninfo
 
@@ -85,12 +86,18 @@ def check_conninfo(url: str) -> dict[str, str]:
     except ProgrammingError as exc:
         # ``from None``: libpq's message may quote the password; only the redacted one goes on.
         reason = redact_text(first_line(exc), url)
-        raise DatabaseError(f"DATABASE_URL cannot be read ({reason}). {_ESCAPE_HINT}") from None
+        raise DatabaseError(f"{name} cannot be read ({reason}). {_ESCAPE_HINT}") from None
+    if "@" in (params.get("host") or ""):
+        # No host name holds an '@': libpq read the end of a password with an unescaped '@' (after a '?' or '#',
+        # which end the userinfo for it) as part of the host.
+        shown = redact_text(params["host"], url)
+        raise DatabaseError(f"{name} cannot be read (its host would be {shown!r}: the password holds a special "
+                            f"character). {_ESCAPE_HINT}")
     try:
         timeout_from_conninfo(params)
     except ProgrammingError:
         shown = redact_text(str(params.get("connect_timeout")), url)
-        raise DatabaseError(f"connect_timeout in DATABASE_URL (or PGCONNECT_TIMEOUT) must be a whole number of "
+        raise DatabaseError(f"connect_timeout in {name} (or PGCONNECT_TIMEOUT) must be a whole number of "
                             f"seconds, got {shown!r}.") from None
     return params
 

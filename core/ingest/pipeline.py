@@ -22,6 +22,7 @@ from core.ingest.sources import SourceFile, discover, read_source
 from core.markdown_loader import MAX_NESTING
 from core.progress import Progress, ProgressCallback, no_progress
 from core.store import DocumentRecord, ElementStore, StoreError
+from core.store.writer import StoredVersion
 from core.text import first_line
 from core.versions import DateError, ValidFrom, parse_date, resolve_valid_from
 
@@ -39,7 +40,6 @@ class _Prepared:
     source: SourceFile
     record: DocumentRecord
     elements: list[Document]
-    replacing: bool
     warning: str | None = None
     valid_from: ValidFrom | None = None
     data: bytes | None = None  # the file as read, kept with the version (core show)
@@ -66,7 +66,7 @@ def _database_unavailable(store: ElementStore, exc: BaseException) -> str | None
 @dataclass
 class _PendingWrite:
     item: _Prepared
-    future: Future[bool]
+    future: Future[StoredVersion | None]
     vectors: dict[str, np.ndarray]  # by text hash: what the write will commit, for the next document's lookup
 
 
@@ -74,7 +74,7 @@ def _settle(store: ElementStore, report: IngestReport, write: _PendingWrite, aft
     """Wait for ``write`` and record its result; False if the database went away (``after`` are then not stored)."""
     item = write.item
     try:
-        changed = write.future.result()
+        made = write.future.result()
     except Exception as exc:
         gone = _database_unavailable(store, exc)
         if gone is None:
@@ -82,13 +82,15 @@ def _settle(store: ElementStore, report: IngestReport, write: _PendingWrite, aft
             return True
         _stop(report, [item, *after], gone)
         return False
-    status = ("replaced" if item.replacing else "added") if changed else "unchanged"
+    # Whether it replaced a version is read inside the write: another ingest may have stored the document since
+    # this one was planned.
+    status = ("replaced" if made.replaced else "added") if made is not None else "unchanged"
     result = FileResult(item.source.display, status, len(item.elements), None, item.record.encoding,
-                        item.record.document_id, item.warning if changed else None)
-    made = store.read.last_version(item.record.document_id) if changed else None
+                        item.record.document_id, item.warning if made is not None else None)
     if made is not None:
-        result.version, result.valid_from = made.version, made.valid_from.isoformat()
-        result.valid_from_source, result.not_yet_valid = made.valid_from_source, made.not_yet_valid
+        version = made.record
+        result.version, result.valid_from = version.version, version.valid_from.isoformat()
+        result.valid_from_source, result.not_yet_valid = version.valid_from_source, version.not_yet_valid
     report.record(result)
     return True
 
@@ -225,7 +227,7 @@ def _embed_and_store(
             if pending is not None and not _settle(store, report, pending, prepared[index:]):
                 pending = None
                 break
-            future = writer.submit(store.write.replace_document, item.record, item.elements, embedded.vectors,
+            future = writer.submit(store.write.store_version, item.record, item.elements, embedded.vectors,
                                    embedded.hashes, valid_from=item.valid_from, source_bytes=item.data)
             pending = _PendingWrite(item, future, dict(zip(embedded.hashes, embedded.vectors, strict=True)))
         if pending is not None:
@@ -295,7 +297,7 @@ def _prepare(
         encoding=encoding,
         front_matter=front_matter,
     )
-    return _Prepared(source, record, elements, replacing=document_id in known, warning=warning, valid_from=when,
+    return _Prepared(source, record, elements, warning=warning, valid_from=when,
                      data=data)
 
 

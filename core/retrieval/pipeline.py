@@ -69,6 +69,7 @@ from core.statements import (
     terms,
 )
 from core.store import ElementStore, VersionRecord
+from core.versions import DateError, check_date_range
 
 __all__ = [
     "HierarchicalRetriever", "PlainRetriever", "Retrieval", "RetrievalRequest", "find_hits", "retrieve", "warm_up",
@@ -385,6 +386,10 @@ def _as_of(store: ElementStore, when: datetime, config: SearchConfig) -> Element
     no history) would answer, is refused with a message for the user."""
     if when.tzinfo is None:
         raise QuestionError("an as-of date needs a time zone (a plain date is midnight UTC)")
+    try:
+        check_date_range(when, what="the as-of date")
+    except DateError as exc:
+        raise QuestionError(str(exc)) from None
     if config.contextual:
         raise QuestionError("the contextual strategy searches the current collection only: pick another strategy "
                             "to ask as of a date")

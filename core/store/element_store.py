@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import hashlib
+import logging
 import threading
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -46,6 +47,7 @@ from core.sql import headings as heading_sql
 from core.sql import terms as term_sql
 from core.sql import versions as version_sql
 from core.store import old_layout
+from core.store.date_repair import DateRepair, repair_dates
 from core.store.reader import ElementReader, QuestionReads
 from core.store.records import (
     SIBLING_SEPARATOR,
@@ -65,6 +67,8 @@ from core.textnorm import NAME_WORDS_VERSION
 
 if TYPE_CHECKING:
     from langchain_postgres import PGEngine, PGVectorStore
+
+logger = logging.getLogger(__name__)
 
 # -- the old layout ---------------------------------------------------------------------------------
 
@@ -117,6 +121,7 @@ class ElementStore:
         self.as_of_date: datetime | None = None  # see as_of
         self.as_of_versions: Mapping[str, VersionRecord] | None = None
         self.question_reads: QuestionReads | None = None  # see for_one_question
+        self.date_repair: DateRepair | None = None  # what opening it repaired (_fill_derived_tables)
         self.collection_id, self.options = self._open(create=create, options=options or {})
         self.table = sql.table_name(self.collection_id)
         self._fill_derived_tables()
@@ -220,7 +225,12 @@ class ElementStore:
 
     def _fill_derived_tables(self) -> None:
         """Fill the stored heading index and term counts of a collection made before them (or moved by ``migrate``,
-        or whose heading words came from another normaliser) when it is opened: a question only ever reads them."""
+        or whose heading words came from another normaliser) when it is opened: a question only ever reads them.
+        Dates no read could return (:mod:`core.store.date_repair`) are repaired first, and logged."""
+        with self.pool.connection() as conn, conn.transaction():
+            self.date_repair = repair_dates(conn, self.collection_id, self.collection)
+        if self.date_repair is not None:
+            logger.warning("%s", self.date_repair.describe())
         if not self.read.heading_state().current:
             self.fill_headings()
         if not self.read.terms_complete():

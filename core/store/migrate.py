@@ -5,6 +5,8 @@ collections there is copied into its own element table (``core.sql.elements``) w
 ``hke_documents`` and the graph and evaluation tables stay valid; vectors are copied, never re-embedded. Counts
 are verified per collection before anything old is deleted, and everything happens in one transaction: either
 the whole database is migrated or nothing changed. Running it again finds nothing to do.
+
+It also repairs, in every collection, the dates no read could return (:mod:`core.store.date_repair`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from core.db.pool import connection_pool, schema_lock
 from core.sql import elements as element_sql
 from core.sql import migration as sql
 from core.store import StoreError, create_element_table, old_layout
+from core.store.date_repair import DateRepair, repair_all_dates
 
 HNSW_MIN_ROWS = 10_000  # the ingest default (core.ingest): smaller collections are searched exactly
 
@@ -39,10 +42,11 @@ class MigrationReport:
     dropped_old_tables: bool = False
     kept_old_tables: int = 0  # rows of other programs' PGVector collections left in the old tables
     vector_indexes: list[str] = field(default_factory=list)
+    date_repairs: list[DateRepair] = field(default_factory=list)
 
     @property
     def nothing_to_do(self) -> bool:
-        return not self.collections and not self.links and not self.dropped_old_tables
+        return not self.collections and not self.links and not self.dropped_old_tables and not self.date_repairs
 
     def summary(self) -> str:
         if self.nothing_to_do:
@@ -54,6 +58,7 @@ class MigrationReport:
         elif self.kept_old_tables:
             lines.append(f"kept langchain_pg_* tables: {self.kept_old_tables} row(s) of other programs' collections")
         lines += [f"built HNSW index {name}" for name in self.vector_indexes]
+        lines += [repair.describe() for repair in self.date_repairs]
         return "\n".join(lines)
 
 
@@ -73,6 +78,8 @@ def migrate(url: str) -> MigrationReport:
             conn.execute(element_sql.bind(element_sql.CREATE_VECTOR_INDEX, table))
             conn.commit()
         report.vector_indexes.append(f"{table}_hnsw")
+    with pool.connection() as conn, conn.transaction():
+        report.date_repairs = repair_all_dates(conn)
     return report
 
 

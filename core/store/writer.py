@@ -13,6 +13,7 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -27,10 +28,11 @@ from core.sql import graph as graph_sql
 from core.sql import headings as heading_sql
 from core.sql import terms as term_sql
 from core.sql import versions as version_sql
-from core.store.records import CollectionGoneError, DocumentRecord, StoreError, VersionOrderError
+from core.store.records import CollectionGoneError, DocumentRecord, StoreError, VersionOrderError, VersionRecord
 from core.store.rows import element_row, heading_row
 from core.textnorm import NAME_WORDS_VERSION
-from core.versions import ValidFrom, match_versions
+from core.versions import ValidFrom, check_date_range, match_versions
+from core.versions.dates import DateSource
 
 if TYPE_CHECKING:
     import uuid
@@ -41,6 +43,15 @@ if TYPE_CHECKING:
 # The kinds of change a version counts (core.versions.matching's ops but "unchanged").
 CHANGE_OPS = ("added", "removed", "modified", "moved", "renamed")
 _BLOCK_END = re.compile(rb"(?<=\n\n)")
+
+
+@dataclass(frozen=True, slots=True)
+class StoredVersion:
+    """The version a write made, as read back inside its transaction, and whether it replaced a current one (not
+    a first version, nor one after a retirement)."""
+
+    record: VersionRecord
+    replaced: bool
 
 
 class Collection(Protocol):
@@ -90,13 +101,14 @@ class DocumentWriter:
         source_bytes: bytes | None = None,
     ) -> bool:
         """Store ``record`` with exactly ``elements`` as its new version, atomically. Returns False if it was already
-        stored as is (no version is made).
+        stored as is (no version is made); :meth:`store_version` says which version was made.
 
         The new version shares every element it did not change with the one before (``core.sql.versions``): only
         elements whose id is new are written, and those it dropped move to the history. ``valid_from`` says when the
-        version takes effect (``core.versions.resolve_valid_from``; default: now); a version may not take effect
-        before the document's latest one (:class:`VersionOrderError`). ``source_bytes`` is the file as ingested,
-        kept in shared blocks so ``core show`` can give it back.
+        version takes effect (``core.versions.resolve_valid_from``; default: now, taken under the document's lock and
+        never before its latest version); a version may not take effect before the document's latest one
+        (:class:`VersionOrderError`), nor outside ``core.versions.ACCEPTED_RANGE`` (``DateError``).
+        ``source_bytes`` is the file as ingested, kept in shared blocks so ``core show`` can give it back.
 
         ``text_hashes`` (see :func:`core.ingest.text_sha256`) name the text each vector was embedded from and make
         the vectors reusable by the embedding cache; without them the elements are stored outside the cache
@@ -107,6 +119,21 @@ class DocumentWriter:
         in commit order. An element whose parent is not among the document's elements is refused (the table's
         foreign key) and nothing changes.
         """
+        return self.store_version(record, elements, vectors, text_hashes, valid_from=valid_from,
+                                  source_bytes=source_bytes) is not None
+
+    def store_version(
+        self,
+        record: DocumentRecord,
+        elements: Sequence[Document | Element],
+        vectors: np.ndarray,
+        text_hashes: Sequence[str] | None = None,
+        *,
+        valid_from: ValidFrom | None = None,
+        source_bytes: bytes | None = None,
+    ) -> StoredVersion | None:
+        """:meth:`replace_document`, returning the version it made (None: already stored as is). Read inside the
+        write, it is this write's version even when another process stores the document right after."""
         if len(elements) != len(vectors):
             raise ValueError("one vector per element")
         if text_hashes is not None and len(text_hashes) != len(elements):
@@ -117,8 +144,12 @@ class DocumentWriter:
                 conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), record.document_id))
                 current = conn.execute(sql.DOCUMENT_HASH, (self.collection_id, record.document_id)).fetchone()
                 if current and current[0] == record.content_hash:
-                    return False
-                self._write_version(conn, record, new, vectors, text_hashes, valid_from, source_bytes)
+                    return None
+                replaced = self._write_version(conn, record, new, vectors, text_hashes, valid_from, source_bytes)
+                made = self.read.on(conn).last_version(record.document_id)
+                if made is None:  # pragma: no cover - written in this transaction
+                    raise StoreError(f"document {record.document_id!r}: its new version was not found")
+                return StoredVersion(made, replaced)
         except psycopg.errors.ForeignKeyViolation as exc:
             if exc.diag.constraint_name != f"{self.table}_parent_fk":  # the collection was dropped meanwhile
                 raise StoreError(f"collection {self.collection!r} no longer exists; "
@@ -127,16 +158,23 @@ class DocumentWriter:
                 f"document {record.document_id!r} was not stored: {_missing_parent(exc)}; "
                 "an element's parent must be an element of the same document (what was stored before is kept)"
             ) from exc
-        return True
 
     def _write_version(self, conn: psycopg.Connection, record: DocumentRecord, new: Sequence[Element],
                        vectors: np.ndarray, text_hashes: Sequence[str] | None, valid_from: ValidFrom | None,
-                       source_bytes: bytes | None) -> None:
-        """The new version of one document, inside its write (the document's lock is held)."""
+                       source_bytes: bytes | None) -> bool:
+        """The new version of one document, inside its write (the document's lock is held); True if it replaced a
+        current version."""
         read = self.read.on(conn)
         doc_id = record.document_id
         last = read.last_version(doc_id)
-        when = valid_from.value if valid_from is not None else datetime.now(UTC)
+        if valid_from is None or valid_from.source == DateSource.INGEST:
+            # The ingest time is read here, under the lock: a time read earlier may fall before a version another
+            # process stored meanwhile. Never before the latest version (one that takes effect later than now).
+            when = datetime.now(UTC)
+            if last is not None:
+                when = max(when, last.retired_at or last.valid_from)
+        else:
+            when = check_date_range(valid_from.value, what=f"{record.filename}: valid_from")
         if last is not None and when < (last.retired_at or last.valid_from):
             after = "its retirement" if last.retired_at else f"version {last.version}"
             raise VersionOrderError(
@@ -195,6 +233,7 @@ class DocumentWriter:
             "start_lines": [e.start_line or 0 for e in ordered], "end_lines": [e.end_line or 0 for e in ordered],
             "blocks": [h for h, _ in blocks] if blocks is not None else None,
         })
+        return last is not None and last.retired_at is None
 
     def remove_document(self, document_id: str, *, purge: bool = False, when: datetime | None = None) -> bool:
         """Retire a document: its elements leave the current collection, its history stays (``valid_to`` is set, to
@@ -209,6 +248,8 @@ class DocumentWriter:
             heading_version = self._next_heading_version(conn)
             self._count_out_terms(conn, document_id)
             if last is not None and last.retired_at is None:
+                if when is not None:
+                    check_date_range(when, what="the retirement date")
                 retired_at = max(when or datetime.now(UTC), last.valid_from)
                 conn.execute(self.statement(version_sql.RETIRE_DOCUMENT),
                              {"document_id": document_id, "version": last.version + 1,

@@ -9,6 +9,10 @@ Sources, first that has a date wins, none guessed:
 4. the ingest time.
 
 An explicit or front-matter value that does not parse is an error, not a reason to fall through to the next source.
+
+Every date the app takes (these, ``--as-of``, ``--since``, ``--until``, a question's dates, a retirement date) must
+fall in years 1 to 9999 once read in UTC (:func:`check_date_range`): Postgres stores dates outside that range, but
+Python cannot read them back, so one such row would make every read of its collection fail.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
 from typing import TypeVar
@@ -34,8 +38,27 @@ _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})")
 
 
+# The dates a Python datetime can hold in UTC: the only ones that may reach the database (module docstring).
+EARLIEST = datetime(1, 1, 1, tzinfo=UTC)
+LATEST = datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
+ACCEPTED_RANGE = "years 1 to 9999 in UTC (0001-01-01T00:00Z to 9999-12-31T23:59:59.999999Z)"
+
+
 class DateError(ValueError):
-    """A date that does not parse; the message names the accepted forms."""
+    """A date that does not parse or is out of range; the message names the accepted forms or range."""
+
+
+def check_date_range(value: datetime, *, what: str = "date", text: str | None = None) -> datetime:
+    """``value`` unchanged when its UTC value falls in :data:`ACCEPTED_RANGE`; :class:`DateError` otherwise.
+
+    A naive ``value`` is read as UTC. ``text`` is the date as the user wrote it, for the message."""
+    shown = repr(text) if text is not None else value.isoformat()
+    offset = value.utcoffset() or timedelta(0)
+    # Compared on the naive wall time: converting to UTC is what overflows at the edges.
+    if value.replace(tzinfo=None) - EARLIEST.replace(tzinfo=None) < offset or \
+            LATEST.replace(tzinfo=None) - value.replace(tzinfo=None) < -offset:
+        raise DateError(f"{what} {shown} is outside the accepted range: {ACCEPTED_RANGE}")
+    return value
 
 
 class DateSource(StrEnum):
@@ -56,16 +79,32 @@ class ValidFrom:
     not_yet_valid: bool = False  # the date is after the moment it was resolved (kept, not clamped)
 
 
+def check_not_before(value: datetime, earliest: datetime, *, what: str, earliest_is: str) -> datetime:
+    """``value`` unchanged when it is in range and not before ``earliest``; :class:`DateError` naming both dates
+    otherwise. ``earliest_is`` says what ``earliest`` is: ``remove --valid-to`` before a document's last version is
+    refused with ``check_not_before(when, last.valid_from, what="--valid-to", earliest_is="version 3 of a.md")``."""
+    check_date_range(value, what=what)
+    if value < earliest:
+        raise DateError(f"{what} {value.isoformat()} is before {earliest_is}, which takes effect on "
+                        f"{earliest.isoformat()}: give a date on or after it")
+    return value
+
+
 def parse_date(text: str, *, what: str = "date") -> tuple[datetime, bool]:
-    """``text`` as an aware datetime and whether it was a plain date; :class:`DateError` for any other form."""
+    """``text`` as an aware datetime and whether it was a plain date; :class:`DateError` for any other form, or for
+    a date outside :data:`ACCEPTED_RANGE`."""
     value = text.strip()
     try:
         if _DATE.fullmatch(value):
-            return datetime.fromisoformat(value).replace(tzinfo=UTC), True
+            return check_date_range(datetime.fromisoformat(value).replace(tzinfo=UTC), what=what, text=text), True
         if _DATETIME.fullmatch(value):
-            return datetime.fromisoformat(value.replace("Z", "+00:00")), False
-    except ValueError as exc:  # the right shape with an impossible value: 2024-02-30, 25:00
-        raise DateError(f"{what} {text!r} is not a real date ({exc}); accepted forms: {ACCEPTED_FORMS}") from exc
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            return check_date_range(parsed, what=what, text=text), False
+    except DateError:
+        raise
+    except ValueError as exc:  # the right shape with an impossible value: 2024-02-30, 25:00, year 0
+        raise DateError(f"{what} {text!r} is not a real date ({exc}); accepted forms: {ACCEPTED_FORMS}, "
+                        f"{ACCEPTED_RANGE}") from exc
     raise DateError(f"{what} {text!r} does not parse; accepted forms: {ACCEPTED_FORMS}")
 
 
@@ -151,6 +190,7 @@ def resolve_valid_from(
     if path is not None:
         committed = git_commit_date(path)
         if committed is not None:
+            check_date_range(committed, what=f"the last git commit date of {path}")
             return found(committed, DateSource.GIT, detail=str(path))
     return found(now, DateSource.INGEST)
 
