@@ -246,6 +246,11 @@ def classify_error(exc: BaseException, *, timeout: float | None = None, secret: 
     status = _status_of(exc)
     bad = exc if isinstance(exc, BadReplyError) else next(
         (e for e in _causes(exc) if isinstance(e, BadReplyError)), None)
+    if isinstance(exc, openai.LengthFinishReasonError):  # the JSON-mode path of langchain-openai says "length" so
+        completion = getattr(exc, "completion", None)
+        choices = getattr(completion, "choices", None) or []
+        partial = (getattr(choices[0].message, "content", None) or "") if choices else ""
+        return cut_off_error_length(partial)
     if bad is not None:
         kind = _CALL_KIND.get()
         call = f"the {kind} call" if kind else "a model call"
@@ -631,12 +636,16 @@ def _reports_finish(model: BaseChatModel) -> bool:
 def cut_off_error(model: BaseChatModel, finish: str | None, partial: str = "") -> LLMError | None:
     """The error for a reply that ended with ``finish`` as its finish reason, if that means it was cut off."""
     if finish == "length":
-        return LLMError("cut_off", "The answer was cut off at the model's output token limit.", retryable=False,
-                        partial=partial)
+        return cut_off_error_length(partial)
     if finish is None and _reports_finish(model):
         return LLMError("cut_off", "The answer was cut off: the model server ended the stream before the answer was "
                         "finished (no finish_reason). Ask again.", retryable=False, partial=partial)
     return None
+
+
+def cut_off_error_length(partial: str = "") -> LLMError:
+    return LLMError("cut_off", "The answer was cut off at the model's output token limit.", retryable=False,
+                    partial=partial)
 
 
 def reply_text(model: BaseChatModel, message: BaseMessage) -> str:
