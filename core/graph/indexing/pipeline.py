@@ -128,15 +128,18 @@ def run_index(
     write: bool = True,
 ) -> IndexResult:
     """Build the index in its stages (:data:`STAGES`) and, when ``write``, store it; see :func:`build_index`."""
-    config = config or IndexConfig()
-    if config.concurrency is None:
-        from core.config import load_settings
+    from core.config import load_settings
+    from core.llm import RetryPolicy
 
-        config = replace(config, concurrency=(settings or load_settings()).llm_concurrency)
+    config = config or IndexConfig()
+    settings = settings or load_settings()
+    if config.concurrency is None:
+        config = replace(config, concurrency=settings.llm_concurrency)
     model = _chat_model(config, chat_model, settings)
     run = _Run(store.primary_only(), config, progress)  # the index is built from, and written to, the primary
     graph_tables.GraphTables(run.store).ensure_schema()
-    chat = CachedChat(model, pool=run.store.pool, collection_id=run.store.collection_id) if model else None
+    chat = CachedChat(model, pool=run.store.pool, collection_id=run.store.collection_id,
+                      policy=RetryPolicy.from_settings(settings)) if model else None
     try:
         documents, titles = _load(run)
         units, infos = _text_units(run, documents)

@@ -139,12 +139,15 @@ def global_search(
             raise ValueError("an LLM answer was requested but no chat model is configured")
     if chat_model is not None and use_llm != "extractive":
         from core.config import load_settings
+        from core.llm import RetryPolicy
         from core.store import graph_tables
 
+        settings = settings or load_settings()
         if options.concurrency is None:
-            options = replace(options, concurrency=(settings or load_settings()).llm_concurrency)
+            options = replace(options, concurrency=settings.llm_concurrency)
         graph_tables.GraphTables(store).ensure_schema()
-        chat = CachedChat(chat_model, pool=store.pool, collection_id=store.collection_id)
+        chat = CachedChat(chat_model, pool=store.pool, collection_id=store.collection_id,
+                          policy=RetryPolicy.from_settings(settings))
         answer = _llm_search(question, reports, chat, chosen, options, notify)
     else:
         notify("map", 0, 1)
