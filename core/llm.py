@@ -570,14 +570,18 @@ def call_options(model: BaseChatModel, kind: str, policy: RetryPolicy) -> dict[s
     with _REFUSED_LOCK:
         refused = set(_REFUSED.get(_server_key(model), ()))
     options: dict[str, Any] = {}
+    # In the request body as it is (extra_body), not as langchain-openai's response_format argument: that one
+    # takes the client's structured-output path, seconds slower to start and with errors of its own.
+    body: dict[str, Any] = dict(getattr(model, "extra_body", None) or {})
     if "max_tokens" not in refused:
         if getattr(model, "openai_api_base", None):
-            options["extra_body"] = {**(getattr(model, "extra_body", None) or {}),
-                                     "max_tokens": policy.max_tokens(kind)}
+            body["max_tokens"] = policy.max_tokens(kind)
         else:
             options["max_tokens"] = policy.max_tokens(kind)
     if kind in JSON_CALLS and "response_format" not in refused:
-        options["response_format"] = {"type": "json_object"}
+        body["response_format"] = {"type": "json_object"}
+    if body:
+        options["extra_body"] = body
     return options
 
 

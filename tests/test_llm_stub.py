@@ -119,7 +119,9 @@ class Stub:
                         time.sleep(30)  # generating on and on
                     self._json(200, _completion(" ".join(words), "length"))
                     return
-                self._stream(" ".join(words), every=0.01, finish="length", until=time.monotonic() + 30)
+                # generated quickly up to a bound, slowly (and until the client hangs up) without one
+                self._stream(" ".join(words), every=0.01 if bound is None or bound > 100 else 0, finish="length",
+                             until=time.monotonic() + 30)
 
             def _stream(self, text: str, every: float = 0, cut: bool = False, finish: str | None = "stop",
                         until: float | None = None) -> None:

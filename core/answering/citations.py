@@ -22,9 +22,15 @@ UNCITED = "[uncited]"
 _BRACKETED = re.compile(r"\s*\[\s*e:[0-9a-fA-F]{6,32}(?:\s*[,;]\s*e:[0-9a-fA-F]{6,32})*\s*\]")
 _SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n+")
 _WORD = re.compile(r"\w+", re.UNICODE)
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*(?!\w)|\w+", re.UNICODE)  # "5.4" is one token
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_STOPWORDS = frozenset(
+    "the and for with are was were its this that has have from into than then also about which what who "
+    "can will not but all any our your their there here been being".split())
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
-MIN_SHARED = 2  # words a sentence must share with an element (1 for a sentence of one or two words)
-MIN_SHARE = 0.34  # and the share of the sentence's words that is
+NUMBER_WEIGHT = 2  # a number shared is worth two words: it is the fact a sentence states
+MIN_SHARED = 2  # weight a sentence must share with an element (less for a sentence that has less)
+MIN_SHARE = 0.25  # and the share of the sentence's weight that is
 
 
 @dataclass(frozen=True)
@@ -104,29 +110,33 @@ def _split_end(sentence: str) -> tuple[str, str]:
     return (sentence[:match.start()], sentence[match.start():].rstrip()) if match else (sentence.rstrip(), "")
 
 
-def _words(text: str) -> set[str]:
-    words: set[str] = set()
-    for word in _WORD.findall(CITATION_RE.sub(" ", text).lower()):
-        if _HANGUL.search(word):
-            words.add(word[:2])  # Korean particles attach to the word: its first syllables are the stem
-        elif len(word) >= 3 or word.isdigit() or any(c.isdigit() for c in word):
-            words.add(word)
+def _words(text: str) -> dict[str, int]:
+    """The words of ``text`` that can tie it to an element, with their weights."""
+    words: dict[str, int] = {}
+    for word in _TOKEN.findall(CITATION_RE.sub(" ", text).lower()):
+        if _NUMBER.fullmatch(word):
+            words[word] = NUMBER_WEIGHT
+        elif _HANGUL.search(word):
+            words[word[:2]] = 1  # Korean particles attach to the word: its first syllables are the stem
+        elif len(word) >= 2 and word not in _STOPWORDS:
+            words[word] = 1
     return words
 
 
 def _best_element(sentence: str, elements: list[ContextElement]) -> ContextElement | None:
-    """The element sharing most words with ``sentence`` (hits before headings on ties), if it shares enough."""
+    """The element sharing most weight with ``sentence`` (hits first on ties, then context order), if enough."""
     words = _words(sentence)
-    if not words:
+    total = sum(words.values())
+    if not total:
         return None
-    need = min(MIN_SHARED, len(words))
-    best: tuple[float, int, int] | None = None
+    need = min(MIN_SHARED, total)
+    best: tuple[float, bool, int] | None = None
     chosen = None
     for order, element in enumerate(elements):
-        shared = len(words & _words(element.text))
-        if shared < need or shared / len(words) < MIN_SHARE:
+        shared = sum(words[w] for w in words.keys() & _words(element.text).keys())
+        if shared < need or shared / total < MIN_SHARE:
             continue
-        key = (shared / len(words), element.role == "hit", -order)
+        key = (shared, element.role == "hit", -order)
         if best is None or key > best:
             best, chosen = key, element
     return chosen
