@@ -23,6 +23,16 @@ DEFAULT_POOL_SIZE = 4
 DEFAULT_REPLICA_LAG_TIMEOUT_S = 1.0
 # Seconds one LLM call may take in total, retries and a slow stream included (HKE_LLM_TIMEOUT).
 DEFAULT_LLM_TIMEOUT_S = 120.0
+# Model calls at once against a remote API (HKE_LLM_CONCURRENCY).
+DEFAULT_LLM_CONCURRENCY = 4
+_LOCAL_HOSTS = ("localhost", "127.", "[::1]", "0.0.0.0", "host.docker.internal")  # noqa: S104 - a name, not a bind
+
+
+def is_local_url(url: str | None) -> bool:
+    """Whether ``url`` (``OPENAI_BASE_URL``) names a server on this machine."""
+    match = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/?#]*@)?([^/?#]+)", (url or "").strip(), re.IGNORECASE)
+    host = match.group(1).lower() if match else ""
+    return any(host.startswith(local) for local in _LOCAL_HOSTS)
 
 
 def _int_env(name: str, default: int) -> int:
@@ -51,6 +61,10 @@ class Settings:
     hnsw_min_rows: int = 10_000
     pool_size: int = DEFAULT_POOL_SIZE
     llm_timeout: float = DEFAULT_LLM_TIMEOUT_S
+    llm_max_tokens: float = 1.0  # HKE_LLM_MAX_TOKENS: scales every call's output token bound (core.llm.CALL_TOKENS)
+    # HKE_LLM_CONCURRENCY: model calls at once (index, global search, the two answer columns); None: 1 for a server on
+    # this machine (a local server answers one request at a time), else DEFAULT_LLM_CONCURRENCY.
+    llm_concurrency_setting: int | None = None
     embed_threads: int | None = None  # HKE_EMBED_THREADS; None: chosen per call (core.embeddings.ThreadBudget)
     # HKE_SHARED_BUFFERS: the embedded server's shared_buffers ("6GB"); "": Postgres' own 128 MB, which measured as
     # fast as 6 GB at 1M elements here (README, "Scale"). An external server (DATABASE_URL) keeps its own.
@@ -82,6 +96,13 @@ class Settings:
     @property
     def has_llm(self) -> bool:
         return bool(self.openai_api_key)
+
+    @property
+    def llm_concurrency(self) -> int:
+        """How many model calls run at once (``HKE_LLM_CONCURRENCY``, else 1 for a server on this machine)."""
+        if self.llm_concurrency_setting is not None:
+            return self.llm_concurrency_setting
+        return 1 if is_local_url(self.openai_base_url) else DEFAULT_LLM_CONCURRENCY
 
     @property
     def database_mode(self) -> str:
@@ -117,6 +138,8 @@ def load_settings() -> Settings:
         hnsw_min_rows=_int_env("HKE_HNSW_MIN_ROWS", 10_000),
         pool_size=_pool_size(),
         llm_timeout=_llm_timeout(),
+        llm_max_tokens=_llm_max_tokens(),
+        llm_concurrency_setting=_llm_concurrency(),
         embed_threads=_embed_threads(),
         shared_buffers=_shared_buffers(),
         warm_pages=(os.environ.get("HKE_WARM_PAGES") or "1").strip() != "0",
@@ -138,6 +161,24 @@ def _llm_timeout() -> float:
     if not 0 < seconds <= 3600:
         raise ValueError(f"HKE_LLM_TIMEOUT must be more than 0 and at most 3600 seconds, got {raw}")
     return seconds
+
+
+def _llm_max_tokens() -> float:
+    raw = os.environ.get("HKE_LLM_MAX_TOKENS", "").strip()
+    try:
+        scale = float(raw) if raw else 1.0
+    except ValueError as exc:
+        raise ValueError(f"HKE_LLM_MAX_TOKENS must be a factor such as 0.5 or 2, got {raw!r}") from exc
+    if not 0.05 <= scale <= 20:
+        raise ValueError(f"HKE_LLM_MAX_TOKENS must be between 0.05 and 20 (a factor on each call's bound), got {raw}")
+    return scale
+
+
+def _llm_concurrency() -> int | None:
+    concurrency = _int_env("HKE_LLM_CONCURRENCY", 0)
+    if not 0 <= concurrency <= 64:
+        raise ValueError(f"HKE_LLM_CONCURRENCY must be between 1 and 64 (or unset), got {concurrency}")
+    return concurrency or None
 
 
 def _seconds(name: str, default: float, *, low: float, high: float) -> float:

@@ -17,6 +17,16 @@ Generic on purpose: answering and the GraphRAG code call :func:`chat_model` and 
 * A reply that ends without a ``finish_reason`` (the server closed the stream early) or with ``length`` (the
   output token limit) is reported as cut off, not shown as a complete answer: streamed (:func:`stream_with_retries`)
   or whole (:func:`reply_text`, used by :func:`invoke_with_retries` and the GraphRAG calls).
+* Every call is bounded: it names its kind (:data:`CALL_TOKENS`: answer, extraction, report, map, reduce, judge,
+  check) and sends that kind's ``max_tokens`` scaled by ``HKE_LLM_MAX_TOKENS``, so a small model that never stops is
+  stopped by the server, not only abandoned by us. The calls that want JSON ask for JSON mode
+  (``response_format``). A server that refuses either option (400 naming it) is asked once more without it, and is
+  not sent it again.
+* Reads wait as long as ``HKE_LLM_TIMEOUT`` allows (a local server may take minutes before its first byte); connects
+  are bounded by :data:`CONNECT_TIMEOUT_S`. A call given up at its deadline closes its connection, so a server that
+  honours disconnects stops generating.
+* A reply that is not a chat completion (an HTML page, an empty body, a 200 carrying an error object) is an
+  :class:`LLMError` of kind ``bad_reply`` naming the endpoint and the kind of call; it is never cached.
 * The API key never appears in a message, a log line or a repr.
 """
 
@@ -24,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import json
 import logging
 import queue
 import random
@@ -47,10 +58,13 @@ __all__ = [
     "LLMNotConfiguredError",
     "DeadlineExceeded",
     "RetryPolicy",
+    "BadReplyError",
     "call_with_retries",
     "chat_model",
     "configured_chat_model",
     "classify_error",
+    "CALL_TOKENS",
+    "call_options",
     "cut_off_error",
     "invoke_with_retries",
     "message_text",
@@ -58,12 +72,26 @@ __all__ = [
     "reply_text",
     "scrub",
     "stream_with_retries",
+    "with_call_options",
 ]
 
 logger = logging.getLogger("hke.llm")
 T = TypeVar("T")
 
-DEFAULT_TIMEOUT_S = 60.0  # per read (and per connect): how long a silent server is waited for
+DEFAULT_TIMEOUT_S = 60.0  # per read when no total deadline is known (a RetryPolicy built by hand)
+CONNECT_TIMEOUT_S = 10.0  # a server that does not accept the connection in this time is not there
+# Output tokens each kind of call may use before HKE_LLM_MAX_TOKENS scales them: room for a full reply of that
+# kind from a verbose model, and a stop for one that never ends.
+CALL_TOKENS: dict[str, int] = {
+    "answer": 1024,
+    "extraction": 1500,
+    "check": 16,  # extraction's "anything left? Y/N"
+    "report": 1500,
+    "map": 800,
+    "reduce": 1024,
+    "judge": 400,
+}
+JSON_CALLS = frozenset({"report", "map", "judge"})  # their prompts ask for one JSON object
 _KEY_RE = re.compile(r"\b(sk-[A-Za-z0-9_\-*]{6,}|Bearer\s+\S+)")
 
 
@@ -77,12 +105,19 @@ class RetryPolicy:
     max_delay: float = 8.0
     timeout: float = DEFAULT_TIMEOUT_S
     total: float = DEFAULT_LLM_TIMEOUT_S
+    token_scale: float = 1.0  # HKE_LLM_MAX_TOKENS: multiplies CALL_TOKENS
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, **overrides: Any) -> RetryPolicy:
-        """The default policy with the total deadline of ``HKE_LLM_TIMEOUT``."""
-        total = (settings or load_settings()).llm_timeout
-        return cls(**{"total": total, "timeout": min(DEFAULT_TIMEOUT_S, total), **overrides})
+        """The default policy: reads and the whole call bounded by ``HKE_LLM_TIMEOUT``, tokens scaled by
+        ``HKE_LLM_MAX_TOKENS``."""
+        settings = settings or load_settings()
+        total = settings.llm_timeout
+        return cls(**{"total": total, "timeout": total, "token_scale": settings.llm_max_tokens, **overrides})
+
+    def max_tokens(self, kind: str) -> int:
+        """The output token bound of a call of ``kind`` (:data:`CALL_TOKENS`)."""
+        return max(1, round(CALL_TOKENS[kind] * self.token_scale))
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait before retry number ``attempt`` (1-based)."""
@@ -130,11 +165,12 @@ def chat_model(
         raise LLMNotConfiguredError("no OPENAI_API_KEY is set: answers are extractive")
     from langchain_openai import ChatOpenAI
 
+    read = timeout or settings.llm_timeout  # the call's deadline ends a read sooner (_DeadlineTransport)
     options: dict[str, Any] = {
         "model": settings.chat_model,
         "api_key": settings.openai_api_key,
         "base_url": settings.openai_base_url,
-        "timeout": timeout or DEFAULT_TIMEOUT_S,
+        "timeout": httpx.Timeout(read, connect=min(CONNECT_TIMEOUT_S, read)),
         "max_retries": 0,  # retries are ours: classified and bounded (see module docstring)
         "streaming": streaming,
         "http_client": httpx.Client(transport=_DeadlineTransport(httpx.HTTPTransport())),
@@ -208,6 +244,18 @@ def classify_error(exc: BaseException, *, timeout: float | None = None, secret: 
 
     detail = scrub(first_line(exc), secret)
     status = _status_of(exc)
+    bad = exc if isinstance(exc, BadReplyError) else next(
+        (e for e in _causes(exc) if isinstance(e, BadReplyError)), None)
+    if isinstance(exc, openai.LengthFinishReasonError):  # the JSON-mode path of langchain-openai says "length" so
+        completion = getattr(exc, "completion", None)
+        choices = getattr(completion, "choices", None) or []
+        partial = (getattr(choices[0].message, "content", None) or "") if choices else ""
+        return cut_off_error_length(partial)
+    if bad is not None:
+        kind = _CALL_KIND.get()
+        call = f"the {kind} call" if kind else "a model call"
+        return LLMError("bad_reply", f"The model server at {_endpoint(bad.url)} returned {scrub(bad.what, secret)} "
+                        f"to {call}. Check OPENAI_BASE_URL and the server's log.", retryable=False)
     if isinstance(exc, openai.APITimeoutError) or isinstance(exc, TimeoutError):
         limit = f" within {timeout:g} s" if timeout else ""
         return LLMError("timeout", f"The model server did not answer{limit}. It may be overloaded; try again, "
@@ -240,6 +288,15 @@ def classify_error(exc: BaseException, *, timeout: float | None = None, secret: 
     return LLMError("unknown", f"The model call failed: {type(exc).__name__}: {detail}", retryable=False)
 
 
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    seen = 0
+    while exc is not None and seen < 8:
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+        seen += 1
+        if exc is not None:
+            yield exc
+
+
 # -- deadlines --------------------------------------------------------------------------------------------
 
 # When the call running in this thread must be over (time.monotonic()); read by the HTTP transport.
@@ -250,30 +307,72 @@ class DeadlineExceeded(TimeoutError):
     """The call's total deadline passed."""
 
 
+# The kind of call running in this thread (CALL_TOKENS' keys), for messages about a reply that is not one.
+_CALL_KIND: contextvars.ContextVar[str | None] = contextvars.ContextVar("hke_llm_kind", default=None)
+
+
+class BadReplyError(RuntimeError):
+    """The server answered 200 with something that is not a chat completion."""
+
+    def __init__(self, what: str, url: str) -> None:
+        super().__init__(what)
+        self.what = what
+        self.url = url
+
+
 class _DeadlineTransport(httpx.BaseTransport):
-    """Ends HTTP work of a call that is past its deadline, so that its worker thread does not read forever."""
+    """Ends HTTP work of a call that is past its deadline, so that its worker thread does not read forever, and
+    refuses a 200 reply that is not a completion (HTML, an empty body, an error object) with a clear error."""
 
     def __init__(self, inner: httpx.BaseTransport) -> None:
         self._inner = inner
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         deadline = _CALL_DEADLINE.get()
-        if deadline is None:
-            return self._inner.handle_request(request)
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise httpx.ReadTimeout("the call's deadline has passed", request=request)
-        timeouts = dict(request.extensions.get("timeout") or {})
-        request.extensions["timeout"] = {
-            phase: left if value is None else min(value, left)
-            for phase, value in {"connect": None, "read": None, "write": None, "pool": None, **timeouts}.items()
-        }
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise httpx.ReadTimeout("the call's deadline has passed", request=request)
+            timeouts = dict(request.extensions.get("timeout") or {})
+            request.extensions["timeout"] = {
+                phase: left if value is None else min(value, left)
+                for phase, value in {"connect": None, "read": None, "write": None, "pool": None, **timeouts}.items()
+            }
         response = self._inner.handle_request(request)
-        response.stream = _DeadlineStream(response.stream, deadline, request)
+        if deadline is not None:
+            response.stream = _DeadlineStream(response.stream, deadline, request)
+        if response.status_code == 200:
+            _check_reply(response, request)
         return response
 
     def close(self) -> None:
         self._inner.close()
+
+
+def _check_reply(response: httpx.Response, request: httpx.Request) -> None:
+    """Raise :class:`BadReplyError` for a 200 that is not a completion; a stream is left to the SSE parser."""
+    content_type = response.headers.get("content-type", "").lower()
+    if "event-stream" in content_type:
+        return
+    url = str(request.url)
+    if "html" in content_type:
+        response.close()
+        raise BadReplyError("an HTML page instead of a chat completion (is OPENAI_BASE_URL the API's /v1 URL?)", url)
+    body = response.read()
+    if not body.strip():
+        raise BadReplyError("an empty body", url)
+    try:
+        data = json.loads(body)
+    except ValueError:
+        start = body[:200].lstrip().lower()
+        what = "an HTML page" if start.startswith((b"<!doctype", b"<html")) else "a body that is not JSON"
+        raise BadReplyError(f"{what} instead of a chat completion", url) from None
+    if isinstance(data, dict) and data.get("error") and not data.get("choices"):
+        error = data["error"]
+        detail = error.get("message") if isinstance(error, dict) else error
+        raise BadReplyError(f"an error with status 200: {first_line(str(detail))[:300]}", url)
+    if not isinstance(data, dict) or not isinstance(data.get("choices"), list) or not data["choices"]:
+        raise BadReplyError("JSON without any choices", url)
 
 
 class _DeadlineStream(httpx.SyncByteStream):
@@ -287,6 +386,7 @@ class _DeadlineStream(httpx.SyncByteStream):
     def __iter__(self) -> Iterator[bytes]:
         for part in self._inner:
             if time.monotonic() > self._deadline:
+                self.close()  # the connection, not only the read: a server that notices stops generating
                 raise httpx.ReadTimeout("the call's deadline has passed", request=self._request)
             yield part
 
@@ -360,6 +460,7 @@ def call_with_retries(
     sleep: Callable[[float], None] = time.sleep,
     secret: str | None = None,
     deadline: float | None = None,
+    kind: str | None = None,
 ) -> T:
     """``fn()``, retried on retryable errors up to ``policy.attempts`` times, all within ``policy.total`` s
     (or until ``deadline``, a ``time.monotonic()`` value); raises :class:`LLMError`.
@@ -370,6 +471,7 @@ def call_with_retries(
     """
     policy = policy or RetryPolicy.from_settings()
     deadline = deadline if deadline is not None else time.monotonic() + policy.total
+    kind_token = _CALL_KIND.set(kind) if kind is not None else None
 
     def attempt() -> T:
         try:
@@ -404,6 +506,9 @@ def call_with_retries(
             if error.attempts > 1:
                 error.message += f" (gave up after {error.attempts} attempts)"
         raise
+    finally:
+        if kind_token is not None:
+            _CALL_KIND.reset(kind_token)
 
 
 def _failure(state: RetryCallState) -> LLMError:
@@ -430,10 +535,92 @@ def invoke_with_retries(
     *,
     sleep: Callable[[float], None] = time.sleep,
     secret: str | None = None,
+    kind: str = "answer",
 ) -> str:
-    """The model's whole answer as text; an :class:`LLMError` of kind ``cut_off`` if it was not finished."""
-    return call_with_retries(lambda: reply_text(model, model.invoke(list(messages))), policy, sleep=sleep,
-                             secret=secret)
+    """The model's whole answer as text; an :class:`LLMError` of kind ``cut_off`` if it was not finished.
+    ``kind`` (:data:`CALL_TOKENS`) bounds its output and says whether it asks for JSON."""
+    policy = policy or RetryPolicy.from_settings()
+    return with_call_options(model, kind, policy, lambda options: call_with_retries(
+        lambda: reply_text(model, model.invoke(list(messages), **options)), policy, sleep=sleep, secret=secret,
+        kind=kind))
+
+
+# -- per-call options: the token bound and JSON mode ---------------------------------------------------------
+
+# Options a server refused (a 400 naming them), by server and model: they are not sent there again.
+_REFUSED: dict[str, set[str]] = {}
+_REFUSED_LOCK = threading.Lock()
+_OPTION_WORDS = {"max_tokens": ("max_tokens", "max_completion_tokens"), "response_format": ("response_format",)}
+
+
+def _server_key(model: BaseChatModel) -> str:
+    return f"{getattr(model, 'openai_api_base', None)}|{getattr(model, 'model_name', None)}"
+
+
+def call_options(model: BaseChatModel, kind: str, policy: RetryPolicy) -> dict[str, Any]:
+    """What a call of ``kind`` sends besides its messages: its ``max_tokens`` and, for the calls that want JSON,
+    JSON mode; none of those the server refused before. Only for OpenAI-protocol models (others send nothing).
+
+    ``langchain-openai`` sends ``max_tokens`` as ``max_completion_tokens``, which OpenAI wants; a server at
+    ``OPENAI_BASE_URL`` (llama.cpp, Ollama, vLLM) gets ``max_tokens``, which they all read."""
+    if kind not in CALL_TOKENS:
+        raise ValueError(f"unknown call kind {kind!r}; one of {', '.join(CALL_TOKENS)}")
+    if not _reports_finish(model):
+        return {}
+    with _REFUSED_LOCK:
+        refused = set(_REFUSED.get(_server_key(model), ()))
+    options: dict[str, Any] = {}
+    # In the request body as it is (extra_body), not as langchain-openai's response_format argument: that one
+    # takes the client's structured-output path, seconds slower to start and with errors of its own.
+    body: dict[str, Any] = dict(getattr(model, "extra_body", None) or {})
+    if "max_tokens" not in refused:
+        if getattr(model, "openai_api_base", None):
+            body["max_tokens"] = policy.max_tokens(kind)
+        else:
+            options["max_tokens"] = policy.max_tokens(kind)
+    if kind in JSON_CALLS and "response_format" not in refused:
+        body["response_format"] = {"type": "json_object"}
+    if body:
+        options["extra_body"] = body
+    return options
+
+
+def _refused_option(error: LLMError, options: dict[str, Any]) -> str | None:
+    """The option a 400/422 refused, if its message names one that was sent."""
+    if error.kind != "bad_request":
+        return None
+    sent = set(options) | set(options.get("extra_body") or {})
+    message = error.message.lower()
+    for option, words in _OPTION_WORDS.items():
+        if any(word in message for word in words) and any(word in sent for word in words):
+            return option
+    return None
+
+
+def with_call_options(model: BaseChatModel, kind: str, policy: RetryPolicy, call: Callable[[dict[str, Any]], T]) -> T:
+    """``call(options)`` with :func:`call_options`; if the server refuses one of them, once more without it."""
+    options = call_options(model, kind, policy)
+    try:
+        return call(options)
+    except LLMError as error:
+        dropped = _remember_refusal(model, error, options)
+        if dropped is None:
+            raise
+    try:
+        return call(call_options(model, kind, policy))
+    except LLMError as error:
+        error.message += f" (the server had refused {dropped}; asked again without it, it failed as above)"
+        raise
+
+
+def _remember_refusal(model: BaseChatModel, error: LLMError, options: dict[str, Any]) -> str | None:
+    dropped = _refused_option(error, options)
+    if dropped is not None:
+        with _REFUSED_LOCK:
+            _REFUSED.setdefault(_server_key(model), set()).add(dropped)
+        what = "replies are not bounded" if dropped == "max_tokens" else "replies are parsed as text"
+        logger.warning("the model server refused %s (%s); calls go without it, so %s", dropped, error.message, what)
+    return dropped
 
 
 def _finish_reason(chunk: BaseMessage) -> str | None:
@@ -453,12 +640,16 @@ def _reports_finish(model: BaseChatModel) -> bool:
 def cut_off_error(model: BaseChatModel, finish: str | None, partial: str = "") -> LLMError | None:
     """The error for a reply that ended with ``finish`` as its finish reason, if that means it was cut off."""
     if finish == "length":
-        return LLMError("cut_off", "The answer was cut off at the model's output token limit.", retryable=False,
-                        partial=partial)
+        return cut_off_error_length(partial)
     if finish is None and _reports_finish(model):
         return LLMError("cut_off", "The answer was cut off: the model server ended the stream before the answer was "
                         "finished (no finish_reason). Ask again.", retryable=False, partial=partial)
     return None
+
+
+def cut_off_error_length(partial: str = "") -> LLMError:
+    return LLMError("cut_off", "The answer was cut off at the model's output token limit.", retryable=False,
+                    partial=partial)
 
 
 def reply_text(model: BaseChatModel, message: BaseMessage) -> str:
@@ -478,15 +669,44 @@ def stream_with_retries(
     *,
     sleep: Callable[[float], None] = time.sleep,
     secret: str | None = None,
+    kind: str = "answer",
 ) -> Iterator[str]:
     """Text chunks as they arrive, all within ``policy.total`` s. Retries only until the first chunk; then an
-    error, the deadline or a stream that ends without a ``finish_reason`` ends it with "The answer was cut off"."""
+    error, the deadline or a stream that ends without a ``finish_reason`` ends it with "The answer was cut off".
+    A refused option (:func:`with_call_options`) is dropped and the stream asked for once more."""
     policy = policy or RetryPolicy.from_settings()
+    options = call_options(model, kind, policy)
+    started = False
+    try:
+        for text in _stream(model, messages, policy, sleep, secret, kind, options):
+            started = True
+            yield text
+        return
+    except LLMError as error:
+        dropped = None if started else _remember_refusal(model, error, options)
+        if dropped is None:
+            raise
+    try:
+        yield from _stream(model, messages, policy, sleep, secret, kind, call_options(model, kind, policy))
+    except LLMError as error:
+        error.message += f" (the server had refused {dropped}; asked again without it, it failed as above)"
+        raise
+
+
+def _stream(
+    model: BaseChatModel,
+    messages: Sequence[BaseMessage],
+    policy: RetryPolicy,
+    sleep: Callable[[float], None],
+    secret: str | None,
+    kind: str,
+    options: dict[str, Any],
+) -> Iterator[str]:
     deadline = time.monotonic() + policy.total
     state: dict[str, Any] = {"finish": None}
 
     def first_chunk() -> str:
-        state["chunks"] = _items_before(deadline, lambda: model.stream(list(messages)))
+        state["chunks"] = _items_before(deadline, lambda: model.stream(list(messages), **options))
         for chunk in state["chunks"]:
             state["finish"] = _finish_reason(chunk) or state["finish"]
             text = message_text(chunk)
@@ -496,7 +716,7 @@ def stream_with_retries(
         return ""
 
     # The first chunk is waited for in call_with_retries' own worker; the stream's worker is started inside it.
-    first = call_with_retries(first_chunk, policy, sleep=sleep, secret=secret, deadline=deadline)
+    first = call_with_retries(first_chunk, policy, sleep=sleep, secret=secret, deadline=deadline, kind=kind)
     if first:
         yield first
     try:

@@ -176,10 +176,12 @@ def run_columns(retrieval: Retrieval | None, comparison: Comparison | None) -> C
         # Both columns are answered at once; each call ends by its own deadline (HKE_LLM_TIMEOUT).
         texts = dict.fromkeys(MODES, "")
         for event in answer_concurrently(retrieval, answerer):
-            if event.result is not None:
-                results[event.mode] = event.result
-                if not event.result.answer.text:
-                    answer_boxes[event.mode].markdown("*no answer*")
+            if event.restart:  # the server cut this column off to serve the other: it is asked again
+                texts[event.mode] = ""
+                answer_boxes[event.mode].markdown("*Answering…*")
+            elif event.result is not None:
+                results[event.mode] = event.result  # its citations may have been added: shown as final
+                answer_boxes[event.mode].markdown(answer_markdown(event.result.answer.text) or "*no answer*")
             else:
                 texts[event.mode] += event.text
                 answer_boxes[event.mode].markdown(answer_markdown(texts[event.mode]))

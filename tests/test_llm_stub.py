@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
@@ -37,12 +38,20 @@ class Stub:
     one every ``s`` seconds, for at most ``"for"`` seconds; ``"cut": True`` closes the stream without a
     ``finish_reason`` or ``[DONE]``. ``"finish"`` is the reply's ``finish_reason`` (default ``stop``; ``None`` sends
     none). ``choose(body)``, if given, picks the action for a request instead.
+
+    Like a small local model: ``"endless": True`` generates words until the request's ``max_tokens`` (then
+    ``finish_reason`` ``length``) or, without one, until the client goes away (at most 30 s); ``"raw": bytes``
+    answers 200 with that body as ``"content_type"``. ``serial=True`` serves one request at a time (llama.cpp's
+    one slot); ``interrupt=True`` ends a stream with ``[DONE]`` and no ``finish_reason`` as soon as another request
+    arrives (``llama_cpp.server`` with its default ``interrupt_requests``).
     """
 
-    def __init__(self, script: list[dict], choose=None) -> None:
+    def __init__(self, script: list[dict], choose=None, *, serial: bool = False, interrupt: bool = False) -> None:
         self.script = list(script)
         self.choose = choose
         self.requests: list[dict] = []
+        self.slot = threading.Lock() if serial else None
+        self.interrupt = interrupt
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -52,8 +61,14 @@ class Stub:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 request = {"path": self.path, "body": body, "authorization": self.headers.get("Authorization"),
-                           "started": time.monotonic()}
+                           "arrived": time.monotonic()}
                 stub.requests.append(request)
+                self.number = len(stub.requests)
+                with stub.slot if stub.slot is not None else contextlib.nullcontext():
+                    request["started"] = time.monotonic()
+                    self._serve(request, body)
+
+            def _serve(self, request: dict, body: dict) -> None:
                 if stub.choose is not None:
                     action = stub.choose(body)
                 else:
@@ -61,7 +76,11 @@ class Stub:
                 if action.get("sleep"):
                     time.sleep(action["sleep"])
                 try:
-                    if "status" in action:
+                    if "raw" in action:
+                        self._raw(action["raw"], action.get("content_type", "application/json"))
+                    elif action.get("endless"):
+                        self._endless(body)
+                    elif "status" in action:
                         self._json(action["status"], {"error": action.get("error", {"message": "stub error"})},
                                    action.get("headers", {}))
                     elif "keepalive" in action:
@@ -85,13 +104,39 @@ class Stub:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _stream(self, text: str, every: float = 0, cut: bool = False, finish: str | None = "stop") -> None:
+            def _raw(self, data: bytes, content_type: str) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _endless(self, body: dict) -> None:
+                bound = body.get("max_tokens") or body.get("max_completion_tokens")
+                words = [f"word{i}" for i in range(bound or 100_000)]
+                if not body.get("stream"):
+                    if bound is None:
+                        time.sleep(30)  # generating on and on
+                    self._json(200, _completion(" ".join(words), "length"))
+                    return
+                # generated quickly up to a bound, slowly (and until the client hangs up) without one
+                self._stream(" ".join(words), every=0.01 if bound is None or bound > 100 else 0, finish="length",
+                             until=time.monotonic() + 30)
+
+            def _stream(self, text: str, every: float = 0, cut: bool = False, finish: str | None = "stop",
+                        until: float | None = None) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
                 pieces = [w + " " for w in text.split(" ")]
                 pieces[-1] = pieces[-1].rstrip()
                 for i, piece in enumerate(pieces):
+                    if stub.interrupt and len(stub.requests) > self.number:
+                        self.wfile.write(b"data: [DONE]\n\n")  # a newer request took the model
+                        self.wfile.flush()
+                        return
+                    if until is not None and time.monotonic() > until:
+                        return
                     if every and i:
                         time.sleep(every)
                     delta = {"content": piece, **({"role": "assistant"} if i == 0 else {})}

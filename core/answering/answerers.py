@@ -43,10 +43,12 @@ class LLMAnswerer:
         policy: RetryPolicy | None = None,
         *,
         secret: str | None = None,
+        concurrency: int = 2,
     ) -> None:
         self.model = model
         self.label = label
         self.policy = policy or RetryPolicy.from_settings()
+        self.concurrency = concurrency  # 1: the answer columns ask one after the other (HKE_LLM_CONCURRENCY)
         self._secret = secret  # only to scrub it from error messages
 
     @classmethod
@@ -54,7 +56,8 @@ class LLMAnswerer:
         settings = settings or load_settings()
         policy = policy or RetryPolicy.from_settings(settings)
         model = chat_model(settings, streaming=True, timeout=policy.timeout)
-        return cls(model, model_label(settings), policy, secret=settings.openai_api_key)
+        return cls(model, model_label(settings), policy, secret=settings.openai_api_key,
+                   concurrency=settings.llm_concurrency)
 
     def stream(self, question: str, context: Context) -> Iterator[str]:
         yield from stream_with_retries(self.model, _messages(question, context), self.policy, secret=self._secret)

@@ -3,7 +3,11 @@
 * :class:`AnswerStream`: one mode's answer as chunks, then its :class:`ModeResult` (a failure is recorded).
 * :func:`compare`: one retrieval, both answers; a failure in one mode never hides the other.
 * :func:`answer_concurrently`: the modes answered at the same time (one thread each), their chunks as they
-  arrive: with a slow model the two columns take as long as the slower one, not the sum.
+  arrive: with a slow model the two columns take as long as the slower one, not the sum. A server that answers
+  one request at a time (``HKE_LLM_CONCURRENCY=1``, the default for one on this machine), or one seen ending a
+  stream when a second arrives (llama.cpp's ``interrupt_requests``), gets the modes one after the other.
+* A model's answer that cites nothing, or cites an element outside its context, gets its citations from
+  :mod:`core.answering.citations`; one that is only a citation is answered extractively instead.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.answering.answerers import Answerer, default_answerer
+from core.answering.citations import is_bare_citation, repair_citations
+from core.answering.extractive import ExtractiveAnswerer
 from core.llm import LLMError, classify_error
 from core.partial_tree import cited_element_ids
 from core.retrieval import (
@@ -143,6 +149,8 @@ class AnswerStream:
             pass
         context = self.retrieval.context(self.mode)
         text = "".join(self._chunks)
+        if not self._error and text.strip() and not isinstance(self.answerer, ExtractiveAnswerer):
+            text = _with_citations(self.retrieval.question, text, context)
         explain = getattr(self.answerer, "evidence", None)
         evidence = explain(self.retrieval.question, context) if callable(explain) and not self._error else []
         answer = Answer(
@@ -155,6 +163,17 @@ class AnswerStream:
         )
         timings = {**self.retrieval.timings_for(self.mode), "generate": round(self._elapsed * 1000.0, 3)}
         return ModeResult(self.mode, answer, context, timings)
+
+
+BARE_CITATION_NOTE = "_(The model answered with a citation and nothing else; this answer is extractive.)_"
+
+
+def _with_citations(question: str, text: str, context: Context) -> str:
+    """A model's answer whose citations all point into ``context`` (see :mod:`core.answering.citations`)."""
+    if is_bare_citation(text):
+        return f"{ExtractiveAnswerer().complete(question, context)}\n\n{BARE_CITATION_NOTE}"
+    repair = repair_citations(text, context)
+    return repair.text if repair is not None else text
 
 
 @dataclass
@@ -227,11 +246,17 @@ def hit_provenance(retrieval: Retrieval) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class AnswerEvent:
-    """One step of :func:`answer_concurrently`: a chunk of ``mode``'s answer, or (``result`` set) its end."""
+    """One step of :func:`answer_concurrently`: a chunk of ``mode``'s answer, or (``result`` set) its end.
+    ``restart``: the text of ``mode`` shown so far is void; it is being answered again (from the next chunk)."""
 
     mode: Mode
     text: str = ""
     result: ModeResult | None = None
+    restart: bool = False
+
+
+# Servers seen ending one stream when another request arrives (by answerer label): their modes go one by one.
+_INTERRUPTING: set[str] = set()
 
 
 def answer_concurrently(
@@ -245,28 +270,62 @@ def answer_concurrently(
 
     Never raises for a model failure (it is in that mode's ``result.answer.error``); each mode's call is bounded
     by its own total deadline (``HKE_LLM_TIMEOUT``), so this ends within that plus retrieval-free bookkeeping.
+
+    An answerer whose ``concurrency`` is 1 answers the modes one after the other. When, answered at once, a mode's
+    stream ends without a ``finish_reason`` while another mode was answering, the server interrupts parallel
+    requests: that mode is answered again after the others (a ``restart`` event first), and this server's modes
+    go one after the other from then on.
     """
+    parallel = len(modes) > 1 and getattr(answerer, "concurrency", 2) > 1 and answerer.label not in _INTERRUPTING
+    if not parallel:
+        for mode in modes:
+            yield from _answer_one(retrieval, mode, answerer, streaming)
+        return
     events: queue.SimpleQueue[AnswerEvent | BaseException] = queue.SimpleQueue()
+    errors: dict[Mode, LLMError | None] = {}
 
     def run(mode: Mode) -> None:
         stream = AnswerStream(retrieval, mode, answerer, streaming=streaming)
         try:
             for chunk in stream:
                 events.put(AnswerEvent(mode, chunk))
-            events.put(AnswerEvent(mode, result=stream.result()))
+            result = stream.result()
+            errors[mode] = stream._error
+            events.put(AnswerEvent(mode, result=result))
         except BaseException as exc:  # a bug, not a model failure: re-raised in the caller's thread
             events.put(exc)
 
     for mode in modes:
         threading.Thread(target=run, args=(mode,), name=f"hke-answer-{mode}", daemon=True).start()
     pending = len(modes)
+    again: list[Mode] = []
     while pending:
         event = events.get()
         if isinstance(event, BaseException):
             raise event
         if event.result is not None:
             pending -= 1
+            if _interrupted(errors.get(event.mode)):
+                again.append(event.mode)  # ended early while another mode was answering: asked again below
+                continue
         yield event
+    if again:
+        _INTERRUPTING.add(answerer.label)
+        for mode in again:
+            yield AnswerEvent(mode, restart=True)
+            yield from _answer_one(retrieval, mode, answerer, streaming)
+
+
+def _interrupted(error: LLMError | None) -> bool:
+    """Whether a mode's stream was ended by the server before its answer was finished (no ``finish_reason``)."""
+    return error is not None and error.kind == "cut_off" and "finish_reason" in error.message
+
+
+def _answer_one(retrieval: Retrieval, mode: Mode, answerer: Answerer, streaming: bool) -> Iterator[AnswerEvent]:
+    stream = AnswerStream(retrieval, mode, answerer, streaming=streaming)
+    for chunk in stream:
+        yield AnswerEvent(mode, chunk)
+    yield AnswerEvent(mode, result=stream.result())
 
 
 def compare(

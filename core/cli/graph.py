@@ -19,7 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-cluster-size", type=int, default=None, help="Leiden max cluster size (default: 10)")
     p.add_argument("--seed", type=int, default=None, help="Leiden seed (default: 0xDEADBEEF)")
     p.add_argument("--gleanings", type=int, default=None, help="LLM gleaning rounds (default: 1)")
-    p.add_argument("--concurrency", type=int, default=None, help="parallel LLM calls (default: 4)")
+    p.add_argument("--concurrency", type=int, default=None,
+                   help="parallel LLM calls (default: HKE_LLM_CONCURRENCY: 1 for a server on this machine, else 4)")
     p.add_argument("--estimate", action="store_true",
                    help="print the LLM calls, tokens and cost an LLM index run would take, and stop")
     p.add_argument("--price-in", type=price, default=None,
@@ -104,6 +105,9 @@ def cmd_index(args: argparse.Namespace) -> int:
         "llm_reports": report.llm_reports,
         "extractive_reports": report.extractive_reports,
         "skipped_llm_replies": report.skipped_llm_replies,
+        "llm_units": report.llm_units,
+        "fallback_units": report.fallback_units,
+        "fallback_reports": report.fallback_reports,
         "stages": report.stages,
     }
     levels = ", ".join(f"L{k}: {v}" for k, v in sorted(report.communities.items())) or "none"
@@ -115,6 +119,10 @@ def cmd_index(args: argparse.Namespace) -> int:
         f"{report.reports} reports ({report.llm_reports} LLM, {report.extractive_reports} extractive); "
         f"LLM calls {report.llm_calls}, cached {report.cached_calls}"
     )
+    if report.extraction == "llm" or report.llm_reports or report.fallback_reports:
+        text += (f"\nmodel fallbacks: {report.fallback_units} of {report.llm_units + report.fallback_units} text "
+                 f"units used the offline extractor; {report.fallback_reports} of "
+                 f"{report.llm_reports + report.fallback_reports} reports are extractive")
     emit(payload, args.json, text)
     return 0
 

@@ -177,7 +177,7 @@ class Judge:
     def verdict(self, question: str, shown_a: str, answer_a: str, answer_b: str) -> Verdict:
         try:
             raw = invoke_with_retries(self.model, prompts.judge_messages(question, answer_a, answer_b), self.policy,
-                                      secret=self._secret)
+                                      secret=self._secret, kind="judge")
         except LLMError as exc:
             return Verdict(shown_a, dict.fromkeys(CRITERIA), "", exc.message)
         except Exception as exc:  # a broken model object must not end the run either

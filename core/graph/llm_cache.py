@@ -15,8 +15,10 @@ for again.
 
 Errors: calls go through :func:`core.llm.call_with_retries`, so a transient provider error (rate limit, timeout,
 connection, 5xx) is retried with bounded exponential backoff and everything is classified the same way as in Q&A.
-A call that still fails raises :class:`LLMCallError` (carrying the classified, key-free message), which aborts the
-index run and leaves the previous index in place. Malformed *replies* are not errors here: the parsers skip and
+A call that still fails raises :class:`LLMCallError` (carrying the classified, key-free message); the index falls
+back to its offline extraction or extractive report for that unit or community, and stops (leaving the previous
+index in place) only when the model has failed every call (:attr:`CachedChat.failing`).
+Malformed *replies* are not errors here: the parsers skip and
 log them. A reply the server did not finish (no ``finish_reason``, or ``length``) is never cached; where the reply
 is the answer itself (``whole=True``: global search's reduce) it is an :class:`LLMCallError` that says the answer
 was cut off, elsewhere (extraction, reports, map) it is logged and parsed like any other reply.
@@ -51,6 +53,14 @@ log = logging.getLogger(__name__)
 
 class LLMCallError(RuntimeError):
     """A chat model call failed for good; the index run stops and the previous index stays."""
+
+
+class ModelFailingError(LLMCallError):
+    """The model failed every call (:attr:`CachedChat.failing`): the run stops instead of falling back everywhere."""
+
+    def __init__(self, chat: CachedChat) -> None:
+        super().__init__(f"the chat model failed every call ({chat.failed} of {chat.failed}, none answered): "
+                         f"{chat.last_error}")
 
 
 def model_identity(model: BaseChatModel) -> str:
@@ -127,14 +137,27 @@ class CachedChat:
         self.policy = policy  # None: core.llm's default (3 attempts)
         self.calls = 0
         self.cached = 0
+        self.answered = 0  # calls the server answered (whatever the reply)
+        self.failed = 0  # calls that failed for good
+        self.last_error = ""
         self._lock = threading.Lock()
 
-    def __call__(self, messages: Messages, *, valid: Callable[[str], bool] | None = None, whole: bool = False) -> str:
+    FAILING_AFTER = 3  # calls that all failed, none answered, before the model is taken as down
+
+    @property
+    def failing(self) -> bool:
+        """Whether every call so far failed (at least :attr:`FAILING_AFTER` of them): the model is down, not one
+        unit's or community's call."""
+        return self.failed >= self.FAILING_AFTER and self.answered == 0 and self.cached == 0
+
+    def __call__(self, messages: Messages, *, kind: str = "answer", valid: Callable[[str], bool] | None = None,
+                 whole: bool = False) -> str:
         """The model's reply to ``messages``, from the cache when it holds one.
 
         ``valid(reply)`` says whether a reply is usable (parses); one that is not is returned (the caller logs
         and skips it) but never cached, and a cached one that is not (cached before this check) is asked again.
         ``whole``: the reply is shown as an answer, so one that was cut off raises :class:`LLMCallError`.
+        ``kind`` (:data:`core.llm.CALL_TOKENS`) bounds the reply's tokens and says whether it asks for JSON.
         """
         key = prompt_key(messages)
         cached = self.cache.lookup(key, self.model_id) if self.cache is not None else None
@@ -142,28 +165,41 @@ class CachedChat:
             with self._lock:
                 self.cached += 1
             return cached[0].text
-        text, finished = self._invoke(messages, whole)
+        text, finished = self._invoke(messages, kind, whole)
         if finished and self.cache is not None and text.strip() and (valid is None or valid(text)):
             self.cache.update(key, self.model_id, [ChatGeneration(message=AIMessage(content=text))])
         return text
 
-    def _invoke(self, messages: Messages, whole: bool) -> tuple[str, bool]:
+    def _invoke(self, messages: Messages, kind: str, whole: bool) -> tuple[str, bool]:
         """(the reply's text, whether the server finished it)."""
-        from core.llm import LLMError, call_with_retries, reply_text
+        from core.llm import LLMError, RetryPolicy, call_with_retries, reply_text, with_call_options
 
-        def once() -> str:
+        prompt = [(role, content) for role, content in messages]
+        policy = self.policy or RetryPolicy.from_settings()
+
+        def once(options: dict[str, Any]) -> str:
             with self._lock:
                 self.calls += 1
-            return reply_text(self.model, self.model.invoke([(role, content) for role, content in messages]))
+            return reply_text(self.model, self.model.invoke(prompt, **options))
 
         try:
-            return call_with_retries(once, self.policy), True
+            text = with_call_options(self.model, kind, policy,
+                                     lambda options: call_with_retries(lambda: once(options), policy, kind=kind))
         except LLMError as exc:
+            with self._lock:
+                if exc.kind == "cut_off":
+                    self.answered += 1
+                else:
+                    self.failed += 1
+                    self.last_error = exc.message
             if exc.kind == "cut_off" and not whole:
                 log.warning("a model reply was cut off (%s); it is parsed as far as it goes and not cached",
                             exc.message)
                 return exc.partial, False
             raise LLMCallError(f"chat model call failed: {exc.message}") from exc
+        with self._lock:
+            self.answered += 1
+        return text, True
 
 
 def cache_size(pool: ConnectionPool, collection_id: uuid.UUID) -> int:

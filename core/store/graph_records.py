@@ -186,6 +186,9 @@ class IndexReport:
     extraction: str
     seconds: float
     stages: dict[str, float] = field(default_factory=dict)
+    llm_units: int = 0  # text units the model extracted
+    fallback_units: int = 0  # units whose extraction failed or parsed nothing: the offline extractor's entities
+    fallback_reports: int = 0  # communities whose report call failed or did not parse: the extractive report
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)

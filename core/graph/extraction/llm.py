@@ -6,13 +6,17 @@ with bounded concurrency; results are merged in unit order, so the outcome does 
 
 A record that does not parse (wrong field count, unknown record kind, empty name, non-numeric strength) is
 skipped and counted, and a reply with no parsable record at all is logged; neither stops the run.
+
+**Fallback per unit:** a unit whose extraction call fails, or whose replies parse no entity (a small model that
+answers prose), gets the offline extractor's entities for that unit instead (``fallback``), and is counted in
+:attr:`LLMExtractor.fallback_units`. Only a model that fails every call stops the run (:class:`ModelFailingError`).
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -21,7 +25,7 @@ from core.graph.defaults import DEFAULT_CONCURRENCY, DEFAULT_GLEANINGS
 from core.graph.extraction.drafts import EntityDraft, Extraction, RelationshipDraft, Sentence, build_sentences
 from core.graph.extraction.mentions import find_mentions
 from core.graph.extraction.text_units import ElementInfo
-from core.graph.llm_cache import CachedChat
+from core.graph.llm_cache import CachedChat, LLMCallError, ModelFailingError
 from core.progress import Progress, ProgressCallback, no_progress
 from core.store.graph_records import TextUnit
 from core.text import clip, normalize_name
@@ -86,10 +90,14 @@ class LLMExtractor:
         entity_types: Sequence[str] = prompts.DEFAULT_ENTITY_TYPES,
         gleanings: int = DEFAULT_GLEANINGS,
         concurrency: int = DEFAULT_CONCURRENCY,
+        fallback: Callable[[Sequence[TextUnit], dict[str, ElementInfo]], Extraction] | None = None,
     ) -> None:
         if gleanings < 0:
             raise ValueError("gleanings must be 0 or more")
         self.chat = chat
+        self.fallback = fallback  # the offline extractor's extract, for units the model gave nothing for
+        self.llm_units = 0
+        self.fallback_units = 0
         self.entity_types = [t.strip() for t in entity_types if t.strip()]
         self.gleanings = gleanings
         self.concurrency = max(1, concurrency)
@@ -107,15 +115,21 @@ class LLMExtractor:
         todo = [u for u in units if u.id in with_text]
         done = 0
 
-        def run(unit: TextUnit) -> list[ParsedReply]:
+        def run(unit: TextUnit) -> list[ParsedReply] | None:
             return self._unit(unit)
 
         results: list[list[ParsedReply]] = []
+        failed: list[TextUnit] = []
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            for replies in pool.map(run, todo):
+            for unit, replies in zip(todo, pool.map(run, todo), strict=True):
+                if replies is None or not any(r.entities or r.relationships for r in replies):
+                    failed.append(unit)
+                    replies = []
                 results.append(replies)
                 done += 1
                 progress(Progress("extraction", done, len(todo)))
+        self.fallback_units = len(failed) if self.fallback is not None else 0
+        self.llm_units = len(todo) - len(failed)
 
         drafts: dict[str, EntityDraft] = {}
         relationships: dict[tuple[str, str], RelationshipDraft] = {}
@@ -147,25 +161,48 @@ class LLMExtractor:
                     rel.units.add(unit.id)
                     if description and description not in rel.descriptions:
                         rel.descriptions.append(clip(description, 300))
+        if failed and self.fallback is not None:
+            log.warning("%d of %d text unit(s) got no entity from the model; they use the offline extractor's",
+                        len(failed), len(todo))
+            order = _merge_offline(drafts, self.fallback(failed, infos), order)
         mentions = find_mentions(sentences, drafts)
         _ensure_unit_mentions(drafts, mentions, sentences)
         extraction = Extraction("llm", sentences, drafts, mentions, relationships, skipped_records=self.skipped)
         return extraction
 
-    def _unit(self, unit: TextUnit) -> list[ParsedReply]:
+    def _unit(self, unit: TextUnit) -> list[ParsedReply] | None:
+        """The unit's parsed replies; None when its first call failed (without a fallback, that fails the run)."""
+        if self.chat.failing:
+            raise ModelFailingError(self.chat)
         messages = prompts.extraction_messages(self.entity_types, unit.text)
-        reply = self.chat(messages, valid=records_parse)
+        try:
+            reply = self.chat(messages, kind="extraction", valid=records_parse)
+        except LLMCallError as exc:
+            if self.chat.failing:
+                raise ModelFailingError(self.chat) from exc
+            if self.fallback is None:
+                raise
+            log.warning("text unit %s: extraction failed (%s); it uses the offline extractor", unit.id, exc)
+            return None
         parsed = [self._parse(reply, unit)]
-        for round_ in range(self.gleanings):
-            messages = prompts.gleaning_messages(messages, reply)
-            reply = self.chat(messages, valid=records_parse)
-            parsed.append(self._parse(reply, unit))
-            if round_ >= self.gleanings - 1:
-                break
-            messages = prompts.gleaning_check_messages(messages, reply)
-            answer = self.chat(messages, valid=lambda text: text.strip()[:1].upper() in ("Y", "N"))
-            if not answer.strip().upper().startswith("Y"):
-                break
+        if not records_parse(reply):
+            return parsed  # a model that answered prose is not asked for more prose
+        try:
+            for round_ in range(self.gleanings):
+                messages = prompts.gleaning_messages(messages, reply)
+                reply = self.chat(messages, kind="extraction", valid=records_parse)
+                parsed.append(self._parse(reply, unit))
+                if round_ >= self.gleanings - 1:
+                    break
+                messages = prompts.gleaning_check_messages(messages, reply)
+                answer = self.chat(messages, kind="check",
+                                   valid=lambda text: text.strip()[:1].upper() in ("Y", "N"))
+                if not answer.strip().upper().startswith("Y"):
+                    break
+        except LLMCallError as exc:
+            if self.fallback is None:
+                raise
+            log.warning("text unit %s: a gleaning call failed (%s); the unit keeps what it has", unit.id, exc)
         return parsed
 
     def _parse(self, reply: str, unit: TextUnit) -> ParsedReply:
@@ -177,6 +214,21 @@ class LLMExtractor:
                 self.empty_replies += 1
                 log.warning("text unit %s: no parsable record in the reply (%r)", unit.id, clip(reply, 80))
         return parsed
+
+
+def _merge_offline(drafts: dict[str, EntityDraft], offline: Extraction, order: int) -> int:
+    """Add the offline extractor's entities (of the units it was given) to the model's ``drafts``."""
+    for key, draft in offline.entities.items():
+        target = drafts.setdefault(key, EntityDraft(key))
+        for name, count in sorted(draft.names.items(), key=lambda item: draft.first_seen[item[0]]):
+            order += 1
+            for unit_id in sorted(draft.units):
+                for _ in range(count):
+                    target.add(name, draft.type, unit_id, strong=True, order=order)
+        for description in draft.descriptions:
+            if description not in target.descriptions:
+                target.descriptions.append(description)
+    return order
 
 
 def _ensure_unit_mentions(

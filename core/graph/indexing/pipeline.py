@@ -16,7 +16,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from core.graph.communities.entity_graph import (
@@ -29,10 +29,10 @@ from core.graph.communities.layout import precomputed_layouts
 from core.graph.communities.leiden import DEFAULT_MAX_CLUSTER_SIZE, DEFAULT_SEED, entity_communities
 from core.graph.communities.structural import DEFAULT_STRUCTURAL_DEPTH, structural_communities
 from core.graph.extraction.drafts import Extraction
-from core.graph.extraction.llm import DEFAULT_CONCURRENCY, DEFAULT_GLEANINGS, LLMExtractor
+from core.graph.extraction.llm import DEFAULT_GLEANINGS, LLMExtractor
 from core.graph.extraction.offline import OfflineExtractor
 from core.graph.extraction.text_units import DEFAULT_UNIT_TOKENS, ElementInfo, build_text_units
-from core.graph.llm_cache import CachedChat
+from core.graph.llm_cache import CachedChat, ModelFailingError
 from core.graph.prompts import DEFAULT_ENTITY_TYPES
 from core.graph.reports.generate import DEFAULT_CONTEXT_TOKENS, ReportStats, generate_reports
 from core.progress import Progress, ProgressCallback, no_progress
@@ -72,7 +72,7 @@ class IndexConfig:
     english_ner: str = "auto"  # auto | spacy | heuristic
     entity_types: tuple[str, ...] = DEFAULT_ENTITY_TYPES
     gleanings: int = DEFAULT_GLEANINGS
-    concurrency: int = DEFAULT_CONCURRENCY
+    concurrency: int | None = None  # model calls at once; None: HKE_LLM_CONCURRENCY (Settings.llm_concurrency)
     max_entities_per_unit: int = DEFAULT_MAX_ENTITIES_PER_UNIT
     unit_anchors: int = DEFAULT_UNIT_ANCHORS
     report_context_tokens: int = DEFAULT_CONTEXT_TOKENS
@@ -128,11 +128,18 @@ def run_index(
     write: bool = True,
 ) -> IndexResult:
     """Build the index in its stages (:data:`STAGES`) and, when ``write``, store it; see :func:`build_index`."""
+    from core.config import load_settings
+    from core.llm import RetryPolicy
+
     config = config or IndexConfig()
+    settings = settings or load_settings()
+    if config.concurrency is None:
+        config = replace(config, concurrency=settings.llm_concurrency)
     model = _chat_model(config, chat_model, settings)
     run = _Run(store.primary_only(), config, progress)  # the index is built from, and written to, the primary
     graph_tables.GraphTables(run.store).ensure_schema()
-    chat = CachedChat(model, pool=run.store.pool, collection_id=run.store.collection_id) if model else None
+    chat = CachedChat(model, pool=run.store.pool, collection_id=run.store.collection_id,
+                      policy=RetryPolicy.from_settings(settings)) if model else None
     try:
         documents, titles = _load(run)
         units, infos = _text_units(run, documents)
@@ -142,6 +149,9 @@ def run_index(
         reports, report_stats, layouts = _reports(run, chat, graph, [*entity_comms, *structural])
     except GraphIndexError:
         raise
+    except ModelFailingError as exc:
+        raise GraphIndexError(f"indexing {run.store.collection!r} stopped: {exc}; the previous index is unchanged") \
+            from exc
     except Exception as exc:
         raise GraphIndexError(f"indexing {run.store.collection!r} failed: {exc}; the previous index is unchanged") \
             from exc
@@ -151,6 +161,8 @@ def run_index(
     params["document_versions"] = run.document_versions  # what the Reports page compares with the current versions
     report = _report(graph, entity_comms, structural, reports, report_stats, chat, extraction, extraction_mode,
                      run.timings, run.started)  # fmt: skip
+    report.llm_units, report.fallback_units = run.units_by
+    report.fallback_reports = report_stats.fallbacks
     if write:
         _write(run, graph, all_communities, reports, extraction_mode, params, report, layouts)
         report.stages = dict(run.timings)
@@ -171,6 +183,7 @@ class _Run:
     timings: dict[str, float] = field(default_factory=dict)
     started: float = field(default_factory=time.perf_counter)
     document_versions: dict[str, int] = field(default_factory=dict)  # the version of each document indexed
+    units_by: tuple[int, int] = (0, 0)  # text units extracted by the model, and by the offline fallback
 
     def notify(self, stage: str, done: int, total: int) -> None:
         self.progress(Progress(stage, done, total))
@@ -193,7 +206,7 @@ def _chat_model(
     if chat_model is None and (required or config.extraction == "auto"):
         from core.llm import configured_chat_model
 
-        chat_model = configured_chat_model(settings)
+        chat_model = configured_chat_model(settings, streaming=True)  # a long reply shows progress to the deadline
         if chat_model is None and required:
             raise GraphIndexError("LLM extraction/reports were requested but no chat model is configured")
     return chat_model
@@ -221,13 +234,18 @@ def _text_units(
 
 
 def _extract(run: _Run, chat: CachedChat | None, units: list[TextUnit], infos: dict[str, ElementInfo]) -> Extraction:
-    """Entities and relationships of every unit: by the LLM when the run uses one, else offline."""
+    """Entities and relationships of every unit: by the LLM when the run uses one (the offline extractor's for a
+    unit the model gave nothing for), else offline."""
     config = run.config
     with run.timed("extraction"):
         if chat is not None and run.llm_extraction(chat):
             extractor = LLMExtractor(chat, entity_types=config.entity_types, gleanings=config.gleanings,
-                                     concurrency=config.concurrency)  # fmt: skip
-            return extractor.extract(units, infos, run.progress)
+                                     concurrency=config.concurrency or 1,
+                                     fallback=lambda todo, known: OfflineExtractor(
+                                         english_ner=config.english_ner).extract(todo, known))  # fmt: skip
+            extraction = extractor.extract(units, infos, run.progress)
+            run.units_by = (extractor.llm_units, extractor.fallback_units)
+            return extraction
         extraction = OfflineExtractor(english_ner=config.english_ner).extract(units, infos)
         run.notify("extraction", len(units), len(units))
         return extraction
@@ -265,7 +283,7 @@ def _reports(
             communities,
             chat=chat if run.llm_reports(chat) else None,
             context_tokens=config.report_context_tokens,
-            concurrency=config.concurrency,
+            concurrency=config.concurrency or 1,
             min_findings=config.min_findings,
             max_findings=config.max_findings,
             progress=run.progress,

@@ -31,7 +31,7 @@ __all__ = [
 class ReportStats:
     llm: int = 0
     extractive: int = 0
-    fallbacks: int = 0  # LLM replies that did not parse, replaced by extractive reports
+    fallbacks: int = 0  # LLM replies that did not parse or calls that failed, replaced by extractive reports
     dropped_findings: int = 0
 
 

@@ -4,7 +4,7 @@ Every finding cites ids that exist: entities and relationships of the index, and
 
 Two generators write them: :mod:`core.graph.reports.extractive` (offline, ``generated_by="extractive"``) and
 :mod:`core.graph.reports.llm` (``generated_by="llm"``, falling back to the extractive report when a reply does not
-parse). Their shared material is in :mod:`core.graph.reports.context`.
+parse, or its call fails). Their shared material is in :mod:`core.graph.reports.context`.
 
 **The 5-finding rule:** a report has at least ``min(5, material)`` findings, where ``material`` is the number
 of relationships plus entities of the community (plus, for a section, its content sentences). So a two-entity
@@ -13,6 +13,7 @@ community with one relationship has three findings: there is nothing else to say
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -20,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from core.graph.communities.entity_graph import GraphData
-from core.graph.llm_cache import CachedChat
+from core.graph.llm_cache import CachedChat, LLMCallError, ModelFailingError
 from core.graph.reports.context import ReportContext, ReportStats, content_sentences
 from core.graph.reports.extractive import extractive_report
 from core.graph.reports.llm import llm_report
@@ -29,6 +30,8 @@ from core.progress import Progress, ProgressCallback, no_progress
 from core.store.graph_records import MAX_FINDINGS, MIN_FINDINGS, Community, Report
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "ReportStats", "generate_reports", "material"]
+
+log = logging.getLogger(__name__)
 
 DEFAULT_CONTEXT_TOKENS = 6000
 
@@ -72,8 +75,17 @@ def generate_reports(
         fallback = extractive_report(c, ctx, min_findings=min_findings, max_findings=max_findings)
         if chat is None:
             return fallback, local
-        report = llm_report(c, ctx, chat, context_tokens=context_tokens, min_findings=min_findings,
-                            max_findings=max_findings, fallback=fallback, stats=local)  # fmt: skip
+        if chat.failing:
+            raise ModelFailingError(chat)
+        try:
+            report = llm_report(c, ctx, chat, context_tokens=context_tokens, min_findings=min_findings,
+                                max_findings=max_findings, fallback=fallback, stats=local)  # fmt: skip
+        except LLMCallError as exc:
+            if chat.failing:
+                raise ModelFailingError(chat) from exc
+            log.warning("community %s: the report call failed (%s); it gets the extractive report", c.id, exc)
+            local.fallbacks += 1
+            return fallback, local
         return report or fallback, local
 
     levels: dict[tuple[str, int], list[Community]] = defaultdict(list)

@@ -144,7 +144,7 @@ def llm_report(
     stats: ReportStats,
 ) -> Report | None:
     context, refs = build_context(community, ctx, context_tokens)
-    reply = chat(prompts.report_messages(context, min_findings, max_findings),
+    reply = chat(prompts.report_messages(context, min_findings, max_findings), kind="report",
                  valid=lambda text: _validate_report(parse_json_object(text)) is not None)
     data = parse_json_object(reply)
     parsed = _validate_report(data)

@@ -41,7 +41,7 @@ import re
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -101,7 +101,7 @@ class GlobalSearchOptions:
     reduce_tokens: int = DEFAULT_REDUCE_TOKENS
     response_type: str = prompts.DEFAULT_RESPONSE_TYPE
     seed: int = DEFAULT_SEED
-    concurrency: int = 4
+    concurrency: int | None = None  # None: HKE_LLM_CONCURRENCY (Settings.llm_concurrency)
 
     def __post_init__(self) -> None:
         if self.use_llm not in ("auto", "llm", "extractive"):
@@ -134,14 +134,20 @@ def global_search(
     if chat_model is None and use_llm != "extractive":
         from core.llm import configured_chat_model
 
-        chat_model = configured_chat_model(settings)
+        chat_model = configured_chat_model(settings, streaming=True)  # a long reply shows progress to the deadline
         if chat_model is None and use_llm == "llm":
             raise ValueError("an LLM answer was requested but no chat model is configured")
     if chat_model is not None and use_llm != "extractive":
+        from core.config import load_settings
+        from core.llm import RetryPolicy
         from core.store import graph_tables
 
+        settings = settings or load_settings()
+        if options.concurrency is None:
+            options = replace(options, concurrency=settings.llm_concurrency)
         graph_tables.GraphTables(store).ensure_schema()
-        chat = CachedChat(chat_model, pool=store.pool, collection_id=store.collection_id)
+        chat = CachedChat(chat_model, pool=store.pool, collection_id=store.collection_id,
+                          policy=RetryPolicy.from_settings(settings))
         answer = _llm_search(question, reports, chat, chosen, options, notify)
     else:
         notify("map", 0, 1)
@@ -237,10 +243,10 @@ def _llm_search(
 
     def map_batch(group: list[tuple[Report, str]]) -> list[GlobalPoint]:
         context = "\n\n".join(block for _r, block in group)
-        reply = chat(prompts.map_messages(question, context), valid=_map_reply_parses)
+        reply = chat(prompts.map_messages(question, context), kind="map", valid=_map_reply_parses)
         return parse_points(reply, known)
 
-    with ThreadPoolExecutor(max_workers=max(1, options.concurrency)) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, options.concurrency or 1)) as pool:
         futures = [pool.submit(map_batch, group) for group in groups]
         notify("map", 0, len(futures))
         # Report completions from this thread (see the module docstring), then keep the batches' order.
@@ -264,7 +270,8 @@ def _llm_search(
         return GlobalAnswer(question, prompts.NO_DATA_ANSWER, "llm", level, kind, [], [], len(reports),
                             chat.calls, chat.cached, 0, 0.0)  # fmt: skip
     notify("reduce", 0, 1)
-    reply = chat(prompts.reduce_messages(question, "\n\n".join(lines), options.response_type), whole=True)
+    reply = chat(prompts.reduce_messages(question, "\n\n".join(lines), options.response_type), kind="reduce",
+                 whole=True)
     cited = [r for r in report_refs(reply) if r in known]
     if not cited:  # the reducer dropped the references: cite what its points came from
         cited = list(dict.fromkeys(r for p in kept for r in p.report_ids))
