@@ -132,8 +132,9 @@ def _entity_of_paths(cells: list[tuple[ContextElement, Any]]) -> dict[str, tuple
 
 def _best(candidates: list[tuple[ContextElement, tuple[str | None, str, str, float]]],
           common_keys: Counter[str]) -> tuple[ContextElement, tuple[str | None, str, str, float]]:
-    return max(candidates, key=lambda c: (c[1][3], common_keys[c[1][1]], -(c[0].rank if c[0].rank is not None
-                                                                              else 1_000)))
+    # equally good keys: the one most entities state, then the same one for every entity (its text decides)
+    return max(candidates, key=lambda c: (c[1][3], common_keys[c[1][1]], c[1][1],
+                                          -(c[0].rank if c[0].rank is not None else 1_000)))
 
 
 def build_table(question: str, context: Context) -> ComparisonTable | None:
