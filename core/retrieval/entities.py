@@ -32,6 +32,7 @@ from core.statements import (
     attribute_share,
     expanded_query,
     question_terms,
+    row_cell,
     statement,
     table_column,
     table_rows,
@@ -122,6 +123,7 @@ def entity_hits(
     # Inside an entity's subtree its name matches everything; the rest of the question ("어느 쪽이 더 가벼운가요",
     # "max refresh rate over HDMI") is what finds its row, in words and in meaning.
     attribute = attribute_query(question, shape)
+    question_vector = query_vector
     if entities and attribute != question:
         query = expanded_query(attribute)
         query_vector = np.asarray(store.embeddings.embed_query(query), dtype=np.float32)
@@ -155,9 +157,9 @@ def entity_hits(
             kept.append((e, h))
     chosen = [h for _, h in kept if h is not None] + alike
     if entities and not all(stated for _, _, stated, _ in best_of):
-        listing = _listing_table(store, question, query_vector, config, [e for e, _ in kept], asked,
+        listing = _listing_table(store, question, question_vector, config, [e for e, _ in kept], asked,
                                  taken | {h.element_id for h in chosen})
-        chosen += [listing] if listing is not None else []
+        chosen += listing
     extra = [Hit(h.element, len(hits) + i, h.distance) for i, h in enumerate(chosen)]
     return extra, [e for e, _ in kept]
 
@@ -172,7 +174,7 @@ def attribute_query(question: str, shape: QuestionShape) -> str:
 
 
 def _listing_table(store: ElementStore, question: str, query_vector: np.ndarray, config: SearchConfig,
-                   entities: Sequence[Entity], asked: frozenset[str], taken: set[str]) -> Hit | None:
+                   entities: Sequence[Entity], asked: frozenset[str], taken: set[str]) -> list[Hit]:
     """A table of the whole collection whose rows name two or more of the entities and whose columns hold the
     attribute asked (an index page listing every extension's entry point and dot notation), for entities whose
     own pages do not state it."""
@@ -180,14 +182,25 @@ def _listing_table(store: ElementStore, question: str, query_vector: np.ndarray,
     # the names lead the query: a table listing them matches every one, a page about one matches one
     query = " ".join(e.part or e.heading.text for e in entities) + " " + expanded_query(question)
     found, _ = search(store, query, query_vector, PER_ENTITY, Scope.whole(), config)
+    rows_of: dict[str, list[Hit]] = {}
     for hit in found:
         text = hit.element.text
-        if hit.element_id in taken or not text.lstrip().startswith("|"):
+        if hit.element_id in taken:
+            continue
+        if hit.element.category == "TableRow":  # a table's rows, each its own element under the table
+            cell = row_cell(asked, text)
+            if cell is not None and cell[0] != cell[1] and any(n and n <= terms(cell[0]) for n in names):
+                rows_of.setdefault(str(hit.element.parent_id), []).append(hit)
+            continue
+        if not text.lstrip().startswith("|"):
             continue
         rows = table_rows(text)
         if len(rows) < 3 or table_column(asked, rows[0]) is None:
             continue
         row_names = [terms(r[0]) for r in rows[1:] if r]
         if sum(any(n and n <= r for r in row_names) for n in names) >= 2:
-            return hit
-    return None
+            return [hit]
+    for rows in rows_of.values():
+        if len(rows) >= 2:
+            return rows
+    return []
