@@ -86,6 +86,7 @@ class Fact:
     entity: str | None = None  # table rows: the row's first cell
     korean: bool = False
     code_key: bool = False  # the key is a code span (a parameter name)
+    row_key: str | None = None  # a fact read from a table row: that row's first cell, which an answer should name
 
     @property
     def match_key(self) -> str:
@@ -191,10 +192,10 @@ def _table_facts(element: Element, document: str, rows: Sequence[Element] = ()) 
                     continue
                 # an options table: the row names an option, the column its default
                 out.append(Fact("default", cells[0], value, _path(element), document, gold,
-                                korean=korean, code_key=True))
+                                korean=korean, code_key=True, row_key=cells[0]))
             else:
                 out.append(Fact("table", column, value, _path(element), document, gold,
-                                entity=cells[0], korean=korean))
+                                entity=cells[0], korean=korean, row_key=cells[0]))
     return out
 
 
@@ -334,6 +335,7 @@ def facts_to_questions(
         questions.append(Question(
             id=f"g-{digest}", question=text, answers=(fact.value,), gold_path=fact.path, document=fact.document,
             gold_element=fact.element_text, tags=tuple(tags),
+            extra={"row_key": fact.row_key} if fact.row_key else {},
         ))
         texts[normalise(text)] += 1
     # Two facts asked the same way (same key under the same subject) would make one question with two answers.
