@@ -36,6 +36,7 @@ Per set and mode it reports:
   answer as whole tokens; ``answer_exact``: its quoted value equals one (quotes ignored);
 * ``table_right`` (comparative sets): every entity's value right and cited, "not stated" where the gold has
   none, and the pick right (core.evaluation.answer_checks.table_answer_right);
+* ``row_key_named`` (questions generated from a table row): the answer names the row (its first cell);
 * ``wrong_entity`` (entity grid): the answer states a value cited from another product's sheet (a count);
   ``not_stated_right``: of the questions whose product does not state the attribute, the share answered so;
 * ``tokens``: mean context tokens (core.tokens);
@@ -70,7 +71,7 @@ from _synthetic import remove_scratch_database
 NEAR_TWIN = ROOT / "data" / "near_twin"
 COLUMNS = ("n", "recall", "attribution", "answer_contains", "answer_exact", "tokens", "old_recall",
            "old_attribution", "search_ms_p50", "latency_ms_p50")
-EXTRA_COLUMNS = ("table_right", "wrong_entity", "not_stated_right")
+EXTRA_COLUMNS = ("table_right", "wrong_entity", "not_stated_right", "row_key_named")
 DATA = ROOT / "data"
 
 
@@ -174,6 +175,10 @@ def _checks(question, answer: str, context, filenames: dict[str, str], product_f
     """The comparative and entity-grid checks a question's extra fields ask for."""
     extra = question.extra
     out: dict = {}
+    if extra.get("row_key"):  # the value is in a table row: does the answer say which row?
+        from core.evaluation.metrics import contains_answer
+
+        out["row_key_named"] = contains_answer(answer, [extra["row_key"]])
     if "table" not in extra and "entity" not in extra:
         return out
     from core.evaluation.answer_checks import states_value, table_answer_right
@@ -247,6 +252,8 @@ def _aggregate(mode_rows: list[dict]) -> dict[str, float | int | None]:
     for column in ("search_ms", "latency_ms"):
         p50 = percentile([r[column] for r in mode_rows], 50)
         agg[f"{column}_p50"] = None if p50 is None else round(p50, 1)
+    if any("row_key_named" in r for r in mode_rows):
+        agg["row_key_named"] = _mean([r.get("row_key_named") for r in mode_rows])
     if any("table_right" in r for r in mode_rows):
         agg["table_right"] = _mean([r.get("table_right") for r in mode_rows])
     if any("wrong_entity" in r for r in mode_rows):

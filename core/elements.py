@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ ELEMENT_CATEGORIES: tuple[str, ...] = (
     "ListItem",
     "NarrativeText",
     "Table",
+    "TableRow",
     "CodeSnippet",
     "Image",
     "UncategorizedText",
@@ -215,6 +216,65 @@ def markdown_table(header: list[str], rows: list[list[str]]) -> tuple[str, str]:
     head_html = "".join(f"<th>{html.escape(c)}</th>" for c in header)
     body_html = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
     return text, f"<table><thead><tr>{head_html}</tr></thead><tbody>{body_html}</tbody></table>"
+
+
+ROW_SEPARATOR = " · "
+ROW_KEY_SEPARATOR = ": "
+
+
+def row_text(header: Sequence[str], cells: Sequence[str]) -> str:
+    """A table row as it reads on its own: each cell after its column's header ("Option: installer · Default:
+    pip · Description: …"); a cell under an empty header stands alone, an empty cell is left out."""
+    return ROW_SEPARATOR.join(
+        f"{h}{ROW_KEY_SEPARATOR}{c}" if h else c
+        for h, c in zip(header, cells, strict=False) if c
+    )
+
+
+def row_cells(text: str) -> list[tuple[str, str]]:
+    """``(header, cell)`` pairs of a :func:`row_text` (header "" for a cell under an empty header)."""
+    out = []
+    for part in text.split(ROW_SEPARATOR):
+        head, sep, cell = part.partition(ROW_KEY_SEPARATOR)
+        out.append((head.strip(), cell.strip()) if sep else ("", part.strip()))
+    return out
+
+
+def add_table(
+    builder: ElementBuilder,
+    header: list[str],
+    rows: list[list[str]],
+    parent_id: str | None,
+    depth: int,
+    *,
+    start_line: int | None = None,
+    end_line: int | None = None,
+    row_lines: Sequence[tuple[int | None, int | None]] = (),
+    extra: dict[str, Any] | None = None,
+) -> Document | None:
+    """A Table element holding the header, and under it one TableRow element per non-empty row.
+
+    Ragged rows are padded to the widest row, so every row keeps the cells it has; a header cell spanning
+    columns was already repeated by the caller. The table's own text is its header as a pipe table, so a search
+    hit, a citation or a changed cell is one row, never the whole table.
+    """
+    width = max([len(header), *(len(r) for r in rows)], default=0)
+    if width == 0:
+        return None
+    header = [*header, *[""] * (width - len(header))]
+    rows = [[*r, *[""] * (width - len(r))] for r in rows]
+    if not any(header) and not any(any(r) for r in rows):
+        return None
+    text, text_as_html = markdown_table(header, [])
+    table = builder.add("Table", text, parent_id, depth, start_line=start_line, end_line=end_line,
+                        extra={**(extra or {}), "text_as_html": text_as_html, "rows": len(rows)})
+    assert table is not None  # a header line is never blank
+    table_id = table.metadata["element_id"]
+    for i, cells in enumerate(rows):
+        lines = row_lines[i] if i < len(row_lines) else (start_line, end_line)
+        builder.add("TableRow", row_text(header, cells), table_id, depth, start_line=lines[0], end_line=lines[1],
+                    extra={"cells": cells, "row": i + 1})
+    return table
 
 
 class ElementFileLoader(BaseLoader):

@@ -13,10 +13,10 @@ exactly as :mod:`core.markdown_loader` builds it:
   depth 0), so the sections of a Word document hang under its title.
 * **ListItem**: nested under the item one list level up (HTML ``<ul>``/``<ol>`` nesting, DOCX ``w:ilvl`` or
   ``List Bullet 2`` style), else under the current heading; ``category_depth`` is its nesting level from 0.
-* **Table**: ``text_as_html`` rebuilt from the cells with every cell escaped, and the text as a markdown table,
-  like the markdown loader's; **CodeSnippet**, **Image**, **NarrativeText** and the rest keep unstructured's
-  category (anything outside :data:`ELEMENT_CATEGORIES` becomes UncategorizedText, the original is kept in
-  ``unstructured_category``).
+* **Table**: a Table element holding the header and one TableRow element per row
+  (:func:`core.elements.add_table`), like the markdown loader's; **CodeSnippet**, **Image**, **NarrativeText**
+  and the rest keep unstructured's category (anything outside :data:`ELEMENT_CATEGORIES` becomes
+  UncategorizedText, the original is kept in ``unstructured_category``).
 * ids come from :func:`core.elements.element_id_for`, so they are stable and scoped to the document.
 
 Safety: unstructured is made offline first (:func:`core.unstructured_loader.make_unstructured_offline`: no
@@ -38,7 +38,8 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from core.elements import ELEMENT_CATEGORIES, ElementBuilder, markdown_table
+from core.elements import ELEMENT_CATEGORIES, ElementBuilder, add_table
+from core.html_tables import html_tables
 
 __all__ = [
     "LEGACY_FORMATS",
@@ -159,34 +160,17 @@ def _partition_docx(data: bytes) -> tuple[list[Any], list[str]]:
 # --------------------------------------------------------------------------------------------------
 
 
-def _table_rows(text_as_html: str) -> list[list[str]] | None:
-    """Cell texts row by row from unstructured's ``text_as_html`` (top-level rows only), or None."""
-    if not text_as_html.strip():
-        return None
-    from lxml import etree
-    from lxml import html as lxml_html
-
-    try:
-        table = lxml_html.fragment_fromstring(text_as_html, create_parent=False)
-    except (etree.ParserError, ValueError):
-        return None
-    if table.tag != "table":
-        found = table.find(".//table")
-        if found is None:
-            return None
-        table = found
-    rows = []
-    for tr in table.xpath("./tr | ./thead/tr | ./tbody/tr | ./tfoot/tr"):
-        rows.append([" ".join("".join(cell.itertext()).split()) for cell in tr.xpath("./th | ./td")])
-    return [r for r in rows if r] or None
-
-
-def _table(text: str, text_as_html: str) -> tuple[str, str]:
-    """(markdown text, escaped HTML) of a table; the first row is the header, as markdown requires."""
-    rows = _table_rows(text_as_html) or [[text]]
-    width = max(len(r) for r in rows)
-    rows = [r + [""] * (width - len(r)) for r in rows]
-    return markdown_table(rows[0], rows[1:])
+def _table(text: str, text_as_html: str) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of a table from unstructured's ``text_as_html``: the header row where the table marks one
+    (``<thead>``, a first row of ``<th>``), else the first row, as unstructured puts a header there; the element's
+    text as one cell when there is no HTML."""
+    tables = html_tables(text_as_html) if text_as_html.strip() else []
+    if not tables:
+        return [], [[text]]
+    header, rows = tables[0]
+    if not any(header) and len(rows) > 1:
+        header, rows = rows[0], rows[1:]
+    return header, rows
 
 
 def _to_tree(
@@ -230,9 +214,7 @@ def _to_tree(
             parent_id, depth = heading, 0
             items.clear()
 
-        if category == "Table":
-            text, extra["text_as_html"] = _table(text, meta.text_as_html or "")
-        elif category == "CodeSnippet":
+        if category == "CodeSnippet":
             extra["language"] = ""
         elif category == "Image":
             extra["image_url"] = meta.image_url or ""
@@ -244,7 +226,13 @@ def _to_tree(
             if values:
                 extra[ours] = values
         # Neither format has source lines: no start/end lines.
-        document = tree.add(category, text, parent_id, depth, extra={"source_format": fmt, **extra})
+        if category == "Table":
+            header, rows = _table(text, meta.text_as_html or "")
+            document = add_table(tree, header, rows, parent_id, depth, extra={"source_format": fmt, **extra})
+            if document is None:
+                continue
+        else:
+            document = tree.add(category, text, parent_id, depth, extra={"source_format": fmt, **extra})
         assert document is not None  # text is not blank
         element_id = document.metadata["element_id"]
         if category == "Title":

@@ -13,7 +13,8 @@ from typing import Any
 from langchain_core.documents import Document
 from markdown_it.token import Token
 
-from core.elements import ElementBuilder, markdown_table
+from core.elements import ElementBuilder, add_table
+from core.html_tables import html_tables, strip_html_tables
 
 # The token core.markdown_loader pushes where content nested past its cap was dropped.
 TRUNCATED_TOKEN = "hke_truncated"
@@ -228,7 +229,7 @@ class _TreeBuilder:
                 )  # fmt: skip
                 self._mark_started()
             elif kind == "html_block":
-                self._emit("UncategorizedText", tok.content.rstrip("\n"), self._block_parent(), 0, tok.map)
+                self._html_block(tok)
                 self._mark_started()
             elif kind == "table_open":
                 i = self._table(tokens, i)
@@ -300,10 +301,12 @@ class _TreeBuilder:
         self._mark_started()
 
     def _table(self, tokens: list[Token], start: int) -> int:
-        """Emit one Table element for tokens[start] (table_open); return the index of table_close."""
+        """Emit a Table element and its TableRow children for tokens[start] (table_open); return the index of
+        table_close."""
         table_open = tokens[start]
         header: list[str] = []
         rows: list[list[str]] = []
+        row_lines: list[tuple[int | None, int | None]] = []
         current: list[str] | None = None
         in_head = False
         emphasized: list[str] = []
@@ -320,6 +323,7 @@ class _TreeBuilder:
                 current = header if in_head else []
                 if not in_head:
                     rows.append(current)
+                    row_lines.append((tok.map[0] + 1, tok.map[1]) if tok.map else (None, None))
             elif tok.type == "inline" and current is not None:
                 cell = _Inline(tok.children)
                 current.append(cell.text)
@@ -327,19 +331,41 @@ class _TreeBuilder:
                 code_spans += cell.code_spans
                 link_texts += cell.link_texts
             i += 1
-        width = max([len(header), *(len(r) for r in rows)])
-        header += [""] * (width - len(header))
-        for row in rows:
-            row += [""] * (width - len(row))
-
-        text, text_as_html = markdown_table(header, rows)
-        inline = _Inline(None)
-        inline.emphasized, inline.code_spans, inline.link_texts = emphasized, code_spans, link_texts
-        if any(header) or any(any(r) for r in rows):
-            self._emit(
-                "Table", text, self._block_parent(), 0, table_open.map, inline, extra={"text_as_html": text_as_html}
-            )
+        extra: dict[str, Any] = {}
+        if self._truncation_pending:
+            extra["truncated_nesting"] = True
+            self._truncation_pending = False
+        for name, values in (("emphasized", emphasized), ("code_spans", code_spans), ("link_texts", link_texts)):
+            kept = [v for v in dict.fromkeys(values) if v]
+            if kept:
+                extra[name] = kept
+        line_map = table_open.map
+        table = add_table(
+            self._elements, header, rows, self._block_parent(), 0,
+            start_line=line_map[0] + 1 if line_map else None, end_line=line_map[1] if line_map else None,
+            row_lines=row_lines, extra=extra,
+        )  # fmt: skip
+        if table is not None:
+            self._by_id[table.metadata["element_id"]] = table
         return i
+
+    def _html_block(self, tok: Token) -> None:
+        """Raw HTML kept verbatim, except its ``<table>``s: each becomes a Table element with its rows."""
+        raw = tok.content.rstrip("\n")
+        parent = self._block_parent()
+        tables = html_tables(raw) if "<table" in raw.lower() else []
+        if not tables:
+            self._emit("UncategorizedText", raw, parent, 0, tok.map)
+            return
+        rest = strip_html_tables(raw)
+        if re.sub(r"<[^>]*>", "", rest).strip():  # text around the tables (a <summary>) stays as raw HTML
+            self._emit("UncategorizedText", rest.strip(), parent, 0, tok.map)
+        start, end = (tok.map[0] + 1, tok.map[1]) if tok.map else (None, None)
+        for header, rows in tables:
+            table = add_table(self._elements, header, rows, parent, 0, start_line=start, end_line=end,
+                              extra={"source_format": "html"})
+            if table is not None:
+                self._by_id[table.metadata["element_id"]] = table
 
 
 def build_elements(tokens: list[Token], *, document_id: str, source: str) -> list[Document]:

@@ -239,7 +239,8 @@ class _Writer:
 
         mark = self.marker(element_id, role, block=False)
         suffix = f" {mark}" if mark else ""
-        if category == "ListItem":
+        if category in ("ListItem", "TableRow"):
+            # A table's rows are listed under its header, one line each, so a hit marks its own row.
             # Hard line breaks inside an item stay inside it as indented continuation lines.
             first, *rest = [self.text(line.strip()) for line in raw.split("\n")]
             lines = [f"{indent}- {first}{suffix}", *(f"{indent}  {line}" for line in rest if line)]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from core.elements import ROW_SEPARATOR, row_cells
 from core.quantities import is_unit
 from core.textnorm import english_stem, match_terms
 
@@ -28,6 +29,7 @@ __all__ = [
     "name_share",
     "option_heading",
     "question_terms",
+    "row_cell",
     "without_default_phrases",
     "statement",
     "states_default",
@@ -281,6 +283,23 @@ def table_cell(wanted: frozenset[str], text: str) -> tuple[str, str, str] | None
     return (f"{body[row][0]} — {header[column]}", value, line) if value else None
 
 
+def row_cell(wanted: frozenset[str], text: str) -> tuple[str, str, str] | None:
+    """``(row name, column, cell)`` of a table row (a TableRow element's text, "Option: installer · Default: pip"):
+    the column, other than the first, whose header the question's terms name best, apart from the row's name. A
+    row without headers reads as ``key · value``."""
+    pairs = row_cells(text)
+    if len(pairs) < 2:
+        return None
+    header = [h for h, _ in pairs]
+    name = pairs[0][1]
+    if not any(header[1:]):
+        return name, name, ROW_SEPARATOR.join(c for _, c in pairs[1:])
+    column = table_column(wanted, header, name)
+    if column is None:
+        return None
+    return name, header[column], pairs[column][1]
+
+
 def states_default(text: str) -> bool:
     """Whether ``text`` states a default value ("Defaults to `None`", "Default: `'/'`")."""
     return _DEFAULT.search(text) is not None
@@ -291,6 +310,9 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
     text = text.strip()
     if category == "CodeSnippet":
         return None  # code sets values ("Fastify({ trustProxy: true })"), it does not state defaults
+    if category == "TableRow":
+        found = row_cell(wanted, text)
+        return (found[1] if found[0] == found[1] else f"{found[0]} — {found[1]}", found[2]) if found else None
     if category == "Table" or text.startswith("|"):
         cell = table_cell(wanted, text)
         return cell[:2] if cell else None

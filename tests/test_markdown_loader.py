@@ -328,7 +328,8 @@ def test_table_code_and_image_do_not_reset_the_heading_stack() -> None:
     assert tree(docs) == [
         ("Title", 0, "Manual", None),
         ("Title", 1, "Specs", "Manual"),
-        ("Table", 0, "| Key | Value |\n| --- | --- |\n| Panel | IPS |", "Specs"),
+        ("Table", 0, "| Key | Value |\n| --- | --- |", "Specs"),
+        ("TableRow", 0, "Key: Panel · Value: IPS", "| Key | Value |\n| --- | --- |"),
         ("Title", 1, "Code", "Manual"),
         ("CodeSnippet", 0, 'print("hi")', "Code"),
         ("CodeSnippet", 0, "indented code", "Code"),
@@ -338,24 +339,28 @@ def test_table_code_and_image_do_not_reset_the_heading_stack() -> None:
         ("NarrativeText", 0, "A quoted remark.", "After image"),
         ("Title", 2, "After quote and rule", "Code"),  # the thematic break produced nothing
     ]
-    table = docs[2]
+    table, row = docs[2], docs[3]
     assert table.metadata["text_as_html"] == (
-        "<table><thead><tr><th>Key</th><th>Value</th></tr></thead>"
-        "<tbody><tr><td>Panel</td><td>IPS</td></tr></tbody></table>"
+        "<table><thead><tr><th>Key</th><th>Value</th></tr></thead><tbody></tbody></table>"
     )
     assert table.metadata["emphasized"] == ["IPS"]
+    assert row.metadata["parent_id"] == table.metadata["element_id"]
+    assert row.metadata["cells"] == ["Panel", "IPS"]
+    assert row.metadata["start_line"] == 6
     image = by_text(docs, "Front view")
     assert image.metadata["image_url"] == "img/front.png"
     assert by_text(docs, "indented code").metadata["language"] == ""
 
 
 def test_table_cells_are_escaped_in_html_and_pipes_escaped_in_markdown() -> None:
-    [table] = parse("| a | <b>x</b> |\n|---|---|\n| 1 \\| 2 | & |\n| only |\n")
+    table, *rows = parse("| a | <b>x</b> |\n|---|---|\n| 1 \\| 2 | & |\n| only |\n")
     assert table.metadata["text_as_html"] == (
-        "<table><thead><tr><th>a</th><th>&lt;b&gt;x&lt;/b&gt;</th></tr></thead>"
-        "<tbody><tr><td>1 | 2</td><td>&amp;</td></tr><tr><td>only</td><td></td></tr></tbody></table>"
+        "<table><thead><tr><th>a</th><th>&lt;b&gt;x&lt;/b&gt;</th></tr></thead><tbody></tbody></table>"
     )
-    assert table.page_content == "| a | <b>x</b> |\n| --- | --- |\n| 1 \\| 2 | & |\n| only |  |"
+    assert table.page_content == "| a | <b>x</b> |\n| --- | --- |"
+    # a ragged row keeps the cells it has, padded; a cell's HTML is its text
+    assert [r.page_content for r in rows] == ["a: 1 | 2 · <b>x</b>: &", "a: only"]
+    assert [r.metadata["cells"] for r in rows] == [["1 | 2", "&"], ["only", ""]]
 
 
 def test_lists_and_paragraphs_inside_blockquotes() -> None:

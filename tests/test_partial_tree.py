@@ -107,8 +107,8 @@ EXACT_RENDERINGS = [
         id="hit_that_is_an_ancestor_of_another_hit_is_not_repeated",
     ),
     pytest.param(
-        [_first("Table"), _first("CodeSnippet")],
-        "# Nova A\n\n## Specs\n\n### Ports\n\n▼ [e:{0}]\n\n| Mode | Gamma |\n| --- | --- |\n| sRGB | 2.2 |\n\n"
+        [_first("TableRow"), _first("CodeSnippet")],
+        "# Nova A\n\n## Specs\n\n### Ports\n\n| Mode | Gamma |\n| --- | --- |\n\n- Mode: sRGB · Gamma: 2.2 ◀ [e:{0}]\n\n"
         "## Firmware\n\n- Download\n\n  ▼ [e:{1}]\n\n  ```sh\n  flash --go\n  ```",
         id="tables_and_code_stay_intact_and_are_marked",
     ),

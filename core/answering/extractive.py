@@ -149,11 +149,43 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         )
         key, value = stated if stated else (None, None)
         cell = table_cell(unplaced, element.text) if stated and element.text.lstrip().startswith("|") else None
-        excerpt = cell[2] if cell else _excerpt(element.text, wanted, value)
+        # a table row is one unit: quoted whole, its row name and every header with it
+        excerpt = (" ".join(element.text.split()) if element.category == "TableRow"
+                   else cell[2] if cell else _excerpt(element.text, wanted, value))
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers,
                                attribute))
     scored.sort(key=lambda e: (-e.answers, -e.score, e.element.rank if e.element.rank is not None else 1_000_000))
-    return scored
+    return _after_what_follows(scored, context)
+
+
+# A sentence that introduces what follows it: "… is one of the following:", "다음과 같습니다", "아래 표를 참고하세요".
+_LEAD_IN = re.compile(r"[:：]\s*$|\b(?:one of )?the following\b|\bas follows\b|\bbelow\b"
+                      r"|(?:다음|아래)(?:과|와)?\s*같|(?:다음|아래)\s*(?:표|목록|중)", re.I)
+
+
+def is_lead_in(text: str) -> bool:
+    """Whether ``text`` introduces a list or table after it rather than stating something itself."""
+    return len(text) <= 400 and _LEAD_IN.search(text.strip()) is not None
+
+
+def _after_what_follows(scored: list[Evidence], context: Context) -> list[Evidence]:
+    """A lead-in sentence says its value lives in what follows: when the context holds what follows it (the next
+    elements of its section: a list's items, a table's rows), the lead-in ranks right after the best of them."""
+    if context.mode != "hierarchical":  # a plain context is in rank order: nothing there "follows" a sentence
+        return scored
+    position = {e.element_id: i for i, e in enumerate(context.elements)}
+    out = list(scored)
+    for evidence in [e for e in scored if e.element.category != "TableRow" and is_lead_in(e.element.text)]:
+        lead = evidence.element
+        start = position.get(lead.element_id, -1)
+        followers = {e.element_id for e in context.elements[start + 1:]
+                     if e.document_id == lead.document_id and e.path == lead.path and e.category != "Title"}
+        ranked = [i for i, e in enumerate(out) if e.element.element_id in followers and e.answers]
+        if not ranked or ranked[0] < out.index(evidence):
+            continue
+        out.remove(evidence)
+        out.insert(ranked[0], evidence)
+    return out
 
 
 def _asks_an_included_part(asked: frozenset[str], text: str, stated: tuple[str, str] | None) -> bool:

@@ -22,7 +22,15 @@ from core.answering import prompts
 from core.quantities import Measured, comparable, measure
 from core.retrieval import Context, ContextElement
 from core.retrieval.shape import QuestionShape, question_shape
-from core.statements import attribute_share, question_terms, statement, table_column, table_rows, terms
+from core.statements import (
+    attribute_share,
+    question_terms,
+    row_cell,
+    statement,
+    table_column,
+    table_rows,
+    terms,
+)
 
 __all__ = ["ComparisonTable", "TableRow", "build_table"]
 
@@ -97,6 +105,14 @@ class ComparisonTable:
 def _cells(element: ContextElement, asked: frozenset[str]) -> list[tuple[str | None, str, str, float]]:
     """``(row name or None, key, value, share of the key asked)`` the element states for the attribute."""
     text = element.text.strip()
+    if element.category == "TableRow":
+        cell = row_cell(asked, text)
+        if cell is None:
+            return []
+        if cell[0] == cell[1]:  # a row without headers reads as "key · value"
+            share = attribute_share(asked, cell[0])
+            return [(None, cell[0], cell[2], share)] if share > 0 and cell[2] else []
+        return [(cell[0], cell[1], cell[2], 1.0)] if cell[2] else []
     if element.category == "Table" or text.startswith("|"):
         rows = table_rows(text)
         if len(rows) < 2:
@@ -132,8 +148,9 @@ def _entity_of_paths(cells: list[tuple[ContextElement, Any]]) -> dict[str, tuple
 
 def _best(candidates: list[tuple[ContextElement, tuple[str | None, str, str, float]]],
           common_keys: Counter[str]) -> tuple[ContextElement, tuple[str | None, str, str, float]]:
-    return max(candidates, key=lambda c: (c[1][3], common_keys[c[1][1]], -(c[0].rank if c[0].rank is not None
-                                                                              else 1_000)))
+    # equally good keys: the one most entities state, then the same one for every entity (its text decides)
+    return max(candidates, key=lambda c: (c[1][3], common_keys[c[1][1]], c[1][1],
+                                          -(c[0].rank if c[0].rank is not None else 1_000)))
 
 
 def build_table(question: str, context: Context) -> ComparisonTable | None:

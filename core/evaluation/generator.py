@@ -86,6 +86,7 @@ class Fact:
     entity: str | None = None  # table rows: the row's first cell
     korean: bool = False
     code_key: bool = False  # the key is a code span (a parameter name)
+    row_key: str | None = None  # a fact read from a table row: that row's first cell, which an answer should name
 
     @property
     def match_key(self) -> str:
@@ -168,14 +169,18 @@ def _cell_text(cell: str) -> str:
     return _SHEBANG.sub("", text)  # "#!py3 20" is pymdown's inline highlighting of the code 20
 
 
-def _table_facts(element: Element, document: str) -> list[Fact]:
+def _table_facts(element: Element, document: str, rows: Sequence[Element] = ()) -> list[Fact]:
+    """The facts of a table: of its TableRow elements (each fact's element is its row), or, for a table stored
+    whole (an older collection, another loader), of the rows in its text."""
     lines = [line for line in element.text.strip().splitlines() if line.strip()]
-    if len(lines) < 3:
+    if len(lines) < 2:
         return []
     header = _split_row(lines[0])
+    bodies = ([(row.text, [_cell_text(str(c)) for c in cells]) for row in rows
+               if isinstance(cells := row.get("cells"), list)]
+              if rows else [(element.text, [_cell_text(c) for c in _split_row(line)]) for line in lines[2:]])
     out = []
-    for line in lines[2:]:
-        cells = [_cell_text(c) for c in _split_row(line)]
+    for gold, cells in bodies:
         if len(cells) != len(header) or not any(ch.isalnum() for ch in cells[0]):
             continue
         for column, value in zip([_cell_text(h) for h in header[1:]], cells[1:], strict=True):
@@ -186,11 +191,11 @@ def _table_facts(element: Element, document: str) -> list[Fact]:
                 if len(value.split()) > MAX_DEFAULT_WORDS or value.casefold().startswith("see "):
                     continue
                 # an options table: the row names an option, the column its default
-                out.append(Fact("default", cells[0], value, _path(element), document, element.text,
-                                korean=korean, code_key=True))
+                out.append(Fact("default", cells[0], value, _path(element), document, gold,
+                                korean=korean, code_key=True, row_key=cells[0]))
             else:
-                out.append(Fact("table", column, value, _path(element), document, element.text,
-                                entity=cells[0], korean=korean))
+                out.append(Fact("table", column, value, _path(element), document, gold,
+                                entity=cells[0], korean=korean, row_key=cells[0]))
     return out
 
 
@@ -207,11 +212,15 @@ def _marks(element: Element, key: str) -> list[object]:
 def extract_facts(elements: Sequence[Element], document: str) -> list[Fact]:
     """The facts one parsed document states, in document order."""
     by_id = {e.element_id: e for e in elements}
+    rows_of: dict[str, list[Element]] = {}
+    for e in elements:
+        if e.category == "TableRow" and e.parent_id:
+            rows_of.setdefault(e.parent_id, []).append(e)
     facts: list[Fact] = []
     for element in elements:
         category = element.category
         if category == "Table":
-            facts.extend(_table_facts(element, document))
+            facts.extend(_table_facts(element, document, rows_of.get(element.element_id, ())))
             continue
         if category not in ("ListItem", "NarrativeText"):
             continue
@@ -326,6 +335,7 @@ def facts_to_questions(
         questions.append(Question(
             id=f"g-{digest}", question=text, answers=(fact.value,), gold_path=fact.path, document=fact.document,
             gold_element=fact.element_text, tags=tuple(tags),
+            extra={"row_key": fact.row_key} if fact.row_key else {},
         ))
         texts[normalise(text)] += 1
     # Two facts asked the same way (same key under the same subject) would make one question with two answers.

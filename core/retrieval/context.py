@@ -122,7 +122,8 @@ def expand(
     hit_ids = [h.element_id for h in hits]
     # A list item documenting an option ("`end_url`: String to append …") holds its "Default: …" paragraph
     # below it, so it brings its children like a heading does.
-    headings = [h.element_id for h in hits if h.element.category in ("Title", "ListItem")]
+    # A table hit (its header) brings its rows closest to the question the same way.
+    headings = [h.element_id for h in hits if h.element.category in ("Title", "ListItem", "Table")]
     if children_budget <= 0 or not headings:
         return store.ancestors(hit_ids), [], {}
     if query_vector is None:

@@ -17,6 +17,7 @@ answer can say "not stated" for it instead of leaving it out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,6 +32,7 @@ from core.statements import (
     attribute_share,
     expanded_query,
     question_terms,
+    row_cell,
     statement,
     table_column,
     table_rows,
@@ -38,7 +40,7 @@ from core.statements import (
 )
 from core.store import ElementStore
 
-__all__ = ["MAX_ENTITIES", "Entity", "entity_hits", "find_entities"]
+__all__ = ["MAX_ENTITIES", "Entity", "attribute_query", "entity_hits", "find_entities"]
 
 MAX_ENTITIES = 12
 PER_ENTITY = 5  # hits searched per entity; the one stating the attribute is kept
@@ -118,37 +120,61 @@ def entity_hits(
     entities = find_entities(index, shape, hits, asked)
     taken = {h.element_id for h in hits}
     query = expanded_query(question)
-    best_of: list[tuple[Entity, Hit | None, bool]] = []
+    # Inside an entity's subtree its name matches everything; the rest of the question ("어느 쪽이 더 가벼운가요",
+    # "max refresh rate over HDMI") is what finds its row, in words and in meaning.
+    attribute = attribute_query(question, shape)
+    question_vector = query_vector
+    if entities and attribute != question:
+        query = expanded_query(attribute)
+        query_vector = np.asarray(store.embeddings.embed_query(query), dtype=np.float32)
+    best_of: list[tuple[Entity, Hit | None, bool, list[Hit]]] = []
     for entity in entities:
         root = entity.search_root
         # The entity's own name words rank nothing inside it (every element there carries them).
         names = tuple(sorted(terms(entity.heading.text)))
         found, _ = search(store, query, query_vector, PER_ENTITY,
                           Scope.subtrees([root.element_id], root.label, names=names), config)
-        best = _best([h for h in found if h.element_id not in taken], asked)
+        fresh = [h for h in found if h.element_id not in taken]
+        best = _best(fresh, asked)
         if best is not None:
             taken.add(best.element_id)
-        best_of.append((entity, best, best is not None and _stated(best, asked) > 0))
+        stated = best is not None and _stated(best, asked) > 0
+        # the entity's other rows stating the attribute as fully ("무게(스탠드 포함)" beside "무게(스탠드 제외)"): the
+        # table then states the same key for every entity that has it
+        also = [h for h in fresh if stated and h is not best and _stated(h, asked) >= _stated(best, asked)]
+        taken.update(h.element_id for h in also)
+        best_of.append((entity, best, stated, also))
     # A part named in several places ("Nova 24FL" heads its sheet and an FAQ entry) means the ones stating the
     # attribute, when any does; else its shallowest heading (a document's title before a section naming it).
     kept = []
-    for e, h, stated in best_of:
-        same = [(o, s) for o, _, s in best_of if o.part == e.part]
+    alike: list[Hit] = []
+    for e, h, stated, also in best_of:
+        same = [(o, s) for o, _, s, _ in best_of if o.part == e.part]
         if e.part is None or stated:
             kept.append((e, h))
+            alike += also
         elif not any(s for _, s in same) and e is min((o for o, _ in same), key=lambda o: len(o.heading.path)):
             kept.append((e, h))
-    chosen = [h for _, h in kept if h is not None]
-    if entities and not all(stated for _, _, stated in best_of):
-        listing = _listing_table(store, question, query_vector, config, [e for e, _ in kept], asked,
+    chosen = [h for _, h in kept if h is not None] + alike
+    if entities and not all(stated for _, _, stated, _ in best_of):
+        listing = _listing_table(store, question, question_vector, config, [e for e, _ in kept], asked,
                                  taken | {h.element_id for h in chosen})
-        chosen += [listing] if listing is not None else []
+        chosen += listing
     extra = [Hit(h.element, len(hits) + i, h.distance) for i, h in enumerate(chosen)]
     return extra, [e for e, _ in kept]
 
 
+def attribute_query(question: str, shape: QuestionShape) -> str:
+    """``question`` without the names of the things it compares (and a Korean particle right after one)."""
+    rest = question
+    for part in sorted(shape.parts, key=len, reverse=True):
+        rest = re.sub(re.escape(part) + r"(?:과|와|은|는|이|가|의|을|를|도)?(?=\s|[,?.!]|$)", " ", rest)
+    rest = " ".join(rest.split())
+    return rest if terms(rest) else question
+
+
 def _listing_table(store: ElementStore, question: str, query_vector: np.ndarray, config: SearchConfig,
-                   entities: Sequence[Entity], asked: frozenset[str], taken: set[str]) -> Hit | None:
+                   entities: Sequence[Entity], asked: frozenset[str], taken: set[str]) -> list[Hit]:
     """A table of the whole collection whose rows name two or more of the entities and whose columns hold the
     attribute asked (an index page listing every extension's entry point and dot notation), for entities whose
     own pages do not state it."""
@@ -156,14 +182,25 @@ def _listing_table(store: ElementStore, question: str, query_vector: np.ndarray,
     # the names lead the query: a table listing them matches every one, a page about one matches one
     query = " ".join(e.part or e.heading.text for e in entities) + " " + expanded_query(question)
     found, _ = search(store, query, query_vector, PER_ENTITY, Scope.whole(), config)
+    rows_of: dict[str, list[Hit]] = {}
     for hit in found:
         text = hit.element.text
-        if hit.element_id in taken or not text.lstrip().startswith("|"):
+        if hit.element_id in taken:
+            continue
+        if hit.element.category == "TableRow":  # a table's rows, each its own element under the table
+            cell = row_cell(asked, text)
+            if cell is not None and cell[0] != cell[1] and any(n and n <= terms(cell[0]) for n in names):
+                rows_of.setdefault(str(hit.element.parent_id), []).append(hit)
+            continue
+        if not text.lstrip().startswith("|"):
             continue
         rows = table_rows(text)
         if len(rows) < 3 or table_column(asked, rows[0]) is None:
             continue
         row_names = [terms(r[0]) for r in rows[1:] if r]
         if sum(any(n and n <= r for r in row_names) for n in names) >= 2:
-            return hit
-    return None
+            return [hit]
+    for rows in rows_of.values():
+        if len(rows) >= 2:
+            return rows
+    return []

@@ -1,0 +1,174 @@
+"""Tables down to the row: each row an element under its table, read, quoted, rendered and versioned as one unit."""
+
+from __future__ import annotations
+
+import textwrap
+
+from core.answering import ExtractiveAnswerer
+from core.answering.extractive import is_lead_in, score_evidence
+from core.answering.table import build_table
+from core.elements import Element
+from core.markdown_loader import parse_markdown
+from core.partial_tree import merge_trees, render_markdown, short_ids
+from core.retrieval import Context, ContextElement, EntityRef
+from core.statements import question_terms, statement
+from core.versions.diff import diff_elements
+
+
+def parse(text: str) -> list[Element]:
+    docs = parse_markdown(textwrap.dedent(text), source="ref.md", document_id="doc-1")
+    return [Element.from_document(d) for d in docs]
+
+
+def rows_of(elements: list[Element]) -> list[str]:
+    return [e.text for e in elements if e.category == "TableRow"]
+
+
+OPTIONS = """\
+    # Reference
+    ## Options
+
+    By default it is one of the following:
+
+    | Option | Default | Description |
+    |---|---|---|
+    | installer | pip | Which installer to use |
+    | timeout | 15 | Seconds to wait |
+    """
+
+
+def test_a_pipe_table_is_a_header_element_with_one_row_element_per_row() -> None:
+    elements = parse(OPTIONS)
+    table = next(e for e in elements if e.category == "Table")
+    rows = [e for e in elements if e.category == "TableRow"]
+    assert table.text == "| Option | Default | Description |\n| --- | --- | --- |"
+    assert [r.text for r in rows] == ["Option: installer · Default: pip · Description: Which installer to use",
+                                      "Option: timeout · Default: 15 · Description: Seconds to wait"]
+    assert all(r.parent_id == table.element_id for r in rows)
+    assert all(r.heading_path == ("Reference", "Options") for r in rows)
+    assert [r.start_line for r in rows] == [8, 9]
+
+
+def test_html_tables_in_details_and_list_items_become_rows_with_their_header_cells() -> None:
+    elements = parse("""\
+        # 제품 안내
+
+        <details>
+        <summary>사양 표</summary>
+        <table><thead><tr><th>항목</th><th>값</th></tr></thead>
+        <tbody><tr><td>무게</td><td>2.9 kg</td></tr><tr><td>보증기간</td><td>2년</td></tr></tbody></table>
+        </details>
+
+        - 연결단자
+          <table><tr><td>HDMI</td><td>2개</td></tr></table>
+        """)
+    assert rows_of(elements) == ["항목: 무게 · 값: 2.9 kg", "항목: 보증기간 · 값: 2년", "HDMI · 2개"]
+    summary = next(e for e in elements if e.category == "UncategorizedText")
+    assert "<table" not in summary.text and "사양 표" in summary.text
+    item = next(e for e in elements if e.category == "ListItem")
+    tables = [e for e in elements if e.category == "Table"]
+    assert tables[1].parent_id == item.element_id
+
+
+def test_merged_empty_and_ragged_cells_keep_every_cell_and_markup_is_text() -> None:
+    elements = parse("""\
+        <table>
+        <tr><th colspan="2">Size</th><th></th></tr>
+        <tr><td rowspan="2">A</td><td>1</td><td><script>alert(1)</script>&lt;b&gt;bold&lt;/b&gt;</td></tr>
+        <tr><td>2</td></tr>
+        <tr><td>B</td></tr>
+        </table>
+        """)
+    rows = [e for e in elements if e.category == "TableRow"]
+    assert [r.get("cells") for r in rows] == [["A", "1", "<b>bold</b>"], ["A", "2", ""], ["B", "", ""]]
+    assert rows[0].text == "Size: A · Size: 1 · <b>bold</b>"  # a script's code is never kept; shown markup is text
+    shorts = short_ids(e.element_id for e in elements)
+    shown = render_markdown(merge_trees(elements, [rows[0].element_id]), escape=True, shorts=shorts)
+    assert "<b>" not in shown and "\\<b\\>bold" in shown
+
+
+def test_thousands_of_rows_each_keep_their_cells() -> None:
+    # 10,000 rows: bench/bench_parse_limit.py --table-rows (markdown-it's own tokenizing is most of the time)
+    body = "\n".join(f"| r{i} | {i} |" for i in range(3_000))
+    elements = parse_markdown(f"| name | n |\n|---|---|\n{body}\n", source="big.md", document_id="big")
+    rows = [d for d in elements if d.metadata["category"] == "TableRow"]
+    assert len(rows) == 3_000 and rows[-1].page_content == "name: r2999 · n: 2999"
+
+
+def test_a_changed_cell_is_one_modified_row() -> None:
+    old = parse(OPTIONS)
+    new = parse(OPTIONS.replace("| timeout | 15 |", "| timeout | 30 |"))
+    changes = diff_elements(old, new)
+    assert [(c.op, c.after) for c in changes] == [("modified", "Option: timeout · Default: 30 · Description: "
+                                                               "Seconds to wait")]
+
+
+def test_the_partial_tree_shows_the_header_and_the_rows_hit_only() -> None:
+    elements = parse(OPTIONS)
+    hit = next(e for e in elements if e.text.startswith("Option: timeout"))
+    ancestors = {e.element_id: e for e in elements if e.category in ("Title", "Table")}
+    text = render_markdown(merge_trees({**ancestors, hit.element_id: hit}, [hit.element_id]),
+                           shorts=short_ids([*ancestors, hit.element_id]))
+    assert "| Option | Default | Description |" in text
+    assert "- Option: timeout · Default: 15 · Description: Seconds to wait ◀" in text
+    assert "installer" not in text
+
+
+def _context(elements: list[Element], hit_ids: list[str]) -> Context:
+    shorts = short_ids(e.element_id for e in elements)
+    items = []
+    for tree in merge_trees({e.element_id: e for e in elements}, hit_ids):
+        for node in tree.walk():
+            rank = hit_ids.index(node.element_id) if node.element_id in hit_ids else None
+            items.append(ContextElement(node.element_id, shorts[node.element_id],
+                                        "hit" if rank is not None else "ancestor", node.category,
+                                        node.element.text, "doc-1", node.path, 0.5 if rank is not None else None,
+                                        rank, parent_id=node.element.parent_id))
+    return Context("hierarchical", "", "", items, 0)
+
+
+def test_the_reader_quotes_the_row_whole_with_its_key_and_path_not_the_lead_in() -> None:
+    elements = parse(OPTIONS)
+    lead = next(e for e in elements if e.category == "NarrativeText")
+    rows = [e for e in elements if e.category == "TableRow"]
+    context = _context(elements, [lead.element_id, rows[0].element_id, rows[1].element_id])
+    answer = ExtractiveAnswerer().complete("What is the default installer?", context)
+    assert answer.splitlines()[0] == "installer — Default: pip"
+    assert "Reference › Options" in answer
+    assert "“Option: installer · Default: pip · Description: Which installer to use”" in answer
+    assert "| ---" not in answer and "one of the following" not in answer
+
+
+def test_a_lead_in_ranks_after_what_follows_it() -> None:
+    assert is_lead_in("By default it is one of the following:")
+    assert is_lead_in("지원하는 입력은 다음과 같습니다.")
+    assert not is_lead_in("The default installer is pip.")
+    elements = parse(OPTIONS)
+    lead = next(e for e in elements if e.category == "NarrativeText")
+    row = next(e for e in elements if e.category == "TableRow")
+    scored = score_evidence("which installer by default", _context(elements, [lead.element_id, row.element_id]))
+    assert [e.element.category for e in scored][:2] == ["TableRow", "NarrativeText"]
+
+
+def test_a_row_states_the_column_asked_and_a_headerless_row_reads_as_key_value() -> None:
+    assert statement(question_terms("timeout default"), "Option: timeout · Default: 15 · Description: s",
+                     "TableRow") == ("timeout — Default", "15")
+    assert statement(question_terms("무게는?"), "무게 · 2.9 kg", "TableRow") == ("무게", "2.9 kg")
+
+
+def test_a_comparison_reads_each_row_of_a_table() -> None:
+    elements = parse("""\
+        # Lamps
+
+        | Lamp | Power | Weight |
+        |---|---|---|
+        | L1 | 5 W | 1.2 kg |
+        | L2 | 7 W | 0.9 kg |
+        """)
+    rows = [e for e in elements if e.category == "TableRow"]
+    context = _context(elements, [r.element_id for r in rows])
+    context = Context(context.mode, "", "", context.elements, 0, entities=(EntityRef("Lamps", ("Lamps",), "doc-1"),))
+    table = build_table("Which is lighter, the L1 or the L2?", context)
+    assert table is not None
+    assert [(r.entity, r.value) for r in table.rows] == [("L1", "1.2 kg"), ("L2", "0.9 kg")]
+    assert [r.entity for r in table.picked] == ["L2"]
