@@ -74,8 +74,9 @@ with left:
         run_ingest(sources, problems)
     manual, _ = discover([ui.MANUAL_DIR]) if ui.MANUAL_DIR.is_dir() else ([], [])
     if manual:
-        st.markdown(f"**This app's manual** ({len(manual)} files in `docs`), into the collection "
-                    f"`{ui.MANUAL_COLLECTION}`: explore the documentation with the app itself.")
+        files = f"{len(manual)} file{'' if len(manual) == 1 else 's'}"
+        st.markdown(f"**This app's manual** ({files} in `docs`), into the collection `{ui.MANUAL_COLLECTION}`: "
+                    "explore the documentation with the app itself.")
         if st.button("Ingest the manual"):
             run_ingest(manual, collection=ui.MANUAL_COLLECTION)
 with right:
