@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.ingest import SourceFile, discover, ingest
 from views import ui
-from views.ingest import file_rows, ingest_summary
+from views.ingest import file_rows, ingest_summary, progress_text
 
 st.title("Hierarchical Knowledge Explorer")
 st.caption(
@@ -50,17 +50,19 @@ else:
 st.subheader("Ingest")
 
 
-def run_ingest(sources, problems=()):
+def run_ingest(sources, problems=(), collection: str | None = None):
     bar = st.progress(0.0, text="Reading files…")
 
     def on_progress(p):
-        bar.progress(p.fraction, text=f"{p.done}/{p.total} elements · {p.message}")
+        bar.progress(p.fraction, text=progress_text(p, sources))
 
     s = ui.settings()
-    report = ingest(ui.store(), sources, problems=problems, progress=on_progress,
+    report = ingest(ui.store(collection), sources, problems=problems, progress=on_progress,
                     max_bytes=s.max_file_bytes, batch_size=s.embed_batch_size, hnsw_min_rows=s.hnsw_min_rows)
     bar.progress(1.0, text=f"Done in {report.seconds:.1f}s")
     st.session_state["last_ingest"] = report
+    if collection is not None:
+        ui.switch_collection(collection)
     st.rerun()
 
 
@@ -70,6 +72,13 @@ with left:
     if st.button("Ingest the samples", type="primary"):
         sources, problems = discover([ui.SAMPLES_DIR])
         run_ingest(sources, problems)
+    manual, _ = discover([ui.MANUAL_DIR]) if ui.MANUAL_DIR.is_dir() else ([], [])
+    if manual:
+        files = f"{len(manual)} file{'' if len(manual) == 1 else 's'}"
+        st.markdown(f"**This app's manual** ({files} in `docs`), into the collection `{ui.MANUAL_COLLECTION}`: "
+                    "explore the documentation with the app itself.")
+        if st.button("Ingest the manual"):
+            run_ingest(manual, collection=ui.MANUAL_COLLECTION)
 with right:
     uploads = st.file_uploader("Upload markdown (or HTML, DOCX) files", type=["md", "markdown", "html", "htm", "docx"],
                                accept_multiple_files=True)

@@ -112,3 +112,31 @@ def test_the_first_page_loads_the_report_pages_modules_in_the_background(db_url,
     assert not started[0].is_alive()
     assert {"views.network", "views.report_parts", "plotly.graph_objects"} <= set(sys.modules)
     assert gc.get_freeze_count() > 100_000, "the loaded modules' objects are frozen"
+
+
+def test_ingest_the_manual_fills_its_own_collection_and_switches_to_it(db_url, use_embeddings, tmp_path, monkeypatch):
+    """The Overview's second demo corpus: the manual's files go into a collection of their own, which the sidebar
+    then shows; the progress and the table name the files, never the server's folder."""
+    from core.store import ElementStore
+    from views import ui
+
+    (tmp_path / "guide.md").write_text("# Guide\n\n## Install\n\n- Python : 3.11\n", encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "faq.md").write_text("# FAQ\n\nA question and its answer.\n", encoding="utf-8")
+    (tmp_path / "shot.png").write_bytes(b"\x89PNG\r\n")  # an image beside the pages is not a document
+    manual = f"manual_{uuid.uuid4().hex[:8]}"
+    monkeypatch.setattr(ui, "MANUAL_DIR", tmp_path)
+    monkeypatch.setattr(ui, "MANUAL_COLLECTION", manual)
+    try:
+        at = _app(f"empty_{uuid.uuid4().hex[:8]}").run()
+        assert "This app's manual** (2 files in `docs`)" in _texts(at)
+        next(b for b in at.button if b.label == "Ingest the manual").click().run()
+        assert not at.exception
+        # the sidebar shows it from the next run on (AppTest reruns the page without app.py's sidebar)
+        assert at.session_state["_switch_collection"] == manual
+        stored = ElementStore(db_url, manual, use_embeddings)
+        assert sorted(d.filename for d in stored.documents()) == ["faq.md", "guide.md"]
+        assert sorted(at.dataframe[-1].value["file"]) == ["guide.md", "sub/faq.md"]
+        assert str(tmp_path) not in _texts(at)
+    finally:
+        ElementStore(db_url, manual, use_embeddings).drop()

@@ -427,11 +427,13 @@ def _ingest_report(statuses: list[tuple[str, str]]):
         ([("upload:a.md", "error"), ("upload:b.md", "error")], "error",
          "None of the 2 files could be ingested; nothing was stored.", "the other"),
         ([("upload:a.md", "error"), ("upload:b.md", "added")], "warning",
-         "1 file could not be ingested; the other 1 document were: 1 added, 0 replaced, 0 unchanged.", "None of"),
+         "1 file could not be ingested; the other document was: 1 added, 0 replaced, 0 unchanged.", "None of"),
+        ([("upload:a.md", "error"), ("upload:b.md", "added"), ("upload:c.md", "unchanged")], "warning",
+         "1 file could not be ingested; the other 2 documents were: 1 added, 0 replaced, 1 unchanged.", "1 document"),
         ([("upload:a.md", "added"), ("upload:b.md", "unchanged")], "success",
          "2 documents: 1 added, 0 replaced, 1 unchanged; 4 elements written in 1.2s.", "could not"),
     ],
-    ids=["one-failed", "all-failed", "some-failed", "none-failed"],
+    ids=["one-failed", "all-failed", "one-other", "two-others", "none-failed"],
 )
 def test_ingest_summary_counts_only_what_happened(statuses, level, expected, absent):
     from views.ingest import ingest_summary

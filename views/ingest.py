@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from core.ingest import IngestReport
+from core.ingest import IngestReport, SourceFile
+from core.progress import Progress
 
 
 def _plural(n: int, word: str) -> str:
@@ -26,8 +27,8 @@ def ingest_summary(report: IngestReport) -> tuple[str, str]:
         verb = "could not be ingested" if failed == 1 else "could be ingested"
         skipped = f" ({_plural(report.skipped, 'file')} skipped)" if report.skipped else ""
         return "error", f"{every} {verb}{skipped}; nothing was stored. Reasons below."
-    return "warning", (f"{_plural(failed, 'file')} could not be ingested; the other "
-                       f"{_plural(report.documents, 'document')} were: {stored}. Reasons below.")  # fmt: skip
+    others = "the other document was" if report.documents == 1 else f"the other {report.documents} documents were"
+    return "warning", f"{_plural(failed, 'file')} could not be ingested; {others}: {stored}. Reasons below."
 
 
 def file_names(paths: list[str]) -> list[str]:
@@ -48,3 +49,15 @@ def file_rows(report: IngestReport) -> list[dict[str, object]]:
     names = file_names([f.path for f in report.files])
     return [{"file": name, "status": f.status, "elements": f.elements, "reason": f.reason or ""}
             for name, f in zip(names, report.files, strict=True)]  # fmt: skip
+
+
+def progress_text(progress: Progress, sources: list[SourceFile]) -> str:
+    """The Overview's progress line: elements done and the file being worked on, by the name the reader knows
+    (:func:`file_names`), never the server's path that the pipeline's message carries."""
+    names = dict(zip([s.display for s in sources], file_names([s.key for s in sources]), strict=True))
+    message = progress.message
+    for display, name in names.items():
+        if display and display in message:
+            message = message.replace(display, name)
+            break
+    return f"{progress.done}/{progress.total} elements · {message}"

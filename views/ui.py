@@ -54,6 +54,9 @@ _leave_legacy_pages_mode()
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES_DIR = ROOT / "data" / "samples"
+# The second demo corpus: this app's own documentation, ingested into a collection of its own.
+MANUAL_DIR = ROOT / "docs"
+MANUAL_COLLECTION = "manual"
 QUESTIONS_FILE = ROOT / "data" / "questions.json"
 
 
@@ -113,6 +116,12 @@ def current_collection() -> str:
     return st.session_state.get("collection", DEFAULT_COLLECTION)
 
 
+def switch_collection(name: str) -> None:
+    """Show ``name`` from the next run on: the sidebar's picker is already drawn in this run, so its value can
+    only be set before it is drawn again."""
+    st.session_state["_switch_collection"] = name
+
+
 def sidebar() -> None:
     """Where the data lives and what answers come from. Never shows a password or a key."""
     s = settings()
@@ -124,6 +133,11 @@ def sidebar() -> None:
     if wanted and wanted in names and st.session_state.get("_collection_from_url") != wanted:
         st.session_state["collection"] = wanted
         st.session_state["_collection_from_url"] = wanted
+    switch_to = st.session_state.pop("_switch_collection", None)
+    if switch_to is not None:
+        if switch_to not in names:
+            names.append(switch_to)
+        st.session_state["collection"] = switch_to
     current = current_collection()
     if wanted and wanted not in names:
         # Shown until the user picks a collection: the parameter stays in the URL, a stale complaint would not.
