@@ -306,13 +306,19 @@ def _version_heading(version: int, valid_from: datetime, base: int | None, korea
     return f"version {version} (in force from {date})" + (f", compared with version {base}" if skipped else "")
 
 
+def document_share(groups: list[DocumentGroup], limit: int | None = MAX_LISTED) -> int | None:
+    """How many changes each listed document shows when ``limit`` changes fit (None: all): an equal share, at least
+    :data:`MIN_PER_DOCUMENT`, so one busy document never hides the others."""
+    return max(MIN_PER_DOCUMENT, limit // max(len(groups), 1)) if limit is not None else None
+
+
 def listing(groups: list[DocumentGroup], korean: bool = False, limit: int | None = MAX_LISTED,
             max_documents: int | None = MAX_DOCUMENTS) -> list[str]:
     """The grouped changes as lines: each document with its counts, each version of it, and its changes cut to a
     share of ``limit`` (at least :data:`MIN_PER_DOCUMENT`; None: all), each cut counted; past ``max_documents``
     documents (None: none), the rest summed in one line. ``[cN]`` numbers every change in this order, listed or
     not."""
-    share = max(MIN_PER_DOCUMENT, limit // max(len(groups), 1)) if limit is not None else None
+    share = document_share(groups, limit)
     cut = max_documents if max_documents is not None else len(groups)
     lines: list[str] = []
     n = 0
