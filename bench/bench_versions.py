@@ -387,6 +387,9 @@ def latency(store, dates: list[str], questions: int) -> dict:
 PIP_RELEASES = CORPORA / "pip-releases"
 # Release pairs asked about: each release against the next, and three spans over several releases.
 SPANS = (("23.0", "23.3"), ("23.3", "24.3"), ("23.0", "24.3"))
+# Subjects asked about over every adjacent pair ("What changed in the configuration docs between D1 and D2?"): the
+# gold keeps the files whose path holds the word.
+SUBJECTS = ("configuration", "installation", "caching")
 
 
 def pip_history() -> tuple[History, dict[str, str]]:
@@ -467,22 +470,27 @@ def between_answers(store, history: History, dates: dict[str, str]) -> dict:
     from core.answering.changes import answer_change_question
 
     releases = list(dates)
-    pairs = [*zip(releases, releases[1:], strict=False), *SPANS]
+    adjacent = list(zip(releases, releases[1:], strict=False))
+    asked = [(r1, r2, None) for r1, r2 in [*adjacent, *SPANS]] + [(r1, r2, s) for s in SUBJECTS for r1, r2 in adjacent]
     rows = []
     totals = {"elements": [Counter(), Counter()], "documents": [Counter(), Counter()]}
-    for r1, r2 in pairs:
-        question = f"What changed between {dates[r1]} and {dates[r2]}?"
+    for r1, r2, subject in asked:
+        about = f" in the {subject} docs" if subject else ""
+        question = f"What changed{about} between {dates[r1]} and {dates[r2]}?"
         t0 = time.perf_counter()
         answer = answer_change_question(store, question)
         seconds = time.perf_counter() - t0
         gold_elements, gold_documents = between_gold(history, _day(dates[r1]), _day(dates[r2]))
+        if subject:
+            gold_elements = Counter({k: n for k, n in gold_elements.items() if subject in k[1]})
+            gold_documents = Counter({k: n for k, n in gold_documents.items() if subject in k[1]})
         found_elements, found_documents = answer_units(answer.changes if answer is not None else [])
         for key, found, gold in (("elements", found_elements, gold_elements),
                                  ("documents", found_documents, gold_documents)):
             # tagged by pair so that one pair's hit never counts for another
-            totals[key][0].update({(r1, r2, *k): n for k, n in found.items()})
-            totals[key][1].update({(r1, r2, *k): n for k, n in gold.items()})
-        rows.append({"from": r1, "to": r2, "question": question, "seconds": round(seconds, 2),
+            totals[key][0].update({(r1, r2, subject, *k): n for k, n in found.items()})
+            totals[key][1].update({(r1, r2, subject, *k): n for k, n in gold.items()})
+        rows.append({"from": r1, "to": r2, "subject": subject, "question": question, "seconds": round(seconds, 2),
                      "elements": _scores(found_elements, gold_elements),
                      "documents": _scores(found_documents, gold_documents)})
     return {"pairs": rows, "elements": _scores(*totals["elements"]), "documents": _scores(*totals["documents"])}
@@ -595,14 +603,14 @@ def table(out: dict) -> str:
 
 
 def between_table(result: dict) -> str:
-    lines = ["| from | to | element recall | element precision | changes found / gold | files +/- found / gold |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = ["| from | to | subject | element recall | element precision | changes found / gold | "
+             "files +/- found / gold |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for r in result["pairs"]:
         e, d = r["elements"], r["documents"]
-        lines.append(f"| {r['from']} | {r['to']} | {e['recall']} | {e['precision']} | {e['found']} / {e['gold']} | "
-                     f"{d['found']} / {d['gold']} |")
+        lines.append(f"| {r['from']} | {r['to']} | {r.get('subject') or ''} | {e['recall']} | {e['precision']} | "
+                     f"{e['found']} / {e['gold']} | {d['found']} / {d['gold']} |")
     e, d = result["elements"], result["documents"]
-    lines.append(f"| all | | {e['recall']} | {e['precision']} | {e['found']} / {e['gold']} | "
+    lines.append(f"| all | | | {e['recall']} | {e['precision']} | {e['found']} / {e['gold']} | "
                  f"{d['found']} / {d['gold']} (recall {d['recall']}, precision {d['precision']}) |")
     return "\n".join(lines)
 

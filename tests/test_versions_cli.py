@@ -193,6 +193,9 @@ def test_changes_between_two_dates_take_effect_after_the_first_up_to_and_includi
         ("tarifs.md", 2): 1}
     code, _, err = cli("changes", "--since", "2023-03-01", "--until", "2023-03-01")
     assert code == 2 and "is not after --since" in err
+    code, widest, _ = cli("changes", "--since", "0001-01-01", "--until", "9999-12-31")  # the ends of the calendar
+    assert code == 0 and {c["filename"] for c in widest["changes"] if c["new_document"]} == {
+        "ordinance-en.md", "ordinance-ko.md", "tarifs.md"}
     code, _, err = cli("changes", "--since", "yesterday")
     assert code == 2 and ACCEPTED_FORMS in err
 

@@ -77,7 +77,7 @@ _EN_SUBJECT = re.compile(
     re.IGNORECASE,
 )
 _EN_HOW = re.compile(r"\bhow\s+(?:has|have|did)\s+(?P<s>.+?)\s+change", re.IGNORECASE)
-_EN_STOP = frozenset("the a an this that these those document documents file".split())
+_EN_STOP = frozenset("the a an this that these those document documents file files doc docs page pages".split())
 _KO_PARTICLES = ("에서는", "에서", "으로", "에는", "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과")
 _KO_DROP = re.compile(
     r"(?:무엇이|뭐가|무엇|어떤\s*것이|어떻게|어디가)\s*(?:바뀌|변경|달라|개정)\S*.*$"
