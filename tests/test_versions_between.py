@@ -55,8 +55,10 @@ def test_each_window_says_itself_in_words():
     assert Window(None, B).words() == "changes since each document's first version up to and including 2024-08-30"
     assert Window(A, B).words(korean=True) == "2024-04-20 이후부터 2024-08-30까지(당일 포함)의 변경"
     labelled = Window(LABELS["23.1"], LABELS["23.2"], False, False, "23.1", "23.2")
-    assert labelled.words() == "changes after release 23.1 (2023-04-15T00:00+00:00) up to and including release " \
-                               "23.2 (2023-07-15T00:00+00:00)"
+    assert labelled.words() == "changes after release 23.1 (2023-04-15) up to and including release 23.2 (2023-07-15)"
+    assert labelled.words(korean=True) == "23.1판(2023-04-15) 이후부터 23.2판(2023-07-15)까지(당일 포함)의 변경"
+    noon = Window(A + timedelta(hours=12), None, start_is_day=False)
+    assert noon.words() == "changes after 2024-04-20T12:00+00:00"
 
 
 @pytest.mark.parametrize(("text", "since", "until"), [
@@ -81,8 +83,8 @@ def test_between_questions_in_english_and_korean_read_one_window(text, since, un
 
 @pytest.mark.parametrize(("text", "since", "until", "subject"), [
     ("What changed from release 23.1 to 23.2?", "23.1", "23.2", ()),
-    ("what changed between v23.2 and version 23.1 in the caching docs?", "23.1", "23.2", ("caching", "docs")),
-    ("What changed in the installation page between 23.2 and 1.6.1?", "23.2", "v1.6.1", ("installation", "page")),
+    ("what changed between v23.2 and version 23.1 in the caching docs?", "23.1", "23.2", ("caching",)),
+    ("What changed in the installation page between 23.2 and 1.6.1?", "23.2", "v1.6.1", ("installation",)),
     ("23.1판부터 23.2판까지 무엇이 바뀌었나요?", "23.1", "23.2", ()),
     ("What changed since release 23.2?", "23.2", None, ()),
 ])

@@ -256,7 +256,8 @@ class Window:
         return (self.after is None or when > self.after) and (self.through is None or when <= self.through)
 
     def _bound(self, moment: datetime, is_day: bool, label: str | None, korean: bool) -> str:
-        day = moment.date().isoformat() if is_day else moment.isoformat(timespec="minutes")
+        whole_day = is_day or moment.astimezone(UTC).time() == time(0)  # a release dated by a plain date
+        day = moment.date().isoformat() if whole_day else moment.isoformat(timespec="minutes")
         if label is None:
             return day
         return f"{label}판({day})" if korean else f"release {label} ({day})"
