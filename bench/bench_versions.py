@@ -17,6 +17,10 @@ diff of a 500-element document               bench/bench_diff.synthetic (506 ele
 as-of search latency                         synthetic documents with 10 versions each: retrieve() current-only,
                                              as of a date mid-history and after the last version, interleaved
 storage                                      bytes per version (store.read.storage) next to the elements changed
+"what changed between R1 and R2" (--between)  the docs/html of 8 pip releases (dated by their NEWS.rst): "What
+                                             changed [in the S docs] between D1 and D2?" per adjacent pair and 3
+                                             spans; recall / precision of element changes and file arrivals /
+                                             removals against the two releases' files parsed on their own
 ===========================================  =====================================================================
 
 Real embeddings (USE) for the as-of answers; the deterministic hash embedder for the synthetic latency corpus
@@ -25,6 +29,7 @@ Real embeddings (USE) for the as-of answers; the deterministic hash embedder for
 Writes ``bench/out/versions.json``.
 
 Run: .venv/bin/python bench/bench_versions.py [--docs 40] [--versions 10] [--questions 60]
+     .venv/bin/python bench/bench_versions.py --between   (that row alone, hash embedder, ~2 min)
 """
 
 from __future__ import annotations

@@ -150,3 +150,33 @@ def test_changes_group_by_document_then_version_and_filter_by_name_glob_and_oper
     assert filter_changes(everything, exclude=["docs/guide.md", "old.md"]) == notes
     assert filter_changes(everything, ops=["removed"]) == [guide[1], retired[0]]
     assert filter_changes(everything, ops=["moved", "renamed"]) == []
+
+
+def test_pip_releases_are_dated_by_their_news_and_their_docs_html_kept(tmp_path):
+    """The release corpus of bench_versions --between: a release's date from its NEWS.rst (checked against the
+    sdist's build day), and the markdown under the sdist's docs/html only, paths relative to it."""
+    import importlib.util
+    import io
+    import tarfile
+
+    from .conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("fetch_corpora", ROOT / "bench" / "fetch_corpora.py")
+    fetch = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fetch)
+    news = "24.1 (2024-06-20)\n=================\n\n24.0 (2024-02-03)\n=================\n\n23.3.2 (2023-12-17)\n"
+    assert fetch.news_date(news, "24.0") == "2024-02-03" and fetch.news_date(news, "23.3") is None
+    sdist = tmp_path / "pip-24.0.tar.gz"
+    members = {"pip-24.0/NEWS.rst": news, "pip-24.0/PKG-INFO": "Name: pip\n",
+               "pip-24.0/docs/html/topics/caching.md": "# Caching\n", "pip-24.0/docs/html/index.md": "# pip\n",
+               "pip-24.0/docs/other.md": "# not under docs/html\n", "pip-24.0/docs/html/../../evil.md": "# no\n"}
+    with tarfile.open(sdist, "w:gz") as tf:
+        for name, text in members.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime = len(data), datetime(2024, 2, 3, 9, 48, tzinfo=UTC).timestamp()
+            tf.addfile(info, io.BytesIO(data))
+    text, built = fetch.sdist_facts(sdist, "NEWS.rst")
+    assert text == news and built == "2024-02-03"
+    written = fetch.extract_docs(sdist, tmp_path / "out", "docs/html")
+    assert sorted(p.relative_to(tmp_path / "out").as_posix() for p in written) == ["index.md", "topics/caching.md"]
