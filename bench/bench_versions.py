@@ -17,7 +17,7 @@ diff of a 500-element document               bench/bench_diff.synthetic (506 ele
 as-of search latency                         synthetic documents with 10 versions each: retrieve() current-only,
                                              as of a date mid-history and after the last version, interleaved
 storage                                      bytes per version (store.read.storage) next to the elements changed
-"between R1 and R2" (--between)               the docs/html of 8 pip releases (dated by their NEWS.rst): "What
+"between R1 and R2" (--between)              the docs/html of 8 pip releases (dated by their NEWS.rst): "What
                                              changed [in the S docs] between D1 and D2?" per adjacent pair and 3
                                              spans; recall / precision of element changes and file arrivals /
                                              removals against the two releases' files parsed on their own
