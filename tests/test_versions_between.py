@@ -126,6 +126,8 @@ def test_a_snippet_is_one_line_with_the_changed_words_and_a_little_context():
     assert change_snippet(_edit("Loan 14 days", "Loan 21 days")) == "Loan [-14-] {+21+} days"
     moved = Change("moved", "k", ("B", "x"), "t", "t", "NarrativeText", old_path=("A", "x"))
     assert change_snippet(moved) == "A › x → B › x"
+    reordered = Change("moved", "k", ("A",), "same words", "same words", "NarrativeText", old_path=("A",))
+    assert change_snippet(reordered) == "same words"  # moved within its section: its text says which
     added = Change("added", "k", ("A",), None, "new\ntext   here", "NarrativeText")
     assert change_snippet(added) == "new text here"
 

@@ -115,7 +115,7 @@ def change_snippet(change: Change, limit: int = SNIPPET_CHARS) -> str:
     days"), a move's old and new place, or the text added or removed."""
     if change.op in ("modified", "renamed") and change.words:
         return clip(_word_line(change.words), limit, at_word=False)
-    if change.op == "moved" and change.old_path is not None:
+    if change.op == "moved" and change.old_path is not None and change.old_path != change.path:
         return clip(f"{' › '.join(change.old_path) or '-'} → {' › '.join(change.path) or '-'}", limit, at_word=False)
     return clip((change.after if change.op != "removed" else change.before) or "", limit, at_word=False)
 
