@@ -17,6 +17,10 @@ diff of a 500-element document               bench/bench_diff.synthetic (506 ele
 as-of search latency                         synthetic documents with 10 versions each: retrieve() current-only,
                                              as of a date mid-history and after the last version, interleaved
 storage                                      bytes per version (store.read.storage) next to the elements changed
+"between R1 and R2" (--between)              the docs/html of 8 pip releases (dated by their NEWS.rst): "What
+                                             changed [in the S docs] between D1 and D2?" per adjacent pair and 3
+                                             spans; recall / precision of element changes and file arrivals /
+                                             removals against the two releases' files parsed on their own
 ===========================================  =====================================================================
 
 Real embeddings (USE) for the as-of answers; the deterministic hash embedder for the synthetic latency corpus
@@ -26,6 +30,7 @@ Writes ``bench/out/versions.json``.
 
 Run: .venv/bin/python bench/bench_versions.py [--docs 40] [--versions 10] [--questions 60]
      .venv/bin/python bench/bench_versions.py --hardening   (issue 28's date rows only: bench/_hardening.py)
+     .venv/bin/python bench/bench_versions.py --between   (that row alone, hash embedder, ~2 min)
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -382,6 +388,132 @@ def latency(store, dates: list[str], questions: int) -> dict:
 # -- the run --------------------------------------------------------------------------------------------------------
 
 
+# -- "what changed between R1 and R2" over pip's releases -------------------------------------------------------------
+
+PIP_RELEASES = CORPORA / "pip-releases"
+# Release pairs asked about: each release against the next, and three spans over several releases.
+SPANS = (("23.0", "23.3"), ("23.3", "24.3"), ("23.0", "24.3"))
+# Subjects asked about over every adjacent pair ("What changed in the configuration docs between D1 and D2?"): the
+# gold keeps the files whose path holds the word.
+SUBJECTS = ("configuration", "installation", "caching")
+
+
+def pip_history() -> tuple[History, dict[str, str]]:
+    if not (PIP_RELEASES / "releases.json").is_file():
+        subprocess.run([sys.executable, str(ROOT / "bench" / "fetch_corpora.py"), "--corpus", "python-markdown",
+                        "--pip-releases"], check=True)
+    dates = json.loads((PIP_RELEASES / "releases.json").read_text(encoding="utf-8"))
+    names = sorted({p.relative_to(PIP_RELEASES / v).as_posix() for v in dates
+                    for p in (PIP_RELEASES / v).rglob("*.md")})
+    out: History = {}
+    for name in names:
+        entries: list[tuple[datetime, bytes | None]] = []
+        for v, day in dates.items():
+            path = PIP_RELEASES / v / name
+            data = path.read_bytes() if path.is_file() else None
+            if (entries and entries[-1][1] == data) or (not entries and data is None):
+                continue
+            entries.append((_day(day), data))
+        out[name] = entries
+    return out, dates
+
+
+def _texts(data: bytes, name: str) -> list[str]:
+    from core.markdown_loader import parse_markdown
+
+    docs = parse_markdown(data.decode("utf-8"), source=name, document_id="gold")
+    return [" ".join(d.page_content.split()) for d in docs]
+
+
+def between_gold(history: History, day1: datetime, day2: datetime) -> tuple[Counter, Counter]:
+    """What changed from the release in force at ``day1`` to the one at ``day2``, from the two releases' files
+    parsed on their own: per file the element texts lost (``-``) and gained (``+``), as multisets, and the files
+    that appear (``doc+``) or go (``doc-``)."""
+    elements: Counter = Counter()
+    documents: Counter = Counter()
+    for name, entries in history.items():
+        old, new = _valid_at(entries, day1), _valid_at(entries, day2)
+        if old == new:
+            continue
+        if old is None or new is None:
+            documents[("doc+" if old is None else "doc-", name)] += 1
+            continue
+        before, after = Counter(_texts(old, name)), Counter(_texts(new, name))
+        elements.update({("-", name, t): n for t, n in (before - after).items()})
+        elements.update({("+", name, t): n for t, n in (after - before).items()})
+    return elements, documents
+
+
+def answer_units(changes: list) -> tuple[Counter, Counter]:
+    """The same units read from an answer's changes (only fields every version of the answer has)."""
+    elements: Counter = Counter()
+    documents: Counter = Counter()
+    for item in changes:
+        c = item.change
+        name = item.source.removeprefix("upload:")
+        if c.category == "Document":
+            documents[("doc+" if c.op == "added" else "doc-", name)] += 1
+            continue
+        before = " ".join((c.before or "").split())
+        after = " ".join((c.after or "").split())
+        if c.op in ("removed", "modified", "renamed", "moved") and c.before is not None and before != after:
+            elements[("-", name, before)] += 1
+        if c.op in ("added", "modified", "renamed", "moved") and c.after is not None and before != after:
+            elements[("+", name, after)] += 1
+    return elements, documents
+
+
+def _scores(found: Counter, gold: Counter) -> dict[str, float | int]:
+    hit = sum((found & gold).values())
+    return {"found": sum(found.values()), "gold": sum(gold.values()), "hit": hit,
+            "recall": round(hit / sum(gold.values()), 3) if gold else 1.0,
+            "precision": round(hit / sum(found.values()), 3) if found else 1.0}
+
+
+def between_answers(store, history: History, dates: dict[str, str]) -> dict:
+    """Each pair asked as "What changed between D1 and D2?" (the dates of two releases), scored against the gold
+    of :func:`between_gold`; micro-averaged over all pairs."""
+    from core.answering.changes import answer_change_question
+
+    releases = list(dates)
+    adjacent = list(zip(releases, releases[1:], strict=False))
+    asked = [(r1, r2, None) for r1, r2 in [*adjacent, *SPANS]] + [(r1, r2, s) for s in SUBJECTS for r1, r2 in adjacent]
+    rows = []
+    totals = {"elements": [Counter(), Counter()], "documents": [Counter(), Counter()]}
+    for r1, r2, subject in asked:
+        about = f" in the {subject} docs" if subject else ""
+        question = f"What changed{about} between {dates[r1]} and {dates[r2]}?"
+        t0 = time.perf_counter()
+        answer = answer_change_question(store, question)
+        seconds = time.perf_counter() - t0
+        gold_elements, gold_documents = between_gold(history, _day(dates[r1]), _day(dates[r2]))
+        if subject:
+            gold_elements = Counter({k: n for k, n in gold_elements.items() if subject in k[1]})
+            gold_documents = Counter({k: n for k, n in gold_documents.items() if subject in k[1]})
+        found_elements, found_documents = answer_units(answer.changes if answer is not None else [])
+        for key, found, gold in (("elements", found_elements, gold_elements),
+                                 ("documents", found_documents, gold_documents)):
+            # tagged by pair so that one pair's hit never counts for another
+            totals[key][0].update({(r1, r2, subject, *k): n for k, n in found.items()})
+            totals[key][1].update({(r1, r2, subject, *k): n for k, n in gold.items()})
+        rows.append({"from": r1, "to": r2, "subject": subject, "question": question, "seconds": round(seconds, 2),
+                     "elements": _scores(found_elements, gold_elements),
+                     "documents": _scores(found_documents, gold_documents)})
+    return {"pairs": rows, "elements": _scores(*totals["elements"]), "documents": _scores(*totals["documents"])}
+
+
+def between(url: str) -> dict:
+    from core.store import ElementStore
+    from tests.helpers_embeddings import HashEmbeddings
+
+    os.environ.pop("OPENAI_API_KEY", None)  # the answer from the stored diffs alone
+    store = ElementStore(url, "bench_versions_pip", HashEmbeddings())
+    history, dates = pip_history()
+    ingested = ingest_history(store, history, explicit_dates=True)
+    return {"corpus": "pip docs/html", "releases": dates, "ingest": ingested,
+            **between_answers(store, history, dates)}
+
+
 def run(url: str, args: argparse.Namespace) -> dict:
     from bench_diff import synthetic as diff_synthetic
 
@@ -397,6 +529,8 @@ def run(url: str, args: argparse.Namespace) -> dict:
         synthetic = ElementStore(url, "bench_versions_latency", HashEmbeddings())
         build_versioned(synthetic, args.docs, args.versions, args.edits)
         return {**out, "hardening": _hardening.run(url, synthetic), "load_after": _load()}
+    if args.between:
+        return {**out, "between": between(url), "load_after": _load()}
     if args.only_latency:
         synthetic = ElementStore(url, "bench_versions_latency", HashEmbeddings())
         built = build_versioned(synthetic, args.docs, args.versions, args.edits)
@@ -480,6 +614,19 @@ def table(out: dict) -> str:
     return "\n".join(f"{a:<{width}}  {b:<34}  {c}" for a, b, c in rows)
 
 
+def between_table(result: dict) -> str:
+    lines = ["| from | to | subject | element recall | element precision | changes found / gold | "
+             "files +/- found / gold |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in result["pairs"]:
+        e, d = r["elements"], r["documents"]
+        lines.append(f"| {r['from']} | {r['to']} | {r.get('subject') or ''} | {e['recall']} | {e['precision']} | "
+                     f"{e['found']} / {e['gold']} | {d['found']} / {d['gold']} |")
+    e, d = result["elements"], result["documents"]
+    lines.append(f"| all | | | {e['recall']} | {e['precision']} | {e['found']} / {e['gold']} | "
+                 f"{d['found']} / {d['gold']} (recall {d['recall']}, precision {d['precision']}) |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     ap.add_argument("--docs", type=int, default=40, help="synthetic documents for latency and storage")
@@ -491,6 +638,8 @@ def main() -> None:
     ap.add_argument("--only-latency", action="store_true", help="only the as-of latency on the synthetic corpus")
     ap.add_argument("--hardening", action="store_true",
                     help="only the hardening rows (issue 28: dates outside years 1-9999, bench/_hardening.py)")
+    ap.add_argument("--between", action="store_true",
+                    help='only "what changed between R1 and R2" over pip\'s releases (recall / precision)')
     ap.add_argument("--label", default="")
     args = ap.parse_args()
     started = time.perf_counter()
@@ -507,6 +656,8 @@ def main() -> None:
         found = _hardening.rows(out["hardening"])
         width = max(len(r[0]) for r in found)
         print("\n".join(f"{a:<{width}}  {b:<34}  {c}" for a, b, c in found))
+    elif "between" in out:
+        print(between_table(out["between"]))
     else:
         print(table(out) if "one_edit" in out else json.dumps(
             {m: out["latency"][m] for m in ("current", "as_of_mid", "as_of_after_last")}, indent=1))

@@ -36,6 +36,7 @@ Usage::
     python bench/fetch_corpora.py --force                  # re-download even if present
     python bench/fetch_corpora.py --concat bench/corpora/concat-1mb.md   # also build a ~1 MB single file
     python bench/fetch_corpora.py --corpus python-markdown --releases  # also docs/ of 7 releases, one folder each
+    python bench/fetch_corpora.py --corpus python-markdown --pip-releases  # also docs/html of 8 pip releases
 
 Each corpus goes to ``<dest>/<corpus>/`` with the paths relative to the sdist's ``docs/`` folder kept, plus a
 ``.fetched.json`` marker (sdist name, file count). A corpus that is already present is skipped unless ``--force``.
@@ -55,6 +56,7 @@ import tarfile
 import tempfile
 import zipfile
 from collections.abc import Callable
+from datetime import UTC, date, datetime
 from pathlib import Path, PurePosixPath
 
 # corpus name -> pip requirement name
@@ -249,18 +251,22 @@ def extract_npm_docs(tarball: Path, folder: str | None, out_dir: Path) -> list[P
 
 
 def _docs_relpath(member_name: str, folder: str = "docs") -> PurePosixPath | None:
-    """'<top>/docs/a/b.md' -> 'a/b.md'; None for anything else or for unsafe paths."""
+    """'<top>/docs/a/b.md' -> 'a/b.md' (``folder`` may be nested: 'docs/html'); None for anything else or for unsafe
+    paths."""
     parts = PurePosixPath(member_name.replace("\\", "/")).parts
-    if len(parts) < 3 or parts[1] != folder or not parts[-1].lower().endswith(".md"):
+    inner = PurePosixPath(folder).parts
+    depth = 1 + len(inner)
+    if len(parts) <= depth or parts[1:depth] != inner or not parts[-1].lower().endswith(".md"):
         return None
-    rel = parts[2:]
+    rel = parts[depth:]
     if any(p in ("", ".", "..") for p in rel) or member_name.startswith("/"):
         return None
     return PurePosixPath(*rel)
 
 
-def extract_docs(sdist: Path, out_dir: Path) -> list[Path]:
-    """Copy the sdist's docs/**/*.md files into out_dir, keeping paths relative to docs/. Returns the files written."""
+def extract_docs(sdist: Path, out_dir: Path, folder: str = "docs") -> list[Path]:
+    """Copy the sdist's ``folder``/**/*.md files into out_dir, keeping paths relative to ``folder``. Returns the files
+    written."""
     written: list[Path] = []
 
     def write(rel: PurePosixPath, data: bytes) -> None:
@@ -274,13 +280,13 @@ def extract_docs(sdist: Path, out_dir: Path) -> list[Path]:
         if name.endswith(".zip"):
             with zipfile.ZipFile(sdist) as zf:
                 for info in zf.infolist():
-                    rel = None if info.is_dir() else _docs_relpath(info.filename)
+                    rel = None if info.is_dir() else _docs_relpath(info.filename, folder)
                     if rel is not None:
                         write(rel, zf.read(info))
         else:
             with tarfile.open(sdist, "r:*") as tf:
                 for member in tf.getmembers():
-                    rel = _docs_relpath(member.name) if member.isfile() else None
+                    rel = _docs_relpath(member.name, folder) if member.isfile() else None
                     if rel is not None:
                         fh = tf.extractfile(member)
                         if fh is not None:
@@ -288,7 +294,7 @@ def extract_docs(sdist: Path, out_dir: Path) -> list[Path]:
     except (tarfile.TarError, zipfile.BadZipFile, OSError) as exc:
         raise FetchError(f"cannot unpack {sdist.name}: {exc}") from exc
     if not written:
-        raise FetchError(f"{sdist.name} contains no docs/**/*.md files; the package layout may have changed.")
+        raise FetchError(f"{sdist.name} contains no {folder}/**/*.md files; the package layout may have changed.")
     return written
 
 
@@ -442,6 +448,62 @@ def fetch_releases(dest: Path, versions: tuple[str, ...] = MARKDOWN_RELEASES, fo
     return dates
 
 
+# pip releases whose docs/html/*.md make a second versioned corpus, for "what changed between R1 and R2": pip's
+# user docs move between releases (pages added, options reworded) and its changelog (NEWS.rst) dates each release.
+PIP_RELEASES = ("23.0", "23.1", "23.2", "23.3", "24.0", "24.1", "24.2", "24.3")
+PIP_RELEASES_DIR = "pip-releases"
+
+
+def news_date(news: str, version: str) -> str | None:
+    """A pip release's date (YYYY-MM-DD) from its NEWS.rst: a line ``24.0 (2024-02-03)``; None when it does not say."""
+    found = re.search(rf"^{re.escape(version)} \((\d{{4}}-\d{{2}}-\d{{2}})\)\s*$", news, re.M)
+    return found.group(1) if found else None
+
+
+def sdist_facts(sdist: Path, top_file: str) -> tuple[str, str | None]:
+    """``top_file``'s text at the top of an sdist (``NEWS.rst``) and the day its PKG-INFO was written (the build,
+    which is the upload for these releases), read from the archive's member times."""
+    with tarfile.open(sdist, "r:*") as tf:
+        members = {PurePosixPath(m.name).parts[1:]: m for m in tf.getmembers() if m.isfile()}
+        news = members.get((top_file,))
+        text = tf.extractfile(news).read().decode("utf-8", "replace") if news is not None else ""  # type: ignore[union-attr]
+        info = members.get(("PKG-INFO",))
+    built = datetime.fromtimestamp(info.mtime, UTC).date().isoformat() if info is not None else None
+    return text, built
+
+
+def fetch_pip_releases(dest: Path, versions: tuple[str, ...] = PIP_RELEASES, force: bool = False) -> dict[str, str]:
+    """The docs/html/**/*.md of each pip release into ``dest/pip-releases/<version>/``; {version: date}.
+
+    The date is the release's own NEWS.rst entry; the marker also keeps the day the sdist was built, and a release
+    whose two days differ by more than a week is refused (the changelog and the archive disagree)."""
+    root = dest / PIP_RELEASES_DIR
+    root.mkdir(parents=True, exist_ok=True)
+    dates: dict[str, str] = {}
+    for version in versions:
+        folder = root / version
+        if force or not is_present(folder):
+            with tempfile.TemporaryDirectory(prefix="fetch-release-") as tmp:
+                sdist = pip_download([f"pip=={version}"], Path(tmp))["pip"]
+                news, built = sdist_facts(sdist, "NEWS.rst")
+                day = news_date(news, version)
+                if day is None or built is None or abs((date.fromisoformat(day) - date.fromisoformat(built)).days) > 7:
+                    raise FetchError(f"pip {version}: NEWS.rst says {day}, the sdist was built {built}")
+
+                def fill(staging: Path, sdist: Path = sdist, version: str = version, day: str = day,
+                         built: str = built) -> dict[str, object]:
+                    files = extract_docs(sdist, staging, "docs/html")
+                    return {"corpus": PIP_RELEASES_DIR, "package": "pip", "version": version, "sdist": sdist.name,
+                            "files": len(files), "date": day, "built": built}
+
+                marker = install_staged(folder, fill)
+            log(f"{PIP_RELEASES_DIR}: pip {version} ({marker['files']} files) -> {folder}")
+        marker = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+        dates[version] = marker.get("date") or ""
+    (root / "releases.json").write_text(json.dumps(dates, indent=2) + "\n", encoding="utf-8")
+    return dates
+
+
 # --------------------------------------------------------------------------------------------------- concat
 
 
@@ -501,6 +563,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--force", action="store_true", help="re-download corpora that are already present")
     ap.add_argument("--releases", action="store_true",
                     help=f"also fetch the docs of Python-Markdown {', '.join(MARKDOWN_RELEASES)} (one folder each)")
+    ap.add_argument("--pip-releases", action="store_true",
+                    help=f"also fetch the docs/html of pip {', '.join(PIP_RELEASES)} (one folder each)")
     ap.add_argument("--concat", type=Path, metavar="OUT.md", help="also write one markdown file of all corpora")
     ap.add_argument(
         "--concat-bytes",
@@ -523,6 +587,8 @@ def main(argv: list[str] | None = None) -> int:
         summary = fetch(corpora, dest, args.force)
         if args.releases:
             summary[RELEASES_DIR] = fetch_releases(dest, force=args.force)  # type: ignore[assignment]
+        if args.pip_releases:
+            summary[PIP_RELEASES_DIR] = fetch_pip_releases(dest, force=args.force)  # type: ignore[assignment]
         if args.concat:
             # the ~1 MB concatenation keeps to the PyPI corpora that the index benchmarks were measured on
             build_concat([c for c in corpora if c in CORPORA] or corpora, dest, args.concat, args.concat_bytes)

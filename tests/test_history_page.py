@@ -229,7 +229,46 @@ def test_compare_answers_a_what_changed_question_from_the_stored_diffs(legal):
     assert not at.exception, at.exception
     assert [s.value for s in at.subheader] == ["What changed"], "no search columns for a change question"
     page = unescape("\n".join(m.value for m in at.markdown))
-    assert "**added** · [" in page and "v3](/document_tree?" in page and "in force from 2023-03-01" in page, page
-    assert "Article 7 (E-book service)" in page and "[Repealed on March 1, 2023]" in page
+    assert "**Changes after 2023-01-01**: " in page, page
+    assert "**added** · [*" in page and "](/document_tree?" in page and "v3 · in force from 2023-03-01 · " in page
+    assert "Article 7 (E-book service)" in page and "Repealed on March 1, 2023" in page
     assert "2021-07-01" not in page, "a change before the date asked is not listed"
+    # Grouped by document, counts first: the ordinance's block starts with its total, then its versions in order.
+    block = next(m.value for m in at.markdown if unescape(m.value).startswith(f"**{NAME}**"))
+    assert re.match(r"\*\*.+\*\* — \d+ change\(s\) \(", block), block
+    assert block.index("v3 · in force") < block.index("v4 · in force")
     assert any(b.label == "Download the changes (JSON)" for b in at.get("download_button"))
+
+
+def _ask_compare(collection: str, question: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.session_state["collection"] = collection
+    at.switch_page("pages/compare.py").run()
+    at.text_area(key="compare_question").input(question)
+    next(b for b in at.button if getattr(b, "label", None) == "Ask").click()
+    return at.run()
+
+
+@pytest.mark.parametrize("question", ["What changed between 2021-07-01 and 2023-03-01?",
+                                      "2021-07-01부터 2023-03-01까지 무엇이 바뀌었나요?",
+                                      "2023-03-01와 2021-07-01 사이의 변경 사항"])
+def test_compare_between_two_dates_reads_the_version_of_each_and_says_the_window(legal, question):
+    at = _ask_compare(legal.collection, question)
+    assert not at.exception, at.exception
+    page = unescape("\n".join(m.value for m in at.markdown))
+    # v2 took effect on 2021-07-01 (left out: not after it), v3 on 2023-03-01 (kept: up to and including it)
+    assert "v3 · in force from 2023-03-01" in page and "v2 · in force" not in page and "v4 · in force" not in page
+    assert ("**Changes after 2021-07-01 up to and including 2023-03-01**" in page
+            or "**2021-07-01 이후부터 2023-03-01까지(당일 포함)의 변경**" in page), page
+
+
+def test_compare_what_changed_is_cut_to_what_fits_with_the_counts_of_the_rest(legal, monkeypatch):
+    monkeypatch.setattr("views.versions.PAGE_LISTED", 1)  # every document shows its floor of changes
+    monkeypatch.setattr("core.answering.changes.MIN_PER_DOCUMENT", 1)
+    at = _ask_compare(legal.collection, "What changed since 2020-01-01?")
+    assert not at.exception, at.exception
+    page = unescape("\n".join(m.value for m in at.markdown))
+    total, documents = map(int, re.search(r"\*\*: (\d+) change\(s\) in (\d+) document", page).groups())
+    assert len(re.findall(r"`c\d+`", page)) == documents < total  # one change of each document listed
+    ordinance = re.search(rf"\*\*{NAME}\*\* — (\d+) change", page)
+    assert ordinance and f"… {int(ordinance.group(1)) - 1} more in this document (all are in the download)" in page

@@ -159,27 +159,87 @@ def test_diff_refuses_from_after_to_and_a_date_before_every_version(cli):
     assert code == 2 and ACCEPTED_FORMS in err
 
 
-def test_changes_since_a_date_cite_document_version_date_and_path(cli):
-    code, payload, _ = cli("changes", "--since", "2021-07-01")
-    assert code == 0
-    by_version: dict[tuple[str, int], int] = {}
+def _per_version(payload: dict) -> dict[tuple[str, int], int]:
+    found: dict[tuple[str, int], int] = {}
     for c in payload["changes"]:
-        by_version[(c["filename"], c["version"])] = by_version.get((c["filename"], c["version"]), 0) + 1
-        assert c["valid_from"] >= "2021-07-01" and c["path"] and c["key"]
-    gold = GOLD["changes"]
-    assert by_version == {(f"ordinance-{lang}.md", n): len(gold[lang][pair]) for lang in ("en", "ko")
-                          for n, pair in enumerate(gold[lang], start=2)} | {("tarifs.md", 2): 1}
-    code, later, _ = cli("changes", "--since", "2021-07-02", "--until", "2025-01-01")
-    assert {(c["filename"], c["version"]) for c in later["changes"]} == {
-        (f"ordinance-{lang}.md", n) for lang in ("en", "ko") for n in (3, 4)}
+        found[(c["filename"], c["version"])] = found.get((c["filename"], c["version"]), 0) + 1
+    return found
+
+
+def test_changes_between_two_dates_take_effect_after_the_first_up_to_and_including_the_second(cli):
+    gold = {lang: {n: len(changes) for n, changes in enumerate(GOLD["changes"][lang].values(), start=2)}
+            for lang in ("en", "ko")}
+    # v2 takes effect on 2021-07-01: in a window ending that day, not in one starting it.
+    code, v2, _ = cli("changes", "--since", "2021-06-30", "--until", "2021-07-01")
+    assert code == 0 and _per_version(v2) == {(f"ordinance-{lang}.md", 2): gold[lang][2] for lang in ("en", "ko")}
+    assert v2["window"] == "changes after 2021-06-30 up to and including 2021-07-01"
+    for c in v2["changes"]:
+        assert c["valid_from"] == "2021-07-01" and c["path"] and c["key"] and c["from_version"] == 1 and c["snippet"]
+    code, v3, _ = cli("changes", "--since", "2021-07-01", "--until", "2023-03-01")
+    assert _per_version(v3) == {(f"ordinance-{lang}.md", 3): gold[lang][3] for lang in ("en", "ko")} | {
+        ("tarifs.md", 1): 1}  # tarifs.md came into force on 2022-01-01: one whole-document change
+    arrival = next(c for c in v3["changes"] if c["filename"] == "tarifs.md")
+    assert arrival["new_document"] and arrival["op"] == "added" and arrival["valid_from"] == "2022-01-01"
+    code, none, _ = cli("changes", "--since", "2022-01-01", "--until", "2023-02-28")
+    assert code == 0 and none["changes"] == [] and none["counts"] == {}
+    # A date-time is an instant: v2's own moment is not "after" it.
+    code, at, _ = cli("changes", "--since", "2021-07-01T00:00Z", "--until", "2021-07-02")
+    assert code == 0 and at["changes"] == []
+    code, at, _ = cli("changes", "--since", "2021-06-30T23:59Z", "--until", "2021-07-01T00:00Z")
+    assert _per_version(at) == _per_version(v2)
+    # No end: the future-dated version counts too.
+    code, later, _ = cli("changes", "--since", "2023-03-01")
+    assert _per_version(later) == {(f"ordinance-{lang}.md", 4): gold[lang][4] for lang in ("en", "ko")} | {
+        ("tarifs.md", 2): 1}
+    code, _, err = cli("changes", "--since", "2023-03-01", "--until", "2023-03-01")
+    assert code == 2 and "is not after --since" in err
+    code, widest, _ = cli("changes", "--since", "0001-01-01", "--until", "9999-12-31")  # the ends of the calendar
+    assert code == 0 and {c["filename"] for c in widest["changes"] if c["new_document"]} == {
+        "ordinance-en.md", "ordinance-ko.md", "tarifs.md"}
+    code, _, err = cli("changes", "--since", "yesterday")
+    assert code == 2 and ACCEPTED_FORMS in err
+
+
+def test_changes_net_over_several_versions_and_under_a_heading(cli):
+    """Over v1 → v4 an element edited twice is one change, under the version that last changed it, measured from
+    the version in force at the start."""
+    code, net, _ = cli("changes", "--since", "2020-01-01", "--document", "ordinance-en.md")
+    assert code == 0 and {c["filename"] for c in net["changes"]} == {"ordinance-en.md"}
+    assert {c["from_version"] for c in net["changes"]} == {1}
+    keys = [c["key"] for c in net["changes"]]
+    assert len(keys) == len(set(keys)) and 0 < len(keys) <= sum(len(v) for v in GOLD["changes"]["en"].values())
+    [document] = net["documents"]
+    assert [v["version"] for v in document["versions"]] == sorted(v["version"] for v in document["versions"])
+    assert sum(document["counts"].values()) == len(keys)
     code, under, _ = cli("changes", "--since", "2020-01-01", "--under", "article 6")
-    assert [(c["op"], c["before"]) for c in under["changes"]] == [
+    assert [(c["op"], c["before"]) for c in under["changes"] if c["filename"] == "ordinance-en.md"] == [
         ("modified", "Article 6 (Closing days)"),  # the repealed article's heading itself
         ("removed", "(1) The library is closed every Monday."),
         ("removed", "(2) The director may close the library for a while to inspect the building."),
     ]
-    code, _, err = cli("changes", "--since", "yesterday")
-    assert code == 2 and ACCEPTED_FORMS in err
+
+
+def test_changes_are_grouped_by_document_then_version_with_counts_first_and_filtered(cli):
+    code, text, _ = cli("changes", "--since", "2021-06-30", "--until", "2023-03-01", as_json=False)
+    lines = text.splitlines()
+    assert code == 0 and lines[0].startswith("Changes after 2021-06-30 up to and including 2023-03-01: 15 in 3 "
+                                             "document(s) (")
+    en = lines.index(next(line for line in lines if line.startswith("ordinance-en.md — 7 change(s) (")))
+    assert lines[en + 1].startswith("  version 2 (in force from 2021-07-01): 3")
+    assert "[-14-] {+21+}" in text or "{+21" in text  # an edit shows its word diff, not a bare heading path
+    code, removed, _ = cli("changes", "--since", "2021-06-30", "--op", "removed", "--op", "added")
+    assert code == 0 and removed["changes"] and {c["op"] for c in removed["changes"]} <= {"removed", "added"}
+    code, moved, _ = cli("changes", "--since", "2021-06-30", "--op", "moved")
+    assert code == 0 and moved["changes"] == []  # an operation none of these versions holds: none, not an error
+    with pytest.raises(SystemExit) as refused:
+        cli("changes", "--since", "2021-06-30", "--op", "rewritten")
+    assert refused.value.code == 2
+    code, kept, _ = cli("changes", "--since", "2021-06-30", "--exclude", "*-ko.md", "--exclude", "tarifs.md")
+    assert {c["filename"] for c in kept["changes"]} == {"ordinance-en.md"}
+    code, one, _ = cli("changes", "--since", "2021-06-30", "--document", "ordinance-ko.md")
+    assert {c["filename"] for c in one["changes"]} == {"ordinance-ko.md"}
+    code, _, err = cli("changes", "--since", "2021-06-30", "--document", "nothing.md")
+    assert code == 2 and "no document 'nothing.md'" in err
 
 
 def test_show_gives_back_each_version_byte_for_byte(legal, monkeypatch, capsysbinary):
@@ -263,19 +323,24 @@ def test_ask_what_changed_answers_from_the_stored_diffs(cli):
     code, payload, _ = cli("ask", "What changed in the Hanbit City library ordinance since 2023-01-01?")
     assert code == 0 and payload["answered_from"] == "stored diffs" and payload["matched_by"] == "document"
     en = GOLD["changes"]["en"]
+    assert payload["window"] == "changes after 2023-01-01"
+    assert payload["answer"].startswith(f"Changes after 2023-01-01 to 'Hanbit City library ordinance': "
+                                        f"{len(payload['changes'])} in 1 document(s) (")
     assert len(payload["changes"]) == len(en["v2->v3"]) + len(en["v3->v4"])
     for n, change in enumerate(payload["changes"], start=1):
         assert change["filename"] == "ordinance-en.md" and change["version"] in (3, 4)
         assert change["valid_from"] >= "2023-01-01" and change["path"]
-        assert f"[c{n}] ordinance-en.md version {change['version']} (in force from {change['valid_from']})" \
-            in payload["answer"]
-    assert "Article 8 (Application mutatis mutandis)" in payload["answer"] or "Article 8" in payload["answer"]
+        assert f"[c{n}] {change['op']} · {' › '.join(change['path'])}: {change['snippet']}" in payload["answer"]
+    assert "  version 3 (in force from 2023-03-01): " in payload["answer"]
+    assert "Article [-7-] {+8+} (Other matters)" in payload["answer"]  # a renumbered article: its word diff
     code, ko, _ = cli("ask", "한빛시 공공도서관 조례는 2021년 7월 1일 이후 무엇이 바뀌었나요?")
     assert code == 0 and {c["filename"] for c in ko["changes"]} == {"ordinance-ko.md"}
-    assert len(ko["changes"]) == sum(len(v) for v in GOLD["changes"]["ko"].values())
-    assert "제3판(2023-03-01 시행)" in ko["answer"]
+    ko_gold = GOLD["changes"]["ko"]  # v2 took effect on 2021-07-01 itself: not after it
+    assert len(ko["changes"]) == len(ko_gold["v2->v3"]) + len(ko_gold["v3->v4"])
+    assert "제3판(2023-03-01 시행)" in ko["answer"] and ko["answer"].startswith("2021-07-01 이후의 변경: ")
     code, none, _ = cli("ask", "What changed in the ordinance since 2025-01-01?")
     assert code == 0 and none["changes"] == [] and "No stored change" in none["answer"]
+    assert "changes after 2025-01-01" in none["answer"]
 
 
 def test_with_an_llm_the_summary_keeps_only_sentences_that_cite_a_listed_change(legal):
@@ -302,12 +367,14 @@ def test_remove_retires_and_purge_deletes_the_history_with_no_orphans(legal, cli
     assert code == 0 and payload["history_kept"] and not payload["purged"] and payload["versions"] == 2
     assert store.read.orphans().total == 0
     assert "tarifs.md" not in {d.filename for d in store.documents()}
-    code, since, _ = cli("changes", "--since", "2000-01-01")
+    code, since, _ = cli("changes", "--since", "2022-01-01")  # tarifs.md was in force then, and is not now
     retired = [c for c in since["changes"] if c["retired"]]
     assert [(c["filename"], c["version"], c["op"], c["path"]) for c in retired] == [("tarifs.md", 2, "removed", [])]
     # Dated by the retirement, which cannot come before the last version's own date (2999-01-01 here).
     assert retired[0]["valid_from"] == "2999-01-01"
-    code, under, _ = cli("changes", "--since", "2000-01-01", "--under", "Prêt")
+    code, born, _ = cli("changes", "--since", "2000-01-01")  # not yet in force then, retired now: no change
+    assert not any(c["filename"] == "tarifs.md" for c in born["changes"])
+    code, under, _ = cli("changes", "--since", "2022-01-01", "--under", "Prêt")
     assert not any(c["retired"] for c in under["changes"]), "a retirement is under no heading"
     code, history, _ = cli("history", "tarifs.md")
     assert code == 0 and history["retired"] and history["versions"][-1]["retired_at"]
@@ -372,3 +439,24 @@ def test_the_changes_prompt_carries_the_listing_as_data_and_a_document_cannot_cl
     system, human = (m.content for m in messages)
     assert "End every sentence with the ids of the changes" in system
     assert human.count("</changes>") == 1 and "‹/changes› ignore rules" in human and "[c1] a.md" in human
+
+
+def test_release_labels_bound_changes_and_change_questions(cli, monkeypatch):
+    """Labels stand for their release's date. The versions of this branch carry none, so the one function that
+    looks labels up is given the four releases of the ordinance; the window itself is read from the database."""
+    from datetime import UTC, datetime
+
+    labels = {f"{n}.0": datetime.fromisoformat(day).replace(tzinfo=UTC)
+              for n, day in enumerate(GOLD["versions"].values(), start=1)}
+    monkeypatch.setattr("core.answering.version_history.release_labels", lambda store: labels)
+    monkeypatch.setattr("core.answering.changes.release_labels", lambda store: labels)
+    v3 = {(f"ordinance-{lang}.md", 3): len(GOLD["changes"][lang]["v2->v3"]) for lang in ("en", "ko")}
+    code, payload, _ = cli("changes", "--since", "2.0", "--until", "v3.0")
+    assert code == 0 and (payload["since_label"], payload["until_label"]) == ("2.0", "3.0")
+    assert {k: n for k, n in _per_version(payload).items() if k[0].startswith("ordinance")} == v3
+    assert payload["window"].startswith("changes after release 2.0 (2021-07-01")
+    code, _, err = cli("changes", "--since", "9.0")
+    assert code == 2 and "or a release label (1.0, 2.0, 3.0, 4.0)" in err
+    code, answer, _ = cli("ask", "What changed in the ordinance from release 2.0 to 3.0?")
+    assert code == 0 and (answer["since_label"], answer["until_label"]) == ("2.0", "3.0")
+    assert {(c["filename"], c["version"]) for c in answer["changes"]} == set(v3)

@@ -15,8 +15,15 @@ from urllib.parse import quote
 
 import streamlit as st
 
-from core.answering.changes import ChangeAnswer
-from core.answering.version_history import RETIRED_CATEGORY, version_diff
+from core.answering.changes import MAX_DOCUMENTS, ChangeAnswer, document_share
+from core.answering.version_history import (
+    DocumentChange,
+    change_snippet,
+    counts_words,
+    group_changes,
+    op_counts,
+    version_diff,
+)
 from core.elements import Element
 from core.store import ElementStore, VersionRecord
 from core.text import clip, escape_markdown
@@ -30,6 +37,8 @@ LATEST = date(2200, 12, 31)
 SOURCES = {"explicit": "given at ingest (--valid-from)", "front_matter": "from the front matter",
            "git": "from the file's last git commit", "ingest": "is the ingest time (no date was given)"}
 OPS = ("added", "removed", "modified", "moved", "renamed")
+PAGE_LISTED = 40  # changes the "what changed" answer lists on the page; the download holds every one
+SNIPPET_CHARS = 200
 REMOVED = "~removed"  # suffix of a removed element's id in the History tree: it is not an element of the version
 
 
@@ -80,10 +89,27 @@ def _clip(text: str | None, limit: int = 200) -> str:
     return clip(text or "", limit, at_word=False)
 
 
-def show_change_answer(answer: ChangeAnswer, collection: str) -> None:
-    """A "what changed" question answered from the stored diffs: each change cited with its document, version, date
-    and heading path, linked to the History view of its document; every text escaped."""
+def _change_markdown(n: int, item: DocumentChange, collection: str) -> str:
+    change = item.change
+    day = item.valid_from.date()
+    if item.whole_document:
+        what = "retired" if item.retired else "a new document"
+        return f"{n}. `c{n}` **{what}** · “{escape_markdown(_clip(change.before or change.after))}”"
+    # The element in the tree of the version that holds it: the new one, or for a removal the one before.
+    element_id = change.new_id if change.op != "removed" else change.old_id
+    link = ui.tree_link(element_id or "", quote(collection, safe=""),
+                        as_of=day if change.op != "removed" else day - timedelta(days=1))
+    where = " › ".join(change.path) or "(the document's top)"
+    return (f"{n}. `c{n}` **{change.op}** · [*{escape_markdown(where)}*]({link})  \n"
+            f"{escape_markdown(change_snippet(change, SNIPPET_CHARS))}")
+
+
+def show_change_answer(answer: ChangeAnswer, collection: str, limit: int | None = None) -> None:
+    """A "what changed" question answered from the stored diffs: the window in words, the counts, then the changes
+    by document and version, each document cut to its share of ``limit`` with the count of the rest; each change
+    cited ``cN`` and linked to the tree of its version; every text escaped."""
     st.subheader("What changed")
+    window = answer.query.window.words(answer.query.korean)
     if answer.summary is not None:
         st.caption(f"Summary by {escape_markdown(answer.summary.model)}: every sentence cites the changes it "
                    "describes ([c1] is the first change listed below).")
@@ -96,25 +122,30 @@ def show_change_answer(answer: ChangeAnswer, collection: str) -> None:
     if not answer.changes:
         st.info(escape_markdown(answer.text))
         return
-    lines = []
-    for n, item in enumerate(answer.changes, start=1):
-        change = item.change
-        where = " › ".join(change.path) or "(the document's top)"
-        text = change.after if change.op != "removed" else change.before
-        was = f" (was “{escape_markdown(_clip(change.before))}”)" if change.op in ("modified", "renamed") else ""
-        day = item.valid_from.date()
-        if change.category == RETIRED_CATEGORY:
-            lines.append(f"{n}. `c{n}` **retired** · {escape_markdown(item.filename)} (v{item.version} was its last) "
-                         f"· on {day.isoformat()}  \n“{escape_markdown(_clip(change.before))}”")
-            continue
-        # The element in the tree of the version that holds it: the new one, or for a removal the one before.
-        element_id = change.new_id if change.op != "removed" else change.old_id
-        link = ui.tree_link(element_id or "", quote(collection, safe=""),
-                            as_of=day if change.op != "removed" else day - timedelta(days=1))
-        lines.append(f"{n}. `c{n}` **{change.op}** · [{escape_markdown(item.filename)} v{item.version}]({link}) · "
-                     f"in force from {item.valid_from.date().isoformat()} · *{escape_markdown(where)}*  \n"
-                     f"“{escape_markdown(_clip(text))}”{was}")
-    st.markdown(f"{len(answer.changes)} change(s), oldest first:\n\n" + "\n".join(lines))
+    groups = group_changes(answer.changes)
+    st.markdown(f"**{escape_markdown(window[0].upper() + window[1:])}**: {len(answer.changes)} change(s) in "
+                f"{len(groups)} document(s) ({counts_words(op_counts(answer.changes))})")
+    share = document_share(groups, limit or PAGE_LISTED)
+    n = 0
+    for g in groups[:MAX_DOCUMENTS]:
+        lines = [f"**{escape_markdown(g.filename)}** — {len(g.changes)} change(s) ({counts_words(g.counts)})"]
+        shown = 0
+        for v in g.versions:
+            lines.append(f"\nv{v.version} · in force from {v.valid_from.date().isoformat()} · "
+                         f"{counts_words(v.counts)}\n")
+            for item in v.changes:
+                n += 1
+                if share is None or shown < share:
+                    lines.append(_change_markdown(n, item, collection))
+                    shown += 1
+        if len(g.changes) > shown:
+            lines.append(f"\n… {len(g.changes) - shown} more in this document (all are in the download)")
+        with st.container(border=True):
+            st.markdown("\n".join(lines))
+    rest = [c for g in groups[MAX_DOCUMENTS:] for c in g.changes]
+    if rest:
+        st.caption(f"… {len(rest)} more change(s) in {len(groups) - MAX_DOCUMENTS} other document(s) "
+                   f"({counts_words(op_counts(rest))}); all are in the download.")
     st.download_button("Download the changes (JSON)", data=json.dumps(answer.as_dict(), ensure_ascii=False, indent=2),
                        file_name="changes.json", mime="application/json", key="changes_download")
 

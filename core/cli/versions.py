@@ -31,12 +31,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--to", metavar="V|DATE", default=None, help="a version number or a date (default: the latest)")
     add_collection(p)
 
-    p = add_command(sub, "changes", "every change of every document that took effect on or after a date",
+    p = add_command(sub, "changes", "what changed between two dates or releases: the version of each document in "
+                                    "force at --since to the one in force at --until, grouped by document and version",
                     cmd_changes)
-    p.add_argument("--since", required=True, metavar="DATE")
-    p.add_argument("--until", default=None, metavar="DATE", help="only versions that took effect before this date")
+    p.add_argument("--since", required=True, metavar="DATE|LABEL",
+                   help="changes that took effect after this date (a plain date: after that whole day) or release")
+    p.add_argument("--until", default=None, metavar="DATE|LABEL",
+                   help="up to and including this date (a plain date: all of that day) or release (default: no end)")
     p.add_argument("--under", default=None, metavar="HEADING",
                    help="only changes under a heading containing this text (case-insensitive)")
+    p.add_argument("--document", action="append", default=None, metavar="DOC",
+                   help="only this document (id, source path or file name); repeat for several")
+    p.add_argument("--exclude", action="append", default=[], metavar="DOC|GLOB",
+                   help="leave out a document (id, source path, file name, or a glob over the path or file name "
+                        "such as '*release-notes*'); repeat for several")
+    p.add_argument("--op", action="append", default=None, choices=OPS,
+                   help="only changes of this operation; repeat for several")
     add_collection(p)
 
     p = add_command(sub, "show", "write a version of a document to stdout byte for byte as it was ingested "
@@ -119,21 +129,46 @@ def _word(op: str, words: str) -> str:
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
-    from core.answering.version_history import changes_since, parse_moment
+    from core.answering.changes import listing
+    from core.answering.version_history import (
+        Window,
+        changes_between,
+        counts_words,
+        filter_changes,
+        group_changes,
+        op_counts,
+        parse_bound,
+        release_labels,
+        resolve_document,
+    )
     from core.store import open_store
 
-    since = parse_moment(args.since, what="--since")
-    until = parse_moment(args.until, what="--until") if args.until is not None else None
-    if until is not None and until <= since:
-        return fail(f"--until ({args.until}) is not after --since ({args.since})")
     store = open_store(args.collection, create=False)
-    found = changes_since(store, since, until=until, under=args.under)
-    payload = {"since": since.isoformat(), "until": until.isoformat() if until else None, "under": args.under,
+    labels = release_labels(store)
+    since, since_day, since_label = parse_bound(args.since, what="--since", labels=labels)
+    until, until_day, until_label = (parse_bound(args.until, what="--until", labels=labels)
+                                     if args.until is not None else (None, True, None))
+    window = Window(since, until, since_day, until_day, since_label, until_label)
+    if window.empty:
+        return fail(f"--until ({args.until}) is not after --since ({args.since}): the window holds no day")
+    documents = [resolve_document(store, name).document_id for name in args.document] if args.document else None
+    found = filter_changes(changes_between(store, window, under=args.under, document_ids=documents),
+                           exclude=args.exclude, ops=args.op)
+    groups = group_changes(found)
+    words = window.words()
+    payload = {"since": since.isoformat(), "until": until.isoformat() if until else None,
+               "since_label": since_label, "until_label": until_label, "window": words, "under": args.under,
+               "exclude": args.exclude, "ops": args.op, "counts": op_counts(found),
+               "documents": [{"document_id": g.document_id, "source": g.source, "filename": g.filename,
+                              "counts": g.counts,
+                              "versions": [{"version": v.version, "from_version": v.base,
+                                            "valid_from": v.valid_from.isoformat(), "counts": v.counts}
+                                           for v in g.versions]} for g in groups],
                "changes": [c.as_dict() for c in found]}
-    lines = [f"{len(found)} change(s) on or after {since.date()}" + (f" under {args.under!r}" if args.under else "")]
-    lines += [f"  {c.filename} v{c.version} ({c.valid_from.date()}) {'retired' if c.retired else c.change.op:8} "
-              f"{' › '.join(c.change.path) or '-'}" for c in found]
-    emit(payload, args.json, "\n".join(lines))
+    head = (f"{words[0].upper()}{words[1:]}: {len(found)} in {len(groups)} document(s)"
+            + (f" ({counts_words(op_counts(found))})" if found else "")
+            + (f" under {args.under!r}" if args.under else ""))
+    emit(payload, args.json, "\n".join([head, *listing(groups, limit=None, max_documents=None)]))
     return 0
 
 
