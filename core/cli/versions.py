@@ -142,7 +142,16 @@ def cmd_changes(args: argparse.Namespace) -> int:
         resolve_document,
     )
     from core.store import open_store
+    from core.versions.dates import DateError, DateRangeError, parse_date
 
+    for flag, text in (("--since", args.since), ("--until", args.until)):
+        try:  # a date out of range is refused before the database is started; other text may be a release label
+            if text is not None:
+                parse_date(text, what=flag)
+        except DateRangeError:
+            raise
+        except DateError:
+            pass
     store = open_store(args.collection, create=False)
     labels = release_labels(store)
     since, since_day, since_label = parse_bound(args.since, what="--since", labels=labels)

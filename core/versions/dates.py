@@ -48,6 +48,10 @@ class DateError(ValueError):
     """A date that does not parse or is out of range; the message names the accepted forms or range."""
 
 
+class DateRangeError(DateError):
+    """A date that parses but falls outside :data:`ACCEPTED_RANGE`."""
+
+
 def check_date_range(value: datetime, *, what: str = "date", text: str | None = None) -> datetime:
     """``value`` unchanged when its UTC value falls in :data:`ACCEPTED_RANGE`; :class:`DateError` otherwise.
 
@@ -57,7 +61,7 @@ def check_date_range(value: datetime, *, what: str = "date", text: str | None = 
     # Compared on the naive wall time: converting to UTC is what overflows at the edges.
     if value.replace(tzinfo=None) - EARLIEST.replace(tzinfo=None) < offset or \
             LATEST.replace(tzinfo=None) - value.replace(tzinfo=None) < -offset:
-        raise DateError(f"{what} {shown} is outside the accepted range: {ACCEPTED_RANGE}")
+        raise DateRangeError(f"{what} {shown} is outside the accepted range: {ACCEPTED_RANGE}")
     return value
 
 
