@@ -62,7 +62,7 @@ class DocumentChange:
     @property
     def retired(self) -> bool:
         """Whether this change is the retirement of the whole document (``remove``), dated by it."""
-        return self.change.category == RETIRED_CATEGORY
+        return self.change.category == RETIRED_CATEGORY and self.change.op == "removed"
 
 
 def change_dict(change: Change) -> dict[str, Any]:
@@ -128,10 +128,12 @@ def _keyed(elements: Iterable[Element]) -> dict[str, str]:
 
 
 def version_diff(store: ElementStore, document_id: str, old: int | None, new: int, *,
-                 include_unchanged: bool = False) -> tuple[list[Element], list[Element], list[Change]]:
+                 include_unchanged: bool = False,
+                 old_document: str | None = None) -> tuple[list[Element], list[Element], list[Change]]:
     """The elements of version ``old`` (None: none) and version ``new`` of one document, and the changes between
-    them in diff order, each with the element's stored stable key."""
-    before = store.read.version_elements(document_id, old) if old is not None else []
+    them in diff order, each with the element's stored stable key. ``old_document``: version ``old`` is that
+    document's (the one this one continues, for a move)."""
+    before = store.read.version_elements(old_document or document_id, old) if old is not None else []
     after = store.read.version_elements(document_id, new)
     old_keys, new_keys = _keyed(before), _keyed(after)
     changes = diff_elements(before, after, old_keys=old_keys, include_unchanged=include_unchanged)
@@ -145,6 +147,24 @@ def version_diff(store: ElementStore, document_id: str, old: int | None, new: in
 def diff_versions(store: ElementStore, document_id: str, old: int | None, new: int) -> list[Change]:
     """The changes from version ``old`` (None: from nothing) to version ``new`` of one document."""
     return version_diff(store, document_id, old, new)[2]
+
+
+def move_origin(store: ElementStore, version: VersionRecord) -> VersionRecord | None:
+    """The last version of the document ``version`` continues (a move or rename), or None."""
+    return store.read.last_version(version.moved_from) if version.moved_from else None
+
+
+def moved_changes(store: ElementStore, version: VersionRecord) -> list[Change]:
+    """The changes a moved document's first version made: the move itself (document level: the old source as
+    ``before``, the new as ``after``), then each element's change from the old document's last version, with the
+    stable keys the matched elements kept. Empty for a version that continues no document."""
+    origin = move_origin(store, version)
+    if origin is None:
+        return []
+    move = Change("moved", version.document_id, (), origin.source, version.source, RETIRED_CATEGORY,
+                  old_id=origin.document_id, new_id=version.document_id)
+    return [move, *version_diff(store, version.document_id, origin.version, version.version,
+                                old_document=origin.document_id)[2]]
 
 
 def heading_matches(change: Change, heading: str) -> bool:
@@ -176,7 +196,9 @@ def changes_since(
             continue
         if wanted is not None and v.document_id not in wanted:
             continue
-        for change in diff_versions(store, v.document_id, v.version - 1, v.version):
+        made = moved_changes(store, v) if v.moved_from else diff_versions(store, v.document_id, v.version - 1,
+                                                                             v.version)
+        for change in made:
             if under and not heading_matches(change, under):
                 continue
             out.append(DocumentChange(v.document_id, v.source, v.filename, v.version, v.valid_from, change))
@@ -184,6 +206,8 @@ def changes_since(
         for v in store.read.retired_since(start):
             if v.retired_at is None or (until is not None and v.retired_at >= until) or \
                     (wanted is not None and v.document_id not in wanted):
+                continue
+            if v.moved_to:  # not gone: the document that continues it reports the move
                 continue
             whole = Change("removed", v.document_id, (), v.title or v.filename, None, RETIRED_CATEGORY)
             out.append(DocumentChange(v.document_id, v.source, v.filename, v.version, v.retired_at, whole))
