@@ -291,9 +291,8 @@ def test_overlapping_snapshots_from_two_processes_serialise_in_date_order(one_re
 
 def test_a_collection_made_before_labels_and_moves_gets_their_columns_on_open(scratch_url, tmp_path):  # noqa: F811
     from core.ingest import ingest_paths
-    from core.store import ElementStore
-
     from core.sql import elements as element_sql
+    from core.store import ElementStore
 
     with psycopg.connect(psycopg_conninfo(scratch_url), autocommit=True) as conn:
         for statement in element_sql.CREATE_SCHEMA:  # the registry in the scratch schema, not the run's public one
@@ -311,3 +310,37 @@ def test_a_collection_made_before_labels_and_moves_gets_their_columns_on_open(sc
     (tmp_path / "b.md").write_text("# B\n\nAnother page.\n", encoding="utf-8")
     report = ingest_paths(reopened, [tmp_path], valid_from=D2, snapshot=True, label="2")
     assert report.added == 1 and reopened.read.versions(doc)[0].label is None
+
+
+# -- the Document tree's History view -----------------------------------------------------------------------
+
+
+def test_the_history_view_shows_the_move_and_the_changes_against_the_old_document(db_url, use_embeddings, tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    from core.ingest import ingest_paths
+    from core.store import ElementStore
+    from tests.helpers_pages import unescape
+
+    from .conftest import ROOT
+
+    store = ElementStore(db_url, f"snapp_{uuid.uuid4().hex[:8]}", use_embeddings)  # the pages' own embedder
+    folder = tmp_path / "docs"
+    try:
+        for files, date, label in ((R1, D1, "1.0"), (R2, D2, "2.0")):
+            _write_release(folder, files)
+            assert not ingest_paths(store, [folder], valid_from=date, label=label, snapshot=True).errors
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+        at.session_state["collection"] = store.collection
+        at = at.switch_page("pages/document_tree.py").run()
+        box = at.selectbox[0]
+        at = box.select(next(o for o in box.options if o.endswith("overview.md"))).run()
+        at = at.radio(key="tree_view").set_value("History").run()
+        assert not at.exception, at.exception
+        shown = unescape(" ".join(str(e.value) for kind in ("markdown", "caption", "info")
+                                  for e in getattr(at, kind)))
+        assert f"Moved here from **{folder / 'index.md'}**" in shown
+        assert "This document has one version" not in shown and not at.select_slider
+        assert f"Since v1 · {D1} · 1.0: " in shown  # the old document's last version, with its label
+    finally:
+        store.drop()
