@@ -178,6 +178,17 @@ def test_labels_are_kept_and_shown_beside_the_date(released, cli):
     assert f"v2 [2.0]: valid from {D2}" in out.getvalue()
 
 
+def test_answers_show_the_label_beside_the_date_of_the_version_read(released, cli):
+    code, answer, err = cli("ask", "How do I run the installer?", "--as-of", "2022-06-01")
+    assert code == 0, err
+    read = [p for p in answer["provenance"] if p["document_id"] == released["ids"]["intro.md"]]
+    assert read and {p["label"] for p in read} == {"2.0"}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["ask", "How do I run the installer?", "--as-of", "2021-06-01", "--collection", released["collection"]])
+    assert f"valid from {D1} [1.0]" in out.getvalue()
+
+
 def test_an_unchanged_snapshot_again_changes_nothing(released, cli):
     code, report, err = cli("ingest", str(released["folder"]), "--valid-from", D2, "--snapshot")
     assert code == 0, err
