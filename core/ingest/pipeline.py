@@ -12,14 +12,13 @@ from pathlib import Path
 import numpy as np
 from langchain_core.documents import Document
 
-from core.elements import document_id_from_key
 from core.front_matter import parse_front_matter
 from core.ingest.contextual import build_command, update_contextual_index
 from core.ingest.embedding import embed_texts, embedding_text
 from core.ingest.parsing import LOADERS, content_hash, loader_for, parse_source
 from core.ingest.report import FileResult, IngestError, IngestReport
 from core.ingest.snapshot import SnapshotPlan, pair_moves, plan_snapshot
-from core.ingest.sources import SourceFile, discover, read_source
+from core.ingest.sources import SourceFile, discover, document_id_for, read_source
 from core.markdown_loader import MAX_NESTING
 from core.progress import Progress, ProgressCallback, no_progress
 from core.store import DocumentRecord, ElementStore, StoreError
@@ -28,11 +27,6 @@ from core.versions import DateError, ValidFrom, parse_date, resolve_valid_from
 
 # The stage of every Progress an ingest reports: done/total count the elements embedded (or found in the cache).
 EMBEDDING = "embedding"
-
-
-def document_id_for(collection: str, source_key: str) -> str:
-    """Stable per collection and path: two files with the same name and content are two documents."""
-    return document_id_from_key(f"{collection}\x1f{source_key}")
 
 
 @dataclass

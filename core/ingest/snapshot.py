@@ -3,7 +3,7 @@ from that folder that it no longer holds are retired as of D, and a retired docu
 in a new one is linked to it as a move.
 
 Which documents a folder holds: a document's id is its collection and its resolved file path
-(:func:`core.ingest.pipeline.document_id_for`), and its stored ``source`` is the path as it was given to ``ingest``.
+(:func:`core.ingest.sources.document_id_for`), and its stored ``source`` is the path as it was given to ``ingest``.
 A stored document belongs to the folder when that path, made absolute against the current directory when it was
 given relative, resolves to a file under the folder *and* hashes back to the document's id; so a document ingested
 with a relative path from another directory, or uploaded, is never placed in a folder, and never retired by one.
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from core.elements import Element
 from core.ingest.report import FileResult, IngestError
-from core.ingest.sources import SourceFile
+from core.ingest.sources import SourceFile, document_id_for
 from core.store import ElementStore, VersionRecord
 from core.versions import match_versions
 
@@ -52,8 +52,6 @@ class SnapshotPlan:
 
 def in_folder(store: ElementStore, document_id: str, source: str, folder: Path) -> bool:
     """Whether the stored document ``document_id`` (stored from ``source``) is a file under ``folder`` (resolved)."""
-    from core.ingest.pipeline import document_id_for
-
     path = Path(source)
     if not path.is_absolute():
         path = Path.cwd() / path
@@ -66,8 +64,6 @@ def plan_snapshot(store: ElementStore, folder: Path, when: datetime, sources: Se
     """The snapshot's plan, or :class:`SnapshotRefusedError` before anything is written: for a folder that holds
     none of the documents stored from it (``confirmed`` lets that through), or for a date before a change already
     stored from the folder (a folder's snapshots are kept in date order)."""
-    from core.ingest.pipeline import document_id_for
-
     folder = folder.resolve()
     placed = [d for d, source, _name, _retired in store.read.versioned_documents()
               if in_folder(store, d, source, folder)]
