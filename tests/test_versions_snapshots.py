@@ -116,6 +116,12 @@ def test_a_retired_document_is_never_read_as_of_a_later_date(released, cli):
     assert code != 0 and f"retired on {D2}" in err
     code, shown, _ = cli("show", gone, "--as-of", "2021-06-01")
     assert code == 0 and shown["version"] == 1
+    from core.retrieval import RetrievalRequest, retrieve
+
+    question = "Version 1.0 was the first release of the project"
+    assert gone in retrieve(store, RetrievalRequest(question, k=8, as_of=at("2021-06-01"))).versions
+    later = retrieve(store, RetrievalRequest(question, k=8, as_of=at("2022-06-01")))
+    assert gone not in later.versions and all(h.element.document_id != gone for h in later.hits)
 
 
 def test_changes_date_a_dropped_document_at_its_release_not_at_the_ingest(released, cli):
@@ -251,6 +257,25 @@ def test_a_snapshot_needs_a_date_and_one_folder(one_release):
     assert code == 2 and "--valid-from" in err
     code, _, err = run("ingest", str(folder), str(folder / "intro.md"), "--valid-from", D2, "--snapshot")
     assert code == 2 and "one folder" in err
+
+
+def test_a_document_ingested_by_a_relative_path_belongs_to_the_folder_only_from_that_directory(one_release,
+                                                                                                monkeypatch):
+    run, folder, store = one_release
+    (folder / "extra.md").write_text("# Extra\n\nAdded by hand, by a relative path.\n", encoding="utf-8")
+    monkeypatch.chdir(folder.parent)
+    assert run("ingest", "docs/extra.md", "--valid-from", "2021-06-01")[0] == 0
+    (folder / "extra.md").unlink()
+    elsewhere = folder.parent / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # "docs/extra.md" names another file from here: the snapshot leaves it alone
+    code, report, err = run("ingest", str(folder), "--valid-from", D2, "--snapshot")
+    assert code == 0, err
+    assert "retired" not in report and len(store.documents()) == len(R1) + 1
+    monkeypatch.chdir(folder.parent)
+    code, report, err = run("ingest", str(folder), "--valid-from", D2, "--snapshot")
+    assert code == 0, err
+    assert [r["path"] for r in report["retired"]] == ["docs/extra.md"]
 
 
 def test_remove_valid_to_retires_at_that_date(one_release):
