@@ -175,6 +175,15 @@ def test_changes_report_a_move_once_at_the_document_level(released, cli):
     assert released["ids"]["index.md"] not in gone and released["ids"]["api/usage.md"] not in gone
 
 
+def test_a_what_changed_answer_names_the_move_not_a_retirement(released):
+    from core.answering.changes import answer_changes, change_question
+
+    answer = answer_changes(released["store"], change_question("What changed since 2022-01-01?"))
+    folder = released["folder"]
+    assert f"moved on {D2}: {folder / 'index.md'} → {folder / 'overview.md'}" in answer.text
+    assert "index.md retired" not in answer.text and "changes.md retired" in answer.text
+
+
 def test_labels_are_kept_and_shown_beside_the_date(released, cli):
     code, history, _ = cli("history", released["ids"]["intro.md"])
     assert [v["label"] for v in history["versions"]] == ["1.0", "2.0"]

@@ -106,6 +106,10 @@ def show_change_answer(answer: ChangeAnswer, collection: str) -> None:
         text = change.after if change.op != "removed" else change.before
         was = f" (was “{escape_markdown(_clip(change.before))}”)" if change.op in ("modified", "renamed") else ""
         day = item.valid_from.date()
+        if change.category == RETIRED_CATEGORY and change.op == "moved":
+            lines.append(f"{n}. `c{n}` **moved** · {escape_markdown(item.filename)} · on {day.isoformat()}  \n"
+                         f"from {escape_markdown(change.before or '')} to {escape_markdown(change.after or '')}")
+            continue
         if change.category == RETIRED_CATEGORY:
             lines.append(f"{n}. `c{n}` **retired** · {escape_markdown(item.filename)} (v{item.version} was its last) "
                          f"· on {day.isoformat()}  \n“{escape_markdown(_clip(change.before))}”")

@@ -201,6 +201,10 @@ def _line(n: int, item: DocumentChange, korean: bool) -> str:
     where = " › ".join(change.path) or "-"
     date = item.valid_from.date().isoformat()
     op = _OPS_KO.get(change.op, change.op) if korean else change.op
+    if change.category == RETIRED_CATEGORY and change.op == "moved":  # a whole document moved or renamed
+        if korean:
+            return f"[c{n}] {item.filename} {date} 이동: {change.before} → {change.after}"
+        return f"[c{n}] {item.filename} moved on {date}: {change.before} → {change.after}"
     if change.category == RETIRED_CATEGORY:
         if korean:
             return f"[c{n}] {item.filename} {date} 폐지 (마지막 판: 제{item.version}판): “{_clip(change.before)}”"
