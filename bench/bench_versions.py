@@ -21,6 +21,13 @@ storage                                      bytes per version (store.read.stora
                                              changed [in the S docs] between D1 and D2?" per adjacent pair and 3
                                              spans; recall / precision of element changes and file arrivals /
                                              removals against the two releases' files parsed on their own
+release snapshots (``--snapshots``)          five pymdown-extensions releases (``fetch_corpora.py
+                                             --snapshot-releases``, dated by their sdists) copied one after the other
+                                             over one folder and ingested with ``--snapshot``: every page dropped in
+                                             release R read as of R, midway to the next release and in 2100 (store
+                                             reads and retrieval of its title: target never served), and the moves
+                                             linked against the gold pairs: a page gone in R and a page new in R
+                                             whose parsed elements' exact texts overlap >= 50% of the larger
 ===========================================  =====================================================================
 
 Real embeddings (USE) for the as-of answers; the deterministic hash embedder for the synthetic latency corpus
@@ -31,6 +38,7 @@ Writes ``bench/out/versions.json``.
 Run: .venv/bin/python bench/bench_versions.py [--docs 40] [--versions 10] [--questions 60]
      .venv/bin/python bench/bench_versions.py --hardening   (issue 28's date rows only: bench/_hardening.py)
      .venv/bin/python bench/bench_versions.py --between   (that row alone, hash embedder, ~2 min)
+     .venv/bin/python bench/bench_versions.py --snapshots   # the release snapshots alone (hash embedder)
 """
 
 from __future__ import annotations
@@ -222,6 +230,118 @@ def as_of_answers(store, history: History, questions: list[dict]) -> dict:
             "answer_found": f"{sum(bool(r['answer_found']) for r in answered)}/{len(answered)}",
             "answer_found_plain": f"{sum(bool(r.get('answer_found_plain')) for r in answered)}/{len(answered)}",
             "rows": rows}
+
+
+# -- release snapshots -----------------------------------------------------------------------------------------------
+
+SNAPSHOT_RELEASES = CORPORA / "pymdown-extensions-releases"
+
+
+def _exact_share(old: list, new: list) -> float:
+    """The gold's measure, independent of core.versions' matching: the share of elements (over the larger side)
+    whose category and whitespace-collapsed text occur on both sides, counted as multisets."""
+    from collections import Counter
+
+    def texts(elements: list) -> Counter:
+        return Counter((e.metadata["category"], " ".join(e.page_content.split())) for e in elements)
+
+    if not old or not new:
+        return 0.0
+    return sum((texts(old) & texts(new)).values()) / max(len(old), len(new))
+
+
+def release_snapshots(url: str, *, snapshot: bool = True) -> dict:
+    """Each release copied over one folder and ingested as a snapshot at its date (``snapshot=False``: a plain
+    ingest at that date, as before snapshots); the dropped pages read as of later dates, and the moves linked
+    against the gold pairs."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from core.ingest import IngestError, ingest_paths, parse_source
+    from core.ingest.pipeline import document_id_for
+    from core.retrieval import QuestionError, RetrievalRequest, retrieve
+    from core.store import ElementStore
+    from tests.helpers_embeddings import HashEmbeddings
+
+    if not (SNAPSHOT_RELEASES / "releases.json").is_file():
+        subprocess.run([sys.executable, str(ROOT / "bench" / "fetch_corpora.py"), "--corpus", "pymdown-extensions",
+                        "--snapshot-releases"], check=True)
+    dates = json.loads((SNAPSHOT_RELEASES / "releases.json").read_text(encoding="utf-8"))
+    store = ElementStore(url, f"bench_versions_{'snapshots' if snapshot else 'plain'}", HashEmbeddings())
+    work = Path(tempfile.mkdtemp(prefix="hke-snap-")) / "docs"
+
+    def pages(version: str) -> dict[str, bytes]:
+        root = SNAPSHOT_RELEASES / version
+        return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.md"))
+                if not any(part.startswith(".") for part in p.relative_to(root).parts)}
+
+    def doc_id(name: str) -> str:
+        return document_id_for(store.collection, str((work / name).resolve()))
+
+    def parsed(name: str, data: bytes) -> list:
+        try:
+            return parse_source(data, name=name, source=name, document_id=doc_id(name))[0]
+        except IngestError:  # a page with no content (link definitions only): refused, never stored
+            return []
+
+    versions = list(dates)
+    ingests, dropped, gold_moves = [], [], set()
+    previous: dict[str, bytes] = {}
+    started = time.perf_counter()
+    for n, version in enumerate(versions):
+        files = pages(version)
+        if work.exists():
+            shutil.rmtree(work)
+        for name, data in files.items():
+            (work / name).parent.mkdir(parents=True, exist_ok=True)
+            (work / name).write_bytes(data)
+        t0 = time.perf_counter()
+        report = ingest_paths(store, [work], snapshot=snapshot, valid_from=dates[version], label=version)
+        ingests.append({"release": version, "date": dates[version], "files": len(files), "added": report.added,
+                        "replaced": report.replaced, "unchanged": report.unchanged, "errors": report.errors,
+                        "retired": len(report.retired), "seconds": round(time.perf_counter() - t0, 2)})
+        gone, new = sorted(set(previous) - set(files)), sorted(set(files) - set(previous)) if n else []
+        until = dates[versions[n + 1]] if n + 1 < len(versions) else None
+        dropped += [(name, version, dates[version], until, previous[name]) for name in gone
+                    if store.read.last_version(doc_id(name)) is not None]
+        for old_name in gone:
+            old = parsed(old_name, previous[old_name])
+            for new_name in new:
+                if _exact_share(old, parsed(new_name, files[new_name])) >= 0.5:
+                    gold_moves.add((old_name, new_name))
+        previous = files
+    ingest_seconds = round(time.perf_counter() - started, 1)
+
+    served_rows = []
+    for name, version, day, until, data in dropped:
+        doc = doc_id(name)
+        title = next((e.page_content for e in parsed(name, data) if e.metadata["category"] == "Title"), name)
+        start = _day(day)
+        later = [start, start + (((_day(until) - start) / 2) if until else timedelta(days=180)), _day("2100-01-01")]
+        for when in later:
+            reads = bool(store.as_of(when).elements(doc)) or doc in {v.document_id for v in
+                                                                     store.read.versions_at(when)}
+            try:
+                got = retrieve(store, RetrievalRequest(title, k=8, as_of=when))
+                hits = doc in got.versions or any(h.element.document_id == doc for h in got.hits)
+            except QuestionError:
+                hits = False
+            served_rows.append({"page": name, "dropped_in": version, "as_of": when.date().isoformat(),
+                                "store_read": reads, "retrieved": hits})
+    linked = set()
+    names = {doc_id(n): n for v in versions for n in pages(v)}
+    for d, _source, _name, _retired in store.read.versioned_documents():
+        first = store.read.versions(d)[0]
+        if first.moved_from:
+            linked.add((names.get(first.moved_from, first.moved_from), names.get(d, d)))
+    return {"releases": ingests, "ingest_seconds": ingest_seconds,
+            "dropped_pages": len(dropped), "dropped_reads": len(served_rows),
+            "dropped_served": sum(r["store_read"] or r["retrieved"] for r in served_rows),
+            "moves_gold": len(gold_moves), "moves_linked_of_gold": len(gold_moves & linked),
+            "moves_linked_outside_gold": sorted(map(list, linked - gold_moves)),
+            "moves_missed": sorted(map(list, gold_moves - linked)), "moves_gold_pairs": sorted(map(list, gold_moves)),
+            "orphans": store.read.orphans().total, "rows": served_rows}
 
 
 # -- one edited item ------------------------------------------------------------------------------------------------
@@ -531,6 +651,9 @@ def run(url: str, args: argparse.Namespace) -> dict:
         return {**out, "hardening": _hardening.run(url, synthetic), "load_after": _load()}
     if args.between:
         return {**out, "between": between(url), "load_after": _load()}
+    if args.snapshots:
+        return {**out, "snapshots": release_snapshots(url), "plain_ingest": release_snapshots(url, snapshot=False),
+                "load_after": _load()}
     if args.only_latency:
         synthetic = ElementStore(url, "bench_versions_latency", HashEmbeddings())
         built = build_versioned(synthetic, args.docs, args.versions, args.edits)
@@ -627,6 +750,19 @@ def between_table(result: dict) -> str:
     return "\n".join(lines)
 
 
+def snapshot_table(snap: dict) -> str:
+    releases = ", ".join(f"{r['release']} ({r['date']}: +{r['added']} ~{r['replaced']} -{r['retired']})"
+                         for r in snap["releases"])
+    return "\n".join([
+        f"release snapshots: {releases}; {snap['ingest_seconds']} s",
+        f"dropped page read as of a later date   target never   {snap['dropped_served']} of {snap['dropped_reads']} "
+        f"reads served ({snap['dropped_pages']} pages x 3 dates)",
+        f"moves linked (gold: exact share >= 50%)  target all     {snap['moves_linked_of_gold']}/{snap['moves_gold']}; "
+        f"outside the gold: {snap['moves_linked_outside_gold']}; missed: {snap['moves_missed']}",
+        f"orphans {snap['orphans']}",
+    ])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     ap.add_argument("--docs", type=int, default=40, help="synthetic documents for latency and storage")
@@ -640,6 +776,8 @@ def main() -> None:
                     help="only the hardening rows (issue 28: dates outside years 1-9999, bench/_hardening.py)")
     ap.add_argument("--between", action="store_true",
                     help='only "what changed between R1 and R2" over pip\'s releases (recall / precision)')
+    ap.add_argument("--snapshots", action="store_true",
+                    help="only the release snapshots (pymdown-extensions): dropped pages served, moves linked")
     ap.add_argument("--label", default="")
     args = ap.parse_args()
     started = time.perf_counter()
@@ -658,6 +796,9 @@ def main() -> None:
         print("\n".join(f"{a:<{width}}  {b:<34}  {c}" for a, b, c in found))
     elif "between" in out:
         print(between_table(out["between"]))
+    elif "snapshots" in out:
+        print(snapshot_table(out["snapshots"]))
+        print("the same releases ingested without --snapshot:\n" + snapshot_table(out["plain_ingest"]))
     else:
         print(table(out) if "one_edit" in out else json.dumps(
             {m: out["latency"][m] for m in ("current", "as_of_mid", "as_of_after_last")}, indent=1))

@@ -37,6 +37,7 @@ Usage::
     python bench/fetch_corpora.py --concat bench/corpora/concat-1mb.md   # also build a ~1 MB single file
     python bench/fetch_corpora.py --corpus python-markdown --releases  # also docs/ of 7 releases, one folder each
     python bench/fetch_corpora.py --corpus python-markdown --pip-releases  # also docs/html of 8 pip releases
+    python bench/fetch_corpora.py --corpus pymdown-extensions --snapshot-releases  # 5 releases of pymdown's docs
 
 Each corpus goes to ``<dest>/<corpus>/`` with the paths relative to the sdist's ``docs/`` folder kept, plus a
 ``.fetched.json`` marker (sdist name, file count). A corpus that is already present is skipped unless ``--force``.
@@ -448,6 +449,71 @@ def fetch_releases(dest: Path, versions: tuple[str, ...] = MARKDOWN_RELEASES, fo
     return dates
 
 
+# pymdown-extensions releases whose docs/ pages were dropped, moved and renamed between releases (``about/``
+# gathered the changelog, contributing, development, license and release pages in 7.0; 8.0 split the release notes
+# and dropped extrarawhtml): the release snapshots of bench/bench_versions.py --snapshots.
+PYMDOWN_RELEASES = ("5.0", "6.0", "7.0", "8.0", "9.0")
+PYMDOWN_RELEASES_DIR = "pymdown-extensions-releases"
+
+
+def sdist_date(sdist: Path) -> str:
+    """The day (UTC) the sdist was built, from its PKG-INFO's time stamp: the release day for these releases."""
+
+    with tarfile.open(sdist, "r:*") as tf:
+        info = next((m for m in tf.getmembers() if m.name.count("/") == 1 and m.name.endswith("/PKG-INFO")), None)
+    if info is None:
+        raise FetchError(f"{sdist.name} has no PKG-INFO")
+    return datetime.fromtimestamp(info.mtime, UTC).date().isoformat()
+
+
+def changelog_top(docs_dir: Path) -> str | None:
+    """The newest version a pymdown-extensions changelog lists (``## 7.0``, ``## 6.0.0``)."""
+    pages = docs_dir / "src" / "markdown"
+    for path in (pages / "about" / "changelog.md", pages / "changelog.md"):
+        if path.is_file():
+            found = re.search(r"^## (\d+(?:\.\d+)*)", path.read_text("utf-8"), re.M)
+            return found.group(1) if found else None
+    return None
+
+
+def _release(version: str) -> str:
+    """'6.0.0' and '6.0' and '6' are one release."""
+    return re.sub(r"(?:\.0)+$", "", version)
+
+
+def fetch_pymdown_releases(dest: Path, versions: tuple[str, ...] = PYMDOWN_RELEASES,
+                           force: bool = False) -> dict[str, str]:
+    """The docs/ of each pymdown-extensions release into ``dest/pymdown-extensions-releases/<version>/``;
+    {version: date}. A release is dated by its sdist's build time, checked against its own changelog (whose newest
+    entry must be that release) and against the release before it (dates ascend); a FetchError otherwise."""
+    root = dest / PYMDOWN_RELEASES_DIR
+    root.mkdir(parents=True, exist_ok=True)
+    dates: dict[str, str] = {}
+    for version in versions:
+        folder = root / version
+        if force or not is_present(folder):
+            with tempfile.TemporaryDirectory(prefix="fetch-release-") as tmp:
+                sdist = pip_download([f"pymdown-extensions=={version}"], Path(tmp))["pymdown-extensions"]
+
+                def fill(staging: Path, sdist: Path = sdist, version: str = version) -> dict[str, object]:
+                    files = extract_docs(sdist, staging)
+                    top = changelog_top(staging)
+                    if top is None or _release(top) != _release(version):
+                        raise FetchError(f"pymdown-extensions {version}: its changelog's newest entry is {top}")
+                    return {"corpus": PYMDOWN_RELEASES_DIR, "package": "pymdown-extensions", "version": version,
+                            "sdist": sdist.name, "files": len(files), "date": sdist_date(sdist),
+                            "changelog_top": top}
+
+                marker = install_staged(folder, fill)
+            log(f"{PYMDOWN_RELEASES_DIR}: pymdown-extensions {version} ({marker['files']} files) -> {folder}")
+        marker = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+        if dates and marker["date"] <= list(dates.values())[-1]:
+            raise FetchError(f"pymdown-extensions {version} is dated {marker['date']}, not after the release before")
+        dates[version] = marker["date"]
+    (root / "releases.json").write_text(json.dumps(dates, indent=2) + "\n", encoding="utf-8")
+    return dates
+
+
 # pip releases whose docs/html/*.md make a second versioned corpus, for "what changed between R1 and R2": pip's
 # user docs move between releases (pages added, options reworded) and its changelog (NEWS.rst) dates each release.
 PIP_RELEASES = ("23.0", "23.1", "23.2", "23.3", "24.0", "24.1", "24.2", "24.3")
@@ -563,6 +629,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--force", action="store_true", help="re-download corpora that are already present")
     ap.add_argument("--releases", action="store_true",
                     help=f"also fetch the docs of Python-Markdown {', '.join(MARKDOWN_RELEASES)} (one folder each)")
+    ap.add_argument("--snapshot-releases", action="store_true",
+                    help=f"also fetch the docs of pymdown-extensions {', '.join(PYMDOWN_RELEASES)} (one folder each)")
     ap.add_argument("--pip-releases", action="store_true",
                     help=f"also fetch the docs/html of pip {', '.join(PIP_RELEASES)} (one folder each)")
     ap.add_argument("--concat", type=Path, metavar="OUT.md", help="also write one markdown file of all corpora")
@@ -587,6 +655,8 @@ def main(argv: list[str] | None = None) -> int:
         summary = fetch(corpora, dest, args.force)
         if args.releases:
             summary[RELEASES_DIR] = fetch_releases(dest, force=args.force)  # type: ignore[assignment]
+        if args.snapshot_releases:
+            summary[PYMDOWN_RELEASES_DIR] = fetch_pymdown_releases(dest, force=args.force)  # type: ignore[assignment]
         if args.pip_releases:
             summary[PIP_RELEASES_DIR] = fetch_pip_releases(dest, force=args.force)  # type: ignore[assignment]
         if args.concat:

@@ -4,6 +4,8 @@ Usage: ``python tests/helpers_concurrency_child.py ACTION COLLECTION ARGS…`` w
 
 * ``ingest COLLECTION FOLDER``: ingest the folder (one document at a time, each looking up the embedding cache).
 * ``remove COLLECTION NAME…``: remove those documents one by one, as ``python -m core remove`` does.
+* ``snapshot COLLECTION FOLDER DATE``: ingest the folder as the whole corpus at DATE (``--snapshot``); a refused
+  snapshot prints its reason.
 * ``churn PREFIX STOP_FILE``: create a collection, ingest one small document into it, drop it; again, until
   STOP_FILE exists.
 
@@ -38,6 +40,15 @@ def main(action: str, collection: str, *args: str) -> dict:
                 removed += store.write.remove_document(record.document_id)
                 update_contextual_index(store)
         return {"removed": removed}
+    if action == "snapshot":
+        from core.ingest.snapshot import SnapshotRefusedError
+
+        try:
+            report = ingest_paths(ElementStore(url, collection, HashEmbeddings()), [args[0]], snapshot=True,
+                                  valid_from=args[1])
+        except SnapshotRefusedError as exc:
+            return {"refused": str(exc)}
+        return {"report": report.as_dict()}
     if action == "churn":
         stop = Path(args[0])
         cycles, errors = 0, []

@@ -104,3 +104,29 @@ def test_extract_npm_docs_refuses_a_package_without_them(tmp_path):
     broken.write_bytes(b"not a tarball")
     with pytest.raises(fetch.FetchError, match="cannot unpack"):
         fetch.extract_npm_docs(broken, None, tmp_path)
+
+
+def _sdist(tmp_path, version: str, changelog_top: str, mtime: int):
+    """A pymdown-extensions-like sdist: PKG-INFO stamped ``mtime``, the changelog under docs/src/markdown/about."""
+    path = tmp_path / f"pymdown_extensions-{version}.tar.gz"
+    top = f"pymdown_extensions-{version}"
+    with tarfile.open(path, "w:gz") as tf:
+        for name, data in ((f"{top}/PKG-INFO", b"Name: pymdown-extensions\n"),
+                           (f"{top}/docs/src/markdown/about/changelog.md",
+                            f"# Changelog\n\n## {changelog_top}\n\n- NEW: something.\n".encode())):
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime = len(data), mtime
+            tf.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_a_snapshot_release_is_dated_by_its_sdist_and_checked_against_its_changelog(tmp_path, monkeypatch):
+    fc = _fetch_corpora()
+    sdists = {"7.0": _sdist(tmp_path, "7.0", "7.0", 1586217600), "8.0": _sdist(tmp_path, "8.0", "7.0", 1597104000)}
+    monkeypatch.setattr(fc, "pip_download", lambda reqs, _dir: {"pymdown-extensions": sdists[reqs[0].split("==")[1]]})
+    assert fc.fetch_pymdown_releases(tmp_path / "out", ("7.0",)) == {"7.0": "2020-04-07"}
+    with pytest.raises(fc.FetchError, match="newest entry is 7.0"):  # 8.0's changelog does not list 8.0
+        fc.fetch_pymdown_releases(tmp_path / "out", ("7.0", "8.0"))
+    sdists["8.0"] = _sdist(tmp_path, "8.0", "8.0.0", 1500000000)
+    with pytest.raises(fc.FetchError, match="not after the release before"):
+        fc.fetch_pymdown_releases(tmp_path / "out", ("7.0", "8.0"))

@@ -72,8 +72,11 @@ def as_of_picker(key: str) -> datetime | None:
     return end_of_day(day)
 
 
-def version_label(v: VersionRecord) -> str:
-    return f"v{v.version} · {v.valid_from.date().isoformat()}"
+def version_label(v: VersionRecord, *, plain: bool = False) -> str:
+    """"v2 · 2021-07-01", with the release label beside the date when the version has one (escaped as markdown
+    unless ``plain``: a widget's own label or a frame's title)."""
+    label = "" if not v.label else f" · {v.label if plain else escape_markdown(v.label)}"
+    return f"v{v.version} · {v.valid_from.date().isoformat()}{label}"
 
 
 def versions_read_markdown(versions: Mapping[str, VersionRecord], document_ids: Iterable[str]) -> str:
@@ -92,6 +95,9 @@ def _clip(text: str | None, limit: int = 200) -> str:
 def _change_markdown(n: int, item: DocumentChange, collection: str) -> str:
     change = item.change
     day = item.valid_from.date()
+    if item.whole_document and change.op == "moved":  # a whole document moved or renamed
+        return (f"{n}. `c{n}` **moved** · from {escape_markdown(change.before or '')} to "
+                f"{escape_markdown(change.after or '')}")
     if item.whole_document:
         what = "retired" if item.retired else "a new document"
         return f"{n}. `c{n}` **{what}** · “{escape_markdown(_clip(change.before or change.after))}”"
@@ -182,10 +188,34 @@ def _changes(collection: str, document_id: str, before: int, after: int,
     return version_diff(ui.store(collection), document_id, before, after, include_unchanged=True)
 
 
+@st.cache_data(show_spinner="Comparing with the document it moved from…", max_entries=32)
+def _moved_changes(collection: str, document_id: str, origin: str, before: int, after: int,
+                   hashes: tuple[str, str]) -> tuple[list[Element], list[Element], list[Change]]:
+    """The elements of the moved-from document's last version and of this one's first, and the changes between
+    them (``hashes`` tie the cache to their content)."""
+    return version_diff(ui.store(collection), document_id, before, after, include_unchanged=True,
+                        old_document=origin)
+
+
+def _move_lines(store: ElementStore, v: VersionRecord) -> list[str]:
+    """"Moved here from …" / "Moved to …" for a version a snapshot linked to another document (escaped)."""
+    sources = {d: source for d, source, _name, _retired in store.read.versioned_documents()}
+    lines = []
+    if v.moved_from:
+        lines.append(f"Moved here from **{escape_markdown(sources.get(v.moved_from, v.moved_from))}**: a snapshot "
+                     "found most of its elements in this document (the changes below are against that one).")
+    if v.moved_to:
+        lines.append(f"Moved to **{escape_markdown(sources.get(v.moved_to, v.moved_to))}** on "
+                     f"{v.retired_at.date().isoformat() if v.retired_at else '?'}: its History continues there.")
+    return lines
+
+
 def show_version(v: VersionRecord, previous: VersionRecord | None) -> None:
     """A version's dates, where its date came from, its counts and its state."""
     if v.retired_at is not None:
         st.badge(f"retired {v.retired_at.date().isoformat()}", icon=":material/archive:", color="gray")
+    if v.moved_from or v.moved_to:
+        st.badge("moved", icon=":material/drive_file_move:", color="blue")
     if v.not_yet_valid:
         st.badge("not yet valid when recorded", icon=":material/schedule:", color="orange")
     a, b, c, d = st.columns(4)
@@ -206,7 +236,9 @@ def show_history(store: ElementStore, document_id: str, at: datetime | None) -> 
     if not versions:
         st.info("This document has no recorded versions.")
         return
-    if len(versions) == 1:
+    for line in _move_lines(store, versions[0]) + (_move_lines(store, versions[-1]) if len(versions) > 1 else []):
+        st.info(line, icon=":material/drive_file_move:")
+    if len(versions) == 1 and not versions[0].moved_from:
         st.info(f"This document has one version ({version_label(versions[0])}): there is no history to show yet. "
                 "Ingest a changed copy with a later date to make a second one.", icon=":material/history:")
         show_version(versions[0], None)
@@ -214,25 +246,32 @@ def show_history(store: ElementStore, document_id: str, at: datetime | None) -> 
     numbers = [v.version for v in versions]
     by_number = {v.version: v for v in versions}
     in_force = [v.version for v in versions if at is None or v.valid_from <= at]
-    picked = st.select_slider("Version", numbers, value=in_force[-1] if in_force else numbers[-1],
-                              format_func=lambda n: version_label(by_number[n]), key=f"history_{document_id}")
+    picked = numbers[0] if len(numbers) == 1 else st.select_slider(
+        "Version", numbers, value=in_force[-1] if in_force else numbers[-1],
+        format_func=lambda n: version_label(by_number[n], plain=True), key=f"history_{document_id}")
     v = by_number[picked]
     previous = by_number.get(picked - 1)
-    show_version(v, previous)
-    if previous is None:
+    origin = store.read.last_version(v.moved_from) if previous is None and v.moved_from else None
+    show_version(v, previous or origin)
+    if previous is None and origin is None:
         st.info("The first version: nothing to compare it with. Its tree:")
         elements = store.read.version_elements(document_id, v.version)
         sandboxed_page(render_tree_html(elements), height=650, title=f"Element tree of {v.filename} "
-                       f"{version_label(v)}", key="history_frame")
+                       f"{version_label(v, plain=True)}", key="history_frame")
         return
-    old, new, changes = _changes(store.collection, document_id, previous.version, v.version,
-                                 (previous.content_hash, v.content_hash))
+    if origin is not None:
+        old, new, changes = _moved_changes(store.collection, document_id, origin.document_id, origin.version,
+                                           v.version, (origin.content_hash, v.content_hash))
+        previous = origin
+    else:
+        old, new, changes = _changes(store.collection, document_id, previous.version, v.version,
+                                     (previous.content_hash, v.content_hash))
     shown, marks = history_tree(old, new, changes)
     only = st.toggle("Only the changes (and the headings above them)", key="history_only_changes")
     if not marks:
         st.info("No element changed between these versions (only whitespace or line breaks differ).")
     sandboxed_page(render_tree_html(shown, changes=marks, only_changes=only), height=650,
-                   title=f"Changes in {v.filename} {version_label(v)}", key="history_frame")
+                   title=f"Changes in {v.filename} {version_label(v, plain=True)}", key="history_frame")
     st.caption("Marks: added · removed (struck through, where it stood) · modified (deleted words red, inserted "
                "green) · moved (with where it stood) · renamed (a heading whose section stayed).")
     st.download_button("Download the changes (JSON)", key="history_download",

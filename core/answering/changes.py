@@ -264,6 +264,10 @@ def _line(n: int, item: DocumentChange, korean: bool) -> str:
     where = " › ".join(change.path) or "-"
     date = item.valid_from.date().isoformat()
     op = _OPS_KO.get(change.op, change.op) if korean else change.op
+    if change.category == RETIRED_CATEGORY and change.op == "moved":  # a whole document moved or renamed
+        if korean:
+            return f"[c{n}] {item.filename} {date} 이동: {change.before} → {change.after}"
+        return f"[c{n}] {item.filename} moved on {date}: {change.before} → {change.after}"
     if item.new_document:
         return (f"[c{n}] {item.filename} 새 문서 (제{item.version}판, {date} 시행): “{_clip(change.after)}”" if korean
                 else f"[c{n}] {item.filename} new document (version {item.version}, in force from {date}): "

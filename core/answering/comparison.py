@@ -224,7 +224,7 @@ class Comparison:
             out["created_at"] = self.created_at
             out["as_of"] = self.as_of.isoformat() if self.as_of is not None else None
             out["versions"] = {d: {"version": v.version, "valid_from": v.valid_from.isoformat(),
-                                   "filename": v.filename} for d, v in self.versions.items()}
+                                   "filename": v.filename, "label": v.label} for d, v in self.versions.items()}
         return out
 
 
@@ -240,6 +240,7 @@ def hit_provenance(retrieval: Retrieval) -> list[dict[str, Any]]:
             "filename": version.filename if version else None, "version": version.version if version else None,
             "valid_from": version.valid_from.isoformat() if version else None,
             "valid_to": version.valid_to.isoformat() if version and version.valid_to else None,
+            "label": version.label if version else None,
         })
     return out
 

@@ -179,10 +179,12 @@ def _keyed(elements: Iterable[Element]) -> dict[str, str]:
 
 
 def version_diff(store: ElementStore, document_id: str, old: int | None, new: int, *,
-                 include_unchanged: bool = False) -> tuple[list[Element], list[Element], list[Change]]:
+                 include_unchanged: bool = False,
+                 old_document: str | None = None) -> tuple[list[Element], list[Element], list[Change]]:
     """The elements of version ``old`` (None: none) and version ``new`` of one document, and the changes between
-    them in diff order, each with the element's stored stable key."""
-    before = store.read.version_elements(document_id, old) if old is not None else []
+    them in diff order, each with the element's stored stable key. ``old_document``: version ``old`` is that
+    document's (the one this one continues, for a move)."""
+    before = store.read.version_elements(old_document or document_id, old) if old is not None else []
     after = store.read.version_elements(document_id, new)
     old_keys, new_keys = _keyed(before), _keyed(after)
     changes = diff_elements(before, after, old_keys=old_keys, include_unchanged=include_unchanged)
@@ -196,6 +198,24 @@ def version_diff(store: ElementStore, document_id: str, old: int | None, new: in
 def diff_versions(store: ElementStore, document_id: str, old: int | None, new: int) -> list[Change]:
     """The changes from version ``old`` (None: from nothing) to version ``new`` of one document."""
     return version_diff(store, document_id, old, new)[2]
+
+
+def move_origin(store: ElementStore, version: VersionRecord) -> VersionRecord | None:
+    """The last version of the document ``version`` continues (a move or rename), or None."""
+    return store.read.last_version(version.moved_from) if version.moved_from else None
+
+
+def moved_changes(store: ElementStore, version: VersionRecord) -> list[Change]:
+    """The changes a moved document's first version made: the move itself (document level: the old source as
+    ``before``, the new as ``after``), then each element's change from the old document's last version, with the
+    stable keys the matched elements kept. Empty for a version that continues no document."""
+    origin = move_origin(store, version)
+    if origin is None:
+        return []
+    move = Change("moved", version.document_id, (), origin.source, version.source, RETIRED_CATEGORY,
+                  old_id=origin.document_id, new_id=version.document_id)
+    return [move, *version_diff(store, version.document_id, origin.version, version.version,
+                                old_document=origin.document_id)[2]]
 
 
 def heading_matches(change: Change, heading: str) -> bool:
@@ -321,14 +341,23 @@ def changes_between(
                                                                 if v.retired_at is not None and v.retired_at <= top}
         for document_id in gone:
             v = last.get(document_id) or store.read.versions(document_id)[-1]
+            if v.moved_to:  # not gone: the document that continues it reports the move
+                continue
             when = v.retired_at or v.valid_to or v.valid_from
             whole = Change("removed", document_id, (), v.title or v.filename, None, RETIRED_CATEGORY)
             out.append(_document_change(v, when, whole, v.version))
     for document_id, v in new.items():
         if old is not None and document_id not in old:  # came into force in the window
-            if not under:
-                first = v if v.version == 1 else next(
-                    (r for r in store.read.versions(document_id) if window.holds(r.valid_from)), v)
+            first = v if v.version == 1 else next(
+                (r for r in store.read.versions(document_id) if window.holds(r.valid_from)), v)
+            if first.moved_from:
+                moved = moved_changes(store, first)
+                if first.version < v.version:
+                    moved += diff_versions(store, document_id, first.version, v.version)
+                for change in moved:
+                    if not under or (change.category != RETIRED_CATEGORY and heading_matches(change, under)):
+                        out.append(_document_change(v, first.valid_from, change, None))
+            elif not under:
                 whole = Change("added", document_id, (), None, v.title or v.filename, RETIRED_CATEGORY)
                 out.append(_document_change(v, first.valid_from, whole, None))
             continue

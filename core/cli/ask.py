@@ -81,5 +81,5 @@ def cmd_ask(args: argparse.Namespace) -> int:
 def _provenance_words(found: dict[str, object] | None) -> str:
     if not found or found.get("version") is None:
         return ""
-    valid_from = str(found["valid_from"])[:10]
+    valid_from = str(found["valid_from"])[:10] + (f" [{found['label']}]" if found.get("label") else "")
     return f"  ({found['filename']} v{found['version']}, valid from {valid_from}, key {found['key']})"

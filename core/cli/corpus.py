@@ -30,12 +30,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--valid-from", default=None, metavar="DATE",
                    help="when the versions this ingest makes take effect (YYYY-MM-DD or ISO 8601 with an offset; "
                         "default: front matter valid_from/effective/date, else the git commit date, else now)")
+    p.add_argument("--snapshot", action="store_true",
+                   help="the one folder given is the whole corpus at --valid-from: the documents stored from it "
+                        "that it no longer holds are retired as of that date, and moves/renames are linked")
+    p.add_argument("--yes", action="store_true",
+                   help="with --snapshot: retire even when the folder holds none of the documents stored from it")
+    p.add_argument("--label", default=None, metavar="LABEL",
+                   help="the release the versions this ingest makes belong to (e.g. 1.6.1), shown beside their date")
 
     p = add_command(sub, "remove", "retire one document (by id, source path or file name): it leaves the collection, "
                                    "its history stays; --purge deletes the history too", cmd_remove)
     p.add_argument("document")
     p.add_argument("--purge", action="store_true",
                    help="delete every version of the document, its element rows and vectors, and its source blocks")
+    p.add_argument("--valid-to", default=None, metavar="DATE",
+                   help="the date it leaves the collection (default: now); reads as of that date or later never "
+                        "see it")
     add_collection(p)
 
     add_command(sub, "collections", "list collections", cmd_collections)
@@ -81,6 +91,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     if args.valid_from is not None:
         parse_date(args.valid_from, what="--valid-from")  # a DateError (exit 2) before the database is started
+    if args.snapshot and args.valid_from is None:
+        return fail("--snapshot needs --valid-from: the date the folder is the whole corpus at")
+    if args.label is not None and (not args.label.strip() or len(args.label) > 200 or not args.label.isprintable()):
+        return fail(f"--label must be printable text of 1 to 200 characters, got {args.label[:40]!r}")
     settings = load_settings()
     options = {"contextual": True} if args.contextual else None
     store = open_store(args.collection, settings=settings, options=options)
@@ -94,6 +108,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             hnsw_min_rows=settings.hnsw_min_rows,
             progress=bar,
             valid_from=args.valid_from,
+            label=args.label.strip() if args.label else None,
+            snapshot=args.snapshot,
+            confirmed=args.yes,
         )
     text = (
         f"{report.documents} documents ({report.added} added, {report.replaced} replaced, {report.unchanged} "
@@ -104,6 +121,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     text += "".join(f"\n  {f.path}: version {f.version}, valid from {f.valid_from} ({f.valid_from_source})"
                     + (", not yet valid" if f.not_yet_valid else "")
                     for f in report.files if f.version is not None)
+    text += "".join(f"\n  retired {r['path']} as of {r['retired_at'][:10]}"
+                    + (f", moved to {r['moved_to']}" if r.get("moved_to") else "") for r in report.retired)
     text += "".join(f"\n  warning: {w['path']}: {w['warning']}" for w in report.warnings)
     text += "".join(f"\n  error: {e['path']}: {e['reason']}" for e in report.errors)
     if report.contextual:
@@ -121,6 +140,13 @@ def cmd_remove(args: argparse.Namespace) -> int:
     from core.ingest.contextual import update_contextual_index
     from core.store import open_store
 
+    when = None
+    if args.valid_to is not None:
+        from core.versions import parse_date
+
+        if args.purge:
+            return fail("--valid-to dates a retirement; --purge deletes the history instead: give one of them")
+        when = parse_date(args.valid_to, what="--valid-to")[0]  # exit 2 before the database is started
     store = open_store(args.collection, create=False)
     try:
         doc = resolve_document(store, args.document)
@@ -136,7 +162,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
                     "(its history is kept; `remove --purge` deletes it)", 1)
     versions = len(store.read.versions(doc_id))
     graph_units = document_rows(store, doc_id)["text_units"] if args.purge else 0
-    removed = store.write.remove_document(doc_id, purge=args.purge)
+    removed = store.write.remove_document(doc_id, purge=args.purge, when=when)
     update_contextual_index(store)  # the document leaves the contextual index too (nothing is embedded)
     graph_note = (f"the GraphRAG index of {store.collection!r} was built with it: its {graph_units} text unit(s), "
                   "the entities and relationships only it mentioned, the reports of every community that drew on "
@@ -144,13 +170,15 @@ def cmd_remove(args: argparse.Namespace) -> int:
                   f"`python -m core index --collection {store.collection}` to summarise the rest again"
                   if graph_units else None)
     payload = {"removed": doc_id, "source": source, "purged": bool(args.purge), "history_kept": not args.purge,
-               "versions": versions, "graph_text_units_deleted": graph_units}
+               "versions": versions, "graph_text_units_deleted": graph_units,
+               "retired_at": when.isoformat() if when and removed and not args.purge else None}
     if not removed:
         text = "nothing removed"
     elif args.purge:
         text = f"purged {source}: its {versions} version(s), element rows, vectors and source blocks are deleted"
     else:
-        text = (f"retired {source}: it leaves the collection; its {versions} version(s) are kept (`history`, `diff`, "
+        text = (f"retired {source}" + (f" as of {when.isoformat()}" if when else "")
+                + f": it leaves the collection; its {versions} version(s) are kept (`history`, `diff`, "
                 "`show --as-of`; `remove --purge` deletes them)")
     emit(payload, args.json, text + (f"\n  note: {graph_note}" if graph_note else ""))
     if graph_note:

@@ -69,24 +69,33 @@ def _open(args: argparse.Namespace) -> tuple[ElementStore, DocumentRef, list[Ver
 
 def cmd_history(args: argparse.Namespace) -> int:
     store, doc, versions = _open(args)
-    rows = [{k: v.as_dict()[k] for k in ("version", "valid_from", "valid_to", "valid_from_source", "recorded_at",
-                                         "retired_at", *OPS, "n_elements", "not_yet_valid")} for v in versions]
+    sources = {d: source for d, source, _name, _retired in store.read.versioned_documents()}
+    rows = [{k: v.as_dict()[k] for k in ("version", "label", "valid_from", "valid_to", "valid_from_source",
+                                         "recorded_at", "retired_at", *OPS, "n_elements", "not_yet_valid",
+                                         "moved_from", "moved_to")} for v in versions]
+    for r in rows:  # a move names the other document by its source too
+        for key in ("moved_from", "moved_to"):
+            if r[key]:
+                r[f"{key}_source"] = sources.get(r[key])
     payload = {"document_id": doc.document_id, "source": doc.source, "filename": doc.filename,
                "retired": doc.retired, "versions": rows}
     lines = [f"{doc.source} ({doc.document_id}){', retired' if doc.retired else ''}: {len(rows)} version(s)"]
     for r in rows:
         counts = ", ".join(f"{r[op]} {op}" for op in OPS if r[op])
         until = f" to {r['valid_to'][:10]}" if r["valid_to"] else ""
-        lines.append(f"  v{r['version']}: valid from {r['valid_from'][:10]}{until} ({r['valid_from_source']}), "
-                     f"{r['n_elements']} elements; {counts or 'no changes'}"
+        label = f" [{r['label']}]" if r["label"] else ""
+        lines.append(f"  v{r['version']}{label}: valid from {r['valid_from'][:10]}{until} "
+                     f"({r['valid_from_source']}), {r['n_elements']} elements; {counts or 'no changes'}"
                      + (", not yet valid" if r["not_yet_valid"] else "")
-                     + (f", retired {r['retired_at'][:10]}" if r["retired_at"] else ""))
+                     + (f", moved from {r['moved_from_source']} ({r['moved_from']})" if r["moved_from"] else "")
+                     + (f", retired {r['retired_at'][:10]}" if r["retired_at"] else "")
+                     + (f", moved to {r['moved_to_source']} ({r['moved_to']})" if r["moved_to"] else ""))
     emit(payload, args.json, "\n".join(lines))
     return 0
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from core.answering.version_history import change_dict, choose_version, diff_versions
+    from core.answering.version_history import change_dict, choose_version, diff_versions, move_origin, moved_changes
 
     for spec, flag in ((args.from_, "--from"), (args.to, "--to")):
         if spec is not None and not spec.strip().isdigit():
@@ -104,18 +113,25 @@ def cmd_diff(args: argparse.Namespace) -> int:
         old_number: int | None = old.version
     else:
         old_number = new.version - 1 if new.version > 1 else None
-    changes = diff_versions(store, doc.document_id, old_number, new.version)
+    origin = move_origin(store, new) if old_number is None else None
+    changes = (moved_changes(store, new) if origin is not None
+               else diff_versions(store, doc.document_id, old_number, new.version))
     by_number = {v.version: v for v in versions}
 
     def side(number: int | None) -> dict[str, object] | None:
         v = by_number.get(number) if number is not None else None
-        return {"version": v.version, "valid_from": v.valid_from.isoformat()} if v else None
+        return {"version": v.version, "valid_from": v.valid_from.isoformat(), "label": v.label} if v else None
 
-    payload = {"document_id": doc.document_id, "source": doc.source, "from": side(old_number),
+    before = side(old_number) if origin is None else {
+        "document_id": origin.document_id, "source": origin.source, "version": origin.version,
+        "valid_from": origin.valid_from.isoformat(), "label": origin.label}
+    payload = {"document_id": doc.document_id, "source": doc.source, "from": before,
                "to": side(new.version), "changes": [change_dict(c) for c in changes]}
-    lines = [f"{doc.source}: version {old_number or '-'} → {new.version}, {len(changes)} change(s)"]
+    start = f"{origin.source} version {origin.version}" if origin is not None else f"version {old_number or '-'}"
+    lines = [f"{doc.source}: {start} → version {new.version}, {len(changes)} change(s)"]
     for c in changes:
-        lines.append(f"  {c.op:8} {' › '.join(c.path) or '-'}  [{c.key}]")
+        where = " › ".join(c.path) or (f"{c.before} → {c.after}" if c.op == "moved" else "-")
+        lines.append(f"  {c.op:8} {where}  [{c.key}]")
         if c.op in ("modified", "renamed"):
             lines.append("           " + " ".join(_word(op, words) for op, words in c.words))
         elif c.op in ("added", "removed"):

@@ -12,13 +12,13 @@ from pathlib import Path
 import numpy as np
 from langchain_core.documents import Document
 
-from core.elements import document_id_from_key
 from core.front_matter import parse_front_matter
 from core.ingest.contextual import build_command, update_contextual_index
 from core.ingest.embedding import embed_texts, embedding_text
 from core.ingest.parsing import LOADERS, content_hash, loader_for, parse_source
 from core.ingest.report import FileResult, IngestError, IngestReport
-from core.ingest.sources import SourceFile, discover, read_source
+from core.ingest.snapshot import SnapshotPlan, pair_moves, plan_snapshot
+from core.ingest.sources import SourceFile, discover, document_id_for, read_source
 from core.markdown_loader import MAX_NESTING
 from core.progress import Progress, ProgressCallback, no_progress
 from core.store import DocumentRecord, ElementStore, StoreError
@@ -30,11 +30,6 @@ from core.versions import DateError, ValidFrom, parse_date, resolve_valid_from
 EMBEDDING = "embedding"
 
 
-def document_id_for(collection: str, source_key: str) -> str:
-    """Stable per collection and path: two files with the same name and content are two documents."""
-    return document_id_from_key(f"{collection}\x1f{source_key}")
-
-
 @dataclass
 class _Prepared:
     source: SourceFile
@@ -43,6 +38,7 @@ class _Prepared:
     warning: str | None = None
     valid_from: ValidFrom | None = None
     data: bytes | None = None  # the file as read, kept with the version (core show)
+    moved_from: str | None = None  # the retired document this new one continues (a snapshot's move)
 
 
 def _database_unavailable(store: ElementStore, exc: BaseException) -> str | None:
@@ -117,6 +113,9 @@ def ingest(
     problems: Sequence[FileResult] = (),
     hnsw_min_rows: int = 10_000,
     valid_from: str | None = None,
+    label: str | None = None,
+    snapshot: Path | None = None,
+    confirmed: bool = False,
 ) -> IngestReport:
     """Ingest ``sources`` into ``store`` and report per file. Never raises for a bad file.
 
@@ -127,10 +126,35 @@ def ingest(
 
     The stages: read what is stored (:func:`_stored_hashes`), parse what changed (:func:`_plan`), embed and store
     it (:func:`_embed_and_store`), then bring the indexes up to date (:func:`_finish`). Once the database holds
-    ``hnsw_min_rows`` vectors, the HNSW index is built at the end of the ingest.
+    ``hnsw_min_rows`` vectors, the HNSW index is built at the end of the ingest. ``label`` names the release the
+    versions it makes belong to.
+
+    ``snapshot``: the folder ``sources`` were found in is the whole corpus at ``valid_from``
+    (:mod:`core.ingest.snapshot`): the documents stored from it that it no longer holds are retired as of that date,
+    each linked to the new document that continues it, if one does. Snapshots of a collection run one at a time;
+    :class:`core.ingest.snapshot.SnapshotRefusedError` (before anything is written) for a folder holding none of its
+    stored documents unless ``confirmed``, or for a date before a change already stored from the folder.
     """
     if valid_from is not None:
         parse_date(valid_from, what="--valid-from")
+    if snapshot is None:
+        return _ingest(store, sources, loader=loader, max_bytes=max_bytes, batch_size=batch_size, progress=progress,
+                       problems=problems, hnsw_min_rows=hnsw_min_rows, valid_from=valid_from, label=label)
+    if valid_from is None:
+        raise IngestError("a snapshot needs --valid-from: the date the folder is the whole corpus at")
+    when = parse_date(valid_from, what="--valid-from")[0]
+    with store.job_lock("snapshot"):
+        plan = plan_snapshot(store, snapshot, when, sources, problems, confirmed=confirmed)
+        return _ingest(store, sources, loader=loader, max_bytes=max_bytes, batch_size=batch_size,
+                       progress=progress, problems=problems, hnsw_min_rows=hnsw_min_rows, valid_from=valid_from,
+                       label=label, plan=plan)
+
+
+def _ingest(
+    store: ElementStore, sources: Sequence[SourceFile], *, loader: str, max_bytes: int, batch_size: int,
+    progress: ProgressCallback | None, problems: Sequence[FileResult], hnsw_min_rows: int, valid_from: str | None,
+    label: str | None, plan: SnapshotPlan | None = None,
+) -> IngestReport:
     started = time.perf_counter()
     report = IngestReport()
     for problem in problems:
@@ -138,7 +162,10 @@ def ingest(
     calls_before = store.embeddings.calls
     known = _stored_hashes(store)
     prepared = _plan(store, sources, known, report, loader=loader, max_bytes=max_bytes, valid_from=valid_from)
-    total = _embed_and_store(store, prepared, report, batch_size=batch_size, progress=progress)
+    moves = _link_moves(store, plan, prepared, known) if plan is not None else {}
+    total = _embed_and_store(store, prepared, report, batch_size=batch_size, progress=progress, label=label)
+    if plan is not None and not report.stopped:
+        _retire_missing(store, plan, report, moves)
     report.embedding_calls = store.embeddings.calls - calls_before
     _finish(store, report, progress, total, hnsw_min_rows=hnsw_min_rows, batch_size=batch_size)
     report.seconds = time.perf_counter() - started
@@ -181,9 +208,41 @@ def _plan(
     return prepared
 
 
+def _link_moves(store: ElementStore, plan: SnapshotPlan, prepared: Sequence[_Prepared],
+                known: dict[str, str]) -> dict[str, str]:
+    """Old document id → the new one that continues it, for the snapshot's moves; each new one is told which
+    document it continues (its elements keep their keys)."""
+    from core.elements import Element
+
+    new = {p.record.document_id: p for p in prepared
+           if p.record.document_id not in known and p.record.document_id not in plan.stored}
+    pairs = pair_moves(store, plan.missing,
+                       {d: [Element.from_document(e) for e in p.elements] for d, p in new.items()})
+    for new_id, (old_id, _share) in pairs.items():
+        new[new_id].moved_from = old_id
+    return {old_id: new_id for new_id, (old_id, _share) in pairs.items()}
+
+
+def _retire_missing(store: ElementStore, plan: SnapshotPlan, report: IngestReport, moves: dict[str, str]) -> None:
+    """Retire, as of the snapshot's date, the folder's documents it no longer holds; a move is linked only when
+    the document that continues it was stored."""
+    stored = {f.document_id for f in report.files if f.status in ("added", "replaced", "unchanged")}
+    for document_id in plan.missing:
+        last = plan.stored[document_id]
+        moved_to = moves.get(document_id)
+        moved_to = moved_to if moved_to in stored else None
+        try:
+            store.write.remove_document(document_id, when=plan.when, moved_to=moved_to)
+        except StoreError as exc:
+            report.errors.append({"path": last.source, "reason": f"not retired: {exc}"})
+            continue
+        report.retired.append({"path": last.source, "document_id": document_id, "retired_at": plan.when.isoformat(),
+                               **({"moved_to": moved_to} if moved_to else {})})
+
+
 def _embed_and_store(
     store: ElementStore, prepared: Sequence[_Prepared], report: IngestReport, *, batch_size: int,
-    progress: ProgressCallback | None,
+    progress: ProgressCallback | None, label: str | None = None,
 ) -> int:
     """Embed each prepared document and store it, in order; returns how many elements there were to embed."""
     total = sum(len(p.elements) for p in prepared)
@@ -228,7 +287,8 @@ def _embed_and_store(
                 pending = None
                 break
             future = writer.submit(store.write.store_version, item.record, item.elements, embedded.vectors,
-                                   embedded.hashes, valid_from=item.valid_from, source_bytes=item.data)
+                                   embedded.hashes, valid_from=item.valid_from, source_bytes=item.data,
+                                   label=label, moved_from=item.moved_from)
             pending = _PendingWrite(item, future, dict(zip(embedded.hashes, embedded.vectors, strict=True)))
         if pending is not None:
             _settle(store, report, pending, [])
@@ -304,8 +364,17 @@ def _prepare(
 def ingest_paths(
     store: ElementStore,
     paths: Iterable[str | Path],
+    *,
+    snapshot: bool = False,
     **kwargs,
 ) -> IngestReport:
-    """``ingest`` over files and folders on disk."""
+    """``ingest`` over files and folders on disk; ``snapshot``: ``paths`` is one folder, the whole corpus at
+    ``valid_from``."""
+    paths = list(paths)
+    if snapshot and (len(paths) != 1 or not Path(paths[0]).expanduser().is_dir()):
+        raise IngestError("a snapshot is one folder: give exactly one folder (the whole corpus at --valid-from)")
     sources, problems = discover(paths)
-    return ingest(store, sources, problems=problems, **kwargs)
+    folder = Path(paths[0]).expanduser() if snapshot else None
+    if folder is not None:  # an empty folder is the snapshot's to refuse (or, confirmed, to retire everything)
+        problems = [p for p in problems if Path(p.path) != folder]
+    return ingest(store, sources, problems=problems, snapshot=folder, **kwargs)

@@ -42,6 +42,7 @@ class IngestReport:
     warnings: list[dict[str, str]] = field(default_factory=list)
     stopped: str | None = None  # why the batch stopped early (the database went away), if it did
     contextual: dict | None = None  # the contextual index's update (core.ingest.contextual), if the collection has one
+    retired: list[dict[str, str]] = field(default_factory=list)  # a snapshot's retirements (and moves)
 
     def record(self, result: FileResult) -> None:
         self.files.append(result)
@@ -78,6 +79,8 @@ class IngestReport:
             out["stopped"] = self.stopped
         if self.contextual:
             out["contextual"] = self.contextual
+        if self.retired:
+            out["retired"] = self.retired
         made = [{"path": f.path, "document_id": f.document_id, "version": f.version, "valid_from": f.valid_from,
                  "valid_from_source": f.valid_from_source, "not_yet_valid": f.not_yet_valid}
                 for f in self.files if f.version is not None]

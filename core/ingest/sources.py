@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.elements import document_id_from_key
 from core.ingest.report import FileResult, IngestError
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -35,6 +36,12 @@ class SourceFile:
     @property
     def display(self) -> str:
         return str(self.path) if self.path is not None else self.name
+
+
+def document_id_for(collection: str, source_key: str) -> str:
+    """Stable per collection and path (:attr:`SourceFile.key`): two files with the same name and content are two
+    documents."""
+    return document_id_from_key(f"{collection}\x1f{source_key}")
 
 
 def discover(paths: Iterable[str | Path]) -> tuple[list[SourceFile], list[FileResult]]:

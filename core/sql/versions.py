@@ -56,8 +56,16 @@ CREATE_SCHEMA = [
         start_lines       integer[] NOT NULL,
         end_lines         integer[] NOT NULL,
         blocks            text[],
+        label             text,
+        moved_from        text,
+        moved_to          text,
         PRIMARY KEY (collection_id, document_id, version)
     )
+    """,
+    # A collection made before labels and moves gets their columns (opening it, or ``migrate``).
+    """
+    ALTER TABLE hke_document_versions ADD COLUMN IF NOT EXISTS label text,
+        ADD COLUMN IF NOT EXISTS moved_from text, ADD COLUMN IF NOT EXISTS moved_to text
     """,
     """
     CREATE TABLE IF NOT EXISTS hke_source_blocks (
@@ -87,7 +95,9 @@ CREATE_SCHEMA = [
 SCHEMA_READY = (
     "to_regclass('hke_document_versions') IS NOT NULL AND to_regclass('hke_source_blocks') IS NOT NULL "
     "AND to_regprocedure('hke_layout_place(text[],text)') IS NOT NULL "
-    "AND to_regprocedure('hke_order_at(uuid,text,text,timestamptz)') IS NOT NULL"
+    "AND to_regprocedure('hke_order_at(uuid,text,text,timestamptz)') IS NOT NULL "
+    "AND EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('hke_document_versions') "
+    "AND attname = 'moved_to' AND NOT attisdropped)"
 )
 
 # -- an element table's history ---------------------------------------------------------------------
@@ -183,7 +193,7 @@ PURGE_HISTORY = "DELETE FROM {history} WHERE document_id = %(document_id)s"
 
 _VERSION_FIELDS = """document_id, version, valid_from, valid_to, valid_from_source, date_only, recorded_at,
        retired_at, content_hash, source, filename, title, n_elements, n_bytes, added, removed, modified, moved,
-       renamed"""
+       renamed, label, moved_from, moved_to"""
 
 LAST_VERSION = f"""
 SELECT {_VERSION_FIELDS}
@@ -220,11 +230,12 @@ ORDER BY document_id, version DESC
 
 FIRST_VALID_FROM = "SELECT min(valid_from) FROM hke_document_versions WHERE collection_id = %(collection_id)s"
 
-# The versions recorded in a collection, of every document, newest validity last (``core changes``).
+# The versions recorded in a collection, of every document, newest validity last (``core changes``): each
+# document's first version only when it is the continuation of a moved one.
 VERSIONS_SINCE = f"""
 SELECT {_VERSION_FIELDS}
 FROM hke_document_versions
-WHERE collection_id = %(collection_id)s AND valid_from > %(since)s AND version > 1
+WHERE collection_id = %(collection_id)s AND valid_from > %(since)s AND (version > 1 OR moved_from IS NOT NULL)
 ORDER BY valid_from, document_id, version
 """  # noqa: S608 - fixed fragments, no user text
 
@@ -266,10 +277,11 @@ WHERE v.collection_id = %(collection_id)s
 INSERT_VERSION = """
 INSERT INTO hke_document_versions (collection_id, document_id, version, valid_from, valid_from_source, date_only,
     content_hash, source, filename, title, n_elements, n_bytes, added, removed, modified, moved, renamed,
-    element_ids, start_lines, end_lines, blocks)
+    element_ids, start_lines, end_lines, blocks, label, moved_from)
 VALUES (%(collection_id)s, %(document_id)s, %(version)s, %(valid_from)s, %(valid_from_source)s, %(date_only)s,
     %(content_hash)s, %(source)s, %(filename)s, %(title)s, %(n_elements)s, %(n_bytes)s, %(added)s, %(removed)s,
-    %(modified)s, %(moved)s, %(renamed)s, %(element_ids)s, %(start_lines)s, %(end_lines)s, %(blocks)s)
+    %(modified)s, %(moved)s, %(renamed)s, %(element_ids)s, %(start_lines)s, %(end_lines)s, %(blocks)s, %(label)s,
+    %(moved_from)s)
 """
 
 # The version before a new one ends where the new one starts.
@@ -278,8 +290,10 @@ UPDATE hke_document_versions SET valid_to = %(valid_to)s
 WHERE collection_id = %(collection_id)s AND document_id = %(document_id)s AND version = %(version)s
 """
 
+# ``moved_to``: the document that continues this one (a move or rename found in a snapshot), else NULL.
 RETIRE_VERSION = """
-UPDATE hke_document_versions SET valid_to = greatest(valid_from, %(retired_at)s), retired_at = %(retired_at)s
+UPDATE hke_document_versions SET valid_to = greatest(valid_from, %(retired_at)s), retired_at = %(retired_at)s,
+    moved_to = %(moved_to)s
 WHERE collection_id = %(collection_id)s AND document_id = %(document_id)s AND version = %(version)s
 """
 

@@ -74,6 +74,9 @@ class VersionRecord:
     modified: int = 0
     moved: int = 0
     renamed: int = 0
+    label: str | None = None  # the release it belongs to (``ingest --label``), shown beside its date
+    moved_from: str | None = None  # a first version that continues a retired document (a move or a rename)
+    moved_to: str | None = None  # a retired last version continued by another document
 
     @property
     def not_yet_valid(self) -> bool:

@@ -99,6 +99,8 @@ class DocumentWriter:
         *,
         valid_from: ValidFrom | None = None,
         source_bytes: bytes | None = None,
+        label: str | None = None,
+        moved_from: str | None = None,
     ) -> bool:
         """Store ``record`` with exactly ``elements`` as its new version, atomically. Returns False if it was already
         stored as is (no version is made); :meth:`store_version` says which version was made.
@@ -108,7 +110,10 @@ class DocumentWriter:
         version takes effect (``core.versions.resolve_valid_from``; default: now, taken under the document's lock and
         never before its latest version); a version may not take effect before the document's latest one
         (:class:`VersionOrderError`), nor outside ``core.versions.ACCEPTED_RANGE`` (``DateError``).
-        ``source_bytes`` is the file as ingested, kept in shared blocks so ``core show`` can give it back.
+        ``source_bytes`` is the file as ingested, kept in shared blocks so ``core show`` can give it back. ``label``
+        names the release the version belongs to. ``moved_from`` (a new document only) is the document this one
+        continues, a move or rename found in a snapshot: its elements are matched against that document's last
+        version, so matched elements keep their stable keys and the version counts its changes from there.
 
         ``text_hashes`` (see :func:`core.ingest.text_sha256`) name the text each vector was embedded from and make
         the vectors reusable by the embedding cache; without them the elements are stored outside the cache
@@ -120,7 +125,7 @@ class DocumentWriter:
         foreign key) and nothing changes.
         """
         return self.store_version(record, elements, vectors, text_hashes, valid_from=valid_from,
-                                  source_bytes=source_bytes) is not None
+                                  source_bytes=source_bytes, label=label, moved_from=moved_from) is not None
 
     def store_version(
         self,
@@ -131,6 +136,8 @@ class DocumentWriter:
         *,
         valid_from: ValidFrom | None = None,
         source_bytes: bytes | None = None,
+        label: str | None = None,
+        moved_from: str | None = None,
     ) -> StoredVersion | None:
         """:meth:`replace_document`, returning the version it made (None: already stored as is). Read inside the
         write, it is this write's version even when another process stores the document right after."""
@@ -145,7 +152,8 @@ class DocumentWriter:
                 current = conn.execute(sql.DOCUMENT_HASH, (self.collection_id, record.document_id)).fetchone()
                 if current and current[0] == record.content_hash:
                     return None
-                replaced = self._write_version(conn, record, new, vectors, text_hashes, valid_from, source_bytes)
+                replaced = self._write_version(conn, record, new, vectors, text_hashes, valid_from, source_bytes,
+                                               label=label, moved_from=moved_from)
                 made = self.read.on(conn).last_version(record.document_id)
                 if made is None:  # pragma: no cover - written in this transaction
                     raise StoreError(f"document {record.document_id!r}: its new version was not found")
@@ -161,7 +169,8 @@ class DocumentWriter:
 
     def _write_version(self, conn: psycopg.Connection, record: DocumentRecord, new: Sequence[Element],
                        vectors: np.ndarray, text_hashes: Sequence[str] | None, valid_from: ValidFrom | None,
-                       source_bytes: bytes | None) -> bool:
+                       source_bytes: bytes | None, *, label: str | None = None,
+                       moved_from: str | None = None) -> bool:
         """The new version of one document, inside its write (the document's lock is held); True if it replaced a
         current version."""
         read = self.read.on(conn)
@@ -185,6 +194,11 @@ class DocumentWriter:
         version = last.version + 1 if last else 1
         current_rows = read.elements(doc_id)  # none once retired
         old = current_rows if last is None or last.retired_at is None else read.version_elements(doc_id, last.version)
+        moved_from = moved_from if last is None else None
+        if moved_from is not None:
+            origin = read.last_version(moved_from)
+            old = read.version_elements(moved_from, origin.version) if origin is not None else []
+            moved_from = moved_from if origin is not None else None
         match = match_versions(old, new, old_keys={e.element_id: e.element_key for e in old})
         ops = Counter(m.op for m in match.matches)
         # The rows a version keeps: same id and same content (a caller may reuse an id for other content).
@@ -232,14 +246,20 @@ class DocumentWriter:
             "element_ids": [e.element_id for e in ordered],
             "start_lines": [e.start_line or 0 for e in ordered], "end_lines": [e.end_line or 0 for e in ordered],
             "blocks": [h for h, _ in blocks] if blocks is not None else None,
+            "label": label, "moved_from": moved_from,
         })
         return last is not None and last.retired_at is None
 
-    def remove_document(self, document_id: str, *, purge: bool = False, when: datetime | None = None) -> bool:
+    def remove_document(self, document_id: str, *, purge: bool = False, when: datetime | None = None,
+                        moved_to: str | None = None) -> bool:
         """Retire a document: its elements leave the current collection, its history stays (``valid_to`` is set, to
         ``when`` or now). ``purge`` deletes the history as well: every version, its element rows and vectors, the
         source blocks no other version holds, and what the GraphRAG index holds of it
-        (:meth:`_purge_graph_rows`). Returns False if there was nothing to retire or purge."""
+        (:meth:`_purge_graph_rows`). Returns False if there was nothing to retire or purge.
+
+        A ``when`` before the document's last version takes effect is refused (:class:`VersionOrderError`, naming
+        both dates); without one, a version not yet valid is retired when it takes effect. ``moved_to`` records
+        the document that continues this one (a move or rename)."""
         params = {"collection_id": self.collection_id, "document_id": document_id}
         with self.pool.connection() as conn, conn.transaction():
             conn.execute(sql.LOCK_DOCUMENT, (str(self.collection_id), document_id))
@@ -250,12 +270,17 @@ class DocumentWriter:
             if last is not None and last.retired_at is None:
                 if when is not None:
                     check_date_range(when, what="the retirement date")
+                if when is not None and when < last.valid_from:
+                    raise VersionOrderError(
+                        f"{last.filename}: a retirement on {when.isoformat()} would come before its version "
+                        f"{last.version}, which takes effect on {last.valid_from.isoformat()}; give a date on or "
+                        "after that one")
                 retired_at = max(when or datetime.now(UTC), last.valid_from)
                 conn.execute(self.statement(version_sql.RETIRE_DOCUMENT),
                              {"document_id": document_id, "version": last.version + 1,
                               "valid_to": retired_at})
                 conn.execute(version_sql.RETIRE_VERSION, {**params, "version": last.version,
-                                                          "retired_at": retired_at})
+                                                          "retired_at": retired_at, "moved_to": moved_to})
             else:
                 conn.execute(self.statement(sql.DELETE_DOCUMENT_ELEMENTS), (document_id,))
             self._write_headings(conn, document_id, (), heading_version)
