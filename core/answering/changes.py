@@ -291,6 +291,10 @@ def _line(n: int, item: DocumentChange, korean: bool) -> str:
 def _entry(n: int, item: DocumentChange, korean: bool) -> str:
     """One change in the grouped listing (its document and version are the headings above it)."""
     change = item.change
+    if item.whole_document and change.op == "moved":  # a whole document moved or renamed
+        date = item.valid_from.date().isoformat()
+        return (f"[c{n}] {date} 이동: {change.before} → {change.after}" if korean
+                else f"[c{n}] moved on {date}: {change.before} → {change.after}")
     if item.retired:
         return (f"[c{n}] {item.filename} 폐지: “{_clip(change.before)}”" if korean
                 else f"[c{n}] the whole document retired: “{_clip(change.before)}”")
