@@ -73,7 +73,7 @@ when = as_of_picker("compare")  # the end of the chosen day (UTC), or None: the 
 
 with st.form("compare_form"):
     question = st.text_area("Question", key="compare_question", height=80,
-                            placeholder="e.g. Nova 24FL에는 HDMI 단자가 몇 개 있나요?")
+                            placeholder=f"e.g. {examples[0]}" if examples else "Ask about this collection")
     left, middle, right = st.columns(3)
     searches = compare_choices()
     search_name = left.selectbox("Search", searches, key="compare_search",
@@ -142,11 +142,15 @@ def show_search(notes: list[str], hits: list[dict], searched_under: bool) -> Non
     if searched_under:
         st.button("Search everywhere", on_click=_search_everywhere, icon=":material/travel_explore:",
                   help="Ask the same question over the whole collection, ignoring the headings it names.")
+    # No similarity column: the rank is the search's (headings named, full text and vector fused), and a cosine
+    # shown beside it would not follow it. The comparison's JSON download keeps each hit's similarity.
     st.dataframe(
         [{"rank": h["rank"] + 1, "heading path › hit": " › ".join([*h["heading_path"], h["text"]]),
-          "similarity": h["similarity"], "outside the named headings": h.get("outside_scope", False)}
-         for h in hits],
+          "outside the named headings": h.get("outside_scope", False)} for h in hits],
         hide_index=True, width="stretch",
+        column_config={"rank": st.column_config.NumberColumn(
+            "rank", help="The order the search gave: the headings the question names, then full text and vector "
+                         "search fused.")},
     )
 
 

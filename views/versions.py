@@ -70,7 +70,25 @@ def version_label(v: VersionRecord) -> str:
 def versions_read_markdown(versions: Mapping[str, VersionRecord], document_ids: Iterable[str]) -> str:
     """"Read at: `file` v2 · 2021-07-01, …" for the documents an answer's sources come from (escaped)."""
     read = [versions[d] for d in dict.fromkeys(document_ids) if d in versions]
-    return "Read at: " + ", ".join(f"{escape_markdown(v.filename)} {version_label(v)}" for v in read) if read else ""
+    if not read:
+        return ""
+    names = distinct_names([v.source for v in read], [v.filename for v in read])
+    return "Read at: " + ", ".join(f"{escape_markdown(n)} {version_label(v)}" for n, v in zip(names, read, strict=True))
+
+
+def distinct_names(sources: list[str], filenames: list[str]) -> list[str]:
+    """Each document's file name, or, where two share one (``docs/index.md``, ``api/index.md``), as much of their
+    paths as tells them apart, never the server's folders above."""
+    from collections import Counter
+
+    from views.ingest import file_names
+
+    shared = {n for n, count in Counter(filenames).items() if count > 1}
+    if not shared:
+        return list(filenames)
+    clashing = [s for s, n in zip(sources, filenames, strict=True) if n in shared]
+    told_apart = dict(zip(clashing, file_names(clashing), strict=True))
+    return [told_apart.get(s, n) if n in shared else n for s, n in zip(sources, filenames, strict=True)]
 
 
 # -- "what changed" answers ---------------------------------------------------------------------------------

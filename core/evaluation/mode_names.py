@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from core.retrieval.strategies import REGISTRY
 
-__all__ = ["ALL_MODES", "DEFAULT_MODES", "mode_names", "parse_modes"]
+__all__ = ["ALL_MODES", "DEFAULT_MODES", "mode_label", "mode_names", "parse_modes"]
 
 
 def mode_names() -> tuple[str, ...]:
@@ -35,3 +35,15 @@ def parse_modes(value: str | Sequence[str] | None) -> tuple[str, ...]:
     if not items:
         raise ValueError("no modes given")
     return tuple(m for m in ALL_MODES if m in items)
+
+
+def mode_label(mode: str) -> str:
+    """A mode in the Compare page's words: its context (the Plain or the Hierarchical column) and its search (the
+    Search selector), e.g. ``"Hierarchical · vector search"`` for ``hierarchical``; ``default`` is what Compare runs
+    by default."""
+    if mode == "plain":
+        return "Plain · vector search"
+    if mode == "default":
+        return "Hierarchical · default search (as Compare and ask run it)"
+    name = next((name for name, s in REGISTRY.items() if s.mode == mode), mode)
+    return f"Hierarchical · {name} search, whole collection"
