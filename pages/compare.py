@@ -68,6 +68,16 @@ if examples:
     st.selectbox("Example questions", ["", *examples], key="compare_example", on_change=_use_example,
                  format_func=lambda q: q or f"— pick an example ({examples_from}) —")
 
+# A link's ?q= (and ?search=) asks its question once, as if typed; each question asked is written back, so a
+# reload or a shared link answers it again.
+linked = (st.query_params.get("q"), st.query_params.get("search"))
+if linked[0] and st.session_state.get("_compare_from_url") != linked:
+    st.session_state["_compare_from_url"] = linked
+    st.session_state["compare_question"] = linked[0]
+    if linked[1] in compare_choices():
+        st.session_state["compare_search"] = linked[1]
+    st.session_state["compare_rerun"] = True
+
 scope = ui.scope_picker(store, "compare")
 when = as_of_picker("compare")  # the end of the chosen day (UTC), or None: the current collection
 
@@ -206,6 +216,10 @@ if submitted or rerun:
     except QuestionError as exc:
         asked = None
         st.warning(str(exc))  # our own words: no typed text in them
+    if asked is not None:
+        st.session_state["_compare_from_url"] = (question, search_name)
+        ui.set_query_param("q", question)
+        ui.set_query_param("search", search_name)
     changes = answer_change_question(store, asked) if asked is not None and when is None else None
     if changes is not None:  # "what changed …": the stored diffs answer it, not a search
         show_change_answer(changes, collection)

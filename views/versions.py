@@ -58,8 +58,12 @@ def as_of_picker(key: str) -> datetime | None:
                    help="Read each document's version in force at the end of the chosen day (UTC), "
                         "instead of the current collection.")
     if not on:
+        if linked is not None and st.session_state.get(seen_key) == linked:
+            del st.query_params["as_of"]  # turned off: a reload shows the current collection too
         return None
     day = st.date_input("As of", key=day_key, min_value=EARLIEST, max_value=LATEST, format="YYYY-MM-DD")
+    st.session_state[seen_key] = day.isoformat()  # the URL below says what the user picked: not a new link
+    st.query_params["as_of"] = day.isoformat()
     return end_of_day(day)
 
 
