@@ -68,12 +68,22 @@ if examples:
     st.selectbox("Example questions", ["", *examples], key="compare_example", on_change=_use_example,
                  format_func=lambda q: q or f"— pick an example ({examples_from}) —")
 
+# A link's ?q= (and ?search=) asks its question once, as if typed; each question asked is written back, so a
+# reload or a shared link answers it again.
+linked = (st.query_params.get("q"), st.query_params.get("search"))
+if linked[0] and st.session_state.get("_compare_from_url") != linked:
+    st.session_state["_compare_from_url"] = linked
+    st.session_state["compare_question"] = linked[0]
+    if linked[1] in compare_choices():
+        st.session_state["compare_search"] = linked[1]
+    st.session_state["compare_rerun"] = True
+
 scope = ui.scope_picker(store, "compare")
 when = as_of_picker("compare")  # the end of the chosen day (UTC), or None: the current collection
 
 with st.form("compare_form"):
     question = st.text_area("Question", key="compare_question", height=80,
-                            placeholder="e.g. Nova 24FL에는 HDMI 단자가 몇 개 있나요?")
+                            placeholder=f"e.g. {examples[0]}" if examples else "Ask about this collection")
     left, middle, right = st.columns(3)
     searches = compare_choices()
     search_name = left.selectbox("Search", searches, key="compare_search",
@@ -142,11 +152,15 @@ def show_search(notes: list[str], hits: list[dict], searched_under: bool) -> Non
     if searched_under:
         st.button("Search everywhere", on_click=_search_everywhere, icon=":material/travel_explore:",
                   help="Ask the same question over the whole collection, ignoring the headings it names.")
+    # No similarity column: the rank is the search's (headings named, full text and vector fused), and a cosine
+    # shown beside it would not follow it. The comparison's JSON download keeps each hit's similarity.
     st.dataframe(
         [{"rank": h["rank"] + 1, "heading path › hit": " › ".join([*h["heading_path"], h["text"]]),
-          "similarity": h["similarity"], "outside the named headings": h.get("outside_scope", False)}
-         for h in hits],
+          "outside the named headings": h.get("outside_scope", False)} for h in hits],
         hide_index=True, width="stretch",
+        column_config={"rank": st.column_config.NumberColumn(
+            "rank", help="The order the search gave: the headings the question names, then full text and vector "
+                         "search fused.")},
     )
 
 
@@ -204,6 +218,10 @@ if submitted or rerun:
     except QuestionError as exc:
         asked = None
         st.warning(str(exc))  # our own words: no typed text in them
+    if asked is not None:
+        st.session_state["_compare_from_url"] = (question, search_name)
+        ui.set_query_param("q", question)
+        ui.set_query_param("search", search_name)
     changes = answer_change_question(store, asked) if asked is not None and when is None else None
     if changes is not None:  # "what changed …": the stored diffs answer it, not a search
         show_change_answer(changes, collection)

@@ -10,6 +10,7 @@ import streamlit as st
 from core.text import escape_markdown
 from views import ui
 from views.frames import sandboxed_page
+from views.placeholders import example_terms
 from views.tree import render_tree_html, visible_ids
 from views.versions import as_of_picker, show_history, version_label
 
@@ -53,9 +54,10 @@ if view == "History":
     show_history(store, choice, when)
     st.stop()
 
-query = st.text_input("Search within this document", placeholder="e.g. 무게, warranty, HDMI")
-
 elements = store.elements(choice)
+query = st.text_input("Search within this document", placeholder=example_terms(
+    (e.text for e in elements if e.is_heading and e.category_depth > 0), "a word or a phrase"))
+
 record = next(d for d in documents if d.document_id == choice)
 shown = visible_ids(elements, query)
 c1, c2, c3 = st.columns(3)

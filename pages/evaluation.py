@@ -25,6 +25,7 @@ from core.evaluation import (
     load_run,
     run_evaluation,
 )
+from core.evaluation.mode_names import mode_label
 from core.llm import LLMError
 from core.progress import Progress
 from core.store import StoreError
@@ -32,11 +33,15 @@ from core.text import escape_markdown
 from views import charts, ui
 
 MODE_BLURBS = {
-    "plain": "vector hits as they are",
-    "hierarchical": "the same hits with their heading paths (partial trees)",
+    "plain": "the vector search's hits as they are (Compare's Plain column with Search: vector)",
+    "hierarchical": "the same hits with their heading paths as partial trees (Compare's Hierarchical column with "
+                    "Search: vector); no scoping by the headings a question names, no sections",
     "contextual": "vector search over elements embedded with their heading paths, rendered as trees",
+    "fulltext": "full-text search over heading path and text, rendered as trees",
     "hybrid": "vector + full-text search over heading path and text (Postgres `simple`), fused by reciprocal "
               "rank, rendered as trees",
+    "default": "what Compare and `ask` run: the default search scoped by the headings the question names, trees "
+               "with a heading hit's section",
 }
 SOURCES = ("Gold questions (data/questions.json)", "Generated from this collection", "Upload a JSON file")
 MAX_UI_K = 20
@@ -84,6 +89,7 @@ if questions is not None:
 
 with st.form("eval_form"):
     modes = st.multiselect("Modes", list(ALL_MODES), default=list(DEFAULT_MODES), key="eval_modes",
+                           format_func=lambda m: f"{m}: {mode_label(m)}",
                            help="; ".join(f"{m}: {b}" for m, b in MODE_BLURBS.items()))
     left, middle = st.columns(2)
     k = left.slider("k (hits per question)", 1, MAX_UI_K, 4, key="eval_k")
@@ -158,7 +164,8 @@ if run.status != "done":
 
 payload = cli_payload(run)
 st.subheader("Per mode")
-summary = pd.DataFrame([{"mode": m, **{k_: v for k_, v in payload[m].items()}} for m in run.modes])
+summary = pd.DataFrame([{"mode": m, "as on Compare": mode_label(m), **{k_: v for k_, v in payload[m].items()}}
+                        for m in run.modes])
 # Readable headers ("hit_recall" → "Hit recall", "latency_ms_p50" → "Latency ms p50") and two decimals.
 summary.columns = ["MRR" if c == "mrr" else c.replace("_", " ").capitalize() for c in summary.columns]
 st.dataframe(summary, hide_index=True, width="stretch",

@@ -146,6 +146,6 @@ if answer.points:
                                               help="Open the report on the Community reports page"),
         "score": st.column_config.ProgressColumn("score", min_value=0, max_value=100, format="%d"),
     })  # fmt: skip
-    with st.expander(f"The {len(answer.points)} points, best first"):
+    with st.expander("The point" if len(answer.points) == 1 else f"The {len(answer.points)} points, best first"):
         for p in answer.points:
             st.markdown(f"- **{p.score}** · {esc(p.description)}")

@@ -15,6 +15,7 @@ from core.progress import Progress
 from core.text import escape_markdown as esc
 from views import report_parts as parts
 from views import ui
+from views.placeholders import example_terms
 from views.reports import filter_reports, generated_label, sort_reports
 
 STRUCTURAL_LEVELS = {0: "documents", 1: "sections", 2: "subsections"}
@@ -165,7 +166,7 @@ in_level = sorted({e for ids in view.members.values() for e in ids if e in all_e
 
 f1, f2 = st.columns([3, 2])
 query = f1.text_input("Search titles, summaries and findings", key="reports_query", on_change=parts.close_report,
-                      placeholder="e.g. 위성, warranty, HDMI")  # fmt: skip
+                      placeholder=example_terms((all_entities[e].title for e in in_level), "a word or a phrase"))
 entity_filter = f2.selectbox(
     "Filter by entity", [""] + in_level, key="reports_entity", on_change=parts.close_report,
     format_func=lambda e: "— any entity —" if not e else f"{all_entities[e].title} ({all_entities[e].type}, "

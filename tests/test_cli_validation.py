@@ -159,3 +159,52 @@ def test_an_empty_export_folder_is_refused_before_any_work(capsys, tmp_path, mon
     assert main(["export", "--out", ""]) == 2
     assert capsys.readouterr().err.startswith("error: --out is empty: name the folder to export to")
     assert not (tmp_path / "never").exists(), "refused before the database is started"
+
+
+# Modules that take seconds to import (the Korean analyser alone about 5 s on a busy machine): a usage error or
+# --help is answered before any of them is loaded.
+HEAVY_MODULES = ("kiwipiepy", "numpy", "psycopg", "langchain_core", "pint", "rapidfuzz", "markdown_it", "networkx")
+FAST_USAGE_ERRORS = [
+    ["eval", "data/questions.json", "--modes", "plain,magic"],
+    ["eval", "data/questions.json", "--k", "0"],
+    ["eval", "no-such-set.json"],
+    ["eval", "data/questions.json", "--judge"],
+    ["generate-questions", "no-such-folder"],
+    ["ask", "   "],
+    ["ask", "How heavy?", "--search", "magic"],
+    ["global", ""],
+    ["export", "--out", ""],
+    ["ingest", "data/samples", "--collection", "ｄｅｆａｕｌｔ"],
+    ["ingest", "data/samples", "--max-bytes", "0"],
+    ["nope"],
+    ["--help"],
+    ["eval", "--help"],
+]
+
+
+def test_usage_errors_answer_before_the_heavy_modules_load(tmp_path):
+    """One fresh interpreter runs every usage error above through the CLI's entry point, then lists what it
+    imported: none of the heavy modules (no database URL or key configured, as on a fresh machine)."""
+    script = (
+        "import contextlib, io, json, sys\n"
+        "from core.cli import main\n"
+        "codes = []\n"
+        f"for argv in {FAST_USAGE_ERRORS!r}:\n"
+        "    with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):\n"
+        "        try:\n"
+        "            codes.append(main(argv))\n"
+        "        except SystemExit as exc:\n"
+        "            codes.append(exc.code)\n"
+        f"print(json.dumps([codes, [m for m in {HEAVY_MODULES!r} if m in sys.modules]]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "OPENAI_API_KEY")}
+    env["HKE_DATA_DIR"] = str(tmp_path)  # nothing may be started there either
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    codes, loaded = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert codes == [2] * (len(FAST_USAGE_ERRORS) - 2) + [0, 0]
+    assert loaded == [], f"a usage error loaded {loaded}"
+    assert not (tmp_path / "pgdata").exists(), "a usage error started the database"

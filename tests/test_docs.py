@@ -61,3 +61,9 @@ def test_ci_runs_the_readme_test_command():
     pytest_args = shlex.split(readme.split("&&")[-1])
     assert pytest_args[:3] == [".venv/bin/python", "-m", "pytest"]
     assert re.search(r"(?m)^\.venv/bin/python -m pytest -q " + re.escape(" ".join(pytest_args[3:])) + "$", ci)
+
+
+def test_ci_installs_the_browser_and_the_korean_fonts_itself():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "apt_packages+=(chromium)" in ci and "apt_packages+=(fonts-noto-cjk)" in ci
+    assert 'apt-get install -y -qq \\\n      "${apt_packages[@]}"' in ci

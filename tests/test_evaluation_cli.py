@@ -44,15 +44,24 @@ def test_eval_json_shape_and_out_file(samples_store, tmp_path):
     assert "not stored" in proc.stderr
 
 
-def test_eval_usage_errors(samples_store, tmp_path):
+def test_eval_usage_errors(samples_store, tmp_path, capsys, monkeypatch):
+    """In process: the same entry point as ``python -m core eval`` (tests/test_cli_validation.py runs these in a
+    fresh interpreter and checks that nothing heavy is loaded first)."""
+    from core.cli import main
+
+    def usage_error(*argv: str) -> str:
+        try:
+            code = main(list(argv))
+        except SystemExit as exc:
+            code = exc.code
+        assert code == 2
+        return capsys.readouterr().err
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     questions = str(ROOT / "data" / "questions.json")
-    bad_mode = run_cli("eval", questions, "--collection", "samples", "--modes", "plain,magic")
-    assert bad_mode.returncode == 2 and "magic" in bad_mode.stderr
-    no_key = run_cli("eval", questions, "--collection", "samples", "--judge")
-    assert no_key.returncode == 2 and "OPENAI_API_KEY" in no_key.stderr
+    assert "magic" in usage_error("eval", questions, "--collection", "samples", "--modes", "plain,magic")
+    assert "OPENAI_API_KEY" in usage_error("eval", questions, "--collection", "samples", "--judge")
     broken = tmp_path / "broken.json"
     broken.write_text('{"questions": [{"id": "x"}]}', encoding="utf-8")
-    bad_set = run_cli("eval", str(broken), "--collection", "samples")
-    assert bad_set.returncode == 2 and "question" in bad_set.stderr
-    missing = run_cli("eval", questions, "--collection", "no_such_collection_here")
-    assert missing.returncode == 2 and "does not exist" in missing.stderr
+    assert "question" in usage_error("eval", str(broken), "--collection", "samples")
+    assert "does not exist" in usage_error("eval", questions, "--collection", "no_such_collection_here")

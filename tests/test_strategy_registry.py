@@ -53,7 +53,7 @@ def test_the_compare_choices_are_the_entries_shown_there():
 
 
 def test_the_evaluation_modes_are_the_plain_baseline_one_per_strategy_and_default():
-    assert ALL_MODES == ("plain", *(s.mode for s in REGISTRY.values()), "default")
+    assert ALL_MODES == ("plain", *(s.mode for s in REGISTRY.values()), "default") == tuple(MODE_SPECS)
     for strategy in REGISTRY.values():
         spec = MODE_SPECS[strategy.mode]
         assert spec.search == strategy.config.but(headings=False) and spec.children_budget == 0

@@ -456,3 +456,41 @@ def test_ingest_table_shows_file_names_not_server_paths():
     report = _ingest_report([("/srv/hke/corpora/docs/a.md", "added"), ("/srv/hke/corpora/docs/sub/b.md", "added")])
     assert [r["file"] for r in file_rows(report)] == ["a.md", "sub/b.md"]
     assert not any("/srv" in str(r) for r in file_rows(report))
+
+
+# -- wording (issue 33, item 6) --
+
+
+def test_search_placeholders_come_from_the_collections_own_words():
+    from views.placeholders import example_terms
+
+    assert example_terms(["Installation", "`markdown.extensions.toc`", "Usage", "Options"], "x") == \
+        "e.g. Installation, markdown.extensions.toc, Usage"
+    # sentences and repeats are not search terms; nothing usable gives the fallback
+    assert example_terms(["How do I install the package on Windows?", "usage", "Usage"], "any word") == "e.g. usage"
+    assert example_terms([], "a word or a phrase") == "a word or a phrase"
+
+
+def test_read_at_tells_two_documents_of_one_file_name_apart():
+    from views.versions import distinct_names
+
+    sources = ["/srv/hke/docs/index.md", "/srv/hke/docs/api/index.md", "/srv/hke/docs/faq.md"]
+    assert distinct_names(sources, ["index.md", "index.md", "faq.md"]) == ["index.md", "api/index.md", "faq.md"]
+    assert distinct_names(["/a/x.md", "/b/y.md"], ["x.md", "y.md"]) == ["x.md", "y.md"]
+
+
+def test_evaluation_modes_are_named_in_the_compare_pages_words():
+    from core.evaluation.mode_names import ALL_MODES, mode_label
+
+    assert mode_label("plain") == "Plain · vector search"
+    assert mode_label("hierarchical") == "Hierarchical · vector search, whole collection"
+    assert mode_label("hybrid") == "Hierarchical · hybrid search, whole collection"
+    assert mode_label("default").startswith("Hierarchical · default search")
+    assert len({mode_label(m) for m in ALL_MODES}) == len(ALL_MODES)
+
+
+def test_a_table_with_nothing_to_rank_says_so_in_plain_words():
+    from core.answering import prompts
+
+    assert prompts.TABLE_NOTHING_TO_RANK == "(Not ranked: fewer than two of these values are amounts that can be " \
+                                           "compared.)"

@@ -139,17 +139,25 @@ def sidebar() -> None:
             names.append(switch_to)
         st.session_state["collection"] = switch_to
     current = current_collection()
+    warned = False
     if wanted and wanted not in names:
         # Shown until the user picks a collection: the parameter stays in the URL, a stale complaint would not.
         first_seen = st.session_state.setdefault("_unknown_collection_link", (wanted, current))
-        if first_seen == (wanted, current):
+        warned = first_seen == (wanted, current)
+        if warned:
             st.warning(f"The link names collection **{escape_markdown(wanted[:100])}**, which does not exist: "
                        f"showing **{escape_markdown(current)}** instead. Pick a collection in the sidebar.",
                        icon=":material/link_off:")  # fmt: skip
     if current not in names:
         names.append(current)
+    # The box reads its value from the session state alone: a default (index=) beside a value set there is what
+    # Streamlit warns about on every deep link.
+    st.session_state["collection"] = current
+    if not warned:  # a reload or a shared link shows the collection shown now
+        st.session_state["_collection_from_url"] = current
+        set_query_param("collection", current)
     with st.sidebar:
-        st.selectbox("Collection", names, index=names.index(current), key="collection",
+        st.selectbox("Collection", names, key="collection",
                      help="One collection per corpus. New ones are made by ingesting into them.")
         db = "embedded Postgres (pgvector)" if s.database_mode == "embedded" else "external Postgres"
         st.caption(f"**Database:** {db}")
@@ -160,6 +168,17 @@ def sidebar() -> None:
             st.caption(f"**Answers:** {s.llm_mode}")
         else:
             st.caption("**Answers:** extractive (no LLM configured). Set `OPENAI_API_KEY` to use an LLM.")
+
+
+def set_query_param(name: str, value: str | None) -> None:
+    """Keep the view's state in the URL, so that a reload or a shared link shows the same view: ``value`` as
+    ``name``, or no ``name`` when ``value`` is None. Written only when it changes (each write is a browser history
+    step)."""
+    if value is None:
+        if name in st.query_params:
+            del st.query_params[name]
+    elif st.query_params.get(name) != value:
+        st.query_params[name] = value
 
 
 def require_documents(store_: ElementStore | None = None) -> ElementStore:

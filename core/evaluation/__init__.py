@@ -8,31 +8,94 @@
 * :mod:`core.evaluation.runs`: batch runs stored in Postgres, listing, loading, CSV/JSON export.
 
 No Streamlit here; the page (``pages/evaluation.py``) and the CLI (``python -m core eval``) are thin views.
+
+The names below are imported on first use (PEP 562), so ``python -m core eval`` checks its arguments
+(:mod:`core.evaluation.mode_names`) before the retrieval pipeline and the database driver are loaded.
 """
 
-from core.evaluation.generator import generate_questions, generate_questions_from_store
-from core.evaluation.judge import CRITERIA, Judge, PairJudgement, WinRate, win_rates
-from core.evaluation.metrics import QuestionScore, aggregate, score_question
-from core.evaluation.modes import ALL_MODES, DEFAULT_MODES, ModeRetrieval, ModeRunner, parse_modes
-from core.evaluation.questions import (
-    Question,
-    QuestionSet,
-    QuestionSetError,
-    load_questions,
-    parse_questions,
-    save_questions,
-)
-from core.evaluation.runs import (
-    EvalRun,
-    RunInfo,
-    cli_payload,
-    delete_run,
-    export_csv,
-    export_json,
-    list_runs,
-    load_run,
-    run_evaluation,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.evaluation.generator import (
+        generate_questions,
+        generate_questions_from_store,
+    )
+    from core.evaluation.judge import (
+        CRITERIA,
+        Judge,
+        PairJudgement,
+        WinRate,
+        win_rates,
+    )
+    from core.evaluation.metrics import (
+        QuestionScore,
+        aggregate,
+        score_question,
+    )
+    from core.evaluation.mode_names import (
+        ALL_MODES,
+        DEFAULT_MODES,
+        parse_modes,
+    )
+    from core.evaluation.modes import (
+        ModeRetrieval,
+        ModeRunner,
+    )
+    from core.evaluation.questions import (
+        Question,
+        QuestionSet,
+        QuestionSetError,
+        load_questions,
+        parse_questions,
+        save_questions,
+    )
+    from core.evaluation.runs import (
+        EvalRun,
+        RunInfo,
+        cli_payload,
+        delete_run,
+        export_csv,
+        export_json,
+        list_runs,
+        load_run,
+        run_evaluation,
+    )
+
+_WHERE: dict[str, str] = {
+    "generate_questions": "core.evaluation.generator",
+    "generate_questions_from_store": "core.evaluation.generator",
+    "CRITERIA": "core.evaluation.judge",
+    "Judge": "core.evaluation.judge",
+    "PairJudgement": "core.evaluation.judge",
+    "WinRate": "core.evaluation.judge",
+    "win_rates": "core.evaluation.judge",
+    "QuestionScore": "core.evaluation.metrics",
+    "aggregate": "core.evaluation.metrics",
+    "score_question": "core.evaluation.metrics",
+    "ALL_MODES": "core.evaluation.mode_names",
+    "DEFAULT_MODES": "core.evaluation.mode_names",
+    "parse_modes": "core.evaluation.mode_names",
+    "ModeRetrieval": "core.evaluation.modes",
+    "ModeRunner": "core.evaluation.modes",
+    "Question": "core.evaluation.questions",
+    "QuestionSet": "core.evaluation.questions",
+    "QuestionSetError": "core.evaluation.questions",
+    "load_questions": "core.evaluation.questions",
+    "parse_questions": "core.evaluation.questions",
+    "save_questions": "core.evaluation.questions",
+    "EvalRun": "core.evaluation.runs",
+    "RunInfo": "core.evaluation.runs",
+    "cli_payload": "core.evaluation.runs",
+    "delete_run": "core.evaluation.runs",
+    "export_csv": "core.evaluation.runs",
+    "export_json": "core.evaluation.runs",
+    "list_runs": "core.evaluation.runs",
+    "load_run": "core.evaluation.runs",
+    "run_evaluation": "core.evaluation.runs",
+}
 
 __all__ = [
     "ALL_MODES",
@@ -66,3 +129,16 @@ __all__ = [
     "score_question",
     "win_rates",
 ]
+
+
+def __getattr__(name: str) -> object:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # once: later reads do not come here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_WHERE])

@@ -25,6 +25,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from core.evaluation.mode_names import ALL_MODES, DEFAULT_MODES, parse_modes
 from core.ingest.contextual import ContextualSync, build_contextual_index
 from core.progress import ProgressCallback, no_progress
 from core.retrieval import (
@@ -81,22 +82,6 @@ def mode_specs() -> dict[str, ModeSpec]:
 
 BASELINE = "vector"  # the strategy whose plain context is the "plain" mode
 MODE_SPECS: dict[str, ModeSpec] = mode_specs()
-ALL_MODES: tuple[str, ...] = tuple(MODE_SPECS)
-# What `core eval` and the Evaluation page run unless told otherwise (contextual needs a contextual index).
-DEFAULT_MODES: tuple[str, ...] = ("plain", "hierarchical", "hybrid", "default")
-
-
-def parse_modes(value: str | Sequence[str] | None) -> tuple[str, ...]:
-    """``"plain,hybrid"`` or a list → validated modes in canonical order; raises ``ValueError`` for unknown ones."""
-    if value is None:
-        return DEFAULT_MODES
-    items = [m.strip().lower() for m in (value.split(",") if isinstance(value, str) else value) if m.strip()]
-    unknown = [m for m in items if m not in ALL_MODES]
-    if unknown:
-        raise ValueError(f"unknown mode(s) {', '.join(unknown)}; choose from {', '.join(ALL_MODES)}")
-    if not items:
-        raise ValueError("no modes given")
-    return tuple(m for m in ALL_MODES if m in items)
 
 
 def ensure_schema(store: ElementStore) -> None:

@@ -2,33 +2,66 @@
 
 Everything that reads or writes them goes through :class:`ElementStore` (``core.store.element_store``); its records
 and errors are in ``core.store.records`` and the row mapping in ``core.store.rows``.
+
+The names below are imported on first use (PEP 562), so checking a collection's name (a CLI usage error) does
+not load the database driver and the embedders.
 """
 
-from core.store.element_store import (
-    EMBEDDED_TEXT_SHA256,
-    ElementStore,
-    create_element_table,
-    list_collections,
-    open_store,
-    pg_engine,
-)
-from core.store.records import (
-    SIBLING_SEPARATOR,
-    CollectionGoneError,
-    CollectionInfo,
-    CollectionMissingError,
-    CorpusStats,
-    DocumentRecord,
-    EmbedderMismatchError,
-    HeadingState,
-    Orphans,
-    StoredHeading,
-    StoreError,
-    VersionLayout,
-    VersionOrderError,
-    VersionRecord,
-    validate_collection_name,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.store.element_store import (
+        EMBEDDED_TEXT_SHA256,
+        ElementStore,
+        create_element_table,
+        list_collections,
+        open_store,
+        pg_engine,
+    )
+    from core.store.records import (
+        SIBLING_SEPARATOR,
+        CollectionGoneError,
+        CollectionInfo,
+        CollectionMissingError,
+        CorpusStats,
+        DocumentRecord,
+        EmbedderMismatchError,
+        HeadingState,
+        Orphans,
+        StoredHeading,
+        StoreError,
+        VersionLayout,
+        VersionOrderError,
+        VersionRecord,
+        validate_collection_name,
+    )
+
+_WHERE: dict[str, str] = {
+    "EMBEDDED_TEXT_SHA256": "core.store.element_store",
+    "ElementStore": "core.store.element_store",
+    "create_element_table": "core.store.element_store",
+    "list_collections": "core.store.element_store",
+    "open_store": "core.store.element_store",
+    "pg_engine": "core.store.element_store",
+    "SIBLING_SEPARATOR": "core.store.records",
+    "CollectionGoneError": "core.store.records",
+    "CollectionInfo": "core.store.records",
+    "CollectionMissingError": "core.store.records",
+    "CorpusStats": "core.store.records",
+    "DocumentRecord": "core.store.records",
+    "EmbedderMismatchError": "core.store.records",
+    "HeadingState": "core.store.records",
+    "Orphans": "core.store.records",
+    "StoredHeading": "core.store.records",
+    "StoreError": "core.store.records",
+    "VersionLayout": "core.store.records",
+    "VersionOrderError": "core.store.records",
+    "VersionRecord": "core.store.records",
+    "validate_collection_name": "core.store.records",
+}
 
 __all__ = [
     "EMBEDDED_TEXT_SHA256",
@@ -53,3 +86,16 @@ __all__ = [
     "pg_engine",
     "validate_collection_name",
 ]
+
+
+def __getattr__(name: str) -> object:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # once: later reads do not come here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_WHERE])

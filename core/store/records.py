@@ -6,9 +6,10 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.embeddings import EmbedderInfo
+if TYPE_CHECKING:  # the collection-name check (a CLI usage error) must not load the embedders
+    from core.embeddings import EmbedderInfo
 
 COLLECTION_NAME_MAX = 63
 # Between a base collection's name and its sibling's kind (``samples:contextual``); never in a user's name.
