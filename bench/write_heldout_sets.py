@@ -176,6 +176,25 @@ def gold_forms(value: str) -> list[str]:
     return answer_forms(value) if quoted else [value]
 
 
+_HTML_ROW = re.compile(r"<td>\s*([A-Z][A-Z_\-]*)\s*</td>\s*<td>\s*([^<]{2,40}?)\s*</td>")
+_VERSION_DATE = re.compile(r"^(?P<version>\d+\.\d+\.\d+)\s*\((?P<date>\d{4}-\d{2}-\d{2})\)$")
+
+
+def korean_facts(elements: Sequence, document: str) -> list[HeldFact]:
+    """The rows of an HTML tag table (``<td>NNB</td><td>의존 명사</td>``) and the dates of a version history
+    (``* 0.23.2 (2026-06-12)``)."""
+    out = []
+    for element in elements:
+        path = _path(element)
+        if "<table" in element.text:
+            for tag, description in _HTML_ROW.findall(element.text):
+                out.append(HeldFact("tag", "설명", description.strip(), path, document, plain(path[-1]), entity=tag))
+        elif element.category == "ListItem" and (release := _VERSION_DATE.match(element.text.strip())):
+            out.append(HeldFact("version_date", "날짜", release.group("date"), path, document,
+                                release.group("version")))
+    return out
+
+
 def _id(corpus: str, fact: HeldFact) -> str:
     digest = hashlib.sha1("\x1f".join([corpus, fact.document, *fact.path, fact.kind, fact.entity, fact.key,
                                        fact.value]).encode()).hexdigest()[:10]
@@ -195,6 +214,13 @@ def _topic(word: str) -> str:
 def ask(corpus: str, fact: HeldFact, qid: str) -> str:
     """The question as a person types it (one of a few phrasings, fixed per fact)."""
     s, k, e = fact.subject, fact.key, fact.entity
+    package = fact.document.split("/", 1)[0]
+    if fact.kind == "tag":
+        return _pick([f"{package} 품사 태그 {_topic(e)} 뭐야?", f"{e} 태그가 뜻하는 품사는?",
+                      f"{package}에서 {_topic(e)} 무슨 품사인가요?"], qid)
+    if fact.kind == "version_date":
+        return _pick([f"{package} {_topic(s)} 언제 나왔어요?", f"{package} {s} 릴리스 날짜", f"{s} 버전 출시일은?"],
+                     qid)
     if fact.kind == "release_date":
         return _pick([f"when was pdm {s} released?", f"pdm {s} release date", f"what day did pdm {s} come out"], qid)
     if fact.kind == "fixed_in":
@@ -233,6 +259,8 @@ def corpus_facts(corpus: str, folder: Path) -> tuple[list[HeldFact], list[str]]:
         if corpus == "pdm-changelog":
             facts.extend(changelog_facts(elements, document))
             continue
+        if corpus == "korean-nlp":
+            facts.extend(korean_facts(elements, document))
         if corpus == "npm-cli" and document != "content/using-npm/config.md":
             continue  # the command pages repeat config.md's options under headings that do not name the command
         if document.endswith("changelog.md"):
@@ -246,17 +274,26 @@ def unambiguous(facts: Sequence[HeldFact], texts: Sequence[str]) -> list[HeldFac
     """Facts with one right answer: their (kind, subject, entity, key) once in the corpus, their value rare."""
     from core.evaluation.metrics import normalise
 
-    keys = Counter((f.kind, normalise(f.subject), normalise(f.entity), normalise(f.key)) for f in facts)
+    values: dict[tuple[str, ...], set[str]] = defaultdict(set)
+
+    def key_of(f: HeldFact) -> tuple[str, ...]:  # a tag question names no table: its tag is its whole subject
+        return (f.kind, "" if f.kind == "tag" else normalise(f.subject), normalise(f.entity), normalise(f.key))
+
+    for f in facts:
+        values[key_of(f)].add(normalise(f.value))
+    first: set[tuple[str, ...]] = set()
     normalised = [normalise(t) for t in texts]
     seen: dict[str, int] = {}
     out = []
     for fact in facts:
         value = normalise(fact.value)
-        if keys[(fact.kind, normalise(fact.subject), normalise(fact.entity), normalise(fact.key))] != 1:
-            continue
+        key = key_of(fact)
+        if len(values[key]) != 1 or key in first:
+            continue  # two answers; or the same fact again (README and docs state it both): asked once
+        first.add(key)
         if len(value) < 2 or not any(c.isalnum() for c in value) or not fact.subject:
             continue
-        if fact.kind not in ("fixed_in",):
+        if fact.kind not in ("fixed_in", "version_date"):
             if value not in seen:
                 seen[value] = sum(1 for t in normalised if value in t)
             if seen[value] > MAX_ANSWER_ELEMENTS:
