@@ -70,7 +70,7 @@ from _synthetic import remove_scratch_database
 NEAR_TWIN = ROOT / "data" / "near_twin"
 COLUMNS = ("n", "recall", "attribution", "answer_contains", "answer_exact", "tokens", "old_recall",
            "old_attribution", "search_ms_p50", "latency_ms_p50")
-EXTRA_COLUMNS = ("table_right", "wrong_entity", "not_stated_right")
+EXTRA_COLUMNS = ("table_right", "wrong_entity", "not_stated_right", "all_facts")
 DATA = ROOT / "data"
 
 
@@ -110,6 +110,16 @@ API_CORPORA = ("fastify", "pino", "piscina", "ws", "express-middleware", "node-t
 for _shape in ("plain", "template"):
     SETS[f"api-{_shape}"] = SetSpec(f"api-{_shape}", CORPORA / API_CORPORA[0], DATA / "api_shapes" / f"{_shape}.json",
                                     fetched=API_CORPORA[0], collection="api", more=API_CORPORA[1:])
+# Held out (issues 29 and 31, bench/write_heldout_sets.py): five public corpora, each its own collection; the
+# hand-written multi-fact questions of each ("facts" with their paths) share it. data/heldout/README.md: the split.
+HELDOUT_CORPORA = ("cibuildwheel", "npm-cli", "korean-nlp", "copier", "pdm-changelog")
+for _corpus in HELDOUT_CORPORA:
+    for _suffix in ("", "-multi"):
+        SETS[f"heldout-{_corpus}{_suffix}"] = SetSpec(
+            f"heldout-{_corpus}{_suffix}", CORPORA / _corpus, DATA / "heldout" / f"{_corpus}{_suffix}.json",
+            fetched=_corpus, collection=f"heldout-{_corpus}")
+SETS["heldout-samples-multi"] = SetSpec("heldout-samples-multi", SAMPLES, DATA / "heldout" / "samples-multi.json",
+                                        collection="gold")
 # The issue-21 sets: each kind on the samples, the near-twin corpus and Python-Markdown (sharing their collections).
 for _kind in ("comparative", "shapes"):
     for _corpus, _collection, _file, _fetched in (
@@ -174,6 +184,11 @@ def _checks(question, answer: str, context, filenames: dict[str, str], product_f
     """The comparative and entity-grid checks a question's extra fields ask for."""
     extra = question.extra
     out: dict = {}
+    if extra.get("facts"):
+        from core.evaluation.metrics import contains_answer
+
+        text = "\n".join(e.text for e in context.elements)
+        out["all_facts"] = all(contains_answer(text, fact["answers"]) for fact in extra["facts"])
     if "table" not in extra and "entity" not in extra:
         return out
     from core.evaluation.answer_checks import states_value, table_answer_right
@@ -249,6 +264,8 @@ def _aggregate(mode_rows: list[dict]) -> dict[str, float | int | None]:
         agg[f"{column}_p50"] = None if p50 is None else round(p50, 1)
     if any("table_right" in r for r in mode_rows):
         agg["table_right"] = _mean([r.get("table_right") for r in mode_rows])
+    if any("all_facts" in r for r in mode_rows):
+        agg["all_facts"] = _mean([r.get("all_facts") for r in mode_rows])
     if any("wrong_entity" in r for r in mode_rows):
         agg["wrong_entity"] = sum(bool(r.get("wrong_entity")) for r in mode_rows)
         agg["not_stated_right"] = _mean([r.get("not_stated_right") for r in mode_rows])
