@@ -118,6 +118,8 @@ for _corpus in HELDOUT_CORPORA:
         SETS[f"heldout-{_corpus}{_suffix}"] = SetSpec(
             f"heldout-{_corpus}{_suffix}", CORPORA / _corpus, DATA / "heldout" / f"{_corpus}{_suffix}.json",
             fetched=_corpus, collection=f"heldout-{_corpus}")
+SETS["heldout-copier-faq"] = SetSpec("heldout-copier-faq", CORPORA / "copier", DATA / "heldout" / "copier-faq.json",
+                                     fetched="copier", collection="heldout-copier")
 SETS["heldout-samples-multi"] = SetSpec("heldout-samples-multi", SAMPLES, DATA / "heldout" / "samples-multi.json",
                                         collection="gold")
 # The issue-21 sets: each kind on the samples, the near-twin corpus and Python-Markdown (sharing their collections).

@@ -142,6 +142,8 @@ def table_facts(elements: Sequence, document: str, subject: Callable[[tuple[str,
 
 def _short_value(value: str) -> bool:
     """A value someone asks for: a few words, no markup left over from HTML cells."""
+    if not re.match(r"[\w\"'.~/\[{%-]", value):
+        return False  # "(default): Updates …" read as "): Updates …": a sentence around the word, not a value
     return len(value.split()) <= 8 and not re.search(r"<|>|\||\[\^", value) and len(value) <= 60
 
 
@@ -164,7 +166,9 @@ def changelog_facts(elements: Sequence, document: str) -> list[HeldFact]:
             continue
         for number in _ISSUE.findall(element.text):
             version = release.group("version")
-            out.append(HeldFact("fixed_in", number, version, path, document, plain(path[-1]),
+            # the answer is in the release's heading: the gold path ends there, the entry is one level below
+            release_path = path[: path.index(release.string) + 1]
+            out.append(HeldFact("fixed_in", number, version, release_path, document, plain(path[-1]),
                                 answers=(f"v{version}", version)))
     return out
 
@@ -276,8 +280,9 @@ def unambiguous(facts: Sequence[HeldFact], texts: Sequence[str]) -> list[HeldFac
 
     values: dict[tuple[str, ...], set[str]] = defaultdict(set)
 
-    def key_of(f: HeldFact) -> tuple[str, ...]:  # a tag question names no table: its tag is its whole subject
-        return (f.kind, "" if f.kind == "tag" else normalise(f.subject), normalise(f.entity), normalise(f.key))
+    def key_of(f: HeldFact) -> tuple[str, ...]:  # a tag or an issue number is its whole subject
+        return (f.kind, "" if f.kind in ("tag", "fixed_in") else normalise(f.subject), normalise(f.entity),
+                normalise(f.key))
 
     for f in facts:
         values[key_of(f)].add(normalise(f.value))
