@@ -172,6 +172,9 @@ def all_values_in(context: str, table: Mapping[str, str | None] | None) -> bool 
     return all(contains_answer(context, [v]) for v in values) if values else None
 
 
+_PEER_INDEXES: dict[Path, list[PeerIndex]] = {}
+
+
 def all_facts_in(context: str, facts: Sequence[Mapping] | None) -> bool | None:
     """A multi-fact question's retrieval: every fact it lists is in the context (None: no facts)."""
     from core.evaluation.metrics import contains_answer
@@ -188,14 +191,18 @@ def run_set(url: str, name: str, ours_modes: Sequence[str], embeddings) -> dict:
 
     spec = SETS[name]
     questions = load_set(spec).questions
-    store = ElementStore(url, f"peers_{name.replace('-', '_')}", embeddings)
+    # sets on one corpus share its collection and the peers' indexes (built once per corpus)
+    store = ElementStore(url, f"peers_{(spec.collection or name).replace('-', '_')}", embeddings)
     ingest_paths(store, [spec.corpus])
-    files = markdown_files(spec.corpus)
-    peers = [
-        PeerIndex("langchain", langchain_units(files, split_chars=True), embeddings, langchain_store=True),
-        PeerIndex("langchain-sections", langchain_units(files, split_chars=False), embeddings, langchain_store=True),
-        PeerIndex("llamaindex", llamaindex_units(files), embeddings, langchain_store=False),
-    ]
+    if spec.corpus not in _PEER_INDEXES:
+        files = markdown_files(spec.corpus)
+        _PEER_INDEXES[spec.corpus] = [
+            PeerIndex("langchain", langchain_units(files, split_chars=True), embeddings, langchain_store=True),
+            PeerIndex("langchain-sections", langchain_units(files, split_chars=False), embeddings,
+                      langchain_store=True),
+            PeerIndex("llamaindex", llamaindex_units(files), embeddings, langchain_store=False),
+        ]
+    peers = _PEER_INDEXES[spec.corpus]
     runner = ModeRunner(store, ours_modes, k=K)
     rows: dict[str, list[tuple[bool | None, bool | None, int, bool | None, bool | None]]] = {
         f"ours:{m}": [] for m in runner.modes}
