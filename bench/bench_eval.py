@@ -18,6 +18,9 @@ api-plain          bench/corpora/{fastify,pino,piscina,ws,     data/api_shapes/p
 api-template       the same six                                data/api_shapes/template.json (the same 164)
 nodejs-plain       bench/corpora/nodejs (Debian nodejs-doc)    data/nodejs/plain.json (150, generated, held out)
 nodejs-template    bench/corpora/nodejs                        data/nodejs/template.json (the same 150, templated)
+heldout-*          bench/corpora/{cibuildwheel,npm-cli,        data/heldout/*.json (generated, plus hand-written
+                   korean-nlp,copier,pdm-changelog}             multi-fact and FAQ sets; split by corpus, see its
+                                                               README)
 =================  ==========================================  ====================================================
 
 The comparative, shapes and entity-grid sets come from ``bench/write_question_sets.py``, the api-* sets from
