@@ -18,6 +18,9 @@ api-plain          bench/corpora/{fastify,pino,piscina,ws,     data/api_shapes/p
 api-template       the same six                                data/api_shapes/template.json (the same 164)
 nodejs-plain       bench/corpora/nodejs (Debian nodejs-doc)    data/nodejs/plain.json (150, generated, held out)
 nodejs-template    bench/corpora/nodejs                        data/nodejs/template.json (the same 150, templated)
+heldout-*          bench/corpora/{cibuildwheel,npm-cli,        data/heldout/*.json (generated, plus hand-written
+                   korean-nlp,copier,pdm-changelog}             multi-fact and FAQ sets; split by corpus, see its
+                                                               README)
 =================  ==========================================  ====================================================
 
 The comparative, shapes and entity-grid sets come from ``bench/write_question_sets.py``, the api-* sets from
@@ -71,7 +74,7 @@ from _synthetic import remove_scratch_database
 NEAR_TWIN = ROOT / "data" / "near_twin"
 COLUMNS = ("n", "recall", "attribution", "answer_contains", "answer_exact", "tokens", "old_recall",
            "old_attribution", "search_ms_p50", "latency_ms_p50")
-EXTRA_COLUMNS = ("table_right", "wrong_entity", "not_stated_right", "row_key_named")
+EXTRA_COLUMNS = ("table_right", "wrong_entity", "not_stated_right", "row_key_named", "all_facts")
 DATA = ROOT / "data"
 
 
@@ -111,6 +114,18 @@ API_CORPORA = ("fastify", "pino", "piscina", "ws", "express-middleware", "node-t
 for _shape in ("plain", "template"):
     SETS[f"api-{_shape}"] = SetSpec(f"api-{_shape}", CORPORA / API_CORPORA[0], DATA / "api_shapes" / f"{_shape}.json",
                                     fetched=API_CORPORA[0], collection="api", more=API_CORPORA[1:])
+# Held out (issues 29 and 31, bench/write_heldout_sets.py): five public corpora, each its own collection; the
+# hand-written multi-fact questions of each ("facts" with their paths) share it. data/heldout/README.md: the split.
+HELDOUT_CORPORA = ("cibuildwheel", "npm-cli", "korean-nlp", "copier", "pdm-changelog")
+for _corpus in HELDOUT_CORPORA:
+    for _suffix in ("", "-multi"):
+        SETS[f"heldout-{_corpus}{_suffix}"] = SetSpec(
+            f"heldout-{_corpus}{_suffix}", CORPORA / _corpus, DATA / "heldout" / f"{_corpus}{_suffix}.json",
+            fetched=_corpus, collection=f"heldout-{_corpus}")
+SETS["heldout-copier-faq"] = SetSpec("heldout-copier-faq", CORPORA / "copier", DATA / "heldout" / "copier-faq.json",
+                                     fetched="copier", collection="heldout-copier")
+SETS["heldout-samples-multi"] = SetSpec("heldout-samples-multi", SAMPLES, DATA / "heldout" / "samples-multi.json",
+                                        collection="gold")
 # The issue-21 sets: each kind on the samples, the near-twin corpus and Python-Markdown (sharing their collections).
 for _kind in ("comparative", "shapes"):
     for _corpus, _collection, _file, _fetched in (
@@ -175,10 +190,14 @@ def _checks(question, answer: str, context, filenames: dict[str, str], product_f
     """The comparative and entity-grid checks a question's extra fields ask for."""
     extra = question.extra
     out: dict = {}
-    if extra.get("row_key"):  # the value is in a table row: does the answer say which row?
+    if extra.get("row_key") or extra.get("facts"):
         from core.evaluation.metrics import contains_answer
 
-        out["row_key_named"] = contains_answer(answer, [extra["row_key"]])
+        if extra.get("row_key"):  # the value is in a table row: does the answer say which row?
+            out["row_key_named"] = contains_answer(answer, [extra["row_key"]])
+        if extra.get("facts"):
+            text = "\n".join(e.text for e in context.elements)
+            out["all_facts"] = all(contains_answer(text, fact["answers"]) for fact in extra["facts"])
     if "table" not in extra and "entity" not in extra:
         return out
     from core.evaluation.answer_checks import states_value, table_answer_right
@@ -256,6 +275,8 @@ def _aggregate(mode_rows: list[dict]) -> dict[str, float | int | None]:
         agg["row_key_named"] = _mean([r.get("row_key_named") for r in mode_rows])
     if any("table_right" in r for r in mode_rows):
         agg["table_right"] = _mean([r.get("table_right") for r in mode_rows])
+    if any("all_facts" in r for r in mode_rows):
+        agg["all_facts"] = _mean([r.get("all_facts") for r in mode_rows])
     if any("wrong_entity" in r for r in mode_rows):
         agg["wrong_entity"] = sum(bool(r.get("wrong_entity")) for r in mode_rows)
         agg["not_stated_right"] = _mean([r.get("not_stated_right") for r in mode_rows])

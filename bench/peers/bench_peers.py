@@ -172,6 +172,16 @@ def all_values_in(context: str, table: Mapping[str, str | None] | None) -> bool 
     return all(contains_answer(context, [v]) for v in values) if values else None
 
 
+_PEER_INDEXES: dict[Path, list[PeerIndex]] = {}
+
+
+def all_facts_in(context: str, facts: Sequence[Mapping] | None) -> bool | None:
+    """A multi-fact question's retrieval: every fact it lists is in the context (None: no facts)."""
+    from core.evaluation.metrics import contains_answer
+
+    return all(contains_answer(context, f["answers"]) for f in facts) if facts else None
+
+
 def run_set(url: str, name: str, ours_modes: Sequence[str], embeddings) -> dict:
     from core.evaluation import ModeRunner
     from core.evaluation.metrics import ContextItem, contains_answer, grounded
@@ -181,20 +191,26 @@ def run_set(url: str, name: str, ours_modes: Sequence[str], embeddings) -> dict:
 
     spec = SETS[name]
     questions = load_set(spec).questions
-    store = ElementStore(url, f"peers_{name.replace('-', '_')}", embeddings)
+    # sets on one corpus share its collection and the peers' indexes (built once per corpus)
+    store = ElementStore(url, f"peers_{(spec.collection or name).replace('-', '_')}", embeddings)
     ingest_paths(store, [spec.corpus])
-    files = markdown_files(spec.corpus)
-    peers = [
-        PeerIndex("langchain", langchain_units(files, split_chars=True), embeddings, langchain_store=True),
-        PeerIndex("langchain-sections", langchain_units(files, split_chars=False), embeddings, langchain_store=True),
-        PeerIndex("llamaindex", llamaindex_units(files), embeddings, langchain_store=False),
-    ]
+    if spec.corpus not in _PEER_INDEXES:
+        files = markdown_files(spec.corpus)
+        _PEER_INDEXES[spec.corpus] = [
+            PeerIndex("langchain", langchain_units(files, split_chars=True), embeddings, langchain_store=True),
+            PeerIndex("langchain-sections", langchain_units(files, split_chars=False), embeddings,
+                      langchain_store=True),
+            PeerIndex("llamaindex", llamaindex_units(files), embeddings, langchain_store=False),
+        ]
+    peers = _PEER_INDEXES[spec.corpus]
     runner = ModeRunner(store, ours_modes, k=K)
-    rows: dict[str, list[tuple[bool | None, bool | None, int, bool | None]]] = {f"ours:{m}": [] for m in runner.modes}
+    rows: dict[str, list[tuple[bool | None, bool | None, int, bool | None, bool | None]]] = {
+        f"ours:{m}": [] for m in runner.modes}
     rows.update({p.name: [] for p in peers})
     for question in questions:
         answers, gold_path = question.answers, question.gold_path
         table = question.extra.get("table")
+        facts = question.extra.get("facts")
         for mode, retrieval in runner.run(question.question).items():
             items = [ContextItem(e.text, tuple(e.path), e.role, e.category) for e in retrieval.context.elements]
             rows[f"ours:{mode}"].append((
@@ -202,6 +218,7 @@ def run_set(url: str, name: str, ours_modes: Sequence[str], embeddings) -> dict:
                 grounded(items, answers, gold_path),
                 retrieval.context.tokens,
                 all_values_in(" ".join(i.text for i in items), table),
+                all_facts_in("\n".join(i.text for i in items), facts),
             ))
         vector = np.asarray(embeddings.embed_query(question.question), dtype=np.float32)
         for peer in peers:
@@ -212,6 +229,7 @@ def run_set(url: str, name: str, ours_modes: Sequence[str], embeddings) -> dict:
                 any(unit_attributed(u, answers, gold_path) for u in units) if gold_path and answers else None,
                 count_tokens(context),
                 all_values_in(context, table),
+                all_facts_in(context, facts),
             ))
 
     def mean(values: Sequence[bool | None]) -> float | None:
@@ -225,6 +243,7 @@ def run_set(url: str, name: str, ours_modes: Sequence[str], embeddings) -> dict:
             "attribution": mean([r[1] for r in system_rows]),
             "tokens": round(statistics.fmean(r[2] for r in system_rows), 1),
             "all_values": mean([r[3] for r in system_rows]),
+            "all_facts": mean([r[4] for r in system_rows]),
         }
     units = {p.name: {"units": len(p.units), "index_s": p.index_seconds} for p in peers}
     return {"questions": len(questions), "systems": out, "peer_units": units}
@@ -251,10 +270,11 @@ def main() -> None:
             result = run_set(url, name, modes, embeddings)
             out["sets"][name] = result
             print(f"\n== {name} ({result['questions']} questions, k={K})")
-            print(f"{'system':<26}{'recall':>10}{'attribution':>13}{'tokens':>10}{'all_values':>12}")
+            print(f"{'system':<26}{'recall':>10}{'attribution':>13}{'tokens':>10}{'all_values':>12}"
+                  f"{'all_facts':>11}")
             for system, agg in result["systems"].items():
                 print(f"{system:<26}{agg['recall']!s:>10}{agg['attribution']!s:>13}{agg['tokens']!s:>10}"
-                      f"{agg['all_values']!s:>12}", flush=True)
+                      f"{agg['all_values']!s:>12}{agg['all_facts']!s:>11}", flush=True)
     finally:
         remove_scratch_database()
     out["seconds"] = round(time.perf_counter() - started, 1)

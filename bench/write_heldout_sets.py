@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""The held-out question sets of issues 29 and 31: five public corpora of shapes no mechanism was tuned on.
+
+Each corpus comes from ``bench/fetch_corpora.py`` (pinned, checksummed sdists and npm tarballs):
+
+=============  ================  =====================================================================  ==========
+corpus         shape             facts read off                                                         role
+=============  ================  =====================================================================  ==========
+cibuildwheel   options-tables    option tables (``| Option | Default |``, runner × arch), ``Default:``  tune
+npm-cli        cli               ``#### `name` `` › ``* Default: X`` of the config reference            tune
+korean-nlp     korean-prose      tables and ``key : value`` items of Korean READMEs                     report
+copier         faq-policy        settings' ``- Default value:`` items, the comparison table, the FAQ    report
+pdm-changelog  changelog         ``## Release vX (date)`` headings and the ``[#N]`` entries under them   report
+=============  ================  =====================================================================  ==========
+
+The facts are read from the elements the product's own parser makes (``core.ingest.parse``), so each gold path
+is the heading path an element carries. A fact is kept only when it has one right answer: its (subject, key)
+occurs once in the corpus and its value is rare in the corpus (as ``core.evaluation.generator`` does). The
+question is asked the way people type it, not as the heading reads: lower case, no backticks, short, in one of a
+few phrasings picked by a hash of the fact (so reruns write the same set).
+
+Every question carries ``corpus``, ``shape`` and ``split`` (``tune`` for the two tune corpora, ``held_out`` for
+the three report corpora), so ``bench/bench_eval.py`` reports each half and a split by corpus is possible.
+The multi-fact questions (``data/heldout/multi_fact.json``) are written by hand; this script does not touch them.
+
+Run: .venv/bin/python bench/write_heldout_sets.py [--limit 60]   # → data/heldout/<corpus>.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from _common import CORPORA, ROOT, answer_forms
+
+OUT_DIR = ROOT / "data" / "heldout"
+DEFAULT_LIMIT = 60
+MAX_ANSWER_ELEMENTS = 3  # a value in more elements than this is common: finding it proves nothing
+
+
+@dataclass(frozen=True)
+class Corpus:
+    name: str
+    shape: str
+    split: str  # tune | held_out
+    description: str
+
+
+CORPORA_SPECS: dict[str, Corpus] = {c.name: c for c in (
+    Corpus("cibuildwheel", "options-tables", "tune",
+           "cibuildwheel 4.3.5 docs (PyPI sdist): options reference with per-platform tables, FAQ, changelog"),
+    Corpus("npm-cli", "cli", "tune", "npm 10.9.2 docs (npm tarball): CLI documentation, config reference"),
+    Corpus("korean-nlp", "korean-prose", "held_out",
+           "kiwipiepy 0.24.1 and kss 6.0.6 READMEs and documentation (PyPI sdists): Korean prose"),
+    Corpus("copier", "faq-policy", "held_out", "copier 9.19.1 docs (PyPI sdist): FAQ, settings, comparison table"),
+    Corpus("pdm-changelog", "changelog", "held_out", "pdm 2.29.4 CHANGELOG.md and README.md (PyPI sdist)"),
+)}
+
+
+@dataclass(frozen=True)
+class HeldFact:
+    kind: str  # default | table | key_value | release_date | fixed_in
+    key: str
+    value: str
+    path: tuple[str, ...]
+    document: str
+    subject: str  # what the question names: an option's page, a table's row, a release
+    entity: str = ""
+    answers: tuple[str, ...] = ()
+
+
+_TICKS = re.compile(r"[`*]")
+_ATTR = re.compile(r"\{\s*[:.#][^}]*\}")
+_DEFAULT_LINE = re.compile(r"^(?:\*\s*)?default(?: value)?\s*:\s*(?P<value>.+)$", re.I)
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_DEFAULT_KEY = re.compile(r"^default(?: value)?$", re.I)
+# the key : value items that state an option's attribute (npm's "Type", copier's "Format" and "CLI flags")
+_FIELD_KEYS = frozenset({"type", "format", "cli flags"})
+
+
+def plain(text: str) -> str:
+    """A heading or cell as typed: no markup, no attribute list, single spaces."""
+    return " ".join(_ATTR.sub("", _TICKS.sub("", text)).split()).strip()
+
+
+def _elements(path: Path, document: str) -> list:
+    from core.elements import Element
+    from core.ingest import decode_text, parse
+
+    text, _ = decode_text(path.read_bytes())
+    return [Element.from_document(d) for d in parse(text, source=document, document_id=document)]
+
+
+def _path(element) -> tuple[str, ...]:
+    return tuple(p for p in element.heading_path if p.strip())
+
+
+def default_facts(elements: Sequence, document: str, subject: Callable[[tuple[str, ...]], str]) -> list[HeldFact]:
+    """``Default: X`` / ``Default value: X`` written on its own under an option's heading."""
+    out = []
+    for element in elements:
+        match = _DEFAULT_LINE.match(" ".join(element.text.split()))
+        path = _path(element)
+        if not match or not path or element.category not in ("NarrativeText", "ListItem"):
+            continue
+        spans = [str(s) for s in (element.get("code_spans") or []) if s]
+        raw = match.group("value").strip()
+        value = next((s for s in spans if raw.strip("'\"").startswith(s)), None) or re.split(r"[,;(]| for ", raw)[0]
+        value = value.strip().rstrip(".").strip()
+        if not value or len(value) > 40:
+            continue
+        out.append(HeldFact("default", plain(path[-1]), value, path, document, subject(path)))
+    return out
+
+
+def table_facts(elements: Sequence, document: str, subject: Callable[[tuple[str, ...]], str]) -> list[HeldFact]:
+    """Table rows through the product's fact reader (``core.evaluation.generator.extract_facts``)."""
+    from core.evaluation.generator import extract_facts
+
+    out = []
+    for fact in extract_facts(elements, document):
+        if fact.kind == "table":
+            out.append(HeldFact("table", plain(fact.key), fact.value, fact.path, document, subject(fact.path),
+                                entity=plain(fact.entity or "")))
+        elif fact.kind == "default":
+            out.append(HeldFact("default", plain(fact.key), fact.value, fact.path, document, subject(fact.path)))
+        elif fact.kind == "key_value" and not fact.code_key and fact.path:
+            key = plain(fact.key)
+            if _DEFAULT_KEY.match(key):  # "- Default value: X" under an option's heading: that option's default
+                out.append(HeldFact("default", plain(fact.path[-1]), fact.value, fact.path, document,
+                                    subject(fact.path)))
+            elif key.casefold() in _FIELD_KEYS or _HANGUL.search(key):
+                out.append(HeldFact("key_value", key, fact.value, fact.path, document, subject(fact.path)))
+    return [f for f in out if _short_value(f.value)]
+
+
+def _short_value(value: str) -> bool:
+    """A value someone asks for: a few words, no markup left over from HTML cells."""
+    if not re.match(r"[\w\"'.~/\[{%-]", value):
+        return False  # "(default): Updates …" read as "): Updates …": a sentence around the word, not a value
+    return len(value.split()) <= 8 and not re.search(r"<|>|\||\[\^", value) and len(value) <= 60
+
+
+_RELEASE = re.compile(r"^Release v(?P<version>\d+\.\d+\.\d+)\s*\((?P<date>\d{4}-\d{2}-\d{2})\)$")
+_ISSUE = re.compile(r"#(\d{2,5})\b")
+
+
+def changelog_facts(elements: Sequence, document: str) -> list[HeldFact]:
+    """A release's date (its heading), and the release whose entry cites an issue number."""
+    out = []
+    for element in elements:
+        path = _path(element)
+        if element.category == "Title" and (release := _RELEASE.match(element.text.strip())):
+            version, date = release.group("version"), release.group("date")
+            out.append(HeldFact("release_date", "release date", date, (*path, element.text.strip()), document,
+                                version))
+            continue
+        release = next((_RELEASE.match(p) for p in path if _RELEASE.match(p)), None)
+        if release is None or element.category != "ListItem":
+            continue
+        for number in _ISSUE.findall(element.text):
+            version = release.group("version")
+            # the answer is in the release's heading: the gold path ends there, the entry is one level below
+            release_path = path[: path.index(release.string) + 1]
+            out.append(HeldFact("fixed_in", number, version, release_path, document, plain(path[-1]),
+                                answers=(f"v{version}", version)))
+    return out
+
+
+def gold_forms(value: str) -> list[str]:
+    """The value as written, and without its quotes when one quoted string is all it is."""
+    inner = value[1:-1]
+    quoted = len(value) > 2 and value[0] == value[-1] and value[0] in "'\"" and value[0] not in inner
+    return answer_forms(value) if quoted else [value]
+
+
+_HTML_ROW = re.compile(r"<td>\s*([A-Z][A-Z_\-]*)\s*</td>\s*<td>\s*([^<]{2,40}?)\s*</td>")
+_VERSION_DATE = re.compile(r"^(?P<version>\d+\.\d+\.\d+)\s*\((?P<date>\d{4}-\d{2}-\d{2})\)$")
+
+
+def korean_facts(elements: Sequence, document: str) -> list[HeldFact]:
+    """The rows of an HTML tag table (``<td>NNB</td><td>의존 명사</td>``) and the dates of a version history
+    (``* 0.23.2 (2026-06-12)``)."""
+    out = []
+    for element in elements:
+        path = _path(element)
+        if "<table" in element.text:
+            for tag, description in _HTML_ROW.findall(element.text):
+                out.append(HeldFact("tag", "설명", description.strip(), path, document, plain(path[-1]), entity=tag))
+        elif element.category == "ListItem" and (release := _VERSION_DATE.match(element.text.strip())):
+            out.append(HeldFact("version_date", "날짜", release.group("date"), path, document,
+                                release.group("version")))
+    return out
+
+
+def _id(corpus: str, fact: HeldFact) -> str:
+    digest = hashlib.sha1("\x1f".join([corpus, fact.document, *fact.path, fact.kind, fact.entity, fact.key,
+                                       fact.value]).encode()).hexdigest()[:10]
+    return f"{corpus[:3]}-{digest}"
+
+
+def _pick(options: Sequence[str], seed: str) -> str:
+    return options[int(hashlib.sha1(seed.encode()).hexdigest(), 16) % len(options)]
+
+
+def _topic(word: str) -> str:
+    from core.evaluation.generator import korean_topic_particle
+
+    return word + korean_topic_particle(word)
+
+
+def ask(corpus: str, fact: HeldFact, qid: str) -> str:
+    """The question as a person types it (one of a few phrasings, fixed per fact)."""
+    s, k, e = fact.subject, fact.key, fact.entity
+    package = fact.document.split("/", 1)[0]
+    if fact.kind == "tag":
+        return _pick([f"{package} 품사 태그 {_topic(e)} 뭐야?", f"{e} 태그가 뜻하는 품사는?",
+                      f"{package}에서 {_topic(e)} 무슨 품사인가요?"], qid)
+    if fact.kind == "version_date":
+        return _pick([f"{package} {_topic(s)} 언제 나왔어요?", f"{package} {s} 릴리스 날짜", f"{s} 버전 출시일은?"],
+                     qid)
+    if fact.kind == "release_date":
+        return _pick([f"when was pdm {s} released?", f"pdm {s} release date", f"what day did pdm {s} come out"], qid)
+    if fact.kind == "fixed_in":
+        return _pick([f"which pdm release has the change for issue #{k}?", f"pdm #{k} - in what version?",
+                      f"what version of pdm included #{k}"], qid)
+    if _HANGUL.search(f"{s}{k}{e}"):
+        if fact.kind == "table":
+            return _pick([f"{s}에서 {e}의 {k} 알려줘", f"{e} {k}{'' if k.endswith('?') else ''} 뭐예요? ({s})",
+                          f"{s} 표에서 {e}{'의'} {_topic(k)} 어떻게 되나요?"], qid)
+        return _pick([f"{s} {_topic(k)} 뭔가요?", f"{s}에서 {_topic(k)} 어떻게 되나요?"], qid)
+    tool = {"cibuildwheel": "cibuildwheel", "npm-cli": "npm", "copier": "copier"}.get(corpus) or \
+        fact.document.split("/", 1)[0]
+    if fact.kind == "default":
+        named = k if plain(s) == k else f"{s} {k}"  # an item under an option names its option too
+        return _pick([f"{tool} {named} default?", f"what's the default {named} in {tool}",
+                      f"if I don't set {named}, what does {tool} use?", f"default value for {tool} {named}"], qid)
+    if fact.kind == "table":
+        return _pick([f"{tool} {s} {k} on {e}?", f"what's the {k} for {e} in the {s} table ({tool})",
+                      f"{e} - {k}? ({tool} {s})"], qid)
+    return _pick([f"{tool} {s} {k.lower()}?", f"what's the {k.lower()} of {s} in {tool}",
+                  f"{k.lower()} for {tool} {s}"], qid)
+
+
+def _subject_last(path: tuple[str, ...]) -> str:
+    return plain(path[-1]) if path else ""
+
+
+def corpus_facts(corpus: str, folder: Path) -> tuple[list[HeldFact], list[str]]:
+    """The corpus's facts, and every element's text (to judge how common a value is)."""
+    facts: list[HeldFact] = []
+    texts: list[str] = []
+    for path in sorted(folder.rglob("*.md")):
+        document = path.relative_to(folder).as_posix()
+        elements = _elements(path, document)
+        texts.extend(e.text for e in elements)
+        if corpus == "pdm-changelog":
+            facts.extend(changelog_facts(elements, document))
+            continue
+        if corpus == "korean-nlp":
+            facts.extend(korean_facts(elements, document))
+        if corpus == "npm-cli" and document != "content/using-npm/config.md":
+            continue  # the command pages repeat config.md's options under headings that do not name the command
+        if document.endswith("changelog.md"):
+            continue  # a changelog's lines mention options; the corpora's own reference defines them
+        facts.extend(default_facts(elements, document, _subject_last))
+        facts.extend(table_facts(elements, document, _subject_last))
+    return list(dict.fromkeys(facts)), texts  # two readers of one item give one fact
+
+
+def unambiguous(facts: Sequence[HeldFact], texts: Sequence[str]) -> list[HeldFact]:
+    """Facts with one right answer: their (kind, subject, entity, key) once in the corpus, their value rare."""
+    from core.evaluation.metrics import normalise
+
+    values: dict[tuple[str, ...], set[str]] = defaultdict(set)
+
+    def key_of(f: HeldFact) -> tuple[str, ...]:  # a tag or an issue number is its whole subject
+        return (f.kind, "" if f.kind in ("tag", "fixed_in") else normalise(f.subject), normalise(f.entity),
+                normalise(f.key))
+
+    for f in facts:
+        values[key_of(f)].add(normalise(f.value))
+    first: set[tuple[str, ...]] = set()
+    normalised = [normalise(t) for t in texts]
+    seen: dict[str, int] = {}
+    out = []
+    for fact in facts:
+        value = normalise(fact.value)
+        key = key_of(fact)
+        if len(values[key]) != 1 or key in first:
+            continue  # two answers; or the same fact again (README and docs state it both): asked once
+        first.add(key)
+        if len(value) < 2 or not any(c.isalnum() for c in value) or not fact.subject:
+            continue
+        if fact.kind not in ("fixed_in", "version_date"):
+            if value not in seen:
+                seen[value] = sum(1 for t in normalised if value in t)
+            if seen[value] > MAX_ANSWER_ELEMENTS:
+                continue
+        out.append(fact)
+    return out
+
+
+def question_set(corpus: str, facts: Sequence[HeldFact], limit: int) -> dict:
+    spec = CORPORA_SPECS[corpus]
+    by_document: dict[str, list[HeldFact]] = defaultdict(list)
+    for fact in sorted(facts, key=lambda f: _id(corpus, f)):
+        by_document[fact.document].append(fact)
+    picked: list[HeldFact] = []
+    queues = [by_document[d] for d in sorted(by_document)]
+    while len(picked) < limit and any(queues):  # round-robin over documents: the whole corpus, not its first file
+        for queue in queues:
+            if queue and len(picked) < limit:
+                picked.append(queue.pop(0))
+    questions = []
+    for fact in picked:
+        qid = _id(corpus, fact)
+        question = ask(corpus, fact, qid)
+        answers = list(fact.answers) or gold_forms(fact.value)
+        from core.evaluation.metrics import normalise
+
+        if any(normalise(a) in normalise(question) for a in answers):
+            continue  # the question gives the answer away
+        questions.append({
+            "id": qid, "question": question, "answers": answers, "gold_path": list(fact.path),
+            "document": fact.document, "tags": ["heldout", spec.shape, fact.kind.replace("_", "-")],
+            "corpus": corpus, "shape": spec.shape, "split": spec.split,
+        })
+    return {"name": f"heldout-{corpus}", "description": f"{spec.description}; shape {spec.shape}, split "
+            f"{spec.split}; generated by bench/write_heldout_sets.py", "questions": questions}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", action="append", choices=sorted(CORPORA_SPECS),
+                        help="corpus to write (default: all)")
+    parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT, help="questions per corpus")
+    parser.add_argument("--out", type=Path, default=OUT_DIR)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    for corpus in args.corpus or list(CORPORA_SPECS):
+        folder = CORPORA / corpus
+        if not any(folder.rglob("*.md")):
+            parser.error(f"no markdown in {folder}; run bench/fetch_corpora.py --corpus {corpus} first")
+        facts, texts = corpus_facts(corpus, folder)
+        kept = unambiguous(facts, texts)
+        data = question_set(corpus, kept, args.limit)
+        path = args.out / f"{corpus}.json"
+        path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {path}: {len(data['questions'])} questions of {len(kept)} unambiguous facts "
+              f"({len(facts)} found; {dict(Counter(f.kind for f in kept))})")
+
+
+if __name__ == "__main__":
+    main()
