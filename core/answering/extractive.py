@@ -130,7 +130,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # stand" a quarter); names of headings do not count, they say where, not what, except the option heading
         # whose value the element states: named by the question, it is the attribute asked
         attribute = (name_share(wanted, stated[0]) if by_heading and stated
-                     else len(asked & key_terms) / len(key_terms) if key_terms else 0.0)
+                     else _key_match(asked, key_terms))
         if not attribute and key_terms:
             # the key repeats a section heading above it ("Dimensions & Weight › Weight with stand"): still the
             # attribute asked about, counted at half weight
@@ -186,6 +186,17 @@ def _after_what_follows(scored: list[Evidence], context: Context) -> list[Eviden
         out.remove(evidence)
         out.insert(ranked[0], evidence)
     return out
+
+
+def _key_match(asked: frozenset[str], key_terms: frozenset[str]) -> float:
+    """How well a stated key matches what is asked: the harmonic mean of the share of the key asked for and the
+    share of the asked words the key holds. "HDMI" for "max refresh rate over HDMI" is all asked for but holds a
+    third of it; "최대 주사율" (max refresh rate) holds more of it."""
+    common = len(asked & key_terms)
+    if not common:
+        return 0.0
+    precision, recall = common / len(key_terms), common / len(asked)
+    return 2 * precision * recall / (precision + recall)
 
 
 def _asks_an_included_part(asked: frozenset[str], text: str, stated: tuple[str, str] | None) -> bool:
