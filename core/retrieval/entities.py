@@ -223,14 +223,12 @@ def _listing_table(store: ElementStore, question: str, query_vector: np.ndarray,
     rows_of: dict[str, list[Hit]] = {}
     for hit in found:
         text = hit.element.text
-        if hit.element_id in taken:
-            continue
         if hit.element.category == "TableRow":  # a table's rows, each its own element under the table
             cell = row_cell(asked, text)
             if cell is not None and cell[0] != cell[1] and any(n and n <= terms(cell[0]) for n in names):
                 rows_of.setdefault(str(hit.element.parent_id), []).append(hit)
             continue
-        if not text.lstrip().startswith("|"):
+        if hit.element_id in taken or not text.lstrip().startswith("|"):
             continue
         rows = table_rows(text)
         if len(rows) < 3 or table_column(asked, rows[0]) is None:
@@ -238,7 +236,17 @@ def _listing_table(store: ElementStore, question: str, query_vector: np.ndarray,
         row_names = [terms(r[0]) for r in rows[1:] if r]
         if sum(any(n and n <= r for r in row_names) for n in names) >= 2:
             return [hit]
-    for rows in rows_of.values():
-        if len(rows) >= 2:
-            return rows
+    for table_id, rows in rows_of.items():
+        # the other entities' rows of the same table: one search inside it for their names
+        more, _ = search(store, " ".join(e.part or e.heading.text for e in entities), query_vector,
+                         min(2 * len(names) + 2, 50), Scope.subtrees([table_id], "table"), config)
+        for hit in more:
+            cell = row_cell(asked, hit.element.text) if hit.element.category == "TableRow" else None
+            if (cell is not None and all(r.element_id != hit.element_id for r in rows)
+                    and any(n and n <= terms(cell[0]) for n in names)):
+                rows.append(hit)
+        row_names = [terms(cell[0]) for r in rows if (cell := row_cell(asked, r.element.text)) is not None]
+        covered = sum(any(n and n <= r for r in row_names) for n in names)
+        if covered >= 2:  # rows already among the hits are in the context: only the others join
+            return [r for r in rows if r.element_id not in taken]
     return []
