@@ -270,10 +270,11 @@ def add_table(
                         extra={**(extra or {}), "text_as_html": text_as_html, "rows": len(rows)})
     assert table is not None  # a header line is never blank
     table_id = table.metadata["element_id"]
+    inherited = {k: v for k, v in (extra or {}).items() if k == "source_format"}
     for i, cells in enumerate(rows):
         lines = row_lines[i] if i < len(row_lines) else (start_line, end_line)
         builder.add("TableRow", row_text(header, cells), table_id, depth, start_line=lines[0], end_line=lines[1],
-                    extra={"cells": cells, "row": i + 1})
+                    extra={**inherited, "cells": cells, "row": i + 1})
     return table
 
 

@@ -9,7 +9,6 @@ unstructured is imported, which proves it needs no network and sends no telemetr
 
 from __future__ import annotations
 
-import html
 import io
 import json
 import os
@@ -59,7 +58,8 @@ HTML = """<!doctype html>
 </body></html>
 """
 
-TABLE_TEXT = "| Key | Value |\n| --- | --- |\n| Weight <b> | 2.6 \\| 2.8 kg |"
+TABLE_TEXT = "| Key | Value |\n| --- | --- |"  # the header: each row is its own TableRow element under it
+ROW_TEXT = "Key: Weight <b> · Value: 2.6 | 2.8 kg"
 
 
 def make_docx() -> bytes:
@@ -134,6 +134,7 @@ def test_html_tree_keeps_heading_and_list_structure() -> None:
         ("ListItem", 0, "Small memory use", "Features"),
         ("Title", 2, "Specs", "Features"),
         ("Table", 0, TABLE_TEXT, "Specs"),
+        ("TableRow", 0, ROW_TEXT, TABLE_TEXT),
         ("Title", 1, "Installation", "Product guide"),
         ("ListItem", 0, "Download the package", "Installation"),
         ("ListItem", 0, "Run the installer", "Installation"),
@@ -167,10 +168,10 @@ def test_html_script_and_style_are_dropped_and_only_text_is_kept() -> None:
 def test_table_cells_are_escaped_in_text_as_html() -> None:
     [table] = [d for d in parse_html(HTML, source="g.html", document_id="d") if d.metadata["category"] == "Table"]
     assert table.metadata["text_as_html"] == (
-        "<table><thead><tr><th>Key</th><th>Value</th></tr></thead>"
-        "<tbody><tr><td>Weight &lt;b&gt;</td><td>2.6 | 2.8 kg</td></tr></tbody></table>"
+        "<table><thead><tr><th>Key</th><th>Value</th></tr></thead><tbody></tbody></table>"
     )
-    assert html.unescape(table.metadata["text_as_html"]).count("<b>") == 1  # the cell text, not a tag
+    [row] = [d for d in parse_html(HTML, source="g.html", document_id="d") if d.metadata["category"] == "TableRow"]
+    assert row.metadata["cells"] == ["Weight <b>", "2.6 | 2.8 kg"]  # the cell text, not a tag
 
 
 def test_html_nested_past_the_parser_limit_is_refused() -> None:
@@ -202,14 +203,15 @@ def test_docx_tree_from_heading_and_list_styles() -> None:
         ("ListItem", 0, "Small memory use", "Features"),
         ("Title", 1, "Specs", "Features"),
         ("Table", 0, TABLE_TEXT, "Specs"),
+        ("TableRow", 0, ROW_TEXT, TABLE_TEXT),
         ("Text", 0, "Looks like a heading", "Specs"),  # bold Normal text is not a heading
         ("Title", 0, "Installation", "Product guide"),
         ("ListItem", 0, "1. Download the package", "Installation"),
         ("Title", 3, "Troubleshooting", "Installation"),  # Heading 4 after Heading 1
         ("Text", 0, "Restart the service.", "Troubleshooting"),
     ]
-    [table] = [d for d in docs if d.metadata["category"] == "Table"]
-    assert "<td>Weight &lt;b&gt;</td>" in table.metadata["text_as_html"]
+    [row] = [d for d in docs if d.metadata["category"] == "TableRow"]
+    assert row.metadata["cells"] == ["Weight <b>", "2.6 | 2.8 kg"]
 
 
 def test_ids_are_deterministic_and_scoped_to_the_document() -> None:
@@ -290,7 +292,7 @@ def test_runs_offline_without_telemetry_in_a_fresh_process(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["attempts"] == [], "no DNS lookup, connection or subprocess may happen"
-    assert result["html"] == 17 and result["docx"] == 14
+    assert result["html"] == 18 and result["docx"] == 15  # each with its table row
     assert all(result["opt_out"]), "telemetry opt-out must be set by core.unstructured_loader"
 
 

@@ -108,7 +108,8 @@ EXACT_RENDERINGS = [
     ),
     pytest.param(
         [_first("TableRow"), _first("CodeSnippet")],
-        "# Nova A\n\n## Specs\n\n### Ports\n\n| Mode | Gamma |\n| --- | --- |\n\n- Mode: sRGB · Gamma: 2.2 ◀ [e:{0}]\n\n"
+        "# Nova A\n\n## Specs\n\n### Ports\n\n| Mode | Gamma |\n| --- | --- |\n\n"
+        "- Mode: sRGB · Gamma: 2.2 ◀ [e:{0}]\n\n"
         "## Firmware\n\n- Download\n\n  ▼ [e:{1}]\n\n  ```sh\n  flash --go\n  ```",
         id="tables_and_code_stay_intact_and_are_marked",
     ),

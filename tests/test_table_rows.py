@@ -172,3 +172,27 @@ def test_a_comparison_reads_each_row_of_a_table() -> None:
     assert table is not None
     assert [(r.entity, r.value) for r in table.rows] == [("L1", "1.2 kg"), ("L2", "0.9 kg")]
     assert [r.entity for r in table.picked] == ["L2"]
+
+
+def test_only_a_file_holding_a_table_is_parsed_again_on_re_ingest() -> None:
+    import hashlib
+
+    from core.ingest import PARSER_VERSION, content_hash
+
+    def before(data: bytes) -> str:  # the hash a collection stored before tables had rows
+        return hashlib.sha256(f"{PARSER_VERSION}\x1fmarkdown-it\x1f0\x1f".encode() + data).hexdigest()
+
+    plain = b"# Notes\n\n- Weight : 2 kg\n"
+    assert content_hash(plain, "markdown-it", False) == before(plain)
+    for data in (OPTIONS.encode(), b"<details><TABLE><tr><td>a</td></tr></TABLE></details>\n"):
+        assert content_hash(data, "markdown-it", False) != before(data)
+
+
+def test_the_compared_names_leave_the_attribute_query() -> None:
+    from core.retrieval.entities import attribute_query
+    from core.retrieval.shape import question_shape
+
+    question = "Nova 24FL과 Nova 27QX 중 어느 쪽이 더 가벼운가요?"
+    assert attribute_query(question, question_shape(question)) == "중 어느 쪽이 더 가벼운가요?"
+    question = "Which is heavier, the L1 or the L2?"
+    assert attribute_query(question, question_shape(question)) == "Which is heavier, the or the ?"

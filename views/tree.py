@@ -21,6 +21,7 @@ CATEGORY_COLOURS = {
     "ListItem": "#1a7f37",
     "NarrativeText": "#6e7781",
     "Table": "#8250df",
+    "TableRow": "#a475f9",
     "CodeSnippet": "#bf8700",
     "Image": "#cf222e",
     "UncategorizedText": "#57606a",

@@ -23,6 +23,7 @@ from typing import Any
 from core.answering import prompts
 from core.answering.table import ComparisonTable, build_table
 from core.retrieval import Context, ContextElement
+from core.retrieval.shape import name_runs
 from core.statements import (
     documented_statement,
     name_share,
@@ -102,6 +103,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     named = frozenset(t for h in headings if option_heading(h) is None and (ts := terms(h)) and ts <= wanted
                       for t in ts)
     by_id = {e.element_id: e for e in context.elements}
+    names = terms(" ".join(name_runs(question)))
     asks_default = bool(wanted & _default_terms())
     scored = []
     for element in (e for e in context.elements if e.role != "ancestor"):
@@ -130,7 +132,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # stand" a quarter); names of headings do not count, they say where, not what, except the option heading
         # whose value the element states: named by the question, it is the attribute asked
         attribute = (name_share(wanted, stated[0]) if by_heading and stated
-                     else len(asked & key_terms) / len(key_terms) if key_terms else 0.0)
+                     else _key_match(asked, key_terms, names))
         if not attribute and key_terms:
             # the key repeats a section heading above it ("Dimensions & Weight › Weight with stand"): still the
             # attribute asked about, counted at half weight
@@ -186,6 +188,18 @@ def _after_what_follows(scored: list[Evidence], context: Context) -> list[Eviden
         out.remove(evidence)
         out.insert(ranked[0], evidence)
     return out
+
+
+def _key_match(asked: frozenset[str], key_terms: frozenset[str], names: frozenset[str] = frozenset()) -> float:
+    """How well a stated key matches what is asked: the harmonic mean of the share of the key asked for and the
+    share of the asked words the key holds, the question's names ("34WC", "HDMI") not counted among the words it
+    should hold. "HDMI" for "max refresh rate over HDMI" is all asked for but holds none of the attribute;
+    "최대 주사율" (max refresh rate) holds most of it."""
+    common = len(asked & key_terms)
+    if not common:
+        return 0.0
+    precision, recall = common / len(key_terms), min(1.0, common / max(1, len(asked - names)))
+    return 2 * precision * recall / (precision + recall)
 
 
 def _asks_an_included_part(asked: frozenset[str], text: str, stated: tuple[str, str] | None) -> bool:

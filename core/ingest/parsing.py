@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 
 from langchain_core.documents import Document
 
@@ -14,10 +15,19 @@ LOADERS = ("markdown-it", "unstructured")
 PARSER_VERSION = "1"
 
 
+# Tables became a Table element with one TableRow element per row: a file holding a table (a pipe-table line or
+# an HTML <table>, looked for loosely) is parsed again on its next ingest, and only such a file, so documents
+# without tables get no empty new version.
+TABLE_ROWS_VERSION = "table-rows"
+_TABLE_LINE = re.compile(rb"^[ \t>*+-]*\|.*\|[ \t]*$|<table\b", re.M | re.I)
+
+
 def content_hash(data: bytes, loader: str, contextual: bool) -> str:
     """What re-ingest compares: the bytes and everything that changes what they become (parser, loader, mode)."""
     h = hashlib.sha256()
     h.update(f"{PARSER_VERSION}\x1f{loader}\x1f{int(contextual)}\x1f".encode())
+    if _TABLE_LINE.search(data):
+        h.update(f"{TABLE_ROWS_VERSION}\x1f".encode())
     h.update(data)
     return h.hexdigest()
 

@@ -37,6 +37,7 @@ from core.statements import (
     table_column,
     table_rows,
     terms,
+    without_default_phrases,
 )
 from core.store import ElementStore
 
@@ -44,6 +45,7 @@ __all__ = ["MAX_ENTITIES", "Entity", "attribute_query", "entity_hits", "find_ent
 
 MAX_ENTITIES = 12
 PER_ENTITY = 5  # hits searched per entity; the one stating the attribute is kept
+PROBE_HITS = 20  # hits of the one whole-collection search for the things an open superlative or list ranks
 
 
 @dataclass(frozen=True)
@@ -92,13 +94,39 @@ def find_entities(index: HeadingIndex, shape: QuestionShape, hits: Sequence[Hit]
                 named += [Entity(h, part=part) for h in ranked[0].headings if all(e.heading != h for e in named)]
         if len({e.part for e in named}) >= 2:
             return named[:MAX_ENTITIES]
+    # Each hit stating the attribute names its group of siblings; sheets that state it under another path (another
+    # language's "제품사양 › 크기 & 무게" beside "Specifications › Dimensions & Weight") are groups of their own, and
+    # a document stating it alone is one entity at the same level as the group's.
+    groups: list[list[Entity]] = []
+    alone: list[Entity] = []
     for hit in hits:
         found = statement(asked, hit.element.text, hit.element.category or "")
-        if found and attribute_share(asked, found[0]) > 0:
-            entities = sibling_entities(index, hit.element.document_id, hit.element.heading_path)
-            if entities:
-                return entities
-    return []
+        if not (found and attribute_share(asked, found[0]) > 0):
+            continue
+        if any(hit.element.document_id == e.heading.document_id for g in groups for e in g) or any(
+                hit.element.document_id == e.heading.document_id for e in alone):
+            continue
+        entities = sibling_entities(index, hit.element.document_id, hit.element.heading_path)
+        if entities:
+            groups.append(entities)
+        elif hit.element.heading_path:
+            own = index.heading_at(hit.element.document_id, tuple(hit.element.heading_path[:1]))
+            if own is not None:
+                alone.append(Entity(own, index.heading_at(hit.element.document_id, tuple(hit.element.heading_path))))
+    if not groups:
+        return []
+    merged = list(groups[0])
+    top = len(merged[0].heading.path)
+    # things of one kind share a word of their names ("Nova" in "노바 Nova 24FL …" and "Nova 32UX …"); a part the
+    # question names ("Which Nova monitor …") must be in each one's name
+    kin = frozenset().union(*(terms(e.heading.text) for e in merged))
+    named = [terms(p) for p in shape.parts]
+    for entity in [e for g in groups[1:] for e in g] + alone:
+        name = terms(entity.heading.text)
+        if (len(entity.heading.path) == top and name & kin and all(n <= name for n in named if n)
+                and all(e.heading.element_id != entity.heading.element_id for e in merged)):
+            merged.append(entity)
+    return merged[:MAX_ENTITIES]
 
 
 def _stated(hit: Hit, asked: frozenset[str]) -> float:
@@ -118,6 +146,16 @@ def entity_hits(
     """Each entity's best hit for ``question`` (the one stating the attribute, else its nearest), beyond ``hits``."""
     asked = question_terms(question)
     entities = find_entities(index, shape, hits, asked)
+    if not entities and len(shape.parts) < 2:
+        # "Which monitor is the lightest?": no hit states the attribute, so one search of the whole collection for
+        # the elements that state it, whose headings are the things ranked
+        # the nouns its comparative word asks for ("lightest" → "weight 무게") are the attribute; else its words
+        probe = attribute_query(question, shape)
+        implied = sorted(question_terms(probe) - terms(without_default_phrases(probe)))
+        probe = " ".join(implied) if implied else probe
+        probe_vector = np.asarray(store.embeddings.embed_query(probe), dtype=np.float32)
+        stating, _ = search(store, expanded_query(probe), probe_vector, PROBE_HITS, Scope.whole(), config)
+        entities = find_entities(index, shape, stating, asked)
     taken = {h.element_id for h in hits}
     query = expanded_query(question)
     # Inside an entity's subtree its name matches everything; the rest of the question ("어느 쪽이 더 가벼운가요",
@@ -185,14 +223,12 @@ def _listing_table(store: ElementStore, question: str, query_vector: np.ndarray,
     rows_of: dict[str, list[Hit]] = {}
     for hit in found:
         text = hit.element.text
-        if hit.element_id in taken:
-            continue
         if hit.element.category == "TableRow":  # a table's rows, each its own element under the table
             cell = row_cell(asked, text)
             if cell is not None and cell[0] != cell[1] and any(n and n <= terms(cell[0]) for n in names):
                 rows_of.setdefault(str(hit.element.parent_id), []).append(hit)
             continue
-        if not text.lstrip().startswith("|"):
+        if hit.element_id in taken or not text.lstrip().startswith("|"):
             continue
         rows = table_rows(text)
         if len(rows) < 3 or table_column(asked, rows[0]) is None:
@@ -200,7 +236,17 @@ def _listing_table(store: ElementStore, question: str, query_vector: np.ndarray,
         row_names = [terms(r[0]) for r in rows[1:] if r]
         if sum(any(n and n <= r for r in row_names) for n in names) >= 2:
             return [hit]
-    for rows in rows_of.values():
-        if len(rows) >= 2:
-            return rows
+    for table_id, rows in rows_of.items():
+        # the other entities' rows of the same table: one search inside it for their names
+        more, _ = search(store, " ".join(e.part or e.heading.text for e in entities), query_vector,
+                         min(2 * len(names) + 2, 50), Scope.subtrees([table_id], "table"), config)
+        for hit in more:
+            cell = row_cell(asked, hit.element.text) if hit.element.category == "TableRow" else None
+            if (cell is not None and all(r.element_id != hit.element_id for r in rows)
+                    and any(n and n <= terms(cell[0]) for n in names)):
+                rows.append(hit)
+        row_names = [terms(cell[0]) for r in rows if (cell := row_cell(asked, r.element.text)) is not None]
+        covered = sum(any(n and n <= r for r in row_names) for n in names)
+        if covered >= 2:  # rows already among the hits are in the context: only the others join
+            return [r for r in rows if r.element_id not in taken]
     return []

@@ -79,3 +79,32 @@ def test_hostile_document_is_shown_as_text_in_the_browser(app_url, page, hostile
     assert page.locator(f"{MAIN} img[src='x'], {MAIN} script").count() == 0
     assert page.locator("a[href*='127.0.0.1:9']").count() == 0, "a URL in the document became a link"
     assert not [u for u in requests if "127.0.0.1:9/" in u], "something the document links to was fetched"
+
+
+# New questions on the samples, one of each shape: a comparison (Korean), an English question over a Korean sheet
+# whose key names what is asked only in Korean, a superlative naming no product, and a list.
+SHAPES_IN_THE_BROWSER = [
+    ("Nova 24FL과 Nova 27QX 중 어느 쪽이 더 가벼운가요?", ["Lowest: 노바 Nova 24FL", "2.9 kg", "5.4 kg"],
+     "compare_lighter"),
+    ("max refresh rate of the 34WC over HDMI", ["최대 주사율: DisplayPort 144Hz, USB-C 100Hz, HDMI 100Hz"],
+     "compare_refresh_hdmi"),
+    ("Which Nova monitor is the lightest?", ["Lowest: 노바 Nova 24FL", "7.6 kg", "5.4 kg", "8.2 kg"],
+     "compare_lightest"),
+    ("List the warranty period of the Nova 24FL, Nova 27QX and Nova 34WC.",
+     ["보증기간: 1년", "보증기간: 3년 (패널 포함)", "보증기간: 2년"], "compare_list_warranty"),
+]
+
+
+@pytest.mark.parametrize(("question", "expected", "shot"), SHAPES_IN_THE_BROWSER,
+                         ids=[s[2] for s in SHAPES_IN_THE_BROWSER])
+def test_comparisons_superlatives_and_lists_in_the_browser(app_url, page, samples_store, question, expected, shot):
+    open_compare(page, app_url, "samples")
+    ask(page, question)
+    page.wait_for_timeout(1500)
+    text = page.locator(MAIN).inner_text()
+    for value in expected:
+        assert value in text, f"{value!r} not on the page for {question!r}"
+    assert "Not stated for" not in text.split("Hierarchical", 1)[-1].split("What the hierarchy added", 1)[0]
+    page.set_viewport_size({"width": 1500, "height": 3400})
+    page.wait_for_timeout(800)
+    screenshot(page, shot)
