@@ -180,6 +180,7 @@ def gold_forms(value: str) -> list[str]:
     return answer_forms(value) if quoted else [value]
 
 
+_TAG = re.compile(r"[A-Z][A-Z_\-]*")
 _HTML_ROW = re.compile(r"<td>\s*([A-Z][A-Z_\-]*)\s*</td>\s*<td>\s*([^<]{2,40}?)\s*</td>")
 _VERSION_DATE = re.compile(r"^(?P<version>\d+\.\d+\.\d+)\s*\((?P<date>\d{4}-\d{2}-\d{2})\)$")
 
@@ -190,8 +191,13 @@ def korean_facts(elements: Sequence, document: str) -> list[HeldFact]:
     out = []
     for element in elements:
         path = _path(element)
-        if "<table" in element.text:
+        if "<table" in element.text:  # a parser that keeps a table whole
             for tag, description in _HTML_ROW.findall(element.text):
+                out.append(HeldFact("tag", "설명", description.strip(), path, document, plain(path[-1]), entity=tag))
+        elif element.category == "TableRow":  # one row, its cells named by their header: "태그: NNG · 설명: …"
+            cells = dict(cell.split(": ", 1) for cell in element.text.split(" · ") if ": " in cell)
+            tag, description = cells.get("태그", ""), cells.get("설명", "")
+            if _TAG.fullmatch(tag) and 2 <= len(description) <= 40:
                 out.append(HeldFact("tag", "설명", description.strip(), path, document, plain(path[-1]), entity=tag))
         elif element.category == "ListItem" and (release := _VERSION_DATE.match(element.text.strip())):
             out.append(HeldFact("version_date", "날짜", release.group("date"), path, document,
