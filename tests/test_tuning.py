@@ -1,0 +1,66 @@
+"""Every named constant of retrieval and answering has a sweep record holding its value (core.tuning)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core import tuning
+from core.tuning import SetScore, TuningError, TuningRecord
+
+
+def test_every_named_constant_has_a_record_with_its_value() -> None:
+    gaps = tuning.missing()
+    assert gaps == [], ("named constants without a matching record in data/tuning/ (run bench/sweep.py --record, "
+                        "or add a limit record):\n" + "\n".join(gaps))
+
+
+def test_every_record_names_a_constant_the_code_still_has() -> None:
+    stale = [f"{m}.{name}" for m in tuning.tuned_modules() for name in tuning.load_records(m)
+             if name not in tuning.named_constants(m)]
+    assert stale == []
+
+
+def test_a_changed_constant_is_reported(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(tuning, "TUNING_DIR", tmp_path)
+    tuning.write_record("core.retrieval.pipeline", TuningRecord("PROBE_K", 3, "unswept", "probe depth"))
+    gaps = tuning.missing(["core.retrieval"])
+    assert "core.retrieval.pipeline.PROBE_K: the code holds 8, the record 3" in gaps
+    assert any(g.startswith("core.retrieval.headings.MIN_SCORE: no record") for g in gaps)
+
+
+def test_config_fields_are_named_constants() -> None:
+    names = tuning.named_constants("core.retrieval.strategies")
+    assert names["SearchConfig.rrf_k"] == 60
+    assert "MAX_K" in names
+    # imported from elsewhere, not the module's own constant
+    assert "MAX_K" not in tuning.named_constants("core.retrieval.search")
+
+
+def test_a_sweep_record_needs_a_score_on_a_set_it_was_not_chosen_on() -> None:
+    score = SetScore(0.9, 0.8, 300.0)
+    with pytest.raises(TuningError, match="not chosen on"):
+        TuningRecord("X", 1, "sweep", "why", (1, 2), ("gold",), {"gold": score}, "bench/sweep.py ...")
+    ok = TuningRecord("X", 1, "sweep", "why", (1, 2), ("gold",), {"gold": score, "undici": score}, "bench/sweep.py")
+    assert ok.held_out == {"undici": score}
+    assert TuningRecord.from_dict("X", json.loads(json.dumps(ok.as_dict()))) == ok
+
+
+@pytest.mark.parametrize("raw, message", [
+    ({"value": 1, "evidence": "guess", "why": "x"}, "evidence must be one of"),
+    ({"value": 1, "evidence": "limit", "why": " "}, "says why"),
+    ({"evidence": "limit", "why": "x"}, "malformed"),
+    ({"value": 1, "evidence": "sweep", "why": "x", "command": "c", "chosen_on": ["a"],
+      "scores": {"b": {"answer": "high"}}}, "malformed"),
+])
+def test_a_malformed_record_is_refused_with_its_name(raw, message) -> None:
+    with pytest.raises(TuningError, match=message):
+        TuningRecord.from_dict("X", raw)
+
+
+def test_a_malformed_file_is_refused_with_its_path(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(tuning, "TUNING_DIR", tmp_path)
+    (tmp_path / "core.retrieval.pipeline.json").write_bytes(b"\xff\xfe not json")
+    with pytest.raises(TuningError, match="core.retrieval.pipeline.json"):
+        tuning.load_records("core.retrieval.pipeline")
