@@ -24,9 +24,9 @@ def test_every_record_names_a_constant_the_code_still_has() -> None:
 
 def test_a_changed_constant_is_reported(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(tuning, "TUNING_DIR", tmp_path)
-    tuning.write_record("core.retrieval.pipeline", TuningRecord("PROBE_K", 3, "unswept", "probe depth"))
+    tuning.write_record("core.retrieval.stages", TuningRecord("EvidenceProbeConfig.k", 3, "unswept", "probe depth"))
     gaps = tuning.missing(["core.retrieval"])
-    assert "core.retrieval.pipeline.PROBE_K: the code holds 8, the record 3" in gaps
+    assert "core.retrieval.stages.EvidenceProbeConfig.k: the code holds 8, the record 3" in gaps
     assert any(g.startswith("core.retrieval.headings.MIN_SCORE: no record") for g in gaps)
 
 

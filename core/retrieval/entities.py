@@ -19,29 +19,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from core.retrieval.analysis import QuestionAnalysis
 from core.retrieval.headings import HeadingIndex, HeadingRef, rank_headings
 from core.retrieval.hits import Hit
 from core.retrieval.scope import Scope
-from core.retrieval.search import SearchConfig, search
 from core.retrieval.shape import QuestionShape
+from core.retrieval.strategies import MAX_K
 from core.statements import (
     attribute_share,
-    expanded_query,
-    question_terms,
     statement,
     table_column,
     table_rows,
     terms,
 )
-from core.store import ElementStore
+
+if TYPE_CHECKING:
+    from core.retrieval.stages import SearchContext
 
 __all__ = ["MAX_ENTITIES", "Entity", "entity_hits", "find_entities"]
 
+# The things one question compares at most (one search each): the default of EntityHitsConfig.max_entities.
 MAX_ENTITIES = 12
-PER_ENTITY = 5  # hits searched per entity; the one stating the attribute is kept
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,8 @@ class Entity:
         return self.section or self.heading
 
 
-def sibling_entities(index: HeadingIndex, document_id: str, path: Sequence[str]) -> list[Entity]:
+def sibling_entities(index: HeadingIndex, document_id: str, path: Sequence[str],
+                     limit: int = MAX_ENTITIES) -> list[Entity]:
     """The entities an element under ``path`` belongs to with its siblings: the deepest heading of ``path``
     whose siblings hold the same relative path below them, and those siblings."""
     children = index.children()
@@ -75,12 +76,12 @@ def sibling_entities(index: HeadingIndex, document_id: str, path: Sequence[str])
                 entities.append(Entity(s, section))
         if entities and own is not None:
             mine = index.heading_at(document_id, path)
-            return [Entity(own, mine), *entities][:MAX_ENTITIES]
+            return [Entity(own, mine), *entities][:limit]
     return []
 
 
 def find_entities(index: HeadingIndex, shape: QuestionShape, hits: Sequence[Hit],
-                  asked: frozenset[str]) -> list[Entity]:
+                  asked: frozenset[str], limit: int = MAX_ENTITIES) -> list[Entity]:
     """The headings ``shape``'s question is about: its listed parts, else the siblings of its best evidence."""
     if len(shape.parts) >= 2:
         named: list[Entity] = []
@@ -89,11 +90,11 @@ def find_entities(index: HeadingIndex, shape: QuestionShape, hits: Sequence[Hit]
             if ranked:
                 named += [Entity(h, part=part) for h in ranked[0].headings if all(e.heading != h for e in named)]
         if len({e.part for e in named}) >= 2:
-            return named[:MAX_ENTITIES]
+            return named[:limit]
     for hit in hits:
         found = statement(asked, hit.element.text, hit.element.category or "")
         if found and attribute_share(asked, found[0]) > 0:
-            entities = sibling_entities(index, hit.element.document_id, hit.element.heading_path)
+            entities = sibling_entities(index, hit.element.document_id, hit.element.heading_path, limit)
             if entities:
                 return entities
     return []
@@ -110,22 +111,35 @@ def _best(hits: Sequence[Hit], asked: frozenset[str]) -> Hit | None:
 
 
 def entity_hits(
-    store: ElementStore, index: HeadingIndex, question: str, query_vector: np.ndarray, shape: QuestionShape,
-    hits: Sequence[Hit], config: SearchConfig,
+    context: SearchContext, index: HeadingIndex, shape: QuestionShape, hits: Sequence[Hit],
+    pool: Sequence[Hit] | None = None,
 ) -> tuple[list[Hit], list[Entity]]:
-    """Each entity's best hit for ``question`` (the one stating the attribute, else its nearest), beyond ``hits``."""
-    asked = question_terms(question)
-    entities = find_entities(index, shape, hits, asked)
+    """Each entity's best hit for the question (the one stating the attribute, else its nearest), beyond ``hits``:
+    one search per entity. A table listing them, for entities whose own scope does not state the attribute, is
+    looked for in ``pool`` (the whole collection's hits already read), else by one search more."""
+    config = context.stages.entities
+    asked = context.analysis.terms
+    entities = find_entities(index, shape, hits, asked, config.max_entities)
     taken = {h.element_id for h in hits}
-    query = expanded_query(question)
+    query = context.analysis.query
     best_of: list[tuple[Entity, Hit | None, bool]] = []
+    # One search per thing compared: the headings one part names ("Nova 24FL" heads its sheet and an FAQ entry)
+    # are searched together, each keeping the hits under it.
+    groups: dict[object, list[Entity]] = {}
+    for i, entity in enumerate(entities):
+        groups.setdefault(entity.part if entity.part is not None else i, []).append(entity)
+    found_in: dict[int, list[Hit]] = {}
+    for group in groups.values():
+        roots = [e.search_root for e in group]
+        # The entities' own name words rank nothing inside them (every element there carries them).
+        names = tuple(sorted({t for e in group for t in terms(e.heading.text)}))
+        label = "; ".join(r.label for r in roots)
+        found, _ = context.search(query, min(MAX_K, config.per_entity * len(group)),
+                                  Scope.subtrees([r.element_id for r in roots], label, names=names))
+        for entity in group:
+            found_in[id(entity)] = [h for h in found if _under(entity.search_root, h)] if len(group) > 1 else found
     for entity in entities:
-        root = entity.search_root
-        # The entity's own name words rank nothing inside it (every element there carries them).
-        names = tuple(sorted(terms(entity.heading.text)))
-        found, _ = search(store, query, query_vector, PER_ENTITY,
-                          Scope.subtrees([root.element_id], root.label, names=names), config)
-        best = _best([h for h in found if h.element_id not in taken], asked)
+        best = _best([h for h in found_in[id(entity)] if h.element_id not in taken], asked)
         if best is not None:
             taken.add(best.element_id)
         best_of.append((entity, best, best is not None and _stated(best, asked) > 0))
@@ -139,23 +153,33 @@ def entity_hits(
         elif not any(s for _, s in same) and e is min((o for o, _ in same), key=lambda o: len(o.heading.path)):
             kept.append((e, h))
     chosen = [h for _, h in kept if h is not None]
-    if entities and not all(stated for _, _, stated in best_of):
-        listing = _listing_table(store, question, query_vector, config, [e for e, _ in kept], asked,
-                                 taken | {h.element_id for h in chosen})
+    if config.listing_table and entities and not all(stated for _, _, stated in best_of):
+        listing = _listing_table(context, context.analysis, [e for e, _ in kept], asked,
+                                 taken | {h.element_id for h in chosen}, pool)
         chosen += [listing] if listing is not None else []
     extra = [Hit(h.element, len(hits) + i, h.distance) for i, h in enumerate(chosen)]
     return extra, [e for e, _ in kept]
 
 
-def _listing_table(store: ElementStore, question: str, query_vector: np.ndarray, config: SearchConfig,
-                   entities: Sequence[Entity], asked: frozenset[str], taken: set[str]) -> Hit | None:
+def _under(root: HeadingRef, hit: Hit) -> bool:
+    """Whether ``hit`` lies in ``root``'s subtree (by document and heading path)."""
+    path = (*root.path, root.text)
+    element = hit.element
+    own = (*element.heading_path, element.text) if element.is_heading else element.heading_path
+    return element.document_id == root.document_id and tuple(own[: len(path)]) == path
+
+
+def _listing_table(context: SearchContext, analysis: QuestionAnalysis, entities: Sequence[Entity],
+                   asked: frozenset[str], taken: set[str], pool: Sequence[Hit] | None = None) -> Hit | None:
     """A table of the whole collection whose rows name two or more of the entities and whose columns hold the
     attribute asked (an index page listing every extension's entry point and dot notation), for entities whose
     own pages do not state it."""
     names = [terms(e.part or e.heading.text) for e in entities]
     # the names lead the query: a table listing them matches every one, a page about one matches one
-    query = " ".join(e.part or e.heading.text for e in entities) + " " + expanded_query(question)
-    found, _ = search(store, query, query_vector, PER_ENTITY, Scope.whole(), config)
+    if pool is None:
+        query = " ".join(e.part or e.heading.text for e in entities) + " " + analysis.query
+        pool, _ = context.search(query, context.stages.entities.per_entity, Scope.whole())
+    found = pool
     for hit in found:
         text = hit.element.text
         if hit.element_id in taken or not text.lstrip().startswith("|"):
