@@ -64,3 +64,30 @@ def test_a_malformed_file_is_refused_with_its_path(tmp_path, monkeypatch) -> Non
     (tmp_path / "core.retrieval.pipeline.json").write_bytes(b"\xff\xfe not json")
     with pytest.raises(TuningError, match="core.retrieval.pipeline.json"):
         tuning.load_records("core.retrieval.pipeline")
+
+
+def test_sweep_chooses_on_its_sets_and_records_the_held_out_scores(tmp_path, monkeypatch) -> None:
+    from .helpers_bench import bench_module
+
+    sweep = bench_module("sweep")
+    results = {4: {"gold": {"answer": 0.8, "attribution": 0.9, "tokens": 300.0},
+                   "undici": {"answer": 1.0, "attribution": 1.0, "tokens": 200.0}},
+               8: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 320.0},
+                   "undici": {"answer": 0.5, "attribution": 0.5, "tokens": 250.0}}}
+    assert sweep.choose(results, ["gold"]) == 8, "chosen on gold alone, whatever undici says"
+    assert sweep.parse_value("false", True) is False and sweep.parse_value("12", 8) == 12
+    target, current, running = sweep.stage_setter("probe", "k")
+    assert target == "core.retrieval.stages:EvidenceProbeConfig.k" and current == 8
+    from core.retrieval.stages import current_stages
+
+    with running(4):
+        assert current_stages().probe.k == 4
+    assert current_stages().probe.k == 8
+    with pytest.raises(ValueError, match="no field"):
+        sweep.stage_setter("probe", "depth")
+    monkeypatch.setattr(tuning, "TUNING_DIR", tmp_path)
+    sweep._record("core.retrieval.stages", "EvidenceProbeConfig.k", 8, [4, 8], ["gold"], results[8], "probe depth",
+                  ["--stage", "probe"])
+    record = tuning.load_records("core.retrieval.stages")["EvidenceProbeConfig.k"]
+    assert record.evidence == "sweep" and record.chosen_on == ("gold",) and set(record.held_out) == {"undici"}
+    assert record.command.endswith("bench/sweep.py --stage probe")

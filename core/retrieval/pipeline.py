@@ -43,7 +43,7 @@ from core.retrieval.context import (
     expand,
 )
 from core.retrieval.contextual import contextual_index, index_dropped
-from core.retrieval.entities import Entity, entity_hits
+from core.retrieval.entities import Entity, entity_hits, find_entities
 from core.retrieval.heading_cache import heading_index
 from core.retrieval.headings import (
     CODE_FACTOR,
@@ -236,8 +236,18 @@ def _definitions_first(hits: list[Hit], thing: frozenset[str], config: ContextCo
 def find_compared(context: SearchContext) -> Found:
     """The hits of a comparative, superlative or list question: one search of the whole collection, then one per
     thing compared (:func:`add_entity_hits`); at most one search per thing, plus one."""
-    pool_k = min(MAX_K, max(context.k, context.stages.entities.per_entity))
-    pool, timings = context.search(context.analysis.query, pool_k, Scope.whole())
+    analysis, config = context.analysis, context.stages.entities
+    text = analysis.query
+    if analysis.shape is not None and len(analysis.shape.parts) >= 2:
+        # the things' headings lead the query: a table listing them all (an index page of every extension's entry
+        # point) matches every one, a page about one matches one
+        index = heading_index(context.store)
+        with index.lock:
+            named = find_entities(index, analysis.shape, [], analysis.terms, config.max_entities)
+        if named:
+            text = " ".join(dict.fromkeys(e.part or e.heading.text for e in named)) + " " + analysis.query
+    pool_k = min(MAX_K, max(context.k, config.per_entity))
+    pool, timings = context.search(text, pool_k, Scope.whole())
     hits = [Hit(h.element, rank, h.distance) for rank, h in enumerate(pool[: context.k])]
     found = Found(hits, Scope.whole(), None, ["searched the whole collection, then each thing compared"], timings)
     return add_entity_hits(context, found, pool)
