@@ -1,10 +1,11 @@
 """Sweep one stage-config field (or one module constant) over question sets: answer, attribution and tokens per set.
 
 The value is chosen on the sets named by ``--chosen-on`` only (best mean "answer contains gold", then strict
-attribution, then fewer context tokens); the other sets are the held-out report. With ``--record`` the choice is
-written as the constant's sweep record in ``data/tuning/`` (``core.tuning``): its value, the values tried, the sets
-it was chosen on, the chosen value's scores on every set, and this command. When the choice differs from the value
-in the code, the code must change too (tests/test_tuning.py fails until the record and the code agree).
+attribution, then the first value given unless another saves 2 % of the context tokens); the other sets are the
+held-out report. With ``--record`` the choice is written as the constant's sweep record in ``data/tuning/``
+(``core.tuning``): its value, the values tried, the sets it was chosen on, the chosen value's scores on every set,
+and this command. When the choice differs from the value in the code, the code must change too
+(tests/test_tuning.py fails until the record and the code agree).
 
 Examples::
 
@@ -85,15 +86,21 @@ def constant_setter(dotted: str) -> tuple[str, Any, Any]:
     return f"{module_name}:{name}", current, running
 
 
-def choose(results: dict[Any, dict[str, dict[str, float]]], chosen_on: Sequence[str]) -> Any:
-    """The value with the best mean answer on ``chosen_on``, then attribution, then fewer tokens; ties keep the
-    first value given."""
-    def key(value: Any) -> tuple[float, float, float]:
-        rows = [results[value][s] for s in chosen_on]
-        mean = lambda m: sum(r[m] or 0.0 for r in rows) / len(rows)  # noqa: E731
-        return (round(mean("answer"), 4), round(mean("attribution"), 4), -mean("tokens"))
+# Fewer context tokens decide between values that score the same only when they save at least this share.
+TOKEN_SAVING = 0.02
 
-    return max(results, key=key)
+
+def choose(results: dict[Any, dict[str, dict[str, float]]], chosen_on: Sequence[str]) -> Any:
+    """The value with the best mean answer on ``chosen_on``, then attribution; among those the first value given
+    (the code's, when listed first) unless another saves at least :data:`TOKEN_SAVING` of the context tokens."""
+    def mean(value: Any, metric: str) -> float:
+        return sum(results[value][s][metric] or 0.0 for s in chosen_on) / len(chosen_on)
+
+    best = max((round(mean(v, "answer"), 4), round(mean(v, "attribution"), 4)) for v in results)
+    tied = [v for v in results if (round(mean(v, "answer"), 4), round(mean(v, "attribution"), 4)) == best]
+    fewest = min(tied, key=lambda v: mean(v, "tokens"))
+    first = tied[0]
+    return fewest if mean(fewest, "tokens") < (1 - TOKEN_SAVING) * mean(first, "tokens") else first
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -75,6 +75,11 @@ def test_sweep_chooses_on_its_sets_and_records_the_held_out_scores(tmp_path, mon
                8: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 320.0},
                    "undici": {"answer": 0.5, "attribution": 0.5, "tokens": 250.0}}}
     assert sweep.choose(results, ["gold"]) == 8, "chosen on gold alone, whatever undici says"
+    tie = {8: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 300.0}},
+           12: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 299.0}},
+           4: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 250.0}}}
+    assert sweep.choose({v: tie[v] for v in (8, 12)}, ["gold"]) == 8, "a token's saving decides nothing"
+    assert sweep.choose(tie, ["gold"]) == 4, "a sixth fewer tokens does"
     assert sweep.parse_value("false", True) is False and sweep.parse_value("12", 8) == 12
     target, current, running = sweep.stage_setter("probe", "k")
     assert target == "core.retrieval.stages:EvidenceProbeConfig.k" and current == 8
