@@ -63,7 +63,7 @@ def test_the_registry_names_each_strategys_stage_list() -> None:
     changed = Stages().but(entities=EntityHitsConfig(per_entity=3))
     with using(changed):
         assert current_stages().entities.per_entity == 3
-    assert current_stages().entities.per_entity == 5
+    assert current_stages().entities.per_entity == 8
 
 
 @pytest.mark.parametrize("question", ["Which monitor is lighter, the Nova 24FL or the Nova 27QX?",

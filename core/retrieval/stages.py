@@ -70,7 +70,7 @@ class EntityHitsConfig:
     and the listing table has its own search."""
 
     max_entities: int = MAX_ENTITIES
-    per_entity: int = 5
+    per_entity: int = 8
     listing_table: bool = True
     one_search_each: bool = True
 
