@@ -87,14 +87,16 @@ def test_the_size_read_with_the_term_counts_ranks_as_the_size_read_by_each_searc
 @pytest.mark.parametrize("question", ["Nova 24FL의 무게는?", "What is the weight of the Nova 32UX stand?",
                                       "Which monitor is lighter, the Nova 24FL or the Nova 27QX?"])
 def test_a_retrieval_finds_the_same_hits_with_its_reads_shared(samples_store, question):
+    from core.retrieval.analysis import analyse
     from core.retrieval.pipeline import find_hits
     from core.retrieval.search import search_config
+    from core.retrieval.stages import SearchContext
 
     store = samples_store
     vector = np.asarray(store.embeddings.embed_query(question), dtype=np.float32)
     config = search_config(None)
-    shared = find_hits(store.for_one_question(), question, vector, 4, Scope.whole(), config)
-    alone = find_hits(store, question, vector, 4, Scope.whole(), config)
+    shared = find_hits(SearchContext(store.for_one_question(), vector, 4, config, analyse(question)), Scope.whole())
+    alone = find_hits(SearchContext(store, vector, 4, config, analyse(question)), Scope.whole())
     assert [(h.element_id, h.rank, h.distance) for h in shared.hits] == \
            [(h.element_id, h.rank, h.distance) for h in alone.hits]
     assert shared.notes == alone.notes

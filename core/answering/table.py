@@ -133,7 +133,10 @@ def _cells(element: ContextElement, asked: frozenset[str]) -> list[tuple[str | N
 def _asked(question: str, shape: QuestionShape, context: Context) -> frozenset[str]:
     """The question's terms that name the attribute: not the names of the entities it compares. (A section
     heading the question names, "Warranty", stays: in a comparison it is the attribute.)"""
-    names = terms(" ".join(shape.parts)) | {t for e in context.entities for t in terms(e.label)}
+    labels = {t for e in context.entities for t in terms(e.label)}
+    # a part no entity's heading names ("LAN" in "Compare the LAN port of the A and the B") is the attribute
+    parts = [p for p in shape.parts if not context.entities or terms(p) <= labels]
+    names = terms(" ".join(parts)) | labels
     return question_terms(question) - names
 
 

@@ -6,6 +6,8 @@
 * :mod:`core.retrieval.request`: :class:`RetrievalRequest`, what one retrieval is asked to do.
 * :mod:`core.retrieval.search`: scoped vector and full-text search, fusion.
 * :mod:`core.retrieval.shape`: what a question names, its preamble, and whether it compares, ranks or lists.
+* :mod:`core.retrieval.analysis`: :class:`QuestionAnalysis`, the question read once for every stage.
+* :mod:`core.retrieval.stages`: the named stages' frozen configs and the context one question's searches share.
 * :mod:`core.retrieval.headings`: the headings a question names become the scope of its search.
 * :mod:`core.retrieval.entities`: the things a comparative question is about, and each one's best evidence.
 * :mod:`core.retrieval.context`: hits expanded to partial trees with their sections, within a token budget.

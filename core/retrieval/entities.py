@@ -20,14 +20,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from core.retrieval.headings import HeadingIndex, HeadingRef, rank_headings
 from core.retrieval.hits import Hit
 from core.retrieval.scope import Scope
-from core.retrieval.search import SearchConfig, search
 from core.retrieval.shape import QuestionShape
+from core.retrieval.strategies import MAX_K
 from core.statements import (
     attribute_share,
     expanded_query,
@@ -39,13 +40,14 @@ from core.statements import (
     terms,
     without_default_phrases,
 )
-from core.store import ElementStore
+
+if TYPE_CHECKING:
+    from core.retrieval.stages import SearchContext
 
 __all__ = ["MAX_ENTITIES", "Entity", "attribute_query", "entity_hits", "find_entities"]
 
+# The things one question compares at most (one search each): the default of EntityHitsConfig.max_entities.
 MAX_ENTITIES = 12
-PER_ENTITY = 5  # hits searched per entity; the one stating the attribute is kept
-PROBE_HITS = 20  # hits of the one whole-collection search for the things an open superlative or list ranks
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,8 @@ class Entity:
         return self.section or self.heading
 
 
-def sibling_entities(index: HeadingIndex, document_id: str, path: Sequence[str]) -> list[Entity]:
+def sibling_entities(index: HeadingIndex, document_id: str, path: Sequence[str],
+                     limit: int = MAX_ENTITIES) -> list[Entity]:
     """The entities an element under ``path`` belongs to with its siblings: the deepest heading of ``path``
     whose siblings hold the same relative path below them, and those siblings."""
     children = index.children()
@@ -79,12 +82,12 @@ def sibling_entities(index: HeadingIndex, document_id: str, path: Sequence[str])
                 entities.append(Entity(s, section))
         if entities and own is not None:
             mine = index.heading_at(document_id, path)
-            return [Entity(own, mine), *entities][:MAX_ENTITIES]
+            return [Entity(own, mine), *entities][:limit]
     return []
 
 
 def find_entities(index: HeadingIndex, shape: QuestionShape, hits: Sequence[Hit],
-                  asked: frozenset[str]) -> list[Entity]:
+                  asked: frozenset[str], limit: int = MAX_ENTITIES) -> list[Entity]:
     """The headings ``shape``'s question is about: its listed parts, else the siblings of its best evidence."""
     if len(shape.parts) >= 2:
         named: list[Entity] = []
@@ -93,7 +96,7 @@ def find_entities(index: HeadingIndex, shape: QuestionShape, hits: Sequence[Hit]
             if ranked:
                 named += [Entity(h, part=part) for h in ranked[0].headings if all(e.heading != h for e in named)]
         if len({e.part for e in named}) >= 2:
-            return named[:MAX_ENTITIES]
+            return named[:limit]
     # Each hit stating the attribute names its group of siblings; sheets that state it under another path (another
     # language's "제품사양 › 크기 & 무게" beside "Specifications › Dimensions & Weight") are groups of their own, and
     # a document stating it alone is one entity at the same level as the group's.
@@ -106,7 +109,7 @@ def find_entities(index: HeadingIndex, shape: QuestionShape, hits: Sequence[Hit]
         if any(hit.element.document_id == e.heading.document_id for g in groups for e in g) or any(
                 hit.element.document_id == e.heading.document_id for e in alone):
             continue
-        entities = sibling_entities(index, hit.element.document_id, hit.element.heading_path)
+        entities = sibling_entities(index, hit.element.document_id, hit.element.heading_path, limit)
         if entities:
             groups.append(entities)
         elif hit.element.heading_path:
@@ -126,7 +129,7 @@ def find_entities(index: HeadingIndex, shape: QuestionShape, hits: Sequence[Hit]
         if (len(entity.heading.path) == top and name & kin and all(n <= name for n in named if n)
                 and all(e.heading.element_id != entity.heading.element_id for e in merged)):
             merged.append(entity)
-    return merged[:MAX_ENTITIES]
+    return merged[:limit]
 
 
 def _stated(hit: Hit, asked: frozenset[str]) -> float:
@@ -140,39 +143,53 @@ def _best(hits: Sequence[Hit], asked: frozenset[str]) -> Hit | None:
 
 
 def entity_hits(
-    store: ElementStore, index: HeadingIndex, question: str, query_vector: np.ndarray, shape: QuestionShape,
-    hits: Sequence[Hit], config: SearchConfig,
+    context: SearchContext, index: HeadingIndex, shape: QuestionShape, hits: Sequence[Hit],
+    pool: Sequence[Hit] | None = None,
 ) -> tuple[list[Hit], list[Entity]]:
-    """Each entity's best hit for ``question`` (the one stating the attribute, else its nearest), beyond ``hits``."""
-    asked = question_terms(question)
-    entities = find_entities(index, shape, hits, asked)
+    """Each entity's best hit for the question (the one stating the attribute, else its nearest), beyond ``hits``:
+    one search per thing compared. An open superlative or list whose hits state nothing first runs one search of the
+    whole collection for the attribute. A table listing the things, for those whose own scope does not state the
+    attribute, is looked for in ``pool`` (the whole collection's hits already read), else by one search more."""
+    config = context.stages.entities
+    question = context.question
+    asked = context.analysis.terms
+    entities = find_entities(index, shape, hits, asked, config.max_entities)
     if not entities and len(shape.parts) < 2:
         # "Which monitor is the lightest?": no hit states the attribute, so one search of the whole collection for
-        # the elements that state it, whose headings are the things ranked
-        # the nouns its comparative word asks for ("lightest" → "weight 무게") are the attribute; else its words
+        # the elements that state it, whose headings are the things ranked; the nouns its comparative word asks
+        # for ("lightest" → "weight 무게") are the attribute, else its words
         probe = attribute_query(question, shape)
         implied = sorted(question_terms(probe) - terms(without_default_phrases(probe)))
         probe = " ".join(implied) if implied else probe
-        probe_vector = np.asarray(store.embeddings.embed_query(probe), dtype=np.float32)
-        stating, _ = search(store, expanded_query(probe), probe_vector, PROBE_HITS, Scope.whole(), config)
-        entities = find_entities(index, shape, stating, asked)
+        stating, _ = context.search(expanded_query(probe), config.probe_hits, Scope.whole(),
+                                    vector=_embed(context, probe))
+        entities = find_entities(index, shape, stating, asked, config.max_entities)
     taken = {h.element_id for h in hits}
-    query = expanded_query(question)
     # Inside an entity's subtree its name matches everything; the rest of the question ("어느 쪽이 더 가벼운가요",
     # "max refresh rate over HDMI") is what finds its row, in words and in meaning.
+    query, vector = context.analysis.query, None
     attribute = attribute_query(question, shape)
-    question_vector = query_vector
     if entities and attribute != question:
         query = expanded_query(attribute)
-        query_vector = np.asarray(store.embeddings.embed_query(query), dtype=np.float32)
+        vector = _embed(context, query)
+    # One search per thing compared: the headings one part names ("Nova 24FL" heads its sheet and an FAQ entry)
+    # are searched together, each keeping the hits under it.
+    groups: dict[object, list[Entity]] = {}
+    for i, entity in enumerate(entities):
+        groups.setdefault(entity.part if entity.part is not None else i, []).append(entity)
+    found_in: dict[int, list[Hit]] = {}
+    for group in groups.values():
+        roots = [e.search_root for e in group]
+        # The entities' own name words rank nothing inside them (every element there carries them).
+        names = tuple(sorted({t for e in group for t in terms(e.heading.text)}))
+        label = "; ".join(r.label for r in roots)
+        found, _ = context.search(query, min(MAX_K, config.per_entity * len(group)),
+                                  Scope.subtrees([r.element_id for r in roots], label, names=names), vector=vector)
+        for entity in group:
+            found_in[id(entity)] = [h for h in found if _under(entity.search_root, h)] if len(group) > 1 else found
     best_of: list[tuple[Entity, Hit | None, bool, list[Hit]]] = []
     for entity in entities:
-        root = entity.search_root
-        # The entity's own name words rank nothing inside it (every element there carries them).
-        names = tuple(sorted(terms(entity.heading.text)))
-        found, _ = search(store, query, query_vector, PER_ENTITY,
-                          Scope.subtrees([root.element_id], root.label, names=names), config)
-        fresh = [h for h in found if h.element_id not in taken]
+        fresh = [h for h in found_in[id(entity)] if h.element_id not in taken]
         best = _best(fresh, asked)
         if best is not None:
             taken.add(best.element_id)
@@ -194,12 +211,22 @@ def entity_hits(
         elif not any(s for _, s in same) and e is min((o for o, _ in same), key=lambda o: len(o.heading.path)):
             kept.append((e, h))
     chosen = [h for _, h in kept if h is not None] + alike
-    if entities and not all(stated for _, _, stated, _ in best_of):
-        listing = _listing_table(store, question, question_vector, config, [e for e, _ in kept], asked,
-                                 taken | {h.element_id for h in chosen})
-        chosen += listing
+    if config.listing_table and entities and not all(stated for _, _, stated, _ in best_of):
+        chosen += _listing_table(context, [e for e, _ in kept], asked, taken | {h.element_id for h in chosen}, pool)
     extra = [Hit(h.element, len(hits) + i, h.distance) for i, h in enumerate(chosen)]
     return extra, [e for e, _ in kept]
+
+
+def _embed(context: SearchContext, text: str) -> np.ndarray:
+    return np.asarray(context.store.embeddings.embed_query(text), dtype=np.float32)
+
+
+def _under(root: HeadingRef, hit: Hit) -> bool:
+    """Whether ``hit`` lies in ``root``'s subtree (by document and heading path)."""
+    path = (*root.path, root.text)
+    element = hit.element
+    own = (*element.heading_path, element.text) if element.is_heading else element.heading_path
+    return element.document_id == root.document_id and tuple(own[: len(path)]) == path
 
 
 def attribute_query(question: str, shape: QuestionShape) -> str:
@@ -211,17 +238,18 @@ def attribute_query(question: str, shape: QuestionShape) -> str:
     return rest if terms(rest) else question
 
 
-def _listing_table(store: ElementStore, question: str, query_vector: np.ndarray, config: SearchConfig,
-                   entities: Sequence[Entity], asked: frozenset[str], taken: set[str]) -> list[Hit]:
+def _listing_table(context: SearchContext, entities: Sequence[Entity], asked: frozenset[str], taken: set[str],
+                   pool: Sequence[Hit] | None = None) -> list[Hit]:
     """A table of the whole collection whose rows name two or more of the entities and whose columns hold the
     attribute asked (an index page listing every extension's entry point and dot notation), for entities whose
-    own pages do not state it."""
+    own pages do not state it: the table whole, or the rows of a table split into rows."""
     names = [terms(e.part or e.heading.text) for e in entities]
-    # the names lead the query: a table listing them matches every one, a page about one matches one
-    query = " ".join(e.part or e.heading.text for e in entities) + " " + expanded_query(question)
-    found, _ = search(store, query, query_vector, PER_ENTITY, Scope.whole(), config)
+    if pool is None:
+        # the names lead the query: a table listing them matches every one, a page about one matches one
+        query = " ".join(e.part or e.heading.text for e in entities) + " " + context.analysis.query
+        pool, _ = context.search(query, context.stages.entities.per_entity, Scope.whole())
     rows_of: dict[str, list[Hit]] = {}
-    for hit in found:
+    for hit in pool:
         text = hit.element.text
         if hit.element.category == "TableRow":  # a table's rows, each its own element under the table
             cell = row_cell(asked, text)
@@ -238,15 +266,15 @@ def _listing_table(store: ElementStore, question: str, query_vector: np.ndarray,
             return [hit]
     for table_id, rows in rows_of.items():
         # the other entities' rows of the same table: one search inside it for their names
-        more, _ = search(store, " ".join(e.part or e.heading.text for e in entities), query_vector,
-                         min(2 * len(names) + 2, 50), Scope.subtrees([table_id], "table"), config)
+        more, _ = context.search(" ".join(e.part or e.heading.text for e in entities),
+                                 min(2 * len(names) + 2, MAX_K), Scope.subtrees([table_id], "table"))
         for hit in more:
             cell = row_cell(asked, hit.element.text) if hit.element.category == "TableRow" else None
             if (cell is not None and all(r.element_id != hit.element_id for r in rows)
                     and any(n and n <= terms(cell[0]) for n in names)):
                 rows.append(hit)
         row_names = [terms(cell[0]) for r in rows if (cell := row_cell(asked, r.element.text)) is not None]
-        covered = sum(any(n and n <= r for r in row_names) for n in names)
-        if covered >= 2:  # rows already among the hits are in the context: only the others join
+        if sum(any(n and n <= r for r in row_names) for n in names) >= 2:
+            # rows already among the hits are in the context: only the others join
             return [r for r in rows if r.element_id not in taken]
     return []

@@ -16,6 +16,7 @@ from outside the scope).
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -28,7 +29,9 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, SkipValidation
 
+from core.elements import Element
 from core.partial_tree import render_markdown, short_ids
+from core.retrieval.analysis import QuestionAnalysis, analyse
 from core.retrieval.context import (
     DEFAULT_CHILDREN_BUDGET,
     Context,
@@ -40,7 +43,7 @@ from core.retrieval.context import (
     expand,
 )
 from core.retrieval.contextual import contextual_index, index_dropped
-from core.retrieval.entities import Entity, entity_hits
+from core.retrieval.entities import Entity, entity_hits, find_entities
 from core.retrieval.heading_cache import heading_index
 from core.retrieval.headings import (
     CODE_FACTOR,
@@ -51,21 +54,21 @@ from core.retrieval.headings import (
     rank_headings,
     word_factors,
 )
+from core.retrieval.headings import words as heading_words
 from core.retrieval.hits import Hit
 from core.retrieval.question import QuestionError, validate_question
 from core.retrieval.request import RetrievalRequest
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
-from core.retrieval.search import MAX_K, SearchConfig, embed_query, ms, search, search_config
-from core.retrieval.shape import attribute_identifiers, question_shape, split_preamble
+from core.retrieval.search import MAX_K, SearchConfig, embed_query, ms, search_config
+from core.retrieval.stages import ContextConfig, SearchContext, Stages, current_stages
+from core.retrieval.strategies import stage_list
 from core.statements import (
     DEFAULT_WORDS,
-    asks_default,
     attribute_share,
     documented_statement,
-    expanded_query,
     last_parts,
     name_share,
-    question_terms,
+    table_rows,
     terms,
 )
 from core.store import ElementStore, VersionRecord
@@ -96,32 +99,32 @@ def _where(hit: Hit) -> str:
     return PATH_SEPARATOR.join(short_text(p, 40) for p in path)
 
 
-def find_hits(
-    store: ElementStore, question: str, query_vector: np.ndarray, k: int, scope: Scope, config: SearchConfig,
-    *, sibling: ElementStore | None = None,
-) -> Found:
-    """The ``k`` hits of ``question`` under ``config``: inside ``scope`` when one is given; else inside the
-    headings the question names (when ``config.headings``), the last slot kept for the whole collection's best
-    hit when the scoped search did not find it."""
+def find_hits(context: SearchContext, scope: Scope) -> Found:
+    """The ``context.k`` hits of the question: inside ``scope`` when one is given; else inside the headings the
+    question names (when the strategy scopes by headings), the last slot kept for the whole collection's best hit
+    when the scoped search did not find it. A scope ranks; it never vetoes (:func:`_aside`)."""
+    k, config, stages = context.k, context.config, context.stages
     if not 1 <= k <= MAX_K:
         raise ValueError(f"k must be between 1 and {MAX_K}, got {k}")
     if not scope.is_whole or not config.headings:
-        hits, timings = search(store, question, query_vector, k, scope, config, sibling=sibling)
+        hits, timings = context.search(context.question, k, scope)
         note = f"searched in: {scope.label}" if not scope.is_whole else "searched the whole collection"
         return Found(hits, scope, None, [note], timings)
     t0 = time.perf_counter()
-    index = heading_index(store)
+    index = heading_index(context.store)
     with index.lock:  # another thread may bring this process's copy up to date meanwhile
-        factors = word_factors(question, index)  # read once: choosing the scope weighs the same words
-        candidates = rank_headings(question, index, factors)
+        factors = word_factors(context.question, index)  # read once: choosing the scope weighs the same words
+        candidates = rank_headings(context.question, index, factors)
+        things = called_names(context.question, index)
     timings = {"match_headings": ms(time.perf_counter() - t0)}
-    everywhere, found = search(store, question, query_vector, k, scope, config, sibling=sibling)
+    pool = min(MAX_K, max(k, stages.context.pool)) if stages.context.definitions_first else k
+    everywhere, found = context.search(context.question, pool, scope)
+    everywhere = _definitions_first(everywhere, _asked_thing(context.analysis, things), stages.context)[:k]
     timings.update(found)
     if not candidates:
         note = "no heading named in the question: searched the whole collection"
         return Found(everywhere, scope, None, [note], timings, index=index)
-    match, scoped, found = _choose_scope(store, index, question, query_vector, k, candidates, factors, config,
-                                         sibling)
+    match, scoped, found = _choose_scope(context, candidates, factors, things)
     scoped_scope = match.scope()
     for stage, value in found.items():
         timings[f"{stage}_scoped"] = value
@@ -133,14 +136,17 @@ def find_hits(
     if not scoped:
         notes.append("nothing under it matched: searched the whole collection")
         return Found(everywhere, Scope.whole(), match, notes, timings, index=index)
+    pinned = _pinning_names(factors) if stages.heading_scope.pinned_veto else None
     # The whole collection's best hit always keeps a place (the last slot): a scope read wrongly from the question
     # ("Dot Notation" is a heading, but the question asks the "Dot Notation" column of another page's table)
     # never hides it. Measured: without this slot recall fell from 0.97 to 0.85 on the Python-Markdown set.
     best = everywhere[0] if everywhere else None
-    if best is not None and best.element_id not in {h.element_id for h in scoped}:
+    if stages.heading_scope.outside_slot and best is not None \
+            and best.element_id not in {h.element_id for h in scoped}:
         outside = not match.contains(best.element)
         if k > 1:
-            scoped = [*scoped[: k - 1], Hit(best.element, k - 1, best.distance, outside_scope=outside)]
+            aside = outside and _aside(best, pinned)
+            scoped = [*scoped[: k - 1], Hit(best.element, k - 1, best.distance, outside_scope=aside)]
             if outside:
                 notes.append(f"kept the best hit of the whole collection, from outside it: {_where(best)}")
         elif outside:
@@ -148,25 +154,115 @@ def find_hits(
                          "(search everywhere to see it)")
     if len(scoped) < k:  # a small scope: the rest of the k places go to the whole collection's next best
         taken = {h.element_id for h in scoped}
-        extra = [Hit(h.element, 0, h.distance, outside_scope=not match.contains(h.element))
+        extra = [Hit(h.element, 0, h.distance,
+                     outside_scope=not match.contains(h.element) and _aside(h, pinned))
                  for h in everywhere if h.element_id not in taken][: k - len(scoped)]
         scoped += extra
-        if any(h.outside_scope for h in extra):
+        if any(not match.contains(h.element) for h in extra):
             notes.append(f"the scope holds fewer than {k} matches: the rest come from the whole collection")
     hits = [Hit(h.element, rank, h.distance, h.outside_scope) for rank, h in enumerate(scoped[:k])]
     return Found(hits, scoped_scope, match, notes, timings, index=index)
 
 
-def add_entity_hits(store: ElementStore, question: str, query_vector: np.ndarray, found: Found,
-                    config: SearchConfig) -> Found:
+def _pinning_names(factors: dict[str, float]) -> set[str]:
+    """The question's words that pin one thing down: identifiers from code spans and names with digits ("24FL",
+    "H2"), whichever heading the scope was read from."""
+    return {w for w, f in factors.items() if f >= CODE_FACTOR or (f >= NAME_FACTOR and any(c.isdigit() for c in w))}
+
+
+def _aside(hit: Hit, pinned: set[str] | None) -> bool:
+    """Whether a hit from outside the scope is only an aside (the answer says "not stated" for the scope and
+    quotes it beside): when the question pins one thing down by a model number or code name (``pinned``) and the
+    hit's own heading path names none of them, it is about another thing, or only mentions this one (an FAQ
+    line, a guide's "supported models"). A question naming no such thing has its scope read from plain words, a
+    guess: a hit outside it competes with the hits inside on its evidence. ``None``: every hit outside is an
+    aside."""
+    if pinned is None:
+        return True
+    if not pinned:
+        return False
+    own = {w for part in hit.element.heading_path for w in heading_words(part)}
+    return not pinned & own
+
+
+def _asked_thing(analysis: QuestionAnalysis, things: frozenset[str]) -> frozenset[str]:
+    """The terms of the thing a question asks about, for telling a definition from a mention: the identifiers
+    naming an attribute or option (``linenums``, ``keepAliveTimeout``), else the code names, else the names with
+    a digit ("24FL"). Empty when it names none of them (then no hit is moved)."""
+    for names in (analysis.identifiers(things), analysis.codes, analysis.models):
+        found = last_parts(t for name in names for t in terms(name))
+        if found:
+            return found
+    return frozenset()
+
+
+# What a line leads with: the key before a colon ("* installer : pip"), else its first word or code span
+# ("`installer` sets …"); a list marker, a number or a table's pipe before it is skipped.
+_LEAD = re.compile(r"^\s*(?:[-*+]|\d+[.)]|\|)?\s*(?:(?P<key>[^:|\n]{1,80}?)\s*:|(?P<word>`[^`\n]+`|[^\s`]+))")
+
+
+def defines(element: Element, thing: frozenset[str]) -> bool | None:
+    """``True`` when ``element`` defines ``thing``: its own heading path names it, or its text leads with it (a
+    ``key : value`` item, a table's row, a definition list's term); ``False`` when its text only mentions it (a
+    changelog line "Add the X option", a blog post, a "see also"); ``None`` when it holds nothing of it."""
+    if not thing:
+        return None
+    if thing <= last_parts(terms(" ".join(element.heading_path))):
+        return True
+    if not thing <= last_parts(terms(element.text)):
+        return None
+    lines = element.text.splitlines()
+    if element.text.lstrip().startswith("|"):
+        lines = [r[0] for r in table_rows(element.text) if r]
+    for line in lines:
+        lead = _LEAD.match(line)
+        if lead and thing <= last_parts(terms(lead.group("key") or lead.group("word"))):
+            return True
+    return False
+
+
+def _definitions_first(hits: list[Hit], thing: frozenset[str], config: ContextConfig) -> list[Hit]:
+    """``hits`` with every hit that only mentions the thing asked after the hits that define it (each group keeps
+    its order, a hit holding neither keeps its place relative to the definitions)."""
+    if not config.definitions_first or not thing:
+        return hits
+    kinds = [defines(h.element, thing) for h in hits]
+    if True not in kinds or False not in kinds:
+        return hits
+    ordered = [h for h, d in zip(hits, kinds, strict=True) if d is not False] + \
+              [h for h, d in zip(hits, kinds, strict=True) if d is False]
+    return [Hit(h.element, rank, h.distance, h.outside_scope) for rank, h in enumerate(ordered)]
+
+
+def find_compared(context: SearchContext) -> Found:
+    """The hits of a comparative, superlative or list question: one search of the whole collection, then one per
+    thing compared (:func:`add_entity_hits`); at most one search per thing, plus one."""
+    analysis, config = context.analysis, context.stages.entities
+    text = analysis.query
+    if analysis.shape is not None and len(analysis.shape.parts) >= 2:
+        # the things' headings lead the query: a table listing them all (an index page of every extension's entry
+        # point) matches every one, a page about one matches one
+        index = heading_index(context.store)
+        with index.lock:
+            named = find_entities(index, analysis.shape, [], analysis.terms, config.max_entities)
+        if named:
+            text = " ".join(dict.fromkeys(e.part or e.heading.text for e in named)) + " " + analysis.query
+    pool_k = min(MAX_K, max(context.k, config.per_entity))
+    pool, timings = context.search(text, pool_k, Scope.whole())
+    hits = [Hit(h.element, rank, h.distance) for rank, h in enumerate(pool[: context.k])]
+    found = Found(hits, Scope.whole(), None, ["searched the whole collection, then each thing compared"], timings)
+    return add_entity_hits(context, found, pool)
+
+
+def add_entity_hits(context: SearchContext, found: Found, pool: list[Hit] | None = None) -> Found:
     """For a comparative, superlative or list question, each entity's best hit joins ``found``'s hits."""
-    shape = question_shape(question)
+    shape = context.analysis.shape
     if shape is None:
         return found
     t0 = time.perf_counter()
-    index = found.index or heading_index(store)
+    index = found.index or heading_index(context.store)
     with index.lock:  # another thread may bring this process's copy up to date meanwhile
-        extra, entities = entity_hits(store, index, question, query_vector, shape, found.hits, config)
+        extra, entities = entity_hits(context, index, shape, found.hits, pool)
     found.timings["entities"] = ms(time.perf_counter() - t0)
     if entities:
         found.notes.append(f"compared {len(entities)} entities: " + "; ".join(e.heading.label for e in entities))
@@ -194,28 +290,23 @@ def _stating(hits: list[Hit], asked: frozenset[str], wanted: frozenset[str],
     return first, False
 
 
-# Hits a scope is probed for before it is judged not to hold the attribute asked.
-PROBE_K = 8
-
-
-def _probe(store: ElementStore, question: str, query_vector: np.ndarray, k: int, scope: Scope,
-           config: SearchConfig, sibling: ElementStore | None, asked: frozenset[str],
+def _probe(context: SearchContext, scope: Scope, asked: frozenset[str],
            things: frozenset[str] = frozenset()) -> tuple[list[Hit], dict[str, float], bool]:
-    """The scope's ``k`` hits, with the hit stating the attribute among them when the first :data:`PROBE_K`
-    hold one, and whether they do. ``things``: the question's identifiers that name things, not the attribute
-    (``core.retrieval.headings.called_names``)."""
-    hits, timings = search(store, expanded_query(question), query_vector, max(k, PROBE_K), scope, config,
-                           sibling=sibling)
-    wanted = question_terms(question)
-    identifiers = attribute_identifiers(question, things)
+    """The scope's ``k`` hits, with the hit stating the attribute among them when the first
+    ``EvidenceProbeConfig.k`` hold one, and whether they do. ``things``: the question's identifiers that name
+    things, not the attribute (``core.retrieval.headings.called_names``)."""
+    analysis, k, probe_k = context.analysis, context.k, context.stages.probe.k
+    hits, timings = context.search(analysis.query, max(k, probe_k), scope)
+    wanted = analysis.terms
+    identifiers = analysis.identifiers(things)
     parts = last_parts(t for name in identifiers for t in terms(name))
     stating, exact = _stating(hits, asked, wanted, parts) if asked else (None, False)
     # The attribute is looked up by its own words alone: the option a code span names (`linenums`), else the
     # question proper's words the scope does not hold ("응답속도"). With the whole question, the words every page
     # of the platform repeats ("Python-Markdown", "extension", a preamble) outrank the one item stating it.
-    lookup = identifiers or sorted(question_terms(split_preamble(question)[1]) & asked)
+    lookup = identifiers or sorted(analysis.rest_terms & asked)
     lookups = [lookup] if lookup else []
-    if lookup and asks_default(question) and not set(DEFAULT_WORDS) <= set(lookup):
+    if lookup and analysis.asks_default and not set(DEFAULT_WORDS) <= set(lookup):
         # then with the words that state a default ("+ Default: `false`"): under an option's own heading every
         # element holds its name, the line stating the value is the one holding these too
         lookups.append([*lookup, *(w for w in DEFAULT_WORDS if w not in lookup)])
@@ -224,7 +315,7 @@ def _probe(store: ElementStore, question: str, query_vector: np.ndarray, k: int,
             break
         # none stated, or only under another key than the option named ("logController" table's row for
         # `disableRequestLogging`, where its own heading states it too)
-        named, found = search(store, " ".join(words), query_vector, PROBE_K, scope, config, sibling=sibling)
+        named, found = context.search(" ".join(words), probe_k, scope)
         timings = {s: timings.get(s, 0.0) + found.get(s, 0.0) for s in {*timings, *found}}
         looked_up, exact = _stating(named, asked, wanted, parts)
         stating = looked_up if looked_up is not None and (exact or stating is None) else stating
@@ -245,8 +336,7 @@ def _strong_names(match: HeadingMatch, factors: dict[str, float]) -> set[str]:
 
 
 def _choose_scope(
-    store: ElementStore, index: HeadingIndex, question: str, query_vector: np.ndarray, k: int,
-    candidates: list[HeadingMatch], factors: dict[str, float], config: SearchConfig, sibling: ElementStore | None,
+    context: SearchContext, candidates: list[HeadingMatch], factors: dict[str, float], things: frozenset[str],
 ) -> tuple[HeadingMatch, list[Hit], dict[str, float]]:
     """The named headings whose subtree holds the attribute asked, best-named first; the best-named when none
     does. The scope is chosen with the evidence inside it, not from heading words alone: "Nova 32UX ›
@@ -254,8 +344,6 @@ def _choose_scope(
     A runner-up never lacks a model number or code name some candidate matched (that would answer for another
     product), and a scope of several headings ("Nova 24FL" heads its sheet and a release-notes section) narrows
     to the one holding the attribute when the whole does not show it in its first hits."""
-    with index.lock:
-        things = called_names(question, index)
     # The model numbers and code names any candidate matched: a runner-up lacking one is about another thing
     # ("Nova 32UX › Firmware Update" for a question on the 34WC's firmware, whose notes are the best-named scope).
     strong = set().union(*(_strong_names(m, factors) for m in candidates))
@@ -263,9 +351,8 @@ def _choose_scope(
     first: tuple[HeadingMatch, list[Hit], dict[str, float]] | None = None
     for match in allowed:
         # The scope's own names say where, not what: they never count as the attribute asked.
-        asked = question_terms(question) - {t for w in match.words for t in terms(w)}
-        hits, timings, holds = _probe(store, question, query_vector, k, match.scope(), config, sibling, asked,
-                                      things)
+        asked = context.analysis.asked_outside(set(match.words))
+        hits, timings, holds = _probe(context, match.scope(), asked, things)
         if first is None:
             first = (match, hits, timings)
         if not asked or holds:
@@ -273,8 +360,7 @@ def _choose_scope(
         if len(match.headings) > 1:
             for heading in match.headings:
                 narrow = HeadingMatch((heading,), match.words, match.score)
-                hits, timings, holds = _probe(store, question, query_vector, k, narrow.scope(), config, sibling,
-                                              asked, things)
+                hits, timings, holds = _probe(context, narrow.scope(), asked, things)
                 if holds:
                     return narrow, hits, timings
     assert first is not None
@@ -299,6 +385,9 @@ class Retrieval:
     children_budget: int = DEFAULT_CHILDREN_BUDGET
     as_of: datetime | None = None
     versions: dict[str, VersionRecord] = field(default_factory=dict)  # the version each hit's document was read at
+    analysis: QuestionAnalysis | None = field(default=None, repr=False)  # the question as every stage read it
+    searches: int = 0  # the searches run (one per scope probed, one per entity compared, the whole collection's)
+    stages: Stages = field(default_factory=current_stages, repr=False)
 
     def context(self, mode: Mode) -> Context:
         return self.plain if mode == "plain" else self.hierarchical
@@ -329,8 +418,9 @@ class Retrieval:
         return [e for e in self.hierarchical.elements if e.element_id not in plain]
 
     def describe(self) -> dict[str, Any]:
-        return {"search": self.search.as_dict(), "scope": self.scope.as_dict(), "notes": list(self.notes),
-                "children_budget": self.children_budget}
+        return {"search": self.search.as_dict(), "stages": list(stage_list(self.search)),
+                "scope": self.scope.as_dict(), "notes": list(self.notes), "children_budget": self.children_budget,
+                "searches": self.searches}
 
 
 def retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: ElementStore | None = None) -> Retrieval:
@@ -340,6 +430,8 @@ def retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Element
     collection for the contextual strategy (read from the store when not given).
     """
     question = validate_question(request.question)  # raises QuestionError (a ValueError) with a message for the user
+    analysis = analyse(question)  # read once: every stage below reads the question through it
+    stages = current_stages()
     config = request.config
     budget = request.budget
     k, max_tokens, query_vector = request.k, request.max_tokens, request.query_vector
@@ -353,9 +445,14 @@ def retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Element
         t0 = time.perf_counter()
         vector = embed_query(store, question) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
         t1 = time.perf_counter()
-        found = find_hits(store, question, vector, k, scope, config, sibling=sibling)
-        if config.headings and scope.is_whole:
-            found = add_entity_hits(store, question, vector, found, config)
+        context = SearchContext(store, vector, k, config, analysis, stages, sibling)
+        if config.headings and scope.is_whole and analysis.shape is not None \
+                and stages.entities.one_search_each:
+            found = find_compared(context)
+        else:
+            found = find_hits(context, scope)
+            if config.headings and scope.is_whole:
+                found = add_entity_hits(context, found)
         t2 = time.perf_counter()
         plain = build_plain_context(found.hits, max_tokens)
         t3 = time.perf_counter()
@@ -378,7 +475,8 @@ def retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Element
     versions = store.read.versions_of({h.element.document_id for h in found.hits})
     return Retrieval(question=question, k=k, scope=found.scope, hits=found.hits, plain=plain, hierarchical=hierarchical,
                      timings=timings, query_vector=vector, search=config, heading_match=found.heading_match,
-                     notes=found.notes, children_budget=budget, as_of=request.as_of, versions=versions)
+                     notes=found.notes, children_budget=budget, as_of=request.as_of, versions=versions,
+                     analysis=analysis, searches=context.searches, stages=stages)
 
 
 def _as_of(store: ElementStore, when: datetime, config: SearchConfig) -> ElementStore:

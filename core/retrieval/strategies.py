@@ -23,12 +23,14 @@ __all__ = [
     "MAX_K",
     "REGISTRY",
     "STRATEGIES",
+    "STAGE_LISTS",
     "SearchConfig",
     "Strategy",
     "compare_choices",
     "describe_choices",
     "search_choices",
     "search_config",
+    "stage_list",
 ]
 
 MAX_K = 50
@@ -123,6 +125,11 @@ class Strategy:
     def mode(self) -> str:
         return self.evaluation_mode or self.name
 
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """The named stages it runs (:data:`STAGE_LISTS`)."""
+        return stage_list(self.config)
+
 
 # Hybrid's fusion, weights and candidates were chosen with bench/bench_fusion.py on the question sets generated from
 # the samples and from the Python-Markdown docs (README, "Retrieval"): relative score fusion with full text weighted
@@ -141,6 +148,19 @@ REGISTRY: dict[str, Strategy] = {
                  "vector and full-text, fused"),
     )
 }
+# The stages each kind of strategy runs (core.retrieval.stages): scoped by the headings the question names, or the
+# whole collection searched once.
+STAGE_LISTS: dict[str, tuple[str, ...]] = {
+    "scoped": ("heading scope", "evidence probe", "entity hits", "context", "reader"),
+    "whole": ("search", "context", "reader"),
+}
+
+
+def stage_list(config: SearchConfig) -> tuple[str, ...]:
+    """The named stages a retrieval under ``config`` runs."""
+    return STAGE_LISTS["scoped" if config.headings else "whole"]
+
+
 DEFAULT_NAME = "default"  # the name every selector offers for DEFAULT_STRATEGY
 DEFAULT_STRATEGY = "hybrid"
 

@@ -1,0 +1,84 @@
+"""The question analysed once: :class:`QuestionAnalysis`, built in ``retrieve()`` and handed to every stage.
+
+Every stage used to parse the question again (its terms, its preamble, its names, its shape); the analysis holds
+what they read, so each is computed once per question. What depends on the collection (the names a heading
+calls, ``core.retrieval.headings.called_names``) is read by the stage that has the collection's heading index.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from core.retrieval.shape import (
+    QuestionShape,
+    attribute_identifiers,
+    code_names,
+    name_runs,
+    question_shape,
+    split_preamble,
+)
+from core.statements import asks_default, expanded_query, question_terms, terms
+
+__all__ = ["QuestionAnalysis", "analyse"]
+
+Language = Literal["ko", "en"]
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+@dataclass(frozen=True)
+class QuestionAnalysis:
+    """What a question asks, read once (a validated question: ``core.retrieval.question.validate_question``).
+
+    * ``terms``: its terms with the attribute nouns its words ask for, both languages (``question_terms``);
+    * ``preamble`` / ``rest``: the leading clause setting the platform, and the question proper;
+    * ``names``: runs of name words in the question proper ("Aster H1"); ``codes``: identifiers in code spans
+      that name things (``fs.readFile``); ``models``: the names holding a digit ("24FL", "H2");
+    * ``shape``: comparative, superlative or list (``None``: about one thing);
+    * ``language``: ``ko`` when it holds Hangul, else ``en``; ``asks_default``: it asks for a default value;
+    * ``query``: the text full-text search reads (the question with the attribute nouns its words ask for).
+    """
+
+    text: str
+    terms: frozenset[str]
+    preamble: str
+    rest: str
+    rest_terms: frozenset[str]
+    names: tuple[str, ...]
+    codes: tuple[str, ...]
+    models: tuple[str, ...]
+    shape: QuestionShape | None
+    language: Language
+    asks_default: bool
+    query: str
+
+    def identifiers(self, things: frozenset[str] = frozenset()) -> list[str]:
+        """The identifiers naming an attribute (``core.retrieval.shape.attribute_identifiers``), ``things``
+        (names a heading calls) left out."""
+        return attribute_identifiers(self.text, things)
+
+    def asked_outside(self, place_words: frozenset[str] | set[str]) -> frozenset[str]:
+        """The question's terms less those of the words naming a place (a scope's heading words)."""
+        return self.terms - {t for w in place_words for t in terms(w)}
+
+
+def analyse(question: str) -> QuestionAnalysis:
+    """The analysis of ``question`` (already validated)."""
+    preamble, rest = split_preamble(question)
+    names = name_runs(rest)
+    return QuestionAnalysis(
+        text=question,
+        terms=question_terms(question),
+        preamble=preamble,
+        rest=rest,
+        rest_terms=question_terms(rest),
+        names=names,
+        codes=tuple(code_names(question)),
+        models=tuple(w for run in names for w in run.split() if any(c.isdigit() for c in w)
+                     and any(c.isalpha() for c in w)),
+        shape=question_shape(question),
+        language="ko" if _HANGUL.search(question) else "en",
+        asks_default=asks_default(question),
+        query=expanded_query(question),
+    )

@@ -1,0 +1,149 @@
+"""The named stages of retrieval and reading, each with a frozen config, and the context one question's search shares.
+
+The stages, in the order ``retrieve()`` runs them (``core.retrieval.strategies.STAGE_LISTS`` names which run for a
+strategy):
+
+* **heading scope** (:class:`HeadingScopeConfig`): the headings the question names narrow the search; a scope ranks,
+  it never vetoes: a hit from outside it is an aside only when the scope is pinned by a model number or code name
+  that the hit's own path and text lack;
+* **evidence probe** (:class:`EvidenceProbeConfig`): each candidate scope is probed for an element stating the
+  attribute asked, and the scope chosen with its evidence;
+* **entity hits** (:class:`EntityHitsConfig`): for a comparative, superlative or list question, one search per
+  thing compared;
+* **context** (:class:`ContextConfig`): the hits ordered (definitions above mentions) and expanded to their
+  partial trees (a heading hit brings ``RetrievalRequest.children_budget`` tokens of its section);
+* **reader**: the extractive answerer (``core.answering.extractive``; its constants are recorded with its module).
+
+Each config's defaults are today's constants, each with its sweep record in ``data/tuning/`` (``core.tuning``).
+:class:`Stages` holds one of each; ``bench/sweep.py`` varies one field with :func:`using`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from core.retrieval.analysis import QuestionAnalysis
+from core.retrieval.entities import MAX_ENTITIES
+from core.retrieval.hits import Hit
+from core.retrieval.scope import Scope
+from core.retrieval.search import search
+from core.retrieval.strategies import SearchConfig
+from core.store import ElementStore
+
+__all__ = ["DEFAULT_STAGES", "STAGE_NAMES", "ContextConfig", "EntityHitsConfig", "EvidenceProbeConfig",
+           "HeadingScopeConfig", "SearchContext", "Stages", "current_stages", "using"]
+
+STAGE_NAMES = ("heading scope", "evidence probe", "entity hits", "context", "reader")
+
+
+@dataclass(frozen=True)
+class HeadingScopeConfig:
+    """``outside_slot``: the whole collection's best hit keeps the last place when the scope does not find it.
+    ``pinned_veto``: a hit from outside the scope is set aside (the answer says "not stated" for the scope) only
+    when the scope is pinned by a model number or code name its path and text lack; ``False``: every hit from
+    outside is set aside (the earlier rule, which let a guessed heading veto the right hit)."""
+
+    outside_slot: bool = True
+    pinned_veto: bool = True
+
+
+@dataclass(frozen=True)
+class EvidenceProbeConfig:
+    """``k``: the hits a candidate scope is probed for before it is judged not to hold the attribute asked."""
+
+    k: int = 8
+
+
+@dataclass(frozen=True)
+class EntityHitsConfig:
+    """``max_entities``: the things one question compares at most (one search each); ``per_entity``: the hits
+    searched in each one's scope; ``probe_hits``: the hits of the one whole-collection search an open superlative or
+    list runs when no hit states the attribute; ``listing_table``: also look for one table listing them all.
+    ``one_search_each``: a comparative, superlative or list question runs one search of the whole collection (its
+    hits, and the table listing the things if one is among them) and one per thing, without probing the headings
+    it names: each thing's own scope is its entity search; ``False``: the heading scope and its probes run first
+    and the listing table has its own search."""
+
+    max_entities: int = MAX_ENTITIES
+    per_entity: int = 8
+    probe_hits: int = 20
+    listing_table: bool = True
+    one_search_each: bool = True
+
+
+@dataclass(frozen=True)
+class ContextConfig:
+    """``definitions_first``: among the hits, an element whose own heading path or key names the thing asked ranks
+    above one that only mentions it in its text. ``pool``: the hits the whole-collection search reads before the
+    k best are taken, so a definition just below the k-th place is not lost to mentions."""
+
+    definitions_first: bool = True
+    pool: int = 8
+
+
+@dataclass(frozen=True)
+class Stages:
+    """One config per stage; derive one with :meth:`but` (``stages.but(probe=EvidenceProbeConfig(k=4))``)."""
+
+    heading_scope: HeadingScopeConfig = field(default_factory=HeadingScopeConfig)
+    probe: EvidenceProbeConfig = field(default_factory=EvidenceProbeConfig)
+    entities: EntityHitsConfig = field(default_factory=EntityHitsConfig)
+    context: ContextConfig = field(default_factory=ContextConfig)
+
+    def but(self, **changes: Any) -> Stages:
+        return replace(self, **changes)
+
+    def as_dict(self) -> dict[str, dict[str, Any]]:
+        return {name: vars(getattr(self, name)).copy() for name in ("heading_scope", "probe", "entities", "context")}
+
+
+DEFAULT_STAGES = Stages()
+_CURRENT: ContextVar[Stages | None] = ContextVar("stages", default=None)
+
+
+def current_stages() -> Stages:
+    """The stage configs ``retrieve()`` runs with: the defaults unless :func:`using` says otherwise."""
+    return _CURRENT.get() or DEFAULT_STAGES
+
+
+@contextmanager
+def using(stages: Stages) -> Iterator[Stages]:
+    """Run the retrievals inside the block with ``stages`` (``bench/sweep.py`` varies one field this way)."""
+    token = _CURRENT.set(stages)
+    try:
+        yield stages
+    finally:
+        _CURRENT.reset(token)
+
+
+@dataclass
+class SearchContext:
+    """What every search of one question shares: the store, the query vector, ``k``, the strategy, the contextual
+    sibling, the question's analysis and the stage configs. ``searches`` counts the searches run."""
+
+    store: ElementStore
+    vector: np.ndarray
+    k: int
+    config: SearchConfig
+    analysis: QuestionAnalysis
+    stages: Stages = field(default_factory=current_stages)
+    sibling: ElementStore | None = None
+    searches: int = 0
+
+    @property
+    def question(self) -> str:
+        return self.analysis.text
+
+    def search(self, text: str, k: int, scope: Scope,
+               vector: np.ndarray | None = None) -> tuple[list[Hit], dict[str, float]]:
+        """The ``k`` best hits of ``text`` inside ``scope`` under the strategy (``core.retrieval.search.search``),
+        by the question's vector unless ``vector`` is another text's."""
+        self.searches += 1
+        return search(self.store, text, self.vector if vector is None else vector, k, scope, self.config,
+                      sibling=self.sibling)

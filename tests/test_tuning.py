@@ -1,0 +1,98 @@
+"""Every named constant of retrieval and answering has a sweep record holding its value (core.tuning)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core import tuning
+from core.tuning import SetScore, TuningError, TuningRecord
+
+
+def test_every_named_constant_has_a_record_with_its_value() -> None:
+    gaps = tuning.missing()
+    assert gaps == [], ("named constants without a matching record in data/tuning/ (run bench/sweep.py --record, "
+                        "or add a limit record):\n" + "\n".join(gaps))
+
+
+def test_every_record_names_a_constant_the_code_still_has() -> None:
+    stale = [f"{m}.{name}" for m in tuning.tuned_modules() for name in tuning.load_records(m)
+             if name not in tuning.named_constants(m)]
+    assert stale == []
+
+
+def test_a_changed_constant_is_reported(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(tuning, "TUNING_DIR", tmp_path)
+    tuning.write_record("core.retrieval.stages", TuningRecord("EvidenceProbeConfig.k", 3, "unswept", "probe depth"))
+    gaps = tuning.missing(["core.retrieval"])
+    assert "core.retrieval.stages.EvidenceProbeConfig.k: the code holds 8, the record 3" in gaps
+    assert any(g.startswith("core.retrieval.headings.MIN_SCORE: no record") for g in gaps)
+
+
+def test_config_fields_are_named_constants() -> None:
+    names = tuning.named_constants("core.retrieval.strategies")
+    assert names["SearchConfig.rrf_k"] == 60
+    assert "MAX_K" in names
+    # imported from elsewhere, not the module's own constant
+    assert "MAX_K" not in tuning.named_constants("core.retrieval.search")
+
+
+def test_a_sweep_record_needs_a_score_on_a_set_it_was_not_chosen_on() -> None:
+    score = SetScore(0.9, 0.8, 300.0)
+    with pytest.raises(TuningError, match="not chosen on"):
+        TuningRecord("X", 1, "sweep", "why", (1, 2), ("gold",), {"gold": score}, "bench/sweep.py ...")
+    ok = TuningRecord("X", 1, "sweep", "why", (1, 2), ("gold",), {"gold": score, "undici": score}, "bench/sweep.py")
+    assert ok.held_out == {"undici": score}
+    assert TuningRecord.from_dict("X", json.loads(json.dumps(ok.as_dict()))) == ok
+
+
+@pytest.mark.parametrize("raw, message", [
+    ({"value": 1, "evidence": "guess", "why": "x"}, "evidence must be one of"),
+    ({"value": 1, "evidence": "limit", "why": " "}, "says why"),
+    ({"evidence": "limit", "why": "x"}, "malformed"),
+    ({"value": 1, "evidence": "sweep", "why": "x", "command": "c", "chosen_on": ["a"],
+      "scores": {"b": {"answer": "high"}}}, "malformed"),
+])
+def test_a_malformed_record_is_refused_with_its_name(raw, message) -> None:
+    with pytest.raises(TuningError, match=message):
+        TuningRecord.from_dict("X", raw)
+
+
+def test_a_malformed_file_is_refused_with_its_path(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(tuning, "TUNING_DIR", tmp_path)
+    (tmp_path / "core.retrieval.pipeline.json").write_bytes(b"\xff\xfe not json")
+    with pytest.raises(TuningError, match="core.retrieval.pipeline.json"):
+        tuning.load_records("core.retrieval.pipeline")
+
+
+def test_sweep_chooses_on_its_sets_and_records_the_held_out_scores(tmp_path, monkeypatch) -> None:
+    from .helpers_bench import bench_module
+
+    sweep = bench_module("sweep")
+    results = {4: {"gold": {"answer": 0.8, "attribution": 0.9, "tokens": 300.0},
+                   "undici": {"answer": 1.0, "attribution": 1.0, "tokens": 200.0}},
+               8: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 320.0},
+                   "undici": {"answer": 0.5, "attribution": 0.5, "tokens": 250.0}}}
+    assert sweep.choose(results, ["gold"]) == 8, "chosen on gold alone, whatever undici says"
+    tie = {8: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 300.0}},
+           12: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 299.0}},
+           4: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 250.0}}}
+    assert sweep.choose({v: tie[v] for v in (8, 12)}, ["gold"]) == 8, "a token's saving decides nothing"
+    assert sweep.choose(tie, ["gold"]) == 4, "a sixth fewer tokens does"
+    assert sweep.parse_value("false", True) is False and sweep.parse_value("12", 8) == 12
+    target, current, running = sweep.stage_setter("probe", "k")
+    assert target == "core.retrieval.stages:EvidenceProbeConfig.k" and current == 8
+    from core.retrieval.stages import current_stages
+
+    with running(4):
+        assert current_stages().probe.k == 4
+    assert current_stages().probe.k == 8
+    with pytest.raises(ValueError, match="no field"):
+        sweep.stage_setter("probe", "depth")
+    monkeypatch.setattr(tuning, "TUNING_DIR", tmp_path)
+    sweep._record("core.retrieval.stages", "EvidenceProbeConfig.k", 8, [4, 8], ["gold"], results[8], "probe depth",
+                  ["--stage", "probe"])
+    record = tuning.load_records("core.retrieval.stages")["EvidenceProbeConfig.k"]
+    assert record.evidence == "sweep" and record.chosen_on == ("gold",) and set(record.held_out) == {"undici"}
+    assert record.command.endswith("bench/sweep.py --stage probe")
