@@ -91,12 +91,15 @@ def main() -> None:
     parser.add_argument("--context", type=int, default=4096, help="the server's context size in tokens")
     parser.add_argument("--docs", type=int, default=1, help="how many sample documents to ingest (from the first)")
     parser.add_argument("--timeout", type=float, default=600, help="HKE_LLM_TIMEOUT for every call")
+    parser.add_argument("--max-tokens", type=float, default=1.0,
+                        help="HKE_LLM_MAX_TOKENS: a factor on every call's output token bound")
     args = parser.parse_args()
 
     gguf = model_path(args)
     server = start_server(args, gguf)
     os.environ.update({"OPENAI_API_KEY": "local", "OPENAI_BASE_URL": f"http://127.0.0.1:{args.port}/v1",
-                       "HKE_CHAT_MODEL": gguf.stem, "HKE_LLM_TIMEOUT": str(args.timeout)})
+                       "HKE_CHAT_MODEL": gguf.stem, "HKE_LLM_TIMEOUT": str(args.timeout),
+                       "HKE_LLM_MAX_TOKENS": str(args.max_tokens)})
     result: dict[str, Any] = {"model": gguf.name, "threads": args.threads, "context": args.context,
                               "load_average": os.getloadavg()}
     try:
@@ -113,6 +116,7 @@ def main() -> None:
         ingest_paths(store, docs[: args.docs])
         try:
             result["asks"] = [ask(store, q) for q in QUESTIONS]
+            write_result("local_llm", result)  # what is done so far survives a run stopped later
             for a in result["asks"]:
                 print(f"ask {a['seconds']:.1f} s  {a['question']}")
                 for mode in ("plain", "hierarchical"):
@@ -125,6 +129,7 @@ def main() -> None:
                   f"({report.llm_units} by the model, {report.fallback_units} offline fallback), "
                   f"{report.entities} entities, {report.reports} reports ({report.llm_reports} by the model, "
                   f"{report.fallback_reports} extractive fallback), {report.llm_calls} calls")
+            write_result("local_llm", result)
             started = time.perf_counter()
             try:
                 answer = global_search(store, GLOBAL_QUESTION, GlobalSearchOptions(level=0))
