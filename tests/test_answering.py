@@ -242,7 +242,8 @@ def test_both_modes_use_the_same_prompt_and_differ_only_in_context(samples_store
     result = compare(samples_store, RetrievalRequest(QUESTIONS["q06"]["question"], k=3),
                      answerer=LLMAnswerer(model, "LLM: fake", FAST))
     # The columns are answered concurrently, so which column got which canned reply is not fixed.
-    assert {result.plain.answer.text, result.hierarchical.answer.text} == {"first answer", "second answer"}
+    assert {result.plain.answer.text, result.hierarchical.answer.text} == {"first answer [uncited]",
+                                                                          "second answer [uncited]"}
     assert len(recorder.prompts) == 2
     by_context = {}
     for system, human in recorder.prompts:
@@ -282,7 +283,7 @@ def test_a_failing_mode_does_not_hide_the_other(samples_store):
                      streaming=True)
     assert result.plain.answer.error.startswith("The model server rejected the API key (401)")
     assert result.plain.answer.error_kind == "auth" and result.plain.answer.text == ""
-    assert result.hierarchical.answer.ok and result.hierarchical.answer.text == "fine answer"
+    assert result.hierarchical.answer.ok and result.hierarchical.answer.text == "fine answer [uncited]"
     assert result.plain.sources, "sources (the hits) still show when the answer failed"
 
 

@@ -63,11 +63,11 @@ def test_a_stream_that_ends_without_finish_reason_is_marked_cut_off():
 
 
 def test_a_complete_stream_is_not_marked_cut_off():
-    with Stub([{"reply": "It weighs 5.4 kg."}]) as stub:
+    with Stub([{"reply": "It weighs 5.4 kg [e:aaaaaaaa]."}]) as stub:
         stream = AnswerStream(_retrieval(), "hierarchical", answerer(stub))
         list(stream)
         result = stream.result()
-    assert result.answer.ok and result.answer.text == "It weighs 5.4 kg."
+    assert result.answer.ok and result.answer.text == "It weighs 5.4 kg [e:aaaaaaaa]."
 
 
 def test_timeouts_before_any_reply_are_retried_within_the_same_total_budget():
@@ -83,14 +83,19 @@ def test_timeouts_before_any_reply_are_retried_within_the_same_total_budget():
     assert elapsed < TOTAL + SLACK, elapsed
 
 
+def _parallel(llm):
+    llm.concurrency = 2  # a server with parallel slots (HKE_LLM_CONCURRENCY=2); the stub is on 127.0.0.1
+    return llm
+
+
 def test_both_columns_are_answered_concurrently():
-    with Stub([{"sleep": 1.0, "reply": "Answer."}]) as stub:
-        events = list(answer_concurrently(_retrieval(), answerer(stub)))
+    with Stub([{"sleep": 1.0, "reply": "Answer [e:aaaaaaaa]."}]) as stub:
+        events = list(answer_concurrently(_retrieval(), _parallel(answerer(stub))))
     first, second = sorted(stub.requests, key=lambda r: r["started"])
     assert second["started"] < first["ended"], "the second column waited for the first"
     results = {e.mode: e.result for e in events if e.result is not None}
     assert set(results) == {"plain", "hierarchical"}
-    assert all(r.answer.text == "Answer." and r.answer.ok for r in results.values())
+    assert all(r.answer.text == "Answer [e:aaaaaaaa]." and r.answer.ok for r in results.values())
     chunks = [e for e in events if e.result is None]
     assert {e.mode for e in chunks} == {"plain", "hierarchical"}
 
@@ -98,7 +103,7 @@ def test_both_columns_are_answered_concurrently():
 def test_compare_with_a_stalled_server_ends_both_columns_with_the_deadline_message(samples_store):
     with Stub([{"keepalive": 0.3, "for": 30}]) as stub:
         result = compare(samples_store, RetrievalRequest("Nova 27QX 모니터의 보증기간은 얼마인가요?", k=2),
-                         streaming=True, answerer=answerer(stub, total=TOTAL, timeout=5.0))
+                         streaming=True, answerer=_parallel(answerer(stub, total=TOTAL, timeout=5.0)))
     for mode_result in (result.plain, result.hierarchical):
         assert mode_result.answer.error_kind == "deadline"
         assert mode_result.timings["generate"] < (TOTAL + SLACK) * 1000

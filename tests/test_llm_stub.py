@@ -283,7 +283,8 @@ def test_compare_through_the_stub_answers_both_modes_and_keeps_the_key_out(sampl
     with Stub([{"reply": "Answer from the context [e:00000000]."}]) as stub:
         result = compare(samples_store, RetrievalRequest("Nova 27QX 모니터의 보증기간은 얼마인가요?", k=3),
                          answerer=answerer(stub), streaming=True)
-    assert result.plain.answer.text == result.hierarchical.answer.text == "Answer from the context [e:00000000]."
+    # [e:00000000] is in neither context: it is dropped, and the sentence, matching no element, marked uncited
+    assert result.plain.answer.text == result.hierarchical.answer.text == "Answer from the context [uncited]."
     assert result.answerer.startswith("LLM: stub-model at http://127.0.0.1:")
     contexts = [r["body"]["messages"][1]["content"] for r in stub.requests]  # the columns ask concurrently
     assert len(contexts) == 2
@@ -305,7 +306,7 @@ def test_one_failing_column_leaves_the_other_answered(samples_store):
     answered = result.hierarchical if refused is result.plain else result.plain
     assert refused.answer.error_kind == "bad_request"
     assert "refused the request (400)" in refused.answer.error
-    assert answered.answer.text == "The other answer." and answered.answer.ok
+    assert answered.answer.text == "The other answer [uncited]." and answered.answer.ok  # it cited nothing
 
 
 def test_a_stream_cut_off_midway_keeps_what_arrived():
