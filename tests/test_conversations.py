@@ -132,7 +132,7 @@ def test_an_unknown_id_starts_a_conversation_and_turns_keep_their_order(nova):
     tables = ConversationTables(nova.url, nova.collection)
     assert tables.turns("never-seen") == [] and tables.recent("never-seen", 5) == []
     for n in range(3):
-        tables.append("fresh", lambda recent, number, n=n: _fields(f"q{n}"), keep=5)
+        tables.append("fresh", lambda number, n=n: _fields(f"q{n}"), keep=5)
     assert [(t["turn"], t["question"]) for t in tables.turns("fresh")] == [(1, "q0"), (2, "q1"), (3, "q2")]
     assert [c["conversation_id"] for c in tables.conversations()] == ["fresh"]
 
@@ -140,7 +140,7 @@ def test_an_unknown_id_starts_a_conversation_and_turns_keep_their_order(nova):
 def test_memory_is_bounded_and_deleting_a_conversation_deletes_its_memory(nova):
     tables = ConversationTables(nova.url, nova.collection)
     for n in range(7):
-        tables.append("long", lambda recent, number, n=n: _fields(f"q{n}"), keep=3)
+        tables.append("long", lambda number, n=n: _fields(f"q{n}"), keep=3)
     turns = tables.turns("long")
     assert len(turns) == 7 and [t["facts"] is None for t in turns] == [True] * 4 + [False] * 3
     assert [t["question"] for t in tables.recent("long", 3)] == ["q4", "q5", "q6"]
@@ -152,7 +152,7 @@ def test_memory_is_bounded_and_deleting_a_conversation_deletes_its_memory(nova):
 def test_conversations_are_per_collection(nova, db_url):
     other = ElementStore(db_url, f"conv_other_{uuid.uuid4().hex[:6]}", HashEmbeddings())
     try:
-        ConversationTables(nova.url, nova.collection).append("shared-name", lambda r, n: _fields("mine"), keep=5)
+        ConversationTables(nova.url, nova.collection).append("shared-name", lambda n: _fields("mine"), keep=5)
         assert ConversationTables(other.url, other.collection).turns("shared-name") == []
     finally:
         other.drop()
@@ -167,7 +167,7 @@ tables = ConversationTables(database_url(), {collection!r})
 for n in range(15):
     fields = {{"episode": 1, "question": f"{{sys.argv[1]}}-{{n}}", "understood_as": "q", "entity": None,
                "attribute": None, "attribute_terms": [], "carried": {{}}, "answer": "", "facts": []}}
-    tables.append("two-tabs", lambda recent, number: fields, keep=5)
+    tables.append("two-tabs", lambda number: fields, keep=5)
 """
 
 

@@ -236,7 +236,7 @@ def ask_in_conversation(store: Any, conversation_id: str, question: str, answer:
     result = answer(resolution.understood_as)
     slots = resolution.slots
 
-    def make_turn(_recent: list[dict[str, Any]], number: int) -> dict[str, Any]:
+    def make_turn(number: int) -> dict[str, Any]:
         episode = number if resolution.new_episode else resolution.carried["episode"]
         return {"episode": episode, "question": question, "understood_as": resolution.understood_as,
                 "entity": slots.entity, "attribute": slots.attribute, "attribute_terms": sorted(slots.attribute_terms),

@@ -1,8 +1,9 @@
 """SQL of conversations: a collection's conversations and their turns.
 
 * ``hke_conversations``: one row per (collection, conversation id), tied to the collection (``ON DELETE CASCADE``:
-  dropping a collection drops its conversations). The row is what a turn locks (``FOR UPDATE``) to take the next
-  turn number, so that two processes appending to one conversation keep order and lose nothing.
+  dropping a collection drops its conversations). A turn takes its number by an upsert of this row
+  (:data:`NEXT_TURN`), which locks it until the turn commits, so that two processes appending to one conversation
+  keep order and lose nothing.
 * ``hke_conversation_turns``: one row per turn: the question as typed, the standalone question used, the slots
   (entity, attribute) and what was carried over, the answer and its facts (cited element ids and values), and the
   episode the turn belongs to. ``facts`` of turns older than the memory's bound are cleared (the memory is bounded;
@@ -47,18 +48,14 @@ CREATE_SCHEMA = [
     """,
 ]
 
-ENSURE_CONVERSATION = """
-INSERT INTO hke_conversations (collection_id, conversation_id)
-SELECT id, %(conversation)s FROM hke_collections WHERE name = %(collection)s
-ON CONFLICT DO NOTHING
-"""
-
-# The lock that orders appends: held until the turn's transaction commits.
-LOCK_CONVERSATION = """
-SELECT turns FROM hke_conversations
-WHERE collection_id = (SELECT id FROM hke_collections WHERE name = %(collection)s)
-  AND conversation_id = %(conversation)s
-FOR UPDATE
+# The conversation made or its turn count taken, in one statement: the row stays locked until the turn's transaction
+# commits, so concurrent appends get consecutive numbers in commit order.
+NEXT_TURN = """
+INSERT INTO hke_conversations (collection_id, conversation_id, turns)
+SELECT id, %(conversation)s, 1 FROM hke_collections WHERE name = %(collection)s
+ON CONFLICT (collection_id, conversation_id)
+DO UPDATE SET turns = hke_conversations.turns + 1, updated_at = now()
+RETURNING turns
 """
 
 INSERT_TURN = """
@@ -67,12 +64,6 @@ INSERT INTO hke_conversation_turns (collection_id, conversation_id, turn, episod
 VALUES ((SELECT id FROM hke_collections WHERE name = %(collection)s),
         %(conversation)s, %(turn)s, %(episode)s, %(question)s, %(understood_as)s, %(entity)s,
         %(attribute)s, %(attribute_terms)s, %(carried)s, %(answer)s, %(facts)s)
-"""
-
-COUNT_TURN = """
-UPDATE hke_conversations SET turns = %(turn)s, updated_at = now()
-WHERE collection_id = (SELECT id FROM hke_collections WHERE name = %(collection)s)
-  AND conversation_id = %(conversation)s
 """
 
 # The memory is bounded: the facts of turns older than the last ``keep`` are dropped.

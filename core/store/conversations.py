@@ -34,6 +34,10 @@ def validate_conversation_id(conversation_id: str) -> str:
         raise StoreError(str(exc).replace("collection name", "conversation id")) from None
 
 
+# The databases whose tables this process has made sure of: a turn does not repeat the DDL and its lock.
+_SCHEMA_READY: set[str] = set()
+
+
 def _tables_exist(conn: psycopg.Connection) -> bool:
     return bool(conn.execute(element_sql.TABLE_EXISTS, ("hke_conversations",)).fetchone()[0])
 
@@ -49,29 +53,28 @@ class ConversationTables:
         return {"collection": self.collection, "conversation": validate_conversation_id(conversation_id)}
 
     def ensure_schema(self) -> None:
-        """Create the tables (idempotent, serialised across processes)."""
-        apply_schema(connection_pool(self.url), sql.CREATE_SCHEMA, sql.SCHEMA_LOCK_KEY)
+        """Create the tables (idempotent, serialised across processes; once per process and database)."""
+        if self.url not in _SCHEMA_READY:
+            apply_schema(connection_pool(self.url), sql.CREATE_SCHEMA, sql.SCHEMA_LOCK_KEY)
+            _SCHEMA_READY.add(self.url)
 
-    def append(self, conversation_id: str, make_turn: Callable[[list[dict[str, Any]], int], dict[str, Any]], *,
-               keep: int) -> dict[str, Any]:
-        """Append one turn, the conversation created when new. ``make_turn(recent, number)`` is called under the
-        conversation's lock with its last ``keep`` turns (oldest first) and the new turn's number, and returns the
-        turn's fields (``episode``, ``question``, ``understood_as``, ``entity``, ``attribute``, ``attribute_terms``,
-        ``carried``, ``answer``, ``facts``). The facts of turns older than the last ``keep`` are dropped."""
+    def append(self, conversation_id: str, make_turn: Callable[[int], dict[str, Any]], *, keep: int) -> dict[str, Any]:
+        """Append one turn, the conversation created when new. ``make_turn(number)`` is called under the
+        conversation's lock with the new turn's number and returns the turn's fields (``episode``, ``question``,
+        ``understood_as``, ``entity``, ``attribute``, ``attribute_terms``, ``carried``, ``answer``, ``facts``).
+        The facts of turns older than the last ``keep`` are dropped."""
         key = self._key(conversation_id)
         with connection_pool(self.url).connection() as conn, conn.transaction():
-            conn.execute(sql.ENSURE_CONVERSATION, key)
-            row = conn.execute(sql.LOCK_CONVERSATION, key).fetchone()
+            row = conn.execute(sql.NEXT_TURN, key).fetchone()
             if row is None:
                 raise StoreError(f"collection {self.collection!r} does not exist: `python -m core collections` "
                                  "lists the ones there are")
-            number = row[0] + 1
-            recent = self._rows(conn.execute(sql.RECENT_TURNS, {**key, "limit": keep}).fetchall())
-            turn = dict(make_turn(recent, number))
+            number = row[0]
+            turn = dict(make_turn(number))
             conn.execute(sql.INSERT_TURN, {**key, **turn, "turn": number, "carried": Jsonb(turn.get("carried") or {}),
                                            "facts": Jsonb(turn.get("facts") or [])})  # fmt: skip
-            conn.execute(sql.COUNT_TURN, {**key, "turn": number})
-            conn.execute(sql.FORGET_OLD_FACTS, {**key, "turn": number, "keep": keep})
+            if number > keep:
+                conn.execute(sql.FORGET_OLD_FACTS, {**key, "turn": number, "keep": keep})
         return {**turn, "turn": number}
 
     @staticmethod
@@ -82,7 +85,7 @@ class ConversationTables:
         """The last ``limit`` turns, oldest first; none for an unknown conversation."""
         key = self._key(conversation_id)
         with connection_pool(self.url).connection() as conn:
-            if not _tables_exist(conn):
+            if self.url not in _SCHEMA_READY and not _tables_exist(conn):
                 return []
             return self._rows(conn.execute(sql.RECENT_TURNS, {**key, "limit": limit}).fetchall())
 
