@@ -149,6 +149,13 @@ def test_memory_is_bounded_and_deleting_a_conversation_deletes_its_memory(nova):
     assert "long" not in {c["conversation_id"] for c in tables.conversations()}
 
 
+def test_a_turn_in_a_collection_that_is_not_there_is_refused(db_url):
+    tables = ConversationTables(db_url, f"gone_{uuid.uuid4().hex[:6]}")
+    tables.ensure_schema()
+    with pytest.raises(StoreError, match="does not exist"):
+        tables.append("c", lambda n: _fields("q"), keep=5)
+
+
 def test_conversations_are_per_collection(nova, db_url):
     other = ElementStore(db_url, f"conv_other_{uuid.uuid4().hex[:6]}", HashEmbeddings())
     try:
@@ -217,6 +224,30 @@ def test_ask_keeps_turns_and_resolves_follow_ups_through_the_cli(cli):
     assert "cli-1" in {c["conversation_id"] for c in listed}
     assert cli("conversations", "delete", "cli-1")[0] == 0
     assert cli("conversations", "show", "cli-1")[0] == 1
+
+
+def test_show_says_when_the_oldest_turns_facts_were_dropped(cli, nova):
+    tables = ConversationTables(nova.url, nova.collection)
+    for n in range(5):
+        tables.append("bounded", lambda number, n=n: _fields(f"q{n}"), keep=2)
+    code, text, _ = cli("conversations", "show", "bounded", as_json=False)
+    assert code == 0 and "the facts of the 3 oldest turn(s) were dropped" in text and "[1] (episode 1) q0" in text
+    assert cli("conversations", "show", "bounded")[1]["forgotten_turns"] == 3
+
+
+def test_every_exchange_of_the_multi_turn_set_resolves_to_its_gold_slots():
+    exchanges = json.loads((ROOT / "data" / "conversations" / "samples.json").read_text(encoding="utf-8"))["exchanges"]
+    assert len(exchanges) >= 10 and {"en", "ko", "mixed"} <= {e["language"] for e in exchanges}
+    for exchange in exchanges:
+        recent: list[dict] = []
+        for number, gold in enumerate(exchange["turns"], start=1):
+            r = resolve(gold["question"], recent)
+            assert gold["entity"].casefold() in (r.slots.entity or "").casefold(), (exchange["id"], number)
+            assert gold["attribute"] in r.slots.attribute_terms, (exchange["id"], number)
+            assert bool(r.memory) == (gold["kind"] == "follow-up"), (exchange["id"], number)
+            episode = number if r.new_episode else r.memory["episode"]
+            recent.append({**_turn(number, gold["question"], r.slots.entity, r.slots.attribute,
+                                   sorted(r.slots.attribute_terms), episode, r.understood_as)})
 
 
 def test_a_bad_conversation_id_is_refused_before_any_work(cli):

@@ -57,7 +57,8 @@ def cmd_conversations(args: argparse.Namespace) -> int:
                "turns": [{**t, "created_at": t["created_at"].isoformat()} for t in turns]}
     lines = [f"conversation {args.conversation_id} ({len(turns)} turn(s))"]
     if forgotten:
-        lines.append(f"memory keeps the last {keep} turns: the facts of the {forgotten} older turn(s) were dropped")
+        lines.append(f"memory is bounded (the last {keep} turns): the facts of the {forgotten} oldest turn(s) were "
+                     "dropped; their text is kept")
     for t in turns:
         lines += ["", f"[{t['turn']}] (episode {t['episode']}) {t['question']}"]
         if t["understood_as"] != t["question"]:
