@@ -11,7 +11,9 @@ hierarchical context. Reported:
 * context tokens per turn: the memory sent (standalone question, carried slots and facts) against resending the
   whole history (every earlier question and answer, then the question), at turn >= 2 and at turn >= 3;
 * a follow-up's extra latency: the time of the conversation's own work (memory read, resolution, the turn appended)
-  outside the answer, p50 and p95.
+  outside the answer, p50 and p95;
+* 1,000 turns appended to one conversation: the turns whose facts the memory keeps, and the memory read's time over
+  the first and the last hundred turns.
 
 Usage: ``python bench/bench_conversations.py [--set data/conversations/samples.json]``; results in
 bench/out/conversations.json.
@@ -42,6 +44,32 @@ def _right(answer: str, accepted: list[str]) -> bool:
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+def _long_conversation(store, turns: int = 1_000) -> dict:
+    """1,000 turns appended to one conversation: the memory a turn reads stays bounded, and so does its time."""
+    from core.conversation import MemoryConfig
+    from core.store.conversations import ConversationTables
+
+    keep = MemoryConfig().keep_turns
+    tables = ConversationTables(store.url, store.collection)
+    fact = [{"element_id": "e", "value": "Weight : 2.9 kg"}]
+    read_ms = []
+    t0 = time.perf_counter()
+    for n in range(turns):
+        t1 = time.perf_counter()
+        tables.recent("long", keep)
+        read_ms.append((time.perf_counter() - t1) * 1000)
+        tables.append("long", lambda number, n=n: {
+            "episode": 1, "question": f"question {n}", "understood_as": f"question {n}", "entity": "Nova 24FL",
+            "attribute": "weight", "attribute_terms": ["weight"], "carried": {}, "answer": "2.9 kg", "facts": fact,
+        }, keep=keep)
+    seconds = time.perf_counter() - t0
+    stored = tables.turns("long")
+    return {"long_turns": len(stored), "long_turns_with_facts": sum(t["facts"] is not None for t in stored),
+            "long_memory_read_ms_p50_first_100": round(statistics.median(read_ms[:100]), 2),
+            "long_memory_read_ms_p50_last_100": round(statistics.median(read_ms[-100:]), 2),
+            "long_seconds": round(seconds, 1)}
 
 
 def main() -> None:
@@ -117,6 +145,7 @@ def main() -> None:
         "follow_up_extra_ms_p50": round(statistics.median([r["overhead_ms"] for r in follow_ups]), 2),
         "follow_up_extra_ms_p95": round(_percentile([r["overhead_ms"] for r in follow_ups], 0.95), 2),
     }
+    summary.update(_long_conversation(store))
     path = write_result("conversations", {"set": str(args.set.relative_to(ROOT)), "summary": summary, "turns": rows})
     for r in rows:
         if r["turn"] > 1 and not (r["resolved"] and r["right"] == r["standalone_right"]):

@@ -226,6 +226,13 @@ def test_ask_keeps_turns_and_resolves_follow_ups_through_the_cli(cli):
     assert cli("conversations", "show", "cli-1")[0] == 1
 
 
+def test_one_conversations_memory_never_reaches_another(cli):
+    assert cli("ask", "How heavy is the Nova 24FL?", "--conversation", "mine")[0] == 0
+    code, theirs, _ = cli("ask", "And the 27QX?", "--conversation", "theirs")
+    assert code == 0 and theirs["memory"] == {} and theirs["understood_as"] == "And the 27QX?"
+    assert theirs["turn"] == 1
+
+
 def test_show_says_when_the_oldest_turns_facts_were_dropped(cli, nova):
     tables = ConversationTables(nova.url, nova.collection)
     for n in range(5):
