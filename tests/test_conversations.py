@@ -84,6 +84,12 @@ def test_a_new_subject_and_a_new_attribute_start_fresh(switch):
     assert r.slots.entity == "Zephyr 32UX"
 
 
+def test_a_follow_up_naming_neither_carries_both():
+    r = resolve("And?", [HEAVY])
+    assert r.understood_as == HEAVY["understood_as"]
+    assert (r.memory["entity"], r.memory["attribute"]) == ("Nova 24FL", "heavy")
+
+
 def test_the_first_turn_is_asked_as_typed_and_a_third_turn_chains_on_the_second():
     first = resolve("How heavy is the Nova 24FL?", [])
     assert first.understood_as == "How heavy is the Nova 24FL?" and first.memory == {}
@@ -231,6 +237,9 @@ def test_one_conversations_memory_never_reaches_another(cli):
     code, theirs, _ = cli("ask", "And the 27QX?", "--conversation", "theirs")
     assert code == 0 and theirs["memory"] == {} and theirs["understood_as"] == "And the 27QX?"
     assert theirs["turn"] == 1
+    code, text, _ = cli("ask", "And the 27QX?", "--conversation", "mine", as_json=False)
+    assert code == 0 and "question: And the 27QX?" in text and "understood as: How heavy is the Nova 27QX?" in text
+    assert "carried over: attribute 'heavy'" in text and "conversation mine, turn 2 (episode 1)" in text
 
 
 def test_show_says_when_the_oldest_turns_facts_were_dropped(cli, nova):
