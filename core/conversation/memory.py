@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING, Any
 from core.conversation.resolution import Resolution, resolve
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from core.answering.comparison import Comparison
+    from core.store import ElementStore
 
 __all__ = ["MemoryConfig", "Turn", "answer_text", "ask_in_conversation", "facts_of", "history_tokens",
            "memory_tokens"]
@@ -79,8 +82,8 @@ class Turn:
                 "history_tokens": self.history_tokens}  # fmt: skip
 
 
-def ask_in_conversation(store: Any, conversation_id: str, question: str, answer: Any, *,
-                        config: MemoryConfig = MemoryConfig()) -> Turn:
+def ask_in_conversation(store: ElementStore, conversation_id: str, question: str,
+                        answer: Callable[[str], Comparison], *, config: MemoryConfig = MemoryConfig()) -> Turn:
     """Resolve ``question`` against the conversation's memory, answer the standalone question with ``answer``
     (a callable from the question to a :class:`~core.answering.comparison.Comparison`), and append the turn.
 
