@@ -15,7 +15,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from core.cli import ask, corpus, db, evaluation, graph, versions
+from core.cli import ask, conversations, corpus, db, evaluation, graph, versions
 from core.cli.console import configured_database_url, fail
 
 __all__ = ["build_parser", "main"]
@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m core", description="Hierarchical Knowledge Explorer")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     sub = parser.add_subparsers(dest="command", required=True)
-    for domain in (db, corpus, versions, ask, graph, evaluation):  # the order of `python -m core --help`
+    for domain in (db, corpus, versions, ask, conversations, graph, evaluation):  # the order of `python -m core --help`
         domain.register(sub)
     return parser
 

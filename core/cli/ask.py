@@ -28,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="tokens a heading hit brings from its own section (default: 200; 0 = none)")
     p.add_argument("--as-of", default=None, metavar="DATE",
                    help="search each document's version in force on DATE (YYYY-MM-DD or ISO 8601 with an offset)")
+    p.add_argument("--conversation", default=None, metavar="ID",
+                   help="keep this question as a turn of conversation ID and resolve it as a follow-up of its turns")
     add_collection(p)
 
 
@@ -43,6 +45,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from core.versions import parse_date
 
     as_of = parse_date(args.as_of, what="--as-of")[0] if args.as_of is not None else None
+    if args.conversation is not None:
+        from core.cli.conversations import checked_conversation_id
+
+        args.conversation = checked_conversation_id(args.conversation)
 
     from core.answering import compare, default_answerer
     from core.answering.changes import answer_change_question
@@ -50,7 +56,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from core.store import open_store
 
     store = open_store(args.collection, create=False)
-    changes = answer_change_question(store, question) if as_of is None else None
+    changes = answer_change_question(store, question) if as_of is None and args.conversation is None else None
     if changes is not None:  # "what changed …": answered from the stored diffs, not from a search
         head = "answered from the stored diffs (no search" + (f"; summary by {changes.summary.model})"
                                                               if changes.summary else ", no model)")
@@ -58,15 +64,34 @@ def cmd_ask(args: argparse.Namespace) -> int:
         error = f"summary: {changes.summary_error}\n\n" if changes.summary_error else ""
         emit(changes.as_dict(), args.json, f"{head}\n\n{summary}{error}{changes.text}")
         return 0
-    request = RetrievalRequest(question, k=args.k, scope=resolve_scope(store, args.scope), search=args.search,
-                               everywhere=args.everywhere, children_budget=args.children_budget, as_of=as_of)
-    search = request.config
+    scope, answerer = resolve_scope(store, args.scope), default_answerer()
     modes = ("plain", "hierarchical") if args.mode == "both" else (args.mode,)
-    result = compare(store, request, answerer=default_answerer(), modes=modes)
+
+    def request_for(text: str) -> RetrievalRequest:
+        return RetrievalRequest(text, k=args.k, scope=scope, search=args.search, everywhere=args.everywhere,
+                                children_budget=args.children_budget, as_of=as_of)
+
+    search = request_for(question).config
+    turn = None
+    if args.conversation is not None:
+        from core.conversation import ask_in_conversation
+
+        turn = ask_in_conversation(store, args.conversation, question,
+                                   lambda text: compare(store, request_for(text), answerer=answerer, modes=modes))
+        result = turn.result
+    else:
+        result = compare(store, request_for(question), answerer=answerer, modes=modes)
     payload = {**result.to_dict(details=False), "search": result.search, "as_of": args.as_of,
                "provenance": result.provenance}
     lines = [f"question: {result.question}", f"answerer: {result.answerer}",
              f"search: {search.name} ({search.describe()})", *result.search["notes"]]
+    if turn is not None:
+        payload = {**payload, "question": question, "conversation": args.conversation, **turn.as_dict()}
+        lines[0] = f"question: {question}"
+        lines += [f"conversation {args.conversation}, turn {turn.number} (episode {turn.episode})",
+                  f"understood as: {turn.resolution.understood_as}"]
+        carried = {k: v for k, v in turn.resolution.memory.items() if k in ("entity", "attribute")}
+        lines += ["carried over: " + ", ".join(f"{k} {v!r}" for k, v in carried.items())] if carried else []
     lines += [f"as of {as_of.date().isoformat()}"] if as_of is not None else []
     where = {p["element_id"]: p for p in result.provenance}
     for mode in modes:

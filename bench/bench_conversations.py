@@ -1,0 +1,160 @@
+"""Conversations (issue 32): follow-ups resolved offline against a bounded memory, measured on data/conversations/.
+
+For every exchange, each turn is asked in a fresh conversation (``core.conversation.ask_in_conversation``) and its
+gold standalone question is asked alone (the upper bound); both answered by the offline extractive answerer from the
+hierarchical context. Reported:
+
+* resolution accuracy: the turn was understood as the gold entity (its name inside the resolved one) and attribute
+  (the gold attribute word among the resolved attribute's terms), over follow-ups and switches;
+* follow-up answers right (an accepted answer inside the answer) against the standalone questions' score;
+* topic switches wrongly carried over (a switch turn whose memory carried anything);
+* context tokens per turn: the memory sent (standalone question, carried slots and facts) against resending the
+  whole history (every earlier question and answer, then the question), at turn >= 2 and at turn >= 3;
+* a follow-up's extra latency: the time of the conversation's own work (memory read, resolution, the turn appended)
+  outside the answer, p50 and p95;
+* 1,000 turns appended to one conversation: the turns whose facts the memory keeps, and the memory read's time over
+  the first and the last hundred turns.
+
+Usage: ``python bench/bench_conversations.py [--set data/conversations/samples.json]``; results in
+bench/out/conversations.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+import uuid
+from pathlib import Path
+
+from _common import ROOT, SAMPLES, scratch_database, write_result
+
+SET = ROOT / "data" / "conversations" / "samples.json"
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _right(answer: str, accepted: list[str]) -> bool:
+    return any(_normal(a) in _normal(answer) for a in accepted)
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+def _long_conversation(store, turns: int = 1_000) -> dict:
+    """1,000 turns appended to one conversation: the memory a turn reads stays bounded, and so does its time."""
+    from core.conversation import MemoryConfig
+    from core.store.conversations import ConversationTables
+
+    keep = MemoryConfig().keep_turns
+    tables = ConversationTables(store.url, store.collection)
+    fact = [{"element_id": "e", "value": "Weight : 2.9 kg"}]
+    read_ms = []
+    t0 = time.perf_counter()
+    for n in range(turns):
+        t1 = time.perf_counter()
+        tables.recent("long", keep)
+        read_ms.append((time.perf_counter() - t1) * 1000)
+        tables.append("long", lambda number, n=n: {
+            "episode": 1, "question": f"question {n}", "understood_as": f"question {n}", "entity": "Nova 24FL",
+            "attribute": "weight", "attribute_terms": ["weight"], "carried": {}, "answer": "2.9 kg", "facts": fact,
+        }, keep=keep)
+    seconds = time.perf_counter() - t0
+    stored = tables.turns("long")
+    return {"long_turns": len(stored), "long_turns_with_facts": sum(t["facts"] is not None for t in stored),
+            "long_memory_read_ms_p50_first_100": round(statistics.median(read_ms[:100]), 2),
+            "long_memory_read_ms_p50_last_100": round(statistics.median(read_ms[-100:]), 2),
+            "long_seconds": round(seconds, 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", type=Path, default=SET)
+    args = parser.parse_args()
+    scratch_database()
+    from core.answering import compare
+    from core.answering.answerers import ExtractiveAnswerer
+    from core.conversation import answer_text, ask_in_conversation
+    from core.db import database_url
+    from core.embeddings import make_embeddings
+    from core.ingest import ingest_paths
+    from core.retrieval import RetrievalRequest
+    from core.store import ElementStore
+
+    store = ElementStore(database_url(), "conversations-samples", make_embeddings("use"))
+    report = ingest_paths(store, [SAMPLES])
+    assert not report.errors, report.errors
+    answerer = ExtractiveAnswerer()
+    exchanges = json.loads(args.set.read_text(encoding="utf-8"))["exchanges"]
+
+    def answer(text: str):
+        return compare(store, RetrievalRequest(text), answerer=answerer, modes=("hierarchical",))
+
+    answer("warm-up question")  # the model and the pools loaded before anything is timed
+    rows = []
+    for exchange in exchanges:
+        conversation = f"bench-{uuid.uuid4().hex[:8]}"
+        for number, gold in enumerate(exchange["turns"], start=1):
+            spent: list[float] = []
+
+            def timed(text: str, spent: list[float] = spent):
+                t0 = time.perf_counter()
+                result = answer(text)
+                spent.append(time.perf_counter() - t0)
+                return result
+
+            t0 = time.perf_counter()
+            turn = ask_in_conversation(store, conversation, gold["question"], timed)
+            overhead_ms = (time.perf_counter() - t0 - spent[0]) * 1000
+            standalone = answer(gold["standalone"])
+            slots = turn.resolution.slots
+            rows.append({
+                "exchange": exchange["id"], "language": exchange["language"], "turn": number, "kind": gold["kind"],
+                "question": gold["question"], "understood_as": turn.resolution.understood_as,
+                "resolved": bool(slots.entity) and _normal(gold["entity"]) in _normal(slots.entity or "")
+                and gold["attribute"] in slots.attribute_terms,
+                "right": _right(answer_text(turn.result), gold["answers"]),
+                "standalone_right": _right(answer_text(standalone), gold["answers"]),
+                "carried": bool(turn.resolution.memory), "memory_tokens": turn.memory_tokens,
+                "history_tokens": turn.history_tokens, "overhead_ms": round(overhead_ms, 2),
+            })
+    later = [r for r in rows if r["turn"] > 1]
+    follow_ups = [r for r in rows if r["kind"] == "follow-up"]
+    switches = [r for r in rows if r["kind"] == "switch"]
+
+    def token_ratio(min_turn: int) -> float:
+        picked = [r for r in rows if r["turn"] >= min_turn]
+        return round(sum(r["memory_tokens"] for r in picked) / max(1, sum(r["history_tokens"] for r in picked)), 3)
+
+    right = sum(r["right"] for r in follow_ups)
+    upper = sum(r["standalone_right"] for r in follow_ups)
+    summary = {
+        "exchanges": len(exchanges), "turns": len(rows), "follow_ups": len(follow_ups), "switches": len(switches),
+        "resolution_accuracy": round(sum(r["resolved"] for r in later) / max(1, len(later)), 3),
+        "follow_up_answers_right": round(right / max(1, len(follow_ups)), 3),
+        "standalone_answers_right": round(upper / max(1, len(follow_ups)), 3),
+        "follow_up_vs_standalone": round(right / upper, 3) if upper else None,
+        "switches_carried_over": sum(r["carried"] for r in switches),
+        "memory_vs_history_tokens_turn_ge_2": token_ratio(2),
+        "memory_vs_history_tokens_turn_ge_3": token_ratio(3),
+        "follow_up_extra_ms_p50": round(statistics.median([r["overhead_ms"] for r in follow_ups]), 2),
+        "follow_up_extra_ms_p95": round(_percentile([r["overhead_ms"] for r in follow_ups], 0.95), 2),
+    }
+    summary.update(_long_conversation(store))
+    path = write_result("conversations", {"set": str(args.set.relative_to(ROOT)), "summary": summary, "turns": rows})
+    for r in rows:
+        if r["turn"] > 1 and not (r["resolved"] and r["right"] == r["standalone_right"]):
+            print(f"  {r['exchange']} turn {r['turn']} ({r['kind']}): understood as {r['understood_as']!r}; "
+                  f"resolved {r['resolved']}, right {r['right']} (standalone {r['standalone_right']})")
+    print(json.dumps(summary, indent=1))
+    print(f"written to {path}")
+    store.drop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+"""Conversations: a follow-up question resolved offline into the standalone question it means, and a bounded
+episodic memory of slots and facts carried from turn to turn instead of the history's text.
+
+Each question is read for its two slots with the analysis retrieval already makes: the **entity** it names
+(:func:`core.retrieval.shape.name_runs` after the preamble) and the **attribute** it asks
+(:func:`core.statements.question_terms`, the entity's own terms and follow-up words taken out). Then:
+
+* entity and attribute both named: a new subject and a new question, asked as typed; a new **episode** starts and
+  nothing is carried over;
+* an entity but no attribute ("And the 27QX?", "그럼 27QX는?"): the previous turn's attribute is carried;
+* an attribute but no entity ("What about its warranty?", "그것의 보증기간은?"): the previous turn's entity is carried,
+  "its"/"그것" replaced by it;
+* neither ("And?"): both are carried.
+
+The memory of a turn is its slots and its **facts**: the element ids and texts the answer cited. A later turn reads
+the slots and facts of its episode (at most :attr:`MemoryConfig.keep_turns` turns back), never the history's text;
+turns older than that keep their text but lose their facts (``conversations show`` says how many).
+"""
+
+from core.conversation.memory import (
+    MemoryConfig,
+    Turn,
+    answer_text,
+    ask_in_conversation,
+    facts_of,
+    history_tokens,
+    memory_tokens,
+)
+from core.conversation.resolution import Resolution, Slots, analyse, resolve
+
+__all__ = ["MemoryConfig", "Resolution", "Slots", "Turn", "analyse", "answer_text", "ask_in_conversation", "facts_of",
+           "history_tokens", "memory_tokens", "resolve"]

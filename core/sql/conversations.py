@@ -1,0 +1,107 @@
+"""SQL of conversations: a collection's conversations and their turns.
+
+* ``hke_conversations``: one row per (collection, conversation id), tied to the collection (``ON DELETE CASCADE``:
+  dropping a collection drops its conversations). A turn takes its number by an upsert of this row
+  (:data:`NEXT_TURN`), which locks it until the turn commits, so that two processes appending to one conversation
+  keep order and lose nothing.
+* ``hke_conversation_turns``: one row per turn: the question as typed, the standalone question used, the slots
+  (entity, attribute) and what was carried over, the answer and its facts (cited element ids and values), and the
+  episode the turn belongs to. ``facts`` of turns older than the memory's bound are cleared (the memory is bounded;
+  the turn's text stays).
+
+All statements take parameters; none is built from user text.
+"""
+
+# Serialises the DDL below across processes (CREATE … IF NOT EXISTS still races on the catalog).
+SCHEMA_LOCK_KEY = 4_851_220_032
+
+CREATE_SCHEMA = [
+    """
+    CREATE TABLE IF NOT EXISTS hke_conversations (
+        collection_id   uuid NOT NULL REFERENCES hke_collections (id) ON DELETE CASCADE,
+        conversation_id text NOT NULL,
+        created_at      timestamptz NOT NULL DEFAULT now(),
+        updated_at      timestamptz NOT NULL DEFAULT now(),
+        turns           integer NOT NULL DEFAULT 0,
+        PRIMARY KEY (collection_id, conversation_id)
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS hke_conversation_turns (
+        collection_id   uuid NOT NULL,
+        conversation_id text NOT NULL,
+        turn            integer NOT NULL,
+        episode         integer NOT NULL,
+        question        text NOT NULL,
+        understood_as   text NOT NULL,
+        entity          text,
+        attribute       text,
+        attribute_terms text[] NOT NULL DEFAULT '{}',
+        carried         jsonb NOT NULL DEFAULT '{}',
+        answer          text NOT NULL DEFAULT '',
+        facts           jsonb,
+        created_at      timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (collection_id, conversation_id, turn),
+        FOREIGN KEY (collection_id, conversation_id)
+            REFERENCES hke_conversations (collection_id, conversation_id) ON DELETE CASCADE
+    )
+    """,
+]
+
+# The conversation made or its turn count taken, in one statement: the row stays locked until the turn's transaction
+# commits, so concurrent appends get consecutive numbers in commit order.
+NEXT_TURN = """
+INSERT INTO hke_conversations (collection_id, conversation_id, turns)
+SELECT id, %(conversation)s, 1 FROM hke_collections WHERE name = %(collection)s
+ON CONFLICT (collection_id, conversation_id)
+DO UPDATE SET turns = hke_conversations.turns + 1, updated_at = now()
+RETURNING turns
+"""
+
+INSERT_TURN = """
+INSERT INTO hke_conversation_turns (collection_id, conversation_id, turn, episode, question, understood_as, entity,
+                                    attribute, attribute_terms, carried, answer, facts)
+VALUES ((SELECT id FROM hke_collections WHERE name = %(collection)s),
+        %(conversation)s, %(turn)s, %(episode)s, %(question)s, %(understood_as)s, %(entity)s,
+        %(attribute)s, %(attribute_terms)s, %(carried)s, %(answer)s, %(facts)s)
+"""
+
+# The memory is bounded: the facts of turns older than the last ``keep`` are dropped.
+FORGET_OLD_FACTS = """
+UPDATE hke_conversation_turns SET facts = NULL
+WHERE collection_id = (SELECT id FROM hke_collections WHERE name = %(collection)s)
+  AND conversation_id = %(conversation)s
+  AND turn <= %(turn)s - %(keep)s
+  AND facts IS NOT NULL
+"""
+
+# The last ``limit`` turns, oldest first.
+RECENT_TURNS = """
+SELECT * FROM (
+    SELECT turn, episode, question, understood_as, entity, attribute, attribute_terms, carried, answer, facts,
+           created_at
+    FROM hke_conversation_turns
+    WHERE collection_id = (SELECT id FROM hke_collections WHERE name = %(collection)s)
+  AND conversation_id = %(conversation)s
+    ORDER BY turn DESC LIMIT %(limit)s
+) recent ORDER BY turn
+"""
+
+ALL_TURNS = """
+SELECT turn, episode, question, understood_as, entity, attribute, attribute_terms, carried, answer, facts, created_at
+    FROM hke_conversation_turns
+WHERE collection_id = (SELECT id FROM hke_collections WHERE name = %(collection)s)
+  AND conversation_id = %(conversation)s
+ORDER BY turn
+"""
+
+LIST_CONVERSATIONS = """
+SELECT conversation_id, turns, created_at, updated_at FROM hke_conversations
+WHERE collection_id = (SELECT id FROM hke_collections WHERE name = %(collection)s)
+ORDER BY updated_at DESC
+"""
+
+DELETE_CONVERSATION = """
+DELETE FROM hke_conversations WHERE collection_id = (SELECT id FROM hke_collections WHERE name = %(collection)s)
+  AND conversation_id = %(conversation)s
+"""

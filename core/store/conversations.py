@@ -1,0 +1,114 @@
+"""The one door to the conversation tables: a collection's conversations, their turns and the memory kept of them.
+
+Turns go in through :meth:`ConversationTables.append`, which takes the conversation's row lock so that concurrent
+appends (two tabs, two processes) get consecutive turn numbers in commit order and none is lost. Reads and writes go
+to the primary: a turn must see the one written just before it. All SQL lives in :mod:`core.sql.conversations`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from core.db.pool import apply_schema, connection_pool
+from core.sql import conversations as sql
+from core.sql import elements as element_sql
+from core.store.records import StoreError, validate_collection_name
+
+__all__ = ["ConversationTables", "TURN_FIELDS", "validate_conversation_id"]
+
+# The fields of a turn row, in the order the turn statements of ``core.sql.conversations`` select them.
+TURN_FIELDS = ("turn", "episode", "question", "understood_as", "entity", "attribute", "attribute_terms", "carried",
+               "answer", "facts", "created_at")
+
+
+def validate_conversation_id(conversation_id: str) -> str:
+    """A conversation id, checked by the rules of a collection name (letters, digits, '-', '_', '.'; no look-alike
+    characters); raises :class:`StoreError` with the same words, said of a conversation id."""
+    try:
+        return validate_collection_name(conversation_id)
+    except StoreError as exc:
+        raise StoreError(str(exc).replace("collection name", "conversation id")) from None
+
+
+# The databases whose tables this process has made sure of: a turn does not repeat the DDL and its lock.
+_SCHEMA_READY: set[str] = set()
+
+
+def _tables_exist(conn: psycopg.Connection) -> bool:
+    return bool(conn.execute(element_sql.TABLE_EXISTS, ("hke_conversations",)).fetchone()[0])
+
+
+class ConversationTables:
+    """The conversations of the collection ``collection`` in the database at ``url``."""
+
+    def __init__(self, url: str, collection: str) -> None:
+        self.url = url
+        self.collection = validate_collection_name(collection)
+
+    def _key(self, conversation_id: str) -> dict[str, Any]:
+        return {"collection": self.collection, "conversation": validate_conversation_id(conversation_id)}
+
+    def ensure_schema(self) -> None:
+        """Create the tables (idempotent, serialised across processes; once per process and database)."""
+        if self.url not in _SCHEMA_READY:
+            apply_schema(connection_pool(self.url), sql.CREATE_SCHEMA, sql.SCHEMA_LOCK_KEY)
+            _SCHEMA_READY.add(self.url)
+
+    def append(self, conversation_id: str, make_turn: Callable[[int], dict[str, Any]], *, keep: int) -> dict[str, Any]:
+        """Append one turn, the conversation created when new. ``make_turn(number)`` is called under the
+        conversation's lock with the new turn's number and returns the turn's fields (``episode``, ``question``,
+        ``understood_as``, ``entity``, ``attribute``, ``attribute_terms``, ``carried``, ``answer``, ``facts``).
+        The facts of turns older than the last ``keep`` are dropped."""
+        key = self._key(conversation_id)
+        with connection_pool(self.url).connection() as conn, conn.transaction():
+            row = conn.execute(sql.NEXT_TURN, key).fetchone()
+            if row is None:
+                raise StoreError(f"collection {self.collection!r} does not exist: `python -m core collections` "
+                                 "lists the ones there are")
+            number = row[0]
+            turn = dict(make_turn(number))
+            conn.execute(sql.INSERT_TURN, {**key, **turn, "turn": number, "carried": Jsonb(turn.get("carried") or {}),
+                                           "facts": Jsonb(turn.get("facts") or [])})  # fmt: skip
+            if number > keep:
+                conn.execute(sql.FORGET_OLD_FACTS, {**key, "turn": number, "keep": keep})
+        return {**turn, "turn": number}
+
+    @staticmethod
+    def _rows(rows: list[tuple]) -> list[dict[str, Any]]:
+        return [dict(zip(TURN_FIELDS, r, strict=True)) for r in rows]
+
+    def recent(self, conversation_id: str, limit: int) -> list[dict[str, Any]]:
+        """The last ``limit`` turns, oldest first; none for an unknown conversation."""
+        key = self._key(conversation_id)
+        with connection_pool(self.url).connection() as conn:
+            if self.url not in _SCHEMA_READY and not _tables_exist(conn):
+                return []
+            return self._rows(conn.execute(sql.RECENT_TURNS, {**key, "limit": limit}).fetchall())
+
+    def turns(self, conversation_id: str) -> list[dict[str, Any]]:
+        """Every turn, oldest first; none for an unknown conversation."""
+        key = self._key(conversation_id)
+        with connection_pool(self.url).connection() as conn:
+            if not _tables_exist(conn):
+                return []
+            return self._rows(conn.execute(sql.ALL_TURNS, key).fetchall())
+
+    def conversations(self) -> list[dict[str, Any]]:
+        """The collection's conversations, most recently used first."""
+        with connection_pool(self.url).connection() as conn:
+            if not _tables_exist(conn):
+                return []
+            rows = conn.execute(sql.LIST_CONVERSATIONS, {"collection": self.collection}).fetchall()
+        return [dict(zip(("conversation_id", "turns", "created_at", "updated_at"), r, strict=True)) for r in rows]
+
+    def delete(self, conversation_id: str) -> bool:
+        """Delete a conversation with its turns and memory; False when there was none."""
+        key = self._key(conversation_id)
+        with connection_pool(self.url).connection() as conn:
+            if not _tables_exist(conn):
+                return False
+            return conn.execute(sql.DELETE_CONVERSATION, key).rowcount > 0

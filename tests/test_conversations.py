@@ -1,0 +1,287 @@
+"""Conversations: follow-ups resolved offline into standalone questions (entity and attribute carried, never across a
+topic switch), turns stored per collection behind the store's door (order kept under concurrent appends, ids checked
+like collection names, an unknown id a new conversation, delete deleting the memory), and the CLI round trip.
+Real Postgres; the hash embedder (the model is not under test); the offline extractive answerer."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from core.cli import main
+from core.conversation import analyse, resolve
+from core.ingest import SourceFile, ingest
+from core.store import ElementStore, StoreError
+from core.store.conversations import ConversationTables, validate_conversation_id
+from tests.helpers_embeddings import HashEmbeddings
+
+from .conftest import ROOT
+
+NOVA = b"""# Nova 24FL
+
+## Specifications
+
+* Weight : 2.9 kg
+* Warranty : 1 year
+* Brightness : 250 nits
+"""
+NOVA_27 = b"""# Nova 27QX
+
+## Specifications
+
+* Weight : 5.4 kg
+* Warranty : 3 years
+* Brightness : 350 nits
+"""
+ZEPHYR_KO = "# Zephyr 32UX\n\n## 제품사양\n\n* 무게 : 4.1 kg\n* 보증기간 : 2년\n".encode()
+
+
+def _turn(number: int, question: str, entity: str | None, attribute: str | None, terms: list[str],
+          episode: int = 1, understood_as: str | None = None) -> dict:
+    return {"turn": number, "episode": episode, "question": question, "understood_as": understood_as or question,
+            "entity": entity, "attribute": attribute, "attribute_terms": terms, "carried": {}, "answer": "",
+            "facts": [{"element_id": f"e{number}", "value": "Weight : 2.9 kg"}]}
+
+
+HEAVY = _turn(1, "How heavy is the Nova 24FL?", "Nova 24FL", "heavy", ["heavy", "weight", "무게"])
+
+
+# -- resolution (pure) ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("follow_up", ["And the 27QX?", "그럼 27QX는?", "What about the 27QX?", "what about Nova 27QX"])
+def test_a_follow_up_naming_only_an_entity_takes_the_previous_attribute(follow_up):
+    r = resolve(follow_up, [HEAVY])
+    assert r.understood_as == "How heavy is the Nova 27QX?"
+    assert r.slots.entity == "Nova 27QX" and "weight" in r.slots.attribute_terms
+    assert r.memory["attribute"] == "heavy" and "entity" not in r.memory
+    assert r.memory["facts"] == HEAVY["facts"] and not r.new_episode
+
+
+@pytest.mark.parametrize(("follow_up", "expected"), [
+    ("What about its warranty?", "What is the Nova 24FL's warranty?"),
+    ("And the warranty?", "What is the warranty of the Nova 24FL?"),
+    ("Is it height adjustable?", "Is the Nova 24FL height adjustable?"),
+    ("그것의 보증기간은?", "Nova 24FL의 보증기간은?"),
+    ("그럼 보증기간은?", "Nova 24FL의 보증기간은?"),
+])
+def test_a_follow_up_naming_only_an_attribute_takes_the_previous_entity(follow_up, expected):
+    r = resolve(follow_up, [HEAVY])
+    assert r.understood_as == expected
+    assert r.slots.entity == "Nova 24FL" and r.memory["entity"] == "Nova 24FL" and "attribute" not in r.memory
+    assert "weight" not in r.slots.attribute_terms
+
+
+@pytest.mark.parametrize("switch", ["What is the brightness of the Zephyr 32UX?", "Zephyr 32UX의 보증기간은?"])
+def test_a_new_subject_and_a_new_attribute_start_fresh(switch):
+    r = resolve(switch, [HEAVY])
+    assert r.understood_as == switch and r.memory == {} and r.new_episode
+    assert r.slots.entity == "Zephyr 32UX"
+
+
+def test_a_follow_up_naming_neither_carries_both():
+    r = resolve("And?", [HEAVY])
+    assert r.understood_as == HEAVY["understood_as"]
+    assert (r.memory["entity"], r.memory["attribute"]) == ("Nova 24FL", "heavy")
+
+
+def test_the_first_turn_is_asked_as_typed_and_a_third_turn_chains_on_the_second():
+    first = resolve("How heavy is the Nova 24FL?", [])
+    assert first.understood_as == "How heavy is the Nova 24FL?" and first.memory == {}
+    second = resolve("And the 27QX?", [HEAVY])
+    stored = _turn(2, "And the 27QX?", second.slots.entity, second.slots.attribute,
+                   sorted(second.slots.attribute_terms), understood_as=second.understood_as)
+    third = resolve("What about its warranty?", [HEAVY, stored])
+    assert third.understood_as == "What is the Nova 27QX's warranty?"
+    assert [f["element_id"] for f in third.memory["facts"]] == ["e1", "e2"]  # the episode's facts, not its text
+
+
+def test_the_slots_are_retrievals_readings():
+    assert analyse("Nova 24FL의 무게는?").entity == "Nova 24FL"
+    assert {"weight", "무게"} <= analyse("How heavy is the Nova 24FL?").attribute_terms  # statements' question_terms
+    assert analyse("그럼 27QX는?").attribute is None
+
+
+# -- storage -------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def nova(db_url):
+    collection = f"conv_{uuid.uuid4().hex[:8]}"
+    store = ElementStore(db_url, collection, HashEmbeddings())
+    files = [SourceFile("nova-24fl.md", data=NOVA), SourceFile("nova-27qx.md", data=NOVA_27),
+             SourceFile("zephyr.md", data=ZEPHYR_KO)]
+    assert not ingest(store, files).errors
+    tables = ConversationTables(store.url, store.collection)
+    tables.ensure_schema()
+    yield store
+    store.drop()
+
+
+def _fields(question: str) -> dict:
+    return {"episode": 1, "question": question, "understood_as": question, "entity": None, "attribute": None,
+            "attribute_terms": [], "carried": {}, "answer": "", "facts": [{"element_id": "x", "value": question}]}
+
+
+@pytest.mark.parametrize("bad", ["", "a b", "../etc", "x" * 200, "ｄｅｆａｕｌｔ", "sаmples", "a;DROP TABLE x"])
+def test_conversation_ids_are_checked_like_collection_names(bad):
+    with pytest.raises(StoreError, match="conversation id"):
+        validate_conversation_id(bad)
+
+
+def test_an_unknown_id_starts_a_conversation_and_turns_keep_their_order(nova):
+    tables = ConversationTables(nova.url, nova.collection)
+    assert tables.turns("never-seen") == [] and tables.recent("never-seen", 5) == []
+    for n in range(3):
+        tables.append("fresh", lambda number, n=n: _fields(f"q{n}"), keep=5)
+    assert [(t["turn"], t["question"]) for t in tables.turns("fresh")] == [(1, "q0"), (2, "q1"), (3, "q2")]
+    assert [c["conversation_id"] for c in tables.conversations()] == ["fresh"]
+
+
+def test_memory_is_bounded_and_deleting_a_conversation_deletes_its_memory(nova):
+    tables = ConversationTables(nova.url, nova.collection)
+    for n in range(7):
+        tables.append("long", lambda number, n=n: _fields(f"q{n}"), keep=3)
+    turns = tables.turns("long")
+    assert len(turns) == 7 and [t["facts"] is None for t in turns] == [True] * 4 + [False] * 3
+    assert [t["question"] for t in tables.recent("long", 3)] == ["q4", "q5", "q6"]
+    assert tables.delete("long") is True
+    assert tables.turns("long") == [] and tables.recent("long", 3) == [] and tables.delete("long") is False
+    assert "long" not in {c["conversation_id"] for c in tables.conversations()}
+
+
+def test_a_turn_in_a_collection_that_is_not_there_is_refused(db_url):
+    tables = ConversationTables(db_url, f"gone_{uuid.uuid4().hex[:6]}")
+    tables.ensure_schema()
+    with pytest.raises(StoreError, match="does not exist"):
+        tables.append("c", lambda n: _fields("q"), keep=5)
+
+
+def test_conversations_are_per_collection(nova, db_url):
+    other = ElementStore(db_url, f"conv_other_{uuid.uuid4().hex[:6]}", HashEmbeddings())
+    try:
+        ConversationTables(nova.url, nova.collection).append("shared-name", lambda n: _fields("mine"), keep=5)
+        assert ConversationTables(other.url, other.collection).turns("shared-name") == []
+    finally:
+        other.drop()
+
+
+CHILD = """
+import sys
+sys.path.insert(0, {root!r})
+from core.db import database_url
+from core.store.conversations import ConversationTables
+tables = ConversationTables(database_url(), {collection!r})
+for n in range(15):
+    fields = {{"episode": 1, "question": f"{{sys.argv[1]}}-{{n}}", "understood_as": "q", "entity": None,
+               "attribute": None, "attribute_terms": [], "carried": {{}}, "answer": "", "facts": []}}
+    tables.append("two-tabs", lambda number: fields, keep=5)
+"""
+
+
+def test_two_processes_appending_to_one_conversation_keep_order_and_lose_nothing(nova):
+    code = CHILD.format(root=str(ROOT), collection=nova.collection)
+    procs = [subprocess.Popen([sys.executable, "-c", code, name], env=dict(os.environ)) for name in ("a", "b")]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    turns = ConversationTables(nova.url, nova.collection).turns("two-tabs")
+    assert [t["turn"] for t in turns] == list(range(1, 31))
+    for name in ("a", "b"):
+        assert [t["question"] for t in turns if t["question"].startswith(name)] == [f"{name}-{n}" for n in range(15)]
+
+
+# -- the CLI -------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cli(nova, monkeypatch, capsys):
+    monkeypatch.setattr("core.store.element_store.make_embeddings", lambda *a, **k: HashEmbeddings())
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+    def run(*args: str, as_json: bool = True) -> tuple[int, dict | str, str]:
+        capsys.readouterr()
+        code = main([*args, "--collection", nova.collection, *(["--json"] if as_json else [])])
+        captured = capsys.readouterr()
+        return code, (json.loads(captured.out) if as_json and code == 0 else captured.out), captured.err
+
+    return run
+
+
+def test_ask_keeps_turns_and_resolves_follow_ups_through_the_cli(cli):
+    code, first, _ = cli("ask", "How heavy is the Nova 24FL?", "--conversation", "cli-1")
+    assert code == 0 and first["turn"] == 1 and first["memory"] == {}
+    assert first["understood_as"] == "How heavy is the Nova 24FL?"
+    assert "2.9 kg" in first["hierarchical"]["answer"]
+    code, second, _ = cli("ask", "And the 27QX?", "--conversation", "cli-1")
+    assert code == 0 and second["turn"] == 2 and second["question"] == "And the 27QX?"
+    assert second["understood_as"] == "How heavy is the Nova 27QX?" and second["memory"]["attribute"] == "heavy"
+    assert "5.4 kg" in second["hierarchical"]["answer"]
+    code, third, _ = cli("ask", "What about its warranty?", "--conversation", "cli-1")
+    assert third["understood_as"] == "What is the Nova 27QX's warranty?"
+    assert "3 years" in third["hierarchical"]["answer"]
+    code, shown, _ = cli("conversations", "show", "cli-1")
+    assert [t["question"] for t in shown["turns"]] == ["How heavy is the Nova 24FL?", "And the 27QX?",
+                                                       "What about its warranty?"]
+    code, listed, _ = cli("conversations", "list")
+    assert "cli-1" in {c["conversation_id"] for c in listed}
+    assert cli("conversations", "delete", "cli-1")[0] == 0
+    assert cli("conversations", "show", "cli-1")[0] == 1
+
+
+def test_one_conversations_memory_never_reaches_another(cli):
+    assert cli("ask", "How heavy is the Nova 24FL?", "--conversation", "mine")[0] == 0
+    code, theirs, _ = cli("ask", "And the 27QX?", "--conversation", "theirs")
+    assert code == 0 and theirs["memory"] == {} and theirs["understood_as"] == "And the 27QX?"
+    assert theirs["turn"] == 1
+    code, text, _ = cli("ask", "And the 27QX?", "--conversation", "mine", as_json=False)
+    assert code == 0 and "question: And the 27QX?" in text and "understood as: How heavy is the Nova 27QX?" in text
+    assert "carried over: attribute 'heavy'" in text and "conversation mine, turn 2 (episode 1)" in text
+
+
+def test_show_says_when_the_oldest_turns_facts_were_dropped(cli, nova):
+    tables = ConversationTables(nova.url, nova.collection)
+    for n in range(5):
+        tables.append("bounded", lambda number, n=n: _fields(f"q{n}"), keep=2)
+    code, text, _ = cli("conversations", "show", "bounded", as_json=False)
+    assert code == 0 and "the facts of the 3 oldest turn(s) were dropped" in text and "[1] (episode 1) q0" in text
+    assert cli("conversations", "show", "bounded")[1]["forgotten_turns"] == 3
+
+
+def test_every_exchange_of_the_multi_turn_set_resolves_to_its_gold_slots():
+    exchanges = json.loads((ROOT / "data" / "conversations" / "samples.json").read_text(encoding="utf-8"))["exchanges"]
+    assert len(exchanges) >= 10 and {"en", "ko", "mixed"} <= {e["language"] for e in exchanges}
+    for exchange in exchanges:
+        recent: list[dict] = []
+        for number, gold in enumerate(exchange["turns"], start=1):
+            r = resolve(gold["question"], recent)
+            assert gold["entity"].casefold() in (r.slots.entity or "").casefold(), (exchange["id"], number)
+            assert gold["attribute"] in r.slots.attribute_terms, (exchange["id"], number)
+            assert bool(r.memory) == (gold["kind"] == "follow-up"), (exchange["id"], number)
+            episode = number if r.new_episode else r.memory["episode"]
+            recent.append({**_turn(number, gold["question"], r.slots.entity, r.slots.attribute,
+                                   sorted(r.slots.attribute_terms), episode, r.understood_as)})
+
+
+def test_a_bad_conversation_id_is_refused_before_any_work(cli):
+    code, out, err = cli("ask", "How heavy is the Nova 24FL?", "--conversation", "../x", as_json=False)
+    assert code == 2 and "conversation id" in err
+    code, out, err = cli("conversations", "show", as_json=False)
+    assert code == 2 and "needs the conversation's ID" in err
+
+
+def test_a_hostile_turn_is_stored_and_shown_as_text(cli):
+    hostile = "<script>alert(1)</script> **bold** [x](javascript:alert(1)) '; DROP TABLE hke_conversations; -- " + (
+        "y" * 1900)
+    code, payload, _ = cli("ask", hostile, "--conversation", "hostile")
+    assert code == 0 and payload["question"] == hostile.strip()
+    code, shown, _ = cli("conversations", "show", "hostile", as_json=False)
+    assert code == 0 and "<script>alert(1)</script> **bold**" in shown
+    code, shown, _ = cli("conversations", "show", "hostile")
+    assert shown["turns"][0]["question"] == hostile.strip()
+    code, _, err = cli("ask", "x" * 2001, "--conversation", "hostile", as_json=False)
+    assert code == 2 and "too long" in err
+    assert len(cli("conversations", "show", "hostile")[1]["turns"]) == 1
