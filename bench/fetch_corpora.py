@@ -534,32 +534,46 @@ def release_date(docs_dir: Path, version: str) -> str | None:
     return None
 
 
-def fetch_releases(dest: Path, versions: tuple[str, ...] = MARKDOWN_RELEASES, force: bool = False) -> dict[str, str]:
-    """The docs/ of each Python-Markdown release into ``dest/python-markdown-releases/<version>/``; {version: date}.
+ReleaseFacts = Callable[[Path, Path, str], dict[str, object]]
 
-    Each release folder gets the usual marker, with the sdist name and the release date from its changelog; the
-    summary ``releases.json`` lists them in order.
-    """
-    root = dest / RELEASES_DIR
+
+def fetch_dated_releases(dest: Path, package: str, folder_name: str, versions: tuple[str, ...], docs: str,
+                         facts: ReleaseFacts, force: bool = False) -> dict[str, str]:
+    """The ``docs`` folder of each release of ``package`` into ``dest/<folder_name>/<version>/``; {version: date}.
+
+    ``facts(sdist, staging, version)`` returns the marker's own fields (at least ``date``) and raises
+    :class:`FetchError` for a release whose sources disagree; releases must come in date order. The summary
+    ``releases.json`` lists them in order."""
+    root = dest / folder_name
     root.mkdir(parents=True, exist_ok=True)
     dates: dict[str, str] = {}
     for version in versions:
         folder = root / version
         if force or not is_present(folder):
             with tempfile.TemporaryDirectory(prefix="fetch-release-") as tmp:
-                sdist = pip_download([f"markdown=={version}"], Path(tmp))["markdown"]
+                sdist = pip_download([f"{package}=={version}"], Path(tmp))[normalize(package)]
 
                 def fill(staging: Path, sdist: Path = sdist, version: str = version) -> dict[str, object]:
-                    files = extract_docs(sdist, staging)
-                    return {"corpus": RELEASES_DIR, "package": "markdown", "version": version, "sdist": sdist.name,
-                            "files": len(files), "date": release_date(staging, version)}
+                    files = extract_docs(sdist, staging, docs)
+                    return {"corpus": folder_name, "package": package, "version": version, "sdist": sdist.name,
+                            "files": len(files), **facts(sdist, staging, version)}
 
                 marker = install_staged(folder, fill)
-            log(f"{RELEASES_DIR}: markdown {version} ({marker['files']} files) -> {folder}")
+            log(f"{folder_name}: {package} {version} ({marker['files']} files) -> {folder}")
         marker = json.loads((folder / MARKER).read_text(encoding="utf-8"))
-        dates[version] = marker.get("date") or ""
+        day = marker.get("date") or ""
+        if dates and day and day <= list(dates.values())[-1]:
+            raise FetchError(f"{package} {version} is dated {day}, not after the release before")
+        dates[version] = day
     (root / "releases.json").write_text(json.dumps(dates, indent=2) + "\n", encoding="utf-8")
     return dates
+
+
+def fetch_releases(dest: Path, versions: tuple[str, ...] = MARKDOWN_RELEASES, force: bool = False) -> dict[str, str]:
+    """The docs/ of each Python-Markdown release into ``dest/python-markdown-releases/<version>/``, each dated by
+    its own changelog; {version: date}."""
+    return fetch_dated_releases(dest, "markdown", RELEASES_DIR, versions, "docs",
+                                lambda _sdist, staging, version: {"date": release_date(staging, version)}, force)
 
 
 # pymdown-extensions releases whose docs/ pages were dropped, moved and renamed between releases (``about/``
@@ -594,37 +608,20 @@ def _release(version: str) -> str:
     return re.sub(r"(?:\.0)+$", "", version)
 
 
+def _pymdown_facts(sdist: Path, staging: Path, version: str) -> dict[str, object]:
+    top = changelog_top(staging)
+    if top is None or _release(top) != _release(version):
+        raise FetchError(f"pymdown-extensions {version}: its changelog's newest entry is {top}")
+    return {"date": sdist_date(sdist), "changelog_top": top}
+
+
 def fetch_pymdown_releases(dest: Path, versions: tuple[str, ...] = PYMDOWN_RELEASES,
                            force: bool = False) -> dict[str, str]:
     """The docs/ of each pymdown-extensions release into ``dest/pymdown-extensions-releases/<version>/``;
     {version: date}. A release is dated by its sdist's build time, checked against its own changelog (whose newest
     entry must be that release) and against the release before it (dates ascend); a FetchError otherwise."""
-    root = dest / PYMDOWN_RELEASES_DIR
-    root.mkdir(parents=True, exist_ok=True)
-    dates: dict[str, str] = {}
-    for version in versions:
-        folder = root / version
-        if force or not is_present(folder):
-            with tempfile.TemporaryDirectory(prefix="fetch-release-") as tmp:
-                sdist = pip_download([f"pymdown-extensions=={version}"], Path(tmp))["pymdown-extensions"]
-
-                def fill(staging: Path, sdist: Path = sdist, version: str = version) -> dict[str, object]:
-                    files = extract_docs(sdist, staging)
-                    top = changelog_top(staging)
-                    if top is None or _release(top) != _release(version):
-                        raise FetchError(f"pymdown-extensions {version}: its changelog's newest entry is {top}")
-                    return {"corpus": PYMDOWN_RELEASES_DIR, "package": "pymdown-extensions", "version": version,
-                            "sdist": sdist.name, "files": len(files), "date": sdist_date(sdist),
-                            "changelog_top": top}
-
-                marker = install_staged(folder, fill)
-            log(f"{PYMDOWN_RELEASES_DIR}: pymdown-extensions {version} ({marker['files']} files) -> {folder}")
-        marker = json.loads((folder / MARKER).read_text(encoding="utf-8"))
-        if dates and marker["date"] <= list(dates.values())[-1]:
-            raise FetchError(f"pymdown-extensions {version} is dated {marker['date']}, not after the release before")
-        dates[version] = marker["date"]
-    (root / "releases.json").write_text(json.dumps(dates, indent=2) + "\n", encoding="utf-8")
-    return dates
+    return fetch_dated_releases(dest, "pymdown-extensions", PYMDOWN_RELEASES_DIR, versions, "docs", _pymdown_facts,
+                                force)
 
 
 # pip releases whose docs/html/*.md make a second versioned corpus, for "what changed between R1 and R2": pip's
@@ -651,36 +648,20 @@ def sdist_facts(sdist: Path, top_file: str) -> tuple[str, str | None]:
     return text, built
 
 
+def _pip_facts(sdist: Path, _staging: Path, version: str) -> dict[str, object]:
+    news, built = sdist_facts(sdist, "NEWS.rst")
+    day = news_date(news, version)
+    if day is None or built is None or abs((date.fromisoformat(day) - date.fromisoformat(built)).days) > 7:
+        raise FetchError(f"pip {version}: NEWS.rst says {day}, the sdist was built {built}")
+    return {"date": day, "built": built}
+
+
 def fetch_pip_releases(dest: Path, versions: tuple[str, ...] = PIP_RELEASES, force: bool = False) -> dict[str, str]:
     """The docs/html/**/*.md of each pip release into ``dest/pip-releases/<version>/``; {version: date}.
 
     The date is the release's own NEWS.rst entry; the marker also keeps the day the sdist was built, and a release
     whose two days differ by more than a week is refused (the changelog and the archive disagree)."""
-    root = dest / PIP_RELEASES_DIR
-    root.mkdir(parents=True, exist_ok=True)
-    dates: dict[str, str] = {}
-    for version in versions:
-        folder = root / version
-        if force or not is_present(folder):
-            with tempfile.TemporaryDirectory(prefix="fetch-release-") as tmp:
-                sdist = pip_download([f"pip=={version}"], Path(tmp))["pip"]
-                news, built = sdist_facts(sdist, "NEWS.rst")
-                day = news_date(news, version)
-                if day is None or built is None or abs((date.fromisoformat(day) - date.fromisoformat(built)).days) > 7:
-                    raise FetchError(f"pip {version}: NEWS.rst says {day}, the sdist was built {built}")
-
-                def fill(staging: Path, sdist: Path = sdist, version: str = version, day: str = day,
-                         built: str = built) -> dict[str, object]:
-                    files = extract_docs(sdist, staging, "docs/html")
-                    return {"corpus": PIP_RELEASES_DIR, "package": "pip", "version": version, "sdist": sdist.name,
-                            "files": len(files), "date": day, "built": built}
-
-                marker = install_staged(folder, fill)
-            log(f"{PIP_RELEASES_DIR}: pip {version} ({marker['files']} files) -> {folder}")
-        marker = json.loads((folder / MARKER).read_text(encoding="utf-8"))
-        dates[version] = marker.get("date") or ""
-    (root / "releases.json").write_text(json.dumps(dates, indent=2) + "\n", encoding="utf-8")
-    return dates
+    return fetch_dated_releases(dest, "pip", PIP_RELEASES_DIR, versions, "docs/html", _pip_facts, force)
 
 
 # --------------------------------------------------------------------------------------------------- concat

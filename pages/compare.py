@@ -27,7 +27,7 @@ from core.retrieval import (
 from core.store import StoreError
 from core.text import escape_markdown
 from views import charts, ui
-from views.comparison import show_hierarchy_added, show_table
+from views.comparison import show_hierarchy_added, show_search, show_table
 from views.versions import as_of_picker, show_change_answer, versions_read_markdown
 
 TITLES = {"plain": "Plain", "hierarchical": "Hierarchical"}
@@ -145,25 +145,6 @@ def _head(text: str) -> str:
     return text[: cut if cut > 0 else DISPLAY_CHARS] + "\n\n… (cut for display)"
 
 
-def show_search(notes: list[str], hits: list[dict], searched_under: bool) -> None:
-    """What the search did (the scope it read from the question) and the hits both columns share."""
-    for note in notes:
-        st.caption(escape_markdown(note))
-    if searched_under:
-        st.button("Search everywhere", on_click=_search_everywhere, icon=":material/travel_explore:",
-                  help="Ask the same question over the whole collection, ignoring the headings it names.")
-    # No similarity column: the rank is the search's (headings named, full text and vector fused), and a cosine
-    # shown beside it would not follow it. The comparison's JSON download keeps each hit's similarity.
-    st.dataframe(
-        [{"rank": h["rank"] + 1, "heading path › hit": " › ".join([*h["heading_path"], h["text"]]),
-          "outside the named headings": h.get("outside_scope", False)} for h in hits],
-        hide_index=True, width="stretch",
-        column_config={"rank": st.column_config.NumberColumn(
-            "rank", help="The order the search gave: the headings the question names, then full text and vector "
-                         "search fused.")},
-    )
-
-
 def answer_markdown(text: str) -> str:
     """An answer as literal text; its line breaks stay line breaks."""
     return escape_markdown(text).replace("\n", "  \n")
@@ -240,7 +221,8 @@ if comparison is not None and comparison.collection != collection:
     comparison = None  # a comparison from another collection would link to elements that are not here
 
 if fresh is not None and fresh.hits:
-    show_search(fresh.notes, [h.as_dict() for h in fresh.hierarchical.hits], fresh.searched_under is not None)
+    show_search(fresh.notes, [h.as_dict() for h in fresh.hierarchical.hits],
+                _search_everywhere if fresh.searched_under is not None else None)
     comparison = run_columns(fresh, None)
     st.session_state["comparison"] = comparison
 elif fresh is not None:
@@ -248,7 +230,7 @@ elif fresh is not None:
     st.info("Nothing found in this scope.")
 elif comparison is not None and changes is None:
     st.caption(f"Last question: {escape_markdown(comparison.question)}")
-    show_search(comparison.search.get("notes", []), [h.as_dict() for h in comparison.hits], False)
+    show_search(comparison.search.get("notes", []), [h.as_dict() for h in comparison.hits], None)
     run_columns(None, comparison)
 elif not submitted and changes is None:
     st.info("Ask a question to see both answers side by side.")

@@ -25,24 +25,13 @@ from core.evaluation import (
     load_run,
     run_evaluation,
 )
-from core.evaluation.mode_names import mode_label
+from core.evaluation.mode_names import MODE_BLURBS, mode_label
 from core.llm import LLMError
 from core.progress import Progress
 from core.store import StoreError
 from core.text import escape_markdown
 from views import charts, ui
 
-MODE_BLURBS = {
-    "plain": "the vector search's hits as they are (Compare's Plain column with Search: vector)",
-    "hierarchical": "the same hits with their heading paths as partial trees (Compare's Hierarchical column with "
-                    "Search: vector); no scoping by the headings a question names, no sections",
-    "contextual": "vector search over elements embedded with their heading paths, rendered as trees",
-    "fulltext": "full-text search over heading path and text, rendered as trees",
-    "hybrid": "vector + full-text search over heading path and text (Postgres `simple`), fused by reciprocal "
-              "rank, rendered as trees",
-    "default": "what Compare and `ask` run: the default search scoped by the headings the question names, trees "
-               "with a heading hit's section",
-}
 SOURCES = ("Gold questions (data/questions.json)", "Generated from this collection", "Upload a JSON file")
 MAX_UI_K = 20
 

@@ -5,6 +5,8 @@ Document text is shown only in dataframes (data, never markup) or escaped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from core.answering import Comparison, ModeResult, build_table
@@ -42,3 +44,23 @@ def show_hierarchy_added(comparison: Comparison) -> None:
              for e in comparison.hierarchy_added],
             hide_index=True, width="stretch",
         )
+
+
+def show_search(notes: list[str], hits: list[dict], search_everywhere: Callable[[], None] | None) -> None:
+    """What the search did (the scope it read from the question) and the hits both columns share; with
+    ``search_everywhere`` (the search read a scope from the question), a button that asks again without it."""
+    for note in notes:
+        st.caption(escape_markdown(note))
+    if search_everywhere is not None:
+        st.button("Search everywhere", on_click=search_everywhere, icon=":material/travel_explore:",
+                  help="Ask the same question over the whole collection, ignoring the headings it names.")
+    # No similarity column: the rank is the search's (headings named, full text and vector fused), and a cosine
+    # shown beside it would not follow it. The comparison's JSON download keeps each hit's similarity.
+    st.dataframe(
+        [{"rank": h["rank"] + 1, "heading path › hit": " › ".join([*h["heading_path"], h["text"]]),
+          "outside the named headings": h.get("outside_scope", False)} for h in hits],
+        hide_index=True, width="stretch",
+        column_config={"rank": st.column_config.NumberColumn(
+            "rank", help="The order the search gave: the headings the question names, then full text and vector "
+                         "search fused.")},
+    )

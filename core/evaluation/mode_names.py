@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from core.retrieval.strategies import REGISTRY
 
-__all__ = ["ALL_MODES", "DEFAULT_MODES", "mode_label", "mode_names", "parse_modes"]
+__all__ = ["ALL_MODES", "DEFAULT_MODES", "MODE_BLURBS", "mode_label", "mode_names", "parse_modes"]
 
 
 def mode_names() -> tuple[str, ...]:
@@ -22,6 +22,19 @@ def mode_names() -> tuple[str, ...]:
 ALL_MODES: tuple[str, ...] = mode_names()
 # What `core eval` and the Evaluation page run unless told otherwise (contextual needs a contextual index).
 DEFAULT_MODES: tuple[str, ...] = ("plain", "hierarchical", "hybrid", "default")
+
+# What each mode reads, in the words the Compare page uses for its columns and searches.
+MODE_BLURBS = {
+    "plain": "the vector search's hits as they are (Compare's Plain column with Search: vector)",
+    "hierarchical": "the same hits with their heading paths as partial trees (Compare's Hierarchical column with "
+                    "Search: vector); no scoping by the headings a question names, no sections",
+    "contextual": "vector search over elements embedded with their heading paths, rendered as trees",
+    "fulltext": "full-text search over heading path and text, rendered as trees",
+    "hybrid": "vector + full-text search over heading path and text (Postgres `simple`), fused by reciprocal "
+              "rank, rendered as trees",
+    "default": "what Compare and `ask` run: the default search scoped by the headings the question names, trees "
+               "with a heading hit's section",
+}
 
 
 def parse_modes(value: str | Sequence[str] | None) -> tuple[str, ...]:

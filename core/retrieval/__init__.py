@@ -20,8 +20,9 @@ The names below are imported on first use (PEP 562), so reading the strategy reg
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from core.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from core.retrieval.context import (
@@ -197,14 +198,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # once: later reads do not come here
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_WHERE])
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +27,7 @@ from core.retrieval.headings import HeadingIndex, HeadingRef, rank_headings
 from core.retrieval.hits import Hit
 from core.retrieval.scope import Scope
 from core.retrieval.shape import QuestionShape
+from core.retrieval.stages import MAX_ENTITIES, SearchContext
 from core.retrieval.strategies import MAX_K
 from core.statements import (
     attribute_share,
@@ -41,13 +41,8 @@ from core.statements import (
     without_default_phrases,
 )
 
-if TYPE_CHECKING:
-    from core.retrieval.stages import SearchContext
-
 __all__ = ["MAX_ENTITIES", "Entity", "attribute_query", "entity_hits", "find_entities"]
 
-# The things one question compares at most (one search each): the default of EntityHitsConfig.max_entities.
-MAX_ENTITIES = 12
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,6 @@ from typing import Any
 import numpy as np
 
 from core.retrieval.analysis import QuestionAnalysis
-from core.retrieval.entities import MAX_ENTITIES
 from core.retrieval.hits import Hit
 from core.retrieval.scope import Scope
 from core.retrieval.search import search
@@ -58,6 +57,10 @@ class EvidenceProbeConfig:
     """``k``: the hits a candidate scope is probed for before it is judged not to hold the attribute asked."""
 
     k: int = 8
+
+
+# The things one question compares at most (one search each).
+MAX_ENTITIES = 12
 
 
 @dataclass(frozen=True)
