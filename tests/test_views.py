@@ -494,3 +494,11 @@ def test_a_table_with_nothing_to_rank_says_so_in_plain_words():
 
     assert prompts.TABLE_NOTHING_TO_RANK == "(Not ranked: fewer than two of these values are amounts that can be " \
                                            "compared.)"
+
+
+def test_a_moved_document_is_shown_below_the_folder_both_paths_share_never_the_servers_folders():
+    from views.versions import _relative_pair
+
+    assert _relative_pair("/srv/docs/src/about/release.md", "/srv/docs/src/about/releases/7.0.md") == (
+        "release.md", "releases/7.0.md")
+    assert _relative_pair("/srv/docs/a.md", "b.md") == ("/srv/docs/a.md", "b.md")  # nothing shared: as stored

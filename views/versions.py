@@ -8,6 +8,7 @@ template (in a sandboxed frame), a dataframe, or ``escape_markdown``.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta
@@ -114,12 +115,23 @@ def _clip(text: str | None, limit: int = 200) -> str:
     return clip(text or "", limit, at_word=False)
 
 
+def _relative_pair(before: str, after: str) -> tuple[str, str]:
+    """Two source paths below the folder they share, so the page shows where a document moved, not the server's
+    folders."""
+    try:
+        shared = os.path.commonpath([before, after]) if before and after else ""
+    except ValueError:  # one absolute, one relative
+        shared = ""
+    cut = len(shared) + 1 if shared else 0
+    return before[cut:] or before, after[cut:] or after
+
+
 def _change_markdown(n: int, item: DocumentChange, collection: str) -> str:
     change = item.change
     day = item.valid_from.date()
     if item.whole_document and change.op == "moved":  # a whole document moved or renamed
-        return (f"{n}. `c{n}` **moved** · from {escape_markdown(change.before or '')} to "
-                f"{escape_markdown(change.after or '')}")
+        before, after = _relative_pair(change.before or "", change.after or "")
+        return f"{n}. `c{n}` **moved** · from {escape_markdown(before)} to {escape_markdown(after)}"
     if item.whole_document:
         what = "retired" if item.retired else "a new document"
         return f"{n}. `c{n}` **{what}** · “{escape_markdown(_clip(change.before or change.after))}”"
