@@ -16,6 +16,7 @@ import time
 import pytest
 
 import core.markdown_loader as markdown_loader
+from core.elements import markdown_table
 from core.ingest import MAX_EMBED_CHARS, SourceFile, embedding_text, ingest
 from core.markdown_loader import MarkdownTooComplexError, parse_markdown
 from core.store import ElementStore
@@ -144,8 +145,18 @@ def test_hostile_corpus_each_stored_or_refused_with_a_reason(seeded) -> None:
     assert '<img src=x onerror="alert(1)">' in texts("injection.md")
     # markdown-it refuses javascript: link targets, so that "link" stays the literal characters too.
     assert 'Click [here](javascript:alert(1)) or <a href="javascript:alert(2)">there</a>.' in texts("injection.md")
+    # The Table element holds only the header (docs/tables-and-reader.md); each row is a TableRow child whose
+    # cells are the literal characters, and shown as HTML every cell is escaped.
     [table] = [e for e in injection if e.metadata["category"] == "Table"]
     assert table.metadata["text_as_html"] == (
+        "<table><thead><tr><th>name</th><th>value</th></tr></thead><tbody></tbody></table>"
+    )
+    rows = [e for e in injection if e.metadata["parent_id"] == table.metadata["element_id"]]
+    assert [(e.metadata["category"], e.metadata["row"], e.metadata["cells"], e.page_content) for e in rows] == [
+        ("TableRow", 1, ["<b onmouseover=alert(3)>x</b>", "</td><script>alert(4)</script>"],
+         "name: <b onmouseover=alert(3)>x</b> · value: </td><script>alert(4)</script>"),
+    ]
+    assert markdown_table(["name", "value"], [rows[0].metadata["cells"]])[1] == (
         "<table><thead><tr><th>name</th><th>value</th></tr></thead><tbody><tr>"
         "<td>&lt;b onmouseover=alert(3)&gt;x&lt;/b&gt;</td><td>&lt;/td&gt;&lt;script&gt;alert(4)&lt;/script&gt;</td>"
         "</tr></tbody></table>"
@@ -170,9 +181,17 @@ def test_hostile_corpus_each_stored_or_refused_with_a_reason(seeded) -> None:
     rtl = elements("rtl.md")
     assert [e.page_content for e in rtl[:3]] == [ARABIC, HEBREW, "اسم الملف: \u202etxt.exe\u202c"]
     assert rtl[2].metadata["heading_path"] == [ARABIC, HEBREW]
-    assert rtl[-1].metadata["text_as_html"].startswith("<table><thead><tr><th>عمود</th><th>עמודה</th>")
+    assert rtl[-2].metadata["category"] == "Table"
+    assert rtl[-2].metadata["text_as_html"].startswith("<table><thead><tr><th>عمود</th><th>עמודה</th>")
+    assert (rtl[-1].metadata["category"], rtl[-1].metadata["parent_id"], rtl[-1].metadata["cells"]) == (
+        "TableRow", rtl[-2].metadata["element_id"], ["٤٥٦", "ערך"]
+    )
     assert texts("emoji.md")[:2] == ["Emoji 👩‍👩‍👧‍👦 family", "flag 🇰🇷 and skin tone 👍🏽"]
-    assert "<td>🇯🇵</td><td>🏳️‍🌈</td>" in elements("emoji.md")[-1].metadata["text_as_html"]
+    emoji_table, emoji_row = elements("emoji.md")[-2:]
+    assert emoji_table.metadata["text_as_html"].startswith("<table><thead><tr><th>🙂</th><th>😀</th>")
+    assert (emoji_row.metadata["category"], emoji_row.metadata["parent_id"], emoji_row.metadata["cells"]) == (
+        "TableRow", emoji_table.metadata["element_id"], ["🇯🇵", "🏳️‍🌈"]
+    )
     assert texts("zero-width.md") == ["\u200bHidden\u200c heading\u200d",
                                       "word\u200bjoiner\u2060soft\u00adhyphen\ufeffbom", "\u200b"]
 

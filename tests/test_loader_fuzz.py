@@ -4,8 +4,9 @@ Two generators: arbitrary unicode text (control characters, surrogate-free code 
 markdown-shaped text assembled from the constructs the tree builder treats specially (headings, bullets and
 ordered items at random indents, fences, tables, blockquotes, raw HTML, setext underlines, front matter).
 For every input: no exception, every ``parent_id`` names an element of the same output that comes *before*
-it, so the parent links form a forest (no cycles), ``order`` is 0..n-1, ids are unique, categories are from
-the fixed set and ``heading_path`` matches the Title ancestors.
+it, so the parent links form a forest (no cycles), only headings, items and tables have children (a table's
+are exactly its TableRows), ``order`` is 0..n-1, ids are unique, categories are from the fixed set and
+``heading_path`` matches the Title ancestors.
 
 Bounded on purpose (``max_examples``, no deadline): the whole file runs in well under 30 s.
 """
@@ -40,7 +41,14 @@ def check_tree(docs: list[Document]) -> None:
             # A parent always precedes its child: with that, following parent links strictly decreases the
             # position, so it cannot loop (no cycles) and always reaches a root.
             assert position[parent] < i
-            assert by_id[parent].metadata["category"] in ("Title", "ListItem"), "only headings and items have children"
+            parent_category = by_id[parent].metadata["category"]
+            # Only headings, items and tables have children, and a table's children are exactly its rows.
+            assert parent_category in ("Title", "ListItem", "Table"), "only headings, items and tables have children"
+            assert (parent_category == "Table") == (meta["category"] == "TableRow"), (
+                "a Table's children are only TableRows, and a TableRow is the child of a Table only"
+            )
+        else:
+            assert meta["category"] != "TableRow", "a TableRow is the child of a Table only"
         # heading_path is exactly the texts of the Title ancestors, root first.
         titles: list[str] = []
         cursor = parent
