@@ -211,7 +211,8 @@ def test_global_search_offline_answer_links_to_reports(app_url, page, indexed_sa
     page.get_by_role("button", name="Search").click()
     wait_for_text(page, "Answered by: extractive (no LLM configured)", timeout=180_000)
     wait_for_text(page, "Contributing reports")  # the last section: the page is drawn in order
-    page.get_by_text("points, best first").wait_for(timeout=30_000)
+    # the expander of the answer's points: "The point" for one, "The N points, best first" for more
+    page.get_by_text(re.compile(r"^The (point|\d+ points, best first)$")).first.wait_for(timeout=30_000)
     text = page.locator(MAIN).inner_text()
     assert "Extractive answer (no LLM)" in text and "Contributing reports" in text
     links = page.locator(f"{MAIN} a[href*='/reports?collection=samples&community=']")
