@@ -50,7 +50,7 @@ def _outside_in_db(url: str, store) -> int:
 
 def _reads(store) -> dict[str, str]:
     """Each read a user makes of a versioned collection: "ok" when it answered, else the error it raised."""
-    from core.answering.version_history import changes_since, source_of
+    from core.answering.version_history import Window, changes_between, source_of
     from core.retrieval import RetrievalRequest, retrieve
     from core.versions.dates import EARLIEST
 
@@ -59,7 +59,7 @@ def _reads(store) -> dict[str, str]:
         "ask as of 2020-06-01": lambda: retrieve(store, RetrievalRequest(
             "How long does a loan last?", as_of=datetime(2020, 6, 1, tzinfo=UTC))),
         "history": lambda: [store.read.versions(d) for d, *_ in store.read.versioned_documents()],
-        "changes since 0001-01-01": lambda: changes_since(store, EARLIEST),
+        "changes since 0001-01-01": lambda: changes_between(store, Window(EARLIEST)),
         "show every version": lambda: [source_of(store, d, v, d) for d, *_ in store.read.versioned_documents()
                                        for v in store.read.versions(d)],
     }

@@ -236,10 +236,12 @@ def _move_lines(store: ElementStore, v: VersionRecord) -> list[str]:
     sources = {d: source for d, source, _name, _retired in store.read.versioned_documents()}
     lines = []
     if v.moved_from:
-        lines.append(f"Moved here from **{escape_markdown(sources.get(v.moved_from, v.moved_from))}**: a snapshot "
+        origin = _relative_pair(sources.get(v.moved_from, v.moved_from), v.source)[0]
+        lines.append(f"Moved here from **{escape_markdown(origin)}**: a snapshot "
                      "found most of its elements in this document (the changes below are against that one).")
     if v.moved_to:
-        lines.append(f"Moved to **{escape_markdown(sources.get(v.moved_to, v.moved_to))}** on "
+        target = _relative_pair(v.source, sources.get(v.moved_to, v.moved_to))[1]
+        lines.append(f"Moved to **{escape_markdown(target)}** on "
                      f"{v.retired_at.date().isoformat() if v.retired_at else '?'}: its History continues there.")
     return lines
 
