@@ -105,7 +105,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     by_id = {e.element_id: e for e in context.elements}
     names = terms(" ".join(name_runs(question)))
     asks_default = bool(wanted & _default_terms())
-    scored = []
+    read = []
     for element in (e for e in context.elements if e.role != "ancestor"):
         text_terms = terms(element.text)
         own_path_terms = terms(" ".join(element.path))
@@ -127,12 +127,19 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         if stated and not stated[0] and element.path:
             # else the option heading it sits under ("### `bodyLimit`" › "+ Default: `1048576`")
             stated, by_heading = documented_statement(unplaced, element.text, element.category, element.path[-1])
+        read.append((element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading))
+    # The words the context's statements state, in a key or a value. A key is measured against the asked words
+    # among these only: the rest (the words asking for a default, a word's translations, a name the context
+    # never states) no statement holds, so they tell no key from another.
+    key_words = frozenset(t for r in read if r[6] for t in terms(f"{r[6][0]} {r[6][1]}"))
+    scored = []
+    for element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading in read:
         key_terms = terms(stated[0]) if stated else frozenset()
         # the share of the stated key the question asks for ("Weight (with stand)" fully, "Dimensions without
         # stand" a quarter); names of headings do not count, they say where, not what, except the option heading
         # whose value the element states: named by the question, it is the attribute asked
         attribute = (name_share(wanted, stated[0]) if by_heading and stated
-                     else _key_match(asked, key_terms, names))
+                     else _key_match(asked, key_terms, names, key_words))
         if not attribute and key_terms:
             # the key repeats a section heading above it ("Dimensions & Weight › Weight with stand"): still the
             # attribute asked about, counted at half weight
@@ -190,15 +197,18 @@ def _after_what_follows(scored: list[Evidence], context: Context) -> list[Eviden
     return out
 
 
-def _key_match(asked: frozenset[str], key_terms: frozenset[str], names: frozenset[str] = frozenset()) -> float:
+def _key_match(asked: frozenset[str], key_terms: frozenset[str], names: frozenset[str] = frozenset(),
+               key_words: frozenset[str] | None = None) -> float:
     """How well a stated key matches what is asked: the harmonic mean of the share of the key asked for and the
     share of the asked words the key holds, the question's names ("34WC", "HDMI") not counted among the words it
     should hold. "HDMI" for "max refresh rate over HDMI" is all asked for but holds none of the attribute;
-    "최대 주사율" (max refresh rate) holds most of it."""
+    "최대 주사율" (max refresh rate) holds most of it. Given ``key_words`` (the words the context's statements
+    state), only the asked words among them count: "default", asking which value, is no word a key lacks."""
     common = len(asked & key_terms)
     if not common:
         return 0.0
-    precision, recall = common / len(key_terms), min(1.0, common / max(1, len(asked - names)))
+    should_hold = asked - names if key_words is None else (asked & key_words) - names
+    precision, recall = common / len(key_terms), min(1.0, common / max(1, len(should_hold)))
     return 2 * precision * recall / (precision + recall)
 
 

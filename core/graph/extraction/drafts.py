@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from core.elements import row_cells
 from core.graph.extraction.text_units import ElementInfo
 from core.store.graph_records import TextUnit
 from core.text import split_sentences, table_sentences
@@ -137,7 +138,9 @@ def element_sentences(el: ElementInfo) -> list[str]:
     if el.category == "Title" or el.category == "Image":
         return [" ".join(text.split())]
     if el.category == "Table":
-        return table_sentences(text)[2]
+        return table_sentences(text)[2]  # a table stored whole; a Table holding only its header has none
+    if el.category == "TableRow":  # one row of a table, read as a table's row sentence ("Header: cell; …")
+        return ["; ".join(f"{h}: {c}" if h else c for h, c in row_cells(text) if c)]
     if el.category == "ListItem" and " : " in text and "\n" not in text:
         return [text]
     return split_sentences(text)

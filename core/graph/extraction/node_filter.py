@@ -69,7 +69,7 @@ def _word_usage(sentences: Sequence[Sentence]) -> dict[str, list[int]]:
     """casefolded word -> [times written in lower case, times capitalised not at a sentence start] in prose."""
     usage: dict[str, list[int]] = {}
     for s in sentences:
-        if s.category in ("Title", "Table"):
+        if s.category in ("Title", "Table", "TableRow"):
             continue
         text = s.text
         for m in _ENGLISH_WORD.finditer(text):

@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from core.elements import row_cells
 from core.graph.extraction.drafts import (
     ROLE_ACRONYM,
     ROLE_CODE,
@@ -119,9 +120,20 @@ class OfflineExtractor:
             by_element.setdefault(s.element_id, []).append(s)
         english: list[Sentence] = []
         korean: list[Sentence] = []
+        tables_read: set[str] = set()
+        rows_of: dict[str, list[str]] = {}  # a table's row elements holding sentences, in order
+        for element_id in by_element:
+            if infos[element_id].category == "TableRow":
+                rows_of.setdefault(infos[element_id].parent_id or "", []).append(element_id)
         for element_id, element_sents in by_element.items():
             el = infos[element_id]
             self._markup(el, element_sents)
+            table = infos.get(el.parent_id or "") if el.category == "TableRow" else None
+            if table is not None and table.element_id not in by_element and table.element_id not in tables_read:
+                # A Table holding only its header has no sentence of its own: its header and its marks (code
+                # spans, bold, links) are read over its rows' sentences, each mark found in the row stating it.
+                tables_read.add(table.element_id)
+                self._markup(table, [r for row_id in rows_of[table.element_id] for r in by_element[row_id]])
             for s in element_sents:
                 if has_hangul(s.text):
                     korean.append(s)
@@ -175,6 +187,11 @@ class OfflineExtractor:
                     row = sents[i] if i < len(sents) else first
                     self._add(cell, guess_type(cell, "TERM"), row, strong=True, description=row.text,
                               role=ROLE_MARKUP)  # fmt: skip
+        elif el.category == "TableRow":  # a row's first cell names the row, as a table's first column does
+            cells = [c for _, c in row_cells(el.text)]
+            if cells and _key_like(cells[0]):
+                self._add(cells[0], guess_type(cells[0], "TERM"), first, strong=True, description=first.text,
+                          role=ROLE_MARKUP)  # fmt: skip
         elif el.category == "ListItem" and " : " in el.text:
             key, _, value = el.text.partition(" : ")
             key, value = key.strip(), value.strip()
@@ -191,7 +208,7 @@ class OfflineExtractor:
             for name, type_ in codes_acronyms_camel(text):
                 role = ROLE_ACRONYM if name.isalpha() and name.isupper() else ROLE_NAME
                 self._add(name, type_, s, strong=True, role=role)
-            if self.nlp is None and s.category not in ("Title", "Table"):
+            if self.nlp is None and s.category not in ("Title", "Table", "TableRow"):
                 for name, type_, strong in capitalised(text):
                     self._add(name, type_, s, strong=strong, role=ROLE_NAME if strong else ROLE_WEAK)
         if self.nlp is not None:

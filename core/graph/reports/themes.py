@@ -299,7 +299,8 @@ class Themes:
             sentence_ids = self._sentences(community)
         for idx in sentence_ids:
             s = graph.sentences[idx]
-            if s.category in ("Title", "Table") or len(s.text) < 25 or (s.category == "ListItem" and " : " in s.text):
+            if (s.category in ("Title", "Table", "TableRow") or len(s.text) < 25
+                    or (s.category == "ListItem" and " : " in s.text)):
                 continue  # a summary quotes statements, not headings, table rows or "key : value" fields
             named = sum(1 for e in set(graph.sentence_entities.get(idx, ())) if e in members)
             weight = named + (1 if community.kind == "structural" else 0)
