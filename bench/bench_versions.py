@@ -52,6 +52,7 @@ import sys
 import time
 from collections import Counter
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import numpy as np
 from _common import CORPORA, ROOT, scratch_database, write_result
@@ -87,23 +88,30 @@ def legal_history() -> History:
     return out
 
 
-def releases_history() -> tuple[History, dict[str, str]]:
-    if not (RELEASES / "releases.json").is_file():
+def release_folders_history(root: Path, fetch_flag: str) -> tuple[History, dict[str, str]]:
+    """Each file's versions over the release folders under ``root`` (fetched with ``fetch_corpora.py --corpus
+    python-markdown FETCH_FLAG`` when missing), dated by ``releases.json``: a version per release that changed it,
+    ``None`` where a release dropped it; and {release: date}."""
+    if not (root / "releases.json").is_file():
         subprocess.run([sys.executable, str(ROOT / "bench" / "fetch_corpora.py"), "--corpus", "python-markdown",
-                        "--releases"], check=True)
-    dates = json.loads((RELEASES / "releases.json").read_text(encoding="utf-8"))
-    names = sorted({p.relative_to(RELEASES / v).as_posix() for v in dates for p in (RELEASES / v).rglob("*.md")})
+                        fetch_flag], check=True)
+    dates = json.loads((root / "releases.json").read_text(encoding="utf-8"))
+    names = sorted({p.relative_to(root / v).as_posix() for v in dates for p in (root / v).rglob("*.md")})
     out: History = {}
     for name in names:
         entries: list[tuple[datetime, bytes | None]] = []
         for v, day in dates.items():
-            path = RELEASES / v / name
+            path = root / v / name
             data = path.read_bytes() if path.is_file() else None
             if (entries and entries[-1][1] == data) or (not entries and data is None):
                 continue
             entries.append((_day(day), data))
         out[name] = entries
     return out, dates
+
+
+def releases_history() -> tuple[History, dict[str, str]]:
+    return release_folders_history(RELEASES, "--releases")
 
 
 def ingest_history(store, history: History, *, explicit_dates: bool) -> dict[str, object]:
@@ -519,23 +527,7 @@ SUBJECTS = ("configuration", "installation", "caching")
 
 
 def pip_history() -> tuple[History, dict[str, str]]:
-    if not (PIP_RELEASES / "releases.json").is_file():
-        subprocess.run([sys.executable, str(ROOT / "bench" / "fetch_corpora.py"), "--corpus", "python-markdown",
-                        "--pip-releases"], check=True)
-    dates = json.loads((PIP_RELEASES / "releases.json").read_text(encoding="utf-8"))
-    names = sorted({p.relative_to(PIP_RELEASES / v).as_posix() for v in dates
-                    for p in (PIP_RELEASES / v).rglob("*.md")})
-    out: History = {}
-    for name in names:
-        entries: list[tuple[datetime, bytes | None]] = []
-        for v, day in dates.items():
-            path = PIP_RELEASES / v / name
-            data = path.read_bytes() if path.is_file() else None
-            if (entries and entries[-1][1] == data) or (not entries and data is None):
-                continue
-            entries.append((_day(day), data))
-        out[name] = entries
-    return out, dates
+    return release_folders_history(PIP_RELEASES, "--pip-releases")
 
 
 def _texts(data: bytes, name: str) -> list[str]:
