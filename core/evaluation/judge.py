@@ -171,8 +171,9 @@ class Judge:
 
         settings = settings or load_settings()
         policy = policy or RetryPolicy.from_settings()
-        return cls(chat_model(settings, timeout=policy.timeout), label=f"judge: {model_label(settings)}",
-                   policy=policy, secret=settings.openai_api_key)
+        # streamed: a verdict given up at the deadline hangs up, and a server that honours that stops generating
+        model = chat_model(settings, streaming=True, timeout=policy.timeout)
+        return cls(model, label=f"judge: {model_label(settings)}", policy=policy, secret=settings.openai_api_key)
 
     def verdict(self, question: str, shown_a: str, answer_a: str, answer_b: str) -> Verdict:
         try:
