@@ -301,6 +301,40 @@ def test_a_refused_max_tokens_is_dropped_once_and_not_sent_again(caplog):
     assert "refused max_tokens" in caplog.text
 
 
+def test_a_streamed_answer_that_gets_an_html_page_names_the_endpoint_and_the_call():
+    html = {"raw": b"<!doctype html><html><body>Welcome to nginx</body></html>", "content_type": "text/html"}
+    with Stub([html]) as stub:
+        stream = AnswerStream(_retrieval(), "hierarchical", answerer(stub, **FAST))
+        assert list(stream) == []
+        answer = stream.result().answer
+    assert answer.error_kind == "bad_reply" and len(stub.requests) == 1, "a bad reply is not retried"
+    assert answer.error.startswith(f"The model server at {stub.base_url.rsplit('/', 1)[0]} returned an HTML page")
+    assert "to the answer call" in answer.error
+
+
+def test_the_index_drops_a_refused_max_tokens_once_and_says_so(caplog, samples_store):
+    """The GraphRAG calls (through the reply cache) take the same path as answers: asked once more without the
+    refused option, never sent it again, and the log says replies are no longer bounded."""
+    from core.graph.llm_cache import CachedChat
+    from core.store import graph_tables
+
+    def choose(body: dict) -> dict:
+        if "max_tokens" in body:
+            return {"status": 400, "error": {"message": "'max_tokens' is not supported with this model"}}
+        return {"reply": '("entity"<|>NOVA 32UX<|>PRODUCT<|>A monitor)'}
+
+    graph_tables.GraphTables(samples_store).ensure_schema()
+    with Stub([], choose=choose) as stub:
+        settings = dataclasses.replace(settings_for(stub.base_url), chat_model=f"refuses-{uuid.uuid4().hex[:6]}")
+        chat = CachedChat(chat_model(settings, streaming=True), pool=samples_store.pool,
+                          collection_id=samples_store.collection_id, policy=RetryPolicy(**FAST))
+        first = chat([("user", f"extract {uuid.uuid4()}")], kind="extraction")
+        second = chat([("user", f"report {uuid.uuid4()}")], kind="report")
+    assert first == second == '("entity"<|>NOVA 32UX<|>PRODUCT<|>A monitor)'
+    assert ["max_tokens" in r["body"] for r in stub.requests] == [True, False, False]
+    assert "refused max_tokens" in caplog.text and "replies are not bounded" in caplog.text
+
+
 def test_when_the_retry_without_max_tokens_fails_too_the_message_says_so():
     refused = {"status": 400, "error": {"message": "max_tokens is too large for this model"}}
     with Stub([refused, {"status": 400, "error": {"message": "context length exceeded"}}]) as stub:
