@@ -40,6 +40,10 @@ QUESTIONS = ["What is the weight of the Nova 32UX without its stand?", "How many
 GLOBAL_QUESTION = "What is this collection about?"
 
 
+class _Done(Exception):
+    """The steps asked for are done."""
+
+
 def model_path(args: argparse.Namespace) -> Path:
     if args.model:
         return Path(args.model)
@@ -95,9 +99,18 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=600, help="HKE_LLM_TIMEOUT for every call")
     parser.add_argument("--index", choices=("llm", "offline"), default="llm",
                         help="llm: the model extracts and reports; offline: build the index without it")
+    parser.add_argument("--steps", default="ask,index,global,judge",
+                        help="which steps to run, of ask,index,global,judge (global needs an index: any index step)")
+    parser.add_argument("--batch-tokens", type=int, default=None,
+                        help="global search's map batch size in tokens (default: the product's); keep the batch and "
+                        "its prompt within --context")
+    parser.add_argument("--name", default="local_llm", help="the result's name: bench/out/NAME.json")
     parser.add_argument("--max-tokens", type=float, default=1.0,
                         help="HKE_LLM_MAX_TOKENS: a factor on every call's output token bound")
     args = parser.parse_args()
+    steps = set(args.steps.split(","))
+    if "global" in steps:
+        steps.add("index")
 
     gguf = model_path(args)
     server = start_server(args, gguf)
@@ -119,14 +132,16 @@ def main() -> None:
                                                               if not p.name.startswith("nova-32ux"))
         ingest_paths(store, docs[: args.docs])
         try:
-            result["asks"] = [ask(store, q) for q in QUESTIONS]
-            write_result("local_llm", result)  # what is done so far survives a run stopped later
+            result["asks"] = [ask(store, q) for q in QUESTIONS] if steps & {"ask", "judge"} else []
+            write_result(args.name, result)  # what is done so far survives a run stopped later
             for a in result["asks"]:
                 print(f"ask {a['seconds']:.1f} s  {a['question']}")
                 for mode in ("plain", "hierarchical"):
                     print(f"  {mode}: {a[mode]['answer'][:200]!r} cited={a[mode]['cited']} "
                           f"error={a[mode]['error']}")
             started = time.perf_counter()
+            if "index" not in steps:
+                raise _Done
             offline = IndexConfig(extraction="offline", reports="extractive")
             report = build_index(store, config=offline if args.index == "offline" else None)
             result["index"] = {"seconds": round(time.perf_counter() - started, 1), "built": args.index,
@@ -135,15 +150,22 @@ def main() -> None:
                   f"({report.llm_units} by the model, {report.fallback_units} offline fallback), "
                   f"{report.entities} entities, {report.reports} reports ({report.llm_reports} by the model, "
                   f"{report.fallback_reports} extractive fallback), {report.llm_calls} calls")
-            write_result("local_llm", result)
+            write_result(args.name, result)
             started = time.perf_counter()
             try:
-                answer = global_search(store, GLOBAL_QUESTION, GlobalSearchOptions(level=0))
+                if "global" not in steps:
+                    raise _Done
+                batch = {"batch_tokens": args.batch_tokens} if args.batch_tokens else {}
+                answer = global_search(store, GLOBAL_QUESTION, GlobalSearchOptions(level=0, **batch))
                 result["global"] = {"seconds": round(time.perf_counter() - started, 1), **answer.to_dict()}
                 print(f"global {result['global']['seconds']} s ({answer.generated_by}): {answer.answer[:300]!r}")
+            except _Done:
+                pass
             except Exception as exc:  # reported, the run goes on to the judge
                 result["global"] = {"error": f"{type(exc).__name__}: {exc}"}
                 print(f"global failed: {exc}")
+            if "judge" not in steps:
+                raise _Done
             first = result["asks"][0]
             started = time.perf_counter()
             verdict = Judge.from_settings().verdict(first["question"], "plain", first["plain"]["answer"],
@@ -152,13 +174,15 @@ def main() -> None:
                                "winners": verdict.winners, "error": verdict.error}
             print(f"judge {result['judge']['seconds']} s: {verdict.winners} error={verdict.error} "
                   f"raw={verdict.raw[:200]!r}")
-            result["load_average_at_end"] = os.getloadavg()
+        except _Done:
+            pass
         finally:
+            result["load_average_at_end"] = os.getloadavg()
             store.drop()
     finally:
         server.terminate()
         server.wait(10)
-    print(f"wrote {write_result('local_llm', result)}")
+    print(f"wrote {write_result(args.name, result)}")
 
 
 if __name__ == "__main__":

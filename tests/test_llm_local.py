@@ -390,6 +390,9 @@ def test_an_index_against_a_model_that_answers_prose_has_the_offline_entities_an
         report = _index(monitor_store, stub)
     assert report.extraction == "llm" and report.entities > 0
     assert report.llm_units == 0 and report.fallback_units == report.text_units
+    # the fallen-back units' entities are related as offline ones are, so they form communities (a real run had
+    # 59 entities, 0 relationships and no entity community)
+    assert report.relationships > 0 and sum(report.communities.values()) > 0
     assert report.llm_reports == 0 and report.fallback_reports == report.reports
     from core.graph import GraphIndex
 

@@ -104,6 +104,12 @@ def build_graph(
 
     if extraction.mode == "llm":
         pairs = _llm_pairs(extraction, mentions, sentence_keys)
+        if extraction.fallback_units:  # the model stated no relationship there: relate them as offline does
+            fallen = extraction.fallback_units
+            their_keys = {i: ks for i, ks in sentence_keys.items() if sentences[i].unit_id in fallen}
+            for k, p in _cooccurrence_pairs([u for u in units if u.id in fallen], sentences, unit_counts, their_keys,
+                                            mentions, max_entities_per_unit, unit_anchors).items():
+                pairs.setdefault(k, p)
     else:
         pairs = _cooccurrence_pairs(units, sentences, unit_counts, sentence_keys, mentions, max_entities_per_unit,
                                     unit_anchors)  # fmt: skip

@@ -113,6 +113,7 @@ class Extraction:
     skipped_records: int = 0
     llm_calls: int = 0
     cached_calls: int = 0
+    fallback_units: frozenset[str] = frozenset()  # "llm": units whose entities are the offline extractor's
 
 
 # -- sentences --------------------------------------------------------------------------------------

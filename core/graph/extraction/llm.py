@@ -167,7 +167,9 @@ class LLMExtractor:
             order = _merge_offline(drafts, self.fallback(failed, infos), order)
         mentions = find_mentions(sentences, drafts)
         _ensure_unit_mentions(drafts, mentions, sentences)
-        extraction = Extraction("llm", sentences, drafts, mentions, relationships, skipped_records=self.skipped)
+        fallen = frozenset(u.id for u in failed) if self.fallback is not None else frozenset()
+        extraction = Extraction("llm", sentences, drafts, mentions, relationships, skipped_records=self.skipped,
+                                fallback_units=fallen)
         return extraction
 
     def _unit(self, unit: TextUnit) -> list[ParsedReply] | None:
