@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.graph import Community, Entity, Relationship, communities, entities, index_info, relationships
-from core.graph.explore import SPRING_LIMIT, entity_properties, neighbourhood, packed_layout, search_entities
+from core.graph.explore import entity_properties, layout_clusters, neighbourhood, packed_layout, search_entities
 from core.text import escape_markdown as esc
 from views import graph_explorer as gx
 from views import ui
@@ -45,8 +45,19 @@ def graph(collection: str, built: str) -> tuple[dict[str, Entity], list[Relation
 def overview_layout(collection: str, built: str, community_id: str) -> dict[str, tuple[float, float]]:
     """Positions of the whole graph (or of one community's entities), clustered by community."""
     ents, rels, comms = graph(collection, built)
-    ids = [e for e in (by_id[community_id].entity_ids if community_id else ents) if e in ents]
-    return packed_layout(ids, edge_list(rels), layout_groups(comms, community_id), degrees(ents))
+    members = {c.id: c.entity_ids for c in comms}
+    ids = [e for e in (members[community_id] if community_id else ents) if e in ents]
+    return packed_layout(ids, edge_list(rels), layout_clusters(comms, community_id), degrees(ents))
+
+
+@st.cache_data(show_spinner="Drawing the graph…", max_entries=16)
+def overview_page(collection: str, built: str, community_id: str, level: int) -> str:
+    """The canvas page of the whole graph (or one community), coloured by ``level``'s communities."""
+    ents, rels, comms = graph(collection, built)
+    layout = overview_layout(collection, built, community_id)
+    colour_of = {e: c.id for c in comms if c.level == level for e in c.entity_ids}
+    return gx.explorer_html([ents[i] for i in layout], rels, layout, group_of=colour_of, edge_text=False,
+                            height_px=HEIGHT)  # fmt: skip
 
 
 def edge_list(rels: list[Relationship]) -> list[tuple[str, str, float]]:
@@ -55,18 +66,6 @@ def edge_list(rels: list[Relationship]) -> list[tuple[str, str, float]]:
 
 def degrees(ents: dict[str, Entity]) -> dict[str, int]:
     return {i: e.degree for i, e in ents.items()}
-
-
-def layout_groups(comms: list[Community], within: str) -> dict[str, str]:
-    """Entity → cluster for the layout: the coarsest level (below ``within``) whose communities a spring layout
-    handles, so clusters are as big as they can be and still cheap."""
-    below = [c for c in comms if (c.parent == within if within else c.level == 0)]
-    while below and max(c.size for c in below) > SPRING_LIMIT:
-        nxt = [c for c in comms if c.parent in {b.id for b in below}]
-        if not nxt:
-            break
-        below = nxt
-    return {e: c.id for c in below for e in c.entity_ids}
 
 
 ents, rels, comms = graph(collection, built)
@@ -147,7 +146,6 @@ group_of = {e: c.id for c in at_level for e in c.entity_ids}
 
 if focus is None:
     layout = overview_layout(collection, built, community_id)
-    shown_rels = rels
     where = f"community {esc(community_id)}" if community_id else "the whole graph"
     st.caption(f"{len(layout)} entities of {esc(where)}, coloured by level-{level} community, sized by degree. "
                "Click a node to focus on it and expand its neighbours.")
@@ -171,8 +169,11 @@ else:
 
 left, right = st.columns([3, 2], gap="medium")
 with left:
-    page = gx.explorer_html([ents[i] for i in layout], shown_rels, layout, group_of=group_of, focus=focus,
-                            expanded=expanded if focus else (), height_px=HEIGHT)  # fmt: skip
+    if focus is None:
+        page = overview_page(collection, built, community_id, level)
+    else:
+        page = gx.explorer_html([ents[i] for i in layout], shown_rels, layout, group_of=group_of, focus=focus,
+                                expanded=expanded, height_px=HEIGHT)  # fmt: skip
     gx.graph_frame(page, height=HEIGHT + 8, title="Entity graph", key=FRAME, on_click=on_canvas_click)
 with right:
     if focus is None:

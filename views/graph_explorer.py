@@ -64,8 +64,12 @@ def explorer_data(
     group_of: Mapping[str, str] | None = None,
     focus: str | None = None,
     expanded: Iterable[str] = (),
+    edge_text: bool = True,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Canvas]:
-    """The vis.js nodes and edges (text as plain text) and the label order of the entities in ``layout``."""
+    """The vis.js nodes and edges (text as plain text) and the label order of the entities in ``layout``.
+
+    Without ``edge_text`` an edge's tooltip only names its ends (the whole graph's thousands of relationship
+    descriptions are megabytes that nobody hovers)."""
     group_of = group_of or {}
     expanded = [e for e in dict.fromkeys(expanded) if e in layout]
     shown = [e for e in entities if e.id in layout]
@@ -93,8 +97,8 @@ def explorer_data(
         if r.source_id == r.target_id or r.source_id not in ids or r.target_id not in ids or pair in seen:
             continue
         seen.add(pair)
-        about = clip(r.description, TOOLTIP_CHARS, at_word=False)
-        edges.append({"source": r.source_id, "to": r.target_id, "title": f"{r.source} — {r.target}\n{about}",
+        about = "\n" + clip(r.description, TOOLTIP_CHARS, at_word=False) if edge_text else ""
+        edges.append({"source": r.source_id, "to": r.target_id, "title": f"{r.source} — {r.target}{about}",
                       "width": round(1 + min(r.weight, 10) / 3, 2)})  # fmt: skip
     forced = [i for i in [focus, *expanded] if i is not None and i in ids]
     ranked = sorted(shown, key=lambda e: (-e.degree, e.title))
@@ -110,11 +114,12 @@ def explorer_html(
     group_of: Mapping[str, str] | None = None,
     focus: str | None = None,
     expanded: Iterable[str] = (),
+    edge_text: bool = True,
     height_px: int = 640,
 ) -> str:
     """A self-contained page (vis.js in line, no CDN) drawing ``entities`` at ``layout``'s positions, physics off."""
     nodes, edges, canvas = explorer_data(entities, relationships, layout, group_of=group_of, focus=focus,
-                                         expanded=expanded)  # fmt: skip
+                                         expanded=expanded, edge_text=edge_text)  # fmt: skip
     net = Network(height=f"{int(height_px)}px", width="100%", heading=canvas._asdict(), bgcolor="#ffffff")
     net.set_template_dir(str(network.TEMPLATES), TEMPLATE)
     net.templateEnv = network._ENV

@@ -8,7 +8,7 @@ function hkeLabels(network, names, order, forced) {
   measure.font = PX + "px " + FONT;
   window.hkeLabelled = [];
   network.on("afterDrawing", function (ctx) {
-    var scale = network.getScale(), pos = network.getPositions(order), cell = 60, grid = {}, shown = [];
+    var scale = network.getScale(), pos = network.getPositions(order), cell = 60, grid = {}, shown = [], rects = [];
     var canvas = ctx.canvas, W = canvas.clientWidth, H = canvas.clientHeight;
     ctx.save();
     ctx.font = (PX / scale) + "px " + FONT;
@@ -48,10 +48,12 @@ function hkeLabels(network, names, order, forced) {
       if (!forced[id] && !free(r)) { continue; }
       take(r);
       shown.push(id);
+      rects.push(r);
       ctx.strokeText(name, p.x, p.y + size + 2 / scale);
       ctx.fillText(name, p.x, p.y + size + 2 / scale);
     }
     ctx.restore();
     window.hkeLabelled = shown;
+    window.hkeLabelRects = rects;  // screen boxes, for the browser tests
   });
 }
