@@ -8,7 +8,10 @@ function hkeLabels(network, names, order, forced) {
   measure.font = PX + "px " + FONT;
   window.hkeLabelled = [];
   network.on("afterDrawing", function (ctx) {
-    var scale = network.getScale(), pos = network.getPositions(order), cell = 60, grid = {}, shown = [], rects = [];
+    // vis-network's own view (body.view: scale and translation) and node objects, read directly: getPositions and
+    // canvasToDOM build an object per call, hundreds per frame.
+    var view = network.body.view, scale = view.scale, tx = view.translation.x, ty = view.translation.y;
+    var cell = 60, grid = {}, shown = [], rects = [], all = network.body.nodes;
     var canvas = ctx.canvas, W = canvas.clientWidth, H = canvas.clientHeight;
     ctx.save();
     ctx.font = (PX / scale) + "px " + FONT;
@@ -38,10 +41,10 @@ function hkeLabels(network, names, order, forced) {
       }
     }
     for (var i = 0; i < order.length; i++) {
-      var id = order[i], p = pos[id], name = names[id];
+      var id = order[i], p = all[id], name = names[id];
       if (!p || !name) { continue; }
-      var node = network.body.nodes[id], size = node ? (node.options.size || 10) : 10;
-      var s = network.canvasToDOM({x: p.x, y: p.y + size + 2 / scale});
+      var size = p.options.size || 10;
+      var s = {x: p.x * scale + tx, y: (p.y + size + 2 / scale) * scale + ty};
       if (s.x < -200 || s.y < -40 || s.x > W + 200 || s.y > H + 40) { continue; }
       var w = widths[id] || (widths[id] = measure.measureText(name).width);
       var r = [s.x - w / 2 - 2, s.y, s.x + w / 2 + 2, s.y + PX + 3];
