@@ -85,3 +85,31 @@ def test_a_dense_community_labels_its_hubs_without_piling_labels_up(page):
     page.wait_for_function("window.hkeLabelled.includes('n50')")  # zoomed in, a minor entity gets its label
     assert labels_overlapping(page) == []
     page.screenshot(path=str(ARTIFACTS / "network_dense_labels.png"))
+
+
+def test_the_sunburst_fits_its_frame_and_its_labels_do_not_overlap(page, samples_store):
+    """The samples' entity hierarchy in the Reports column's size (344 × 460): the circle stays inside the chart with
+    room around it, and no two labels shown overlap (rotated labels crossed their neighbours before)."""
+    import plotly.io as pio
+
+    from core.graph import hierarchy
+    from views import hierarchy as hv
+
+    from ..test_reports_page import ensure_samples_index
+
+    fig = hv.hierarchy_figure(hierarchy(ensure_samples_index(samples_store), "entity"), height=460)
+    fig.update_layout(width=344)
+    page.set_content(pio.to_html(fig, include_plotlyjs=True, full_html=True), wait_until="load")
+    page.locator("g.slice text").first.wait_for(timeout=30_000)
+    chart = page.locator(".main-svg").first.bounding_box()
+    rings = page.locator(".sunburstlayer").bounding_box()
+    assert rings["x"] >= chart["x"] + 5 and rings["x"] + rings["width"] <= chart["x"] + chart["width"] - 5
+    boxes = page.evaluate("""[...document.querySelectorAll('g.slice text')]
+        .filter(t => t.textContent && getComputedStyle(t).opacity !== '0')
+        .map(t => { const r = t.getBoundingClientRect(); return [t.textContent, r.left, r.top, r.right, r.bottom]; })
+        .filter(b => b[3] > b[1])""")
+    assert len(boxes) > 5, "the sectors with room are labelled"
+    crossing = [(a[0], b[0]) for i, a in enumerate(boxes) for b in boxes[:i]
+                if a[1] < b[3] - 1 and b[1] < a[3] - 1 and a[2] < b[4] - 1 and b[2] < a[4] - 1]
+    assert crossing == []
+    page.screenshot(path=str(ARTIFACTS / "sunburst_samples.png"))
