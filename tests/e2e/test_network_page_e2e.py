@@ -9,7 +9,7 @@ import pytest
 from core.graph.communities.layout import MAX_HUBS
 from views import network
 
-from ..test_views import HOSTILE, entity, hostile_graph, relationship
+from ..test_views import HOSTILE, SCRIPT, entity, hostile_graph, relationship
 from .conftest import ARTIFACTS, hover_node
 
 pytestmark = pytest.mark.e2e
@@ -113,3 +113,24 @@ def test_the_sunburst_fits_its_frame_and_its_labels_do_not_overlap(page, samples
                 if a[1] < b[3] - 1 and b[1] < a[3] - 1 and a[2] < b[4] - 1 and b[2] < a[4] - 1]
     assert crossing == []
     page.screenshot(path=str(ARTIFACTS / "sunburst_samples.png"))
+
+
+def test_explorer_canvas_draws_a_script_tag_name_as_text(page):
+    """The Graph explorer's canvas page: an entity named with a script tag is labelled with those characters, its
+    tooltip shows them, nothing runs (the ``page`` fixture fails on a dialog) and nothing is fetched."""
+    from views import graph_explorer as gx
+
+    ents, rels = hostile_graph()
+    ents[1].title = SCRIPT
+    rels[0].target = SCRIPT
+    layout = {e.id: (float(i * 120), float(i % 2) * 80) for i, e in enumerate(ents)}
+    requests = show(page, gx.explorer_html(ents, rels, layout, focus="n1"))
+    page.wait_for_function("window.hkeLabelled && window.hkeLabelled.length === 4")
+    assert page.evaluate("window.hkeLabelled[0]") == "n1", "the focus is labelled first"
+    assert page.evaluate("nodes.get('n1').name") == SCRIPT and page.evaluate("nodes.get('n0').name") == HOSTILE
+    assert hover(page, "n1").startswith(SCRIPT), "the tooltip shows the tag as text"
+    page.wait_for_timeout(500)
+    assert page.evaluate("document.scripts.length") == 3, "vis.js, the labeller and ours, nothing injected"
+    assert page.locator("img").count() == 0
+    assert [u for u in requests if not u.startswith(("about:", "data:"))] == [], "the page fetched something"
+    page.screenshot(path=str(ARTIFACTS / "graph_explorer_hostile.png"))
