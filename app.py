@@ -19,6 +19,8 @@ navigation = st.navigation(
         st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
         st.Page("pages/evaluation.py", title="Evaluation", icon=":material/analytics:", url_path="evaluation"),
         st.Page("pages/reports.py", title="Community reports", icon=":material/hub:", url_path="reports"),
+        st.Page("pages/graph_explorer.py", title="Graph explorer", icon=":material/scatter_plot:",
+                url_path="graph_explorer"),
         st.Page("pages/global_search.py", title="Global search", icon=":material/travel_explore:",
                 url_path="global_search"),
     ]

@@ -123,8 +123,11 @@ def hierarchy_figure(
     )  # fmt: skip
     centre = centre or ROOT_ID
     if chart == "sunburst":
-        trace = go.Sunburst(**common, insidetextorientation="auto", maxdepth=LEVELS_BELOW + 1, level=centre,
-                            textinfo="label")  # fmt: skip
+        # Horizontal labels: a rotated one's box crosses its neighbours' (two overlapped on the samples), and
+        # uniformtext hides a label that has no room at 10 px, so the ones shown never overlap. The domain leaves
+        # a margin: a circle touching its frame looked cut flat at the right edge.
+        trace = go.Sunburst(**common, insidetextorientation="horizontal", maxdepth=LEVELS_BELOW + 1, level=centre,
+                            textinfo="label", domain=dict(x=[0.03, 0.97], y=[0.02, 0.98]))  # fmt: skip
     else:
         trace = go.Treemap(**common, maxdepth=LEVELS_BELOW + 1, level=centre, textinfo="label")
     fig = go.Figure(trace)

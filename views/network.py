@@ -27,9 +27,10 @@ from core.graph.communities.layout import DEFAULT_SEED, REST, network_view, spri
 from core.store.graph_records import Entity, Relationship
 from core.text import clip
 
-#: Above this many nodes the layout is fixed (physics off): vis.js's simulation on hundreds of nodes takes seconds
-#: and keeps the CPU busy; the networkx layout computed by the index (or here) costs milliseconds.
-PHYSICS_THRESHOLD = 60
+#: Above this many nodes the layout is fixed (physics off). None: the layout is always the one computed in Python
+#: (stored by the index, or a seeded spring layout here, milliseconds), and the first frame is the final picture.
+#: vis.js stabilising a simulation before its first draw left a real corpus's network blank for seconds.
+PHYSICS_THRESHOLD = 0
 MIN_NODE_SIZE = 8
 MAX_NODE_SIZE = 34
 LABEL_CHARS = 40

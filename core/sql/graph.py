@@ -313,6 +313,38 @@ WHERE c.collection_id = %(collection_id)s AND (%(kind)s::text IS NULL OR c.kind 
 ORDER BY c.kind, c.level, c.human_readable_id
 """
 
+# -- the graph explorer: an entity's search, neighbourhood and communities --------------------------------------
+
+# Entities whose title (or, after them, description) contains %(pattern)s (a LIKE pattern, its wildcards escaped by
+# the caller): an exact title first, then titles that start with the text, then the most connected.
+ENTITY_SEARCH = """
+SELECT id, human_readable_id, title, type, description, degree, frequency, text_unit_ids, element_ids
+FROM hke_entities
+WHERE collection_id = %(collection_id)s
+  AND (title ILIKE %(pattern)s ESCAPE '\\' OR description ILIKE %(pattern)s ESCAPE '\\')
+ORDER BY lower(title) = lower(%(text)s) DESC, title ILIKE %(prefix)s ESCAPE '\\' DESC,
+         title ILIKE %(pattern)s ESCAPE '\\' DESC, degree DESC, human_readable_id
+LIMIT %(limit)s
+"""
+
+# Every relationship with an end in %(ids)s: the edges that expanding those entities draws.
+RELATIONSHIPS_TOUCHING = """
+SELECT id, human_readable_id, source, target, source_id, target_id, description, weight, combined_degree,
+       text_unit_ids, element_ids
+FROM hke_relationships
+WHERE collection_id = %(collection_id)s AND (source_id = ANY(%(ids)s::text[]) OR target_id = ANY(%(ids)s::text[]))
+ORDER BY weight DESC, human_readable_id
+"""
+
+# The communities (both kinds, every level) an entity belongs to, coarsest first.
+COMMUNITIES_OF_ENTITY = """
+SELECT id, human_readable_id, kind, level, parent, children, title, entity_ids, relationship_ids,
+       text_unit_ids, element_ids, size
+FROM hke_communities
+WHERE collection_id = %(collection_id)s AND %(entity_id)s::text = ANY(entity_ids)
+ORDER BY kind, level, human_readable_id
+"""
+
 LEVEL_COUNTS = """
 SELECT kind, level, count(*)
 FROM hke_communities WHERE collection_id = %s GROUP BY kind, level ORDER BY kind, level

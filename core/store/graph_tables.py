@@ -211,6 +211,26 @@ class GraphTables:
     def text_units(self, ids: Iterable[str] | None = None) -> list[TextUnit]:
         return [_text_unit(r) for r in self._all_or_by_id(ids, sql.ALL_TEXT_UNITS, sql.TEXT_UNITS_BY_ID)]
 
+    def search_entities(self, text: str, limit: int) -> list[Entity]:
+        """Entities whose title or description contains ``text`` (case-insensitive, no wildcards), best first."""
+        literal = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        params = {"collection_id": self.collection_id, "text": text, "pattern": f"%{literal}%",
+                  "prefix": f"{literal}%", "limit": int(limit)}  # fmt: skip
+        return [_entity(r) for r in self._rows(sql.ENTITY_SEARCH, params)]
+
+    def relationships_touching(self, entity_ids: Iterable[str]) -> list[Relationship]:
+        """The relationships with an end in ``entity_ids``, strongest first."""
+        ids = list(dict.fromkeys(entity_ids))
+        if not ids:
+            return []
+        params = {"collection_id": self.collection_id, "ids": ids}
+        return [_relationship(r) for r in self._rows(sql.RELATIONSHIPS_TOUCHING, params)]
+
+    def communities_of_entity(self, entity_id: str) -> list[Community]:
+        """The communities of both kinds, every level, that hold ``entity_id``."""
+        params = {"collection_id": self.collection_id, "entity_id": entity_id}
+        return [_community(r) for r in self._rows(sql.COMMUNITIES_OF_ENTITY, params)]
+
     # -- the element table, as the index and global search read it --
 
     def element_vectors(self) -> dict[str, np.ndarray]:

@@ -97,7 +97,8 @@ def network_view(
 
 
 def spring_layout(
-    node_keys: Sequence[str], edges: Sequence[tuple[str, str, float]], seed: int = DEFAULT_SEED
+    node_keys: Sequence[str], edges: Sequence[tuple[str, str, float]], seed: int = DEFAULT_SEED,
+    iterations: int = 100,
 ) -> dict[str, tuple[float, float]]:
     """Seeded spring layout in pixels; spread grows with the node count so labels have room.
 
@@ -115,7 +116,7 @@ def spring_layout(
     placed: dict[str, tuple[float, float]] = {}
     x0 = 0.0
     for keys in components:
-        pos = _component_layout(g.subgraph(keys), keys, seed)
+        pos = _component_layout(g.subgraph(keys), keys, seed, iterations)
         shift = x0 - min(x for x, _y in pos.values()) if placed else 0.0  # the largest stays where it was laid out
         placed.update({key: (round(x + shift, 1), y) for key, (x, y) in pos.items()})
         x0 = max(x for x, _y in placed.values()) + COMPONENT_GAP
@@ -126,14 +127,16 @@ def spring_layout(
 COMPONENT_GAP = 120.0
 
 
-def _component_layout(g: nx.Graph, node_keys: Sequence[str], seed: int) -> dict[str, tuple[float, float]]:
+def _component_layout(
+    g: nx.Graph, node_keys: Sequence[str], seed: int, iterations: int = 100
+) -> dict[str, tuple[float, float]]:
     if len(node_keys) == 1:
         return {node_keys[0]: (0.0, 0.0)}
     k = 1.6 / math.sqrt(max(len(node_keys), 1))  # a little looser than networkx's default: fewer overlapping labels
     sub = nx.Graph()
     sub.add_nodes_from(node_keys)  # the caller's order: the seeded layout depends on it
     sub.add_edges_from(g.edges(data=True))
-    pos = nx.spring_layout(sub, seed=seed, weight="weight", k=k, iterations=100)
+    pos = nx.spring_layout(sub, seed=seed, weight="weight", k=k, iterations=iterations)
     scale = 120.0 + 55.0 * math.sqrt(len(node_keys))
     return {n: (round(float(x) * scale, 1), round(float(y) * scale, 1)) for n, (x, y) in pos.items()}
 

@@ -1,0 +1,219 @@
+"""The Graph explorer's whole-graph view: how long it takes to draw, against the raw SQL read of the same graph.
+
+For each collection (default: the samples, ~310 entities, ingested and indexed offline in a scratch database; or
+``--collection NAME``, repeated, from the database in HKE_DATA_DIR/DATABASE_URL), medians of ``--rounds``:
+- ``sql_s``: the raw read, the entity and relationship rows through psycopg (core.sql.graph's statements), no objects;
+- ``read_s``: the page's read through core.graph (entities, relationships, entity communities) as objects;
+- ``layout_s``: ``core.graph.explore.packed_layout`` clustered by ``layout_clusters`` (computed once per index build:
+  the page caches it);
+- ``html_s``: the canvas page (``views.graph_explorer.explorer_html``, pyvis through our template, vis.js inlined);
+- ``browser_s``: headless Chromium loading that page until vis.js has drawn it with its labels;
+- ``draw_s`` = read + layout + html + browser: a cold draw, nothing cached;
+- ``app_first_s`` / ``app_again_s``: a fresh ``streamlit run``: from navigating to ``/graph_explorer`` to the canvas
+  drawn, first in the process, then again in a new tab (the page's caches are the process's).
+Then synthetic graphs of 1,200 and 3,000 entities in 40 communities (no database): layout, html and browser, with the
+number of labels drawn at the first zoom and how many of them overlap (0 expected).
+
+Run: .venv/bin/python bench/bench_graph_explorer.py [--rounds 3] [--collection NAME ...] [--no-app]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from _common import ROOT, SAMPLES, scratch_database, write_result
+
+CHROMIUM = os.environ.get("HKE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]
+OVERLAPS = """(() => { const r = window.hkeLabelRects || []; let n = 0;
+  for (let i = 0; i < r.length; i++) for (let j = 0; j < i; j++) {
+    const a = r[i], b = r[j]; if (a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3]) n++; }
+  return n; })()"""
+
+
+def stores(names: list[str]) -> list:
+    from core.embeddings import make_embeddings
+    from core.graph import IndexConfig, build_index, index_info
+    from core.ingest import ingest_paths
+    from core.store import ElementStore
+
+    if not names:
+        store = ElementStore(scratch_database(), "bench_graph_samples", make_embeddings("use"))
+        assert not ingest_paths(store, [SAMPLES]).errors
+        build_index(store, config=IndexConfig(extraction="offline", reports="extractive"))
+        return [store]
+    if not os.environ.get("DATABASE_URL") and not os.environ.get("HKE_DATA_DIR"):
+        raise SystemExit("--collection needs HKE_DATA_DIR or DATABASE_URL: the database that holds it")
+    from core.db import database_url
+
+    out = [ElementStore(database_url(), n, make_embeddings("use"), create=False) for n in names]
+    for s in out:
+        if index_info(s) is None:
+            raise SystemExit(f"collection {s.collection} has no index: python -m core index --collection ...")
+    return out
+
+
+def raw_sql_seconds(store) -> float:
+    import psycopg
+
+    from core.db.urls import psycopg_conninfo
+    from core.sql import graph as sql
+
+    with psycopg.connect(psycopg_conninfo(store.url)) as conn:
+        start = time.perf_counter()
+        conn.execute(sql.ALL_ENTITIES, (store.collection_id,)).fetchall()
+        conn.execute(sql.ALL_RELATIONSHIPS, (store.collection_id,)).fetchall()
+        return time.perf_counter() - start
+
+
+def draw_in_browser(browser, html: str) -> tuple[float, int, int]:
+    """Seconds from loading ``html`` to vis.js drawn with its labels; labels drawn; labels overlapping."""
+    page = browser.new_page(viewport={"width": 900, "height": 760})
+    start = time.perf_counter()
+    page.set_content(html, wait_until="load")
+    page.wait_for_function("window.hkeLabelled && window.hkeLabelled.length > 0", timeout=120_000)
+    seconds = time.perf_counter() - start
+    labelled, overlaps = page.evaluate("window.hkeLabelled.length"), page.evaluate(OVERLAPS)
+    page.close()
+    return seconds, labelled, overlaps
+
+
+def one_collection(store, browser, rounds: int) -> dict:
+    from core.graph import communities, entities, relationships
+    from core.graph.explore import layout_clusters, packed_layout
+    from views.graph_explorer import explorer_html
+
+    runs = []
+    for _ in range(rounds):
+        sql_s = raw_sql_seconds(store)
+        t = time.perf_counter()
+        ents, rels, comms = entities(store), relationships(store), communities(store, kind="entity")
+        read_s = time.perf_counter() - t
+        t = time.perf_counter()
+        layout = packed_layout([e.id for e in ents], [(r.source_id, r.target_id, r.weight) for r in rels],
+                               layout_clusters(comms), {e.id: e.degree for e in ents})
+        layout_s = time.perf_counter() - t
+        t = time.perf_counter()
+        colour = {e: c.id for c in comms if c.level == 0 for e in c.entity_ids}
+        html = explorer_html(ents, rels, layout, group_of=colour, edge_text=False)
+        html_s = time.perf_counter() - t
+        browser_s, labelled, overlaps = draw_in_browser(browser, html)
+        runs.append({"sql_s": sql_s, "read_s": read_s, "layout_s": layout_s, "html_s": html_s,
+                     "browser_s": browser_s, "draw_s": read_s + layout_s + html_s + browser_s,
+                     "labelled": labelled, "overlaps": overlaps, "html_mb": len(html) / 1e6})
+    median = {k: round(statistics.median(r[k] for r in runs), 3) for k in runs[0]}
+    return {"collection": store.collection, "entities": len(ents), "relationships": len(rels), **median}
+
+
+def synthetic(n: int, browser) -> dict:
+    from core.graph.explore import packed_layout
+    from core.store.graph_records import Entity, Relationship
+    from views.graph_explorer import explorer_html
+
+    rng = random.Random(n)
+    ents = [Entity(f"n{i}", i, f"Entity name {i}", "TERM", f"About {i}.", degree=0) for i in range(n)]
+    groups = {e.id: f"c{i % 40}" for i, e in enumerate(ents)}
+    rels = []
+    for i in range(n * 3):
+        a = rng.randrange(n)
+        b = rng.randrange(n) if i % 5 == 0 else (a + 40 * rng.randrange(1, 6)) % n  # mostly within a community
+        if a != b:
+            rels.append(Relationship(f"r{i}", i, ents[a].title, ents[b].title, ents[a].id, ents[b].id, "", 1.0))
+    for r in rels:
+        ents[int(r.source_id[1:])].degree += 1
+        ents[int(r.target_id[1:])].degree += 1
+    t = time.perf_counter()
+    layout = packed_layout([e.id for e in ents], [(r.source_id, r.target_id, 1.0) for r in rels], groups,
+                           {e.id: e.degree for e in ents})
+    layout_s = time.perf_counter() - t
+    t = time.perf_counter()
+    html = explorer_html(ents, rels, layout, group_of=groups, edge_text=False)
+    html_s = time.perf_counter() - t
+    browser_s, labelled, overlaps = draw_in_browser(browser, html)
+    return {"entities": n, "relationships": len(rels), "layout_s": round(layout_s, 3), "html_s": round(html_s, 3),
+            "browser_s": round(browser_s, 3), "labelled": labelled, "overlaps": overlaps}
+
+
+def app_seconds(browser, collection: str) -> tuple[float, float]:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = Path(f"/tmp/hke-bench-graph-{port}.log")
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless",
+                             "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+                             "--browser.gatherUsageStats", "false"], cwd=ROOT, stdout=log.open("w"),
+                            stderr=subprocess.STDOUT)  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(400):
+            try:
+                urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).close()
+                break
+            except OSError:
+                time.sleep(0.25)
+        out = []
+        for _ in range(2):
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{url}/?collection={collection}")
+            page.get_by_text("Hierarchical Knowledge Explorer").first.wait_for(timeout=120_000)
+            page.wait_for_load_state("networkidle")
+            start = time.perf_counter()
+            page.goto(f"{url}/graph_explorer?collection={collection}")
+            page.locator("iframe[title='Entity graph']").wait_for(timeout=120_000)
+            frame = page.locator("iframe[title='Entity graph']").element_handle().content_frame()
+            frame.wait_for_function("window.hkeLabelled && window.hkeLabelled.length > 0", timeout=120_000)
+            out.append(round(time.perf_counter() - start, 2))
+            page.close()
+        return out[0], out[1]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--collection", action="append", default=[])
+    parser.add_argument("--no-app", action="store_true", help="skip the streamlit round trip")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    results, scale = [], []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        for store in stores(args.collection):
+            row = one_collection(store, browser, args.rounds)
+            if not args.no_app:
+                row["app_first_s"], row["app_again_s"] = app_seconds(browser, store.collection)
+            row["load_average"] = round(os.getloadavg()[0], 1)
+            results.append(row)
+            print(f"{row['collection']}: {row['entities']} entities, {row['relationships']} relationships: raw SQL "
+                  f"read {row['sql_s']:.3f} s; drawn cold in {row['draw_s']:.2f} s (read {row['read_s']:.2f}, layout "
+                  f"{row['layout_s']:.2f}, html {row['html_s']:.2f}, browser {row['browser_s']:.2f}); "
+                  f"{row['labelled']} labels, {row['overlaps']} overlapping"
+                  + (f"; in the app {row['app_first_s']:.2f} s first, {row['app_again_s']:.2f} s again"
+                     if "app_first_s" in row else "") + f" (load {row['load_average']})")
+        for n in (1200, 3000):
+            s = synthetic(n, browser)
+            scale.append(s)
+            print(f"synthetic {n} entities, {s['relationships']} relationships: layout {s['layout_s']:.2f} s, html "
+                  f"{s['html_s']:.2f} s, browser {s['browser_s']:.2f} s; {s['labelled']} labels, {s['overlaps']} "
+                  "overlapping")
+        browser.close()
+    print(f"wrote {write_result('bench_graph_explorer', {'collections': results, 'synthetic': scale})}")
+
+
+if __name__ == "__main__":
+    main()
