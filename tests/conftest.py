@@ -35,6 +35,8 @@ REMOTE_MODULES = frozenset({
     "test_graph_index.py", "test_ingest.py", "test_migrate.py", "test_pool.py", "test_retrieval_pipeline.py",
     "test_shell_e2e.py", "test_store_layout.py",
 })
+# Tests of those modules whose point is not the server: a second app server started only to see Streamlit's routing.
+NOT_REMOTE = frozenset({"test_deep_link_on_a_fresh_server_goes_through_the_app_shell"})
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -43,7 +45,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "db_url" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.database)
-            if item.path.name in REMOTE_MODULES:
+            if item.path.name in REMOTE_MODULES and item.originalname not in NOT_REMOTE:
                 item.add_marker(pytest.mark.remote)
 
 

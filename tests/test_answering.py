@@ -4,9 +4,7 @@ comparison result, and ``python -m core ask``. Model calls over HTTP are in test
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
@@ -25,6 +23,7 @@ from core.llm import LLMError, RetryPolicy
 from core.retrieval import Context, ContextElement, RetrievalRequest, Scope, retrieve
 
 from .conftest import ROOT
+from .helpers_cli import cli
 
 QUESTIONS = {q["id"]: q for q in json.loads((ROOT / "data" / "questions.json").read_text("utf-8"))["questions"]}
 FAST = RetryPolicy(attempts=2, base_delay=0.01, max_delay=0.05, timeout=5)
@@ -308,9 +307,8 @@ def test_comparison_json_has_the_documented_shape(samples_store):
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    return subprocess.run([sys.executable, "-m", "core", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
+    """``python -m core`` in process: what the command prints (tests/test_cli.py starts it as a process)."""
+    return cli(*args)
 
 
 def test_cli_ask_prints_both_modes_as_json(samples_store):

@@ -1,4 +1,5 @@
-"""The CLI as a user runs it: a separate process, attached to the same database server."""
+"""The CLI on the same database server: its entry point in process for what a command does, a separate process as
+a user runs it for usage errors and for a database URL the test process must not take on."""
 
 from __future__ import annotations
 
@@ -12,11 +13,16 @@ from pathlib import Path
 import pytest
 
 from .conftest import ROOT, SAMPLES
+from .helpers_cli import cli
 
 SAMPLE = SAMPLES / "nova-27qx-monitor-ko.md"
 
 
 def run_cli(*args: str, env: dict | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    return _checked(cli(*args, env=env), check)
+
+
+def run_process(*args: str, env: dict | None = None, check: bool = True) -> subprocess.CompletedProcess:
     proc = subprocess.run(
         [sys.executable, "-m", "core", *args],
         cwd=ROOT,
@@ -25,6 +31,10 @@ def run_cli(*args: str, env: dict | None = None, check: bool = True) -> subproce
         text=True,
         timeout=180,
     )
+    return _checked(proc, check)
+
+
+def _checked(proc: subprocess.CompletedProcess, check: bool) -> subprocess.CompletedProcess:
     if check and proc.returncode != 0:
         raise AssertionError(f"exit {proc.returncode}\nstdout: {proc.stdout}\nstderr: {proc.stderr}")
     return proc
@@ -87,15 +97,15 @@ def test_db_status_reports_the_shared_server(db_url):
 
 def test_external_url_password_is_never_printed():
     env = {"DATABASE_URL": "postgresql://analyst:s3cr3t-pw@127.0.0.1:1/corpus"}
-    url = run_cli("db", "url", env=env)
+    url = run_process("db", "url", env=env)
     assert "s3cr3t-pw" not in url.stdout and "analyst" in url.stdout
-    status = run_cli("db", "status", "--json", env=env, check=False)
+    status = run_process("db", "status", "--json", env=env, check=False)
     assert "s3cr3t-pw" not in status.stdout + status.stderr
-    ingest = run_cli("ingest", str(SAMPLE), "--json", env=env, check=False)
+    ingest = run_process("ingest", str(SAMPLE), "--json", env=env, check=False)
     assert ingest.returncode == 2 and "s3cr3t-pw" not in ingest.stdout + ingest.stderr
     assert ingest.stderr.startswith("error: the database is unavailable (")
 
 
 @pytest.mark.parametrize("args", [["ingest"], ["remove"], ["nonsense"]])
 def test_usage_errors_exit_2(args):
-    assert run_cli(*args, check=False).returncode == 2
+    assert run_process(*args, check=False).returncode == 2

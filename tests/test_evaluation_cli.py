@@ -1,20 +1,14 @@
-"""``python -m core eval`` as a user runs it: a separate process on the session's database."""
+"""``python -m core eval`` on the session's database, through the CLI's entry point in process
+(tests/test_cli_validation.py starts it as a fresh interpreter)."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 from .conftest import ROOT
+from .helpers_cli import cli as run_cli
 
 KEYS = ["recall", "attribution", "mrr", "context_tokens_mean", "latency_ms_p50", "exact"]
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "core", *args], cwd=ROOT, env=dict(os.environ),
-                          capture_output=True, text=True, timeout=300)
 
 
 def test_eval_json_shape_and_out_file(samples_store, tmp_path):

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from core.evaluation.generator import generate_questions, korean_topic_particle
 
-from .conftest import ROOT
+from .helpers_cli import cli
 
 OPTIONS_EN = """\
 # Table of Contents
@@ -180,14 +178,12 @@ def test_korean_particle():
 def test_cli_generate_questions(tmp_path):
     root = corpus(tmp_path)
     out = tmp_path / "generated.json"
-    proc = subprocess.run([sys.executable, "-m", "core", "generate-questions", str(root), "--out", str(out),
-                           "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = cli("generate-questions", str(root), "--out", str(out), "--json")
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert summary["out"] == str(out) and summary["questions"] > 5 and summary["tags"]["generated"] > 5
     written = json.loads(out.read_text(encoding="utf-8"))
     assert {"name", "description", "questions"} <= set(written)
     assert set(written["questions"][0]) >= {"id", "question", "answers", "gold_path", "document", "tags"}
-    missing = subprocess.run([sys.executable, "-m", "core", "generate-questions", str(tmp_path / "nope")],
-                             cwd=ROOT, capture_output=True, text=True, timeout=120)
+    missing = cli("generate-questions", str(tmp_path / "nope"))
     assert missing.returncode == 2 and "no such file" in missing.stderr

@@ -37,6 +37,7 @@ from core.retrieval import (
 )
 
 from .conftest import ROOT
+from .helpers_cli import cli
 from .test_compare_page import ask, compare_page, markdown_bodies
 
 FAST = RetryPolicy(attempts=1, base_delay=0.01, max_delay=0.05, timeout=5)
@@ -275,8 +276,9 @@ def test_global_search_takes_the_question_as_ask_does(samples_store):
 
 
 def test_cli_ask_takes_sql_text_and_invalid_utf8_as_plain_text(samples_store):
-    done = run_cli("ask", SQL.encode() + b" \xff", "--collection", "samples", "--k", "2", "--json")
-    assert done.returncode == 0, done.stderr.decode()
+    # In process: the bytes become the str the interpreter makes of such an argv (os.fsdecode, surrogateescape).
+    done = cli("ask", SQL.encode() + b" \xff", "--collection", "samples", "--k", "2", "--json")
+    assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["question"] == SQL + " \ufffd"
     assert data["plain"]["sources"] and data["hierarchical"]["sources"]

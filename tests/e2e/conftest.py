@@ -77,9 +77,17 @@ def _healthy(url: str) -> bool:
 
 
 @pytest.fixture(scope="session")
-def app_url(db_url) -> Iterator[str]:
-    """The app under test for the whole session."""
+def app_url(db_url, browser) -> Iterator[str]:
+    """The app under test for the whole session, its first run done: the Overview opened once, so that the
+    server's first imports of the pages' modules are paid here, under this long timeout, not inside the first
+    test's waits. Tests then open their page's deep link directly."""
     with streamlit_app() as url:
+        context = browser.new_context()
+        try:
+            context.new_page().goto(f"{url}/")
+            wait_for_text(context.pages[0], "Hierarchical Knowledge Explorer", timeout=180_000)
+        finally:
+            context.close()
         yield url
 
 

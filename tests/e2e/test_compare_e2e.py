@@ -25,11 +25,7 @@ def hostile_collection(db_url, use_embeddings):
 
 
 def open_compare(page, app_url: str, collection: str) -> None:
-    # Open the app's root first. On a freshly started server, a deep link as the very first request is routed
-    # by Streamlit's pages/ directory (MPA v1) and runs pages/compare.py without app.py: no st.navigation, no
-    # sidebar, no collection from the URL. Once app.py has run once, deep links work (reported to the lead).
-    page.goto(f"{app_url}/")
-    wait_for_text(page, "Hierarchical Knowledge Explorer", timeout=90_000)
+    # The deep link itself: it goes through app.py even as a fresh server's first request (test_shell_e2e.py).
     page.goto(f"{app_url}/compare?collection={collection}")
     wait_for_text(page, "Compare: plain vs hierarchical", timeout=90_000)
 

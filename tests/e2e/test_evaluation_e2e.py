@@ -10,10 +10,6 @@ pytestmark = pytest.mark.e2e
 
 
 def test_evaluation_runs_and_charts_in_the_browser(app_url, page, samples_store):
-    # Root first: on a fresh server a deep link as the very first request is routed by the pages/ folder (MPA v1)
-    # without app.py, so without the sidebar that reads ?collection= (same workaround as the Compare e2e test).
-    page.goto(f"{app_url}/")
-    wait_for_text(page, "Hierarchical Knowledge Explorer", timeout=90_000)
     page.goto(f"{app_url}/evaluation?collection=samples")
     wait_for_text(page, "Run evaluation", timeout=90_000)
     limit = page.get_by_label("Questions (0 = all)")

@@ -49,8 +49,6 @@ def legal_collection(db_url, use_embeddings):
 
 
 def open_tree(page, app_url: str, collection: str) -> None:
-    page.goto(f"{app_url}/")  # see test_compare_e2e.open_compare: the root first, then the deep link
-    wait_for_text(page, "Hierarchical Knowledge Explorer", timeout=90_000)
     page.goto(f"{app_url}/document_tree?collection={collection}")
     wait_for_text(page, "Search within this document", timeout=90_000)
 

@@ -41,10 +41,6 @@ def hostile_collection(db_url, use_embeddings):
 
 
 def open_page(page, app_url: str, path: str, text: str) -> None:
-    # Open the root first: on a fresh server a deep link as the very first request is routed by the pages/
-    # directory without app.py (see test_compare_e2e.py); after one run of app.py, deep links work.
-    page.goto(f"{app_url}/")
-    wait_for_text(page, "Hierarchical Knowledge Explorer", timeout=90_000)
     page.goto(f"{app_url}{path}")
     wait_for_text(page, text, timeout=90_000)
 

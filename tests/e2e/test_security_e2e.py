@@ -25,9 +25,6 @@ def _outside(urls: list[str]) -> list[str]:
 
 
 def _open(page, app_url: str, path: str, text: str) -> None:
-    # A deep link as a fresh server's very first request skips app.py (see test_compare_e2e.py): open the root first.
-    page.goto(f"{app_url}/")
-    wait_for_text(page, "Hierarchical Knowledge Explorer", timeout=90_000)
     page.goto(f"{app_url}{path}")
     wait_for_text(page, text, timeout=90_000)
 
