@@ -201,6 +201,11 @@ def _asked_thing(analysis: QuestionAnalysis, things: frozenset[str]) -> frozense
 _LEAD = re.compile(r"^\s*(?:[-*+]|\d+[.)]|\|)?\s*(?:(?P<key>[^:|\n]{1,80}?)\s*:|(?P<word>`[^`\n]+`|[^\s`]+))")
 
 
+# Cost only: whether an element defines or mentions the thing is read from this much of its text, so a hit of
+# megabytes (one huge line) is not analysed word by word for every question; a definition leads its element.
+DEFINES_TEXT_LIMIT = 20_000
+
+
 def defines(element: Element, thing: frozenset[str]) -> bool | None:
     """``True`` when ``element`` defines ``thing``: its own heading path names it, or its text leads with it (a
     ``key : value`` item, a table's row, a definition list's term); ``False`` when its text only mentions it (a
@@ -209,11 +214,12 @@ def defines(element: Element, thing: frozenset[str]) -> bool | None:
         return None
     if thing <= last_parts(terms(" ".join(element.heading_path))):
         return True
-    if not thing <= last_parts(terms(element.text)):
+    text = element.text[:DEFINES_TEXT_LIMIT]
+    if not thing <= last_parts(terms(text)):
         return None
-    lines = element.text.splitlines()
-    if element.text.lstrip().startswith("|"):
-        lines = [r[0] for r in table_rows(element.text) if r]
+    lines = text.splitlines()
+    if text.lstrip().startswith("|"):
+        lines = [r[0] for r in table_rows(text) if r]
     for line in lines:
         lead = _LEAD.match(line)
         if lead and thing <= last_parts(terms(lead.group("key") or lead.group("word"))):
