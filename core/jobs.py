@@ -98,18 +98,22 @@ class JobRunner:
         return job_id
 
     def submit_ingest(self, store: ElementStore, sources: Sequence[SourceFile], problems: Sequence[FileResult] = (),
-                      *, paths: Sequence[str] = (), rerun_of: str | None = None, **options: Any) -> str:
+                      *, paths: Sequence[str] = (), names: Mapping[str, str] | None = None,
+                      rerun_of: str | None = None, **options: Any) -> str:
         """Ingest ``sources`` into ``store`` as a job (``options``: :func:`core.ingest.ingest`'s keywords).
 
         ``paths``: the files or folders on disk ``sources`` were found in, kept for a re-run; none for uploads,
-        whose bytes are not kept (a re-run then asks for the files again)."""
+        whose bytes are not kept (a re-run then asks for the files again). ``names``: what the job's row calls
+        each source path (default: its file name); never the server's path."""
         request = {"paths": [str(p) for p in paths], "options": dict(options)}
-        return self.submit(store.collection, INGEST, _ingest_work(store, sources, problems, options),
+        return self.submit(store.collection, INGEST, _ingest_work(store, sources, problems, options, names),
                            request=request, total=len(sources) + len(problems), rerun_of=rerun_of)
 
-    def rerun(self, job_id: str, store: ElementStore) -> str:
+    def rerun(self, job_id: str, store: ElementStore, names: Callable[[Sequence[str]], list[str]] | None = None
+              ) -> str:
         """Run an interrupted or failed ingest again, into ``store`` (its collection's); files it stored are
-        recognised by their content hash and skipped as unchanged."""
+        recognised by their content hash and skipped as unchanged. ``names``: the names of source paths, as for
+        :meth:`submit_ingest`."""
         job = self.tables.get(job_id)
         if job is None or job.kind != INGEST:
             raise JobError(f"no ingest job {job_id}")
@@ -121,7 +125,11 @@ class JobRunner:
         if store.collection != job.collection:
             raise JobError(f"the job ingested into {job.collection!r}, not {store.collection!r}")
         sources, problems = discover(paths)
-        return self.submit_ingest(store, sources, problems, paths=paths, rerun_of=job_id,
+        named = None
+        if names is not None:
+            keys = [s.display for s in sources] + [p.path for p in problems]
+            named = dict(zip(keys, names(keys), strict=True))
+        return self.submit_ingest(store, sources, problems, paths=paths, names=named, rerun_of=job_id,
                                   **job.request.get("options", {}))
 
     # -- reading --
@@ -210,8 +218,9 @@ def _without_paths(text: str, names: Mapping[str, str]) -> str:
 
 
 def _ingest_work(store: ElementStore, sources: Sequence[SourceFile], problems: Sequence[FileResult],
-                 options: Mapping[str, Any]) -> Work:
+                 options: Mapping[str, Any], named: Mapping[str, str] | None) -> Work:
     names = {s.display: s.name for s in sources} | {p.path: PurePath(p.path).name for p in problems}
+    names |= dict(named or {})
 
     def work(job: JobContext) -> tuple[dict[str, Any], str | None]:
         def on_progress(p: Progress) -> None:

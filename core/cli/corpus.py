@@ -135,9 +135,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    from core.answering.version_history import UnknownDocumentError, resolve_document
-    from core.graph.read import document_rows
-    from core.ingest.contextual import update_contextual_index
+    from core.answering.version_history import UnknownDocumentError
+    from core.documents import NotCurrentError, remove_document
     from core.store import open_store
 
     when = None
@@ -149,30 +148,21 @@ def cmd_remove(args: argparse.Namespace) -> int:
         when = parse_date(args.valid_to, what="--valid-to")[0]  # exit 2 before the database is started
     store = open_store(args.collection, create=False)
     try:
-        doc = resolve_document(store, args.document)
-    except UnknownDocumentError as exc:
-        current = store.find_documents(args.document)  # a document stored before versions were kept
-        if len(current) != 1:
-            return fail(str(exc), 1)
-        doc_id, source, retired = current[0].document_id, current[0].source, False
-    else:
-        doc_id, source, retired = doc.document_id, doc.source, doc.retired
-    if retired and not args.purge:
+        removal = remove_document(store, args.document, purge=args.purge, when=when)
+    except NotCurrentError:
         return fail(f"no document {args.document!r} is current in collection {args.collection!r}: it was retired "
                     "(its history is kept; `remove --purge` deletes it)", 1)
-    versions = len(store.read.versions(doc_id))
-    graph_units = document_rows(store, doc_id)["text_units"] if args.purge else 0
-    removed = store.write.remove_document(doc_id, purge=args.purge, when=when)
-    update_contextual_index(store)  # the document leaves the contextual index too (nothing is embedded)
+    except UnknownDocumentError as exc:
+        return fail(str(exc), 1)
+    source, versions, graph_units = removal.source, removal.versions, removal.graph_text_units
     graph_note = (f"the GraphRAG index of {store.collection!r} was built with it: its {graph_units} text unit(s), "
                   "the entities and relationships only it mentioned, the reports of every community that drew on "
                   "it and the collection's LLM reply cache are deleted. Run "
                   f"`python -m core index --collection {store.collection}` to summarise the rest again"
                   if graph_units else None)
-    payload = {"removed": doc_id, "source": source, "purged": bool(args.purge), "history_kept": not args.purge,
-               "versions": versions, "graph_text_units_deleted": graph_units,
-               "retired_at": when.isoformat() if when and removed and not args.purge else None}
-    if not removed:
+    payload = {**removal.as_dict(), "retired_at": when.isoformat() if when and removal.removed and not args.purge
+               else None}
+    if not removal.removed:
         text = "nothing removed"
     elif args.purge:
         text = f"purged {source}: its {versions} version(s), element rows, vectors and source blocks are deleted"
