@@ -35,6 +35,7 @@ class DocumentRow:
     retired_at: datetime | None
     status: str  # current | retired | not yet valid
     elements: int
+    n_bytes: int
     source: str
 
 
@@ -75,10 +76,10 @@ def list_documents(store: ElementStore) -> list[DocumentRow]:
         status = RETIRED if last.retired_at is not None and last.retired_at <= now else (
             NOT_YET_VALID if last.valid_from > now else CURRENT)
         rows.append(DocumentRow(document_id, filename, last.title, last.version, last.valid_from, last.retired_at,
-                                status, last.n_elements, source))
+                                status, last.n_elements, last.n_bytes, source))
     listed = {r.document_id for r in rows}
     rows += [DocumentRow(d.document_id, d.filename, d.title, None, d.ingested_at, None, CURRENT, d.n_elements,
-                         d.source) for d in current.values() if d.document_id not in listed]  # fmt: skip
+                         d.n_bytes, d.source) for d in current.values() if d.document_id not in listed]  # fmt: skip
     return sorted(rows, key=lambda r: (r.filename.lower(), r.document_id))
 
 

@@ -34,16 +34,6 @@ else:
     fig = px.bar(frame, x="category", y="elements", color="depth", title="Elements by category and depth",
                  category_orders={"depth": sorted(frame["depth"].unique(), key=int)})
     st.plotly_chart(fig, width="stretch")
-    docs = ui.store().documents()
-    st.subheader("Documents")
-    st.dataframe(
-        pd.DataFrame(
-            [{"title": d.title, "file": d.filename, "elements": d.n_elements, "KB": round(d.n_bytes / 1024, 1),
-              "encoding": d.encoding, "ingested": d.ingested_at} for d in docs]
-        ),
-        hide_index=True,
-        width="stretch",
-    )
 
 # -- ingest ----------------------------------------------------------------------------------------
 st.subheader("Ingest")

@@ -46,7 +46,7 @@ def _changed() -> None:
 
 
 def _label(row: DocumentRow) -> str:
-    return f"{row.filename} · v{row.version or 1} · {row.status} · {row.document_id[:8]}"
+    return f"{row.filename} · v{row.version or 1} · {row.document_id[:8]}"
 
 
 def _table(rows: list[DocumentRow]) -> None:
@@ -54,7 +54,8 @@ def _table(rows: list[DocumentRow]) -> None:
         {"file": r.filename, "title": r.title or "", "version": r.version,
          "valid from": r.valid_from.date().isoformat() if r.valid_from else "",
          "status": r.status, "retired": r.retired_at.date().isoformat() if r.retired_at else "",
-         "elements": r.elements} for r in rows]), hide_index=True, width="stretch")  # fmt: skip
+         "elements": r.elements, "KB": round(r.n_bytes / 1024, 1)} for r in rows]),
+        hide_index=True, width="stretch")  # fmt: skip
 
 
 def _reingest(row: DocumentRow) -> None:
@@ -74,11 +75,16 @@ def _retire(row: DocumentRow, collection: str) -> None:
     if row.status == RETIRED:
         st.caption("Retired: it is no longer in the collection; its history is kept until it is purged.")
         return
-    day = st.date_input("Retire as of", value=date.today(), key="dm_retire_day",
+    first = row.valid_from.date() if row.valid_from else None
+    day = st.date_input("Retire as of", value=max(date.today(), first or date.today()), min_value=first,
+                        key="dm_retire_day",
                         help="From this date on, the collection no longer holds it; reads as of earlier dates do")
     if st.button("Retire", key="dm_retire"):
         try:
-            when = parse_date(day.isoformat(), what="the retirement date")[0]
+            # Today means now; the day its version took effect means that moment (a date alone is its midnight).
+            when = None if day == date.today() else parse_date(day.isoformat(), what="the retirement date")[0]
+            if when is not None and row.valid_from is not None:
+                when = max(when, row.valid_from)
             done = remove_document(ui.store(collection), row.document_id, when=when)
         except (StoreError, DateError) as exc:
             st.error(escape_markdown(str(exc)))
@@ -105,7 +111,7 @@ def _purge(row: DocumentRow, collection: str) -> None:
 def _collections(collection: str) -> None:
     left, right = st.columns(2)
     with left, st.form("dm_create", clear_on_submit=True, border=False):
-        name = st.text_input("New collection", placeholder="letters, digits, _ and -")
+        name = st.text_input("New collection", placeholder="letters, digits, -, _ and .")
         if st.form_submit_button("Create collection") and name.strip():
             try:
                 create_collection(ui.db_url(), name.strip(), ui.embedder(ui.settings().embeddings))
@@ -141,13 +147,9 @@ def document_manager(collection: str) -> None:
         by_id = {r.document_id: r for r in rows}
         picked = st.selectbox("Document", list(by_id), format_func=lambda d: _label(by_id[d]), key="dm_document")
         row = by_id[picked]
-        reingest, retire, purge = st.tabs(["Re-ingest", "Retire", "Purge"])
-        with reingest:
-            _reingest(row)
-        with retire:
-            _retire(row, collection)
-        with purge:
-            _purge(row, collection)
+        action = st.radio("Action", ["Re-ingest", "Retire", "Purge"], horizontal=True, key="dm_action")
+        {"Re-ingest": _reingest, "Retire": lambda r: _retire(r, collection),
+         "Purge": lambda r: _purge(r, collection)}[action](row)
     with st.expander("Collections: create or drop", expanded=info is None):
         _collections(collection)
 

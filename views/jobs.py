@@ -21,7 +21,8 @@ from views import ui
 from views.ingest import file_names, ingest_summary
 
 FINISHED_SHOWN = 3  # finished jobs of the current collection listed under the running ones
-STATUS_ICONS = {"queued": "⏳", "running": "🔄", "done": "✅", "failed": "❌", "interrupted": "⚠️"}
+STATUS_ICONS = {"queued": ":material/schedule:", "running": ":material/sync:", "done": ":material/check_circle:",
+                "failed": ":material/error:", "interrupted": ":material/warning:"}
 
 
 @st.cache_resource(show_spinner=False)
@@ -79,11 +80,15 @@ def _draw(jobs: list[JobRecord]) -> None:
     for job in jobs:
         if job.active:
             file = f" · {escape_markdown(job.current_file)}" if job.current_file else ""
-            st.progress(job.fraction, text=f"{_title(job)}: {job.done}/{job.total}{file}")
+            done = ("waiting for the job before it" if job.status == "queued" else
+                    f"{job.done}/{job.total} elements" if job.done else "reading files")
+            st.progress(job.fraction if job.done else 0.0, text=f"{_title(job)}: {done}{file}")
             continue
         level, message = job_summary(job) if job.kind == "ingest" else ("info", job.error or job.status)
         st.caption(f"{_title(job)} · {_when(job.finished_at)}")
-        if job.status in ("interrupted", "failed"):
+        if job.status == "done":
+            st.caption(escape_markdown(message))
+        else:
             getattr(st, level)(escape_markdown(message))
             if job.request.get("paths") and st.button("Re-run", key=f"rerun_{job.job_id}",
                                                       help="Ingest the same files again into the same collection"):
@@ -91,7 +96,8 @@ def _draw(jobs: list[JobRecord]) -> None:
                     runner().rerun(job.job_id, ui.store(job.collection), names=file_names)
                 except JobError as exc:
                     st.error(escape_markdown(str(exc)))
-                st.rerun()
+                else:
+                    st.rerun()
 
 
 def _jobs(collection: str) -> list[JobRecord]:
