@@ -41,7 +41,9 @@ def _say(level: str, text: str) -> None:
 
 def _changed() -> None:
     ui._store.clear()  # a dropped or purged collection's cached store (and its counts) must not be served again
-    st.session_state.pop("dm_document", None)  # the picked document may be gone
+    # The picked document may be gone: a new picker (a new key) starts from the first one, where the old one's
+    # browser side would keep showing the name it had.
+    st.session_state["dm_generation"] = st.session_state.get("dm_generation", 0) + 1
     st.rerun()
 
 
@@ -145,7 +147,9 @@ def document_manager(collection: str) -> None:
                    "their history until purged.")
         _table(rows)
         by_id = {r.document_id: r for r in rows}
-        picked = st.selectbox("Document", list(by_id), format_func=lambda d: _label(by_id[d]), key="dm_document")
+        generation = st.session_state.get("dm_generation", 0)
+        picked = st.selectbox("Document", list(by_id), format_func=lambda d: _label(by_id[d]),
+                              key=f"dm_document_{generation}")
         row = by_id[picked]
         action = st.radio("Action", ["Re-ingest", "Retire", "Purge"], horizontal=True, key="dm_action")
         {"Re-ingest": _reingest, "Retire": lambda r: _retire(r, collection),

@@ -71,7 +71,7 @@ def _when(moment: datetime | None) -> str:
 
 
 def _title(job: JobRecord) -> str:
-    return (f"{STATUS_ICONS.get(job.status, '')} **{job.kind}** into `{escape_markdown(job.collection)}` · "
+    return (f"{STATUS_ICONS.get(job.status, '')} **{job.kind}** into {escape_markdown(job.collection)} · "
             f"{job.status}")
 
 
