@@ -25,7 +25,7 @@ from core.ingest import FileResult, IngestReport, SourceFile, discover, ingest
 from core.progress import Progress
 from core.store import ElementStore
 from core.store.database import redact_text
-from core.store.jobs import JobRecord, JobTables
+from core.store.jobs import STALE_AFTER_S, JobRecord, JobTables
 from core.text import first_line
 
 logger = logging.getLogger(__name__)
@@ -67,7 +67,7 @@ Work = Callable[[JobContext], tuple[dict[str, Any], str | None]]
 class JobRunner:
     """Runs jobs on one worker thread of this process; their rows live in the database at ``url``."""
 
-    def __init__(self, url: str, *, heartbeat_s: float = 5.0, stale_after_s: float = 30.0) -> None:
+    def __init__(self, url: str, *, heartbeat_s: float = 5.0, stale_after_s: float = STALE_AFTER_S) -> None:
         if stale_after_s <= heartbeat_s:
             raise ValueError("stale_after_s must be longer than heartbeat_s, or live jobs would be flagged")
         self.url = url

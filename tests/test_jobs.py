@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -106,3 +107,23 @@ def test_a_job_that_raises_is_failed_with_its_reason_and_the_next_one_runs(runne
     assert (failed.status, failed.error) == ("failed", "the parser fell over")
     ok = runner.wait(runner.submit(collection_name, "test", lambda job: ({"n": 1}, None)), timeout=10)
     assert (ok.status, ok.counts) == ("done", {"n": 1})
+
+
+def test_the_cli_lists_jobs_and_creates_and_drops_a_collection(db_url, tables, collection_name, capsys):
+    from core.cli import main
+    from core.store import list_collections
+
+    job_id = tables.create(collection_name, INGEST, request={"paths": [str(SAMPLES)]})
+    tables.start(job_id)
+    tables.finish(job_id, "done", counts={"added": 3, "files": [{"file": "a.md"}]})
+    assert main(["jobs", "--collection", collection_name, "--json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert (row["id"], row["status"], row["counts"]) == (job_id, "done", {"added": 3})
+    assert str(SAMPLES) not in json.dumps(row)
+
+    assert main(["collections", "--create", collection_name, "--json"]) == 0
+    assert collection_name in {c.name for c in list_collections(db_url)}
+    assert main(["collections", "--drop", collection_name]) == 2  # not without --yes
+    assert "add --yes" in capsys.readouterr().err
+    assert main(["collections", "--drop", collection_name, "--yes"]) == 0
+    assert collection_name not in {c.name for c in list_collections(db_url)}

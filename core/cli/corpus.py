@@ -48,7 +48,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "see it")
     add_collection(p)
 
-    add_command(sub, "collections", "list collections", cmd_collections)
+    p = add_command(sub, "collections", "list collections; --create or --drop one", cmd_collections)
+    p.add_argument("--create", metavar="NAME", default=None, help="make an empty collection")
+    p.add_argument("--drop", metavar="NAME", default=None,
+                   help="delete a collection with every document, version and index (with --yes)")
+    p.add_argument("--yes", action="store_true", help="with --drop: yes, delete it")
+
+    p = add_command(sub, "jobs", "list the app's background jobs (ingests): status, progress, what they stored",
+                    cmd_jobs)
+    p.add_argument("--collection", default=None, help="only this collection's jobs")
+    p.add_argument("--limit", type=whole_number(1, " of jobs"), default=20)
 
     p = add_command(sub, "contextual", "build (or update) or drop a collection's contextual index, which the "
                                        "contextual search reads", cmd_contextual)  # fmt: skip
@@ -177,9 +186,26 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_collections(args: argparse.Namespace) -> int:
-    from core.store import list_collections
+    from core.store import list_collections, validate_collection_name
     from core.store.database import database_url
 
+    if args.create and args.drop:
+        return fail("give --create or --drop, not both")
+    if args.drop and not args.yes:
+        return fail(f"--drop deletes collection {args.drop!r} with all its documents and history: add --yes")
+    if args.create or args.drop:
+        from core.documents import create_collection, drop_collection
+        from core.embeddings import make_embeddings
+        from core.store import open_store
+
+        name = validate_collection_name(args.create or args.drop)  # before the database is started
+        if args.create:
+            create_collection(database_url(), name, make_embeddings(settings=load_settings()))
+        else:
+            drop_collection(open_store(name, create=False))
+        emit({"created" if args.create else "dropped": name}, args.json,
+             f"{'created' if args.create else 'dropped'} collection {name!r}")
+        return 0
     rows = [
         {"name": c.name, "documents": c.documents, "elements": c.elements,
          "embedder": str(c.embedder) if c.embedder else None, "options": c.options,
@@ -209,4 +235,22 @@ def cmd_contextual(args: argparse.Namespace) -> int:
     emit(asdict(sync), args.json,
          f"contextual index of {args.collection!r}: {sync.documents} documents, {sync.embedded_documents} embedded "
          f"({sync.embedded_elements} elements), {sync.removed_documents} removed in {sync.seconds:.2f}s")
+    return 0
+
+
+def cmd_jobs(args: argparse.Namespace) -> int:
+    from core.store.database import database_url
+    from core.store.jobs import STALE_AFTER_S, JobTables
+
+    tables = JobTables(database_url())
+    tables.flag_interrupted(STALE_AFTER_S)
+    rows = [{"id": j.job_id, "collection": j.collection, "kind": j.kind, "status": j.status, "done": j.done,
+             "total": j.total, "current_file": j.current_file,
+             "counts": {k: v for k, v in j.counts.items() if k != "files"}, "error": j.error,
+             "started_at": j.started_at, "finished_at": j.finished_at}
+            for j in tables.list(args.collection, args.limit)]  # fmt: skip
+    text = "\n".join(f"{r['id'][:8]} {r['kind']} into {r['collection']}: {r['status']}, {r['done']}/{r['total']}"
+                     + "".join(f", {k} {v}" for k, v in r["counts"].items() if k in ("added", "replaced", "errors"))
+                     + (f" ({r['error']})" if r["error"] else "") for r in rows) or "no jobs yet"
+    emit(rows, args.json, text)
     return 0

@@ -16,6 +16,9 @@ from psycopg.types.json import Jsonb
 from core.db.pool import apply_schema, connection_pool, read_connection
 from core.sql import jobs as sql
 
+# A queued or running job whose heartbeat is this old belongs to a process that died (the runner beats every 5 s).
+STALE_AFTER_S = 30.0
+
 
 @dataclass(frozen=True)
 class JobRecord:
