@@ -1,5 +1,5 @@
-"""The document manager's library (``core.documents``), which the CLI's ``remove`` and the Overview page both call,
-against the real Postgres."""
+"""The document manager's library (``core.documents``), which the CLI's ``remove`` and the Overview page
+both call, against the real Postgres."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from core.documents import (
     create_collection,
     drop_collection,
     list_documents,
-    remove_document,
     removal_preview,
+    remove_document,
 )
 from core.ingest import SourceFile, ingest
 from core.store import StoreError, list_collections

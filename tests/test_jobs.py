@@ -1,4 +1,5 @@
-"""Background jobs against the real Postgres: the jobs table (``core.store.jobs``) and the runner (``core.jobs``)."""
+"""Background jobs against the real Postgres: the jobs table (``core.store.jobs``), the runner
+(``core.ingest.jobs``) and ``python -m core jobs``."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import time
 import pytest
 
 from core.ingest import discover
-from core.jobs import INGEST, JobError, JobRunner
+from core.ingest.jobs import INGEST, JobError, JobRunner
 from core.store.jobs import JobTables
 
 from .conftest import SAMPLES

@@ -1,5 +1,5 @@
-"""Background jobs in the app: the process's one :class:`core.jobs.JobRunner`, and the sidebar's list of running and
-finished jobs that every page shows (``app.py`` draws it).
+"""Background jobs in the app: the process's one :class:`core.ingest.jobs.JobRunner`, and the sidebar's list of
+running and finished jobs that every page shows (``app.py`` draws it).
 
 A job runs on the runner's thread, not in the page's script run: closing the tab, or moving to another page, leaves
 it running; the sidebar reads its row (``core.store.jobs``) and redraws itself every second while one is running.
@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from core.ingest import IngestReport
-from core.jobs import JobError, JobRunner
+from core.ingest.jobs import JobError, JobRunner
 from core.store.jobs import JobRecord
 from core.text import escape_markdown
 from views import ui
