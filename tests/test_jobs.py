@@ -128,3 +128,19 @@ def test_the_cli_lists_jobs_and_creates_and_drops_a_collection(db_url, tables, c
     assert "add --yes" in capsys.readouterr().err
     assert main(["collections", "--drop", collection_name, "--yes"]) == 0
     assert collection_name not in {c.name for c in list_collections(db_url)}
+
+
+def test_an_interrupted_job_says_how_many_of_its_files_it_stored_and_how_to_finish():
+    from datetime import UTC, datetime
+
+    from core.store.jobs import JobRecord
+    from views.jobs import job_summary
+
+    now = datetime.now(UTC)
+    job = JobRecord("j", "c", INGEST, "interrupted", 93, 805, None, {"added": 1, "documents": 1}, None,
+                    {"paths": ["/srv/data/samples"], "files": 10}, None, now, now, now, now)
+    level, message = job_summary(job)
+    assert level == "warning" and "1 of 10 files stored" in message and "Re-run" in message
+    assert "/srv" not in message
+    upload = JobRecord(**{**job.__dict__, "request": {"paths": [], "files": 2}})
+    assert "upload them again" in job_summary(upload)[1]

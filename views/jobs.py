@@ -48,8 +48,9 @@ def job_summary(job: JobRecord) -> tuple[str, str]:
         stored = c.get("added", 0) + c.get("replaced", 0)
         again = ("Re-run it to store the rest: files already stored are skipped as unchanged."
                  if job.request.get("paths") else "Uploaded files are not kept: upload them again to store the rest.")
-        return "warning", (f"Interrupted (the app stopped while it ran): {stored} of {job.total} "
-                           f"file{'' if job.total == 1 else 's'} stored before it stopped. {again}")
+        files = job.request.get("files", job.total)
+        return "warning", (f"Interrupted (the app stopped while it ran): {stored} of {files} "
+                           f"file{'' if files == 1 else 's'} stored before it stopped. {again}")
     if job.status == "failed" and not c:
         return "error", f"Failed: {job.error or 'unknown error'}"
     report = IngestReport(documents=c.get("documents", 0), elements=c.get("elements", 0), added=c.get("added", 0),
@@ -77,6 +78,7 @@ def _title(job: JobRecord) -> str:
 
 def _draw(jobs: list[JobRecord]) -> None:
     st.markdown("**Jobs**")
+    rerun = {j.rerun_of for j in jobs}
     for job in jobs:
         if job.active:
             file = f" · {escape_markdown(job.current_file)}" if job.current_file else ""
@@ -90,7 +92,7 @@ def _draw(jobs: list[JobRecord]) -> None:
             st.caption(escape_markdown(message))
         else:
             getattr(st, level)(escape_markdown(message))
-            if job.request.get("paths") and st.button("Re-run", key=f"rerun_{job.job_id}",
+            if job.request.get("paths") and job.job_id not in rerun and st.button("Re-run", key=f"rerun_{job.job_id}",
                                                       help="Ingest the same files again into the same collection"):
                 try:
                     runner().rerun(job.job_id, ui.store(job.collection), names=file_names)

@@ -105,7 +105,7 @@ class JobRunner:
         ``paths``: the files or folders on disk ``sources`` were found in, kept for a re-run; none for uploads,
         whose bytes are not kept (a re-run then asks for the files again). ``names``: what the job's row calls
         each source path (default: its file name); never the server's path."""
-        request = {"paths": [str(p) for p in paths], "options": dict(options)}
+        request = {"paths": [str(p) for p in paths], "options": dict(options), "files": len(sources) + len(problems)}
         return self.submit(store.collection, INGEST, _ingest_work(store, sources, problems, options, names),
                            request=request, total=len(sources) + len(problems), rerun_of=rerun_of)
 
