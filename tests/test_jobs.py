@@ -22,7 +22,7 @@ def tables(db_url) -> JobTables:
 
 @pytest.fixture
 def runner(db_url):
-    r = JobRunner(db_url, heartbeat_s=0.2, stale_after_s=2.0)
+    r = JobRunner(db_url, heartbeat_s=0.2, stale_after_s=1.0)
     yield r
     r.close()
 
@@ -61,7 +61,8 @@ def test_a_job_whose_heartbeat_stopped_is_flagged_interrupted_with_what_it_store
     assert not tables.start(dead)  # an interrupted job never runs again: it is re-run as a new job
 
 
-def test_the_runner_ingests_in_the_background_and_names_files_never_server_paths(runner, store):
+def test_the_runner_ingests_in_the_background_and_names_files_never_server_paths(runner, store, samples_store):
+    """``samples_store`` embedded the samples once: this job finds their vectors in the cache and only writes."""
     sources, problems = discover([SAMPLES])
     job_id = runner.submit_ingest(store, sources, problems, paths=[str(SAMPLES)])
     job = runner.wait(job_id, timeout=120)
@@ -74,7 +75,7 @@ def test_the_runner_ingests_in_the_background_and_names_files_never_server_paths
     assert job_id in [j.job_id for j in runner.jobs(store.collection)]
 
 
-def test_an_interrupted_ingest_reruns_and_stores_only_what_it_had_not(runner, store, tables):
+def test_an_interrupted_ingest_reruns_and_stores_only_what_it_had_not(runner, store, tables, samples_store):
     sources, _ = discover([SAMPLES])
     first = sorted(sources, key=lambda s: s.name)[:1]
     runner.wait(runner.submit_ingest(store, first, paths=[str(SAMPLES)]), timeout=60)
@@ -82,7 +83,7 @@ def test_an_interrupted_ingest_reruns_and_stores_only_what_it_had_not(runner, st
     dead = tables.create(store.collection, INGEST, request={"paths": [str(SAMPLES)], "options": {}})
     tables.start(dead)
     tables.counts(dead, {"added": 1})
-    time.sleep(2.2)
+    time.sleep(1.2)
     assert next(j for j in runner.jobs(store.collection) if j.job_id == dead).status == "interrupted"
     again = runner.wait(runner.rerun(dead, store), timeout=120)
     assert again.status == "done" and again.rerun_of == dead
