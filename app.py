@@ -9,7 +9,7 @@ install_shutdown_hooks()
 
 st.set_page_config(page_title="Hierarchical Knowledge Explorer", page_icon="🌳", layout="wide")
 
-from views import page_warmup, ui  # noqa: E402  (after set_page_config)
+from views import jobs, page_warmup, ui  # noqa: E402  (after set_page_config)
 
 navigation = st.navigation(
     [
@@ -27,6 +27,7 @@ navigation = st.navigation(
 )
 try:
     ui.sidebar()
+    jobs.sidebar_jobs()  # running and finished background jobs, on every page
     page_warmup.warm_pages_in_background()
     navigation.run()
 except Exception as exc:  # Streamlit's stop/rerun are BaseExceptions and pass through

@@ -4,9 +4,8 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from core.ingest import SourceFile, discover, ingest
-from views import ui
-from views.ingest import file_rows, ingest_summary, progress_text
+from core.ingest import SourceFile, discover
+from views import documents, jobs, ui
 
 st.title("Hierarchical Knowledge Explorer")
 st.caption(
@@ -35,32 +34,14 @@ else:
     fig = px.bar(frame, x="category", y="elements", color="depth", title="Elements by category and depth",
                  category_orders={"depth": sorted(frame["depth"].unique(), key=int)})
     st.plotly_chart(fig, width="stretch")
-    docs = ui.store().documents()
-    st.subheader("Documents")
-    st.dataframe(
-        pd.DataFrame(
-            [{"title": d.title, "file": d.filename, "elements": d.n_elements, "KB": round(d.n_bytes / 1024, 1),
-              "encoding": d.encoding, "ingested": d.ingested_at} for d in docs]
-        ),
-        hide_index=True,
-        width="stretch",
-    )
 
 # -- ingest ----------------------------------------------------------------------------------------
 st.subheader("Ingest")
 
 
-def run_ingest(sources, problems=(), collection: str | None = None):
-    bar = st.progress(0.0, text="Reading files…")
-
-    def on_progress(p):
-        bar.progress(p.fraction, text=progress_text(p, sources))
-
-    s = ui.settings()
-    report = ingest(ui.store(collection), sources, problems=problems, progress=on_progress,
-                    max_bytes=s.max_file_bytes, batch_size=s.embed_batch_size, hnsw_min_rows=s.hnsw_min_rows)
-    bar.progress(1.0, text=f"Done in {report.seconds:.1f}s")
-    st.session_state["last_ingest"] = report
+def run_ingest(sources, problems=(), collection: str | None = None, paths=()):
+    """Start the ingest as a background job: it goes on if this tab is closed (the sidebar shows its progress)."""
+    jobs.start_ingest(sources, problems, collection=collection, paths=paths)
     if collection is not None:
         ui.switch_collection(collection)
     st.rerun()
@@ -71,22 +52,19 @@ with left:
     st.markdown(f"**Sample corpus** ({len(discover([ui.SAMPLES_DIR])[0])} files in `data/samples`)")
     if st.button("Ingest the samples", type="primary"):
         sources, problems = discover([ui.SAMPLES_DIR])
-        run_ingest(sources, problems)
+        run_ingest(sources, problems, paths=[ui.SAMPLES_DIR])
     manual, _ = discover([ui.MANUAL_DIR]) if ui.MANUAL_DIR.is_dir() else ([], [])
     if manual:
         files = f"{len(manual)} file{'' if len(manual) == 1 else 's'}"
         st.markdown(f"**This app's manual** ({files} in `docs`), into the collection `{ui.MANUAL_COLLECTION}`: "
                     "explore the documentation with the app itself.")
         if st.button("Ingest the manual"):
-            run_ingest(manual, collection=ui.MANUAL_COLLECTION)
+            run_ingest(manual, collection=ui.MANUAL_COLLECTION, paths=[ui.MANUAL_DIR])
 with right:
     uploads = st.file_uploader("Upload markdown (or HTML, DOCX) files", type=["md", "markdown", "html", "htm", "docx"],
                                accept_multiple_files=True)
     if uploads and st.button("Ingest uploaded files"):
         run_ingest([SourceFile(name=u.name, data=u.getvalue()) for u in uploads])
 
-report = st.session_state.get("last_ingest")
-if report is not None:
-    level, message = ingest_summary(report)
-    {"success": st.success, "warning": st.warning, "error": st.error}[level](message)
-    st.dataframe(pd.DataFrame(file_rows(report)), hide_index=True, width="stretch")
+jobs.last_ingest(collection)
+documents.document_manager(collection)

@@ -33,15 +33,25 @@ def test_empty_state_tells_a_new_user_what_to_do(db_url):
     assert "extractive (no LLM configured)" in sidebar
 
 
+def _wait_for_ingest(collection: str) -> None:
+    """The button starts a background job (views.jobs): wait for it, as a user would watch the sidebar."""
+    from views.jobs import runner
+
+    job = runner().tables.list(collection, limit=1)[0]
+    assert runner().wait(job.job_id, timeout=120).status == "done"
+
+
 def test_ingest_the_samples_button_fills_an_empty_collection(db_url):
     collection = f"ui_{uuid.uuid4().hex[:8]}"
     at = _app(collection).run()
     at.button[0].click().run()  # "Ingest the samples"
     assert not at.exception
+    _wait_for_ingest(collection)
+    at.run()
     assert any("added" in s.value for s in at.success), _texts(at)
     assert [m.label for m in at.metric][:2] == ["Documents", "Elements"]
     assert int(at.metric[0].value) >= 8
-    table = at.dataframe[-1].value
+    table = next(d.value for d in at.dataframe if "reason" in d.value)
     assert set(table["status"]) == {"added"}
 
 
@@ -132,11 +142,15 @@ def test_ingest_the_manual_fills_its_own_collection_and_switches_to_it(db_url, u
         assert "This app's manual** (2 files in `docs`)" in _texts(at)
         next(b for b in at.button if b.label == "Ingest the manual").click().run()
         assert not at.exception
+        _wait_for_ingest(manual)
         # the sidebar shows it from the next run on (AppTest reruns the page without app.py's sidebar)
         assert at.session_state["_switch_collection"] == manual
         stored = ElementStore(db_url, manual, use_embeddings)
         assert sorted(d.filename for d in stored.documents()) == ["faq.md", "guide.md"]
-        assert sorted(at.dataframe[-1].value["file"]) == ["guide.md", "sub/faq.md"]
+        at.session_state["collection"] = manual
+        at.run()
+        files = next(d.value for d in at.dataframe if "status" in d.value and "reason" in d.value)
+        assert sorted(files["file"]) == ["guide.md", "sub/faq.md"]
         assert str(tmp_path) not in _texts(at)
     finally:
         ElementStore(db_url, manual, use_embeddings).drop()

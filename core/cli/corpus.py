@@ -48,7 +48,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "see it")
     add_collection(p)
 
-    add_command(sub, "collections", "list collections", cmd_collections)
+    p = add_command(sub, "collections", "list collections; --create or --drop one", cmd_collections)
+    p.add_argument("--create", metavar="NAME", default=None, help="make an empty collection")
+    p.add_argument("--drop", metavar="NAME", default=None,
+                   help="delete a collection with every document, version and index (with --yes)")
+    p.add_argument("--yes", action="store_true", help="with --drop: yes, delete it")
+
+    p = add_command(sub, "jobs", "list the app's background jobs (ingests): status, progress, what they stored",
+                    cmd_jobs)
+    p.add_argument("--collection", default=None, help="only this collection's jobs")
+    p.add_argument("--limit", type=whole_number(1, " of jobs"), default=20)
 
     p = add_command(sub, "contextual", "build (or update) or drop a collection's contextual index, which the "
                                        "contextual search reads", cmd_contextual)  # fmt: skip
@@ -135,9 +144,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    from core.answering.version_history import UnknownDocumentError, resolve_document
-    from core.graph.read import document_rows
-    from core.ingest.contextual import update_contextual_index
+    from core.answering.version_history import UnknownDocumentError
+    from core.documents import NotCurrentError, remove_document
     from core.store import open_store
 
     when = None
@@ -149,30 +157,21 @@ def cmd_remove(args: argparse.Namespace) -> int:
         when = parse_date(args.valid_to, what="--valid-to")[0]  # exit 2 before the database is started
     store = open_store(args.collection, create=False)
     try:
-        doc = resolve_document(store, args.document)
-    except UnknownDocumentError as exc:
-        current = store.find_documents(args.document)  # a document stored before versions were kept
-        if len(current) != 1:
-            return fail(str(exc), 1)
-        doc_id, source, retired = current[0].document_id, current[0].source, False
-    else:
-        doc_id, source, retired = doc.document_id, doc.source, doc.retired
-    if retired and not args.purge:
+        removal = remove_document(store, args.document, purge=args.purge, when=when)
+    except NotCurrentError:
         return fail(f"no document {args.document!r} is current in collection {args.collection!r}: it was retired "
                     "(its history is kept; `remove --purge` deletes it)", 1)
-    versions = len(store.read.versions(doc_id))
-    graph_units = document_rows(store, doc_id)["text_units"] if args.purge else 0
-    removed = store.write.remove_document(doc_id, purge=args.purge, when=when)
-    update_contextual_index(store)  # the document leaves the contextual index too (nothing is embedded)
+    except UnknownDocumentError as exc:
+        return fail(str(exc), 1)
+    source, versions, graph_units = removal.source, removal.versions, removal.graph_text_units
     graph_note = (f"the GraphRAG index of {store.collection!r} was built with it: its {graph_units} text unit(s), "
                   "the entities and relationships only it mentioned, the reports of every community that drew on "
                   "it and the collection's LLM reply cache are deleted. Run "
                   f"`python -m core index --collection {store.collection}` to summarise the rest again"
                   if graph_units else None)
-    payload = {"removed": doc_id, "source": source, "purged": bool(args.purge), "history_kept": not args.purge,
-               "versions": versions, "graph_text_units_deleted": graph_units,
-               "retired_at": when.isoformat() if when and removed and not args.purge else None}
-    if not removed:
+    payload = {**removal.as_dict(), "retired_at": when.isoformat() if when and removal.removed and not args.purge
+               else None}
+    if not removal.removed:
         text = "nothing removed"
     elif args.purge:
         text = f"purged {source}: its {versions} version(s), element rows, vectors and source blocks are deleted"
@@ -187,9 +186,26 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_collections(args: argparse.Namespace) -> int:
-    from core.store import list_collections
+    from core.store import list_collections, validate_collection_name
     from core.store.database import database_url
 
+    if args.create and args.drop:
+        return fail("give --create or --drop, not both")
+    if args.drop and not args.yes:
+        return fail(f"--drop deletes collection {args.drop!r} with all its documents and history: add --yes")
+    if args.create or args.drop:
+        from core.documents import create_collection, drop_collection
+        from core.embeddings import make_embeddings
+        from core.store import open_store
+
+        name = validate_collection_name(args.create or args.drop)  # before the database is started
+        if args.create:
+            create_collection(database_url(), name, make_embeddings(settings=load_settings()))
+        else:
+            drop_collection(open_store(name, create=False))
+        emit({"created" if args.create else "dropped": name}, args.json,
+             f"{'created' if args.create else 'dropped'} collection {name!r}")
+        return 0
     rows = [
         {"name": c.name, "documents": c.documents, "elements": c.elements,
          "embedder": str(c.embedder) if c.embedder else None, "options": c.options,
@@ -219,4 +235,22 @@ def cmd_contextual(args: argparse.Namespace) -> int:
     emit(asdict(sync), args.json,
          f"contextual index of {args.collection!r}: {sync.documents} documents, {sync.embedded_documents} embedded "
          f"({sync.embedded_elements} elements), {sync.removed_documents} removed in {sync.seconds:.2f}s")
+    return 0
+
+
+def cmd_jobs(args: argparse.Namespace) -> int:
+    from core.store.database import database_url
+    from core.store.jobs import STALE_AFTER_S, JobTables
+
+    tables = JobTables(database_url())
+    tables.flag_interrupted(STALE_AFTER_S)
+    rows = [{"id": j.job_id, "collection": j.collection, "kind": j.kind, "status": j.status, "done": j.done,
+             "total": j.total, "current_file": j.current_file,
+             "counts": {k: v for k, v in j.counts.items() if k != "files"}, "error": j.error,
+             "started_at": j.started_at, "finished_at": j.finished_at}
+            for j in tables.list(args.collection, args.limit)]  # fmt: skip
+    text = "\n".join(f"{r['id'][:8]} {r['kind']} into {r['collection']}: {r['status']}, {r['done']}/{r['total']}"
+                     + "".join(f", {k} {v}" for k, v in r["counts"].items() if k in ("added", "replaced", "errors"))
+                     + (f" ({r['error']})" if r["error"] else "") for r in rows) or "no jobs yet"
+    emit(rows, args.json, text)
     return 0

@@ -4,7 +4,7 @@ stopping the batch cleanly when the database goes away."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -116,6 +116,7 @@ def ingest(
     label: str | None = None,
     snapshot: Path | None = None,
     confirmed: bool = False,
+    on_file: Callable[[IngestReport], None] | None = None,
 ) -> IngestReport:
     """Ingest ``sources`` into ``store`` and report per file. Never raises for a bad file.
 
@@ -134,12 +135,16 @@ def ingest(
     each linked to the new document that continues it, if one does. Snapshots of a collection run one at a time;
     :class:`core.ingest.snapshot.SnapshotRefusedError` (before anything is written) for a folder holding none of its
     stored documents unless ``confirmed``, or for a date before a change already stored from the folder.
+
+    ``on_file`` is called with the report after each file's result is recorded (a background job keeps what was
+    stored so far where a later page can read it, should its process die).
     """
     if valid_from is not None:
         parse_date(valid_from, what="--valid-from")
     if snapshot is None:
         return _ingest(store, sources, loader=loader, max_bytes=max_bytes, batch_size=batch_size, progress=progress,
-                       problems=problems, hnsw_min_rows=hnsw_min_rows, valid_from=valid_from, label=label)
+                       problems=problems, hnsw_min_rows=hnsw_min_rows, valid_from=valid_from, label=label,
+                       on_file=on_file)
     if valid_from is None:
         raise IngestError("a snapshot needs --valid-from: the date the folder is the whole corpus at")
     when = parse_date(valid_from, what="--valid-from")[0]
@@ -147,16 +152,16 @@ def ingest(
         plan = plan_snapshot(store, snapshot, when, sources, problems, confirmed=confirmed)
         return _ingest(store, sources, loader=loader, max_bytes=max_bytes, batch_size=batch_size,
                        progress=progress, problems=problems, hnsw_min_rows=hnsw_min_rows, valid_from=valid_from,
-                       label=label, plan=plan)
+                       label=label, plan=plan, on_file=on_file)
 
 
 def _ingest(
     store: ElementStore, sources: Sequence[SourceFile], *, loader: str, max_bytes: int, batch_size: int,
     progress: ProgressCallback | None, problems: Sequence[FileResult], hnsw_min_rows: int, valid_from: str | None,
-    label: str | None, plan: SnapshotPlan | None = None,
+    label: str | None, plan: SnapshotPlan | None = None, on_file: Callable[[IngestReport], None] | None = None,
 ) -> IngestReport:
     started = time.perf_counter()
-    report = IngestReport()
+    report = IngestReport() if on_file is None else _WatchedReport(on_file)
     for problem in problems:
         report.record(problem)
     calls_before = store.embeddings.calls
@@ -172,6 +177,18 @@ def _ingest(
     if progress:
         progress(Progress(EMBEDDING, total, total, "done"))
     return report
+
+
+class _WatchedReport(IngestReport):
+    """A report that tells ``watch`` of each file's result as it is recorded."""
+
+    def __init__(self, watch: Callable[[IngestReport], None]) -> None:
+        super().__init__()
+        self._watch = watch
+
+    def record(self, result: FileResult) -> None:
+        super().record(result)
+        self._watch(self)
 
 
 def _stored_hashes(store: ElementStore) -> dict[str, str]:

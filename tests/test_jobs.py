@@ -1,0 +1,147 @@
+"""Background jobs against the real Postgres: the jobs table (``core.store.jobs``), the runner
+(``core.ingest.jobs``) and ``python -m core jobs``."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from core.ingest import discover
+from core.ingest.jobs import INGEST, JobError, JobRunner
+from core.store.jobs import JobTables
+
+from .conftest import SAMPLES
+
+
+@pytest.fixture
+def tables(db_url) -> JobTables:
+    return JobTables(db_url)
+
+
+@pytest.fixture
+def runner(db_url):
+    r = JobRunner(db_url, heartbeat_s=0.2, stale_after_s=1.0)
+    yield r
+    r.close()
+
+
+def test_a_job_row_goes_from_queued_to_done_with_its_progress_and_counts(tables, collection_name):
+    job_id = tables.create(collection_name, INGEST, total=3, request={"paths": ["/srv/x"]})
+    assert tables.get(job_id).status == "queued"
+    assert tables.start(job_id)
+    assert not tables.start(job_id)  # started once
+    tables.progress(job_id, 5, 10, "a.md")
+    tables.counts(job_id, {"added": 1})
+    running = tables.get(job_id)
+    assert (running.status, running.done, running.total, running.current_file) == ("running", 5, 10, "a.md")
+    assert running.counts == {"added": 1} and running.fraction == 0.5 and running.active
+    tables.finish(job_id, "done", counts={"added": 2})
+    done = tables.get(job_id)
+    assert (done.status, done.counts, done.current_file) == ("done", {"added": 2}, None)
+    assert done.finished_at is not None and not done.active
+    with pytest.raises(ValueError, match="unknown job status"):
+        tables.finish(job_id, "exploded", counts={})
+    later = tables.create(collection_name, INGEST)
+    assert [j.job_id for j in tables.list(collection_name)] == [later, job_id]  # newest first
+
+
+def test_a_job_whose_heartbeat_stopped_is_flagged_interrupted_with_what_it_stored(tables, collection_name):
+    dead = tables.create(collection_name, INGEST)
+    tables.start(dead)
+    tables.counts(dead, {"added": 1, "documents": 1})
+    time.sleep(0.6)
+    alive = tables.create(collection_name, INGEST)
+    flagged = tables.flag_interrupted(0.5)
+    assert dead in flagged and alive not in flagged
+    row = tables.get(dead)
+    assert row.status == "interrupted" and row.counts == {"added": 1, "documents": 1}
+    assert tables.get(alive).status == "queued"
+    assert not tables.start(dead)  # an interrupted job never runs again: it is re-run as a new job
+
+
+def test_the_runner_ingests_in_the_background_and_names_files_never_server_paths(runner, store, samples_store):
+    """``samples_store`` embedded the samples once: this job finds their vectors in the cache and only writes."""
+    sources, problems = discover([SAMPLES])
+    job_id = runner.submit_ingest(store, sources, problems, paths=[str(SAMPLES)])
+    job = runner.wait(job_id, timeout=120)
+    assert job.status == "done", job.error
+    assert job.counts["added"] == len(sources) and job.counts["errors"] == 0
+    assert {f["file"] for f in job.counts["files"]} == {s.name for s in sources}
+    assert str(SAMPLES) not in repr(job.counts) and job.current_file is None
+    assert job.done == job.total > 0
+    assert len(store.documents()) == len(sources)
+    assert job_id in [j.job_id for j in runner.jobs(store.collection)]
+
+
+def test_an_interrupted_ingest_reruns_and_stores_only_what_it_had_not(runner, store, tables, samples_store):
+    sources, _ = discover([SAMPLES])
+    first = sorted(sources, key=lambda s: s.name)[:1]
+    runner.wait(runner.submit_ingest(store, first, paths=[str(SAMPLES)]), timeout=60)
+    # The job of a process that died after storing one file: its row says running, its heartbeat stopped.
+    dead = tables.create(store.collection, INGEST, request={"paths": [str(SAMPLES)], "options": {}})
+    tables.start(dead)
+    tables.counts(dead, {"added": 1})
+    time.sleep(1.2)
+    assert next(j for j in runner.jobs(store.collection) if j.job_id == dead).status == "interrupted"
+    again = runner.wait(runner.rerun(dead, store), timeout=120)
+    assert again.status == "done" and again.rerun_of == dead
+    assert (again.counts["unchanged"], again.counts["added"]) == (1, len(sources) - 1)
+
+
+def test_a_rerun_needs_files_it_can_read_again(runner, store, tables):
+    upload = tables.create(store.collection, INGEST, request={"paths": []})
+    tables.finish(upload, "failed", counts={}, error="boom")
+    with pytest.raises(JobError, match="upload them again"):
+        runner.rerun(upload, store)
+    running = tables.create(store.collection, INGEST, request={"paths": [str(SAMPLES)]})
+    with pytest.raises(JobError, match="still running"):
+        runner.rerun(running, store)
+
+
+def test_a_job_that_raises_is_failed_with_its_reason_and_the_next_one_runs(runner, collection_name):
+    def explode(job):
+        job.progress(1, 2, "x.md")
+        raise RuntimeError("the parser fell over")
+
+    failed = runner.wait(runner.submit(collection_name, "test", explode), timeout=10)
+    assert (failed.status, failed.error) == ("failed", "the parser fell over")
+    ok = runner.wait(runner.submit(collection_name, "test", lambda job: ({"n": 1}, None)), timeout=10)
+    assert (ok.status, ok.counts) == ("done", {"n": 1})
+
+
+def test_the_cli_lists_jobs_and_creates_and_drops_a_collection(db_url, tables, collection_name, capsys):
+    from core.cli import main
+    from core.store import list_collections
+
+    job_id = tables.create(collection_name, INGEST, request={"paths": [str(SAMPLES)]})
+    tables.start(job_id)
+    tables.finish(job_id, "done", counts={"added": 3, "files": [{"file": "a.md"}]})
+    assert main(["jobs", "--collection", collection_name, "--json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert (row["id"], row["status"], row["counts"]) == (job_id, "done", {"added": 3})
+    assert str(SAMPLES) not in json.dumps(row)
+
+    assert main(["collections", "--create", collection_name, "--json"]) == 0
+    assert collection_name in {c.name for c in list_collections(db_url)}
+    assert main(["collections", "--drop", collection_name]) == 2  # not without --yes
+    assert "add --yes" in capsys.readouterr().err
+    assert main(["collections", "--drop", collection_name, "--yes"]) == 0
+    assert collection_name not in {c.name for c in list_collections(db_url)}
+
+
+def test_an_interrupted_job_says_how_many_of_its_files_it_stored_and_how_to_finish():
+    from datetime import UTC, datetime
+
+    from core.store.jobs import JobRecord
+    from views.jobs import job_summary
+
+    now = datetime.now(UTC)
+    job = JobRecord("j", "c", INGEST, "interrupted", 93, 805, None, {"added": 1, "documents": 1}, None,
+                    {"paths": ["/srv/data/samples"], "files": 10}, None, now, now, now, now)
+    level, message = job_summary(job)
+    assert level == "warning" and "1 of 10 files stored" in message and "Re-run" in message
+    assert "/srv" not in message
+    upload = JobRecord(**{**job.__dict__, "request": {"paths": [], "files": 2}})
+    assert "upload them again" in job_summary(upload)[1]
