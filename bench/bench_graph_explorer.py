@@ -4,7 +4,7 @@ For each collection (default: the samples, ~310 entities, ingested and indexed o
 ``--collection NAME``, repeated, from the database in HKE_DATA_DIR/DATABASE_URL), medians of ``--rounds``:
 - ``sql_s``: the raw read, the entity and relationship rows through psycopg (core.sql.graph's statements), no objects;
 - ``read_s``: the page's read through core.graph (entities, relationships, entity communities) as objects;
-- ``layout_s``: ``core.graph.explore.packed_layout`` clustered by ``layout_clusters`` (computed once per index build:
+- ``layout_s``: ``core.graph.communities.explore.packed_layout`` clustered by ``layout_clusters`` (computed once per index build:
   the page caches it);
 - ``html_s``: the canvas page (``views.graph_explorer.explorer_html``, pyvis through our template, vis.js inlined);
 - ``browser_s``: headless Chromium loading that page until vis.js has drawn it with its labels;
@@ -90,7 +90,7 @@ def draw_in_browser(browser, html: str) -> tuple[float, int, int]:
 
 def one_collection(store, browser, rounds: int) -> dict:
     from core.graph import communities, entities, relationships
-    from core.graph.explore import layout_clusters, packed_layout
+    from core.graph.communities.explore import layout_clusters, packed_layout
     from views.graph_explorer import explorer_html
 
     runs = []
@@ -116,7 +116,7 @@ def one_collection(store, browser, rounds: int) -> dict:
 
 
 def synthetic(n: int, browser) -> dict:
-    from core.graph.explore import packed_layout
+    from core.graph.communities.explore import packed_layout
     from core.store.graph_records import Entity, Relationship
     from views.graph_explorer import explorer_html
 

@@ -1,4 +1,4 @@
-"""The graph explorer's reads (``core.graph.explore``) against the real database, its layout, its canvas page, and the
+"""The graph explorer's reads (``core.graph.communities.explore``) against the real database, its layout, its canvas page, and the
 page under AppTest: search, a neighbourhood, an entity's properties, and a hostile entity name kept as text."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.graph import IndexConfig, build_index, communities, entities, relationships
-from core.graph.explore import (
+from core.graph.communities.explore import (
     SPRING_LIMIT,
     entity_properties,
     neighbourhood,

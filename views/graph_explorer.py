@@ -11,7 +11,7 @@ the canvas with ``fillText`` and tooltips built with ``textContent``. In Streaml
 
 **Labels at scale.** vis.js draws no label here; ``graph_labels.js`` draws them at a constant size on screen, most
 important first (the focus, the expanded entities, then by degree), each only where it overlaps none already drawn.
-**Layout.** Positions are computed in Python (:func:`core.graph.explore.packed_layout`) and physics is off: the
+**Layout.** Positions are computed in Python (:func:`core.graph.communities.explore.packed_layout`) and physics is off: the
 first frame is the final picture, with no simulation in the browser.
 """
 
@@ -25,7 +25,7 @@ from urllib.parse import quote
 import streamlit as st
 from pyvis.network import Network
 
-from core.graph.explore import EntityProperties
+from core.graph.communities.explore import EntityProperties
 from core.store.graph_records import Entity, Relationship
 from core.text import clip
 from core.text import escape_markdown as esc

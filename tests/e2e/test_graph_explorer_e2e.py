@@ -9,7 +9,7 @@ import re
 import pytest
 
 from core.graph import entities
-from core.graph.explore import neighbourhood
+from core.graph.communities.explore import neighbourhood
 
 from ..test_reports_page import ensure_samples_index
 from .conftest import screenshot, wait_for_text
