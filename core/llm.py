@@ -90,6 +90,7 @@ CALL_TOKENS: dict[str, int] = {
     "map": 800,
     "reduce": 1024,
     "judge": 400,
+    "rewrite": 200,  # a follow-up made standalone: one question
 }
 JSON_CALLS = frozenset({"report", "map", "judge"})  # their prompts ask for one JSON object
 _KEY_RE = re.compile(r"\b(sk-[A-Za-z0-9_\-*]{6,}|Bearer\s+\S+)")

@@ -10,7 +10,7 @@ from typing import Any
 from core.retrieval.shape import name_runs, split_preamble
 from core.statements import question_terms, terms
 
-__all__ = ["Resolution", "Slots", "analyse", "resolve"]
+__all__ = ["Resolution", "Slots", "analyse", "as_typed", "describe", "resolve"]
 
 # Words a follow-up is made of that name neither a thing nor an attribute.
 _FOLLOW_UP_WORDS = frozenset(
@@ -58,10 +58,25 @@ class Resolution:
     slots: Slots
     carried: dict[str, Any] = field(default_factory=dict)
     new_episode: bool = True
+    notice: str = ""  # what a model's rewrite did (used, or overruled by the slots); empty without a model
 
     @property
     def memory(self) -> dict[str, Any]:
         return self.carried
+
+
+def describe(slots: Slots) -> str:
+    """The slots as a reader checks them: "Nova 27QX 무게 (weight)", the entity, the attribute as asked, and up to
+    three of its other terms (the other language's among them)."""
+    asked = set((slots.attribute or "").split())
+    others = sorted(t for t in slots.attribute_terms if t not in asked)[:3]
+    words = [w for w in (slots.entity, slots.attribute) if w]
+    return " ".join(words) + (f" ({', '.join(others)})" if others else "") if words else "(no entity or attribute)"
+
+
+def as_typed(question: str) -> Resolution:
+    """``question`` asked as typed: a new episode, nothing carried (the page's "ask as typed")."""
+    return Resolution(question, question, analyse(question))
 
 
 def _family_name(new: str, previous: str) -> str:

@@ -46,16 +46,25 @@ CREATE_SCHEMA = [
             REFERENCES hke_conversations (collection_id, conversation_id) ON DELETE CASCADE
     )
     """,
+    # A conversation may be as of a date: every turn reads the version in force then (NULL: the current one).
+    "ALTER TABLE hke_conversations ADD COLUMN IF NOT EXISTS as_of timestamptz",
 ]
 
 # The conversation made or its turn count taken, in one statement: the row stays locked until the turn's transaction
 # commits, so concurrent appends get consecutive numbers in commit order.
 NEXT_TURN = """
-INSERT INTO hke_conversations (collection_id, conversation_id, turns)
-SELECT id, %(conversation)s, 1 FROM hke_collections WHERE name = %(collection)s
+INSERT INTO hke_conversations (collection_id, conversation_id, turns, as_of)
+SELECT id, %(conversation)s, 1, %(as_of)s FROM hke_collections WHERE name = %(collection)s
 ON CONFLICT (collection_id, conversation_id)
 DO UPDATE SET turns = hke_conversations.turns + 1, updated_at = now()
-RETURNING turns
+RETURNING turns, as_of
+"""
+
+# One conversation's row: its turn count and the date it is as of.
+CONVERSATION = """
+SELECT turns, as_of, created_at, updated_at FROM hke_conversations
+WHERE collection_id = (SELECT id FROM hke_collections WHERE name = %(collection)s)
+  AND conversation_id = %(conversation)s
 """
 
 INSERT_TURN = """
@@ -96,7 +105,7 @@ ORDER BY turn
 """
 
 LIST_CONVERSATIONS = """
-SELECT conversation_id, turns, created_at, updated_at FROM hke_conversations
+SELECT conversation_id, turns, created_at, updated_at, as_of FROM hke_conversations
 WHERE collection_id = (SELECT id FROM hke_collections WHERE name = %(collection)s)
 ORDER BY updated_at DESC
 """
