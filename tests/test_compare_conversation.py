@@ -145,3 +145,37 @@ def test_a_hostile_turn_is_text_on_the_page(samples_store):
         assert not re.search(r"(?<!\\)!\[", body), body
     assert _turns(conversation)[0]["question"] == hostile.strip()
     assert not any(getattr(getattr(e, "proto", None), "allow_html", False) for e in walk(at._tree))
+
+
+@pytest.mark.parametrize(("rewrite", "asked", "notice"), [
+    ("How much does the Nova 27QX weigh?", "How much does the Nova 27QX weigh?",
+     "Rewritten by the model; it agrees with the slots (Nova 27QX heavy (weight, 무게))."),
+    ("How heavy is the Nova 32UX?", "How heavy is the Nova 27QX?",
+     "The model rewrote it as “How heavy is the Nova 32UX?” (Nova 32UX heavy (weight, 무게)), which disagrees with "
+     "the slots (Nova 27QX heavy (weight, 무게)): the slots win."),
+])
+def test_with_an_llm_the_rewrite_is_checked_against_the_slots(monkeypatch, rewrite, asked, notice):
+    from core.conversation.rewrite import REWRITE_SYSTEM
+
+    from .test_llm_stub import Stub
+
+    def choose(body: dict) -> dict:
+        first = body["messages"][0]["content"]
+        return {"reply": rewrite} if first == REWRITE_SYSTEM else {"reply": "An answer [e:00000000]."}
+
+    conversation = f"llm-{uuid.uuid4().hex[:8]}"
+    with Stub([], choose) as stub:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-NeverShowThis0000")
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
+        monkeypatch.setenv("HKE_CHAT_MODEL", "stub-model")
+        at = ask(_page(conversation), "How heavy is the Nova 32UX?")
+        at = ask(at, "And the 27QX?")
+    assert not at.exception
+    rewrites = [r for r in stub.requests if r["body"]["messages"][0]["content"] == REWRITE_SYSTEM]
+    assert len(rewrites) == 1, "no rewrite for the first turn, one for the follow-up"
+    assert "How heavy is the Nova 32UX?" in rewrites[0]["body"]["messages"][1]["content"]
+    assert notice in _captions(at)
+    stored = _turns(conversation)[1]
+    assert stored["understood_as"] == asked and stored["carried"]["notice"] == notice
+    assert at.session_state["comparison"].question == asked
+    assert "NeverShowThis" not in _bodies(at)
