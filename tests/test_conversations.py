@@ -382,7 +382,7 @@ def test_two_tabs_appending_at_once_keep_order_and_lose_nothing(nova):
 
     def tab(name: str) -> None:  # each tab: its own thread, its own pooled connection
         for n in range(10):
-            pending = start_turn(nova, "two-tabs", f"{name} question {n}?")
+            pending = start_turn(nova, "two-threads", f"{name} question {n}?")
             pending.finish(SimpleNamespace(results={}))  # the answer is not under test: an unanswered turn
 
     threads = [threading.Thread(target=tab, args=(name,)) for name in ("left", "right")]
@@ -390,7 +390,7 @@ def test_two_tabs_appending_at_once_keep_order_and_lose_nothing(nova):
         t.start()
     for t in threads:
         t.join()
-    turns = ConversationTables(nova.url, nova.collection).turns("two-tabs")
+    turns = ConversationTables(nova.url, nova.collection).turns("two-threads")
     assert [t["turn"] for t in turns] == list(range(1, 21))
     for name in ("left", "right"):
         assert [t["question"] for t in turns if t["question"].startswith(name)] == [
