@@ -266,6 +266,36 @@ def test_every_exchange_of_the_multi_turn_set_resolves_to_its_gold_slots():
                                    sorted(r.slots.attribute_terms), episode, r.understood_as)})
 
 
+@pytest.mark.parametrize("name", ["npm-cli", "cibuildwheel"])
+def test_the_public_corpora_exchanges_resolve_to_their_gold_slots(name):
+    exchange_set = json.loads((ROOT / "data" / "conversations" / f"{name}.json").read_text(encoding="utf-8"))
+    assert exchange_set["corpus"] == name and (ROOT / "bench" / "corpora").exists()
+    kinds = [t["kind"] for e in exchange_set["exchanges"] for t in e["turns"]]
+    assert kinds.count("switch") >= 2 and kinds.count("follow-up") >= 4
+    assert any(len(e["turns"]) == 3 for e in exchange_set["exchanges"])
+    for exchange in exchange_set["exchanges"]:
+        recent: list[dict] = []
+        for number, gold in enumerate(exchange["turns"], start=1):
+            r = resolve(gold["question"], recent)
+            assert r.slots.entity == gold["entity"], (exchange["id"], number, r)
+            assert gold["attribute"] in r.slots.attribute_terms, (exchange["id"], number, r)
+            assert bool(r.memory) == (gold["kind"] == "follow-up"), (exchange["id"], number)
+            episode = number if r.new_episode else r.memory["episode"]
+            recent.append({**_turn(number, gold["question"], r.slots.entity, r.slots.attribute,
+                                   sorted(r.slots.attribute_terms), episode, r.understood_as)})
+
+
+@pytest.mark.parametrize(("question", "entity"), [
+    ("What is the type of the npm lockfile-version option?", "lockfile-version"),
+    ("What about macOS?", "macOS"),
+    ("What does `proxy` default to?", "proxy"),
+    ("Is it height-adjustable?", None),  # it points back: the identifier is what is asked, not a new subject
+    ("How heavy is the Nova 24FL?", "Nova 24FL"),  # a name run comes first
+])
+def test_a_code_like_identifier_is_the_entity_when_no_name_is(question, entity):
+    assert analyse(question).entity == entity
+
+
 def test_a_bad_conversation_id_is_refused_before_any_work(cli):
     code, out, err = cli("ask", "How heavy is the Nova 24FL?", "--conversation", "../x", as_json=False)
     assert code == 2 and "conversation id" in err
