@@ -154,7 +154,7 @@ def main() -> None:
     if not args.no_long:
         summary.update(_long_conversation(store))
     path = write_result(f"conversations-{corpus}" if corpus else "conversations",
-                        {"set": str(args.set.relative_to(ROOT)), "summary": summary, "turns": rows})
+                        {"set": str(args.set.resolve().relative_to(ROOT)), "summary": summary, "turns": rows})
     for r in rows:
         if r["turn"] > 1 and not (r["resolved"] and r["right"] == r["standalone_right"]):
             print(f"  {r['exchange']} turn {r['turn']} ({r['kind']}): understood as {r['understood_as']!r}; "

@@ -406,14 +406,13 @@ def test_a_turn_asked_as_typed_carries_nothing(nova):
 
 def test_two_tabs_appending_at_once_keep_order_and_lose_nothing(nova):
     import threading
-    from types import SimpleNamespace
 
     from core.conversation import start_turn
 
     def tab(name: str) -> None:  # each tab: its own thread, its own pooled connection
         for n in range(10):
             pending = start_turn(nova, "two-threads", f"{name} question {n}?")
-            pending.finish(SimpleNamespace(results={}))  # the answer is not under test: an unanswered turn
+            pending.finish(None)  # the answer is not under test: a turn that found nothing
 
     threads = [threading.Thread(target=tab, args=(name,)) for name in ("left", "right")]
     for t in threads:

@@ -60,8 +60,8 @@ def _start_new() -> None:
 
 def read_turns(store_url: str, collection: str, conversation: str) -> tuple[list[dict[str, Any]], dict | None]:
     """The conversation's last turns (oldest first) and its row (``None`` while it has no turn)."""
-    tables = ConversationTables(store_url, collection)
-    return tables.recent(conversation, SHOWN_TURNS), tables.conversation(conversation)
+    row, turns = ConversationTables(store_url, collection).memory(conversation, SHOWN_TURNS)
+    return turns, row
 
 
 def show_header(conversation: str, row: dict | None, picked: datetime | None) -> datetime | None:

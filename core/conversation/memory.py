@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from core.conversation.resolution import Resolution, resolve
@@ -32,9 +33,9 @@ class MemoryConfig:
     facts_per_turn: int = 3
 
 
-def facts_of(result: Comparison, config: MemoryConfig = MemoryConfig()) -> list[dict[str, Any]]:
+def facts_of(result: Comparison | None, config: MemoryConfig = MemoryConfig()) -> list[dict[str, Any]]:
     """The facts of an answered turn: the elements its answer cited (id and text, cut), hierarchical answer first."""
-    for mode in ("hierarchical", "plain"):
+    for mode in ("hierarchical", "plain") if result is not None else ():
         r = result.results.get(mode)
         if r is None:
             continue
@@ -44,8 +45,9 @@ def facts_of(result: Comparison, config: MemoryConfig = MemoryConfig()) -> list[
     return []
 
 
-def answer_text(result: Comparison) -> str:
-    for mode in ("hierarchical", "plain"):
+def answer_text(result: Comparison | None) -> str:
+    """The turn's answer kept in the memory: the hierarchical column's, else the plain one's ("" when none)."""
+    for mode in ("hierarchical", "plain") if result is not None else ():
         r = result.results.get(mode)
         if r is not None and r.answer.text:
             return r.answer.text
@@ -72,14 +74,21 @@ def history_tokens(question: str, recent: list[dict[str, Any]]) -> int:
 class Turn:
     """One answered turn of a conversation: how it was understood, the answer, and the stored turn's number and
     episode; ``memory_tokens``/``history_tokens``: what its conversation costs in context, memory against resending
-    the history."""
+    the history (counted when asked: a measure, not part of the turn's work)."""
 
     resolution: Resolution
-    result: Comparison
+    result: Comparison | None
     number: int
     episode: int
-    memory_tokens: int
-    history_tokens: int
+    recent: list[dict[str, Any]] = field(default_factory=list, repr=False)
+
+    @cached_property
+    def memory_tokens(self) -> int:
+        return memory_tokens(self.resolution)
+
+    @cached_property
+    def history_tokens(self) -> int:
+        return history_tokens(self.resolution.question, self.recent)
 
     def as_dict(self) -> dict[str, Any]:
         return {"turn": self.number, "episode": self.episode, "understood_as": self.resolution.understood_as,
@@ -103,7 +112,7 @@ class PendingTurn:
     as_of: datetime | None
     config: MemoryConfig
 
-    def finish(self, result: Comparison) -> Turn:
+    def finish(self, result: Comparison | None) -> Turn:
         """Append the answered turn (under the conversation's lock, so concurrent turns keep their order)."""
         resolution, config = self.resolution, self.config
         slots = resolution.slots
@@ -117,8 +126,7 @@ class PendingTurn:
                     "answer": answer_text(result), "facts": facts_of(result, config)}
 
         stored = self.tables.append(self.conversation_id, make_turn, keep=config.keep_turns, as_of=self.as_of)
-        return Turn(resolution, result, stored["turn"], stored["episode"], memory_tokens(resolution),
-                    history_tokens(resolution.question, self.recent))
+        return Turn(resolution, result, stored["turn"], stored["episode"], self.recent)
 
 
 def start_turn(store: ElementStore, conversation_id: str, question: str, *, as_of: datetime | None = None,
@@ -136,7 +144,7 @@ def start_turn(store: ElementStore, conversation_id: str, question: str, *, as_o
     question = validate_question(question)
     tables = ConversationTables(store.url, store.collection)
     tables.ensure_schema()
-    row = tables.conversation(conversation_id)
+    row, recent = tables.memory(conversation_id, config.keep_turns)
     if row is not None and row["turns"] > 0:
         if as_of is not None and as_of != row["as_of"]:
             raise ConversationDateError(
@@ -144,7 +152,6 @@ def start_turn(store: ElementStore, conversation_id: str, question: str, *, as_o
                 f"{row['as_of'].date().isoformat() if row['as_of'] else 'the current collection (no date)'}: "
                 "its turns all read that; start a new conversation to read another date")
         as_of = row["as_of"]
-    recent = tables.recent(conversation_id, config.keep_turns)
     if as_typed:
         resolution = plain_resolution(question)
     else:

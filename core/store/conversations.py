@@ -92,6 +92,19 @@ class ConversationTables:
                 return []
             return self._rows(conn.execute(sql.RECENT_TURNS, {**key, "limit": limit}).fetchall())
 
+    def memory(self, conversation_id: str, limit: int) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        """The conversation's row (:meth:`conversation`) and its last ``limit`` turns (:meth:`recent`), read on one
+        connection: what a turn reads before it is answered."""
+        key = self._key(conversation_id)
+        with connection_pool(self.url).connection() as conn:
+            if self.url not in _SCHEMA_READY and not _tables_exist(conn):
+                return None, []
+            row = conn.execute(sql.CONVERSATION, key).fetchone()
+            if row is None:
+                return None, []
+            turns = self._rows(conn.execute(sql.RECENT_TURNS, {**key, "limit": limit}).fetchall())
+        return dict(zip(("turns", "as_of", "created_at", "updated_at"), row, strict=True)), turns
+
     def conversation(self, conversation_id: str) -> dict[str, Any] | None:
         """The conversation's row (``turns``, ``as_of``, ``created_at``, ``updated_at``); None when it is new."""
         key = self._key(conversation_id)
