@@ -96,6 +96,23 @@ SELECT * FROM (
 ) recent ORDER BY turn
 """
 
+# The conversation's row and its last ``limit`` turns (oldest first) in one statement: what a turn reads before it is
+# answered. No row: the conversation is new; a row whose turn columns are NULL: a conversation with no turn yet.
+MEMORY = """
+SELECT c.turns, c.as_of, c.created_at, c.updated_at,
+       t.turn, t.episode, t.question, t.understood_as, t.entity, t.attribute, t.attribute_terms, t.carried, t.answer,
+       t.facts, t.created_at
+FROM hke_conversations c
+LEFT JOIN LATERAL (
+    SELECT * FROM hke_conversation_turns x
+    WHERE x.collection_id = c.collection_id AND x.conversation_id = c.conversation_id
+    ORDER BY x.turn DESC LIMIT %(limit)s
+) t ON true
+WHERE c.collection_id = (SELECT id FROM hke_collections WHERE name = %(collection)s)
+  AND c.conversation_id = %(conversation)s
+ORDER BY t.turn
+"""
+
 ALL_TURNS = """
 SELECT turn, episode, question, understood_as, entity, attribute, attribute_terms, carried, answer, facts, created_at
     FROM hke_conversation_turns

@@ -93,17 +93,17 @@ class ConversationTables:
             return self._rows(conn.execute(sql.RECENT_TURNS, {**key, "limit": limit}).fetchall())
 
     def memory(self, conversation_id: str, limit: int) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-        """The conversation's row (:meth:`conversation`) and its last ``limit`` turns (:meth:`recent`), read on one
-        connection: what a turn reads before it is answered."""
+        """The conversation's row (:meth:`conversation`) and its last ``limit`` turns (:meth:`recent`, oldest
+        first), read in one statement: what a turn reads before it is answered."""
         key = self._key(conversation_id)
         with connection_pool(self.url).connection() as conn:
             if self.url not in _SCHEMA_READY and not _tables_exist(conn):
                 return None, []
-            row = conn.execute(sql.CONVERSATION, key).fetchone()
-            if row is None:
-                return None, []
-            turns = self._rows(conn.execute(sql.RECENT_TURNS, {**key, "limit": limit}).fetchall())
-        return dict(zip(("turns", "as_of", "created_at", "updated_at"), row, strict=True)), turns
+            rows = conn.execute(sql.MEMORY, {**key, "limit": limit}).fetchall()
+        if not rows:
+            return None, []
+        conversation = dict(zip(("turns", "as_of", "created_at", "updated_at"), rows[0][:4], strict=True))
+        return conversation, self._rows([r[4:] for r in rows if r[4] is not None])
 
     def conversation(self, conversation_id: str) -> dict[str, Any] | None:
         """The conversation's row (``turns``, ``as_of``, ``created_at``, ``updated_at``); None when it is new."""
