@@ -15,8 +15,11 @@ hierarchical context. Reported:
 * 1,000 turns appended to one conversation: the turns whose facts the memory keeps, and the memory read's time over
   the first and the last hundred turns.
 
-Usage: ``python bench/bench_conversations.py [--set data/conversations/samples.json]``; results in
-bench/out/conversations.json.
+A set naming a ``corpus`` (``data/conversations/npm-cli.json``, ``cibuildwheel.json``) is asked over that public
+corpus (``bench/corpora/<corpus>``), ingested into its own collection; the others over data/samples.
+
+Usage: ``python bench/bench_conversations.py [--set data/conversations/samples.json] [--no-long]``; results in
+bench/out/conversations.json (bench/out/conversations-<corpus>.json for a corpus's set).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import time
 import uuid
 from pathlib import Path
 
-from _common import ROOT, SAMPLES, scratch_database, write_result
+from _common import CORPORA, ROOT, SAMPLES, scratch_database, write_result
 
 SET = ROOT / "data" / "conversations" / "samples.json"
 
@@ -75,7 +78,10 @@ def _long_conversation(store, turns: int = 1_000) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", type=Path, default=SET)
+    parser.add_argument("--no-long", action="store_true", help="skip the 1,000-turn conversation")
     args = parser.parse_args()
+    exchange_set = json.loads(args.set.read_text(encoding="utf-8"))
+    corpus = exchange_set.get("corpus")
     scratch_database()
     from core.answering import compare
     from core.answering.answerers import ExtractiveAnswerer
@@ -86,11 +92,11 @@ def main() -> None:
     from core.retrieval import RetrievalRequest
     from core.store import ElementStore
 
-    store = ElementStore(database_url(), "conversations-samples", make_embeddings("use"))
-    report = ingest_paths(store, [SAMPLES])
+    store = ElementStore(database_url(), f"conversations-{corpus or 'samples'}", make_embeddings("use"))
+    report = ingest_paths(store, [CORPORA / corpus if corpus else SAMPLES])
     assert not report.errors, report.errors
     answerer = ExtractiveAnswerer()
-    exchanges = json.loads(args.set.read_text(encoding="utf-8"))["exchanges"]
+    exchanges = exchange_set["exchanges"]
 
     def answer(text: str):
         return compare(store, RetrievalRequest(text), answerer=answerer, modes=("hierarchical",))
@@ -145,8 +151,10 @@ def main() -> None:
         "follow_up_extra_ms_p50": round(statistics.median([r["overhead_ms"] for r in follow_ups]), 2),
         "follow_up_extra_ms_p95": round(_percentile([r["overhead_ms"] for r in follow_ups], 0.95), 2),
     }
-    summary.update(_long_conversation(store))
-    path = write_result("conversations", {"set": str(args.set.relative_to(ROOT)), "summary": summary, "turns": rows})
+    if not args.no_long:
+        summary.update(_long_conversation(store))
+    path = write_result(f"conversations-{corpus}" if corpus else "conversations",
+                        {"set": str(args.set.resolve().relative_to(ROOT)), "summary": summary, "turns": rows})
     for r in rows:
         if r["turn"] > 1 and not (r["resolved"] and r["right"] == r["standalone_right"]):
             print(f"  {r['exchange']} turn {r['turn']} ({r['kind']}): understood as {r['understood_as']!r}; "

@@ -305,9 +305,9 @@ def test_compare_page_shows_a_markup_question_as_text(samples_store):
     question = INJECTIONS[3]
     at = ask(compare_page("samples").run(), question)
     assert not at.exception and not at.warning and not at.error
-    at = at.run()  # the rerun shows the stored comparison with its "Last question" caption
+    at = at.run()  # the rerun shows the stored turn with its question
     bodies = markdown_bodies(at)
-    assert any("Last question:" in b for b in bodies)
+    assert any(b.startswith("**Turn 1** · ") for b in bodies)
     for body in bodies:
         assert not re.search(r"(?<!\\)<script", body), body
         assert not re.search(r"(?<!\\)!\[", body) and not re.search(r"(?<!\\)\]\(http", body), body

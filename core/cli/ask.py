@@ -74,14 +74,21 @@ def cmd_ask(args: argparse.Namespace) -> int:
     search = request_for(question).config
     turn = None
     if args.conversation is not None:
-        from core.conversation import ask_in_conversation
+        from core.conversation import ConversationDateError, start_turn
+        from core.llm import configured_chat_model
 
-        turn = ask_in_conversation(store, args.conversation, question,
-                                   lambda text: compare(store, request_for(text), answerer=answerer, modes=modes))
+        try:  # a turn reads its conversation's date; with an LLM, a rewrite is checked against the slots
+            pending = start_turn(store, args.conversation, question, as_of=as_of, model=configured_chat_model())
+        except ConversationDateError as exc:
+            return fail(str(exc))
+        as_of = pending.as_of  # request_for reads it
+        turn = pending.finish(compare(store, request_for(pending.resolution.understood_as), answerer=answerer,
+                                      modes=modes))
         result = turn.result
     else:
         result = compare(store, request_for(question), answerer=answerer, modes=modes)
-    payload = {**result.to_dict(details=False), "search": result.search, "as_of": args.as_of,
+    payload = {**result.to_dict(details=False), "search": result.search,
+               "as_of": as_of.date().isoformat() if as_of is not None and args.as_of is None else args.as_of,
                "provenance": result.provenance}
     lines = [f"question: {result.question}", f"answerer: {result.answerer}",
              f"search: {search.name} ({search.describe()})", *result.search["notes"]]
@@ -92,6 +99,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
                   f"understood as: {turn.resolution.understood_as}"]
         carried = {k: v for k, v in turn.resolution.memory.items() if k in ("entity", "attribute")}
         lines += ["carried over: " + ", ".join(f"{k} {v!r}" for k, v in carried.items())] if carried else []
+        lines += [turn.resolution.notice] if turn.resolution.notice else []
     lines += [f"as of {as_of.date().isoformat()}"] if as_of is not None else []
     where = {p["element_id"]: p for p in result.provenance}
     for mode in modes:

@@ -37,9 +37,10 @@ def cmd_conversations(args: argparse.Namespace) -> int:
     tables = ConversationTables(store.url, store.collection)
     if args.action == "list":
         rows = tables.conversations()
-        payload = [{**r, "created_at": r["created_at"].isoformat(), "updated_at": r["updated_at"].isoformat()}
-                   for r in rows]
-        lines = [f"{r['conversation_id']}  {r['turns']} turn(s), last {r['updated_at']:%Y-%m-%d %H:%M}" for r in rows]
+        payload = [{**r, "created_at": r["created_at"].isoformat(), "updated_at": r["updated_at"].isoformat(),
+                    "as_of": r["as_of"].isoformat() if r["as_of"] else None} for r in rows]
+        lines = [f"{r['conversation_id']}  {r['turns']} turn(s), last {r['updated_at']:%Y-%m-%d %H:%M}"
+                 + (f", as of {r['as_of']:%Y-%m-%d}" if r["as_of"] else "") for r in rows]
         emit(payload, args.json, "\n".join(lines) or f"no conversations in {store.collection!r}")
         return 0
     if args.action == "delete":
@@ -53,9 +54,12 @@ def cmd_conversations(args: argparse.Namespace) -> int:
         return fail(f"no conversation {args.conversation_id!r} in {store.collection!r}", 1)
     keep = MemoryConfig().keep_turns
     forgotten = sum(1 for t in turns if t["facts"] is None)
+    as_of = (tables.conversation(args.conversation_id) or {}).get("as_of")
     payload = {"conversation_id": args.conversation_id, "memory_turns": keep, "forgotten_turns": forgotten,
+               "as_of": as_of.isoformat() if as_of else None,
                "turns": [{**t, "created_at": t["created_at"].isoformat()} for t in turns]}
-    lines = [f"conversation {args.conversation_id} ({len(turns)} turn(s))"]
+    lines = [f"conversation {args.conversation_id} ({len(turns)} turn(s))"
+             + (f", as of {as_of:%Y-%m-%d}: every turn reads that date" if as_of else "")]
     if forgotten:
         lines.append(f"memory is bounded (the last {keep} turns): the facts of the {forgotten} oldest turn(s) were "
                      "dropped; their text is kept")

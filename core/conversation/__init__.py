@@ -15,18 +15,25 @@ Each question is read for its two slots with the analysis retrieval already make
 The memory of a turn is its slots and its **facts**: the element ids and texts the answer cited. A later turn reads
 the slots and facts of its episode (at most :attr:`MemoryConfig.keep_turns` turns back), never the history's text;
 turns older than that keep their text but lose their facts (``conversations show`` says how many).
+
+A conversation may be as of a date (its first turn's): every turn reads that date. With a chat model, a rewrite is
+asked and checked against the slots (:mod:`core.conversation.rewrite`); when they disagree, the slots win.
 """
 
 from core.conversation.memory import (
+    ConversationDateError,
     MemoryConfig,
+    PendingTurn,
     Turn,
     answer_text,
     ask_in_conversation,
     facts_of,
     history_tokens,
     memory_tokens,
+    start_turn,
 )
-from core.conversation.resolution import Resolution, Slots, analyse, resolve
+from core.conversation.resolution import Resolution, Slots, analyse, as_typed, describe, resolve
 
-__all__ = ["MemoryConfig", "Resolution", "Slots", "Turn", "analyse", "answer_text", "ask_in_conversation", "facts_of",
-           "history_tokens", "memory_tokens", "resolve"]
+__all__ = ["ConversationDateError", "MemoryConfig", "PendingTurn", "Resolution", "Slots", "Turn", "analyse",
+           "answer_text", "as_typed", "ask_in_conversation", "describe", "facts_of", "history_tokens", "memory_tokens",
+           "resolve", "start_turn"]

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from core.conversation.resolution import Resolution, resolve
+from core.conversation.resolution import as_typed as plain_resolution
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from datetime import datetime
+
+    from langchain_core.language_models import BaseChatModel
 
     from core.answering.comparison import Comparison
     from core.store import ElementStore
+    from core.store.conversations import ConversationTables
 
-__all__ = ["MemoryConfig", "Turn", "answer_text", "ask_in_conversation", "facts_of", "history_tokens",
-           "memory_tokens"]
+__all__ = ["ConversationDateError", "MemoryConfig", "PendingTurn", "Turn", "answer_text", "ask_in_conversation",
+           "facts_of", "history_tokens", "memory_tokens", "start_turn"]
 
 
 @dataclass(frozen=True)
@@ -27,9 +33,9 @@ class MemoryConfig:
     facts_per_turn: int = 3
 
 
-def facts_of(result: Comparison, config: MemoryConfig = MemoryConfig()) -> list[dict[str, Any]]:
+def facts_of(result: Comparison | None, config: MemoryConfig = MemoryConfig()) -> list[dict[str, Any]]:
     """The facts of an answered turn: the elements its answer cited (id and text, cut), hierarchical answer first."""
-    for mode in ("hierarchical", "plain"):
+    for mode in ("hierarchical", "plain") if result is not None else ():
         r = result.results.get(mode)
         if r is None:
             continue
@@ -39,8 +45,9 @@ def facts_of(result: Comparison, config: MemoryConfig = MemoryConfig()) -> list[
     return []
 
 
-def answer_text(result: Comparison) -> str:
-    for mode in ("hierarchical", "plain"):
+def answer_text(result: Comparison | None) -> str:
+    """The turn's answer kept in the memory: the hierarchical column's, else the plain one's ("" when none)."""
+    for mode in ("hierarchical", "plain") if result is not None else ():
         r = result.results.get(mode)
         if r is not None and r.answer.text:
             return r.answer.text
@@ -67,14 +74,21 @@ def history_tokens(question: str, recent: list[dict[str, Any]]) -> int:
 class Turn:
     """One answered turn of a conversation: how it was understood, the answer, and the stored turn's number and
     episode; ``memory_tokens``/``history_tokens``: what its conversation costs in context, memory against resending
-    the history."""
+    the history (counted when asked: a measure, not part of the turn's work)."""
 
     resolution: Resolution
-    result: Comparison
+    result: Comparison | None
     number: int
     episode: int
-    memory_tokens: int
-    history_tokens: int
+    recent: list[dict[str, Any]] = field(default_factory=list, repr=False)
+
+    @cached_property
+    def memory_tokens(self) -> int:
+        return memory_tokens(self.resolution)
+
+    @cached_property
+    def history_tokens(self) -> int:
+        return history_tokens(self.resolution.question, self.recent)
 
     def as_dict(self) -> dict[str, Any]:
         return {"turn": self.number, "episode": self.episode, "understood_as": self.resolution.understood_as,
@@ -82,30 +96,81 @@ class Turn:
                 "history_tokens": self.history_tokens}  # fmt: skip
 
 
-def ask_in_conversation(store: ElementStore, conversation_id: str, question: str,
-                        answer: Callable[[str], Comparison], *, config: MemoryConfig = MemoryConfig()) -> Turn:
-    """Resolve ``question`` against the conversation's memory, answer the standalone question with ``answer``
-    (a callable from the question to a :class:`~core.answering.comparison.Comparison`), and append the turn.
+class ConversationDateError(ValueError):
+    """A turn asked of a conversation as of another date than the conversation's own."""
 
-    The memory is read before answering and the turn appended after, under the conversation's lock, so a slow
-    answer never holds it; two turns appended at once get consecutive numbers in commit order."""
+
+@dataclass
+class PendingTurn:
+    """A turn resolved and not yet answered: ask ``resolution.understood_as`` as of ``as_of`` (the conversation's
+    date), then :meth:`finish` with the answer to append it."""
+
+    tables: ConversationTables
+    conversation_id: str
+    resolution: Resolution
+    recent: list[dict[str, Any]]
+    as_of: datetime | None
+    config: MemoryConfig
+
+    def finish(self, result: Comparison | None) -> Turn:
+        """Append the answered turn (under the conversation's lock, so concurrent turns keep their order)."""
+        resolution, config = self.resolution, self.config
+        slots = resolution.slots
+
+        def make_turn(number: int) -> dict[str, Any]:
+            episode = number if resolution.new_episode else resolution.carried["episode"]
+            carried = {**resolution.carried, **({"notice": resolution.notice} if resolution.notice else {})}
+            return {"episode": episode, "question": resolution.question, "understood_as": resolution.understood_as,
+                    "entity": slots.entity, "attribute": slots.attribute,
+                    "attribute_terms": sorted(slots.attribute_terms), "carried": carried,
+                    "answer": answer_text(result), "facts": facts_of(result, config)}
+
+        stored = self.tables.append(self.conversation_id, make_turn, keep=config.keep_turns, as_of=self.as_of)
+        return Turn(resolution, result, stored["turn"], stored["episode"], self.recent)
+
+
+def start_turn(store: ElementStore, conversation_id: str, question: str, *, as_of: datetime | None = None,
+               as_typed: bool = False, model: BaseChatModel | None = None,
+               config: MemoryConfig = MemoryConfig()) -> PendingTurn:
+    """Resolve ``question`` against the conversation's memory; nothing is stored until :meth:`PendingTurn.finish`.
+
+    A conversation is as of the date its first turn was asked as of: a later turn reads that date (``as_of``
+    ``None`` or the same); another date raises :class:`ConversationDateError`. ``as_typed``: ask the question as
+    typed, nothing carried. ``model``: a chat model asked for a rewrite, checked against the slots
+    (:func:`core.conversation.rewrite.rewritten`)."""
     from core.retrieval import validate_question
     from core.store.conversations import ConversationTables
 
     question = validate_question(question)
     tables = ConversationTables(store.url, store.collection)
     tables.ensure_schema()
-    recent = tables.recent(conversation_id, config.keep_turns)
-    resolution = resolve(question, recent)
-    result = answer(resolution.understood_as)
-    slots = resolution.slots
+    row, recent = tables.memory(conversation_id, config.keep_turns)
+    if row is not None and row["turns"] > 0:
+        if as_of is not None and as_of != row["as_of"]:
+            raise ConversationDateError(
+                f"conversation {conversation_id!r} is as of "
+                f"{row['as_of'].date().isoformat() if row['as_of'] else 'the current collection (no date)'}: "
+                "its turns all read that; start a new conversation to read another date")
+        as_of = row["as_of"]
+    if as_typed:
+        resolution = plain_resolution(question)
+    else:
+        resolution = resolve(question, recent)
+        if model is not None and recent:
+            from core.conversation.rewrite import rewritten
 
-    def make_turn(number: int) -> dict[str, Any]:
-        episode = number if resolution.new_episode else resolution.carried["episode"]
-        return {"episode": episode, "question": question, "understood_as": resolution.understood_as,
-                "entity": slots.entity, "attribute": slots.attribute, "attribute_terms": sorted(slots.attribute_terms),
-                "carried": resolution.carried, "answer": answer_text(result), "facts": facts_of(result, config)}
+            resolution = rewritten(resolution, recent, model)
+    return PendingTurn(tables, conversation_id, resolution, recent, as_of, config)
 
-    stored = tables.append(conversation_id, make_turn, keep=config.keep_turns)
-    return Turn(resolution, result, stored["turn"], stored["episode"], memory_tokens(resolution),
-                history_tokens(question, recent))
+
+def ask_in_conversation(store: ElementStore, conversation_id: str, question: str,
+                        answer: Callable[[str], Comparison], *, config: MemoryConfig = MemoryConfig(),
+                        as_of: datetime | None = None, model: BaseChatModel | None = None) -> Turn:
+    """Resolve ``question`` against the conversation's memory, answer the standalone question with ``answer``
+    (a callable from the question to a :class:`~core.answering.comparison.Comparison`), and append the turn.
+
+    The memory is read before answering and the turn appended after, under the conversation's lock, so a slow
+    answer never holds it; two turns appended at once get consecutive numbers in commit order. The answer must read
+    the conversation's date (:func:`start_turn`): callers that pass ``as_of`` ask through :func:`start_turn`."""
+    pending = start_turn(store, conversation_id, question, as_of=as_of, model=model, config=config)
+    return pending.finish(answer(pending.resolution.understood_as))

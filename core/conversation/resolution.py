@@ -10,7 +10,7 @@ from typing import Any
 from core.retrieval.shape import name_runs, split_preamble
 from core.statements import question_terms, terms
 
-__all__ = ["Resolution", "Slots", "analyse", "resolve"]
+__all__ = ["Resolution", "Slots", "analyse", "as_typed", "describe", "resolve"]
 
 # Words a follow-up is made of that name neither a thing nor an attribute.
 _FOLLOW_UP_WORDS = frozenset(
@@ -24,6 +24,8 @@ _PRONOUN_EN = re.compile(r"\b(?:its|it's|it|this one|that one|this|that)\b", re.
 _PRONOUN_KO = re.compile(r"(?:그것|그거|이것|이거|저것|이 제품|그 제품)")
 _QUESTION_START = re.compile(r"^\s*(?:what|which|how|who|when|where|why|is|are|does|do|can|list|tell)\b", re.I)
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_IDENTIFIER = re.compile(
+    r"`([^`\n]{1,80})`|(?<![\w.-])([a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*)(?![\w-])")
 
 
 @dataclass(frozen=True)
@@ -36,10 +38,19 @@ class Slots:
     attribute_terms: frozenset[str] = frozenset()
 
 
+def _identifiers(text: str) -> list[str]:
+    """Names written as code: `quoted`, hyphenated or dotted (``cache-max``, ``init.module``), or camel-cased
+    (``macOS``); what documentation names its options, commands and platforms with."""
+    return [m.group(1) or m.group(2) for m in _IDENTIFIER.finditer(text)]
+
+
 def analyse(question: str) -> Slots:
-    """The entity and the attribute ``question`` names, by retrieval's own readings of a question."""
+    """The entity and the attribute ``question`` names, by retrieval's own readings of a question; a question
+    naming no name run names a code-like identifier instead, unless it points back ("its", "그것")."""
     _preamble, rest = split_preamble(question)
     names = name_runs(rest)
+    if not names and not _PRONOUN_EN.search(rest) and not _PRONOUN_KO.search(rest):
+        names = _identifiers(rest)[:1]
     entity = names[0] if names else None
     named = frozenset(t for n in names for t in terms(n))
     asked = frozenset(t for t in terms(rest) if t not in named and t not in _FOLLOW_UP_WORDS)
@@ -58,10 +69,25 @@ class Resolution:
     slots: Slots
     carried: dict[str, Any] = field(default_factory=dict)
     new_episode: bool = True
+    notice: str = ""  # what a model's rewrite did (used, or overruled by the slots); empty without a model
 
     @property
     def memory(self) -> dict[str, Any]:
         return self.carried
+
+
+def describe(slots: Slots) -> str:
+    """The slots as a reader checks them: "Nova 27QX 무게 (weight)", the entity, the attribute as asked, and up to
+    three of its other terms (the other language's among them)."""
+    asked = set((slots.attribute or "").split())
+    others = sorted(t for t in slots.attribute_terms if t not in asked)[:3]
+    words = [w for w in (slots.entity, slots.attribute) if w]
+    return " ".join(words) + (f" ({', '.join(others)})" if others else "") if words else "(no entity or attribute)"
+
+
+def as_typed(question: str) -> Resolution:
+    """``question`` asked as typed: a new episode, nothing carried (the page's "ask as typed")."""
+    return Resolution(question, question, analyse(question))
 
 
 def _family_name(new: str, previous: str) -> str:

@@ -32,6 +32,7 @@ CALL_TOKENS: dict[str, int] = {
     "map": 800,
     "reduce": 1024,
     "judge": 400,
+    "rewrite": 200,  # a follow-up made standalone: one question
 }
 JSON_CALLS = frozenset({"report", "map", "judge"})  # their prompts ask for one JSON object
 

@@ -46,16 +46,25 @@ CREATE_SCHEMA = [
             REFERENCES hke_conversations (collection_id, conversation_id) ON DELETE CASCADE
     )
     """,
+    # A conversation may be as of a date: every turn reads the version in force then (NULL: the current one).
+    "ALTER TABLE hke_conversations ADD COLUMN IF NOT EXISTS as_of timestamptz",
 ]
 
 # The conversation made or its turn count taken, in one statement: the row stays locked until the turn's transaction
 # commits, so concurrent appends get consecutive numbers in commit order.
 NEXT_TURN = """
-INSERT INTO hke_conversations (collection_id, conversation_id, turns)
-SELECT id, %(conversation)s, 1 FROM hke_collections WHERE name = %(collection)s
+INSERT INTO hke_conversations (collection_id, conversation_id, turns, as_of)
+SELECT id, %(conversation)s, 1, %(as_of)s FROM hke_collections WHERE name = %(collection)s
 ON CONFLICT (collection_id, conversation_id)
 DO UPDATE SET turns = hke_conversations.turns + 1, updated_at = now()
-RETURNING turns
+RETURNING turns, as_of
+"""
+
+# One conversation's row: its turn count and the date it is as of.
+CONVERSATION = """
+SELECT turns, as_of, created_at, updated_at FROM hke_conversations
+WHERE collection_id = (SELECT id FROM hke_collections WHERE name = %(collection)s)
+  AND conversation_id = %(conversation)s
 """
 
 INSERT_TURN = """
@@ -87,6 +96,23 @@ SELECT * FROM (
 ) recent ORDER BY turn
 """
 
+# The conversation's row and its last ``limit`` turns (oldest first) in one statement: what a turn reads before it is
+# answered. No row: the conversation is new; a row whose turn columns are NULL: a conversation with no turn yet.
+MEMORY = """
+SELECT c.turns, c.as_of, c.created_at, c.updated_at,
+       t.turn, t.episode, t.question, t.understood_as, t.entity, t.attribute, t.attribute_terms, t.carried, t.answer,
+       t.facts, t.created_at
+FROM hke_conversations c
+LEFT JOIN LATERAL (
+    SELECT * FROM hke_conversation_turns x
+    WHERE x.collection_id = c.collection_id AND x.conversation_id = c.conversation_id
+    ORDER BY x.turn DESC LIMIT %(limit)s
+) t ON true
+WHERE c.collection_id = (SELECT id FROM hke_collections WHERE name = %(collection)s)
+  AND c.conversation_id = %(conversation)s
+ORDER BY t.turn
+"""
+
 ALL_TURNS = """
 SELECT turn, episode, question, understood_as, entity, attribute, attribute_terms, carried, answer, facts, created_at
     FROM hke_conversation_turns
@@ -96,7 +122,7 @@ ORDER BY turn
 """
 
 LIST_CONVERSATIONS = """
-SELECT conversation_id, turns, created_at, updated_at FROM hke_conversations
+SELECT conversation_id, turns, created_at, updated_at, as_of FROM hke_conversations
 WHERE collection_id = (SELECT id FROM hke_collections WHERE name = %(collection)s)
 ORDER BY updated_at DESC
 """

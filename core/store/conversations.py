@@ -8,6 +8,7 @@ to the primary: a turn must see the one written just before it. All SQL lives in
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -58,14 +59,16 @@ class ConversationTables:
             apply_schema(connection_pool(self.url), sql.CREATE_SCHEMA, sql.SCHEMA_LOCK_KEY)
             _SCHEMA_READY.add(self.url)
 
-    def append(self, conversation_id: str, make_turn: Callable[[int], dict[str, Any]], *, keep: int) -> dict[str, Any]:
-        """Append one turn, the conversation created when new. ``make_turn(number)`` is called under the
+    def append(self, conversation_id: str, make_turn: Callable[[int], dict[str, Any]], *, keep: int,
+               as_of: datetime | None = None) -> dict[str, Any]:
+        """Append one turn, the conversation created when new (as of ``as_of``: a conversation's date is set by its
+        first turn). ``make_turn(number)`` is called under the
         conversation's lock with the new turn's number and returns the turn's fields (``episode``, ``question``,
         ``understood_as``, ``entity``, ``attribute``, ``attribute_terms``, ``carried``, ``answer``, ``facts``).
         The facts of turns older than the last ``keep`` are dropped."""
         key = self._key(conversation_id)
         with connection_pool(self.url).connection() as conn, conn.transaction():
-            row = conn.execute(sql.NEXT_TURN, key).fetchone()
+            row = conn.execute(sql.NEXT_TURN, {**key, "as_of": as_of}).fetchone()
             if row is None:
                 raise StoreError(f"collection {self.collection!r} does not exist: `python -m core collections` "
                                  "lists the ones there are")
@@ -89,6 +92,28 @@ class ConversationTables:
                 return []
             return self._rows(conn.execute(sql.RECENT_TURNS, {**key, "limit": limit}).fetchall())
 
+    def memory(self, conversation_id: str, limit: int) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        """The conversation's row (:meth:`conversation`) and its last ``limit`` turns (:meth:`recent`, oldest
+        first), read in one statement: what a turn reads before it is answered."""
+        key = self._key(conversation_id)
+        with connection_pool(self.url).connection() as conn:
+            if self.url not in _SCHEMA_READY and not _tables_exist(conn):
+                return None, []
+            rows = conn.execute(sql.MEMORY, {**key, "limit": limit}).fetchall()
+        if not rows:
+            return None, []
+        conversation = dict(zip(("turns", "as_of", "created_at", "updated_at"), rows[0][:4], strict=True))
+        return conversation, self._rows([r[4:] for r in rows if r[4] is not None])
+
+    def conversation(self, conversation_id: str) -> dict[str, Any] | None:
+        """The conversation's row (``turns``, ``as_of``, ``created_at``, ``updated_at``); None when it is new."""
+        key = self._key(conversation_id)
+        with connection_pool(self.url).connection() as conn:
+            if self.url not in _SCHEMA_READY and not _tables_exist(conn):
+                return None
+            row = conn.execute(sql.CONVERSATION, key).fetchone()
+        return dict(zip(("turns", "as_of", "created_at", "updated_at"), row, strict=True)) if row else None
+
     def turns(self, conversation_id: str) -> list[dict[str, Any]]:
         """Every turn, oldest first; none for an unknown conversation."""
         key = self._key(conversation_id)
@@ -103,7 +128,8 @@ class ConversationTables:
             if not _tables_exist(conn):
                 return []
             rows = conn.execute(sql.LIST_CONVERSATIONS, {"collection": self.collection}).fetchall()
-        return [dict(zip(("conversation_id", "turns", "created_at", "updated_at"), r, strict=True)) for r in rows]
+        return [dict(zip(("conversation_id", "turns", "created_at", "updated_at", "as_of"), r, strict=True))
+                for r in rows]
 
     def delete(self, conversation_id: str) -> bool:
         """Delete a conversation with its turns and memory; False when there was none."""
