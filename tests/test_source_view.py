@@ -34,7 +34,7 @@ def test_the_rendering_escapes_document_text_and_marks_the_selected_element():
     elements = _elements()
     item = next(e for e in elements if e.text.startswith("build"))
     parts = source_parts(elements, item.element_id)
-    assert parts.before.startswith("# Guide") and "## Options" in parts.before
+    assert parts.before.startswith("## Guide") and "### Options" in parts.before
     assert parts.marked == "- build\\: what to build"
     assert parts.lines == (item.start_line, item.end_line) and item.start_line is not None
     assert parts.after.startswith("- nested\\: item")  # not indented into a code block after the mark

@@ -58,7 +58,7 @@ def element_markdown(element: Element, depth: int, rows: Sequence[Element] = ())
     block fenced, a table rebuilt from its rows' cells."""
     category = element.category
     if category == "Title":
-        return "#" * min(6, element.category_depth + 1) + " " + escape_markdown(" ".join(element.text.split()))
+        return "#" * min(6, element.category_depth + 2) + " " + escape_markdown(" ".join(element.text.split()))
     if category == "CodeSnippet":
         return _fence(element.text, str(element.get("language") or ""))
     if category == "Table":
