@@ -81,7 +81,8 @@ by_id = {e.element_id: e for e in elements}
 if st.session_state.get("tree_element") not in by_id:
     st.session_state["tree_element"] = None
 picked = st.selectbox("Selected element", [None, *by_id], key="tree_element",
-                      format_func=lambda e: "— none: pick one to mark it —" if e is None else element_label(by_id[e]),
+                      format_func=lambda e: "— none —" if e is None else element_label(by_id[e]),
+                      placeholder="None: pick one to mark it in the tree and the source",
                       help="Marked in the tree and the source; the URL keeps it, so a link shows it too.")
 ui.keep_in_url("element", picked)
 record = next(d for d in documents if d.document_id == choice)
