@@ -94,7 +94,8 @@ def test_the_source_view_renders_the_version_with_the_element_marked_and_text_as
     expect(page.locator(".st-key-source_selected")).to_contain_text("retries: 5")
     assert "lines 8–8 of the file" in main.inner_text()
     # The document's HTML is shown as text, never as markup.
-    expect(main.get_by_text("<img src=x onerror=alert(1)>", exact=False)).to_be_visible()
+    expect(main.locator("[data-testid='stMarkdownContainer'] p").filter(has_text="<img src=x onerror=alert(1)>")
+           ).to_be_visible()
     assert main.locator("img[src='x'], b:text('bold tags')").count() == 0
     page.get_by_text("The file as ingested", exact=False).click()
     expect(main.locator("[data-testid='stCode']").last).to_contain_text('echo "<script>alert(2)</script>"')
