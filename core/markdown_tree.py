@@ -51,6 +51,14 @@ def strip_attribute_list(heading: str) -> str:
     return stripped if stripped.strip() else heading
 
 
+# A MyST role right before a code span: ``{ref}`pip cache` ``, ``{pypi}`keyring` ``, ``{file}`/etc/pip.conf` ``.
+_MYST_ROLE = re.compile(r"\{([a-z][a-z0-9_+.:-]*)\}$")
+# Roles whose content may be "Title <target>": the title is what the rendered page shows.
+_TITLED_ROLES = frozenset({"ref", "doc", "term", "numref", "download", "external", "any", "func", "class", "meth",
+                           "mod", "attr", "obj", "data", "exc", "option", "envvar", "pypi", "issue", "pr", "user"})
+_ROLE_TARGET = re.compile(r"^(.*\S)\s*<[^<>]+>$", re.S)
+
+
 class _Inline:
     """Plain text of an inline token's children plus the marked-up spans entity extraction wants."""
 
@@ -74,8 +82,13 @@ class _Inline:
             elif kind == "hardbreak":
                 parts.append("\n")
             elif kind == "code_inline":
-                parts.append(tok.content)
-                self.code_spans.append(tok.content)
+                content = tok.content
+                role = _MYST_ROLE.search(parts[-1]) if parts else None
+                if role:  # a MyST role ({ref}`Title <target>`): the reader sees the role's text, not its markup
+                    parts[-1] = parts[-1][: role.start()]
+                    content = _ROLE_TARGET.sub(r"\1", content) if role.group(1) in _TITLED_ROLES else content
+                parts.append(content)
+                self.code_spans.append(content)
             elif kind == "html_inline":
                 parts.append(tok.content)  # kept verbatim, never interpreted
             elif kind == "image":

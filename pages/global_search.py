@@ -47,6 +47,14 @@ def report_url(community_id: str) -> str:
 
 counts = {k: levels(store, k) for k in KINDS}
 kinds = [k for k in KINDS if counts[k]] or list(KINDS)
+# A link's ?q= (with ?kind= and ?level=) asks its question once; each question asked is written back.
+linked_question, linked_kind, linked_level = ui.from_link("q"), ui.from_link("kind"), ui.from_link("level")
+if linked_kind in kinds:
+    st.session_state["global_kind"] = linked_kind
+if linked_level is not None and linked_level.isdigit():
+    st.session_state["global_level"] = int(linked_level)
+if linked_question:
+    st.session_state["global_question"] = linked_question
 c1, c2 = st.columns([3, 2])
 kind = c1.radio("Hierarchy", kinds, format_func=KINDS.__getitem__, horizontal=True, key="global_kind")
 level_counts = counts.get(kind) or {0: 0}
@@ -71,12 +79,15 @@ if not ui.settings().has_llm:
 # -- run ----------------------------------------------------------------------------------------------------------
 
 asked: str | None = None
-if ask:
+if ask or linked_question:
     try:
         asked = validate_question(question)  # the same rules and limit as Compare, shown as a warning
     except QuestionError as exc:
         st.warning(str(exc))  # our own words (validate_question): no typed text in them
 if asked is not None:
+    ui.keep_in_url("q", question)
+    ui.keep_in_url("kind", kind)
+    ui.keep_in_url("level", str(level))
     bar = st.progress(0.0, text="Map: reading the reports…")
 
     def on_progress(step: Progress) -> None:

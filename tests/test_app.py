@@ -68,7 +68,7 @@ def test_tree_page_browses_and_searches_a_document(samples_store):
     at = _app("samples")
     at.switch_page("pages/document_tree.py").run()
     assert not at.exception
-    doc_box = at.selectbox[-1]
+    doc_box = at.selectbox(key="tree_document")
     assert len(doc_box.options) == len(samples_store.documents())
     at.text_input[0].input("무게").run()
     metrics = {m.label: m.value for m in at.metric}

@@ -254,7 +254,7 @@ def test_example_questions_are_generated_for_a_collection_that_is_not_the_sample
         at = compare_page(name).run()
         picker = at.selectbox(key="compare_example")
         prompt, *options = picker.options  # the labels shown
-        assert "generated from the documents of" in prompt
+        assert "generated from the documents of" in prompt and "answered from its own source" in prompt
         assert options and all("Scanner" in o for o in options), options
         assert not set(options) & {q["question"] for q in QUESTIONS.values()}
     finally:

@@ -135,3 +135,19 @@ def test_global_search_reports_progress_from_the_calling_thread(samples_index):
     assert [c[1] for c in maps] == list(range(total + 1)), "one step per batch, in order"
     assert [c[:3] for c in calls if c[0] == "reduce"] == [("reduce", 0, 1), ("reduce", 1, 1)]
     assert {c[3] for c in calls} == {threading.get_ident()}, "never from a worker thread (a UI bar cannot be)"
+
+
+def test_a_link_s_question_is_asked_and_kept_in_the_url(samples_index):
+    """Issue 33, item 3: ``?q=`` (with ``?kind=`` and ``?level=``) asks its question as if typed, and the URL keeps
+    what was asked, so a reload or a shared link shows the same answer."""
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.session_state["collection"] = "samples"
+    at.query_params["q"] = QUESTION
+    at.query_params["kind"] = "entity"
+    at.query_params["level"] = "0"
+    at.switch_page("pages/global_search.py").run()
+    assert not at.exception, at.exception
+    assert at.text_area(key="global_question").value == QUESTION
+    assert at.session_state["global_answer"][1].question == QUESTION
+    assert at.session_state["global_level"] == 0
+    assert at.query_params["q"] in (QUESTION, [QUESTION])

@@ -704,3 +704,16 @@ def test_reference_mixed_dash_bullet_and_overall_shape(monitor: list[Document]) 
     assert len(monitor) == 132
     roots = [d.page_content for d in monitor if d.metadata["parent_id"] is None]
     assert len(roots) == 1 and roots[0].startswith("LG 24MK430H")
+
+
+def test_myst_roles_read_as_their_text_not_their_markup():
+    """Sphinx/MyST docs (pip's) write ``{ref}`pip cache` ``: the element reads "pip cache" (issue 33, item 6),
+    a titled reference its title, and a brace before ordinary text stays."""
+    from core.markdown_loader import parse_markdown
+
+    text = ("# Pip\n\nSee {ref}`pip cache`, {ref}`Installing <install-local>` and {pypi}`keyring`; {x} `y`.\n\n"
+            "- {file}`/etc/pip.conf`: the site file\n")
+    docs = parse_markdown(text, source="pip.md", document_id="d")
+    assert docs[1].page_content == "See pip cache, Installing and keyring; {x} y."
+    assert docs[1].metadata["code_spans"] == ["pip cache", "Installing", "keyring", "y"]
+    assert docs[2].page_content == "/etc/pip.conf: the site file"

@@ -181,6 +181,25 @@ def set_query_param(name: str, value: str | None) -> None:
         st.query_params[name] = value
 
 
+def from_link(name: str) -> str | None:
+    """The URL's ``name`` when this session has not yet seen that value (a shared link, a reload, a link from
+    another page), else None: a link sets the view once, and the user's own picks win afterwards. Untrusted: the
+    caller checks it against what exists and shows it only escaped."""
+    value = st.query_params.get(name)
+    seen = st.session_state.setdefault("_seen_in_url", {})
+    if value is None or seen.get(name) == value:
+        return None
+    seen[name] = value
+    return value
+
+
+def keep_in_url(name: str, value: str | None) -> None:
+    """Write the view's ``name`` to the URL (:func:`set_query_param`) as a value this session has already applied,
+    so that :func:`from_link` does not read it back as a new link."""
+    st.session_state.setdefault("_seen_in_url", {})[name] = value
+    set_query_param(name, value)
+
+
 def require_documents(store_: ElementStore | None = None) -> ElementStore:
     """The current store, or an empty state that tells the user what to do (and stops the page)."""
     info = {c.name: c for c in collections()}.get(current_collection())

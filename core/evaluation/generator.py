@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -294,8 +294,10 @@ def facts_to_questions(
     headings: Iterable[str],
     *,
     max_answer_elements: int = DEFAULT_MAX_ANSWER_ELEMENTS,
+    phrase: Callable[[Fact, Sequence[str]], str | None] | None = None,
 ) -> list[Question]:
-    """Questions for the facts that are unambiguous and specific, in fact order."""
+    """Questions for the facts that are unambiguous and specific, in fact order. ``phrase`` words a fact's
+    question from its subject headings (None: the fact is not asked); by default the evaluation templates."""
     heading_counts = Counter(normalise(h) for h in headings)
     unique_headings = {h for h, n in heading_counts.items() if n == 1}
     by_key: dict[str, list[Fact]] = defaultdict(list)
@@ -323,8 +325,8 @@ def facts_to_questions(
         subject = _subject(fact, others, unique_headings)
         if subject is None:
             continue
-        text = _question_text(fact, subject, fact.code_key)
-        if value in normalise(text):
+        text = phrase(fact, subject) if phrase is not None else _question_text(fact, subject, fact.code_key)
+        if text is None or value in normalise(text):
             continue  # the question would give the answer away
         digest = hashlib.sha1(  # noqa: S324 - a stable id, not security
             "\x1f".join([fact.document, *fact.path, fact.kind, fact.entity or "", fact.key, fact.value]).encode()
@@ -411,6 +413,7 @@ def generate_questions_from_store(
     *,
     limit: int | None = None,
     max_answer_elements: int = DEFAULT_MAX_ANSWER_ELEMENTS,
+    phrase: Callable[[Fact, Sequence[str]], str | None] | None = None,
 ) -> QuestionSet:
     """A question set from the elements already stored in a collection (uploads included: no files needed).
 
@@ -424,7 +427,8 @@ def generate_questions_from_store(
         corpus_texts.extend(e.text for e in elements)
         headings.extend(e.text for e in elements if e.is_heading)
         facts.extend(extract_facts(elements, record.filename))
-    questions = facts_to_questions(facts, corpus_texts, headings, max_answer_elements=max_answer_elements)
+    questions = facts_to_questions(facts, corpus_texts, headings, max_answer_elements=max_answer_elements,
+                                   phrase=phrase)
     description = (f"Generated from the stored elements of collection {store.collection!r}: {len(facts)} facts found, "
                    f"{len(questions)} unambiguous and specific.")
     return QuestionSet(f"generated:{store.collection}", tuple(_spread(questions, limit)), description)
