@@ -209,7 +209,11 @@ def live(alias: str) -> str:
 
 
 STATEMENT_COLUMNS = ("statement_id", "document_id", "element_id", "ordinal", "kind", "topic", "heading_path", "text")
-_COLUMNS = ", ".join(f"s.{c}" for c in STATEMENT_COLUMNS)
+# Which of the question's tsquery terms (%(terms)s) each statement's stored lexemes match: the re-rank's lexical
+# side, read from the lexemes stored at build time instead of analysing every candidate's text again.
+_MATCHED = """ARRAY(SELECT t.ord::int FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS t(q, ord)
+                   WHERE s.fts @@ to_tsquery('simple', t.q)) AS matched"""
+_COLUMNS = ", ".join(f"s.{c}" for c in STATEMENT_COLUMNS) + ", " + _MATCHED
 
 ENTRY_VECTOR = f"""
 SELECT {_COLUMNS}, s.embedding <=> %(query_vector)s::vector AS distance
@@ -239,17 +243,17 @@ ORDER BY distance, s.statement_id
 LIMIT %(k)s
 """  # noqa: S608 - fixed fragments, no user text
 
-# From the entry statements, the statements that share a bridge entity or a fact with them, up to %(hops)s hops. A
-# bridge is an entity at most %(fanout)s live statements mention (a word that joins everything joins nothing; stop
-# words are never entities at all). UNION keeps each (statement, hop) once, and the hop budget ends the walk however
+# An entity is a bridge when at most %(fanout)s statement rows mention it (a word that joins everything joins
+# nothing; stop words are never entities at all). Counted over every version's rows through the mentions' entity
+# index, which errs on the side of fewer bridges in a collection with history.
+_BRIDGE = """(SELECT count(*) FROM hke_hlg_mentions mx WHERE mx.entity_id = {m}.entity_id) <= %(fanout)s"""
+
+# From the entry statements, the statements that share a bridge entity or a fact with them, up to %(hops)s hops.
+# UNION keeps each (statement, hop) once, and the hop budget ends the walk however
 # the facts cycle. The walk's statements come back best first by their distance to the question, at most %(k)s.
 EXPAND = f"""
 WITH RECURSIVE live_statements AS MATERIALIZED (
     SELECT s.statement_id FROM hke_hlg_statements s WHERE s.collection_id = %(collection_id)s AND {live("s")}
-),
-bridges AS MATERIALIZED (
-    SELECT m.entity_id FROM hke_hlg_mentions m JOIN live_statements l ON l.statement_id = m.statement_id
-    GROUP BY m.entity_id HAVING count(*) BETWEEN 2 AND %(fanout)s
 ),
 walk (statement_id, hop, via) AS (
     SELECT x.id, 0, ''::text FROM unnest(%(entry)s::bigint[]) AS x(id)
@@ -259,10 +263,9 @@ walk (statement_id, hop, via) AS (
     CROSS JOIN LATERAL (
         SELECT m2.statement_id, e.name AS via
         FROM hke_hlg_mentions m1
-        JOIN bridges b ON b.entity_id = m1.entity_id
         JOIN hke_hlg_entities e ON e.entity_id = m1.entity_id
         JOIN hke_hlg_mentions m2 ON m2.entity_id = m1.entity_id AND m2.statement_id <> m1.statement_id
-        WHERE m1.statement_id = w.statement_id
+        WHERE m1.statement_id = w.statement_id AND {_BRIDGE.format(m="m1")}
       UNION
         SELECT p2.statement_id, f.predicate AS via
         FROM hke_hlg_support p1
@@ -281,6 +284,14 @@ FROM reached r JOIN hke_hlg_statements s ON s.statement_id = r.statement_id
 WHERE r.hop > 0
 ORDER BY distance, s.statement_id
 LIMIT %(k)s
+"""  # noqa: S608 - fixed fragments, no user text
+
+# The bridge entities each of %(ids)s mentions, with the statement rows that mention them (for the re-rank: which
+# statements a chain may join).
+BRIDGE_ENTITIES = f"""
+SELECT m.statement_id, m.entity_id, (SELECT count(*) FROM hke_hlg_mentions mx WHERE mx.entity_id = m.entity_id)
+FROM hke_hlg_mentions m
+WHERE m.statement_id = ANY(%(ids)s) AND {_BRIDGE.format(m="m")}
 """  # noqa: S608 - fixed fragments, no user text
 
 # The facts of an entity (the Reports page's table), by its merge key, with the statements that state them.

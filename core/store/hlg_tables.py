@@ -48,6 +48,7 @@ class StatementRow:
     heading_path: tuple[str, ...]
     text: str
     distance: float
+    matched: frozenset[int] = frozenset()  # the question's terms (by place) its lexemes match
     hop: int = 0
     via: str = ""
     rank: float = 0.0
@@ -98,8 +99,8 @@ def _vector_text(vector: np.ndarray) -> str:
 
 
 def _row(r: tuple, *, hop: int = 0, via: str = "", rank: float = 0.0) -> StatementRow:
-    return StatementRow(int(r[0]), r[1], r[2], int(r[3]), r[4], r[5], tuple(r[6] or ()), r[7], float(r[8]),
-                        hop, via, rank)
+    return StatementRow(int(r[0]), r[1], r[2], int(r[3]), r[4], r[5], tuple(r[6] or ()), r[7], float(r[9]),
+                        frozenset(int(x) for x in r[8] or ()), hop, via, rank)
 
 
 class HLGTables:
@@ -212,31 +213,46 @@ class HLGTables:
 
     # -- reads --
 
-    def entry_vector(self, query_vector: np.ndarray, k: int) -> list[StatementRow]:
-        rows = self._read(sql.ENTRY_VECTOR, self._params(query_vector=query_vector, k=k))
+    def entry_vector(self, query_vector: np.ndarray, terms: Sequence[str], k: int) -> list[StatementRow]:
+        """The ``k`` statements nearest ``query_vector``; each row says which of the tsquery ``terms`` it holds."""
+        rows = self._read(sql.ENTRY_VECTOR, self._params(query_vector=query_vector, terms=list(terms), k=k))
         return [_row(r) for r in rows]
 
-    def entry_fulltext(self, query: str, query_vector: np.ndarray, k: int) -> list[StatementRow]:
-        """Statements matching the tsquery ``query`` (built from the question by the caller, passed as a value)."""
-        if not query:
+    def entry_fulltext(self, terms: Sequence[str], query_vector: np.ndarray, k: int) -> list[StatementRow]:
+        """Statements matching any of the tsquery ``terms`` (built from the question by the caller, passed as
+        values), best ranked first."""
+        if not terms:
             return []
-        rows = self._read(sql.ENTRY_FULLTEXT, self._params(query=query, query_vector=query_vector, k=k))
-        return [_row(r, rank=float(r[9])) for r in rows]
+        rows = self._read(sql.ENTRY_FULLTEXT, self._params(query=" | ".join(terms), terms=list(terms),
+                                                           query_vector=query_vector, k=k))
+        return [_row(r, rank=float(r[10])) for r in rows]
 
-    def entry_entities(self, keys: Sequence[str], query_vector: np.ndarray, k: int) -> list[StatementRow]:
+    def entry_entities(self, keys: Sequence[str], query_vector: np.ndarray, terms: Sequence[str], k: int
+                       ) -> list[StatementRow]:
+        """Statements naming one of the entity merge ``keys`` (not only under it), nearest the question first."""
         if not keys:
             return []
-        rows = self._read(sql.ENTRY_ENTITIES, self._params(keys=list(keys), query_vector=query_vector, k=k))
+        rows = self._read(sql.ENTRY_ENTITIES, self._params(keys=list(keys), query_vector=query_vector,
+                                                           terms=list(terms), k=k))
         return [_row(r) for r in rows]
 
-    def expand(self, entry: Sequence[int], query_vector: np.ndarray, *, hops: int, fanout: int, k: int
-               ) -> list[StatementRow]:
+    def expand(self, entry: Sequence[int], query_vector: np.ndarray, terms: Sequence[str], *, hops: int, fanout: int,
+               k: int) -> list[StatementRow]:
         """Statements reached from ``entry`` through shared bridge entities and facts (``core.sql.hlg.EXPAND``)."""
         if not entry or hops < 1:
             return []
-        rows = self._read(sql.EXPAND, self._params(entry=list(entry), query_vector=query_vector, hops=hops,
-                                                    fanout=fanout, k=k))
-        return [_row(r, hop=int(r[9]), via=r[10] or "") for r in rows]
+        rows = self._read(sql.EXPAND, self._params(entry=list(entry), query_vector=query_vector, terms=list(terms),
+                                                    hops=hops, fanout=fanout, k=k))
+        return [_row(r, hop=int(r[10]), via=r[11] or "") for r in rows]
+
+    def bridge_entities(self, ids: Sequence[int], *, fanout: int) -> dict[int, dict[int, int]]:
+        """The bridge entities (``fanout`` as in :meth:`expand`) each statement of ``ids`` mentions, with the
+        statement rows that mention each."""
+        out: dict[int, dict[int, int]] = {int(i): {} for i in ids}
+        if ids:
+            for sid, eid, n in self._read(sql.BRIDGE_ENTITIES, self._params(ids=list(ids), fanout=fanout)):
+                out[int(sid)][int(eid)] = int(n)
+        return out
 
     def entity_facts(self, name: str) -> list[dict[str, Any]]:
         """The facts whose subject is the entity named ``name`` (by merge key), with their support."""

@@ -1,0 +1,160 @@
+"""The ``statements`` strategy (issue 31, the HLG's StatementGraphRAG without a graph database): statements found by
+vector, full text and exact entity match, joined to statements elsewhere through shared facts and entities, re-ranked,
+and returned as the elements that state them (so the contexts cite elements and show their partial trees).
+
+1. **Entry**: the ``entry`` statements nearest the question's vector, those that best match its words (the
+   'simple' lexemes of path + text, Korean terms as prefixes), and those naming an entity the question names exactly
+   (by merge key: ``core.text.normalize_name``).
+2. **Expansion**: from the entry statements, the statements sharing a bridge entity or a fact with them, up to
+   ``hops`` hops (``core.sql.hlg.EXPAND``: a recursive CTE; an entity that ``fanout`` or more statements mention is
+   no bridge, and stop words are never entities).
+3. **Re-rank**: statements are chosen one at a time (:func:`_greedy`): by similarity to the question, plus the
+   share of the question's terms not yet covered by those chosen that the statement holds, plus that share again
+   weighed by specificity when it shares a bridge entity with a chosen statement (the next link of a chain), less
+   ``hop_penalty`` per hop; ties by statement id. The ``k`` best distinct elements
+   are the hits. Deterministic for a given corpus state and question.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core import textnorm
+from core.hlg.extract import entity_key
+from core.retrieval.hits import Hit
+from core.retrieval.search import fts_terms, is_stopword, ms, tsquery_lexeme
+from core.retrieval.stages import SearchContext
+from core.store.hlg_tables import HLGTables, StatementRow
+from core.text import words
+
+__all__ = ["StatementSearchConfig", "StatementsMissingError", "find_statement_hits", "question_entity_keys"]
+
+MAX_QUESTION_NGRAM = 4
+
+
+class StatementsMissingError(ValueError):
+    """The collection has no statement tiers yet."""
+
+
+@dataclass(frozen=True)
+class StatementSearchConfig:
+    entry: int = 12
+    hops: int = 2
+    fanout: int = 30
+    expanded: int = 60
+    lexical_weight: float = 0.6
+    hop_penalty: float = 0.08
+    chain_weight: float = 0.6
+
+
+DEFAULT_CONFIG = StatementSearchConfig()
+
+
+def question_entity_keys(question: str) -> list[str]:
+    """Merge keys of the question's word n-grams (particles stripped) that may name an entity."""
+    toks = [textnorm.strip_particles(w) for w in words(question)]
+    keys: set[str] = set()
+    for n in range(1, MAX_QUESTION_NGRAM + 1):
+        for i in range(len(toks) - n + 1):
+            key = entity_key(" ".join(toks[i:i + n]))
+            if key:
+                keys.add(key)
+    return sorted(keys)
+
+
+def question_terms(question: str) -> list[str]:
+    """The question's words as tsquery terms: its other-script words as lexemes, its Korean terms as prefixes."""
+    question = unicodedata.normalize("NFKC", question)
+    lexemes = [w.casefold() for w in words(question) if not textnorm.has_hangul(w)]
+    terms = [tsquery_lexeme(x) for x in dict.fromkeys(lexemes) if len(x) > 1 and not is_stopword(x)]
+    return terms + [tsquery_lexeme(t, prefix=True) for t in fts_terms(question)]
+
+
+def _share(asked: frozenset[int], held: frozenset[int]) -> float:
+    return len(asked & held) / len(asked) if asked else 0.0
+
+
+def _specificity(sid: int, chosen: Sequence[int], bridges: dict[int, dict[int, int]]) -> float:
+    """How specific the most specific bridge entity ``sid`` shares with a chosen statement is (1 / (1 + ln n),
+    n the statements mentioning it: a lab's own heading over the division above it); 0 when it shares none."""
+    mine = bridges.get(sid, {})
+    counts = [mine[e] for c in chosen for e in bridges.get(c, {}).keys() & mine.keys()]
+    return 1.0 / (1.0 + math.log(max(1, min(counts)))) if counts else 0.0
+
+
+def _gain(row: StatementRow, chosen: Sequence[StatementRow], covered: set[int], asked: frozenset[int],
+          bridges: dict[int, dict[int, int]], config: StatementSearchConfig) -> float:
+    new = row.matched - covered
+    chain = 0.0
+    if chosen and new:
+        rest = asked - covered
+        specific = _specificity(row.statement_id, [c.statement_id for c in chosen], bridges)
+        chain = config.chain_weight * specific * len(new & rest) / len(rest)
+    return (1.0 - row.distance) + config.lexical_weight * _share(asked, new) + chain - config.hop_penalty * row.hop
+
+
+def _greedy(candidates: dict[int, StatementRow], asked: frozenset[int], bridges: dict[int, dict[int, int]], k: int,
+            config: StatementSearchConfig) -> list[StatementRow]:
+    """Statements chosen one at a time, each the best by similarity, by the share of the question's still
+    uncovered terms it states, and, for a statement sharing a bridge entity with one already chosen, by its share of
+    the terms still uncovered weighed by the entity's specificity (the next link of a chain); until ``k`` elements
+    are covered."""
+    chosen: list[StatementRow] = []
+    covered: set[int] = set()
+    elements: set[str] = set()
+    left = dict(candidates)
+    while left and len(elements) < k:
+        best = max(left.values(), key=lambda r: (_gain(r, chosen, covered, asked, bridges, config), -r.statement_id))
+        del left[best.statement_id]
+        chosen.append(best)
+        covered |= best.matched
+        elements.add(best.element_id)
+    return chosen
+
+
+def find_statement_hits(context: SearchContext, config: StatementSearchConfig = DEFAULT_CONFIG
+                        ) -> tuple[list[Hit], list[str], dict[str, float], list[StatementRow]]:
+    """The ``context.k`` elements whose statements best answer the question (see the module docstring), with notes,
+    stage timings and the statements chosen, best first."""
+    tables = HLGTables(context.store)
+    if not tables.built():
+        raise StatementsMissingError(
+            f"collection {context.store.collection!r} has no statements yet: run `python -m core index "
+            f"--collection {context.store.collection}` (later ingests keep them up to date)")
+    question, vector = context.question, context.vector
+    t0 = time.perf_counter()
+    entry: dict[int, StatementRow] = {}
+    terms = question_terms(question)
+    lists: Sequence[list[StatementRow]] = (
+        tables.entry_vector(vector, terms, config.entry),
+        tables.entry_fulltext(terms, vector, config.entry),
+        tables.entry_entities(question_entity_keys(question), vector, terms, config.entry),
+    )
+    for found in lists:
+        for row in found:
+            entry.setdefault(row.statement_id, row)
+    t1 = time.perf_counter()
+    expanded = tables.expand(sorted(entry), vector, terms, hops=config.hops, fanout=config.fanout,
+                             k=config.expanded)
+    t2 = time.perf_counter()
+    asked = frozenset(range(1, len(terms) + 1))
+    candidates = {**{r.statement_id: r for r in expanded}, **entry}
+    bridges = tables.bridge_entities(sorted(candidates), fanout=config.fanout)
+    chosen = _greedy(candidates, asked, bridges, context.k, config)
+    elements = list(dict.fromkeys(r.element_id for r in chosen))
+    by_id = {e.element_id: e for e in context.store.read.get(elements)}
+    best: dict[str, StatementRow] = {}
+    for row in chosen:
+        best.setdefault(row.element_id, row)
+    hits = [Hit(by_id[eid], rank, best[eid].distance) for rank, eid in enumerate(e for e in elements if e in by_id)]
+    t3 = time.perf_counter()
+    notes = [f"statements: {len(entry)} entry, {len(expanded)} reached through shared entities and facts "
+             f"(at most {config.hops} hops)"]
+    notes += [f"joined: {r.self_contained[:80]} (via {r.via}, hop {r.hop})"
+              for r in chosen if r.hop > 0 and r.element_id in elements][:3]
+    timings = {"statement_entry": ms(t1 - t0), "statement_expand": ms(t2 - t1), "statement_rerank": ms(t3 - t2)}
+    return hits, notes, timings, chosen
