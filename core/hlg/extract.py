@@ -192,11 +192,11 @@ def document_statements(elements: Sequence[Element], vocabulary: Vocabulary | No
     out = DocumentStatements()
     by_id = {e.element_id: e for e in elements}
     for el in sorted(elements, key=lambda e: e.order):
-        if len(out.statements) >= limits.per_document:
+        pieces = _pieces(el)
+        if pieces and len(out.statements) >= limits.per_document:
             out.cuts.append(f"{el.document_id}: the document holds more than {limits.per_document} statements; "
                             "the rest were not made into statements")
             break
-        pieces = _pieces(el)
         if len(pieces) > limits.per_element:
             out.cuts.append(f"{el.document_id}: element {el.element_id} holds {len(pieces)} statements; "
                             f"the first {limits.per_element} were kept")
@@ -204,9 +204,12 @@ def document_statements(elements: Sequence[Element], vocabulary: Vocabulary | No
         topic = _topic(el, by_id)
         path = tuple(p for p in el.heading_path if p)
         subject = path[-1] if path else ""
+        room = limits.per_document - len(out.statements)
+        if len(pieces) > room:
+            out.cuts.append(f"{el.document_id}: the document holds more than {limits.per_document} statements; "
+                            "the rest were not made into statements")
+            pieces = pieces[:room]
         for ordinal, (kind, text) in enumerate(pieces):
-            if len(out.statements) >= limits.per_document:
-                break
             if len(text) > limits.max_chars:
                 out.cuts.append(f"{el.document_id}: a statement of element {el.element_id} is {len(text)} "
                                 f"characters; its first {limits.max_chars} were kept")

@@ -67,11 +67,18 @@ def question_entity_keys(question: str) -> list[str]:
 
 
 def question_terms(question: str) -> list[str]:
-    """The question's words as tsquery terms: its other-script words as lexemes, its Korean terms as prefixes."""
+    """The question's words as tsquery terms, each a prefix: its other-script words' light stems, its Korean terms."""
     question = unicodedata.normalize("NFKC", question)
     lexemes = [w.casefold() for w in words(question) if not textnorm.has_hangul(w)]
-    terms = [tsquery_lexeme(x) for x in dict.fromkeys(lexemes) if len(x) > 1 and not is_stopword(x)]
+    # English words as light stems searched as prefixes ("heads" finds "head", "built" itself)
+    terms = [tsquery_lexeme(textnorm.english_stem(x), prefix=True)
+             for x in dict.fromkeys(lexemes) if len(x) > 1 and not is_stopword(x)]
     return terms + [tsquery_lexeme(t, prefix=True) for t in fts_terms(question)]
+
+
+def _short(row: StatementRow) -> str:
+    where = row.heading_path[-1] if row.heading_path else row.document_id
+    return f"{where}: {row.text[:60]}"
 
 
 def _share(asked: frozenset[int], held: frozenset[int]) -> float:
@@ -98,22 +105,29 @@ def _gain(row: StatementRow, chosen: Sequence[StatementRow], covered: set[int], 
 
 
 def _greedy(candidates: dict[int, StatementRow], asked: frozenset[int], bridges: dict[int, dict[int, int]], k: int,
-            config: StatementSearchConfig) -> list[StatementRow]:
+            config: StatementSearchConfig) -> tuple[list[StatementRow], list[tuple[StatementRow, StatementRow]]]:
     """Statements chosen one at a time, each the best by similarity, by the share of the question's still
     uncovered terms it states, and, for a statement sharing a bridge entity with one already chosen, by its share of
     the terms still uncovered weighed by the entity's specificity (the next link of a chain); until ``k`` elements
-    are covered."""
+    are covered. Also returns the links it followed: (a chosen statement, the one it joined through a shared
+    entity)."""
     chosen: list[StatementRow] = []
     covered: set[int] = set()
     elements: set[str] = set()
     left = dict(candidates)
+    links: list[tuple[StatementRow, StatementRow]] = []
     while left and len(elements) < k:
         best = max(left.values(), key=lambda r: (_gain(r, chosen, covered, asked, bridges, config), -r.statement_id))
         del left[best.statement_id]
+        if best.matched - covered:
+            joined = [c for c in chosen if c.element_id != best.element_id
+                      and bridges.get(c.statement_id, {}).keys() & bridges.get(best.statement_id, {}).keys()]
+            if joined:
+                links.append((joined[0], best))
         chosen.append(best)
         covered |= best.matched
         elements.add(best.element_id)
-    return chosen
+    return chosen, links
 
 
 def find_statement_hits(context: SearchContext, config: StatementSearchConfig = DEFAULT_CONFIG
@@ -144,7 +158,7 @@ def find_statement_hits(context: SearchContext, config: StatementSearchConfig = 
     asked = frozenset(range(1, len(terms) + 1))
     candidates = {**{r.statement_id: r for r in expanded}, **entry}
     bridges = tables.bridge_entities(sorted(candidates), fanout=config.fanout)
-    chosen = _greedy(candidates, asked, bridges, context.k, config)
+    chosen, links = _greedy(candidates, asked, bridges, context.k, config)
     elements = list(dict.fromkeys(r.element_id for r in chosen))
     by_id = {e.element_id: e for e in context.store.read.get(elements)}
     best: dict[str, StatementRow] = {}
@@ -154,7 +168,6 @@ def find_statement_hits(context: SearchContext, config: StatementSearchConfig = 
     t3 = time.perf_counter()
     notes = [f"statements: {len(entry)} entry, {len(expanded)} reached through shared entities and facts "
              f"(at most {config.hops} hops)"]
-    notes += [f"joined: {r.self_contained[:80]} (via {r.via}, hop {r.hop})"
-              for r in chosen if r.hop > 0 and r.element_id in elements][:3]
+    notes += [f"joined: {_short(a)} → {_short(b)}" for a, b in links]
     timings = {"statement_entry": ms(t1 - t0), "statement_expand": ms(t2 - t1), "statement_rerank": ms(t3 - t2)}
     return hits, notes, timings, chosen
