@@ -179,3 +179,18 @@ def test_the_strategy_is_offered_everywhere_the_registry_reaches():
 def test_question_entity_keys_strip_particles_and_skip_stop_words():
     keys = question_entity_keys("광통신연구실의 실장은 누구예요? Who heads the lab")
     assert "광통신연구실" in keys and "the" not in keys and "thelab" in keys
+
+
+def test_core_index_builds_the_tiers_offline_and_ask_searches_them(store):
+    import json
+
+    from tests.test_cli import run_cli
+
+    _ingest(store, {"payload.md": PAYLOAD, "lab.md": LAB})
+    built = json.loads(run_cli("index", "--collection", store.collection, "--tiers-only", "--json").stdout)
+    assert built["statements_written"] > 0 and built["counts"]["facts"] > 0 and built["cuts"] == []
+    asked = run_cli("ask", "Who heads the lab that built the Lumen Camera?", "--collection", store.collection,
+                    "--search", "statements", "--json")
+    payload = json.loads(asked.stdout)
+    assert "Dr. Mira Santos" in json.dumps(payload, ensure_ascii=False)
+    assert payload["search"]["search"]["statements"] is True
