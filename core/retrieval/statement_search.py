@@ -9,7 +9,9 @@ and returned as the elements that state them (so the contexts cite elements and 
    ``hops`` hops (``core.sql.hlg.EXPAND``: a recursive CTE; an entity that ``fanout`` or more statements mention is
    no bridge, and stop words are never entities).
 3. **Re-rank**: statements are chosen one at a time (:func:`_greedy`): by similarity to the question, plus the
-   share of the question's terms not yet covered by those chosen that the statement holds, plus that share again
+   share of the question's terms not yet covered by those chosen that the statement holds (each term weighted by its
+   rarity among the statements), plus ``entity_weight`` when it names an entity the question names that no chosen
+   statement named (a statement under that entity's heading more than one naming it in its text), plus that share
    weighed by specificity when it shares a bridge entity with a chosen statement (the next link of a chain), less
    ``hop_penalty`` per hop; ties by statement id. The ``k`` best distinct elements
    are the hits. Deterministic for a given corpus state and question.
@@ -46,9 +48,10 @@ class StatementSearchConfig:
     hops: int = 2
     fanout: int = 30
     expanded: int = 60
-    lexical_weight: float = 0.6
+    lexical_weight: float = 1.0
     hop_penalty: float = 0.08
     chain_weight: float = 0.6
+    entity_weight: float = 0.2
 
 
 DEFAULT_CONFIG = StatementSearchConfig()
@@ -81,8 +84,10 @@ def _short(row: StatementRow) -> str:
     return f"{where}: {row.text[:60]}"
 
 
-def _share(asked: frozenset[int], held: frozenset[int]) -> float:
-    return len(asked & held) / len(asked) if asked else 0.0
+def _share(weights: dict[int, float], held: frozenset[int] | set[int]) -> float:
+    """The weight of the terms ``held`` over that of all ``weights`` (a rare word counts more than "npm")."""
+    whole = sum(weights.values())
+    return sum(weights.get(t, 0.0) for t in held) / whole if whole else 0.0
 
 
 def _specificity(sid: int, chosen: Sequence[int], bridges: dict[int, dict[int, int]]) -> float:
@@ -93,32 +98,47 @@ def _specificity(sid: int, chosen: Sequence[int], bridges: dict[int, dict[int, i
     return 1.0 / (1.0 + math.log(max(1, min(counts)))) if counts else 0.0
 
 
-def _gain(row: StatementRow, chosen: Sequence[StatementRow], covered: set[int], asked: frozenset[int],
-          bridges: dict[int, dict[int, int]], config: StatementSearchConfig) -> float:
-    new = row.matched - covered
+def _gain(row: StatementRow, chosen: Sequence[StatementRow], covered: set[int], weights: dict[int, float],
+          named: dict[int, dict[str, float]], covered_names: dict[str, set[int]], bridges: dict[int, dict[int, int]],
+          config: StatementSearchConfig) -> float:
+    mine = named.get(row.statement_id, {})
+    # A statement about a thing the question names is new for the words not yet covered about that thing: "the
+    # default of searchlimit" after "the default of fetch-retry-factor".
+    new = row.matched - (set.intersection(*(covered_names.get(key, set()) for key in mine)) if mine else covered)
+    names = max((w for key, w in mine.items() if key not in covered_names), default=0.0)
     chain = 0.0
     if chosen and new:
-        rest = asked - covered
+        rest = {t: w for t, w in weights.items() if t not in covered}
         specific = _specificity(row.statement_id, [c.statement_id for c in chosen], bridges)
-        chain = config.chain_weight * specific * len(new & rest) / len(rest)
-    return (1.0 - row.distance) + config.lexical_weight * _share(asked, new) + chain - config.hop_penalty * row.hop
+        chain = config.chain_weight * specific * _share(rest, new)
+    return ((1.0 - row.distance) + config.lexical_weight * _share(weights, new) + chain
+            + config.entity_weight * names - config.hop_penalty * row.hop)
 
 
-def _greedy(candidates: dict[int, StatementRow], asked: frozenset[int], bridges: dict[int, dict[int, int]], k: int,
-            config: StatementSearchConfig) -> tuple[list[StatementRow], list[tuple[StatementRow, StatementRow]]]:
-    """Statements chosen one at a time, each the best by similarity, by the share of the question's still
-    uncovered terms it states, and, for a statement sharing a bridge entity with one already chosen, by its share of
-    the terms still uncovered weighed by the entity's specificity (the next link of a chain); until ``k`` elements
-    are covered. Also returns the links it followed: (a chosen statement, the one it joined through a shared
-    entity)."""
+def _greedy(candidates: dict[int, StatementRow], weights: dict[int, float], named: dict[int, dict[str, float]],
+            bridges: dict[int, dict[int, int]], k: int, config: StatementSearchConfig
+            ) -> tuple[list[StatementRow], list[tuple[StatementRow, StatementRow]]]:
+    """Statements chosen one at a time, each the best by similarity, by the weighted share of the question's still
+    uncovered terms it states, by naming an entity the question names, and, for a statement sharing a bridge entity
+    with one already chosen, by its share of the terms still uncovered weighed by the entity's specificity (the next
+    link of a chain); until ``k`` elements are covered. Also returns the links it followed: (a chosen statement,
+    the one it joined through a shared entity)."""
     chosen: list[StatementRow] = []
     covered: set[int] = set()
     elements: set[str] = set()
     left = dict(candidates)
     links: list[tuple[StatementRow, StatementRow]] = []
+    covered_names: dict[str, set[int]] = {}  # the question's terms covered by statements naming each entity
+    texts: set[str] = set()
     while left and len(elements) < k:
-        best = max(left.values(), key=lambda r: (_gain(r, chosen, covered, asked, bridges, config), -r.statement_id))
+        best = max(left.values(), key=lambda r: (
+            _gain(r, chosen, covered, weights, named, covered_names, bridges, config), -r.statement_id))
         del left[best.statement_id]
+        if best.self_contained in texts:  # the same statement in another document adds nothing
+            continue
+        texts.add(best.self_contained)
+        for key in named.get(best.statement_id, {}):
+            covered_names.setdefault(key, set()).update(best.matched)
         if best.matched - covered:
             joined = [c for c in chosen if c.element_id != best.element_id
                       and bridges.get(c.statement_id, {}).keys() & bridges.get(best.statement_id, {}).keys()]
@@ -155,10 +175,14 @@ def find_statement_hits(context: SearchContext, config: StatementSearchConfig = 
     expanded = tables.expand(sorted(entry), vector, terms, hops=config.hops, fanout=config.fanout,
                              k=config.expanded)
     t2 = time.perf_counter()
-    asked = frozenset(range(1, len(terms) + 1))
+    total, counts = tables.term_counts(terms)
+    weights = {i + 1: math.log(1.0 + total / (1 + n)) for i, n in enumerate(counts)}
+    named: dict[int, dict[str, float]] = {}
+    for r in lists[2]:  # a statement under the named heading is about it; one naming it in its text, less so
+        named.setdefault(r.statement_id, {})[r.named] = 1.0 if r.role == "subject" else 0.5
     candidates = {**{r.statement_id: r for r in expanded}, **entry}
     bridges = tables.bridge_entities(sorted(candidates), fanout=config.fanout)
-    chosen, links = _greedy(candidates, asked, bridges, context.k, config)
+    chosen, links = _greedy(candidates, weights, named, bridges, context.k, config)
     elements = list(dict.fromkeys(r.element_id for r in chosen))
     by_id = {e.element_id: e for e in context.store.read.get(elements)}
     best: dict[str, StatementRow] = {}

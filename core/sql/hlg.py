@@ -232,15 +232,29 @@ ORDER BY rank DESC, s.statement_id
 LIMIT %(k)s
 """  # noqa: S608 - fixed fragments, no user text
 
-# Statements that name one of the question's entities exactly (by merge key), as their subject or in their text.
+# Statements that name one of the question's entities exactly (by merge key), as their subject or in their text: the
+# %(k)s nearest the question of each entity.
 ENTRY_ENTITIES = f"""
-SELECT {_COLUMNS}, s.embedding <=> %(query_vector)s::vector AS distance
-FROM hke_hlg_entities n
-JOIN hke_hlg_mentions m ON m.entity_id = n.entity_id AND m.role <> 'path'
-JOIN hke_hlg_statements s ON s.statement_id = m.statement_id
-WHERE n.collection_id = %(collection_id)s AND n.key = ANY(%(keys)s) AND {live("s")}
-ORDER BY distance, s.statement_id
-LIMIT %(k)s
+SELECT * FROM (
+    SELECT {_COLUMNS}, s.embedding <=> %(query_vector)s::vector AS distance, n.key, m.role,
+           row_number() OVER (PARTITION BY n.entity_id ORDER BY s.embedding <=> %(query_vector)s::vector,
+                                                               s.statement_id) AS place
+    FROM hke_hlg_entities n
+    JOIN hke_hlg_mentions m ON m.entity_id = n.entity_id AND m.role <> 'path'
+    JOIN hke_hlg_statements s ON s.statement_id = m.statement_id
+    WHERE n.collection_id = %(collection_id)s AND n.key = ANY(%(keys)s) AND {live("s")}
+) x
+WHERE x.place <= %(k)s
+ORDER BY x.distance, x.statement_id
+"""  # noqa: S608 - fixed fragments, no user text
+
+# How many live statements hold each of the question's terms, and how many there are: the terms' weights.
+TERM_COUNTS = f"""
+SELECT (SELECT count(*) FROM hke_hlg_statements s WHERE s.collection_id = %(collection_id)s AND {live("s")}),
+       ARRAY(SELECT (SELECT count(*) FROM hke_hlg_statements s
+                     WHERE s.collection_id = %(collection_id)s AND {live("s")}
+                       AND s.fts @@ to_tsquery('simple', t.q))
+             FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS t(q, ord) ORDER BY t.ord)
 """  # noqa: S608 - fixed fragments, no user text
 
 # An entity is a bridge when at most %(fanout)s statement rows mention it (a word that joins everything joins

@@ -52,6 +52,8 @@ class StatementRow:
     hop: int = 0
     via: str = ""
     rank: float = 0.0
+    named: str = ""  # the question's entity it names (an exact entity entry): its merge key
+    role: str = ""  # and how: "subject" (the heading it sits under) or "name" (in its text)
 
     @property
     def self_contained(self) -> str:
@@ -98,9 +100,10 @@ def _vector_text(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
 
 
-def _row(r: tuple, *, hop: int = 0, via: str = "", rank: float = 0.0) -> StatementRow:
+def _row(r: tuple, *, hop: int = 0, via: str = "", rank: float = 0.0, named: str = "", role: str = ""
+         ) -> StatementRow:
     return StatementRow(int(r[0]), r[1], r[2], int(r[3]), r[4], r[5], tuple(r[6] or ()), r[7], float(r[9]),
-                        frozenset(int(x) for x in r[8] or ()), hop, via, rank)
+                        frozenset(int(x) for x in r[8] or ()), hop, via, rank, named, role)
 
 
 class HLGTables:
@@ -229,12 +232,20 @@ class HLGTables:
 
     def entry_entities(self, keys: Sequence[str], query_vector: np.ndarray, terms: Sequence[str], k: int
                        ) -> list[StatementRow]:
-        """Statements naming one of the entity merge ``keys`` (not only under it), nearest the question first."""
+        """Statements naming one of the entity merge ``keys`` (not only under it): the ``k`` nearest the question of
+        each entity, nearest first."""
         if not keys:
             return []
         rows = self._read(sql.ENTRY_ENTITIES, self._params(keys=list(keys), query_vector=query_vector,
                                                            terms=list(terms), k=k))
-        return [_row(r) for r in rows]
+        return [_row(r, named=r[10], role=r[11]) for r in rows]
+
+    def term_counts(self, terms: Sequence[str]) -> tuple[int, list[int]]:
+        """(live statements, how many of them hold each tsquery term of ``terms``)."""
+        if not terms:
+            return 0, []
+        total, counts = self._read(sql.TERM_COUNTS, self._params(terms=list(terms)))[0]
+        return int(total), [int(n) for n in counts]
 
     def expand(self, entry: Sequence[int], query_vector: np.ndarray, terms: Sequence[str], *, hops: int, fanout: int,
                k: int) -> list[StatementRow]:
