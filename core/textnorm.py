@@ -34,6 +34,7 @@ __all__ = [
     "english_stem",
     "has_hangul",
     "is_function_word",
+    "kiwi_split_sentences",
     "match_terms",
     "name_words",
     "strip_particles",
@@ -90,6 +91,13 @@ def kiwi_tokenize(texts: Sequence[str]) -> list:
     kiwi = _kiwi()
     with _KIWI_LOCK:
         return [kiwi.tokenize(text) for text in texts]
+
+
+def kiwi_split_sentences(text: str) -> list[str]:
+    """Kiwi's sentences of a Korean text, on the process's one analyser."""
+    kiwi = _kiwi()
+    with _KIWI_LOCK:
+        return [s.text.strip() for s in kiwi.split_into_sents(text) if s.text.strip()]
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from core.cli.arguments import add_collection, add_command, price
 from core.cli.console import emit, fail, progress_bar
 from core.config import load_settings
+
+if TYPE_CHECKING:
+    from core.store import ElementStore
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,6 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--price-out", type=price, default=None,
                    help="US$ per 1M output tokens for the estimate (default: $HKE_PRICE_OUT_PER_M or 0.60)")
     p.add_argument("--yes", action="store_true", help="run an LLM index without asking to confirm its estimate")
+    p.add_argument("--tiers-only", action="store_true",
+                   help="only build (or bring up to date) the statement, topic and fact tiers, offline; no GraphRAG")
 
     p = add_command(sub, "reports", "list community reports", cmd_reports)
     p.add_argument("--level", type=int, default=None, help="community level (default: all)")
@@ -60,6 +66,10 @@ def cmd_index(args: argparse.Namespace) -> int:
     from core.store import open_store
 
     store = open_store(args.collection, create=False)
+    if not args.estimate:
+        tiers = _build_tiers(store, args)
+        if args.tiers_only:
+            return tiers
     knobs = {"unit_tokens": args.unit_tokens, "max_cluster_size": args.max_cluster_size, "seed": args.seed,
              "gleanings": args.gleanings, "concurrency": args.concurrency}
     config = IndexConfig(
@@ -124,6 +134,18 @@ def cmd_index(args: argparse.Namespace) -> int:
                  f"units used the offline extractor; {report.fallback_reports} of "
                  f"{report.llm_reports + report.fallback_reports} reports are extractive")
     emit(payload, args.json, text)
+    return 0
+
+
+def _build_tiers(store: ElementStore, args: argparse.Namespace) -> int:
+    """The statement tiers (issue 31), offline and incremental: only element rows no build has read yet."""
+    from core.hlg.build import sync_tiers
+
+    sync = sync_tiers(store)
+    if args.tiers_only:
+        emit(sync.as_dict(), args.json, f"statement tiers of {store.collection!r}: {sync.describe()}")
+    else:
+        print(f"statement tiers: {sync.describe()}", file=sys.stderr)
     return 0
 
 

@@ -110,7 +110,8 @@ class ModeRunner:
     Construction prepares what the modes need: the evaluation schema and, for
     ``contextual``, the collection's contextual index. That index must be up to date
     (:class:`~core.retrieval.contextual.ContextualIndexError` otherwise), unless ``build_contextual`` asks to build
-    or update it first, as a step of its own reported to ``progress`` (stage ``"contextual"``).
+    or update it first, as a step of its own reported to ``progress`` (stage ``"contextual"``). ``statements`` brings
+    the collection's statement tiers up to date first (offline; only element rows not read yet are read).
     """
 
     def __init__(self, store: ElementStore, modes: Sequence[str] = DEFAULT_MODES, *, k: int = 4,
@@ -127,6 +128,10 @@ class ModeRunner:
             self.contextual_store, self.contextual_sync = build_contextual_index(store, progress=progress)
         elif "contextual" in self.modes:
             self.contextual_store = contextual_index(store)
+        if "statements" in self.modes:  # the statement tiers, built or brought up to date (offline, incremental)
+            from core.hlg.build import sync_tiers
+
+            sync_tiers(store)
         # The first call of the tokenizer and of the embedder loads tables (hundreds of ms): keep that out of
         # the first question's latency.
         count_tokens("warm up")

@@ -321,6 +321,23 @@ def _finish(store: ElementStore, report: IngestReport, progress: ProgressCallbac
         store.ensure_vector_index(hnsw_min_rows)
     if not report.stopped:
         _update_contextual_index(store, report, progress, batch_size)
+        _update_statement_tiers(store, report)
+
+
+def _update_statement_tiers(store: ElementStore, report: IngestReport) -> None:
+    """A collection with statement tiers (``core index`` built them) keeps them up to date with every ingest: only the
+    element rows this ingest wrote are read (one without gets none)."""
+    from core.hlg.build import sync_tiers, tiers_built
+
+    try:
+        if not tiers_built(store):
+            return
+        sync = sync_tiers(store)
+    except Exception as exc:  # the documents are stored; only the tiers are behind, and `core index` catches up
+        report.warnings.append({"path": "(statement tiers)", "warning": f"not updated: {first_line(exc)}; "
+                                f"run `python -m core index --collection {store.collection}`"})
+        return
+    report.warnings += [{"path": "(statement tiers)", "warning": cut} for cut in sync.cuts]
 
 
 def _update_contextual_index(store: ElementStore, report: IngestReport, progress: ProgressCallback | None,

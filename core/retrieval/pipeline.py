@@ -61,6 +61,7 @@ from core.retrieval.request import RetrievalRequest
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.search import MAX_K, SearchConfig, embed_query, ms, search_config
 from core.retrieval.stages import ContextConfig, SearchContext, Stages, current_stages
+from core.retrieval.statement_search import find_statement_hits
 from core.retrieval.strategies import stage_list
 from core.statements import (
     DEFAULT_WORDS,
@@ -452,7 +453,10 @@ def retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Element
         vector = embed_query(store, question) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
         t1 = time.perf_counter()
         context = SearchContext(store, vector, k, config, analysis, stages, sibling)
-        if config.headings and scope.is_whole and analysis.shape is not None \
+        if config.statements:
+            hits, notes, timings, _chosen = find_statement_hits(context)
+            found = Found(hits, Scope.whole(), None, notes, timings)
+        elif config.headings and scope.is_whole and analysis.shape is not None \
                 and stages.entities.one_search_each:
             found = find_compared(context)
         else:

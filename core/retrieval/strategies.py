@@ -50,6 +50,9 @@ class SearchConfig:
     * ``headings``: match the question's names against heading paths and search inside the matching subtrees
       first (``core.retrieval.headings``); ``False`` is "search everywhere".
     * ``include_metadata``: also search elements that are only HTML comments (stored, not content by default).
+    * ``statements``: search the collection's statements instead of its elements and join them across sections
+      and documents through shared facts and entities (``core.retrieval.statement_search``); its hits are the
+      elements stating the statements chosen.
     """
 
     name: str
@@ -64,6 +67,7 @@ class SearchConfig:
     fulltext_cutoff: float = 0.5
     headings: bool = True
     include_metadata: bool = False
+    statements: bool = False
 
     def __post_init__(self) -> None:
         if not (self.vector or self.fulltext):
@@ -81,6 +85,9 @@ class SearchConfig:
         return self.vector and self.fulltext
 
     def describe(self) -> str:
+        if self.statements:
+            return ("statements by vector + full text + exact entity match, joined through shared facts and "
+                    "entities (hop budget), re-ranked; whole collection")
         lists = [n for n, on in (("contextual vector" if self.contextual else "vector", self.vector),
                                  ("full-text", self.fulltext)) if on]
         text = " + ".join(lists)
@@ -96,7 +103,8 @@ class SearchConfig:
         return {"name": self.name, "vector": self.vector, "fulltext": self.fulltext, "contextual": self.contextual,
                 "fusion": self.fusion, "vector_weight": self.vector_weight, "fulltext_weight": self.fulltext_weight,
                 "candidates": self.candidates, "rrf_k": self.rrf_k, "fulltext_cutoff": self.fulltext_cutoff,
-                "headings": self.headings, "include_metadata": self.include_metadata}
+                "headings": self.headings, "include_metadata": self.include_metadata,
+                "statements": self.statements}
 
 
 @dataclass(frozen=True)
@@ -146,6 +154,9 @@ REGISTRY: dict[str, Strategy] = {
         Strategy(SearchConfig("fulltext", vector=False, fulltext=True), "full-text match of heading path + text"),
         Strategy(SearchConfig("hybrid", fulltext=True, fusion="relative", vector_weight=1.0, fulltext_weight=2.0),
                  "vector and full-text, fused"),
+        # Issue 31: needs the statement tiers (`python -m core index`), which later ingests keep up to date.
+        Strategy(SearchConfig("statements", fulltext=True, headings=False, statements=True),
+                 "statements joined across sections and documents through shared facts and entities"),
     )
 }
 # The stages each kind of strategy runs (core.retrieval.stages): scoped by the headings the question names, or the
@@ -153,11 +164,14 @@ REGISTRY: dict[str, Strategy] = {
 STAGE_LISTS: dict[str, tuple[str, ...]] = {
     "scoped": ("heading scope", "evidence probe", "entity hits", "context", "reader"),
     "whole": ("search", "context", "reader"),
+    "statements": ("statement entry", "statement expansion", "context", "reader"),
 }
 
 
 def stage_list(config: SearchConfig) -> tuple[str, ...]:
     """The named stages a retrieval under ``config`` runs."""
+    if config.statements:
+        return STAGE_LISTS["statements"]
     return STAGE_LISTS["scoped" if config.headings else "whole"]
 
 

@@ -1,0 +1,92 @@
+"""Bringing a collection's hierarchical lexical graph up to date with its elements, incrementally.
+
+:func:`sync_tiers` reads only the element rows no build has read yet (an ingest's new or edited elements): their
+statements, entities and facts are written; the statements of element rows a version dropped stop on the date their
+element stopped (so a read as of an earlier date still sees them), and those of purged documents go. An unchanged
+element is never read again, so an edit rewrites only the edited element's statements and facts.
+
+Statement vectors come through the embedding cache (:func:`core.ingest.embedding.embed_texts`): the text of a
+statement already stored in the collection, or of an element embedded from the same text, is not embedded again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from core.hlg.extract import Limits, Vocabulary, document_statements
+from core.ingest.embedding import embed_texts, text_sha256
+from core.store.hlg_tables import HLGTables
+
+if TYPE_CHECKING:
+    from core.store import ElementStore
+
+__all__ = ["TierSync", "sync_tiers", "tiers_built"]
+
+
+@dataclass
+class TierSync:
+    """What one sync did."""
+
+    elements_read: int = 0
+    documents: int = 0
+    statements_written: int = 0
+    statements_closed: int = 0
+    embedded: int = 0
+    reused: int = 0
+    cuts: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def describe(self) -> str:
+        text = (f"read {self.elements_read} element(s) of {self.documents} document(s): {self.statements_written} "
+                f"statement(s) written, {self.statements_closed} closed; {self.embedded} embedded, "
+                f"{self.reused} reused from the cache")
+        if self.counts:
+            text += (f"; now {self.counts['statements']} statements, {self.counts['facts']} facts, "
+                     f"{self.counts['entities']} entities, {self.counts['topics']} topics")
+        return text + "".join(f"\ncut: {cut}" for cut in self.cuts)
+
+
+def tiers_built(store: ElementStore) -> bool:
+    return HLGTables(store).built()
+
+
+def sync_tiers(store: ElementStore, *, limits: Limits | None = None, batch_size: int = 64) -> TierSync:
+    """Bring the tiers of ``store``'s collection up to date (see the module docstring); one build at a time."""
+    started = time.perf_counter()
+    tables = HLGTables(store)
+    report = TierSync()
+    with store.job_lock("hlg"):
+        pending, report.statements_closed = tables.settle()
+        by_document: dict[str, list] = defaultdict(list)
+        for p in pending:
+            by_document[p.document_id].append(p)
+        vocabulary = Vocabulary(h.text for h in store.read.headings()) if pending else None
+        for document_id in sorted(by_document):
+            wanted = by_document[document_id]
+            keys = {(p.element_id, p.since_version) for p in wanted}
+            found = document_statements(store.read.elements(document_id), vocabulary, limits)
+            report.cuts += found.cuts
+            drafts = [s for s in found.statements if (s.element_id, s.element_since) in keys]
+            texts = [s.embedding_text for s in drafts]
+            hashes = [text_sha256(t) for t in texts]
+            cached = tables.cached_vectors(sorted(set(hashes)))
+            embedded = embed_texts(store, texts, batch_size=batch_size, pending=cached) if texts else None
+            vectors = embedded.vectors if embedded is not None else np.zeros((0, 0), np.float32)
+            if embedded is not None:
+                report.embedded += embedded.embedded
+                report.reused += embedded.reused
+            report.statements_written += tables.write(wanted, drafts, vectors, hashes)
+            report.elements_read += len(wanted)
+            report.documents += 1
+    report.counts = tables.counts().as_dict()
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report

@@ -1,0 +1,288 @@
+"""The one door to a collection's hierarchical lexical graph tables (statements, entities, facts; ``core.sql.hlg``).
+
+:class:`HLGTables` (``HLGTables(store)``) creates the tables, brings them up to date with the collection's element
+rows (what to read, closing what a version dropped, writing what was read) and serves the reads of the
+``statements`` strategy. Writes go to the store's primary pool; reads go where the store reads, as of the store's
+date when it has one (``store.as_of``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from core.db.pool import apply_schema
+from core.sql import elements as element_sql
+from core.sql import hlg as sql
+
+if TYPE_CHECKING:
+    from core.hlg.extract import DraftStatement
+    from core.store.element_store import ElementStore
+
+_schema_ready: set[int] = set()
+
+
+@dataclass(frozen=True)
+class PendingElement:
+    element_id: str
+    since_version: int
+    valid_from: datetime
+    document_id: str
+
+
+@dataclass(frozen=True)
+class StatementRow:
+    """One statement as a read returns it, with its distance to the question and how it was reached."""
+
+    statement_id: int
+    document_id: str
+    element_id: str
+    ordinal: int
+    kind: str
+    topic: str
+    heading_path: tuple[str, ...]
+    text: str
+    distance: float
+    matched: frozenset[int] = frozenset()  # the question's terms (by place) its lexemes match
+    hop: int = 0
+    via: str = ""
+    rank: float = 0.0
+    named: str = ""  # the question's entity it names (an exact entity entry): its merge key
+    role: str = ""  # and how: "subject" (the heading it sits under) or "name" (in its text)
+
+    @property
+    def self_contained(self) -> str:
+        return " > ".join([*(p for p in self.heading_path if p), self.text])
+
+
+@dataclass(frozen=True)
+class TierCounts:
+    statements: int  # valid now (or as of the store's date)
+    statement_rows: int  # every version's
+    facts: int
+    entities: int
+    topics: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {"statements": self.statements, "statement_rows": self.statement_rows, "facts": self.facts,
+                "entities": self.entities, "topics": self.topics}
+
+
+@dataclass(frozen=True)
+class TierStorage:
+    statements: int
+    mentions: int
+    support: int
+    facts: int
+    entities: int
+    elements: int
+
+    @property
+    def tiers(self) -> int:
+        return self.statements + self.mentions + self.support + self.facts + self.entities
+
+    @property
+    def ratio(self) -> float:
+        return self.tiers / self.elements if self.elements else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"statements": self.statements, "mentions": self.mentions, "support": self.support,
+                "facts": self.facts, "entities": self.entities, "tiers": self.tiers, "elements": self.elements,
+                "ratio": round(self.ratio, 3)}
+
+
+def _vector_text(vector: np.ndarray) -> str:
+    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
+
+
+def _row(r: tuple, *, hop: int = 0, via: str = "", rank: float = 0.0, named: str = "", role: str = ""
+         ) -> StatementRow:
+    return StatementRow(int(r[0]), r[1], r[2], int(r[3]), r[4], r[5], tuple(r[6] or ()), r[7], float(r[9]),
+                        frozenset(int(x) for x in r[8] or ()), hop, via, rank, named, role)
+
+
+class HLGTables:
+    """The tiers of one collection, seen through ``store`` (its pool, its reader, its element table, its date)."""
+
+    def __init__(self, store: ElementStore) -> None:
+        self.store = store
+        self.collection_id = store.collection_id
+
+    def ensure_schema(self) -> None:
+        if id(self.store.pool) in _schema_ready:
+            return
+        apply_schema(self.store.pool, sql.CREATE_SCHEMA, sql.SCHEMA_LOCK_KEY)
+        _schema_ready.add(id(self.store.pool))
+
+    def _bind(self, template: str) -> str:
+        return element_sql.bind(template, self.store.table)
+
+    def _params(self, **extra: Any) -> dict[str, Any]:
+        return {"collection_id": self.collection_id, "as_of": self.store.as_of_date, **extra}
+
+    def _read(self, statement: str, params: dict[str, Any]) -> list[tuple]:
+        with self.store.reader.connection() as conn:
+            return conn.execute(statement, params).fetchall()
+
+    def built(self) -> bool:
+        """Whether the collection's tiers were ever built (an ingest then keeps them up to date)."""
+        with self.store.reader.connection() as conn:
+            if not conn.execute(sql.TABLE_EXISTS).fetchone()[0]:
+                return False
+            return bool(conn.execute(sql.HAS_TIERS, self._params()).fetchone()[0])
+
+    # -- writes --
+
+    def settle(self) -> tuple[list[PendingElement], int]:
+        """Close the statements of element rows a version dropped, delete those of purged documents, and return the
+        current element rows not read yet (with the number of statements closed or deleted)."""
+        self.ensure_schema()
+        params = self._params()
+        with self.store.pool.connection() as conn, conn.transaction():
+            conn.execute(sql.LOCK_COLLECTION, (str(self.collection_id),))
+            closed = conn.execute(self._bind(sql.CLOSE_RETIRED), params).rowcount
+            closed += conn.execute(self._bind(sql.DELETE_PURGED), params).rowcount
+            conn.execute(self._bind(sql.DELETE_OLD_MARKS), params)
+            conn.execute(sql.DELETE_UNSUPPORTED_FACTS, params)
+            conn.execute(sql.DELETE_UNMENTIONED_ENTITIES, params)
+            rows = conn.execute(self._bind(sql.PENDING), params).fetchall()
+        return [PendingElement(r[0], int(r[1]), r[2], r[3]) for r in rows], max(closed, 0)
+
+    def cached_vectors(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        """Statement vectors already stored, by text hash (a statement text is embedded once per collection)."""
+        if not hashes:
+            return {}
+        with self.store.pool.connection() as conn:
+            rows = conn.execute(sql.CACHED_VECTORS, self._params(hashes=list(hashes))).fetchall()
+        return {sha: np.asarray(vec, dtype=np.float32) for sha, vec in rows}
+
+    def write(self, elements: Sequence[PendingElement], statements: Sequence[DraftStatement],
+              vectors: np.ndarray, hashes: Sequence[str]) -> int:
+        """Store the statements read from ``elements`` (their entities, facts and links) and mark the elements read,
+        in one transaction; returns the statements written."""
+        valid_from = {(e.element_id, e.since_version): e.valid_from for e in elements}
+        c = self.collection_id
+        with self.store.pool.connection() as conn, conn.transaction():
+            conn.execute(sql.LOCK_COLLECTION, (str(c),))
+            ids: dict[tuple[str, int, int], int] = {}
+            if statements:
+                rows = conn.execute(sql.INSERT_STATEMENTS, {
+                    "collection_id": c, "document_ids": [s.document_id for s in statements],
+                    "element_ids": [s.element_id for s in statements],
+                    "since": [s.element_since for s in statements], "ordinals": [s.ordinal for s in statements],
+                    "kinds": [s.kind for s in statements], "topics": [s.topic for s in statements],
+                    "paths": [json.dumps(list(s.heading_path)) for s in statements],
+                    "texts": [s.text for s in statements], "shas": list(hashes),
+                    "embeddings": [_vector_text(v) for v in vectors],
+                    "fts_texts": [s.self_contained[:100_000] for s in statements],
+                    "valid_from": [valid_from[(s.element_id, s.element_since)] for s in statements],
+                }).fetchall()
+                ids = {(r[1], int(r[2]), int(r[3])): int(r[0]) for r in rows}
+                self._write_links(conn, statements, ids)
+            conn.execute(sql.MARK_BUILT, {"collection_id": c, "ids": [e.element_id for e in elements],
+                                          "since": [e.since_version for e in elements]})
+        return len(ids)
+
+    def _write_links(self, conn: Any, statements: Sequence[DraftStatement], ids: dict[tuple[str, int, int], int]
+                     ) -> None:
+        c = self.collection_id
+        names = {key: name for s in statements for key, name, _role in s.entities}
+        if names:
+            keys = sorted(names)
+            conn.execute(sql.UPSERT_ENTITIES, {"collection_id": c, "keys": keys, "names": [names[k] for k in keys]})
+            entity_ids = dict(conn.execute(sql.ENTITY_IDS, {"collection_id": c, "keys": keys}).fetchall())
+            mentions = [(ids[(s.element_id, s.element_since, s.ordinal)], entity_ids[key], role)
+                        for s in statements for key, _name, role in s.entities]
+            conn.execute(sql.INSERT_MENTIONS, {"statements": [m[0] for m in mentions],
+                                               "entities": [m[1] for m in mentions],
+                                               "roles": [m[2] for m in mentions]})
+        facts = {f.key: f for s in statements for f in s.facts}
+        if facts:
+            keys = sorted(facts)
+            conn.execute(sql.UPSERT_FACTS, {
+                "collection_id": c, "keys": keys, "subjects": [facts[k].subject for k in keys],
+                "predicates": [facts[k].predicate for k in keys], "objects": [facts[k].object for k in keys],
+                "kinds": [facts[k].kind for k in keys]})
+            fact_ids = dict(conn.execute(sql.FACT_IDS, {"collection_id": c, "keys": keys}).fetchall())
+            support = sorted({(fact_ids[f.key], ids[(s.element_id, s.element_since, s.ordinal)])
+                              for s in statements for f in s.facts})
+            conn.execute(sql.INSERT_SUPPORT, {"facts": [p[0] for p in support],
+                                              "statements": [p[1] for p in support]})
+
+    # -- reads --
+
+    def entry_vector(self, query_vector: np.ndarray, terms: Sequence[str], k: int) -> list[StatementRow]:
+        """The ``k`` statements nearest ``query_vector``; each row says which of the tsquery ``terms`` it holds."""
+        rows = self._read(sql.ENTRY_VECTOR, self._params(query_vector=query_vector, terms=list(terms), k=k))
+        return [_row(r) for r in rows]
+
+    def entry_fulltext(self, terms: Sequence[str], query_vector: np.ndarray, k: int) -> list[StatementRow]:
+        """Statements matching any of the tsquery ``terms`` (built from the question by the caller, passed as
+        values), best ranked first."""
+        if not terms:
+            return []
+        rows = self._read(sql.ENTRY_FULLTEXT, self._params(query=" | ".join(terms), terms=list(terms),
+                                                           query_vector=query_vector, k=k))
+        return [_row(r, rank=float(r[10])) for r in rows]
+
+    def entry_entities(self, keys: Sequence[str], query_vector: np.ndarray, terms: Sequence[str], k: int
+                       ) -> list[StatementRow]:
+        """Statements naming one of the entity merge ``keys`` (not only under it): the ``k`` nearest the question of
+        each entity, nearest first."""
+        if not keys:
+            return []
+        rows = self._read(sql.ENTRY_ENTITIES, self._params(keys=list(keys), query_vector=query_vector,
+                                                           terms=list(terms), k=k))
+        return [_row(r, named=r[10], role=r[11]) for r in rows]
+
+    def term_counts(self, terms: Sequence[str]) -> tuple[int, list[int]]:
+        """(live statements, how many of them hold each tsquery term of ``terms``)."""
+        if not terms:
+            return 0, []
+        total, counts = self._read(sql.TERM_COUNTS, self._params(terms=list(terms)))[0]
+        return int(total), [int(n) for n in counts]
+
+    def expand(self, entry: Sequence[int], query_vector: np.ndarray, terms: Sequence[str], *, hops: int, fanout: int,
+               k: int) -> list[StatementRow]:
+        """Statements reached from ``entry`` through shared bridge entities and facts (``core.sql.hlg.EXPAND``)."""
+        if not entry or hops < 1:
+            return []
+        rows = self._read(sql.EXPAND, self._params(entry=list(entry), query_vector=query_vector, terms=list(terms),
+                                                    hops=hops, fanout=fanout, k=k))
+        return [_row(r, hop=int(r[10]), via=r[11] or "") for r in rows]
+
+    def bridge_entities(self, ids: Sequence[int], *, fanout: int) -> dict[int, dict[int, int]]:
+        """The bridge entities (``fanout`` as in :meth:`expand`) each statement of ``ids`` mentions, with the
+        statement rows that mention each."""
+        out: dict[int, dict[int, int]] = {int(i): {} for i in ids}
+        if ids:
+            for sid, eid, n in self._read(sql.BRIDGE_ENTITIES, self._params(ids=list(ids), fanout=fanout)):
+                out[int(sid)][int(eid)] = int(n)
+        return out
+
+    def entity_facts(self, name: str) -> list[dict[str, Any]]:
+        """The facts whose subject is the entity named ``name`` (by merge key), with their support."""
+        from core.text import normalize_name
+
+        rows = self._read(sql.ENTITY_FACTS, self._params(key=normalize_name(name)))
+        return [{"subject": r[0], "predicate": r[1], "object": r[2], "kind": r[3], "support": int(r[4]),
+                 "document_id": r[5], "element_id": r[6]} for r in rows]
+
+    def counts(self) -> TierCounts:
+        with self.store.reader.connection() as conn:
+            if not conn.execute(sql.TABLE_EXISTS).fetchone()[0]:
+                return TierCounts(0, 0, 0, 0, 0)
+            row = conn.execute(sql.COUNTS, self._params()).fetchone()
+        return TierCounts(*(int(x) for x in row))
+
+    def storage(self) -> TierStorage:
+        """Bytes of the tiers' rows and of the element rows (current and history) they were read from."""
+        self.ensure_schema()
+        with self.store.pool.connection() as conn:
+            row = conn.execute(self._bind(sql.STORAGE), self._params()).fetchone()
+        return TierStorage(*(int(x) for x in row))
