@@ -4,7 +4,8 @@ For each collection (default: the samples, ~310 entities, ingested and indexed o
 ``--collection NAME``, repeated, from the database in HKE_DATA_DIR/DATABASE_URL), medians of ``--rounds``:
 - ``sql_s``: the raw read, the entity and relationship rows through psycopg (core.sql.graph's statements), no objects;
 - ``read_s``: the page's read through core.graph (entities, relationships, entity communities) as objects;
-- ``layout_s``: ``core.graph.communities.explore.packed_layout`` clustered by ``layout_clusters`` (computed once per index build:
+- ``layout_s``: ``core.graph.communities.explore.packed_layout`` clustered by ``layout_clusters`` (computed once
+  per index build:
   the page caches it);
 - ``html_s``: the canvas page (``views.graph_explorer.explorer_html``, pyvis through our template, vis.js inlined);
 - ``browser_s``: headless Chromium loading that page until vis.js has drawn it with its labels;

@@ -1,7 +1,7 @@
 """Graph explorer: the whole entity graph of a collection's index, searched, filtered and expanded by clicks.
 
-Thin view over ``core.graph`` (reads, ``core.graph.communities.explore`` for search, neighbourhoods, properties and the layout)
-and ``views.graph_explorer`` (the canvas, its frame and the properties panel). The entity in focus is
+Thin view over ``core.graph`` (reads, ``core.graph.communities.explore`` for search, neighbourhoods, properties and
+the layout) and ``views.graph_explorer`` (the canvas, its frame and the properties panel). The entity in focus is
 ``?entity=<id>`` in the URL; the expanded ones live in ``st.session_state``. Entity text is untrusted: it reaches
 the page escaped (markdown), in dataframes, or in the sandboxed canvas (escaped by its template).
 """
@@ -11,7 +11,13 @@ from __future__ import annotations
 import streamlit as st
 
 from core.graph import Community, Entity, Relationship, communities, entities, index_info, relationships
-from core.graph.communities.explore import entity_properties, layout_clusters, neighbourhood, packed_layout, search_entities
+from core.graph.communities.explore import (
+    entity_properties,
+    layout_clusters,
+    neighbourhood,
+    packed_layout,
+    search_entities,
+)
 from core.text import escape_markdown as esc
 from views import graph_explorer as gx
 from views import ui

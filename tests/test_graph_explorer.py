@@ -1,4 +1,5 @@
-"""The graph explorer's reads (``core.graph.communities.explore``) against the real database, its layout, its canvas page, and the
+"""The graph explorer's reads (``core.graph.communities.explore``) against the real database, its layout, its canvas
+page, and the
 page under AppTest: search, a neighbourhood, an entity's properties, and a hostile entity name kept as text."""
 
 from __future__ import annotations

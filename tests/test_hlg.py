@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 import pytest
 
 from core.elements import Element
-from core.hlg.build import sync_tiers, tiers_built
 from core.hlg.extract import Limits, Vocabulary, document_statements, entity_key
 from core.ingest import SourceFile, ingest
+from core.ingest.tiers import sync_tiers, tiers_built
 from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval.statement_search import StatementsMissingError, question_entity_keys
 from core.retrieval.strategies import REGISTRY, compare_choices, search_choices

@@ -11,7 +11,8 @@ the canvas with ``fillText`` and tooltips built with ``textContent``. In Streaml
 
 **Labels at scale.** vis.js draws no label here; ``graph_labels.js`` draws them at a constant size on screen, most
 important first (the focus, the expanded entities, then by degree), each only where it overlaps none already drawn.
-**Layout.** Positions are computed in Python (:func:`core.graph.communities.explore.packed_layout`) and physics is off: the
+**Layout.** Positions are computed in Python (:func:`core.graph.communities.explore.packed_layout`) and physics is
+off: the
 first frame is the final picture, with no simulation in the browser.
 """
 

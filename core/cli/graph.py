@@ -139,7 +139,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def _build_tiers(store: ElementStore, args: argparse.Namespace) -> int:
     """The statement tiers (issue 31), offline and incremental: only element rows no build has read yet."""
-    from core.hlg.build import sync_tiers
+    from core.ingest.tiers import sync_tiers
 
     sync = sync_tiers(store)
     if args.tiers_only:

@@ -129,7 +129,7 @@ class ModeRunner:
         elif "contextual" in self.modes:
             self.contextual_store = contextual_index(store)
         if "statements" in self.modes:  # the statement tiers, built or brought up to date (offline, incremental)
-            from core.hlg.build import sync_tiers
+            from core.ingest.tiers import sync_tiers
 
             sync_tiers(store)
         # The first call of the tokenizer and of the embedder loads tables (hundreds of ms): keep that out of

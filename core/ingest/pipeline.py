@@ -327,7 +327,7 @@ def _finish(store: ElementStore, report: IngestReport, progress: ProgressCallbac
 def _update_statement_tiers(store: ElementStore, report: IngestReport) -> None:
     """A collection with statement tiers (``core index`` built them) keeps them up to date with every ingest: only the
     element rows this ingest wrote are read (one without gets none)."""
-    from core.hlg.build import sync_tiers, tiers_built
+    from core.ingest.tiers import sync_tiers, tiers_built
 
     try:
         if not tiers_built(store):

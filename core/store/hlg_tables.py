@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -21,10 +21,42 @@ from core.sql import elements as element_sql
 from core.sql import hlg as sql
 
 if TYPE_CHECKING:
-    from core.hlg.extract import DraftStatement
     from core.store.element_store import ElementStore
 
 _schema_ready: set[int] = set()
+
+
+class DraftFactRow(Protocol):
+    """What the store reads of a fact drafted by the extraction (``core.hlg.extract.DraftFact``)."""
+
+    subject: str
+    predicate: str
+    object: str
+    kind: str
+
+    @property
+    def key(self) -> str: ...
+
+
+class DraftStatement(Protocol):
+    """What the store reads of a statement drafted by the extraction (``core.hlg.extract.DraftStatement``): the
+    store depends on the shape, not on the extraction's package."""
+
+    element_id: str
+    element_since: int
+    document_id: str
+    ordinal: int
+    kind: str
+    text: str
+    heading_path: tuple[str, ...]
+    topic: str
+    entities: tuple[tuple[str, str, str], ...]
+
+    @property
+    def facts(self) -> Sequence[DraftFactRow]: ...
+
+    @property
+    def self_contained(self) -> str: ...
 
 
 @dataclass(frozen=True)
