@@ -14,6 +14,12 @@ Examples::
     .venv/bin/python bench/sweep.py --constant core.answering.extractive.TEXT_WEIGHT --values 0.3,0.5,0.7 \\
         --sets gold,near-twin --chosen-on gold
 
+Many at once over one ingest, and a saved sweep re-chosen under today's rule (docs/retrieval-stages.md)::
+
+    .venv/bin/python bench/sweep.py --batch bench/sweep-retrieval.json SETS CHOSEN_ON [--record]
+    .venv/bin/python bench/sweep.py --from-results bench/out/sweep-MIN_SCORE.json
+
+``--constant`` and ``--config`` (a frozen config's field default) run each value in a fresh worker process.
 Stages (``core.retrieval.stages.Stages``): heading_scope, probe, entities, context. A boolean field takes
 ``true,false``. Runs the evaluation's ``default`` mode (``bench/bench_eval.py``), extractive answers, k=4.
 Writes ``bench/out/sweep-<name>.json``.
@@ -29,11 +35,13 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from _common import scratch_database, write_result
-from _synthetic import remove_scratch_database
-from bench_eval import SETS, evaluate_set, load_set
+
+# bench_eval (and through it core) is imported inside the functions: a sweep worker must set its value before any
+# module of core that copies it is loaded (apply_override).
 
 STAGE_FIELDS = ("heading_scope", "probe", "entities", "context")
 
@@ -67,6 +75,44 @@ def stage_setter(stage: str, name: str) -> tuple[str, Any, Any]:
     return f"{stages_module.__name__}:{type(config).__name__}.{name}", getattr(config, name), running
 
 
+def apply_override(kind: str, dotted: str, value: Any) -> None:
+    """Set a constant or a config default to ``value`` in a fresh process, right after its defining module loads and
+    before any module that copies it (``from x import NAME``, a default argument, a registry built at import) does,
+    so every reader sees the value and no cache holds the old one."""
+    if kind == "constant":
+        module_name, _, name = dotted.rpartition(".")
+        setattr(importlib.import_module(module_name), name, value)
+        return
+    module_name, class_name, name = dotted.rsplit(".", 2)
+    module = importlib.import_module(module_name)
+    cls = getattr(module, class_name)
+    old = {f.name: f.default for f in dataclasses.fields(cls)}[name]
+    names = [f.name for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING]
+    defaults = list(cls.__init__.__defaults__)
+    defaults[names.index(name)] = value
+    cls.__init__.__defaults__ = tuple(defaults)
+    # Registry entries built at import with the default take the new default; those that set the field keep theirs.
+    for attr in dir(module):
+        held = getattr(module, attr)
+        if isinstance(held, cls) and getattr(held, name) == old:
+            setattr(module, attr, dataclasses.replace(held, **{name: value}))
+        elif isinstance(held, dict):
+            for key, entry in list(held.items()):
+                inner = getattr(entry, "config", entry)
+                if isinstance(inner, cls) and getattr(inner, name) == old:
+                    new = dataclasses.replace(inner, **{name: value})
+                    held[key] = dataclasses.replace(entry, config=new) if inner is not entry else new
+    if hasattr(module, "DEFAULT_STRATEGY") and hasattr(module, "STRATEGIES"):
+        module.DEFAULT_SEARCH = module.STRATEGIES[module.DEFAULT_STRATEGY]
+
+
+def config_current(dotted: str) -> tuple[str, Any]:
+    """The record's module and name (``SearchConfig.candidates``) and the field's default."""
+    module_name, class_name, name = dotted.rsplit(".", 2)
+    cls = getattr(importlib.import_module(module_name), class_name)
+    return f"{module_name}:{class_name}.{name}", {f.name: f.default for f in dataclasses.fields(cls)}[name]
+
+
 def constant_setter(dotted: str) -> tuple[str, Any, Any]:
     """The same for a module constant (``core.answering.extractive.TEXT_WEIGHT``), set on its module meanwhile."""
     module_name, _, name = dotted.rpartition(".")
@@ -88,26 +134,56 @@ def constant_setter(dotted: str) -> tuple[str, Any, Any]:
 
 # Fewer context tokens decide between values that score the same only when they save at least this share.
 TOKEN_SAVING = 0.02
+# Another value replaces the code's only when it answers at least this many more questions in all of the chosen-on
+# sets together: one question is within what reordering ties moves, and a choice made on it is fitted to noise.
+MIN_GAIN_QUESTIONS = 2
 
 
-def choose(results: dict[Any, dict[str, dict[str, float]]], chosen_on: Sequence[str]) -> Any:
-    """The value with the best mean answer on ``chosen_on``, then attribution; among those the first value given
-    (the code's, when listed first) unless another saves at least :data:`TOKEN_SAVING` of the context tokens."""
-    def mean(value: Any, metric: str) -> float:
-        return sum(results[value][s][metric] or 0.0 for s in chosen_on) / len(chosen_on)
+def choose(results: dict[Any, dict[str, dict[str, float]]], chosen_on: Sequence[str], current: Any = None) -> Any:
+    """The value that answers the most questions on ``chosen_on``, then attributes the most; among values that
+    score the same, the code's (``current``, else the first given) unless another saves at least
+    :data:`TOKEN_SAVING` of the context tokens. A value beats the code's only by :data:`MIN_GAIN_QUESTIONS`."""
+    def count(value: Any, metric: str) -> float:
+        return round(sum((results[value][s][metric] or 0.0) * results[value][s].get("n", 1) for s in chosen_on), 3)
 
-    best = max((round(mean(v, "answer"), 4), round(mean(v, "attribution"), 4)) for v in results)
-    tied = [v for v in results if (round(mean(v, "answer"), 4), round(mean(v, "attribution"), 4)) == best]
-    fewest = min(tied, key=lambda v: mean(v, "tokens"))
-    first = tied[0]
-    return fewest if mean(fewest, "tokens") < (1 - TOKEN_SAVING) * mean(first, "tokens") else first
+    def mean_tokens(value: Any) -> float:
+        return sum(results[value][s]["tokens"] for s in chosen_on) / len(chosen_on)
+
+    first = current if current in results else next(iter(results))
+    best = max((count(v, "answer"), count(v, "attribution")) for v in results)
+    tied = [v for v in results if (count(v, "answer"), count(v, "attribution")) == best]
+    if first not in tied and count(first, "answer") > best[0] - MIN_GAIN_QUESTIONS:
+        return first
+    fewest = min(tied, key=mean_tokens)
+    keep = first if first in tied else tied[0]
+    return fewest if mean_tokens(fewest) < (1 - TOKEN_SAVING) * mean_tokens(keep) else keep
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--worker"]:
+        worker(argv[1:])
+        return
+    if argv[:1] == ["--from-results"]:
+        for path in argv[1:]:
+            rechoose(path)
+        return
+    if argv[:1] == ["--batch"]:
+        from _synthetic import run_then_remove_scratch_database
+
+        path, sets, chosen_on, *flags = argv[1:]
+        run_then_remove_scratch_database(lambda: batch(path, sets.split(","), chosen_on.split(","), 4,
+                                                       "--record" in flags))
+        return
+    from _synthetic import remove_scratch_database
+    from bench_eval import SETS
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--stage", choices=STAGE_FIELDS, help="a stage config of core.retrieval.stages")
     what.add_argument("--constant", help="a module constant, dotted (core.answering.extractive.TEXT_WEIGHT)")
+    what.add_argument("--config", help="a frozen config's field default, dotted "
+                                       "(core.retrieval.strategies.SearchConfig.candidates)")
     parser.add_argument("--field", help="the stage config's field (with --stage)")
     parser.add_argument("--values", required=True, help="comma-separated values to try")
     parser.add_argument("--sets", required=True, help=f"comma-separated, from {', '.join(SETS)}")
@@ -132,13 +208,19 @@ def main(argv: Sequence[str] | None = None) -> None:
             if not args.field:
                 parser.error("--stage needs --field")
             target, current, running = stage_setter(args.stage, args.field)
+            values = [parse_value(v.strip(), current) for v in args.values.split(",") if v.strip()]
+            results = sweep(url, sets, values, running, args.k)
         else:
-            target, current, running = constant_setter(args.constant)
-        values = [parse_value(v.strip(), current) for v in args.values.split(",") if v.strip()]
-        results = sweep(url, sets, values, running, args.k)
+            kind, dotted = ("constant", args.constant) if args.constant else ("config", args.config)
+            if kind == "constant":
+                target, current, _ = constant_setter(dotted)
+            else:
+                target, current = config_current(dotted)
+            values = [parse_value(v.strip(), current) for v in args.values.split(",") if v.strip()]
+            results = sweep_isolated(url, sets, values, kind, dotted, args.k)
     finally:
         remove_scratch_database()
-    chosen = choose(results, chosen_on)
+    chosen = choose(results, chosen_on, current)
     _print(target, values, sets, chosen_on, results, chosen, current)
     module, name = target.split(":")
     out = {"target": target, "current": current, "chosen": chosen, "chosen_on": chosen_on,
@@ -152,29 +234,182 @@ def main(argv: Sequence[str] | None = None) -> None:
                   file=sys.stderr)
 
 
-def sweep(url: str, sets: Sequence[str], values: Sequence[Any], running: Any, k: int) -> dict[Any, dict]:
-    """``{value: {set: {"answer", "attribution", "tokens", "n"}}}`` for the evaluation's default mode."""
+def _set_store(url: str, name: str, embeddings: Any, ingest: bool) -> Any:
     from _common import CORPORA
+    from bench_eval import SETS
 
-    from core.embeddings import make_embeddings
     from core.ingest import ingest_paths
     from core.store import ElementStore
+
+    spec = SETS[name]
+    store = ElementStore(url, f"bench_{(spec.collection or name).replace('-', '_')}", embeddings)
+    if ingest:
+        ingest_paths(store, [spec.corpus, *(CORPORA / more for more in spec.more)])
+    return store
+
+
+def _score(store: Any, name: str, k: int) -> dict[str, Any]:
+    from bench_eval import SETS, evaluate_set, load_set
+
+    agg = evaluate_set(store, load_set(SETS[name]).questions, ["default"], k)["default"]["aggregate"]
+    return {"answer": agg["answer_contains"], "attribution": agg["attribution"], "tokens": agg["tokens"],
+            "n": agg["n"]}
+
+
+def sweep(url: str, sets: Sequence[str], values: Sequence[Any], running: Any, k: int) -> dict[Any, dict]:
+    """``{value: {set: {"answer", "attribution", "tokens", "n"}}}`` for the evaluation's default mode."""
+    from core.embeddings import make_embeddings
 
     embeddings = make_embeddings("use")
     results: dict[Any, dict] = {v: {} for v in values}
     for name in sets:
-        spec = SETS[name]
-        questions = load_set(spec)
-        store = ElementStore(url, f"bench_{(spec.collection or name).replace('-', '_')}", embeddings)
-        ingest_paths(store, [spec.corpus, *(CORPORA / more for more in spec.more)])
+        store = _set_store(url, name, embeddings, ingest=True)
         for value in values:
             with running(value):
-                agg = evaluate_set(store, questions.questions, ["default"], k)["default"]["aggregate"]
-            results[value][name] = {"answer": agg["answer_contains"], "attribution": agg["attribution"],
-                                    "tokens": agg["tokens"], "n": agg["n"]}
-            print(f"{name:24s} {value!s:>8}  answer {agg['answer_contains']}  attribution {agg['attribution']}  "
-                  f"tokens {agg['tokens']}", flush=True)
+                results[value][name] = _score(store, name, k)
+            _progress(name, value, results[value][name])
     return results
+
+
+def sweep_isolated(url: str, sets: Sequence[str], values: Sequence[Any], kind: str, dotted: str,
+                   k: int) -> dict[Any, dict]:
+    """The same, each value evaluated in its own process (:func:`apply_override`); the sets are ingested once, here."""
+    import json
+    import subprocess
+
+    from core.embeddings import make_embeddings
+
+    embeddings = make_embeddings("use")
+    for name in sets:
+        _set_store(url, name, embeddings, ingest=True)
+    results: dict[Any, dict] = {}
+    for value in values:
+        done = subprocess.run([sys.executable, __file__, "--worker", kind, dotted, json.dumps(value), str(k), *sets],
+                              capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise SystemExit(f"the worker for {value!r} failed:\n{done.stderr[-3000:]}")
+        results[value] = json.loads(done.stdout.strip().splitlines()[-1])
+        for name in sets:
+            _progress(name, value, results[value][name])
+    return results
+
+
+def _run_worker(kind: str, dotted: str, value: Any, k: int, sets: Sequence[str]) -> dict[str, dict]:
+    import json
+    import subprocess
+
+    done = subprocess.run([sys.executable, __file__, "--worker", kind, dotted, json.dumps(value), str(k), *sets],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"the worker for {dotted}={value!r} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def batch(path: str, sets: Sequence[str], chosen_on: Sequence[str], k: int, record: bool) -> None:
+    """Sweep every entry of the JSON file ``path`` (``[{"constant"|"config"|"stage": DOTTED, "values": [...]}]``,
+    a stage written ``probe.k``) over one ingest and one shared run of the code's values: each other value is one
+    worker process. Each entry's choice is printed, written to ``bench/out`` and, with ``record``, recorded."""
+    import json
+
+    from core.embeddings import make_embeddings
+
+    entries = json.loads(Path(path).read_text(encoding="utf-8"))
+    url = scratch_database()
+    embeddings = make_embeddings("use")
+    for name in sets:
+        _set_store(url, name, embeddings, ingest=True)
+    baseline = _run_worker("none", "-", None, k, sets)
+    for entry in entries:
+        kind = next(key for key in ("constant", "config", "stage") if key in entry)
+        dotted = entry[kind]
+        if kind == "constant":
+            target, current, _ = constant_setter(dotted)
+        elif kind == "config":
+            target, current = config_current(dotted)
+        else:
+            target, current, _ = stage_setter(*dotted.split("."))
+        values = [current, *(parse_value(str(v).lower() if isinstance(v, bool) else str(v), current)
+                             for v in entry["values"] if v != current)]
+        started = time.perf_counter()
+        results = {v: baseline if v == current else _run_worker(kind, dotted, v, k, sets) for v in values}
+        chosen = choose(results, chosen_on, current)
+        _print(target, values, sets, chosen_on, results, chosen, current)
+        module, name = target.split(":")
+        write_result(f"sweep-{name}", {"target": target, "current": current, "chosen": chosen,
+                                       "chosen_on": list(chosen_on), "results": {str(v): r for v, r in results.items()},
+                                       "seconds": round(time.perf_counter() - started, 1)})
+        if record:
+            what = ["--stage", *dotted.split(".")[:1], "--field", dotted.split(".")[1]] if kind == "stage" \
+                else ["--" + kind, dotted]
+            command = [*what, "--values", ",".join(map(str, values)), "--sets", ",".join(sets),
+                       "--chosen-on", ",".join(chosen_on), "--record"]
+            _record(module, name, chosen, values, chosen_on, results[chosen], "", command)
+            if chosen != current:
+                print(f"CHANGE {target}: the chosen value {chosen!r} differs from the code's {current!r}",
+                      flush=True)
+
+
+def rechoose(path: str) -> None:
+    """Choose again from a sweep's saved results (``bench/out/sweep-NAME.json``) under today's :func:`choose`, and
+    record the choice with the command that reproduces the sweep."""
+    import json
+
+    saved = json.loads(Path(path).read_text(encoding="utf-8"))
+    module, name = saved["target"].split(":")
+    if module == "core.retrieval.stages":
+        config_name, field_name = name.split(".")
+        stage = next(s for s in STAGE_FIELDS if type(getattr(_default_stages(), s)).__name__ == config_name)
+        _, current, _ = stage_setter(stage, field_name)
+        what = ["--stage", stage, "--field", field_name]
+    elif "." in name:
+        _, current = config_current(f"{module}.{name}")
+        what = ["--config", f"{module}.{name}"]
+    else:
+        _, current, _ = constant_setter(f"{module}.{name}")
+        what = ["--constant", f"{module}.{name}"]
+    results = {parse_value(v, current): r for v, r in saved["results"].items()}
+    values = list(results)
+    sets = list(next(iter(results.values())))
+    chosen_on = saved["chosen_on"]
+    chosen = choose(results, chosen_on, current)
+    _print(saved["target"], values, sets, chosen_on, results, chosen, current)
+    command = [*what, "--values", ",".join(map(str, values)), "--sets", ",".join(sets), "--chosen-on",
+               ",".join(chosen_on), "--record"]
+    _record(module, name, chosen, values, chosen_on, results[chosen], "", command)
+
+
+def _default_stages() -> Any:
+    from core.retrieval import stages as stages_module
+
+    return stages_module.DEFAULT_STAGES
+
+
+def worker(argv: Sequence[str]) -> None:
+    """``--worker KIND DOTTED VALUE_JSON K SET...``: one value's scores on the already ingested sets, as JSON."""
+    import json
+
+    kind, dotted, value, k, *sets = argv
+    running: Any = None
+    if kind == "stage":
+        stage, _, field_name = dotted.partition(".")
+        _, _, running = stage_setter(stage, field_name)
+    elif kind != "none":
+        apply_override(kind, dotted, json.loads(value))
+    from contextlib import nullcontext
+
+    from core.db import database_url
+    from core.embeddings import make_embeddings
+
+    url = database_url()  # the parent's scratch server (HKE_DATA_DIR or DATABASE_URL is inherited)
+    embeddings = make_embeddings("use")
+    with running(json.loads(value)) if running else nullcontext():
+        scores = {name: _score(_set_store(url, name, embeddings, ingest=False), name, int(k)) for name in sets}
+    print(json.dumps(scores))
+
+
+def _progress(name: str, value: Any, row: dict[str, Any]) -> None:
+    print(f"{name:24s} {value!s:>8}  answer {row['answer']}  attribution {row['attribution']}  "
+          f"tokens {row['tokens']}", flush=True)
 
 
 def _print(target: str, values: Sequence[Any], sets: Sequence[str], chosen_on: Sequence[str],

@@ -70,11 +70,14 @@ def test_sweep_chooses_on_its_sets_and_records_the_held_out_scores(tmp_path, mon
     from .helpers_bench import bench_module
 
     sweep = bench_module("sweep")
-    results = {4: {"gold": {"answer": 0.8, "attribution": 0.9, "tokens": 300.0},
-                   "undici": {"answer": 1.0, "attribution": 1.0, "tokens": 200.0}},
-               8: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 320.0},
-                   "undici": {"answer": 0.5, "attribution": 0.5, "tokens": 250.0}}}
+    results = {4: {"gold": {"answer": 0.8, "attribution": 0.9, "tokens": 300.0, "n": 40},
+                   "undici": {"answer": 1.0, "attribution": 1.0, "tokens": 200.0, "n": 40}},
+               8: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 320.0, "n": 40},
+                   "undici": {"answer": 0.5, "attribution": 0.5, "tokens": 250.0, "n": 40}}}
     assert sweep.choose(results, ["gold"]) == 8, "chosen on gold alone, whatever undici says"
+    one_more = {4: results[4], 8: {**results[8], "gold": {**results[8]["gold"], "answer": 0.825}}}
+    assert sweep.choose(one_more, ["gold"], current=4) == 4, "one question more is noise: the code's value stays"
+    assert sweep.choose(results, ["gold"], current=4) == 8, "four more questions replace it"
     tie = {8: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 300.0}},
            12: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 299.0}},
            4: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 250.0}}}
@@ -96,3 +99,20 @@ def test_sweep_chooses_on_its_sets_and_records_the_held_out_scores(tmp_path, mon
     record = tuning.load_records("core.retrieval.stages")["EvidenceProbeConfig.k"]
     assert record.evidence == "sweep" and record.chosen_on == ("gold",) and set(record.held_out) == {"undici"}
     assert record.command.endswith("bench/sweep.py --stage probe")
+
+
+def test_a_sweep_worker_sets_a_value_every_copy_of_it_sees(tmp_path) -> None:
+    """A constant imported by value elsewhere, a frozen config's default and the registry built from it all take the
+    swept value in the worker process (bench/sweep.py apply_override), or a sweep measures nothing."""
+    import subprocess
+    import sys
+
+    from .helpers_bench import ROOT
+
+    code = ("import sweep\n"
+            "sweep.apply_override('constant', 'core.retrieval.headings.CODE_FACTOR', 9.5)\n"
+            "sweep.apply_override('config', 'core.retrieval.strategies.SearchConfig.candidates', 33)\n"
+            "import core.retrieval.pipeline as p, core.evaluation.modes as m\n"
+            "print(p.CODE_FACTOR, m.MODE_SPECS['default'].search.candidates)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "bench", capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["9.5", "33"]
