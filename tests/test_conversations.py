@@ -269,7 +269,7 @@ def test_every_exchange_of_the_multi_turn_set_resolves_to_its_gold_slots():
 @pytest.mark.parametrize("name", ["npm-cli", "cibuildwheel"])
 def test_the_public_corpora_exchanges_resolve_to_their_gold_slots(name):
     exchange_set = json.loads((ROOT / "data" / "conversations" / f"{name}.json").read_text(encoding="utf-8"))
-    assert exchange_set["corpus"] == name and (ROOT / "bench" / "corpora").exists()
+    assert exchange_set["corpus"] == name
     kinds = [t["kind"] for e in exchange_set["exchanges"] for t in e["turns"]]
     assert kinds.count("switch") >= 2 and kinds.count("follow-up") >= 4
     assert any(len(e["turns"]) == 3 for e in exchange_set["exchanges"])
