@@ -164,3 +164,37 @@ def test_page_without_an_index_says_how_to_build_one(db_url, use_embeddings):
         at = explorer_page(s.collection).run()
         assert not at.exception, at.exception
         assert any("No index yet" in i.value for i in at.info)
+
+
+FACTS_DOC = """\
+# Orion Telescope
+
+The **Orion Telescope** is built by **Vega Optics**.
+
+- Aperture: 2.4 m
+- Mirror | coating: <b>silver</b>
+- Operator: Vega Optics
+"""
+
+
+def test_properties_list_the_entitys_facts_once_the_statement_tiers_are_built(db_url, use_embeddings):
+    """The facts of the statement tiers (key : value items under the entity's heading) are in its properties panel,
+    each escaped and linked to its source; before the tiers are built the panel says how to build them."""
+    from core.graph.communities.explore import entity_facts
+    from core.ingest.tiers import sync_tiers
+
+    with ingested_store(db_url, use_embeddings, "facts_panel", {"orion.md": FACTS_DOC}) as store:
+        build_index(store, config=IndexConfig(extraction="offline", reports="extractive"))
+        target = next(e for e in entities(store) if e.title == "Orion Telescope")
+        assert entity_properties(store, target.id).facts is None, "no tiers yet: nothing to list"
+        at = explorer_page(store.collection, target.id).run()
+        assert any("--tiers-only" in c.value for c in at.caption), "the panel says how to get the facts"
+        sync_tiers(store)
+        facts = {(f.predicate, f.value) for f in entity_properties(store, target.id).facts}
+        assert ("Aperture", "2.4 m") in facts and ("Operator", "Vega Optics") in facts, facts
+        assert entity_facts(store, "Vega Optics") == [], "a subject of nothing has no facts"
+        at = explorer_page(store.collection, target.id).run()
+        assert not at.exception, at.exception
+        table = next(m.value for m in at.markdown if m.value.startswith("| attribute | value |"))
+        assert "| Aperture | 2\\.4 m | 1 |" in table and "/document_tree?" in table
+        assert "<b>" not in table and "\\<b\\>" in table, "document text is escaped in the table"

@@ -213,3 +213,21 @@ def show_properties(props: EntityProperties, collection: str) -> None:
         st.markdown("\n".join(lines))
     if props.more_elements:
         st.caption(f"… and {props.more_elements} more.")
+    show_facts(props, collection)
+
+
+def show_facts(props: EntityProperties, collection: str) -> None:
+    """The entity's facts from the statement tiers (``key : value`` items and table rows under its heading), each
+    linked to the element that states it first."""
+    st.markdown("**Facts**")
+    if props.facts is None:
+        st.caption("The statement tiers are not built: `python -m core index --tiers-only` lists the facts stated "
+                   "about each entity here.")
+        return
+    if not props.facts:
+        st.caption("No fact is stated with this entity as its subject.")
+        return
+    rows = [f"| {esc(f.predicate)} | {esc(clip(f.value, 120, at_word=True))} | {f.support} | "
+            f"[`e:{f.element_id[:8]}`]({ui.tree_link(f.element_id, quote(collection, safe=''))}) |"
+            for f in props.facts]
+    st.markdown("\n".join(["| attribute | value | statements | source |", "| --- | --- | --- | --- |", *rows]))

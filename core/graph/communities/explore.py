@@ -18,6 +18,7 @@ from core.elements import Element
 from core.graph.communities.layout import DEFAULT_SEED, spring_layout
 from core.store import graph_tables
 from core.store.graph_records import Community, Entity, Relationship
+from core.store.hlg_tables import HLGTables
 
 if TYPE_CHECKING:
     from core.store import ElementStore
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 SEARCH_LIMIT = 20
 #: The most elements a properties panel lists (an entity of a big corpus is mentioned in hundreds).
 MAX_SOURCES = 25
+MAX_FACTS = 40  # facts a properties panel lists (the statement tiers may hold hundreds for a hub)
 
 
 def _tables(store: ElementStore) -> graph_tables.GraphTables:
@@ -60,15 +62,28 @@ def neighbourhood(store: ElementStore, entity_ids: Iterable[str]) -> Neighbourho
     return Neighbourhood(ents, rels)
 
 
+@dataclass(frozen=True)
+class EntityFact:
+    """A fact of the statement tiers whose subject is the entity: ``predicate`` is ``value``, stated by
+    ``support`` statements, the first of them in ``element_id``."""
+
+    predicate: str
+    value: str
+    support: int
+    element_id: str
+
+
 @dataclass
 class EntityProperties:
-    """What a properties panel shows of one entity: it, its communities, its relationships and its sources."""
+    """What a properties panel shows of one entity: it, its communities, its relationships, its sources and, when
+    the collection's statement tiers are built (``core index --tiers-only``), its facts."""
 
     entity: Entity
     communities: list[Community]
     relationships: list[Relationship]
     elements: list[Element]
     more_elements: int = 0  # sources beyond :data:`MAX_SOURCES`, not read
+    facts: list[EntityFact] | None = None  # None: the tiers are not built
 
     @property
     def degree(self) -> int:
@@ -89,7 +104,18 @@ def entity_properties(
     wanted = entity.element_ids[:max_sources]
     by_id = {e.element_id: e for e in store.get(wanted)}
     return EntityProperties(entity, tables.communities_of_entity(entity_id), tables.relationships_touching([entity_id]),
-                            [by_id[i] for i in wanted if i in by_id], max(0, len(entity.element_ids) - max_sources))
+                            [by_id[i] for i in wanted if i in by_id], max(0, len(entity.element_ids) - max_sources),
+                            entity_facts(store, entity.title))
+
+
+def entity_facts(store: ElementStore, name: str, *, limit: int = MAX_FACTS) -> list[EntityFact] | None:
+    """The statement tiers' facts whose subject is ``name`` (by merge key, co-mentions left out), or ``None`` when
+    the collection's tiers were never built."""
+    tiers = HLGTables(store)
+    if not tiers.built():
+        return None
+    return [EntityFact(f["predicate"], f["object"], f["support"], f["element_id"])
+            for f in tiers.entity_facts(name)[:limit]]
 
 
 # -- layout -------------------------------------------------------------------------------------------------------
