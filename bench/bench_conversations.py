@@ -63,7 +63,7 @@ def _long_conversation(store, turns: int = 1_000) -> dict:
         t1 = time.perf_counter()
         tables.recent("long", keep)
         read_ms.append((time.perf_counter() - t1) * 1000)
-        tables.append("long", lambda number, n=n: {
+        tables.append("long", {
             "episode": 1, "question": f"question {n}", "understood_as": f"question {n}", "entity": "Nova 24FL",
             "attribute": "weight", "attribute_terms": ["weight"], "carried": {}, "answer": "2.9 kg", "facts": fact,
         }, keep=keep)

@@ -138,7 +138,7 @@ def test_an_unknown_id_starts_a_conversation_and_turns_keep_their_order(nova):
     tables = ConversationTables(nova.url, nova.collection)
     assert tables.turns("never-seen") == [] and tables.recent("never-seen", 5) == []
     for n in range(3):
-        tables.append("fresh", lambda number, n=n: _fields(f"q{n}"), keep=5)
+        tables.append("fresh", _fields(f"q{n}"), keep=5)
     assert [(t["turn"], t["question"]) for t in tables.turns("fresh")] == [(1, "q0"), (2, "q1"), (3, "q2")]
     assert [c["conversation_id"] for c in tables.conversations()] == ["fresh"]
 
@@ -146,7 +146,7 @@ def test_an_unknown_id_starts_a_conversation_and_turns_keep_their_order(nova):
 def test_memory_is_bounded_and_deleting_a_conversation_deletes_its_memory(nova):
     tables = ConversationTables(nova.url, nova.collection)
     for n in range(7):
-        tables.append("long", lambda number, n=n: _fields(f"q{n}"), keep=3)
+        tables.append("long", _fields(f"q{n}"), keep=3)
     turns = tables.turns("long")
     assert len(turns) == 7 and [t["facts"] is None for t in turns] == [True] * 4 + [False] * 3
     assert [t["question"] for t in tables.recent("long", 3)] == ["q4", "q5", "q6"]
@@ -159,13 +159,13 @@ def test_a_turn_in_a_collection_that_is_not_there_is_refused(db_url):
     tables = ConversationTables(db_url, f"gone_{uuid.uuid4().hex[:6]}")
     tables.ensure_schema()
     with pytest.raises(StoreError, match="does not exist"):
-        tables.append("c", lambda n: _fields("q"), keep=5)
+        tables.append("c", _fields("q"), keep=5)
 
 
 def test_conversations_are_per_collection(nova, db_url):
     other = ElementStore(db_url, f"conv_other_{uuid.uuid4().hex[:6]}", HashEmbeddings())
     try:
-        ConversationTables(nova.url, nova.collection).append("shared-name", lambda n: _fields("mine"), keep=5)
+        ConversationTables(nova.url, nova.collection).append("shared-name", _fields("mine"), keep=5)
         assert ConversationTables(other.url, other.collection).turns("shared-name") == []
     finally:
         other.drop()
@@ -180,7 +180,7 @@ tables = ConversationTables(database_url(), {collection!r})
 for n in range(15):
     fields = {{"episode": 1, "question": f"{{sys.argv[1]}}-{{n}}", "understood_as": "q", "entity": None,
                "attribute": None, "attribute_terms": [], "carried": {{}}, "answer": "", "facts": []}}
-    tables.append("two-tabs", lambda number: fields, keep=5)
+    tables.append("two-tabs", fields, keep=5)
 """
 
 
@@ -245,7 +245,7 @@ def test_one_conversations_memory_never_reaches_another(cli):
 def test_show_says_when_the_oldest_turns_facts_were_dropped(cli, nova):
     tables = ConversationTables(nova.url, nova.collection)
     for n in range(5):
-        tables.append("bounded", lambda number, n=n: _fields(f"q{n}"), keep=2)
+        tables.append("bounded", _fields(f"q{n}"), keep=2)
     code, text, _ = cli("conversations", "show", "bounded", as_json=False)
     assert code == 0 and "the facts of the 3 oldest turn(s) were dropped" in text and "[1] (episode 1) q0" in text
     assert cli("conversations", "show", "bounded")[1]["forgotten_turns"] == 3
@@ -396,7 +396,7 @@ def test_a_turn_asked_as_typed_carries_nothing(nova):
     from core.conversation import start_turn
 
     tables = ConversationTables(nova.url, nova.collection)
-    tables.append("typed", lambda n: {**_fields("How heavy is the Nova 24FL?"), "entity": "Nova 24FL",
+    tables.append("typed", {**_fields("How heavy is the Nova 24FL?"), "entity": "Nova 24FL",
                                       "attribute": "heavy", "attribute_terms": ["heavy", "weight"]}, keep=20)
     follow = start_turn(nova, "typed", "And the 27QX?")
     assert follow.resolution.understood_as == "How heavy is the Nova 27QX?"

@@ -116,16 +116,12 @@ class PendingTurn:
         """Append the answered turn (under the conversation's lock, so concurrent turns keep their order)."""
         resolution, config = self.resolution, self.config
         slots = resolution.slots
-
-        def make_turn(number: int) -> dict[str, Any]:
-            episode = number if resolution.new_episode else resolution.carried["episode"]
-            carried = {**resolution.carried, **({"notice": resolution.notice} if resolution.notice else {})}
-            return {"episode": episode, "question": resolution.question, "understood_as": resolution.understood_as,
-                    "entity": slots.entity, "attribute": slots.attribute,
-                    "attribute_terms": sorted(slots.attribute_terms), "carried": carried,
-                    "answer": answer_text(result), "facts": facts_of(result, config)}
-
-        stored = self.tables.append(self.conversation_id, make_turn, keep=config.keep_turns, as_of=self.as_of)
+        carried = {**resolution.carried, **({"notice": resolution.notice} if resolution.notice else {})}
+        stored = self.tables.append(self.conversation_id, {
+            "episode": None if resolution.new_episode else resolution.carried["episode"],
+            "question": resolution.question, "understood_as": resolution.understood_as, "entity": slots.entity,
+            "attribute": slots.attribute, "attribute_terms": sorted(slots.attribute_terms), "carried": carried,
+            "answer": answer_text(result), "facts": facts_of(result, config)}, keep=config.keep_turns, as_of=self.as_of)
         return Turn(resolution, result, stored["turn"], stored["episode"], self.recent)
 
 

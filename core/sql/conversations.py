@@ -2,7 +2,7 @@
 
 * ``hke_conversations``: one row per (collection, conversation id), tied to the collection (``ON DELETE CASCADE``:
   dropping a collection drops its conversations). A turn takes its number by an upsert of this row
-  (:data:`NEXT_TURN`), which locks it until the turn commits, so that two processes appending to one conversation
+  (:data:`APPEND_TURN`), which locks it until the turn commits, so that two processes appending to one conversation
   keep order and lose nothing.
 * ``hke_conversation_turns``: one row per turn: the question as typed, the standalone question used, the slots
   (entity, attribute) and what was carried over, the answer and its facts (cited element ids and values), and the
@@ -50,14 +50,33 @@ CREATE_SCHEMA = [
     "ALTER TABLE hke_conversations ADD COLUMN IF NOT EXISTS as_of timestamptz",
 ]
 
-# The conversation made or its turn count taken, in one statement: the row stays locked until the turn's transaction
-# commits, so concurrent appends get consecutive numbers in commit order.
-NEXT_TURN = """
-INSERT INTO hke_conversations (collection_id, conversation_id, turns, as_of)
-SELECT id, %(conversation)s, 1, %(as_of)s FROM hke_collections WHERE name = %(collection)s
-ON CONFLICT (collection_id, conversation_id)
-DO UPDATE SET turns = hke_conversations.turns + 1, updated_at = now()
-RETURNING turns, as_of
+# One turn appended in one statement (one round trip in autocommit): the conversation made or its turn count taken
+# (the upsert locks its row until the statement commits, so concurrent appends get consecutive numbers in commit
+# order), the turn inserted under that number (``episode`` NULL: the turn starts an episode numbered after itself),
+# and the facts of turns older than the last ``keep`` dropped (the memory is bounded; the turns' text stays). A turn
+# committed by another process while this one waited is newer than any turn dropped here, so the statement's
+# snapshot missing it drops nothing it should keep.
+APPEND_TURN = """
+WITH next AS (
+    INSERT INTO hke_conversations (collection_id, conversation_id, turns, as_of)
+    SELECT id, %(conversation)s, 1, %(as_of)s FROM hke_collections WHERE name = %(collection)s
+    ON CONFLICT (collection_id, conversation_id)
+    DO UPDATE SET turns = hke_conversations.turns + 1, updated_at = now()
+    RETURNING collection_id, turns
+), added AS (
+    INSERT INTO hke_conversation_turns (collection_id, conversation_id, turn, episode, question, understood_as,
+                                        entity, attribute, attribute_terms, carried, answer, facts)
+    SELECT collection_id, %(conversation)s, turns, COALESCE(%(episode)s, turns), %(question)s, %(understood_as)s,
+           %(entity)s, %(attribute)s, %(attribute_terms)s, %(carried)s, %(answer)s, %(facts)s
+    FROM next
+    RETURNING turn, episode
+), forgotten AS (
+    UPDATE hke_conversation_turns t SET facts = NULL
+    FROM next
+    WHERE t.collection_id = next.collection_id AND t.conversation_id = %(conversation)s
+      AND t.turn <= next.turns - %(keep)s AND t.facts IS NOT NULL
+)
+SELECT turn, episode FROM added
 """
 
 # One conversation's row: its turn count and the date it is as of.
@@ -65,23 +84,6 @@ CONVERSATION = """
 SELECT turns, as_of, created_at, updated_at FROM hke_conversations
 WHERE collection_id = (SELECT id FROM hke_collections WHERE name = %(collection)s)
   AND conversation_id = %(conversation)s
-"""
-
-INSERT_TURN = """
-INSERT INTO hke_conversation_turns (collection_id, conversation_id, turn, episode, question, understood_as, entity,
-                                    attribute, attribute_terms, carried, answer, facts)
-VALUES ((SELECT id FROM hke_collections WHERE name = %(collection)s),
-        %(conversation)s, %(turn)s, %(episode)s, %(question)s, %(understood_as)s, %(entity)s,
-        %(attribute)s, %(attribute_terms)s, %(carried)s, %(answer)s, %(facts)s)
-"""
-
-# The memory is bounded: the facts of turns older than the last ``keep`` are dropped.
-FORGET_OLD_FACTS = """
-UPDATE hke_conversation_turns SET facts = NULL
-WHERE collection_id = (SELECT id FROM hke_collections WHERE name = %(collection)s)
-  AND conversation_id = %(conversation)s
-  AND turn <= %(turn)s - %(keep)s
-  AND facts IS NOT NULL
 """
 
 # The last ``limit`` turns, oldest first.

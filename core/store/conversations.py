@@ -1,20 +1,20 @@
 """The one door to the conversation tables: a collection's conversations, their turns and the memory kept of them.
 
-Turns go in through :meth:`ConversationTables.append`, which takes the conversation's row lock so that concurrent
-appends (two tabs, two processes) get consecutive turn numbers in commit order and none is lost. Reads and writes go
-to the primary: a turn must see the one written just before it. All SQL lives in :mod:`core.sql.conversations`.
+Turns go in through :meth:`ConversationTables.append`, one statement that takes the conversation's row lock so that
+concurrent appends (two tabs, two processes) get consecutive turn numbers in commit order and none is lost. Reads
+and writes go to the primary: a turn must see the one written just before it. All SQL lives in
+:mod:`core.sql.conversations`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 import psycopg
 from psycopg.types.json import Jsonb
 
-from core.db.pool import apply_schema, connection_pool
+from core.db.pool import apply_schema, connection_pool, read_connection
 from core.sql import conversations as sql
 from core.sql import elements as element_sql
 from core.store.records import StoreError, validate_collection_name
@@ -59,26 +59,23 @@ class ConversationTables:
             apply_schema(connection_pool(self.url), sql.CREATE_SCHEMA, sql.SCHEMA_LOCK_KEY)
             _SCHEMA_READY.add(self.url)
 
-    def append(self, conversation_id: str, make_turn: Callable[[int], dict[str, Any]], *, keep: int,
+    def append(self, conversation_id: str, turn: dict[str, Any], *, keep: int,
                as_of: datetime | None = None) -> dict[str, Any]:
         """Append one turn, the conversation created when new (as of ``as_of``: a conversation's date is set by its
-        first turn). ``make_turn(number)`` is called under the
-        conversation's lock with the new turn's number and returns the turn's fields (``episode``, ``question``,
-        ``understood_as``, ``entity``, ``attribute``, ``attribute_terms``, ``carried``, ``answer``, ``facts``).
-        The facts of turns older than the last ``keep`` are dropped."""
+        first turn), in one statement: the turn's number is taken under the conversation's row lock, so concurrent
+        appends get consecutive numbers in commit order. ``turn`` holds the fields (``episode``, ``question``,
+        ``understood_as``, ``entity``, ``attribute``, ``attribute_terms``, ``carried``, ``answer``, ``facts``);
+        ``episode`` None: the turn starts an episode, numbered after the turn. The facts of turns older than the
+        last ``keep`` are dropped. Returns the fields with the stored ``turn`` and ``episode``."""
         key = self._key(conversation_id)
-        with connection_pool(self.url).connection() as conn, conn.transaction():
-            row = conn.execute(sql.NEXT_TURN, {**key, "as_of": as_of}).fetchone()
-            if row is None:
-                raise StoreError(f"collection {self.collection!r} does not exist: `python -m core collections` "
-                                 "lists the ones there are")
-            number = row[0]
-            turn = dict(make_turn(number))
-            conn.execute(sql.INSERT_TURN, {**key, **turn, "turn": number, "carried": Jsonb(turn.get("carried") or {}),
-                                           "facts": Jsonb(turn.get("facts") or [])})  # fmt: skip
-            if number > keep:
-                conn.execute(sql.FORGET_OLD_FACTS, {**key, "turn": number, "keep": keep})
-        return {**turn, "turn": number}
+        params = {**key, **turn, "as_of": as_of, "keep": keep, "episode": turn.get("episode"),
+                  "carried": Jsonb(turn.get("carried") or {}), "facts": Jsonb(turn.get("facts") or [])}
+        with read_connection(connection_pool(self.url)) as conn:  # autocommit: the statement is its transaction
+            row = conn.execute(sql.APPEND_TURN, params).fetchone()
+        if row is None:
+            raise StoreError(f"collection {self.collection!r} does not exist: `python -m core collections` "
+                             "lists the ones there are")
+        return {**turn, "turn": row[0], "episode": row[1]}
 
     @staticmethod
     def _rows(rows: list[tuple]) -> list[dict[str, Any]]:
@@ -94,9 +91,9 @@ class ConversationTables:
 
     def memory(self, conversation_id: str, limit: int) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         """The conversation's row (:meth:`conversation`) and its last ``limit`` turns (:meth:`recent`, oldest
-        first), read in one statement: what a turn reads before it is answered."""
+        first), read in one statement and one round trip: what a turn reads before it is answered."""
         key = self._key(conversation_id)
-        with connection_pool(self.url).connection() as conn:
+        with read_connection(connection_pool(self.url)) as conn:
             if self.url not in _SCHEMA_READY and not _tables_exist(conn):
                 return None, []
             rows = conn.execute(sql.MEMORY, {**key, "limit": limit}).fetchall()
