@@ -121,9 +121,10 @@ def test_a_conversation_as_of_a_date_says_so_and_every_turn_reads_it(samples_sto
 def test_a_long_conversation_shows_its_last_turns_and_says_what_the_memory_dropped(samples_store):
     conversation = f"long-{uuid.uuid4().hex[:8]}"
     tables = ConversationTables(samples_store.url, "samples")
+    tables.ensure_schema()
     for n in range(1000):
-        tables.append(conversation, lambda number, n=n: {
-            "episode": number, "question": f"question {n}", "understood_as": f"question {n}", "entity": None,
+        tables.append(conversation, {
+            "episode": None, "question": f"question {n}", "understood_as": f"question {n}", "entity": None,
             "attribute": None, "attribute_terms": [], "carried": {}, "answer": f"answer {n}",
             "facts": [{"element_id": "e", "value": "v"}]}, keep=20)
     at = _page(conversation)
