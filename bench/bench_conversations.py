@@ -11,7 +11,12 @@ hierarchical context. Reported:
 * context tokens per turn: the memory sent (standalone question, carried slots and facts) against resending the
   whole history (every earlier question and answer, then the question), at turn >= 2 and at turn >= 3;
 * a follow-up's extra latency: the time of the conversation's own work (memory read, resolution, the turn appended)
-  outside the answer, p50 and p95;
+  outside the answer and the question's one embedding (the turn embeds the standalone question for the episode cut
+  and hands the vector to retrieval, which then embeds nothing), p50 and p95, each part's p50, and beside it the
+  whole follow-up's time against the standalone question's, asked one after the other in the same run, with the
+  load average (the machine is shared);
+* the embedding distance of each later turn's standalone question from the turn before's: the largest over the
+  follow-ups, the smallest over the switches, and the follow-ups it cut into a new episode;
 * 1,000 turns appended to one conversation: the turns whose facts the memory keeps, and the memory read's time over
   the first and the last hundred turns.
 
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 import uuid
@@ -85,7 +91,7 @@ def main() -> None:
     scratch_database()
     from core.answering import compare
     from core.answering.answerers import ExtractiveAnswerer
-    from core.conversation import answer_text, ask_in_conversation
+    from core.conversation import answer_text, start_turn
     from core.db import database_url
     from core.embeddings import make_embeddings
     from core.ingest import ingest_paths
@@ -98,26 +104,38 @@ def main() -> None:
     answerer = ExtractiveAnswerer()
     exchanges = exchange_set["exchanges"]
 
-    def answer(text: str):
-        return compare(store, RetrievalRequest(text), answerer=answerer, modes=("hierarchical",))
+    def answer(text: str, query_vector=None):
+        return compare(store, RetrievalRequest(text, query_vector=query_vector), answerer=answerer,
+                       modes=("hierarchical",))
 
     answer("warm-up question")  # the model and the pools loaded before anything is timed
+    embed_ms: list[float] = []
+    embed_query = store.embeddings.embed_query
+
+    def timed_embed(text: str, embed_query=embed_query):  # the turn's one embedding, timed apart from its own work
+        t0 = time.perf_counter()
+        vector = embed_query(text)
+        embed_ms.append((time.perf_counter() - t0) * 1000)
+        return vector
+
+    store.embeddings.embed_query = timed_embed
     rows = []
     for exchange in exchanges:
         conversation = f"bench-{uuid.uuid4().hex[:8]}"
         for number, gold in enumerate(exchange["turns"], start=1):
-            spent: list[float] = []
-
-            def timed(text: str, spent: list[float] = spent):
-                t0 = time.perf_counter()
-                result = answer(text)
-                spent.append(time.perf_counter() - t0)
-                return result
-
+            embed_ms.clear()
             t0 = time.perf_counter()
-            turn = ask_in_conversation(store, conversation, gold["question"], timed)
-            overhead_ms = (time.perf_counter() - t0 - spent[0]) * 1000
-            standalone = answer(gold["standalone"])
+            pending = start_turn(store, conversation, gold["question"])
+            t1 = time.perf_counter()
+            result = answer(pending.resolution.understood_as, pending.query_vector)  # embedded by the turn
+            t2 = time.perf_counter()
+            turn = pending.finish(result)
+            t3 = time.perf_counter()
+            embedded = sum(embed_ms)
+            embed_ms.clear()
+            t4 = time.perf_counter()
+            standalone = answer(gold["standalone"])  # embeds the question itself
+            t5 = time.perf_counter()
             slots = turn.resolution.slots
             rows.append({
                 "exchange": exchange["id"], "language": exchange["language"], "turn": number, "kind": gold["kind"],
@@ -126,9 +144,15 @@ def main() -> None:
                 and gold["attribute"] in slots.attribute_terms,
                 "right": _right(answer_text(turn.result), gold["answers"]),
                 "standalone_right": _right(answer_text(standalone), gold["answers"]),
-                "carried": bool(turn.resolution.memory), "memory_tokens": turn.memory_tokens,
-                "history_tokens": turn.history_tokens, "overhead_ms": round(overhead_ms, 2),
+                "carried": bool(turn.resolution.memory), "episode": turn.episode,
+                "distance": turn.resolution.distance, "memory_tokens": turn.memory_tokens,
+                "history_tokens": turn.history_tokens,
+                "overhead_ms": round((t1 - t0 + t3 - t2) * 1000 - embedded, 2),
+                "start_ms": round((t1 - t0) * 1000 - embedded, 2), "append_ms": round((t3 - t2) * 1000, 2),
+                "embed_ms": round(embedded, 2), "follow_up_total_ms": round((t3 - t0) * 1000, 2),
+                "standalone_total_ms": round((t5 - t4) * 1000, 2),
             })
+    store.embeddings.embed_query = embed_query
     later = [r for r in rows if r["turn"] > 1]
     follow_ups = [r for r in rows if r["kind"] == "follow-up"]
     switches = [r for r in rows if r["kind"] == "switch"]
@@ -150,6 +174,16 @@ def main() -> None:
         "memory_vs_history_tokens_turn_ge_3": token_ratio(3),
         "follow_up_extra_ms_p50": round(statistics.median([r["overhead_ms"] for r in follow_ups]), 2),
         "follow_up_extra_ms_p95": round(_percentile([r["overhead_ms"] for r in follow_ups], 0.95), 2),
+        "follow_up_memory_read_and_resolution_ms_p50": round(statistics.median([r["start_ms"] for r in follow_ups]),
+                                                             2),
+        "follow_up_append_ms_p50": round(statistics.median([r["append_ms"] for r in follow_ups]), 2),
+        "follow_up_embed_ms_p50": round(statistics.median([r["embed_ms"] for r in follow_ups]), 2),
+        "follow_up_total_ms_p50": round(statistics.median([r["follow_up_total_ms"] for r in follow_ups]), 1),
+        "standalone_total_ms_p50": round(statistics.median([r["standalone_total_ms"] for r in follow_ups]), 1),
+        "follow_up_distance_max": max((r["distance"] for r in follow_ups if r["distance"] is not None), default=None),
+        "switch_distance_min": min((r["distance"] for r in switches if r["distance"] is not None), default=None),
+        "follow_ups_cut_by_distance": sum(r["episode"] == r["turn"] for r in follow_ups),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
     }
     if not args.no_long:
         summary.update(_long_conversation(store))

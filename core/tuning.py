@@ -42,7 +42,7 @@ __all__ = ["TUNED_PACKAGES", "TUNING_DIR", "SetScore", "TuningError", "TuningRec
 
 TUNING_DIR = Path(__file__).resolve().parent.parent / "data" / "tuning"
 # The packages whose named constants must each have a record.
-TUNED_PACKAGES = ("core.retrieval", "core.answering")
+TUNED_PACKAGES = ("core.retrieval", "core.answering", "core.conversation")
 Evidence = Literal["sweep", "limit", "unswept"]
 EVIDENCE: tuple[str, ...] = ("sweep", "limit", "unswept")
 

@@ -160,7 +160,8 @@ if pending is not None:
             with st.spinner("Searching…"):
                 fresh = retrieve(store, RetrievalRequest(resolution.understood_as, k=int(k), scope=scope,
                                                          children_budget=int(budget), search=search_name,
-                                                         everywhere=everywhere, as_of=pending.as_of))
+                                                         everywhere=everywhere, as_of=pending.as_of,
+                                                         query_vector=pending.query_vector))
         except QuestionError as exc:  # a day before every version, or a strategy without history: our own words
             st.error(escape_markdown(str(exc)), icon=":material/event_busy:")
         except (ValueError, StoreError) as exc:

@@ -1,7 +1,7 @@
 """Conversations: follow-ups resolved offline into standalone questions (entity and attribute carried, never across a
 topic switch), turns stored per collection behind the store's door (order kept under concurrent appends, ids checked
 like collection names, an unknown id a new conversation, delete deleting the memory), and the CLI round trip.
-Real Postgres; the hash embedder (the model is not under test); the offline extractive answerer."""
+Real Postgres; a word-hash embedder (the model is not under test); the offline extractive answerer."""
 
 from __future__ import annotations
 
@@ -15,12 +15,29 @@ import pytest
 
 from core.cli import main
 from core.conversation import analyse, resolve
+from core.embeddings import EmbedderInfo
 from core.ingest import SourceFile, ingest
 from core.store import ElementStore, StoreError
 from core.store.conversations import ConversationTables, validate_conversation_id
 from tests.helpers_embeddings import HashEmbeddings
 
 from .conftest import ROOT
+
+
+class WordHashEmbeddings(HashEmbeddings):
+    """The hash embedder over words: a text's vector is the normalised sum of its words' hash vectors, so that a
+    follow-up understood as the question before with one word changed lies near it, as with a real model (the
+    episode cut reads that distance; the model is not what these tests are about)."""
+
+    info = EmbedderInfo("hash-words", "test-sha256-words-512", 512)
+
+    @staticmethod
+    def _vector(text):
+        import numpy as np
+
+        words = text.casefold().replace("?", " ").split() or [""]
+        v = np.sum([HashEmbeddings._vector(w) for w in words], axis=0)
+        return (v / np.linalg.norm(v)).tolist()
 
 NOVA = b"""# Nova 24FL
 
@@ -113,7 +130,7 @@ def test_the_slots_are_retrievals_readings():
 @pytest.fixture(scope="module")
 def nova(db_url):
     collection = f"conv_{uuid.uuid4().hex[:8]}"
-    store = ElementStore(db_url, collection, HashEmbeddings())
+    store = ElementStore(db_url, collection, WordHashEmbeddings())
     files = [SourceFile("nova-24fl.md", data=NOVA), SourceFile("nova-27qx.md", data=NOVA_27),
              SourceFile("zephyr.md", data=ZEPHYR_KO)]
     assert not ingest(store, files).errors
@@ -163,7 +180,7 @@ def test_a_turn_in_a_collection_that_is_not_there_is_refused(db_url):
 
 
 def test_conversations_are_per_collection(nova, db_url):
-    other = ElementStore(db_url, f"conv_other_{uuid.uuid4().hex[:6]}", HashEmbeddings())
+    other = ElementStore(db_url, f"conv_other_{uuid.uuid4().hex[:6]}", WordHashEmbeddings())
     try:
         ConversationTables(nova.url, nova.collection).append("shared-name", _fields("mine"), keep=5)
         assert ConversationTables(other.url, other.collection).turns("shared-name") == []
@@ -199,7 +216,7 @@ def test_two_processes_appending_to_one_conversation_keep_order_and_lose_nothing
 
 @pytest.fixture
 def cli(nova, monkeypatch, capsys):
-    monkeypatch.setattr("core.store.element_store.make_embeddings", lambda *a, **k: HashEmbeddings())
+    monkeypatch.setattr("core.store.element_store.make_embeddings", lambda *a, **k: WordHashEmbeddings())
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
 
     def run(*args: str, as_json: bool = True) -> tuple[int, dict | str, str]:
@@ -424,3 +441,112 @@ def test_two_tabs_appending_at_once_keep_order_and_lose_nothing(nova):
     for name in ("left", "right"):
         assert [t["question"] for t in turns if t["question"].startswith(name)] == [
             f"{name} question {n}?" for n in range(10)], "each tab's turns in the order it asked them"
+
+
+# -- episodes cut by embedding distance, facts by community, a bounded memory ----------------------------------------
+
+
+def _unit(*values: float):
+    import numpy as np
+
+    v = np.zeros(512, dtype=np.float32)
+    v[: len(values)] = values
+    return v / np.linalg.norm(v)
+
+
+def test_a_follow_up_far_from_the_turn_before_starts_an_episode_and_leaves_its_facts():
+    from core.conversation import MemoryConfig, cut_episode
+
+    follow = resolve("What about its warranty?", [HEAVY])
+    near = cut_episode(follow, _unit(1, 0.2), _unit(1, 0), MemoryConfig(episode_distance=0.5))
+    assert not near.new_episode and near.memory["facts"] == HEAVY["facts"] and 0 < near.distance < 0.5
+    far = cut_episode(follow, _unit(1, 0), _unit(0, 1), MemoryConfig(episode_distance=0.5))
+    assert far.new_episode and far.distance == 1.0 and far.understood_as == follow.understood_as
+    assert far.memory["entity"] == "Nova 24FL" and "facts" not in far.memory and far.memory["episode_cut"] == 1.0
+    switch = cut_episode(resolve("What is the brightness of the Zephyr 32UX?", [HEAVY]), _unit(1, 0), _unit(1, 0))
+    assert switch.new_episode and switch.memory == {} and switch.distance == 0.0, "a switch never carries"
+    other_model = cut_episode(follow, _unit(1, 0)[:384], _unit(1, 0), MemoryConfig(episode_distance=0.5))
+    assert other_model.distance == 1.0 and other_model.new_episode
+
+
+def test_the_cut_reads_the_turn_befores_stored_embedding_and_hands_the_vector_to_retrieval(nova):
+    import numpy as np
+
+    from core.conversation import MemoryConfig, start_turn
+
+    first = start_turn(nova, "cut", "How heavy is the Nova 24FL?")
+    assert first.resolution.distance is None and np.allclose(
+        first.query_vector, nova.embeddings.embed_query("How heavy is the Nova 24FL?"))
+    first.finish(None)
+    _, recent = ConversationTables(nova.url, nova.collection).memory("cut", 20)
+    assert np.allclose(recent[-1]["query_vector"], first.query_vector)
+    same = start_turn(nova, "cut", "And?")  # understood as the same question: distance 0, the episode goes on
+    assert same.resolution.distance == 0.0 and not same.resolution.new_episode
+    assert same.finish(None).episode == 1
+    far = start_turn(nova, "cut", "And the 27QX?", config=MemoryConfig(episode_distance=0.0))
+    assert 0 < far.resolution.distance < MemoryConfig().episode_distance and far.resolution.new_episode
+    assert far.resolution.memory["attribute"] == "heavy" and "facts" not in far.resolution.memory
+    turn = far.finish(None)
+    assert turn.episode == turn.number == 3
+
+
+def _many_turns(n: int) -> list[dict]:
+    products = [("Nova 24FL", ["heavy", "weight"]), ("Nova 27QX", ["warranty"]), ("Zephyr 32UX", ["brightness"])]
+    out = []
+    for turn in range(1, n + 1):
+        entity, terms = products[turn % 3]
+        out.append({**_turn(turn, f"q{turn}", entity, terms[0], terms, episode=turn),
+                    "facts": [{"element_id": f"{entity}-{i}", "value": f"{entity} {terms[0]} fact {turn}.{i}"}
+                              for i in range(3)]})
+    return out
+
+
+def test_with_many_facts_a_follow_up_carries_its_nearest_communitys_facts():
+    from core.conversation import MemoryConfig, with_community_facts
+    from core.conversation.communities import CommunityConfig, fact_communities, memory_facts
+
+    recent = _many_turns(20)
+    communities = fact_communities(memory_facts(recent))
+    assert sorted(len(c) for c in communities) == [18, 21, 21] and fact_communities(memory_facts(recent)) == communities
+    assert all(len({f.entity for f in c}) == 1 for c in communities), "one product's facts in each community"
+    follow = resolve("What about the Nova 27QX?", recent)  # the last turn asked about Nova 24FL's weight
+    r = with_community_facts(follow, recent)
+    assert r.memory["community"] == {"communities": 3, "facts": 6}
+    assert [f["value"] for f in r.memory["facts"]] == [f"Nova 27QX warranty fact {t}.{i}" for t in (16, 19)
+                                                       for i in range(3)], "the entity's community, latest facts"
+    few = with_community_facts(follow, recent[:4], MemoryConfig(communities=CommunityConfig(min_facts=12)))
+    assert few is follow, "few facts: the episode's are carried"
+
+
+def test_a_long_conversations_memory_and_what_a_turn_carries_stay_bounded(nova):
+    from core.conversation import MemoryConfig, start_turn
+
+    tables = ConversationTables(nova.url, nova.collection)
+    for t in _many_turns(60):
+        tables.append("bounded-many", {k: v for k, v in t.items() if k != "turn"}, keep=20)
+    config = MemoryConfig()
+    pending = start_turn(nova, "bounded-many", "What about its warranty?", config=config)
+    assert len(pending.recent) == config.keep_turns == 20
+    facts = pending.resolution.memory.get("facts", [])
+    assert len(facts) <= config.communities.max_facts and pending.resolution.memory.get("community")
+    assert sum(t["facts"] is not None for t in tables.turns("bounded-many")) == 20
+
+
+def test_a_turns_append_leaves_the_connections_commit_setting_as_it_was(nova):
+    from core.db.pool import connection_pool, read_connection
+
+    tables = ConversationTables(nova.url, nova.collection)
+    pool = connection_pool(nova.url)
+    for _ in range(3):  # whichever pooled connection the append took, none keeps the relaxed commit
+        tables.append("commit-setting", _fields("q"), keep=5)
+        with read_connection(pool) as conn:
+            assert conn.execute("SHOW synchronous_commit").fetchone()[0] == "on"
+
+
+def test_a_turn_with_control_characters_or_broken_unicode_is_stored_cleaned(nova):
+    from core.conversation import start_turn
+
+    pending = start_turn(nova, "broken-text", "How heavy\x00 is the Nova\ud800 24FL?\x07")
+    pending.finish(None)
+    stored = ConversationTables(nova.url, nova.collection).turns("broken-text")
+    assert [t["question"] for t in stored] == ["How heavy is the Nova\ufffd 24FL?"]

@@ -10,7 +10,7 @@ from core.cli.console import emit, fail
 from core.retrieval.strategies import describe_choices, search_choices
 
 if TYPE_CHECKING:
-    pass
+    import numpy as np
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -67,9 +67,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     scope, answerer = resolve_scope(store, args.scope), default_answerer()
     modes = ("plain", "hierarchical") if args.mode == "both" else (args.mode,)
 
-    def request_for(text: str) -> RetrievalRequest:
+    def request_for(text: str, query_vector: np.ndarray | None = None) -> RetrievalRequest:
         return RetrievalRequest(text, k=args.k, scope=scope, search=args.search, everywhere=args.everywhere,
-                                children_budget=args.children_budget, as_of=as_of)
+                                children_budget=args.children_budget, as_of=as_of, query_vector=query_vector)
 
     search = request_for(question).config
     turn = None
@@ -82,8 +82,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         except ConversationDateError as exc:
             return fail(str(exc))
         as_of = pending.as_of  # request_for reads it
-        turn = pending.finish(compare(store, request_for(pending.resolution.understood_as), answerer=answerer,
-                                      modes=modes))
+        request = request_for(pending.resolution.understood_as, pending.query_vector)  # embedded once, by the turn
+        turn = pending.finish(compare(store, request, answerer=answerer, modes=modes))
         result = turn.result
     else:
         result = compare(store, request_for(question), answerer=answerer, modes=modes)

@@ -14,7 +14,10 @@ Each question is read for its two slots with the analysis retrieval already make
 
 The memory of a turn is its slots and its **facts**: the element ids and texts the answer cited. A later turn reads
 the slots and facts of its episode (at most :attr:`MemoryConfig.keep_turns` turns back), never the history's text;
-turns older than that keep their text but lose their facts (``conversations show`` says how many).
+turns older than that keep their text but lose their facts (``conversations show`` says how many). An episode is
+also cut where a follow-up's standalone question lies far from the turn before's (embedding distance,
+:func:`cut_episode`), and once the kept facts are many a follow-up carries its nearest community's facts
+(:mod:`core.conversation.communities`) instead of its episode's.
 
 A conversation may be as of a date (its first turn's): every turn reads that date. With a chat model, a rewrite is
 asked and checked against the slots (:mod:`core.conversation.rewrite`); when they disagree, the slots win.
@@ -27,13 +30,16 @@ from core.conversation.memory import (
     Turn,
     answer_text,
     ask_in_conversation,
+    cosine_distance,
+    cut_episode,
     facts_of,
     history_tokens,
     memory_tokens,
     start_turn,
+    with_community_facts,
 )
 from core.conversation.resolution import Resolution, Slots, analyse, as_typed, describe, resolve
 
 __all__ = ["ConversationDateError", "MemoryConfig", "PendingTurn", "Resolution", "Slots", "Turn", "analyse",
-           "answer_text", "as_typed", "ask_in_conversation", "describe", "facts_of", "history_tokens", "memory_tokens",
-           "resolve", "start_turn"]
+           "answer_text", "as_typed", "ask_in_conversation", "cosine_distance", "cut_episode", "describe", "facts_of",
+           "history_tokens", "memory_tokens", "resolve", "start_turn", "with_community_facts"]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from core.conversation.communities import CommunityConfig, nearest_community_facts
 from core.conversation.resolution import Resolution, resolve
 from core.conversation.resolution import as_typed as plain_resolution
 
@@ -20,17 +23,59 @@ if TYPE_CHECKING:
     from core.store.conversations import ConversationTables
 
 __all__ = ["ConversationDateError", "MemoryConfig", "PendingTurn", "Turn", "answer_text", "ask_in_conversation",
-           "facts_of", "history_tokens", "memory_tokens", "start_turn"]
+           "cosine_distance", "cut_episode", "facts_of", "history_tokens", "memory_tokens", "start_turn",
+           "with_community_facts"]
 
 
 @dataclass(frozen=True)
 class MemoryConfig:
     """How much of a conversation later turns read: the last ``keep_turns`` turns (their slots and facts), each
-    fact's text cut to ``fact_chars``."""
+    fact's text cut to ``fact_chars``, at most ``facts_per_turn`` facts a turn. ``episode_distance``: a follow-up
+    whose standalone question's embedding lies farther than this (cosine distance) from the turn before's starts a
+    new episode: its slots are still carried, the old episode's facts are not (data/tuning records how it was
+    chosen). ``communities``: past a number of kept facts, a follow-up carries its nearest community's facts
+    instead of its episode's (:mod:`core.conversation.communities`)."""
 
     keep_turns: int = 20
     fact_chars: int = 200
     facts_per_turn: int = 3
+    episode_distance: float = 0.6
+    communities: CommunityConfig = field(default_factory=CommunityConfig)
+
+
+def with_community_facts(resolution: Resolution, recent: list[dict[str, Any]],
+                         config: MemoryConfig = MemoryConfig()) -> Resolution:
+    """A follow-up that stays in its episode, when the memory holds many facts: its episode's facts replaced by
+    the nearest community's (``carried["community"]`` says how many communities there were); as it was otherwise."""
+    if resolution.new_episode:
+        return resolution
+    found = nearest_community_facts(recent, resolution.slots, config.communities)
+    if found is None:
+        return resolution
+    facts, communities = found
+    return replace(resolution, carried={**resolution.carried, "facts": facts, "community": {
+        "communities": communities, "facts": len(facts)}})
+
+
+def cosine_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """1 - cos(a, b); 1.0 when either is the zero vector or their dimensions differ (another embedder)."""
+    if a.shape != b.shape:
+        return 1.0
+    norms = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return 1.0 - float(np.dot(a, b)) / norms if norms else 1.0
+
+
+def cut_episode(resolution: Resolution, previous: np.ndarray | None, vector: np.ndarray,
+                config: MemoryConfig = MemoryConfig()) -> Resolution:
+    """``resolution`` with its distance from the turn before; a follow-up farther than ``config.episode_distance``
+    starts a new episode (the context changed though the slots were carried): the old episode's facts stay behind."""
+    if previous is None:
+        return resolution
+    distance = round(cosine_distance(np.asarray(previous, dtype=np.float32), vector), 4)
+    if resolution.new_episode or distance <= config.episode_distance:
+        return replace(resolution, distance=distance)
+    carried = {k: v for k, v in resolution.carried.items() if k not in ("facts", "episode")}
+    return replace(resolution, carried={**carried, "episode_cut": distance}, new_episode=True, distance=distance)
 
 
 def facts_of(result: Comparison | None, config: MemoryConfig = MemoryConfig()) -> list[dict[str, Any]]:
@@ -103,7 +148,8 @@ class ConversationDateError(ValueError):
 @dataclass
 class PendingTurn:
     """A turn resolved and not yet answered: ask ``resolution.understood_as`` as of ``as_of`` (the conversation's
-    date), then :meth:`finish` with the answer to append it."""
+    date), with ``query_vector`` as the request's (it is already embedded), then :meth:`finish` with the answer to
+    append it."""
 
     tables: ConversationTables
     conversation_id: str
@@ -111,6 +157,7 @@ class PendingTurn:
     recent: list[dict[str, Any]]
     as_of: datetime | None
     config: MemoryConfig
+    query_vector: np.ndarray | None = field(default=None, repr=False)  # the standalone question's embedding
 
     def finish(self, result: Comparison | None) -> Turn:
         """Append the answered turn (under the conversation's lock, so concurrent turns keep their order)."""
@@ -121,7 +168,8 @@ class PendingTurn:
             "episode": None if resolution.new_episode else resolution.carried["episode"],
             "question": resolution.question, "understood_as": resolution.understood_as, "entity": slots.entity,
             "attribute": slots.attribute, "attribute_terms": sorted(slots.attribute_terms), "carried": carried,
-            "answer": answer_text(result), "facts": facts_of(result, config)}, keep=config.keep_turns, as_of=self.as_of)
+            "answer": answer_text(result), "facts": facts_of(result, config), "query_vector": self.query_vector},
+            keep=config.keep_turns, as_of=self.as_of)
         return Turn(resolution, result, stored["turn"], stored["episode"], self.recent)
 
 
@@ -133,8 +181,11 @@ def start_turn(store: ElementStore, conversation_id: str, question: str, *, as_o
     A conversation is as of the date its first turn was asked as of: a later turn reads that date (``as_of``
     ``None`` or the same); another date raises :class:`ConversationDateError`. ``as_typed``: ask the question as
     typed, nothing carried. ``model``: a chat model asked for a rewrite, checked against the slots
-    (:func:`core.conversation.rewrite.rewritten`)."""
+    (:func:`core.conversation.rewrite.rewritten`). The standalone question is embedded here (the episode is cut
+    by its distance from the turn before's, :func:`cut_episode`) and handed on as ``query_vector``, so retrieval
+    does not embed it again."""
     from core.retrieval import validate_question
+    from core.retrieval.search import embed_query
     from core.store.conversations import ConversationTables
 
     question = validate_question(question)
@@ -156,7 +207,11 @@ def start_turn(store: ElementStore, conversation_id: str, question: str, *, as_o
             from core.conversation.rewrite import rewritten
 
             resolution = rewritten(resolution, recent, model)
-    return PendingTurn(tables, conversation_id, resolution, recent, as_of, config)
+    vector = embed_query(store, resolution.understood_as)
+    if not as_typed and recent:
+        resolution = cut_episode(resolution, recent[-1].get("query_vector"), vector, config)
+        resolution = with_community_facts(resolution, recent, config)
+    return PendingTurn(tables, conversation_id, resolution, recent, as_of, config, vector)
 
 
 def ask_in_conversation(store: ElementStore, conversation_id: str, question: str,

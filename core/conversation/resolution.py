@@ -70,6 +70,7 @@ class Resolution:
     carried: dict[str, Any] = field(default_factory=dict)
     new_episode: bool = True
     notice: str = ""  # what a model's rewrite did (used, or overruled by the slots); empty without a model
+    distance: float | None = None  # cosine distance of the standalone question's embedding from the turn before's
 
     @property
     def memory(self) -> dict[str, Any]:

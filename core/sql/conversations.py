@@ -48,6 +48,8 @@ CREATE_SCHEMA = [
     """,
     # A conversation may be as of a date: every turn reads the version in force then (NULL: the current one).
     "ALTER TABLE hke_conversations ADD COLUMN IF NOT EXISTS as_of timestamptz",
+    # The standalone question's embedding: the next turn's episode is cut where it lies far from this one.
+    "ALTER TABLE hke_conversation_turns ADD COLUMN IF NOT EXISTS query_vector vector",
 ]
 
 # One turn appended in one statement (one round trip in autocommit): the conversation made or its turn count taken
@@ -55,7 +57,9 @@ CREATE_SCHEMA = [
 # order), the turn inserted under that number (``episode`` NULL: the turn starts an episode numbered after itself),
 # and the facts of turns older than the last ``keep`` dropped (the memory is bounded; the turns' text stays). A turn
 # committed by another process while this one waited is newer than any turn dropped here, so the statement's
-# snapshot missing it drops nothing it should keep.
+# snapshot missing it drops nothing it should keep. The commit does not wait for the WAL to reach the disk
+# (``synchronous_commit`` off for this statement's transaction only): on the shared machine the flush was half the
+# turn's own time; a server crash in the next fraction of a second can lose that last turn, never corrupt another.
 APPEND_TURN = """
 WITH next AS (
     INSERT INTO hke_conversations (collection_id, conversation_id, turns, as_of)
@@ -65,9 +69,9 @@ WITH next AS (
     RETURNING collection_id, turns
 ), added AS (
     INSERT INTO hke_conversation_turns (collection_id, conversation_id, turn, episode, question, understood_as,
-                                        entity, attribute, attribute_terms, carried, answer, facts)
+                                        entity, attribute, attribute_terms, carried, answer, facts, query_vector)
     SELECT collection_id, %(conversation)s, turns, COALESCE(%(episode)s, turns), %(question)s, %(understood_as)s,
-           %(entity)s, %(attribute)s, %(attribute_terms)s, %(carried)s, %(answer)s, %(facts)s
+           %(entity)s, %(attribute)s, %(attribute_terms)s, %(carried)s, %(answer)s, %(facts)s, %(query_vector)s
     FROM next
     RETURNING turn, episode
 ), forgotten AS (
@@ -75,8 +79,10 @@ WITH next AS (
     FROM next
     WHERE t.collection_id = next.collection_id AND t.conversation_id = %(conversation)s
       AND t.turn <= next.turns - %(keep)s AND t.facts IS NOT NULL
+), relaxed AS (
+    SELECT set_config('synchronous_commit', 'off', true)
 )
-SELECT turn, episode FROM added
+SELECT turn, episode FROM added, relaxed
 """
 
 # One conversation's row: its turn count and the date it is as of.
@@ -99,11 +105,12 @@ SELECT * FROM (
 """
 
 # The conversation's row and its last ``limit`` turns (oldest first) in one statement: what a turn reads before it is
-# answered. No row: the conversation is new; a row whose turn columns are NULL: a conversation with no turn yet.
+# answered, with the last turn's question embedding (the others' are not needed: an episode is cut against the
+# turn before). No row: the conversation is new; a row whose turn columns are NULL: a conversation with no turn yet.
 MEMORY = """
 SELECT c.turns, c.as_of, c.created_at, c.updated_at,
        t.turn, t.episode, t.question, t.understood_as, t.entity, t.attribute, t.attribute_terms, t.carried, t.answer,
-       t.facts, t.created_at
+       t.facts, t.created_at, CASE WHEN t.turn = c.turns THEN t.query_vector END
 FROM hke_conversations c
 LEFT JOIN LATERAL (
     SELECT * FROM hke_conversation_turns x

@@ -64,11 +64,13 @@ class ConversationTables:
         """Append one turn, the conversation created when new (as of ``as_of``: a conversation's date is set by its
         first turn), in one statement: the turn's number is taken under the conversation's row lock, so concurrent
         appends get consecutive numbers in commit order. ``turn`` holds the fields (``episode``, ``question``,
-        ``understood_as``, ``entity``, ``attribute``, ``attribute_terms``, ``carried``, ``answer``, ``facts``);
+        ``understood_as``, ``entity``, ``attribute``, ``attribute_terms``, ``carried``, ``answer``, ``facts``, and
+        optionally ``query_vector``, the standalone question's embedding);
         ``episode`` None: the turn starts an episode, numbered after the turn. The facts of turns older than the
         last ``keep`` are dropped. Returns the fields with the stored ``turn`` and ``episode``."""
         key = self._key(conversation_id)
         params = {**key, **turn, "as_of": as_of, "keep": keep, "episode": turn.get("episode"),
+                  "query_vector": turn.get("query_vector"),
                   "carried": Jsonb(turn.get("carried") or {}), "facts": Jsonb(turn.get("facts") or [])}
         with read_connection(connection_pool(self.url)) as conn:  # autocommit: the statement is its transaction
             row = conn.execute(sql.APPEND_TURN, params).fetchone()
@@ -91,7 +93,8 @@ class ConversationTables:
 
     def memory(self, conversation_id: str, limit: int) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         """The conversation's row (:meth:`conversation`) and its last ``limit`` turns (:meth:`recent`, oldest
-        first), read in one statement and one round trip: what a turn reads before it is answered."""
+        first), read in one statement and one round trip: what a turn reads before it is answered. The last turn
+        also holds ``query_vector``, its standalone question's embedding (None when it was stored without)."""
         key = self._key(conversation_id)
         with read_connection(connection_pool(self.url)) as conn:
             if self.url not in _SCHEMA_READY and not _tables_exist(conn):
@@ -100,7 +103,10 @@ class ConversationTables:
         if not rows:
             return None, []
         conversation = dict(zip(("turns", "as_of", "created_at", "updated_at"), rows[0][:4], strict=True))
-        return conversation, self._rows([r[4:] for r in rows if r[4] is not None])
+        turns = self._rows([r[4:-1] for r in rows if r[4] is not None])
+        if turns:
+            turns[-1]["query_vector"] = rows[-1][-1]
+        return conversation, turns
 
     def conversation(self, conversation_id: str) -> dict[str, Any] | None:
         """The conversation's row (``turns``, ``as_of``, ``created_at``, ``updated_at``); None when it is new."""
