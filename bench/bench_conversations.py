@@ -20,11 +20,11 @@ hierarchical context. Reported:
 * 1,000 turns appended to one conversation: the turns whose facts the memory keeps, and the memory read's time over
   the first and the last hundred turns.
 
-A set naming a ``corpus`` (``data/conversations/npm-cli.json``, ``cibuildwheel.json``) is asked over that public
-corpus (``bench/corpora/<corpus>``), ingested into its own collection; the others over data/samples.
+A set naming a ``corpus`` (``data/conversations/npm-cli.json``, ``cibuildwheel.json``, ``korean-nlp.json``) is asked
+over that public corpus (``bench/corpora/<corpus>``), ingested into its own collection; the others over data/samples.
 
-Usage: ``python bench/bench_conversations.py [--set data/conversations/samples.json] [--no-long]``; results in
-bench/out/conversations.json (bench/out/conversations-<corpus>.json for a corpus's set).
+Usage: ``python bench/bench_conversations.py [--set data/conversations/samples.json] [--no-long] [--repeat N]``;
+results in bench/out/conversations.json (bench/out/conversations-<corpus>.json for a corpus's set).
 """
 
 from __future__ import annotations
@@ -85,6 +85,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", type=Path, default=SET)
     parser.add_argument("--no-long", action="store_true", help="skip the 1,000-turn conversation")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="ask the set this many times (more follow-ups timed; the answers' measures are the same)")
     args = parser.parse_args()
     exchange_set = json.loads(args.set.read_text(encoding="utf-8"))
     corpus = exchange_set.get("corpus")
@@ -110,28 +112,32 @@ def main() -> None:
 
     answer("warm-up question")  # the model and the pools loaded before anything is timed
     embed_ms: list[float] = []
+    embed_cpu_ms: list[float] = []
     embed_query = store.embeddings.embed_query
 
     def timed_embed(text: str, embed_query=embed_query):  # the turn's one embedding, timed apart from its own work
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         vector = embed_query(text)
         embed_ms.append((time.perf_counter() - t0) * 1000)
+        embed_cpu_ms.append((time.process_time() - c0) * 1000)
         return vector
 
     store.embeddings.embed_query = timed_embed
     rows = []
-    for exchange in exchanges:
+    load_before = os.getloadavg()
+    for exchange in exchanges * max(1, args.repeat):
         conversation = f"bench-{uuid.uuid4().hex[:8]}"
         for number, gold in enumerate(exchange["turns"], start=1):
             embed_ms.clear()
-            t0 = time.perf_counter()
+            embed_cpu_ms.clear()
+            t0, c0 = time.perf_counter(), time.process_time()
             pending = start_turn(store, conversation, gold["question"])
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.process_time()
             result = answer(pending.resolution.understood_as, pending.query_vector)  # embedded by the turn
-            t2 = time.perf_counter()
+            t2, c2 = time.perf_counter(), time.process_time()
             turn = pending.finish(result)
-            t3 = time.perf_counter()
-            embedded = sum(embed_ms)
+            t3, c3 = time.perf_counter(), time.process_time()
+            embedded, embedded_cpu = sum(embed_ms), sum(embed_cpu_ms)
             embed_ms.clear()
             t4 = time.perf_counter()
             standalone = answer(gold["standalone"])  # embeds the question itself
@@ -148,11 +154,13 @@ def main() -> None:
                 "distance": turn.resolution.distance, "memory_tokens": turn.memory_tokens,
                 "history_tokens": turn.history_tokens,
                 "overhead_ms": round((t1 - t0 + t3 - t2) * 1000 - embedded, 2),
+                "overhead_cpu_ms": round((c1 - c0 + c3 - c2) * 1000 - embedded_cpu, 2),
                 "start_ms": round((t1 - t0) * 1000 - embedded, 2), "append_ms": round((t3 - t2) * 1000, 2),
                 "embed_ms": round(embedded, 2), "follow_up_total_ms": round((t3 - t0) * 1000, 2),
                 "standalone_total_ms": round((t5 - t4) * 1000, 2),
             })
     store.embeddings.embed_query = embed_query
+    load_after = os.getloadavg()
     later = [r for r in rows if r["turn"] > 1]
     follow_ups = [r for r in rows if r["kind"] == "follow-up"]
     switches = [r for r in rows if r["kind"] == "switch"]
@@ -174,6 +182,7 @@ def main() -> None:
         "memory_vs_history_tokens_turn_ge_3": token_ratio(3),
         "follow_up_extra_ms_p50": round(statistics.median([r["overhead_ms"] for r in follow_ups]), 2),
         "follow_up_extra_ms_p95": round(_percentile([r["overhead_ms"] for r in follow_ups], 0.95), 2),
+        "follow_up_extra_cpu_ms_p50": round(statistics.median([r["overhead_cpu_ms"] for r in follow_ups]), 2),
         "follow_up_memory_read_and_resolution_ms_p50": round(statistics.median([r["start_ms"] for r in follow_ups]),
                                                              2),
         "follow_up_append_ms_p50": round(statistics.median([r["append_ms"] for r in follow_ups]), 2),
@@ -183,7 +192,7 @@ def main() -> None:
         "follow_up_distance_max": max((r["distance"] for r in follow_ups if r["distance"] is not None), default=None),
         "switch_distance_min": min((r["distance"] for r in switches if r["distance"] is not None), default=None),
         "follow_ups_cut_by_distance": sum(r["episode"] == r["turn"] for r in follow_ups),
-        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "load_average_before_after": [[round(x, 2) for x in load_before], [round(x, 2) for x in load_after]],
     }
     if not args.no_long:
         summary.update(_long_conversation(store))
