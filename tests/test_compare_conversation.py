@@ -180,3 +180,16 @@ def test_with_an_llm_the_rewrite_is_checked_against_the_slots(monkeypatch, rewri
     assert stored["understood_as"] == asked and stored["carried"]["notice"] == notice
     assert at.session_state["comparison"].question == asked
     assert "NeverShowThis" not in _bodies(at)
+
+
+@pytest.mark.parametrize(("carried", "note"), [
+    ({"entity": "Nova 24FL", "episode_cut": 0.7234},
+     " · a new episode: the question moved away from the turn before (distance 0.72), whose facts stay behind"),
+    ({"attribute": "heavy", "community": {"communities": 3, "facts": 6}},
+     " · 6 fact(s) from the nearest of the memory's 3 communities"),
+    ({"attribute": "heavy", "facts": []}, ""),
+])
+def test_understood_as_says_what_the_memory_did_beyond_the_slots(carried, note):
+    from views.conversation import memory_note
+
+    assert memory_note(carried) == note

@@ -103,6 +103,7 @@ def show_understood(turn: int | None, question: str, understood_as: str, slots: 
         return
     what = ", ".join(k for k in ("entity", "attribute") if carried.get(k))
     source = f" · {what} carried from turn {carried['from_turn']}" if what and carried.get("from_turn") else ""
+    source += memory_note(carried)
     left, right = st.columns([4, 1], vertical_alignment="center")
     left.caption(f"Understood as: **{escape_markdown(describe(slots))}** — “{escape_markdown(understood_as)}”"
                  f"{source}")
@@ -111,6 +112,18 @@ def show_understood(turn: int | None, question: str, understood_as: str, slots: 
                  help="Ask the question exactly as typed, with nothing carried from the conversation.")
     if carried.get("notice"):
         st.caption(escape_markdown(carried["notice"]))
+
+
+def memory_note(carried: dict) -> str:
+    """What the memory did beyond the slots: a new episode cut by distance, or facts from the nearest community."""
+    if carried.get("episode_cut") is not None:
+        return (f" · a new episode: the question moved away from the turn before (distance "
+                f"{float(carried['episode_cut']):.2f}), whose facts stay behind")
+    community = carried.get("community")
+    if isinstance(community, dict) and community.get("communities"):
+        return (f" · {int(community.get('facts', 0))} fact(s) from the nearest of the memory's "
+                f"{int(community['communities'])} communities")
+    return ""
 
 
 def show_question(turn: int | None, question: str) -> None:
