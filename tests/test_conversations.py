@@ -302,6 +302,23 @@ def test_the_public_corpora_exchanges_resolve_to_their_gold_slots(name):
                                    sorted(r.slots.attribute_terms), episode, r.understood_as)})
 
 
+def test_every_multi_turn_set_holds_what_the_benchmark_reads():
+    sets = sorted((ROOT / "data" / "conversations").glob("*.json"))
+    assert {p.stem for p in sets} >= {"samples", "npm-cli", "cibuildwheel", "korean-nlp"}
+    for path in sets:
+        exchange_set = json.loads(path.read_text(encoding="utf-8"))
+        for exchange in exchange_set["exchanges"]:
+            kinds = [t["kind"] for t in exchange["turns"]]
+            assert kinds[0] == "first" and set(kinds[1:]) <= {"follow-up", "switch"}, (path.name, exchange["id"])
+            for turn in exchange["turns"]:
+                assert all(isinstance(turn[k], str) and turn[k] for k in ("question", "standalone", "entity",
+                                                                           "attribute")), (path.name, turn)
+                assert turn["answers"] and all(isinstance(a, str) and a for a in turn["answers"]), (path.name, turn)
+    korean = json.loads((ROOT / "data" / "conversations" / "korean-nlp.json").read_text(encoding="utf-8"))
+    assert korean["corpus"] == "korean-nlp" and sum(e["language"] == "ko" for e in korean["exchanges"]) >= 4
+    assert any(len(e["turns"]) == 3 for e in korean["exchanges"])
+
+
 @pytest.mark.parametrize(("question", "entity"), [
     ("What is the type of the npm lockfile-version option?", "lockfile-version"),
     ("What about macOS?", "macOS"),
