@@ -1,6 +1,7 @@
 """Conversations (issue 32): follow-ups resolved offline against a bounded memory, measured on data/conversations/.
 
-For every exchange, each turn is asked in a fresh conversation (``core.conversation.ask_in_conversation``) and its
+For every exchange, each turn is asked in a fresh conversation (``core.conversation.start_turn``, then the answer
+with the turn's question vector, then ``finish``) and its
 gold standalone question is asked alone (the upper bound); both answered by the offline extractive answerer from the
 hierarchical context. Reported:
 

@@ -222,6 +222,7 @@ def ask_in_conversation(store: ElementStore, conversation_id: str, question: str
 
     The memory is read before answering and the turn appended after, under the conversation's lock, so a slow
     answer never holds it; two turns appended at once get consecutive numbers in commit order. The answer must read
-    the conversation's date (:func:`start_turn`): callers that pass ``as_of`` ask through :func:`start_turn`."""
+    the conversation's date, and ``answer`` embeds the question again: callers that pass ``as_of``, or that build
+    their own request, ask through :func:`start_turn` (its ``as_of`` and ``query_vector``)."""
     pending = start_turn(store, conversation_id, question, as_of=as_of, model=model, config=config)
     return pending.finish(answer(pending.resolution.understood_as))
