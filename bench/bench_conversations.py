@@ -1,9 +1,8 @@
 """Conversations (issue 32): follow-ups resolved offline against a bounded memory, measured on data/conversations/.
 
 For every exchange, each turn is asked in a fresh conversation (``core.conversation.start_turn``, then the answer
-with the turn's question vector, then ``finish``) and its
-gold standalone question is asked alone (the upper bound); both answered by the offline extractive answerer from the
-hierarchical context. Reported:
+with the turn's question vector, then ``finish``) and its gold standalone question is asked alone (the upper bound);
+both answered by the offline extractive answerer from the hierarchical context. Reported:
 
 * resolution accuracy: the turn was understood as the gold entity (its name inside the resolved one) and attribute
   (the gold attribute word among the resolved attribute's terms), over follow-ups and switches;
