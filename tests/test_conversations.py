@@ -549,17 +549,6 @@ def test_a_long_conversations_memory_and_what_a_turn_carries_stay_bounded(nova):
     assert sum(t["facts"] is not None for t in tables.turns("bounded-many")) == 20
 
 
-def test_a_turns_append_leaves_the_connections_commit_setting_as_it_was(nova):
-    from core.db.pool import connection_pool, read_connection
-
-    tables = ConversationTables(nova.url, nova.collection)
-    pool = connection_pool(nova.url)
-    for _ in range(3):  # whichever pooled connection the append took, none keeps the relaxed commit
-        tables.append("commit-setting", _fields("q"), keep=5)
-        with read_connection(pool) as conn:
-            assert conn.execute("SHOW synchronous_commit").fetchone()[0] == "on"
-
-
 def test_a_turn_with_control_characters_or_broken_unicode_is_stored_cleaned(nova):
     from core.conversation import start_turn
 

@@ -57,9 +57,8 @@ CREATE_SCHEMA = [
 # order), the turn inserted under that number (``episode`` NULL: the turn starts an episode numbered after itself),
 # and the facts of turns older than the last ``keep`` dropped (the memory is bounded; the turns' text stays). A turn
 # committed by another process while this one waited is newer than any turn dropped here, so the statement's
-# snapshot missing it drops nothing it should keep. The commit does not wait for the WAL to reach the disk
-# (``synchronous_commit`` off for this statement's transaction only): on the shared machine the flush was half the
-# turn's own time; a server crash in the next fraction of a second can lose that last turn, never corrupt another.
+# snapshot missing it drops nothing it should keep. The commit waits for the WAL flush like every other write: a
+# turn the page has shown survives a server crash.
 APPEND_TURN = """
 WITH next AS (
     INSERT INTO hke_conversations (collection_id, conversation_id, turns, as_of)
@@ -79,10 +78,8 @@ WITH next AS (
     FROM next
     WHERE t.collection_id = next.collection_id AND t.conversation_id = %(conversation)s
       AND t.turn <= next.turns - %(keep)s AND t.facts IS NOT NULL
-), relaxed AS (
-    SELECT set_config('synchronous_commit', 'off', true)
 )
-SELECT turn, episode FROM added, relaxed
+SELECT turn, episode FROM added
 """
 
 # One conversation's row: its turn count and the date it is as of.
