@@ -523,13 +523,16 @@ def _as_of(store: ElementStore, when: datetime, config: SearchConfig) -> Element
 
 
 def warm_up(store: ElementStore) -> None:
-    """Pay the one-time costs before the first question: the Korean analyser's model load and this process's copy
-    of the heading index (filled in the store first for a collection made before it). Without it the first
-    question of a fresh server took ~6 s in "search"."""
+    """Pay the one-time costs before the first question: the Korean analyser's model load, this process's copy
+    of the heading index (filled in the store first for a collection made before it) and the unit registry the
+    extractive answer compares values with. Without it the first question of a fresh server took ~6 s in
+    "search", and its answer seconds more."""
     from core import textnorm
+    from core.quantities import registry
 
     textnorm.terms("워밍업 warm-up")
     heading_index(store)
+    registry()
 
 
 # -- LangChain retrievers --------------------------------------------------------------------------------
