@@ -10,10 +10,11 @@ Per question of the sets (default: ``gold`` and ``entity-grid``, 273 questions o
   ``core.retrieval.search.search`` with the question's vector), the least any answer costs: the limit.
 
 For each: the wall-clock median (``*_wall_ms_p50``), this process's CPU time (``*_cpu_ms_p50``, ``time.process_time``)
-and the CPU time of the scratch Postgres server's processes in the same span (``*_pg_cpu_ms_p50``, read from /proc:
-only this benchmark uses that server), plus the SQL statements sent per question (``statements_p50``, pool checks
-included). On a shared machine wall time is mostly waiting for a core; CPU time is what the code costs. The load
-average is recorded with the numbers. ``--rounds`` runs the questions that many times (the median is over all).
+and the CPU time of the scratch Postgres server's processes in the same span (``*_pg_cpu_ms_mean``, read from /proc,
+where it is counted in 10 ms ticks, so its mean is exact and its median is not; only this benchmark uses that
+server); ``*_cpu_with_pg_ms_mean`` adds the two. Also the SQL statements sent per question (``statements_p50``, the
+pool's connection checks included). On a shared machine wall time is mostly waiting for a core; CPU time is what
+the code costs. The load average is recorded with the numbers. ``--rounds`` runs the questions that many times.
 
 Every slow first call (model loads, the unit registry, the tokenizer, the heading index) is made before timing.
 
