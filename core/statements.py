@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from core.elements import ROW_SEPARATOR, row_cells
 from core.quantities import is_unit
@@ -21,6 +22,7 @@ from core.textnorm import english_stem, match_terms
 __all__ = [
     "DEFAULT_WORDS",
     "Statement",
+    "asked_reading",
     "asks_default",
     "attribute_share",
     "documented_statement",
@@ -142,8 +144,20 @@ Statement = tuple[str, str]  # (key, value)
 def terms(text: str) -> frozenset[str]:
     """The text's match terms, English ones lightly stemmed (released ~ release). A Korean key the analyser
     reads as a verb form only ("밝기": 밝 + 기) keeps its words as they are, so "밝기 : 350 cd/m²" has a key."""
+    return _held_terms(text) if len(text) <= HELD_TERMS_CHARS else _terms(text)
+
+
+# Cost only: every stage and the reader ask the terms of the same question and hit texts again, question after
+# question; the terms of a text up to this long are kept (a long text is read rarely, and not held).
+HELD_TERMS_CHARS = 4000
+
+
+def _terms(text: str) -> frozenset[str]:
     found = frozenset(english_stem(t) for t in match_terms(text))
     return found or frozenset(_HANGUL_WORD.findall(text))
+
+
+_held_terms = lru_cache(maxsize=20_000)(_terms)
 
 
 # Korean adjective stems the question may use in any ending ("가장 밝은", "더 가벼운"): the analyser drops
@@ -203,17 +217,22 @@ def without_default_phrases(question: str, replacement: str = "") -> str:
 def question_terms(question: str) -> frozenset[str]:
     """The question's terms, with the attribute nouns its words ask for, in both languages; asking for a default
     in other words ("if I don't pass one") asks for "default"."""
-    plain = without_default_phrases(question, _DEFAULT_WORD)
-    return expand_terms(terms(plain), plain)
+    return asked_reading(question)[0]
 
 
 def expanded_query(question: str) -> str:
     """``question`` with the attribute nouns its words ask for, in both languages ("heavier" → "weight 무게",
     "if I don't pass one" → "default"): what full-text search needs to find a Korean sheet's "무게" for an
     English question."""
+    return asked_reading(question)[1]
+
+
+def asked_reading(question: str) -> tuple[frozenset[str], str]:
+    """:func:`question_terms` and :func:`expanded_query` of ``question``, read with one parse."""
     plain = without_default_phrases(question, _DEFAULT_WORD)
-    added = sorted(question_terms(question) - terms(plain))
-    return f"{plain} {' '.join(added)}" if added else plain
+    asked = expand_terms(terms(plain), plain)
+    added = sorted(asked - terms(plain))
+    return asked, f"{plain} {' '.join(added)}" if added else plain
 
 
 def attribute_share(asked: frozenset[str], key: str) -> float:

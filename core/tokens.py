@@ -22,10 +22,19 @@ def _encoding(name: str):
 _PIECE_CHARS = 100_000
 
 
+# Cost only: a context is counted element by element, and the same elements come back question after question; the
+# count of a text up to this long is kept (a long text is counted rarely, and not held).
+HELD_COUNT_CHARS = 4000
+
+
 def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     """Number of tokens ``text`` costs under ``encoding`` (o200k: the gpt-4o family)."""
     if not text:
         return 0
+    return _held_count(text, encoding) if len(text) <= HELD_COUNT_CHARS else _count(text, encoding)
+
+
+def _count(text: str, encoding: str) -> int:
     enc = _encoding(encoding)
     if len(text) <= _PIECE_CHARS:
         return len(enc.encode(text))
@@ -39,6 +48,9 @@ def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
         total += len(enc.encode(text[start:end]))
         start = end
     return total
+
+
+_held_count = lru_cache(maxsize=20_000)(_count)
 
 
 def truncate_to_tokens(text: str, max_tokens: int, encoding: str = DEFAULT_ENCODING) -> str:

@@ -19,7 +19,7 @@ from core.retrieval.shape import (
     question_shape,
     split_preamble,
 )
-from core.statements import asks_default, expanded_query, question_terms, terms
+from core.statements import asked_reading, asks_default, terms, without_default_phrases
 
 __all__ = ["QuestionAnalysis", "analyse"]
 
@@ -37,7 +37,9 @@ class QuestionAnalysis:
       that name things (``fs.readFile``); ``models``: the names holding a digit ("24FL", "H2");
     * ``shape``: comparative, superlative or list (``None``: about one thing);
     * ``language``: ``ko`` when it holds Hangul, else ``en``; ``asks_default``: it asks for a default value;
-    * ``query``: the text full-text search reads (the question with the attribute nouns its words ask for).
+    * ``query``: the text full-text search reads (the question with the attribute nouns its words ask for);
+    * ``plain``: the question without its ways of asking for a default in other words (their words name nothing),
+      and its ``plain_preamble`` and ``plain_rest``: what the heading match reads names from.
     """
 
     text: str
@@ -52,6 +54,9 @@ class QuestionAnalysis:
     language: Language
     asks_default: bool
     query: str
+    plain: str
+    plain_preamble: str
+    plain_rest: str
 
     def identifiers(self, things: frozenset[str] = frozenset()) -> list[str]:
         """The identifiers naming an attribute (``core.retrieval.shape.attribute_identifiers``), ``things``
@@ -67,12 +72,15 @@ def analyse(question: str) -> QuestionAnalysis:
     """The analysis of ``question`` (already validated)."""
     preamble, rest = split_preamble(question)
     names = name_runs(rest)
+    asked, query = asked_reading(question)
+    plain = without_default_phrases(question)
+    plain_preamble, plain_rest = split_preamble(plain)
     return QuestionAnalysis(
         text=question,
-        terms=question_terms(question),
+        terms=asked,
         preamble=preamble,
         rest=rest,
-        rest_terms=question_terms(rest),
+        rest_terms=asked if rest == question else asked_reading(rest)[0],
         names=names,
         codes=tuple(code_names(question)),
         models=tuple(w for run in names for w in run.split() if any(c.isdigit() for c in w)
@@ -80,5 +88,8 @@ def analyse(question: str) -> QuestionAnalysis:
         shape=question_shape(question),
         language="ko" if _HANGUL.search(question) else "en",
         asks_default=asks_default(question),
-        query=expanded_query(question),
+        query=query,
+        plain=plain,
+        plain_preamble=plain_preamble,
+        plain_rest=plain_rest,
     )

@@ -139,16 +139,17 @@ def _best(hits: Sequence[Hit], asked: frozenset[str]) -> Hit | None:
 
 def entity_hits(
     context: SearchContext, index: HeadingIndex, shape: QuestionShape, hits: Sequence[Hit],
-    pool: Sequence[Hit] | None = None,
+    pool: Sequence[Hit] | None = None, *, named: Sequence[Entity] | None = None,
 ) -> tuple[list[Hit], list[Entity]]:
     """Each entity's best hit for the question (the one stating the attribute, else its nearest), beyond ``hits``:
     one search per thing compared. An open superlative or list whose hits state nothing first runs one search of the
     whole collection for the attribute. A table listing the things, for those whose own scope does not state the
-    attribute, is looked for in ``pool`` (the whole collection's hits already read), else by one search more."""
+    attribute, is looked for in ``pool`` (the whole collection's hits already read), else by one search more.
+    ``named``: the things the question's parts name, found already (then the hits are not read for them)."""
     config = context.stages.entities
     question = context.question
     asked = context.analysis.terms
-    entities = find_entities(index, shape, hits, asked, config.max_entities)
+    entities = list(named) if named else find_entities(index, shape, hits, asked, config.max_entities)
     if not entities and len(shape.parts) < 2:
         # "Which monitor is the lightest?": no hit states the attribute, so one search of the whole collection for
         # the elements that state it, whose headings are the things ranked; the nouns its comparative word asks

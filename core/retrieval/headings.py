@@ -136,13 +136,14 @@ def _called_name(heading: str) -> str | None:
     return found.group("name").casefold() if found else None
 
 
-def called_names(text: str, index: HeadingIndex) -> frozenset[str]:
+def called_names(text: str, index: HeadingIndex, *, plain: bool = False) -> frozenset[str]:
     """The identifiers of ``text`` (casefolded) that some heading of the collection calls (``send(req, path,
     [options])``, ``fs.readFile(path[, options], callback)``): each names the thing asked about, however it is
     written ("`send`", "serveStatic"), not an option of it. A plain lower-case word outside code ("send", "set")
-    counts only in a question with no code at all: one that writes its names in code writes its words as words."""
+    counts only in a question with no code at all: one that writes its names in code writes its words as words.
+    ``plain``: ``text`` is without its ways of asking for a default already (``QuestionAnalysis.plain``)."""
     out: set[str] = set()
-    text = without_default_phrases(text)
+    text = text if plain else without_default_phrases(text)
     tokens = [t for span in _CODE_SPAN.findall(text) for t in IDENTIFIER.findall(span)]
     bare = IDENTIFIER.findall(_CODE_SPAN.sub(" ", text))
     plain_too = not tokens
@@ -166,22 +167,25 @@ def _with_called(factors: dict[str, float], called: Iterable[str]) -> dict[str, 
     return out
 
 
-def word_factors(question: str, index: HeadingIndex | None = None) -> dict[str, float]:
+def word_factors(question: str, index: HeadingIndex | None = None, *,
+                 plain_parts: tuple[str, str] | None = None) -> dict[str, float]:
     """Each matchable word of ``question`` and how much it counts (see :data:`CODE_FACTOR` …).
 
     A preamble's words count :data:`PREAMBLE_FACTOR` when the question proper names a thing some heading holds;
     when it names none ("In the Footnotes extension, what is the default `SEPARATOR`?"), the preamble is where
     the thing is named and its words count by their kind. A preamble holding a heading of several words whole
     ("In 9.0 Migration Notes, …", "In PyMdown Extensions, …") names that place: its words count by their kind,
-    platform words included."""
+    platform words included. ``plain_parts``: the preamble and the rest of ``question`` without its ways of
+    asking for a default, when read already (``QuestionAnalysis.plain_preamble`` and ``plain_rest``)."""
     # the words of asking for a default in other words ("if I don't pass one", "fall back to") name nothing
-    preamble, rest = split_preamble(without_default_phrases(question))
+    preamble, rest = plain_parts or split_preamble(without_default_phrases(question))
     factors = _kinds(rest)
     if index is not None:
         factors = {w: PREAMBLE_FACTOR if _names_platform(w, index) else f for w, f in factors.items()}
-        factors = _with_called(factors, called_names(rest, index))
+        factors = _with_called(factors, called_names(rest, index, plain=True))
     named_rest = any(f >= NAME_FACTOR and (index is None or index.holding(w)) for w, f in factors.items())
-    pre = _kinds(preamble) if index is None else _with_called(_kinds(preamble), called_names(preamble, index))
+    pre = _kinds(preamble) if index is None else _with_called(_kinds(preamble),
+                                                              called_names(preamble, index, plain=True))
     # the preamble's own words, not its code: "Using `markdown.extensions.…`" names no "Using Extensions" guide
     place = _whole_heading_words(set(words(_CODE_SPAN.sub(" ", preamble))), index) if index is not None else set()
     for w, f in pre.items():

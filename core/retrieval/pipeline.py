@@ -114,9 +114,11 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
     t0 = time.perf_counter()
     index = heading_index(context.store)
     with index.lock:  # another thread may bring this process's copy up to date meanwhile
-        factors = word_factors(context.question, index)  # read once: choosing the scope weighs the same words
+        analysis = context.analysis
+        # read once: choosing the scope weighs the same words
+        factors = word_factors(context.question, index, plain_parts=(analysis.plain_preamble, analysis.plain_rest))
         candidates = rank_headings(context.question, index, factors)
-        things = called_names(context.question, index)
+        things = called_names(analysis.plain, index, plain=True)
     timings = {"match_headings": ms(time.perf_counter() - t0)}
     pool = min(MAX_K, max(k, stages.context.pool)) if stages.context.definitions_first else k
     everywhere, found = context.search(context.question, pool, scope)
@@ -246,6 +248,7 @@ def find_compared(context: SearchContext) -> Found:
     thing compared (:func:`add_entity_hits`); at most one search per thing, plus one."""
     analysis, config = context.analysis, context.stages.entities
     text = analysis.query
+    named: list[Entity] = []
     if analysis.shape is not None and len(analysis.shape.parts) >= 2:
         # the things' headings lead the query: a table listing them all (an index page of every extension's entry
         # point) matches every one, a page about one matches one
@@ -258,18 +261,20 @@ def find_compared(context: SearchContext) -> Found:
     pool, timings = context.search(text, pool_k, Scope.whole())
     hits = [Hit(h.element, rank, h.distance) for rank, h in enumerate(pool[: context.k])]
     found = Found(hits, Scope.whole(), None, ["searched the whole collection, then each thing compared"], timings)
-    return add_entity_hits(context, found, pool)
+    return add_entity_hits(context, found, pool, named)
 
 
-def add_entity_hits(context: SearchContext, found: Found, pool: list[Hit] | None = None) -> Found:
-    """For a comparative, superlative or list question, each entity's best hit joins ``found``'s hits."""
+def add_entity_hits(context: SearchContext, found: Found, pool: list[Hit] | None = None,
+                    named: list[Entity] | None = None) -> Found:
+    """For a comparative, superlative or list question, each entity's best hit joins ``found``'s hits. ``named``:
+    the things the question's parts name, when found already (``find_entities`` with no hits)."""
     shape = context.analysis.shape
     if shape is None:
         return found
     t0 = time.perf_counter()
     index = found.index or heading_index(context.store)
     with index.lock:  # another thread may bring this process's copy up to date meanwhile
-        extra, entities = entity_hits(context, index, shape, found.hits, pool)
+        extra, entities = entity_hits(context, index, shape, found.hits, pool, named=named)
     found.timings["entities"] = ms(time.perf_counter() - t0)
     if entities:
         found.notes.append(f"compared {len(entities)} entities: " + "; ".join(e.heading.label for e in entities))
@@ -436,6 +441,14 @@ def retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Element
     ``request`` says how (:class:`~core.retrieval.request.RetrievalRequest`); ``sibling`` is the contextual
     collection for the contextual strategy (read from the store when not given).
     """
+    # Every read of the question on one connection (and a search repeated while the scope is chosen reads once);
+    # the contextual index and the statement tiers are read through stores of their own.
+    config = request.config
+    with store.one_question(hold=not (config.contextual or config.statements)) as asking:
+        return _retrieve(asking, request, sibling=sibling)
+
+
+def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: ElementStore | None) -> Retrieval:
     question = validate_question(request.question)  # raises QuestionError (a ValueError) with a message for the user
     analysis = analyse(question)  # read once: every stage below reads the question through it
     stages = current_stages()
@@ -445,7 +458,6 @@ def retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Element
     scope = request.scope or Scope.whole()
     if request.as_of is not None:
         store = _as_of(store, request.as_of, config)
-    store = store.for_one_question()  # a search repeated while the scope is chosen reads once
     try:
         if config.contextual and sibling is None:
             sibling = contextual_index(store)  # reads only: a missing or stale index is an error saying how to build it
@@ -511,13 +523,16 @@ def _as_of(store: ElementStore, when: datetime, config: SearchConfig) -> Element
 
 
 def warm_up(store: ElementStore) -> None:
-    """Pay the one-time costs before the first question: the Korean analyser's model load and this process's copy
-    of the heading index (filled in the store first for a collection made before it). Without it the first
-    question of a fresh server took ~6 s in "search"."""
+    """Pay the one-time costs before the first question: the Korean analyser's model load, this process's copy
+    of the heading index (filled in the store first for a collection made before it) and the unit registry the
+    extractive answer compares values with. Without it the first question of a fresh server took ~6 s in
+    "search", and its answer seconds more."""
     from core import textnorm
+    from core.quantities import registry
 
     textnorm.terms("워밍업 warm-up")
     heading_index(store)
+    registry()
 
 
 # -- LangChain retrievers --------------------------------------------------------------------------------

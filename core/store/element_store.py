@@ -338,6 +338,26 @@ class ElementStore:
         twin.question_reads = QuestionReads()
         return twin
 
+    @contextlib.contextmanager
+    def one_question(self, *, hold: bool = True) -> Iterator[ElementStore]:
+        """:meth:`for_one_question`, its reads on one connection held for the block (``hold``): a question's dozen
+        reads otherwise take a pooled connection each, and the pool tests every one it lends with a round trip.
+        With standbys the held connection is a standby's, and the reads meant for the primary still go to it. Hold
+        none where the block opens other stores or tables on connections of their own (a pool of one would wait
+        for the held one)."""
+        twin = self.for_one_question()
+        assert twin.question_reads is not None
+        if not hold:
+            yield twin
+            return
+        with read_connection(self.reader) as conn:
+            twin.question_reads.connection = conn
+            twin.question_reads.primary_too = not self.read_urls
+            try:
+                yield twin
+            finally:
+                twin.question_reads.connection = None
+
     # -- the stored term counts (core.sql.terms) --
 
     def stored_term_counts(self, *, recount: bool = False) -> dict[str, int]:

@@ -53,6 +53,7 @@ class Collection(Protocol):
     """What a reader needs of its store (``core.store.ElementStore`` is one): the collection, its table, the pools
     for questions (``reader``) and for the primary (``pool``), and the embedder whose vectors the table holds."""
 
+    url: str
     collection_id: uuid.UUID
     table: str
     pool: ConnectionSource
@@ -116,6 +117,10 @@ _HEADING_PLACE = (0, 2, 1, None)  # core.sql.headings.HEADINGS_OF_ELEMENTS
 _PLACES: BoundedCache[tuple, dict[str, tuple[int, int, int]]] = BoundedCache(512)
 
 
+# (database URL, text) -> the text's lexemes under the server's parser (ElementReader.question_lexemes).
+_LEXEMES: BoundedCache[tuple[str, str], tuple[str, ...]] = BoundedCache(4096)
+
+
 @dataclass
 class QuestionReads:
     """What the reads of one question share (``ElementStore.for_one_question``): each vector search's hits by its
@@ -124,6 +129,10 @@ class QuestionReads:
 
     vector_hits: dict[tuple, list[Scored]] = field(default_factory=dict)
     total: int | None = None
+    # The connection the question's reads are held on (``ElementStore.one_question``); ``primary_too``: the
+    # reads meant for the primary too (no standby: it is the primary's).
+    connection: psycopg.Connection | None = None
+    primary_too: bool = False
 
 
 class ElementReader:
@@ -166,8 +175,19 @@ class ElementReader:
         if self._conn is not None:
             yield self._conn
             return
+        held = self._held(primary=primary)
+        if held is not None:
+            yield held
+            return
         with read_connection(self._store.pool if primary else self._store.reader) as conn:
             yield conn
+
+    def _held(self, *, primary: bool = False) -> psycopg.Connection | None:
+        """The connection one question's reads are held on (``ElementStore.one_question``), if any serves."""
+        shared = self._store.question_reads
+        if shared is None or shared.connection is None or (primary and not shared.primary_too):
+            return None
+        return shared.connection
 
     def _query(self, template: str, params: Mapping[str, Any] | Sequence[Any] | None = None, *,
                primary: bool = False, tables: Sequence[str] | None = None,
@@ -238,6 +258,10 @@ class ElementReader:
         """This reader on one connection of ``store.reader`` for the reads inside the block."""
         if self._conn is not None:
             yield self
+            return
+        held = self._held()
+        if held is not None:
+            yield ElementReader(self._store, held, as_of=self.as_of, versions=self._versions_at)
             return
         with read_connection(self._store.reader) as conn:
             yield ElementReader(self._store, conn, as_of=self.as_of, versions=self._versions_at)
@@ -316,9 +340,15 @@ class ElementReader:
         return list(found)
 
     def question_lexemes(self, question: str) -> list[str]:
-        """The question's lexemes under the parser of the stored ones (``core.sql.retrieval.QUESTION_LEXEMES``)."""
-        rows = self._query(retrieval_sql.QUESTION_LEXEMES, {"question": question}, tables=())
-        return list(rows[0][0] or [])
+        """The question's lexemes under the parser of the stored ones (``core.sql.retrieval.QUESTION_LEXEMES``),
+        read once per text and database: the parser is the server's own and holds no data."""
+        key = (self._store.url, question)
+        held = _LEXEMES.get(key)
+        if held is None:
+            rows = self._query(retrieval_sql.QUESTION_LEXEMES, {"question": question}, tables=())
+            held = tuple(rows[0][0] or ())
+            _LEXEMES.put(key, held)
+        return list(held)
 
     def term_counts(self, keys: Sequence[str], prefix: Sequence[bool]) -> TermCounts:
         """The stored element counts of ``keys`` (``prefix[i]``: key ``i`` is a prefix term)."""

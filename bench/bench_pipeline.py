@@ -1,0 +1,182 @@
+"""The samples' whole default pipeline per question: wall and CPU time, the Postgres side included, against the raw SQL
+search alone (issue 29, item 7: p50 ≤ 15 ms).
+
+Per question of the sets (default: ``gold`` and ``entity-grid``, 273 questions on data/samples) it times:
+
+* ``pipeline``: what ``ask`` runs without an LLM: the query embedding, ``core.retrieval.retrieve`` under the default
+  strategy (heading scope, evidence probes, entity hits, both contexts) and the extractive answer;
+* ``embed`` / ``retrieve`` / ``answer``: its three parts;
+* ``raw_search``: the SQL of one hybrid search of the whole collection (its vector and full-text statements,
+  ``core.retrieval.search.search`` with the question's vector), the least any answer costs: the limit.
+
+For each: the wall-clock median (``*_wall_ms_p50``), this process's CPU time (``*_cpu_ms_p50``, ``time.process_time``)
+and the CPU time of the scratch Postgres server's processes in the same span (``*_pg_cpu_ms_mean``, read from /proc,
+where it is counted in 10 ms ticks, so its mean is exact and its median is not; only this benchmark uses that
+server); ``*_cpu_with_pg_ms_mean`` adds the two. Also the SQL statements sent per question (``statements_p50``, the
+pool's connection checks included). On a shared machine wall time is mostly waiting for a core; CPU time is what
+the code costs. The load average is recorded with the numbers. ``--rounds`` runs the questions that many times.
+
+Every slow first call (model loads, the unit registry, the tokenizer, the heading index) is made before timing.
+
+Run: nice .venv/bin/python bench/bench_pipeline.py [--sets gold,entity-grid] [--rounds 1] [--label NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from _common import ROOT, SAMPLES, scratch_database, write_result
+from _synthetic import run_then_remove_scratch_database
+
+DATA = ROOT / "data"
+SETS = {"gold": DATA / "questions.json", "entity-grid": DATA / "entity_grid" / "samples.json",
+        "comparative-samples": DATA / "comparative" / "samples.json",
+        "shapes-samples": DATA / "shapes" / "samples.json"}
+PARTS = ("pipeline", "embed", "retrieve", "answer", "raw_search")
+
+
+class ServerClock:
+    """CPU seconds the scratch Postgres server's processes (postmaster and backends) have used, from /proc."""
+
+    def __init__(self) -> None:
+        from core.db import status
+
+        self.pid = status().server_pid
+        self.tick = os.sysconf("SC_CLK_TCK")
+
+    def __call__(self) -> float:
+        if self.pid is None:
+            return 0.0
+        total = 0
+        for pid in [self.pid, *self._children()]:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # a backend that ended meanwhile
+                continue
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        return total / self.tick
+
+    def _children(self) -> list[int]:
+        try:
+            return [int(p) for p in Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split()]
+        except OSError:
+            return []
+
+
+class StatementCounter:
+    """The SQL statements this process sends (psycopg's cursor execute, the pool's connection checks included)."""
+
+    def __init__(self) -> None:
+        import psycopg
+
+        self.count = 0
+        original = psycopg.Cursor.execute
+
+        def counted(cursor, *args, **kwargs):
+            self.count += 1
+            return original(cursor, *args, **kwargs)
+
+        psycopg.Cursor.execute = counted
+
+
+@contextmanager
+def timed(clock: ServerClock | None, into: dict[str, list[float]], part: str) -> Iterator[None]:
+    """Time the block into ``into``; the server's CPU only with a ``clock`` (reading it costs this process too)."""
+    wall, cpu, server = time.perf_counter(), time.process_time(), clock() if clock else 0.0
+    yield
+    into[f"{part}_wall_ms"].append((time.perf_counter() - wall) * 1000.0)
+    into[f"{part}_cpu_ms"].append((time.process_time() - cpu) * 1000.0)
+    if clock:
+        into[f"{part}_pg_cpu_ms"].append((clock() - server) * 1000.0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", default="gold,entity-grid", help=f"comma-separated, from {', '.join(SETS)}")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--label", default="")
+    args = parser.parse_args()
+    url = scratch_database()
+    out = run(url, [s.strip() for s in args.sets.split(",") if s.strip()], args.rounds)
+    out["label"] = args.label
+    path = write_result(f"pipeline{'-' + args.label if args.label else ''}", out)
+    print(f"wrote {path}")
+
+
+def run(url: str, names: list[str], rounds: int) -> dict:
+    from core.answering import ExtractiveAnswerer
+    from core.embeddings import make_embeddings
+    from core.evaluation import load_questions
+    from core.ingest import ingest_paths
+    from core.retrieval import DEFAULT_SEARCH, RetrievalRequest, Scope, retrieve, warm_up
+    from core.retrieval.search import embed_query, search
+    from core.store import ElementStore
+    from core.tokens import count_tokens
+
+    store = ElementStore(url, "bench_pipeline", make_embeddings("use"))
+    ingest_paths(store, [SAMPLES])
+    questions = [q.question for name in names for q in load_questions(SETS[name]).questions]
+    answerer = ExtractiveAnswerer()
+    clock, counter = ServerClock(), StatementCounter()
+
+    def pipeline(question: str, into: dict[str, list[float]]) -> None:
+        with timed(None, into, "embed"):
+            vector = embed_query(store, question)
+        with timed(None, into, "retrieve"):
+            retrieval = retrieve(store, RetrievalRequest(question, k=4, query_vector=vector))
+        with timed(None, into, "answer"):
+            answerer.complete(question, retrieval.hierarchical)
+
+    def raw_search(question: str) -> Callable[[], object]:
+        vector = embed_query(store, question)
+        return lambda: search(store, question, vector, 4, Scope.whole(), DEFAULT_SEARCH)
+
+    warm_up(store)
+    count_tokens("warm up")
+    scratch: dict[str, list[float]] = {f"{p}_{m}": [] for p in PARTS for m in ("wall_ms", "cpu_ms", "pg_cpu_ms")}
+    for question in questions:  # first calls: models, the unit registry, tokenizer tables, per-text caches alike
+        pipeline(question, scratch)
+    samples = {key: [] for key in scratch}
+    statements: list[int] = []
+    load_before = os.getloadavg()
+    for _ in range(rounds):
+        for question in questions:
+            sent = counter.count
+            with timed(clock, samples, "pipeline"):
+                pipeline(question, samples)
+            statements.append(counter.count - sent)
+            search_once = raw_search(question)
+            with timed(clock, samples, "raw_search"):
+                search_once()
+    load_after = os.getloadavg()
+    result: dict = {"questions": len(questions), "rounds": rounds, "sets": names,
+                    "load_average_before": [round(x, 2) for x in load_before],
+                    "load_average_after": [round(x, 2) for x in load_after],
+                    "environment": {"python": platform.python_version(), "cpus": os.cpu_count()}}
+    for key, values in samples.items():
+        if values:
+            result[f"{key}_p50"] = round(statistics.median(values), 2)
+            result[f"{key}_mean"] = round(statistics.fmean(values), 2)
+    result["statements_p50"] = statistics.median(statements)
+    # The server's CPU is counted in clock ticks (10 ms): its mean per question is exact, its median is not.
+    for part in ("pipeline", "raw_search"):
+        result[f"{part}_cpu_with_pg_ms_mean"] = round(result[f"{part}_cpu_ms_mean"] + result[f"{part}_pg_cpu_ms_mean"],
+                                                      2)
+    for measure in ("wall_ms_p50", "cpu_with_pg_ms_mean"):
+        result[f"pipeline_over_raw_search_{measure}"] = round(
+            result[f"pipeline_{measure}"] / max(result[f"raw_search_{measure}"], 1e-9), 2)
+    for key in sorted(result):
+        if key.endswith("_p50") or "pg" in key or key.startswith(("load", "pipeline_over")):
+            print(f"{key:<36} {result[key]}")
+    return result
+
+
+if __name__ == "__main__":
+    run_then_remove_scratch_database(main)
