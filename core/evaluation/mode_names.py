@@ -16,7 +16,7 @@ __all__ = ["ALL_MODES", "DEFAULT_MODES", "MODE_BLURBS", "mode_label", "mode_name
 
 def mode_names() -> tuple[str, ...]:
     """Every mode's name, in canonical order."""
-    return ("plain", *(s.mode for s in REGISTRY.values()), "default")
+    return ("plain", *(s.mode for s in REGISTRY.values()), "default", "unrouted")
 
 
 ALL_MODES: tuple[str, ...] = mode_names()
@@ -33,7 +33,9 @@ MODE_BLURBS = {
     "hybrid": "vector + full-text search over heading path and text (Postgres `simple`), fused by reciprocal "
               "rank, rendered as trees",
     "default": "what Compare and `ask` run: the default search scoped by the headings the question names, trees "
-               "with a heading hit's section",
+               "with a heading hit's section; a question bridging two things goes to the statements search when "
+               "the collection has the tiers",
+    "unrouted": "the default without its router: every question on the scoped path (the default before issue 31)",
 }
 
 
@@ -58,5 +60,7 @@ def mode_label(mode: str) -> str:
         return "Plain · vector search"
     if mode == "default":
         return "Hierarchical · default search (as Compare and ask run it)"
+    if mode == "unrouted":
+        return "Hierarchical · default search without the router"
     name = next((name for name, s in REGISTRY.items() if s.mode == mode), mode)
     return f"Hierarchical · {name} search, whole collection"

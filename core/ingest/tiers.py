@@ -5,7 +5,11 @@ statements, entities and facts are written; the statements of element rows a ver
 element stopped (so a read as of an earlier date still sees them), and those of purged documents go. An unchanged
 element is never read again, so an edit rewrites only the edited element's statements and facts.
 
-Statement vectors come through the embedding cache (:func:`core.ingest.embedding.embed_texts`): the text of a
+Topics (heading sections) follow their statements: the sections of every document whose statements changed are read
+again; a section whose text changed gets a new topic row and its old one stops when the section changed, a section
+whose statements all stopped stops too, and an unchanged one is left as it was.
+
+Statement and topic vectors come through the embedding cache (:func:`core.ingest.embedding.embed_texts`): the text of a
 statement already stored in the collection, or of an element embedded from the same text, is not embedded again.
 """
 
@@ -18,14 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.hlg.extract import Limits, Vocabulary, document_statements
+from core.hlg.extract import MAX_EMBED_CHARS, Limits, Vocabulary, document_statements
 from core.ingest.embedding import embed_texts, text_sha256
-from core.store.hlg_tables import HLGTables
+from core.store.hlg_tables import HLGTables, SectionDraft, TopicDraft
 
 if TYPE_CHECKING:
     from core.store import ElementStore
 
-__all__ = ["TierSync", "sync_tiers", "tiers_built"]
+__all__ = ["TierSync", "sync_tiers", "tiers_built", "topic_text"]
 
 
 @dataclass
@@ -36,6 +40,7 @@ class TierSync:
     documents: int = 0
     statements_written: int = 0
     statements_closed: int = 0
+    topics_written: int = 0
     embedded: int = 0
     reused: int = 0
     cuts: list[str] = field(default_factory=list)
@@ -47,7 +52,8 @@ class TierSync:
 
     def describe(self) -> str:
         text = (f"read {self.elements_read} element(s) of {self.documents} document(s): {self.statements_written} "
-                f"statement(s) written, {self.statements_closed} closed; {self.embedded} embedded, "
+                f"statement(s) written, {self.statements_closed} closed, {self.topics_written} topic(s) written; "
+                f"{self.embedded} embedded, "
                 f"{self.reused} reused from the cache")
         if self.counts:
             text += (f"; now {self.counts['statements']} statements, {self.counts['facts']} facts, "
@@ -65,7 +71,7 @@ def sync_tiers(store: ElementStore, *, limits: Limits | None = None, batch_size:
     tables = HLGTables(store)
     report = TierSync()
     with store.job_lock("hlg"):
-        pending, report.statements_closed = tables.settle()
+        pending, report.statements_closed, changed = tables.settle()
         by_document: dict[str, list] = defaultdict(list)
         for p in pending:
             by_document[p.document_id].append(p)
@@ -87,6 +93,43 @@ def sync_tiers(store: ElementStore, *, limits: Limits | None = None, batch_size:
             report.statements_written += tables.write(wanted, drafts, vectors, hashes)
             report.elements_read += len(wanted)
             report.documents += 1
+        documents = sorted(changed | set(by_document) | set(tables.topicless_documents()))
+        for start in range(0, len(documents), batch_size):
+            _sync_topics(tables, store, documents[start:start + batch_size], report, batch_size)
     report.counts = tables.counts().as_dict()
     report.seconds = round(time.perf_counter() - started, 3)
     return report
+
+
+def topic_text(section: SectionDraft) -> str:
+    """What a topic embeds and stores: its heading path, then its statements in document order (cut as statements
+    are, so a long section costs one vector's worth of text)."""
+    head = " > ".join(p for p in section.heading_path if p)
+    return "\n".join(x for x in (head, " ".join(section.texts)) if x)[:MAX_EMBED_CHARS]
+
+
+def _sync_topics(tables: HLGTables, store: ElementStore, documents: list[str], report: TierSync,
+                 batch_size: int) -> None:
+    """Bring the topics of ``documents`` up to date with their current statements."""
+    live = tables.live_topics(documents)
+    drafts: list[TopicDraft] = []
+    close: list[tuple[int, Any]] = []
+    for section in tables.sections(documents):
+        text = topic_text(section)
+        sha = text_sha256(text)
+        current = live.get((section.document_id, section.topic))
+        if current is not None and current[1] == sha:
+            continue
+        if current is not None:
+            close.append((current[0], section.changed))
+        drafts.append(TopicDraft(section.document_id, section.topic, section.heading_path, text, sha,
+                                 len(section.texts), section.changed))
+    vectors = np.zeros((0, 0), np.float32)
+    if drafts:
+        texts = [d.text for d in drafts]
+        cached = tables.cached_topic_vectors(sorted({d.sha for d in drafts}))
+        embedded = embed_texts(store, texts, batch_size=batch_size, pending=cached)
+        vectors = embedded.vectors
+        report.embedded += embedded.embedded
+        report.reused += embedded.reused
+    report.topics_written += tables.write_topics(documents, close, drafts, vectors)

@@ -14,6 +14,7 @@ from typing import Literal
 from core.retrieval.shape import (
     QuestionShape,
     attribute_identifiers,
+    bridge_cue,
     code_names,
     name_runs,
     question_shape,
@@ -37,7 +38,9 @@ class QuestionAnalysis:
       that name things (``fs.readFile``); ``models``: the names holding a digit ("24FL", "H2");
     * ``shape``: comparative, superlative or list (``None``: about one thing);
     * ``language``: ``ko`` when it holds Hangul, else ``en``; ``asks_default``: it asks for a default value;
-    * ``query``: the text full-text search reads (the question with the attribute nouns its words ask for).
+    * ``query``: the text full-text search reads (the question with the attribute nouns its words ask for);
+    * ``bridge``: why its evidence must bridge two things (a relative clause naming a thing by what it does, two
+      questions in one: ``core.retrieval.shape.bridge_cue``), "" when it names one thing and one attribute.
     """
 
     text: str
@@ -52,6 +55,7 @@ class QuestionAnalysis:
     language: Language
     asks_default: bool
     query: str
+    bridge: str = ""
 
     def identifiers(self, things: frozenset[str] = frozenset()) -> list[str]:
         """The identifiers naming an attribute (``core.retrieval.shape.attribute_identifiers``), ``things``
@@ -81,4 +85,5 @@ def analyse(question: str) -> QuestionAnalysis:
         language="ko" if _HANGUL.search(question) else "en",
         asks_default=asks_default(question),
         query=expanded_query(question),
+        bridge=bridge_cue(question),
     )
