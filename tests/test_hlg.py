@@ -293,3 +293,35 @@ def test_the_default_routes_a_bridge_question_to_statements_only_once_the_tiers_
     assert not any(n.startswith("routed") for n in retrieve(store, single).notes)
     unrouted = retrieve(store, RetrievalRequest(bridge.question, k=3, search=bridge.config.but(route=False)))
     assert not any(n.startswith("routed") for n in unrouted.notes)
+
+
+def test_with_a_chat_model_new_topics_are_named_by_the_topic_prompt_and_the_replies_are_cached(hash_store):
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    from core.hlg.prompts import topic_messages, topic_name
+
+    store = hash_store
+    _ingest(store, {"lab.md": LAB})
+    named = sync_tiers(store, chat_model=FakeListChatModel(responses=['"Aurora Optics Lab leadership"']))
+    topics = HLGTables(store).topics()
+    assert named.topic_calls == len(topics) >= 1 and named.topic_fallbacks == 0
+    assert all(t["text"].startswith("Aurora Optics Lab leadership\n") for t in topics)
+    asked = topic_messages(("Research Labs", "Aurora Optics Lab"), "Head : Dr. Mira Santos")
+    assert "Heading path: Research Labs > Aurora Optics Lab" in asked[-1][1]
+    # edited (an ingest brings the tiers up to date offline; the next build with a model names the section), then
+    # edited back: the section's text is as before, so its name comes from the cache, not from the model
+    _ingest(store, {"lab.md": LAB.replace("Dr. Mira Santos", "Dr. Ines Okafor")})
+    assert not HLGTables(store).topics()[0]["text"].startswith("Aurora")
+    edited = sync_tiers(store, chat_model=FakeListChatModel(responses=["Aurora Optics Lab under Dr. Okafor"]))
+    assert edited.topic_calls == 1 and edited.topic_cached == 0
+    assert HLGTables(store).topics()[0]["text"].startswith("Aurora Optics Lab under Dr. Okafor\n")
+    _ingest(store, {"lab.md": LAB})
+    model = FakeListChatModel(responses=["never asked"])  # the same model type: the same cache key
+    again = sync_tiers(store, chat_model=model)
+    assert again.topic_cached == again.topic_calls == 1 and model.i == 0  # the model was never called
+    assert [t["text"] for t in HLGTables(store).topics()] == [t["text"] for t in topics]
+    # a reply naming nothing leaves the section's offline topic, and is said
+    _ingest(store, {"ground.md": OTHER})
+    blank = sync_tiers(store, chat_model=FakeListChatModel(responses=["  \n"]))
+    assert blank.topic_fallbacks == blank.topic_calls >= 1
+    assert topic_name("Topic: Antenna Farm telemetry\nmore") == "Antenna Farm telemetry" and topic_name("") == ""

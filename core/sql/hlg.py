@@ -99,6 +99,7 @@ CREATE_SCHEMA = [
         heading_path  text[] NOT NULL,
         text          text NOT NULL,
         text_sha256   text NOT NULL,
+        section_sha256 text NOT NULL,
         embedding     vector NOT NULL,
         fts           tsvector NOT NULL,
         statements    integer NOT NULL,
@@ -403,6 +404,13 @@ WHERE s.collection_id = %(collection_id)s AND s.valid_to IS NULL
 ORDER BY s.document_id
 """
 
+# Documents with a current topic no model named (read offline, by an ingest or a build without a model).
+UNNAMED_DOCUMENTS = """
+SELECT DISTINCT document_id FROM hke_hlg_topics
+WHERE collection_id = %(collection_id)s AND valid_to IS NULL AND text_sha256 = section_sha256
+ORDER BY document_id
+"""
+
 # The current statements of %(documents)s, section by section in document order, with the last time each section
 # changed (a statement began or stopped): the date a new topic row takes effect.
 SECTION_STATEMENTS = """
@@ -416,7 +424,7 @@ ORDER BY s.document_id, s.topic, e."order", s.ordinal
 """
 
 LIVE_TOPICS = """
-SELECT topic_id, document_id, topic, text_sha256 FROM hke_hlg_topics
+SELECT topic_id, document_id, topic, section_sha256, text_sha256 <> section_sha256 AS named FROM hke_hlg_topics
 WHERE collection_id = %(collection_id)s AND valid_to IS NULL AND document_id = ANY(%(documents)s)
 """
 
@@ -443,13 +451,13 @@ WHERE collection_id = %(collection_id)s AND text_sha256 = ANY(%(hashes)s)
 """
 
 INSERT_TOPICS = """
-INSERT INTO hke_hlg_topics (collection_id, document_id, topic, heading_path, text, text_sha256, embedding, fts,
-                            statements, valid_from)
+INSERT INTO hke_hlg_topics (collection_id, document_id, topic, heading_path, text, text_sha256, section_sha256,
+                            embedding, fts, statements, valid_from)
 SELECT %(collection_id)s, x.document_id, x.topic, ARRAY(SELECT jsonb_array_elements_text(x.path)), x.text, x.sha,
-       x.embedding::vector, to_tsvector('simple', x.text), x.statements, x.valid_from
+       x.section_sha, x.embedding::vector, to_tsvector('simple', x.text), x.statements, x.valid_from
 FROM unnest(%(document_ids)s::text[], %(topics)s::text[], %(paths)s::jsonb[], %(texts)s::text[], %(shas)s::text[],
-            %(embeddings)s::text[], %(statements)s::int[], %(valid_from)s::timestamptz[])
-     AS x(document_id, topic, path, text, sha, embedding, statements, valid_from)
+            %(section_shas)s::text[], %(embeddings)s::text[], %(statements)s::int[], %(valid_from)s::timestamptz[])
+     AS x(document_id, topic, path, text, sha, section_sha, embedding, statements, valid_from)
 """
 
 _TOPIC_MATCHED = """ARRAY(SELECT q.ord::int FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS q(q, ord)
@@ -506,4 +514,11 @@ JOIN hke_hlg_statements s ON s.collection_id = t.collection_id AND s.document_id
                           AND s.topic = t.topic AND {live("s")}
 WHERE t.topic_id = ANY(%(ids)s)
 ORDER BY t.topic_id, distance, s.statement_id
+"""  # noqa: S608 - fixed fragments, no user text
+
+# The current (or as-of) topics with their texts, in document order of their sections.
+TOPIC_TEXTS = f"""
+SELECT t.topic_id, t.document_id, t.topic, t.heading_path, t.text, t.statements FROM hke_hlg_topics t
+WHERE t.collection_id = %(collection_id)s AND {live("t")}
+ORDER BY t.document_id, t.heading_path, t.topic_id
 """  # noqa: S608 - fixed fragments, no user text

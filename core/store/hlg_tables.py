@@ -84,7 +84,8 @@ class TopicDraft:
     topic: str
     heading_path: tuple[str, ...]
     text: str
-    sha: str
+    sha: str  # of the text embedded (the section's, with the model's topic name before it when one named it)
+    section_sha: str  # of the section's own text (core.ingest.tiers.topic_text): whether the section changed
     statements: int
     valid_from: datetime
 
@@ -230,10 +231,14 @@ class HLGTables:
 
     # -- topics: written after the statements they group --
 
-    def topicless_documents(self) -> list[str]:
-        """Documents with a current section that has no current topic (a first build of the topics)."""
+    def topicless_documents(self, *, unnamed: bool = False) -> list[str]:
+        """Documents with a current section that has no current topic (a first build of the topics); ``unnamed``:
+        and those with a current topic no model named."""
         with self.store.pool.connection() as conn:
-            return [r[0] for r in conn.execute(sql.TOPICLESS_DOCUMENTS, self._params()).fetchall()]
+            found = [r[0] for r in conn.execute(sql.TOPICLESS_DOCUMENTS, self._params()).fetchall()]
+            if unnamed:
+                found += [r[0] for r in conn.execute(sql.UNNAMED_DOCUMENTS, self._params()).fetchall()]
+        return found
 
     def sections(self, documents: Sequence[str]) -> list[SectionDraft]:
         """The current sections of ``documents``: their statements' texts in document order and when each section
@@ -249,13 +254,14 @@ class HLGTables:
             section.texts.append(text)
         return list(out.values())
 
-    def live_topics(self, documents: Sequence[str]) -> dict[tuple[str, str], tuple[int, str]]:
-        """(document, topic) → (topic id, text hash) of the current topics of ``documents``."""
+    def live_topics(self, documents: Sequence[str]) -> dict[tuple[str, str], tuple[int, str, bool]]:
+        """(document, topic) → (topic id, section text hash, whether a model named it) of the current topics of
+        ``documents``."""
         if not documents:
             return {}
         with self.store.pool.connection() as conn:
             rows = conn.execute(sql.LIVE_TOPICS, self._params(documents=list(documents))).fetchall()
-        return {(r[1], r[2]): (int(r[0]), r[3]) for r in rows}
+        return {(r[1], r[2]): (int(r[0]), r[3], bool(r[4])) for r in rows}
 
     def cached_topic_vectors(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         if not hashes:
@@ -278,6 +284,7 @@ class HLGTables:
                     "collection_id": self.collection_id, "document_ids": [t.document_id for t in topics],
                     "topics": [t.topic for t in topics], "paths": [json.dumps(list(t.heading_path)) for t in topics],
                     "texts": [t.text for t in topics], "shas": [t.sha for t in topics],
+                    "section_shas": [t.section_sha for t in topics],
                     "embeddings": [_vector_text(v) for v in vectors], "statements": [t.statements for t in topics],
                     "valid_from": [t.valid_from for t in topics]})
         return len(topics)
@@ -393,6 +400,13 @@ class HLGTables:
             for sid, eid, n in self._read(sql.BRIDGE_ENTITIES, self._params(ids=list(ids), fanout=fanout)):
                 out[int(sid)][int(eid)] = int(n)
         return out
+
+    def topics(self) -> list[dict[str, Any]]:
+        """The topics a read sees (current, or as of the store's date), with their texts and statement counts."""
+        if not self.built():
+            return []
+        return [{"topic_id": int(r[0]), "document_id": r[1], "topic": r[2], "heading_path": tuple(r[3] or ()),
+                 "text": r[4], "statements": int(r[5])} for r in self._read(sql.TOPIC_TEXTS, self._params())]
 
     def topic_entry(self, query_vector: np.ndarray, terms: Sequence[str], k: int) -> list[TopicRow]:
         """The ``k`` topics nearest ``query_vector`` and the ``k`` matching most of the tsquery ``terms``."""
