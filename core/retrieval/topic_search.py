@@ -9,9 +9,9 @@ share by a beam, and returned as their statements grouped by topic, as the eleme
    entity more than ``fanout`` statement rows mention is no bridge, stop words are never entities) are scored as the
    entry topics, plus ``link_weight`` times the specificity of the entity they were reached through (1 / (1 + ln n),
    n the statement rows mentioning it), less ``depth_penalty`` per step; the ``width`` best not seen join the beam.
-3. **Statements**: the beam's topics in score order, each contributing its statements nearest the question (those
-   holding more of the question's terms first), at most ``per_topic`` each, round by round until ``k`` elements; the
-   hits come back grouped by topic.
+3. **Statements**: the beam's statements chosen one at a time by similarity to the question, the weighted share of
+   its still uncovered terms they hold, and ``topic_weight`` times their topic's score, at most ``per_topic`` from one
+   topic, until ``k`` elements; the hits come back grouped by topic, best topic first.
 
 Deterministic for a given corpus state and question: every order ends on an id.
 """
@@ -34,11 +34,12 @@ __all__ = ["TopicSearchConfig", "find_topic_hits"]
 @dataclass(frozen=True)
 class TopicSearchConfig:
     entry: int = 8
-    width: int = 3
-    depth: int = 1
+    width: int = 4
+    depth: int = 2
     fanout: int = 30
     per_topic: int = 2
     lexical_weight: float = 0.5
+    topic_weight: float = 0.5
     link_weight: float = 0.2
     depth_penalty: float = 0.05
 
@@ -84,22 +85,27 @@ def beam(tables: HLGTables, vector, terms: list[str], weights: dict[int, float],
 
 def _grouped(topics: list[tuple[TopicRow, float]], statements: dict[int, list[StatementRow]],
              weights: dict[int, float], k: int, config: TopicSearchConfig) -> list[tuple[TopicRow, StatementRow]]:
-    """Statements round by round over the topics (best topic first), at most ``per_topic`` each, until ``k``
-    elements; returned grouped by topic."""
-    ranked = {tid: sorted(rows, key=lambda r: (-(1.0 - r.distance + config.lexical_weight * _share(weights, r.matched)),
-                                               r.statement_id))
-              for tid, rows in statements.items()}
+    """Statements of the beam's topics chosen one at a time, each the best by similarity to the question, by the
+    weighted share of the question's still uncovered terms it holds, and by its topic's score; at most
+    ``per_topic`` from one topic, until ``k`` elements. Returned grouped by topic (best topic first)."""
+    score = {t.topic_id: sc for t, sc in topics}
+    left = [(tid, r) for tid, rows in statements.items() for r in rows]
     picked: dict[int, list[StatementRow]] = {t.topic_id: [] for t, _ in topics}
+    covered: set[int] = set()
     elements: set[str] = set()
-    for _turn in range(config.per_topic):
-        for topic, _ in topics:
-            if len(elements) >= k:
-                break
-            rows = ranked.get(topic.topic_id, [])
-            fresh = [r for r in rows if r.element_id not in elements]
-            if fresh:
-                picked[topic.topic_id].append(fresh[0])
-                elements.add(fresh[0].element_id)
+    def gain(item: tuple[int, StatementRow], covered: set[int]) -> tuple[float, int]:
+        tid, row = item
+        return ((1.0 - row.distance) + config.lexical_weight * _share(weights, row.matched - covered)
+                + config.topic_weight * score[tid], -row.statement_id)
+
+    while left and len(elements) < k:
+        tid, row = max(left, key=lambda item: gain(item, covered))
+        left = [(t, r) for t, r in left if r.statement_id != row.statement_id]
+        if row.element_id in elements or len(picked[tid]) >= config.per_topic:
+            continue
+        picked[tid].append(row)
+        covered |= row.matched
+        elements.add(row.element_id)
     return [(topic, row) for topic, _s in topics for row in picked[topic.topic_id]]
 
 
