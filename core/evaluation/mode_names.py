@@ -32,6 +32,10 @@ MODE_BLURBS = {
     "fulltext": "full-text search over heading path and text, rendered as trees",
     "hybrid": "vector + full-text search over heading path and text (Postgres `simple`), fused by reciprocal "
               "rank, rendered as trees",
+    "statements": "statements joined across sections and documents through shared facts and entities (needs the "
+                  "tiers: built first)",
+    "topics": "heading-section topics widened through shared entities by a beam, their statements grouped (needs "
+              "the tiers: built first)",
     "default": "what Compare and `ask` run: the default search scoped by the headings the question names, trees "
                "with a heading hit's section; a question bridging two things goes to the statements search when "
                "the collection has the tiers",
