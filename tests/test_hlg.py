@@ -325,3 +325,13 @@ def test_with_a_chat_model_new_topics_are_named_by_the_topic_prompt_and_the_repl
     blank = sync_tiers(store, chat_model=FakeListChatModel(responses=["  \n"]))
     assert blank.topic_fallbacks == blank.topic_calls >= 1
     assert topic_name("Topic: Antenna Farm telemetry\nmore") == "Antenna Farm telemetry" and topic_name("") == ""
+
+
+def test_a_huge_section_makes_one_topic_of_bounded_text():
+    from core.ingest.tiers import topic_text
+    from core.store.hlg_tables import SectionDraft
+
+    section = SectionDraft("d", "h", ("Log", "Events"), [f"Event {i} happened." for i in range(100_000)],
+                           datetime(2024, 1, 1, tzinfo=UTC))
+    text = topic_text(section)
+    assert text.startswith("Log > Events\nEvent 0 happened.") and len(text) == 2_000
