@@ -261,6 +261,7 @@ def test_the_topic_beam_links_sections_through_shared_entities_and_the_strategy_
     ("where does it cache its tools on macOS, and what's the default audit command?", "two questions"),
     ("What is the warranty period of the Nova 32UX?", ""),
     ("Nova 34WC 모니터의 스탠드를 제외한 무게는 얼마인가요?", ""),
+    ("해온 미니 K1의 무게는 얼마인가요?", ""),  # a name that reads as a verb form is no clause
     ("npm noproxy default?", ""),
 ])
 def test_the_analysis_says_when_a_question_bridges_two_things(question, cue):

@@ -221,17 +221,20 @@ _RELATIVE_EN = re.compile(r"\b(?:the|a|an|its|their)\s+(?:[A-Za-z][\w-]*\s+){0,2
 _TWO_ASKS_EN = re.compile(r"\b(?:what|which|who|where|when|how)\b.*\band\b.*\b(?:what|which|who|where|when|how)\b",
                           re.I)
 _KO_NOUN = frozenset({"NNG", "NNP", "NNB", "SL", "SN"})
+_KO_ARGUMENT = frozenset({"JKO", "JKS", "JKB", "JKC"})  # object, subject, adverbial, complement particles
 
 
 def _korean_relative(text: str) -> bool:
-    """A Korean relative clause naming a thing whose attribute is asked: an adnominal ending (ETM) before a noun
-    that is itself followed by the possessive 의 and a noun ("만든 연구실의 실장") or by a second noun closing the
-    phrase ("분석하는 연구실 실장은")."""
+    """A Korean relative clause naming a thing whose attribute is asked: an adnominal ending (ETM) of a verb with an
+    argument marked before it, before a noun that is itself followed by the possessive 의 and a noun ("탑재체를 만든
+    연구실의 실장") or by a second noun closing the phrase ("자료를 분석하는 연구실 실장은")."""
     from core import textnorm
 
     tokens = [(t.form, t.tag) for t in textnorm.kiwi_tokenize([text])[0]]
     for i, (_form, tag) in enumerate(tokens):
-        if tag != "ETM":
+        # a clause: its verb has an argument marked before it ("탑재체를 만든", "연구실이 속한"); a name that only
+        # reads as a verb form ("해온 미니 K1") has none
+        if tag != "ETM" or not any(t in _KO_ARGUMENT for _f, t in tokens[:i]):
             continue
         j = i + 1
         while j < len(tokens) and tokens[j][1] in _KO_NOUN:
