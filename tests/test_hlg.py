@@ -172,10 +172,11 @@ def test_storage_is_proportionate_to_the_element_index(hash_store):
 
 def test_the_strategy_is_offered_everywhere_the_registry_reaches():
     assert "statements" in REGISTRY and REGISTRY["statements"].config.statements
-    assert "statements" in search_choices() and "statements" in compare_choices()
+    assert "topics" in REGISTRY and REGISTRY["topics"].config.topics
     from core.evaluation.mode_names import mode_names
 
-    assert "statements" in mode_names()
+    for name in ("statements", "topics"):
+        assert name in search_choices() and name in compare_choices() and name in mode_names()
 
 
 def test_question_entity_keys_strip_particles_and_skip_stop_words():
@@ -196,3 +197,145 @@ def test_core_index_builds_the_tiers_offline_and_ask_searches_them(store):
     payload = json.loads(asked.stdout)
     assert "Dr. Mira Santos" in json.dumps(payload, ensure_ascii=False)
     assert payload["search"]["search"]["statements"] is True
+
+
+# -- topics: heading sections, linked through shared entities ---------------------------------------------------
+
+
+def test_topics_are_heading_sections_rewritten_only_where_a_section_changed_and_read_as_of(hash_store):
+    store = hash_store
+    _ingest(store, {"lab.md": LAB, "payload.md": PAYLOAD}, valid_from="2024-01-01")
+    first = sync_tiers(store)
+    tables = HLGTables(store)
+    vector = store.embeddings.embed_query("lab head")
+    before = {" > ".join(t.heading_path): t.topic_id for t in tables.topic_entry(vector, [], 50)}
+    assert "Research Labs > Aurora Optics Lab" in before and "Orbiter Mission > Payloads > Lumen Camera" in before
+    assert first.topics_written == len(before) == first.counts["topics"]
+    _ingest(store, {"lab.md": LAB.replace("Dr. Mira Santos", "Dr. Ines Okafor")}, valid_from="2024-06-01")
+    after = {" > ".join(t.heading_path): t.topic_id for t in tables.topic_entry(vector, [], 50)}
+    changed = {path for path in after if after[path] != before.get(path)}
+    assert changed == {"Research Labs > Aurora Optics Lab"}  # only the edited section got a new topic
+    texts = {t.topic_id: t for t in tables.topic_entry(vector, [], 50)}
+    lab = tables.topic_statements([after["Research Labs > Aurora Optics Lab"]], vector, [])
+    assert "Head : Dr. Ines Okafor" in {r.text for r in next(iter(lab.values()))} and texts
+    old = HLGTables(store.as_of(datetime(2024, 3, 1, tzinfo=UTC)))
+    then = {" > ".join(t.heading_path): t.topic_id for t in old.topic_entry(vector, [], 50)}
+    assert then == before  # as of an earlier date, the topics as they were
+    assert sync_tiers(store).topics_written == 0  # nothing changed: nothing rewritten
+    store.write.remove_document(next(d.document_id for d in store.documents() if d.filename == "lab.md"), purge=True)
+    sync_tiers(store)
+    assert not any("Research Labs" in t.heading_path for t in tables.topic_entry(vector, [], 50))
+    assert old.topic_entry(vector, [], 50) and not any("Research Labs" in t.heading_path
+                                                       for t in old.topic_entry(vector, [], 50))
+
+
+def test_the_topic_beam_links_sections_through_shared_entities_and_the_strategy_is_deterministic(store):
+    from core.retrieval.topic_search import TopicSearchConfig, beam
+
+    _ingest(store, {"payload.md": PAYLOAD, "lab.md": LAB, "ground.md": OTHER})
+    sync_tiers(store)
+    tables = HLGTables(store)
+    vector = store.embeddings.embed_query("Lumen Camera")
+    entry_only = beam(tables, vector, [], {}, TopicSearchConfig(width=1, depth=0))
+    assert [t.heading_path[-1] for t, _ in entry_only] == ["Lumen Camera"]
+    linked = beam(tables, vector, [], {}, TopicSearchConfig(width=1, depth=1))
+    assert [(t.heading_path[-1], t.depth, t.via) for t, _ in linked][1] == ("Aurora Optics Lab", 1,
+                                                                           "Aurora Optics Lab")
+    request = RetrievalRequest("Who heads the lab that built the Lumen Camera?", k=4, search="topics")
+    retrieval = retrieve(store, request)
+    texts = [h.element.text for h in retrieval.hits]
+    assert "Built by : Aurora Optics Lab" in texts and "Head : Dr. Mira Santos" in texts
+    assert retrieval.notes[0].startswith("topics: ") and retrieval.search.topics
+    assert [h.element_id for h in retrieve(store, request).hits] == [h.element_id for h in retrieval.hits]
+    with pytest.raises(ValueError, match="at least 1"):
+        TopicSearchConfig(width=0)
+
+
+# -- the router of the default pipeline ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("question", "cue"), [
+    ("Who heads the lab that built the Lumen Camera?", "relative clause"),
+    ("미리내 3호의 탑재체를 만든 연구실의 실장은 누구인가요?", "relative clause"),
+    ("입자 검출기 자료를 분석하는 연구실 실장은?", "relative clause"),
+    ("where does it cache its tools on macOS, and what's the default audit command?", "two questions"),
+    ("What is the warranty period of the Nova 32UX?", ""),
+    ("Nova 34WC 모니터의 스탠드를 제외한 무게는 얼마인가요?", ""),
+    ("해온 미니 K1의 무게는 얼마인가요?", ""),  # a name that reads as a verb form is no clause
+    ("npm noproxy default?", ""),
+])
+def test_the_analysis_says_when_a_question_bridges_two_things(question, cue):
+    from core.retrieval.analysis import analyse
+    from core.retrieval.router import route
+
+    analysis = analyse(question)
+    assert analysis.bridge == cue
+    assert route(analysis).search == ("statements" if cue else "")
+
+
+def test_a_comparative_question_keeps_the_default_path_even_with_a_relative_clause():
+    from core.retrieval.analysis import analyse
+    from core.retrieval.router import RouterConfig, route
+
+    analysis = analyse("Is the lab that built the Lumen Camera older than the Antenna Farm or the Aurora Optics Lab?")
+    assert analysis.bridge == "relative clause" and analysis.shape is not None
+    assert route(analysis).search == "" and route(analysis, RouterConfig(keep_shapes=False)).search == "statements"
+
+
+def test_the_router_sends_a_bridge_question_to_statements_only_once_the_tiers_exist(store):
+    from core.retrieval.strategies import DEFAULT_SEARCH
+
+    _ingest(store, {"payload.md": PAYLOAD, "lab.md": LAB, "ground.md": OTHER})
+    routing = DEFAULT_SEARCH.but(route=True)
+    bridge = RetrievalRequest("Who heads the lab that built the Lumen Camera?", k=3, search=routing)
+    single = RetrievalRequest("What is the resolution of the Lumen Camera?", k=3, search=routing)
+    assert not any(n.startswith("routed") for n in retrieve(store, bridge).notes)  # no tiers: today's path
+    sync_tiers(store)
+    routed = retrieve(store, bridge)
+    assert routed.notes[0].startswith("routed to the statements search: the question names a thing by a relative")
+    assert {"Built by : Aurora Optics Lab", "Head : Dr. Mira Santos"} <= {h.element.text for h in routed.hits}
+    assert not any(n.startswith("routed") for n in retrieve(store, single).notes)
+    default = retrieve(store, RetrievalRequest(bridge.question, k=3))  # the default does not route
+    assert not any(n.startswith("routed") for n in default.notes)
+
+
+def test_with_a_chat_model_new_topics_are_named_by_the_topic_prompt_and_the_replies_are_cached(hash_store):
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    from core.hlg.prompts import topic_messages, topic_name
+
+    store = hash_store
+    _ingest(store, {"lab.md": LAB})
+    named = sync_tiers(store, chat_model=FakeListChatModel(responses=['"Aurora Optics Lab leadership"']))
+    topics = HLGTables(store).topics()
+    assert named.topic_calls == len(topics) >= 1 and named.topic_fallbacks == 0
+    assert all(t["text"].startswith("Aurora Optics Lab leadership\n") for t in topics)
+    asked = topic_messages(("Research Labs", "Aurora Optics Lab"), "Head : Dr. Mira Santos")
+    assert "Heading path: Research Labs > Aurora Optics Lab" in asked[-1][1]
+    # edited (an ingest brings the tiers up to date offline; the next build with a model names the section), then
+    # edited back: the section's text is as before, so its name comes from the cache, not from the model
+    _ingest(store, {"lab.md": LAB.replace("Dr. Mira Santos", "Dr. Ines Okafor")})
+    assert not HLGTables(store).topics()[0]["text"].startswith("Aurora")
+    edited = sync_tiers(store, chat_model=FakeListChatModel(responses=["Aurora Optics Lab under Dr. Okafor"]))
+    assert edited.topic_calls == 1 and edited.topic_cached == 0
+    assert HLGTables(store).topics()[0]["text"].startswith("Aurora Optics Lab under Dr. Okafor\n")
+    _ingest(store, {"lab.md": LAB})
+    model = FakeListChatModel(responses=["never asked"])  # the same model type: the same cache key
+    again = sync_tiers(store, chat_model=model)
+    assert again.topic_cached == again.topic_calls == 1 and model.i == 0  # the model was never called
+    assert [t["text"] for t in HLGTables(store).topics()] == [t["text"] for t in topics]
+    # a reply naming nothing leaves the section's offline topic, and is said
+    _ingest(store, {"ground.md": OTHER})
+    blank = sync_tiers(store, chat_model=FakeListChatModel(responses=["  \n"]))
+    assert blank.topic_fallbacks == blank.topic_calls >= 1
+    assert topic_name("Topic: Antenna Farm telemetry\nmore") == "Antenna Farm telemetry" and topic_name("") == ""
+
+
+def test_a_huge_section_makes_one_topic_of_bounded_text():
+    from core.ingest.tiers import topic_text
+    from core.store.hlg_tables import SectionDraft
+
+    section = SectionDraft("d", "h", ("Log", "Events"), [f"Event {i} happened." for i in range(100_000)],
+                           datetime(2024, 1, 1, tzinfo=UTC))
+    text = topic_text(section)
+    assert text.startswith("Log > Events\nEvent 0 happened.") and len(text) == 2_000

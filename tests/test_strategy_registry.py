@@ -39,7 +39,7 @@ def probe_registered(monkeypatch):
 
 def test_every_entry_is_named_by_its_config():
     assert all(name == s.config.name for name, s in REGISTRY.items())
-    assert strategies.STRATEGIES[strategies.DEFAULT_STRATEGY] is DEFAULT_SEARCH
+    assert strategies.STRATEGIES[strategies.DEFAULT_STRATEGY] == DEFAULT_SEARCH and not DEFAULT_SEARCH.route
 
 
 def test_ask_offers_default_and_every_registered_strategy():
@@ -53,12 +53,13 @@ def test_the_compare_choices_are_the_entries_shown_there():
 
 
 def test_the_evaluation_modes_are_the_plain_baseline_one_per_strategy_and_default():
-    assert ALL_MODES == ("plain", *(s.mode for s in REGISTRY.values()), "default") == tuple(MODE_SPECS)
+    assert ALL_MODES == ("plain", *(s.mode for s in REGISTRY.values()), "default", "routed") == tuple(MODE_SPECS)
     for strategy in REGISTRY.values():
         spec = MODE_SPECS[strategy.mode]
         assert spec.search == strategy.config.but(headings=False) and spec.children_budget == 0
         assert spec.context == "hierarchical"
     assert MODE_SPECS["default"].search == DEFAULT_SEARCH and MODE_SPECS["plain"].context == "plain"
+    assert MODE_SPECS["routed"].search == DEFAULT_SEARCH.but(route=True)
 
 
 def test_a_strategy_added_to_the_registry_is_offered_everywhere(probe_registered):

@@ -66,10 +66,11 @@ def cmd_index(args: argparse.Namespace) -> int:
     from core.store import open_store
 
     store = open_store(args.collection, create=False)
-    if not args.estimate:
-        tiers = _build_tiers(store, args)
-        if args.tiers_only:
-            return tiers
+    uses_llm = not args.offline and load_settings().has_llm
+    if args.tiers_only and not args.estimate:
+        return _build_tiers(store, args)  # offline: no estimate to confirm
+    if not args.estimate and not uses_llm:
+        _build_tiers(store, args)
     knobs = {"unit_tokens": args.unit_tokens, "max_cluster_size": args.max_cluster_size, "seed": args.seed,
              "gleanings": args.gleanings, "concurrency": args.concurrency}
     config = IndexConfig(
@@ -78,7 +79,6 @@ def cmd_index(args: argparse.Namespace) -> int:
         **{k: v for k, v in knobs.items() if v is not None},
     )
     # Issue 13: an LLM run is estimated first (calls, tokens, cost) and needs a yes; --estimate only prints it.
-    uses_llm = not args.offline and load_settings().has_llm
     if args.estimate or uses_llm:
         from core.graph.indexing.estimate import estimate_index_cost
 
@@ -96,6 +96,8 @@ def cmd_index(args: argparse.Namespace) -> int:
                 return fail("an LLM index run needs a confirmation: pass --yes (or --offline for no LLM)", 2)
             if input("Run the LLM index at this cost? [y/N] ").strip().lower() not in ("y", "yes"):
                 return fail("cancelled: nothing was indexed", 1)
+    if uses_llm:  # confirmed: the tiers with the model's topic names, then the index
+        _build_tiers(store, args, llm=True)
     try:
         with progress_bar("index", unit="step") as bar:
             report = build_index(store, config=config, progress=bar)
@@ -137,11 +139,13 @@ def cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
-def _build_tiers(store: ElementStore, args: argparse.Namespace) -> int:
-    """The statement tiers (issue 31), offline and incremental: only element rows no build has read yet."""
+def _build_tiers(store: ElementStore, args: argparse.Namespace, *, llm: bool = False) -> int:
+    """The statement tiers (issue 31), incremental: only element rows no build has read yet; ``llm``: new topics are
+    named by the configured model (the HLG topic prompt, cached)."""
     from core.ingest.tiers import sync_tiers
+    from core.llm.client import configured_chat_model
 
-    sync = sync_tiers(store)
+    sync = sync_tiers(store, chat_model=configured_chat_model() if llm else None)
     if args.tiers_only:
         emit(sync.as_dict(), args.json, f"statement tiers of {store.collection!r}: {sync.describe()}")
     else:

@@ -16,7 +16,7 @@ __all__ = ["ALL_MODES", "DEFAULT_MODES", "MODE_BLURBS", "mode_label", "mode_name
 
 def mode_names() -> tuple[str, ...]:
     """Every mode's name, in canonical order."""
-    return ("plain", *(s.mode for s in REGISTRY.values()), "default")
+    return ("plain", *(s.mode for s in REGISTRY.values()), "default", "routed")
 
 
 ALL_MODES: tuple[str, ...] = mode_names()
@@ -32,8 +32,14 @@ MODE_BLURBS = {
     "fulltext": "full-text search over heading path and text, rendered as trees",
     "hybrid": "vector + full-text search over heading path and text (Postgres `simple`), fused by reciprocal "
               "rank, rendered as trees",
+    "statements": "statements joined across sections and documents through shared facts and entities (needs the "
+                  "tiers: built first)",
+    "topics": "heading-section topics widened through shared entities by a beam, their statements grouped (needs "
+              "the tiers: built first)",
     "default": "what Compare and `ask` run: the default search scoped by the headings the question names, trees "
                "with a heading hit's section",
+    "routed": "the default with the router: a question bridging two things goes to the statements search when "
+              "the collection has the tiers",
 }
 
 
@@ -58,5 +64,7 @@ def mode_label(mode: str) -> str:
         return "Plain · vector search"
     if mode == "default":
         return "Hierarchical · default search (as Compare and ask run it)"
+    if mode == "routed":
+        return "Hierarchical · default search with the router"
     name = next((name for name, s in REGISTRY.items() if s.mode == mode), mode)
     return f"Hierarchical · {name} search, whole collection"

@@ -77,6 +77,7 @@ def mode_specs() -> dict[str, ModeSpec]:
         "plain": ModeSpec(whole[BASELINE], 0, "plain"),
         **{s.mode: ModeSpec(whole[name], 0, "hierarchical") for name, s in REGISTRY.items()},
         "default": ModeSpec(DEFAULT_SEARCH, DEFAULT_CHILDREN_BUDGET, "hierarchical"),
+        "routed": ModeSpec(DEFAULT_SEARCH.but(route=True), DEFAULT_CHILDREN_BUDGET, "hierarchical"),
     }
 
 
@@ -128,7 +129,7 @@ class ModeRunner:
             self.contextual_store, self.contextual_sync = build_contextual_index(store, progress=progress)
         elif "contextual" in self.modes:
             self.contextual_store = contextual_index(store)
-        if "statements" in self.modes:  # the statement tiers, built or brought up to date (offline, incremental)
+        if {"statements", "topics"} & set(self.modes):  # the tiers, built or brought up to date (offline)
             from core.ingest.tiers import sync_tiers
 
             sync_tiers(store)

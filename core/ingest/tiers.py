@@ -5,7 +5,14 @@ statements, entities and facts are written; the statements of element rows a ver
 element stopped (so a read as of an earlier date still sees them), and those of purged documents go. An unchanged
 element is never read again, so an edit rewrites only the edited element's statements and facts.
 
-Statement vectors come through the embedding cache (:func:`core.ingest.embedding.embed_texts`): the text of a
+Topics (heading sections) follow their statements: the sections of every document whose statements changed are read
+again; a section whose text changed gets a new topic row and its old one stops when the section changed, a section
+whose statements all stopped stops too, and an unchanged one is left as it was. With a chat model (``chat_model``),
+each new section, and each one an ingest read offline, is also named by the HLG topic prompt
+(:mod:`core.hlg.prompts`), the reply cached per collection like the index's; the topic then embeds its name with its
+text. A failed call leaves that section's topic offline (counted in ``topic_fallbacks``; the next build asks again).
+
+Statement and topic vectors come through the embedding cache (:func:`core.ingest.embedding.embed_texts`): the text of a
 statement already stored in the collection, or of an element embedded from the same text, is not embedded again.
 """
 
@@ -18,14 +25,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.hlg.extract import Limits, Vocabulary, document_statements
+from core.hlg.extract import MAX_EMBED_CHARS, Limits, Vocabulary, document_statements
 from core.ingest.embedding import embed_texts, text_sha256
-from core.store.hlg_tables import HLGTables
+from core.store.hlg_tables import HLGTables, SectionDraft, TopicDraft
 
 if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from core.graph.llm_cache import CachedChat
     from core.store import ElementStore
 
-__all__ = ["TierSync", "sync_tiers", "tiers_built"]
+__all__ = ["TierSync", "sync_tiers", "tiers_built", "topic_text"]
 
 
 @dataclass
@@ -36,6 +46,10 @@ class TierSync:
     documents: int = 0
     statements_written: int = 0
     statements_closed: int = 0
+    topics_written: int = 0
+    topic_calls: int = 0  # LLM topic names asked (cached replies included)
+    topic_cached: int = 0
+    topic_fallbacks: int = 0  # sections left with their offline topic: the call failed or named nothing
     embedded: int = 0
     reused: int = 0
     cuts: list[str] = field(default_factory=list)
@@ -47,8 +61,12 @@ class TierSync:
 
     def describe(self) -> str:
         text = (f"read {self.elements_read} element(s) of {self.documents} document(s): {self.statements_written} "
-                f"statement(s) written, {self.statements_closed} closed; {self.embedded} embedded, "
+                f"statement(s) written, {self.statements_closed} closed, {self.topics_written} topic(s) written; "
+                f"{self.embedded} embedded, "
                 f"{self.reused} reused from the cache")
+        if self.topic_calls:
+            text += (f"; {self.topic_calls} topic name(s) asked of the model ({self.topic_cached} cached, "
+                     f"{self.topic_fallbacks} left offline)")
         if self.counts:
             text += (f"; now {self.counts['statements']} statements, {self.counts['facts']} facts, "
                      f"{self.counts['entities']} entities, {self.counts['topics']} topics")
@@ -59,13 +77,22 @@ def tiers_built(store: ElementStore) -> bool:
     return HLGTables(store).built()
 
 
-def sync_tiers(store: ElementStore, *, limits: Limits | None = None, batch_size: int = 64) -> TierSync:
-    """Bring the tiers of ``store``'s collection up to date (see the module docstring); one build at a time."""
+def sync_tiers(store: ElementStore, *, limits: Limits | None = None, batch_size: int = 64,
+               chat_model: BaseChatModel | None = None) -> TierSync:
+    """Bring the tiers of ``store``'s collection up to date (see the module docstring); one build at a time.
+    ``chat_model``: name each new topic with the HLG topic prompt (offline without one)."""
     started = time.perf_counter()
     tables = HLGTables(store)
     report = TierSync()
+    chat = None
+    if chat_model is not None:
+        from core.graph.llm_cache import CachedChat
+        from core.store.graph_tables import GraphTables
+
+        GraphTables(store).ensure_schema()  # the LLM cache's table
+        chat = CachedChat(chat_model, pool=store.pool, collection_id=store.collection_id)
     with store.job_lock("hlg"):
-        pending, report.statements_closed = tables.settle()
+        pending, report.statements_closed, changed = tables.settle()
         by_document: dict[str, list] = defaultdict(list)
         for p in pending:
             by_document[p.document_id].append(p)
@@ -87,6 +114,65 @@ def sync_tiers(store: ElementStore, *, limits: Limits | None = None, batch_size:
             report.statements_written += tables.write(wanted, drafts, vectors, hashes)
             report.elements_read += len(wanted)
             report.documents += 1
+        documents = sorted(changed | set(by_document) | set(tables.topicless_documents(unnamed=chat is not None)))
+        for start in range(0, len(documents), batch_size):
+            _sync_topics(tables, store, documents[start:start + batch_size], report, batch_size, chat)
     report.counts = tables.counts().as_dict()
     report.seconds = round(time.perf_counter() - started, 3)
     return report
+
+
+def topic_text(section: SectionDraft) -> str:
+    """What a topic embeds and stores: its heading path, then its statements in document order (cut as statements
+    are, so a long section costs one vector's worth of text)."""
+    head = " > ".join(p for p in section.heading_path if p)
+    return "\n".join(x for x in (head, " ".join(section.texts)) if x)[:MAX_EMBED_CHARS]
+
+
+def _named(chat: CachedChat, section: SectionDraft, text: str, report: TierSync) -> str:
+    """``text`` with the model's topic name for ``section`` before it, or as it is when the call fails."""
+    from core.graph.llm_cache import LLMCallError
+    from core.hlg.prompts import topic_messages, topic_name
+
+    body = text.split("\n", 1)[-1] if section.heading_path else text
+    cached = chat.cached
+    report.topic_calls += 1
+    try:
+        name = topic_name(chat(topic_messages(section.heading_path, body), kind="topic",
+                               valid=lambda reply: bool(topic_name(reply))))
+    except LLMCallError:
+        name = ""
+    report.topic_cached += chat.cached - cached
+    if not name:
+        report.topic_fallbacks += 1
+        return text
+    return f"{name}\n{text}"[:MAX_EMBED_CHARS]
+
+
+def _sync_topics(tables: HLGTables, store: ElementStore, documents: list[str], report: TierSync,
+                 batch_size: int, chat: CachedChat | None = None) -> None:
+    """Bring the topics of ``documents`` up to date with their current statements."""
+    live = tables.live_topics(documents)
+    drafts: list[TopicDraft] = []
+    close: list[tuple[int, Any]] = []
+    for section in tables.sections(documents):
+        text = topic_text(section)
+        section_sha = text_sha256(text)
+        current = live.get((section.document_id, section.topic))
+        if current is not None and current[1] == section_sha and (chat is None or current[2]):
+            continue  # unchanged (and, with a model, already named: a section an ingest read offline is named now)
+        if chat is not None:
+            text = _named(chat, section, text, report)
+        if current is not None:
+            close.append((current[0], section.changed))
+        drafts.append(TopicDraft(section.document_id, section.topic, section.heading_path, text, text_sha256(text),
+                                 section_sha, len(section.texts), section.changed))
+    vectors = np.zeros((0, 0), np.float32)
+    if drafts:
+        texts = [d.text for d in drafts]
+        cached = tables.cached_topic_vectors(sorted({d.sha for d in drafts}))
+        embedded = embed_texts(store, texts, batch_size=batch_size, pending=cached)
+        vectors = embedded.vectors
+        report.embedded += embedded.embedded
+        report.reused += embedded.reused
+    report.topics_written += tables.write_topics(documents, close, drafts, vectors)

@@ -33,6 +33,7 @@ CALL_TOKENS: dict[str, int] = {
     "reduce": 1024,
     "judge": 400,
     "rewrite": 200,  # a follow-up made standalone: one question
+    "topic": 60,  # a heading section's topic name (core.hlg.prompts): one short line
 }
 JSON_CALLS = frozenset({"report", "map", "judge"})  # their prompts ask for one JSON object
 

@@ -14,6 +14,7 @@ from typing import Literal
 from core.retrieval.shape import (
     QuestionShape,
     attribute_identifiers,
+    bridge_cue,
     code_names,
     name_runs,
     question_shape,
@@ -39,7 +40,9 @@ class QuestionAnalysis:
     * ``language``: ``ko`` when it holds Hangul, else ``en``; ``asks_default``: it asks for a default value;
     * ``query``: the text full-text search reads (the question with the attribute nouns its words ask for);
     * ``plain``: the question without its ways of asking for a default in other words (their words name nothing),
-      and its ``plain_preamble`` and ``plain_rest``: what the heading match reads names from.
+      and its ``plain_preamble`` and ``plain_rest``: what the heading match reads names from;
+    * ``bridge``: why its evidence must bridge two things (a relative clause naming a thing by what it does, two
+      questions in one: ``core.retrieval.shape.bridge_cue``), "" when it names one thing and one attribute.
     """
 
     text: str
@@ -57,6 +60,7 @@ class QuestionAnalysis:
     plain: str
     plain_preamble: str
     plain_rest: str
+    bridge: str = ""
 
     def identifiers(self, things: frozenset[str] = frozenset()) -> list[str]:
         """The identifiers naming an attribute (``core.retrieval.shape.attribute_identifiers``), ``things``
@@ -92,4 +96,5 @@ def analyse(question: str) -> QuestionAnalysis:
         plain=plain,
         plain_preamble=plain_preamble,
         plain_rest=plain_rest,
+        bridge=bridge_cue(question),
     )

@@ -58,11 +58,13 @@ from core.retrieval.headings import words as heading_words
 from core.retrieval.hits import Hit
 from core.retrieval.question import QuestionError, validate_question
 from core.retrieval.request import RetrievalRequest
+from core.retrieval.router import route
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.search import MAX_K, SearchConfig, embed_query, ms, search_config
 from core.retrieval.stages import ContextConfig, SearchContext, Stages, current_stages
 from core.retrieval.statement_search import find_statement_hits
 from core.retrieval.strategies import stage_list
+from core.retrieval.topic_search import find_topic_hits
 from core.statements import (
     DEFAULT_WORDS,
     attribute_share,
@@ -73,6 +75,7 @@ from core.statements import (
     terms,
 )
 from core.store import ElementStore, VersionRecord
+from core.store.hlg_tables import HLGTables
 from core.versions import DateError, check_date_range
 
 __all__ = [
@@ -465,8 +468,14 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
         vector = embed_query(store, question) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
         t1 = time.perf_counter()
         context = SearchContext(store, vector, k, config, analysis, stages, sibling)
-        if config.statements:
+        routing = route(analysis) if config.route and scope.is_whole else None
+        if routing is not None and routing.search == "statements" and not HLGTables(store).built():
+            routing = None  # no tiers yet: the question takes the config's own path
+        if config.statements or (routing is not None and routing.search == "statements"):
             hits, notes, timings, _chosen = find_statement_hits(context)
+            found = Found(hits, Scope.whole(), None, ([routing.note] if routing else []) + notes, timings)
+        elif config.topics:
+            hits, notes, timings = find_topic_hits(context)
             found = Found(hits, Scope.whole(), None, notes, timings)
         elif config.headings and scope.is_whole and analysis.shape is not None \
                 and stages.entities.one_search_each:

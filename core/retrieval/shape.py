@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-__all__ = ["IDENTIFIER", "QuestionShape", "attribute_identifiers", "code_names", "name_runs", "question_shape",
-           "split_preamble"]
+__all__ = ["IDENTIFIER", "QuestionShape", "attribute_identifiers", "bridge_cue", "code_names", "name_runs",
+           "question_shape", "split_preamble"]
 
 Kind = Literal["compare", "superlative", "list"]
 Direction = Literal["max", "min"]
@@ -211,3 +211,53 @@ def question_shape(question: str) -> QuestionShape | None:
     if len(parts) >= 2 and "and" in words and re.search(r"\b(what|which) are\b", rest, re.I):
         return QuestionShape("list", None, parts)
     return None
+
+
+# "the lab that built X", "the arch that auto32 picks": a thing named by what it does or has, not by its name, so the
+# evidence for it is in one place and the attribute asked of it in another.
+_RELATIVE_EN = re.compile(r"\b(?:the|a|an|its|their)\s+(?:[A-Za-z][\w-]*\s+){0,2}?[A-Za-z][\w-]*\s+"
+                          r"(?:that|which|who|whose)\s+[A-Za-z][\w-]*", re.I)
+# "where does X cache its tools, and what's the default Y?": two questions asked at once.
+_TWO_ASKS_EN = re.compile(r"\b(?:what|which|who|where|when|how)\b.*\band\b.*\b(?:what|which|who|where|when|how)\b",
+                          re.I)
+_KO_NOUN = frozenset({"NNG", "NNP", "NNB", "SL", "SN"})
+_KO_ARGUMENT = frozenset({"JKO", "JKS", "JKB", "JKC"})  # object, subject, adverbial, complement particles
+
+
+def _korean_relative(text: str) -> bool:
+    """A Korean relative clause naming a thing whose attribute is asked: an adnominal ending (ETM) of a verb with an
+    argument marked before it, before a noun that is itself followed by the possessive 의 and a noun ("탑재체를 만든
+    연구실의 실장") or by a second noun closing the phrase ("자료를 분석하는 연구실 실장은")."""
+    from core import textnorm
+
+    tokens = [(t.form, t.tag) for t in textnorm.kiwi_tokenize([text])[0]]
+    for i, (_form, tag) in enumerate(tokens):
+        # a clause: its verb has an argument marked before it ("탑재체를 만든", "연구실이 속한"); a name that only
+        # reads as a verb form ("해온 미니 K1") has none
+        if tag != "ETM" or not any(t in _KO_ARGUMENT for _f, t in tokens[:i]):
+            continue
+        j = i + 1
+        while j < len(tokens) and tokens[j][1] in _KO_NOUN:
+            j += 1
+        nouns = j - i - 1
+        after = tokens[j][1] if j < len(tokens) else "SF"
+        if nouns and after == "JKG" and j + 1 < len(tokens) and tokens[j + 1][1] in _KO_NOUN:
+            return True
+        if nouns >= 2 and after in {"JX", "JKS", "SF"}:
+            return True
+    return False
+
+
+def bridge_cue(question: str) -> str:
+    """Why the question's evidence must bridge two things ("relative clause", "two questions"), or "" when it
+    names one thing and asks one attribute of it."""
+    _preamble, rest = split_preamble(question)
+    text = _CODE.sub(" ", rest)
+    if re.search(r"[\uac00-\ud7a3]", text):
+        if _korean_relative(text):
+            return "relative clause"
+    if _RELATIVE_EN.search(text):
+        return "relative clause"
+    if _TWO_ASKS_EN.search(text):
+        return "two questions"
+    return ""

@@ -53,6 +53,10 @@ class SearchConfig:
     * ``statements``: search the collection's statements instead of its elements and join them across sections
       and documents through shared facts and entities (``core.retrieval.statement_search``); its hits are the
       elements stating the statements chosen.
+    * ``topics``: search the collection's topics (heading sections), widen them to topics linked through shared
+      entities by a beam, and return their statements grouped by topic (``core.retrieval.topic_search``).
+    * ``route``: the router (``core.retrieval.router``) sends a question whose evidence must bridge two things to
+      the ``statements`` search when the collection has the tiers; any other question takes this config's path.
     """
 
     name: str
@@ -68,6 +72,8 @@ class SearchConfig:
     headings: bool = True
     include_metadata: bool = False
     statements: bool = False
+    topics: bool = False
+    route: bool = False
 
     def __post_init__(self) -> None:
         if not (self.vector or self.fulltext):
@@ -88,6 +94,9 @@ class SearchConfig:
         if self.statements:
             return ("statements by vector + full text + exact entity match, joined through shared facts and "
                     "entities (hop budget), re-ranked; whole collection")
+        if self.topics:
+            return ("topics (heading sections) by vector + full text, widened through shared entities by a beam, "
+                    "their statements grouped by topic; whole collection")
         lists = [n for n, on in (("contextual vector" if self.contextual else "vector", self.vector),
                                  ("full-text", self.fulltext)) if on]
         text = " + ".join(lists)
@@ -97,6 +106,8 @@ class SearchConfig:
         text += ", scoped by the headings the question names" if self.headings else ", whole collection"
         if self.include_metadata:
             text += ", comments searched"
+        if self.route:
+            text += "; a question bridging two things goes to the statements search"
         return text
 
     def as_dict(self) -> dict[str, Any]:
@@ -104,7 +115,7 @@ class SearchConfig:
                 "fusion": self.fusion, "vector_weight": self.vector_weight, "fulltext_weight": self.fulltext_weight,
                 "candidates": self.candidates, "rrf_k": self.rrf_k, "fulltext_cutoff": self.fulltext_cutoff,
                 "headings": self.headings, "include_metadata": self.include_metadata,
-                "statements": self.statements}
+                "statements": self.statements, "topics": self.topics, "route": self.route}
 
 
 @dataclass(frozen=True)
@@ -157,6 +168,8 @@ REGISTRY: dict[str, Strategy] = {
         # Issue 31: needs the statement tiers (`python -m core index`), which later ingests keep up to date.
         Strategy(SearchConfig("statements", fulltext=True, headings=False, statements=True),
                  "statements joined across sections and documents through shared facts and entities"),
+        Strategy(SearchConfig("topics", fulltext=True, headings=False, topics=True),
+                 "topics (heading sections) linked through shared entities, their statements grouped"),
     )
 }
 # The stages each kind of strategy runs (core.retrieval.stages): scoped by the headings the question names, or the
@@ -165,6 +178,7 @@ STAGE_LISTS: dict[str, tuple[str, ...]] = {
     "scoped": ("heading scope", "evidence probe", "entity hits", "context", "reader"),
     "whole": ("search", "context", "reader"),
     "statements": ("statement entry", "statement expansion", "context", "reader"),
+    "topics": ("topic beam", "topic statements", "context", "reader"),
 }
 
 
@@ -172,6 +186,8 @@ def stage_list(config: SearchConfig) -> tuple[str, ...]:
     """The named stages a retrieval under ``config`` runs."""
     if config.statements:
         return STAGE_LISTS["statements"]
+    if config.topics:
+        return STAGE_LISTS["topics"]
     return STAGE_LISTS["scoped" if config.headings else "whole"]
 
 
@@ -193,6 +209,8 @@ class _Configs(Mapping[str, SearchConfig]):
 
 
 STRATEGIES: Mapping[str, SearchConfig] = _Configs()
+# The default does not route: on the held-out multi-fact sets the router raised no answer rate where it was tuned,
+# lowered one report-only set's and doubled p50 where it routed (docs/hlg.md, "The router"). Mode `routed` runs it.
 DEFAULT_SEARCH = STRATEGIES[DEFAULT_STRATEGY]
 
 

@@ -13,6 +13,10 @@ tables of every collection.
 * ``hke_hlg_facts``: one row per distinct fact of a collection; ``hke_hlg_support`` links it to every statement that
   states it. A fact is visible as of a date when one of its statements is.
 * ``hke_hlg_built``: the element rows already read, so an ingest reads only the elements it added.
+* ``hke_hlg_topics``: one row per heading section of a document (``topic``: the heading's element id, "" at the
+  top), its text the section's heading path and statements, embedded; a section whose statements change gets a new
+  row and the old one stops (``valid_from`` / ``valid_to``, as the statements). A topic's statements are the live
+  statements with its ``(document_id, topic)``; topics are linked through the entities their statements share.
 
 Every value is a parameter; the tables are fixed names.
 """
@@ -87,6 +91,27 @@ CREATE_SCHEMA = [
     """,
     "CREATE INDEX IF NOT EXISTS hke_hlg_support_statement ON hke_hlg_support (statement_id, fact_id)",
     """
+    CREATE TABLE IF NOT EXISTS hke_hlg_topics (
+        topic_id      bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        collection_id uuid NOT NULL REFERENCES hke_collections (id) ON DELETE CASCADE,
+        document_id   text NOT NULL,
+        topic         text NOT NULL,
+        heading_path  text[] NOT NULL,
+        text          text NOT NULL,
+        text_sha256   text NOT NULL,
+        section_sha256 text NOT NULL,
+        embedding     vector NOT NULL,
+        fts           tsvector NOT NULL,
+        statements    integer NOT NULL,
+        valid_from    timestamptz NOT NULL,
+        valid_to      timestamptz
+    )
+    """,
+    "ALTER TABLE hke_hlg_topics ALTER COLUMN embedding SET STORAGE PLAIN",
+    "CREATE INDEX IF NOT EXISTS hke_hlg_topics_live ON hke_hlg_topics (collection_id, document_id, topic, valid_to)",
+    "CREATE INDEX IF NOT EXISTS hke_hlg_topics_sha ON hke_hlg_topics (collection_id, text_sha256)",
+    "CREATE INDEX IF NOT EXISTS hke_hlg_statements_topic ON hke_hlg_statements (collection_id, document_id, topic)",
+    """
     CREATE TABLE IF NOT EXISTS hke_hlg_built (
         collection_id uuid NOT NULL REFERENCES hke_collections (id) ON DELETE CASCADE,
         element_id    text NOT NULL,
@@ -119,6 +144,7 @@ UPDATE hke_hlg_statements s SET valid_to = h.valid_to
 FROM {history} h
 WHERE s.collection_id = %(collection_id)s AND s.valid_to IS NULL
   AND h.element_id = s.element_id AND h.since_version = s.element_since
+RETURNING s.document_id
 """
 
 # Statements whose element row is in neither table (its document was purged) go, with their links.
@@ -127,6 +153,14 @@ DELETE FROM hke_hlg_statements s
 WHERE s.collection_id = %(collection_id)s
   AND NOT EXISTS (SELECT 1 FROM {elements} e WHERE e.element_id = s.element_id AND e.since_version = s.element_since)
   AND NOT EXISTS (SELECT 1 FROM {history} h WHERE h.element_id = s.element_id AND h.since_version = s.element_since)
+RETURNING s.document_id
+"""
+
+# Topics none of whose statements is left (every version's statements of a purged document went).
+DELETE_EMPTY_TOPICS = """
+DELETE FROM hke_hlg_topics t WHERE t.collection_id = %(collection_id)s
+  AND NOT EXISTS (SELECT 1 FROM hke_hlg_statements s WHERE s.collection_id = t.collection_id
+                    AND s.document_id = t.document_id AND s.topic = t.topic)
 """
 
 # Marks of element rows no longer current: nothing reads them again.
@@ -341,7 +375,7 @@ SELECT
   (SELECT count(*) FROM hke_hlg_statements s WHERE s.collection_id = %(collection_id)s),
   (SELECT count(*) FROM hke_hlg_facts WHERE collection_id = %(collection_id)s),
   (SELECT count(*) FROM hke_hlg_entities WHERE collection_id = %(collection_id)s),
-  (SELECT count(DISTINCT topic) FROM hke_hlg_statements s WHERE s.collection_id = %(collection_id)s AND {live("s")})
+  (SELECT count(*) FROM hke_hlg_topics t WHERE t.collection_id = %(collection_id)s AND {live("t")})
 """  # noqa: S608 - fixed fragments, no user text
 
 # Bytes of the tiers (rows as stored, with their index entries' share left out) against the element rows.
@@ -354,6 +388,137 @@ SELECT
      JOIN hke_hlg_statements s ON s.statement_id = p.statement_id WHERE s.collection_id = %(collection_id)s),
   (SELECT coalesce(sum(pg_column_size(f.*)), 0) FROM hke_hlg_facts f WHERE f.collection_id = %(collection_id)s),
   (SELECT coalesce(sum(pg_column_size(n.*)), 0) FROM hke_hlg_entities n WHERE n.collection_id = %(collection_id)s),
+  (SELECT coalesce(sum(pg_column_size(t.*)), 0) FROM hke_hlg_topics t WHERE t.collection_id = %(collection_id)s),
   (SELECT coalesce(sum(pg_column_size(e.*)), 0) FROM {elements} e)
     + (SELECT coalesce(sum(pg_column_size(h.*)), 0) FROM {history} h)
 """
+
+# -- topics ---------------------------------------------------------------------------------------------------------
+
+# Documents with current statements but a section without a current topic (a first build; tiers built before topics).
+TOPICLESS_DOCUMENTS = """
+SELECT DISTINCT s.document_id FROM hke_hlg_statements s
+WHERE s.collection_id = %(collection_id)s AND s.valid_to IS NULL
+  AND NOT EXISTS (SELECT 1 FROM hke_hlg_topics t WHERE t.collection_id = s.collection_id AND t.valid_to IS NULL
+                    AND t.document_id = s.document_id AND t.topic = s.topic)
+ORDER BY s.document_id
+"""
+
+# Documents with a current topic no model named (read offline, by an ingest or a build without a model).
+UNNAMED_DOCUMENTS = """
+SELECT DISTINCT document_id FROM hke_hlg_topics
+WHERE collection_id = %(collection_id)s AND valid_to IS NULL AND text_sha256 = section_sha256
+ORDER BY document_id
+"""
+
+# The current statements of %(documents)s, section by section in document order, with the last time each section
+# changed (a statement began or stopped): the date a new topic row takes effect.
+SECTION_STATEMENTS = """
+SELECT s.document_id, s.topic, s.heading_path, s.text,
+       (SELECT max(greatest(x.valid_from, coalesce(x.valid_to, x.valid_from))) FROM hke_hlg_statements x
+        WHERE x.collection_id = s.collection_id AND x.document_id = s.document_id AND x.topic = s.topic) AS changed
+FROM hke_hlg_statements s
+JOIN {elements} e ON e.element_id = s.element_id AND e.since_version = s.element_since
+WHERE s.collection_id = %(collection_id)s AND s.valid_to IS NULL AND s.document_id = ANY(%(documents)s)
+ORDER BY s.document_id, s.topic, e."order", s.ordinal
+"""
+
+LIVE_TOPICS = """
+SELECT topic_id, document_id, topic, section_sha256, text_sha256 <> section_sha256 AS named FROM hke_hlg_topics
+WHERE collection_id = %(collection_id)s AND valid_to IS NULL AND document_id = ANY(%(documents)s)
+"""
+
+# Current topics of %(documents)s whose statements all stopped: they stop when the last of them did.
+CLOSE_VANISHED_TOPICS = """
+UPDATE hke_hlg_topics t
+SET valid_to = greatest(t.valid_from, (SELECT max(s.valid_to) FROM hke_hlg_statements s
+                                       WHERE s.collection_id = t.collection_id AND s.document_id = t.document_id
+                                         AND s.topic = t.topic))
+WHERE t.collection_id = %(collection_id)s AND t.valid_to IS NULL AND t.document_id = ANY(%(documents)s)
+  AND NOT EXISTS (SELECT 1 FROM hke_hlg_statements s WHERE s.collection_id = t.collection_id AND s.valid_to IS NULL
+                    AND s.document_id = t.document_id AND s.topic = t.topic)
+"""
+
+CLOSE_TOPICS = """
+UPDATE hke_hlg_topics t SET valid_to = greatest(t.valid_from, x.until)
+FROM unnest(%(ids)s::bigint[], %(until)s::timestamptz[]) AS x(id, until)
+WHERE t.topic_id = x.id
+"""
+
+CACHED_TOPIC_VECTORS = """
+SELECT DISTINCT ON (text_sha256) text_sha256, embedding FROM hke_hlg_topics
+WHERE collection_id = %(collection_id)s AND text_sha256 = ANY(%(hashes)s)
+"""
+
+INSERT_TOPICS = """
+INSERT INTO hke_hlg_topics (collection_id, document_id, topic, heading_path, text, text_sha256, section_sha256,
+                            embedding, fts, statements, valid_from)
+SELECT %(collection_id)s, x.document_id, x.topic, ARRAY(SELECT jsonb_array_elements_text(x.path)), x.text, x.sha,
+       x.section_sha, x.embedding::vector, to_tsvector('simple', x.text), x.statements, x.valid_from
+FROM unnest(%(document_ids)s::text[], %(topics)s::text[], %(paths)s::jsonb[], %(texts)s::text[], %(shas)s::text[],
+            %(section_shas)s::text[], %(embeddings)s::text[], %(statements)s::int[], %(valid_from)s::timestamptz[])
+     AS x(document_id, topic, path, text, sha, section_sha, embedding, statements, valid_from)
+"""
+
+_TOPIC_MATCHED = """ARRAY(SELECT q.ord::int FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS q(q, ord)
+                         WHERE t.fts @@ to_tsquery('simple', q.q)) AS matched"""
+
+# The %(k)s topics nearest the question, and the %(k)s best matching its terms (tsquery %(query)s, may be empty).
+TOPIC_ENTRY = f"""
+SELECT t.topic_id, t.document_id, t.topic, t.heading_path, t.embedding <=> %(query_vector)s::vector AS distance,
+       {_TOPIC_MATCHED}
+FROM hke_hlg_topics t
+WHERE t.topic_id IN (
+    (SELECT t.topic_id FROM hke_hlg_topics t WHERE t.collection_id = %(collection_id)s AND {live("t")}
+     ORDER BY t.embedding <=> %(query_vector)s::vector, t.topic_id LIMIT %(k)s)
+  UNION
+    (SELECT t.topic_id FROM hke_hlg_topics t
+     WHERE %(query)s <> '' AND t.collection_id = %(collection_id)s AND {live("t")}
+       AND t.fts @@ to_tsquery('simple', %(query)s)
+     ORDER BY ts_rank(t.fts, to_tsquery('simple', %(query)s)) DESC, t.topic_id LIMIT %(k)s))
+ORDER BY distance, t.topic_id
+"""  # noqa: S608 - fixed fragments, no user text
+
+# The topics linked to %(ids)s: a current statement of each mentions a bridge entity (as the statement expansion's
+# bridges: at most %(fanout)s statement rows mention it) that a current statement of one of %(ids)s mentions. Each
+# with the entities shared and the most specific one (the fewest mentions) it was reached through.
+TOPIC_NEIGHBOURS = f"""
+WITH shared AS (
+    SELECT DISTINCT t2.topic_id, m1.entity_id,
+           (SELECT count(*) FROM hke_hlg_mentions mx WHERE mx.entity_id = m1.entity_id) AS mentions
+    FROM hke_hlg_topics t1
+    JOIN hke_hlg_statements s1 ON s1.collection_id = t1.collection_id AND s1.document_id = t1.document_id
+                               AND s1.topic = t1.topic AND {live("s1")}
+    JOIN hke_hlg_mentions m1 ON m1.statement_id = s1.statement_id AND {_BRIDGE.format(m="m1")}
+    JOIN hke_hlg_mentions m2 ON m2.entity_id = m1.entity_id AND m2.statement_id <> m1.statement_id
+    JOIN hke_hlg_statements s2 ON s2.statement_id = m2.statement_id AND {live("s2")}
+    JOIN hke_hlg_topics t2 ON t2.collection_id = s2.collection_id AND t2.document_id = s2.document_id
+                           AND t2.topic = s2.topic AND {live("t2")}
+    WHERE t1.topic_id = ANY(%(ids)s) AND NOT t2.topic_id = ANY(%(ids)s)
+)
+SELECT t.topic_id, t.document_id, t.topic, t.heading_path, t.embedding <=> %(query_vector)s::vector AS distance,
+       {_TOPIC_MATCHED}, x.shared,
+       (SELECT e.name FROM shared y JOIN hke_hlg_entities e ON e.entity_id = y.entity_id
+        WHERE y.topic_id = t.topic_id ORDER BY y.mentions, e.key LIMIT 1) AS via,
+       x.fewest
+FROM (SELECT topic_id, count(*) AS shared, min(mentions) AS fewest FROM shared GROUP BY topic_id) x
+JOIN hke_hlg_topics t ON t.topic_id = x.topic_id
+ORDER BY distance, t.topic_id
+"""  # noqa: S608 - fixed fragments, no user text
+
+# The current statements of the topics %(ids)s, each with its topic and its distance to the question.
+TOPIC_STATEMENTS = f"""
+SELECT {_COLUMNS}, s.embedding <=> %(query_vector)s::vector AS distance, t.topic_id
+FROM hke_hlg_topics t
+JOIN hke_hlg_statements s ON s.collection_id = t.collection_id AND s.document_id = t.document_id
+                          AND s.topic = t.topic AND {live("s")}
+WHERE t.topic_id = ANY(%(ids)s)
+ORDER BY t.topic_id, distance, s.statement_id
+"""  # noqa: S608 - fixed fragments, no user text
+
+# The current (or as-of) topics with their texts, in document order of their sections.
+TOPIC_TEXTS = f"""
+SELECT t.topic_id, t.document_id, t.topic, t.heading_path, t.text, t.statements FROM hke_hlg_topics t
+WHERE t.collection_id = %(collection_id)s AND {live("t")}
+ORDER BY t.document_id, t.heading_path, t.topic_id
+"""  # noqa: S608 - fixed fragments, no user text

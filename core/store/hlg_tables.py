@@ -67,6 +67,46 @@ class PendingElement:
     document_id: str
 
 
+@dataclass
+class SectionDraft:
+    """One heading section's current statements, read to make its topic."""
+
+    document_id: str
+    topic: str
+    heading_path: tuple[str, ...]
+    texts: list[str]
+    changed: datetime
+
+
+@dataclass(frozen=True)
+class TopicDraft:
+    document_id: str
+    topic: str
+    heading_path: tuple[str, ...]
+    text: str
+    sha: str  # of the text embedded (the section's, with the model's topic name before it when one named it)
+    section_sha: str  # of the section's own text (core.ingest.tiers.topic_text): whether the section changed
+    statements: int
+    valid_from: datetime
+
+
+@dataclass(frozen=True)
+class TopicRow:
+    """One topic as a read returns it: its distance to the question, the question's terms its text holds, and,
+    reached from another topic, the entities shared and the most specific one."""
+
+    topic_id: int
+    document_id: str
+    topic: str
+    heading_path: tuple[str, ...]
+    distance: float
+    matched: frozenset[int] = frozenset()
+    depth: int = 0
+    shared: int = 0
+    via: str = ""
+    fewest: int = 0  # statement rows mentioning the most specific shared entity
+
+
 @dataclass(frozen=True)
 class StatementRow:
     """One statement as a read returns it, with its distance to the question and how it was reached."""
@@ -112,11 +152,12 @@ class TierStorage:
     support: int
     facts: int
     entities: int
+    topics: int
     elements: int
 
     @property
     def tiers(self) -> int:
-        return self.statements + self.mentions + self.support + self.facts + self.entities
+        return self.statements + self.mentions + self.support + self.facts + self.entities + self.topics
 
     @property
     def ratio(self) -> float:
@@ -124,7 +165,8 @@ class TierStorage:
 
     def as_dict(self) -> dict[str, Any]:
         return {"statements": self.statements, "mentions": self.mentions, "support": self.support,
-                "facts": self.facts, "entities": self.entities, "tiers": self.tiers, "elements": self.elements,
+                "facts": self.facts, "entities": self.entities, "topics": self.topics, "tiers": self.tiers,
+                "elements": self.elements,
                 "ratio": round(self.ratio, 3)}
 
 
@@ -170,20 +212,82 @@ class HLGTables:
 
     # -- writes --
 
-    def settle(self) -> tuple[list[PendingElement], int]:
+    def settle(self) -> tuple[list[PendingElement], int, set[str]]:
         """Close the statements of element rows a version dropped, delete those of purged documents, and return the
-        current element rows not read yet (with the number of statements closed or deleted)."""
+        current element rows not read yet, the number of statements closed or deleted, and the documents whose
+        statements were."""
         self.ensure_schema()
         params = self._params()
         with self.store.pool.connection() as conn, conn.transaction():
             conn.execute(sql.LOCK_COLLECTION, (str(self.collection_id),))
-            closed = conn.execute(self._bind(sql.CLOSE_RETIRED), params).rowcount
-            closed += conn.execute(self._bind(sql.DELETE_PURGED), params).rowcount
+            changed = [r[0] for r in conn.execute(self._bind(sql.CLOSE_RETIRED), params).fetchall()]
+            changed += [r[0] for r in conn.execute(self._bind(sql.DELETE_PURGED), params).fetchall()]
+            conn.execute(sql.DELETE_EMPTY_TOPICS, params)
             conn.execute(self._bind(sql.DELETE_OLD_MARKS), params)
             conn.execute(sql.DELETE_UNSUPPORTED_FACTS, params)
             conn.execute(sql.DELETE_UNMENTIONED_ENTITIES, params)
             rows = conn.execute(self._bind(sql.PENDING), params).fetchall()
-        return [PendingElement(r[0], int(r[1]), r[2], r[3]) for r in rows], max(closed, 0)
+        return [PendingElement(r[0], int(r[1]), r[2], r[3]) for r in rows], len(changed), set(changed)
+
+    # -- topics: written after the statements they group --
+
+    def topicless_documents(self, *, unnamed: bool = False) -> list[str]:
+        """Documents with a current section that has no current topic (a first build of the topics); ``unnamed``:
+        and those with a current topic no model named."""
+        with self.store.pool.connection() as conn:
+            found = [r[0] for r in conn.execute(sql.TOPICLESS_DOCUMENTS, self._params()).fetchall()]
+            if unnamed:
+                found += [r[0] for r in conn.execute(sql.UNNAMED_DOCUMENTS, self._params()).fetchall()]
+        return found
+
+    def sections(self, documents: Sequence[str]) -> list[SectionDraft]:
+        """The current sections of ``documents``: their statements' texts in document order and when each section
+        last changed."""
+        if not documents:
+            return []
+        with self.store.pool.connection() as conn:
+            rows = conn.execute(self._bind(sql.SECTION_STATEMENTS), self._params(documents=list(documents))).fetchall()
+        out: dict[tuple[str, str], SectionDraft] = {}
+        for document_id, topic, path, text, changed in rows:
+            section = out.setdefault((document_id, topic), SectionDraft(document_id, topic, tuple(path or ()),
+                                                                        [], changed))
+            section.texts.append(text)
+        return list(out.values())
+
+    def live_topics(self, documents: Sequence[str]) -> dict[tuple[str, str], tuple[int, str, bool]]:
+        """(document, topic) → (topic id, section text hash, whether a model named it) of the current topics of
+        ``documents``."""
+        if not documents:
+            return {}
+        with self.store.pool.connection() as conn:
+            rows = conn.execute(sql.LIVE_TOPICS, self._params(documents=list(documents))).fetchall()
+        return {(r[1], r[2]): (int(r[0]), r[3], bool(r[4])) for r in rows}
+
+    def cached_topic_vectors(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        if not hashes:
+            return {}
+        with self.store.pool.connection() as conn:
+            rows = conn.execute(sql.CACHED_TOPIC_VECTORS, self._params(hashes=list(hashes))).fetchall()
+        return {sha: np.asarray(vec, dtype=np.float32) for sha, vec in rows}
+
+    def write_topics(self, documents: Sequence[str], close: Sequence[tuple[int, datetime]],
+                     topics: Sequence[TopicDraft], vectors: np.ndarray) -> int:
+        """In one transaction: stop the current topics of ``documents`` whose sections are gone, stop those of
+        ``close`` (topic id, when), and insert ``topics``; returns the topics written."""
+        with self.store.pool.connection() as conn, conn.transaction():
+            conn.execute(sql.LOCK_COLLECTION, (str(self.collection_id),))
+            conn.execute(sql.CLOSE_VANISHED_TOPICS, self._params(documents=list(documents)))
+            if close:
+                conn.execute(sql.CLOSE_TOPICS, {"ids": [c[0] for c in close], "until": [c[1] for c in close]})
+            if topics:
+                conn.execute(sql.INSERT_TOPICS, {
+                    "collection_id": self.collection_id, "document_ids": [t.document_id for t in topics],
+                    "topics": [t.topic for t in topics], "paths": [json.dumps(list(t.heading_path)) for t in topics],
+                    "texts": [t.text for t in topics], "shas": [t.sha for t in topics],
+                    "section_shas": [t.section_sha for t in topics],
+                    "embeddings": [_vector_text(v) for v in vectors], "statements": [t.statements for t in topics],
+                    "valid_from": [t.valid_from for t in topics]})
+        return len(topics)
 
     def cached_vectors(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         """Statement vectors already stored, by text hash (a statement text is embedded once per collection)."""
@@ -295,6 +399,40 @@ class HLGTables:
         if ids:
             for sid, eid, n in self._read(sql.BRIDGE_ENTITIES, self._params(ids=list(ids), fanout=fanout)):
                 out[int(sid)][int(eid)] = int(n)
+        return out
+
+    def topics(self) -> list[dict[str, Any]]:
+        """The topics a read sees (current, or as of the store's date), with their texts and statement counts."""
+        if not self.built():
+            return []
+        return [{"topic_id": int(r[0]), "document_id": r[1], "topic": r[2], "heading_path": tuple(r[3] or ()),
+                 "text": r[4], "statements": int(r[5])} for r in self._read(sql.TOPIC_TEXTS, self._params())]
+
+    def topic_entry(self, query_vector: np.ndarray, terms: Sequence[str], k: int) -> list[TopicRow]:
+        """The ``k`` topics nearest ``query_vector`` and the ``k`` matching most of the tsquery ``terms``."""
+        rows = self._read(sql.TOPIC_ENTRY, self._params(query_vector=query_vector, terms=list(terms),
+                                                        query=" | ".join(terms), k=k))
+        return [TopicRow(int(r[0]), r[1], r[2], tuple(r[3] or ()), float(r[4]), frozenset(int(x) for x in r[5] or ()))
+                for r in rows]
+
+    def topic_neighbours(self, ids: Sequence[int], query_vector: np.ndarray, terms: Sequence[str], *, fanout: int,
+                         depth: int) -> list[TopicRow]:
+        """The topics sharing a bridge entity with one of ``ids`` (``core.sql.hlg.TOPIC_NEIGHBOURS``)."""
+        if not ids:
+            return []
+        rows = self._read(sql.TOPIC_NEIGHBOURS, self._params(ids=list(ids), query_vector=query_vector,
+                                                             terms=list(terms), fanout=fanout))
+        return [TopicRow(int(r[0]), r[1], r[2], tuple(r[3] or ()), float(r[4]), frozenset(int(x) for x in r[5] or ()),
+                         depth, int(r[6]), r[7] or "", int(r[8])) for r in rows]
+
+    def topic_statements(self, ids: Sequence[int], query_vector: np.ndarray, terms: Sequence[str]
+                         ) -> dict[int, list[StatementRow]]:
+        """The current statements of each topic of ``ids``, nearest the question first."""
+        out: dict[int, list[StatementRow]] = {int(i): [] for i in ids}
+        if ids:
+            for r in self._read(sql.TOPIC_STATEMENTS, self._params(ids=list(ids), query_vector=query_vector,
+                                                                   terms=list(terms))):
+                out[int(r[10])].append(_row(r))
         return out
 
     def entity_facts(self, name: str) -> list[dict[str, Any]]:

@@ -12,6 +12,10 @@ the same text). Structural communities come from the heading tree and are counte
 is the report prompt plus its context, at most ``report_context_tokens``, estimated as the community's text up to
 that budget; its output :data:`REPORT_OUTPUT_TOKENS`.
 
+**Topics** (issue 31's tiers, built by the same run): one call per heading section with statements (the HLG topic
+prompt, :mod:`core.hlg.prompts`), its input the prompt plus the section's text as the topic tier cuts it, its output
+:data:`core.hlg.prompts.TOPIC_OUTPUT_TOKENS`. Statements and facts are read offline: no call.
+
 Responses already in the collection's LLM cache cost nothing; the estimate ignores the cache, so a re-run costs
 less than it says. Prices default to :data:`DEFAULT_PRICE_IN` / :data:`DEFAULT_PRICE_OUT` US$ per 1M tokens
 (``HKE_PRICE_IN_PER_M`` / ``HKE_PRICE_OUT_PER_M``, or the ``--price-in``/``--price-out`` flags).
@@ -45,10 +49,11 @@ class CostEstimate:
     output_tokens: int
     price_in_per_m: float
     price_out_per_m: float
+    topic_calls: int = 0
 
     @property
     def calls(self) -> int:
-        return self.extraction_calls + self.report_calls
+        return self.extraction_calls + self.report_calls + self.topic_calls
 
     @property
     def cost(self) -> float:
@@ -60,7 +65,8 @@ class CostEstimate:
     def describe(self) -> str:
         return (
             f"{self.calls:,} LLM calls ({self.extraction_calls:,} extraction over {self.text_units:,} text units, "
-            f"{self.report_calls:,} reports), about {self.input_tokens:,} input and {self.output_tokens:,} output "
+            f"{self.report_calls:,} reports, {self.topic_calls:,} topic names; statements are read offline), "
+            f"about {self.input_tokens:,} input and {self.output_tokens:,} output "
             f"tokens: ≈ US${self.cost:,.2f} at ${self.price_in_per_m:g} / ${self.price_out_per_m:g} per 1M "
             "input/output tokens (an upper bound: cached replies cost nothing)."
         )
@@ -138,8 +144,32 @@ def estimate_index_cost(
         context = min(config.report_context_tokens, sum(unit_tokens.get(u, 0) for u in community.text_unit_ids))
         tokens_in += report_template + context
         tokens_out += REPORT_OUTPUT_TOKENS
-    return CostEstimate(len(units), extraction_calls, len(offline.communities), tokens_in, tokens_out, price_in,
-                        price_out)  # fmt: skip
+    topic_calls, topic_in, topic_out = _topic_calls(store)
+    return CostEstimate(len(units), extraction_calls, len(offline.communities), tokens_in + topic_in,
+                        tokens_out + topic_out, price_in, price_out, topic_calls)  # fmt: skip
+
+
+def _topic_calls(store: ElementStore) -> tuple[int, int, int]:
+    """(calls, input tokens, output tokens) of naming every heading section with statements (read offline, as the
+    tiers would read them now)."""
+    from core.hlg.extract import Vocabulary, document_statements
+    from core.hlg.prompts import TOPIC_OUTPUT_TOKENS, topic_messages
+    from core.ingest.tiers import topic_text
+    from core.store.hlg_tables import SectionDraft
+    from core.tokens import count_tokens
+
+    template = sum(count_tokens(text) for _, text in topic_messages((), ""))
+    vocabulary = Vocabulary(h.text for h in store.read.headings())
+    calls = tokens_in = 0
+    for document in store.documents():
+        sections: dict[str, SectionDraft] = {}
+        for s in document_statements(store.read.elements(document.document_id), vocabulary).statements:
+            sections.setdefault(s.topic, SectionDraft(s.document_id, s.topic, s.heading_path, [], None)  # type: ignore[arg-type]
+                                ).texts.append(s.text)
+        for section in sections.values():
+            calls += 1
+            tokens_in += template + count_tokens(topic_text(section))
+    return calls, tokens_in, calls * TOPIC_OUTPUT_TOKENS
 
 
 def _offline(config: IndexConfig) -> IndexConfig:
