@@ -20,7 +20,7 @@ from core.graph.communities.explore import (
 )
 from core.text import escape_markdown as esc
 from views import graph_explorer as gx
-from views import ui
+from views import jobs, ui
 
 FRAME = "graph_canvas"
 HEIGHT = 640
@@ -33,6 +33,9 @@ st.caption("The entities and relationships the index extracted, as one graph. Se
 store = ui.require_documents()
 collection = ui.current_collection()
 info = index_info(store)
+building = jobs.index_job_notice(collection, info.built_at if info else None)
+if info is None and building:
+    st.stop()
 if info is None:
     st.info(f"**No index yet.** Build it on the Community reports page (or `python -m core index --collection "
             f"{esc(collection)}`): the explorer draws the entity graph it extracts.")
