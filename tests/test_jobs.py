@@ -9,7 +9,7 @@ import time
 import pytest
 
 from core.ingest import discover
-from core.ingest.jobs import INGEST, JobError, JobRunner
+from core.ingest.jobs import INDEX, INGEST, JobError, JobRunner
 from core.store.jobs import JobTables
 
 from .conftest import SAMPLES
@@ -179,7 +179,6 @@ def _wait_for(predicate, timeout: float = 10.0):
 
 def test_an_index_build_runs_as_a_job_with_its_counts(runner, small_store, tables):
     from core.graph import IndexConfig, index_info
-    from core.ingest.jobs import INDEX
 
     job_id = runner.submit_index(small_store, config=IndexConfig(**OFFLINE))
     job = runner.wait(job_id, timeout=60)
@@ -245,3 +244,39 @@ def test_a_queued_job_is_cancelled_before_it_starts_and_a_running_one_at_its_nex
     assert runner.cancel(long) == "running"
     job = runner.wait(long, timeout=10)
     assert job.status == "cancelled" and len(ran) < 1000
+
+
+def test_the_cli_cancels_a_job_by_the_id_it_lists(tables, collection_name, capsys):
+    from core.cli import main
+
+    queued = tables.create(collection_name, INDEX)
+    assert main(["jobs", "--cancel", queued[:8], "--collection", collection_name]) == 0
+    assert "cancelled" in capsys.readouterr().out and tables.get(queued).status == "cancelled"
+    running = tables.create(collection_name, INDEX)
+    tables.start(running)
+    assert main(["jobs", "--cancel", running, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "running"
+    assert tables.get(running).cancel_requested and tables.progress(running, 1, 2, "reports")
+    assert main(["jobs", "--cancel", queued]) == 1  # over already
+    assert "only a queued or running job" in capsys.readouterr().err
+    assert main(["jobs", "--cancel", "zzzz"]) == 2
+
+
+def test_an_index_job_says_what_it_built_or_that_the_previous_index_stays():
+    from datetime import UTC, datetime
+
+    from core.store.jobs import JobRecord
+    from views.jobs import job_summary, progress_text
+
+    now = datetime.now(UTC)
+    job = JobRecord("j", "c", INDEX, "running", 40, 120, "extraction", {}, None, {}, None, now, now, None, now)
+    assert progress_text(job) == "Entity extraction (stage 3 of 8) 40/120"
+    assert progress_text(JobRecord(**{**job.__dict__, "cancel_requested": True})) == "cancelling at its next step"
+    built = {"entities": 9, "relationships": 12, "reports": 4, "seconds": 2.5, "extraction": "llm", "llm_units": 5,
+             "fallback_units": 2, "llm_reports": 3, "fallback_reports": 1}
+    level, message = job_summary(JobRecord(**{**job.__dict__, "status": "done", "counts": built}))
+    assert level == "success" and "9 entities, 12 relationships, 4 reports" in message
+    assert "5 units (2 fell back" in message and "LLM reports 3 (1 fell back" in message
+    for status, words in (("interrupted", "Interrupted"), ("cancelled", "Cancelled")):
+        level, message = job_summary(JobRecord(**{**job.__dict__, "status": status}))
+        assert words in message and "previous index is unchanged" in message

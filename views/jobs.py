@@ -59,10 +59,10 @@ def index_summary(job: JobRecord) -> tuple[str, str]:
     """``(level, message)`` for an index job: what it built (with the LLM and fallback counts), or why not."""
     c = job.counts
     if job.status == "interrupted":
-        return "warning", ("Interrupted (the app stopped while it ran): nothing was written, the previous index is "
+        return "warning", ("Interrupted (the app stopped while it ran): nothing was written, any previous index is "
                            "unchanged. Build it again.")
     if job.status == "cancelled":
-        return "info", "Cancelled before it wrote anything: the previous index is unchanged."
+        return "info", "Cancelled before it wrote anything: any previous index is unchanged."
     if job.status == "failed":
         return "error", f"Failed: {job.error or 'unknown error'}"
     llm = (f" LLM extraction {c.get('llm_units', 0)} units ({c.get('fallback_units', 0)} fell back to the offline "

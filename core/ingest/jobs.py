@@ -236,7 +236,7 @@ class JobRunner:
 
 
 _CANCEL_NOTES = {INGEST: "cancelled: the files stored before stay",
-                 INDEX: "cancelled before its write: the previous index is unchanged"}
+                 INDEX: "cancelled before its write: any previous index is unchanged"}
 
 
 # -- the index job ------------------------------------------------------------------------------------------------
