@@ -33,6 +33,7 @@ CALL_TOKENS: dict[str, int] = {
     "reduce": 1024,
     "judge": 400,
     "rewrite": 200,  # a follow-up made standalone: one question
+    "changes": 600,  # a summary of the listed changes between versions, a sentence or two per change
 }
 JSON_CALLS = frozenset({"report", "map", "judge"})  # their prompts ask for one JSON object
 
