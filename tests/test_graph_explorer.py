@@ -129,6 +129,21 @@ def test_canvas_page_keeps_hostile_text_out_of_the_markup():
     assert {n["name"] for n in nodes} >= {HOSTILE}, "the name itself travels (the canvas draws characters)"
 
 
+def test_the_whole_graph_hands_vis_no_edge_and_strokes_each_relationship_once():
+    """vis.js built an object per edge (most of the whole graph's draw time): the overview's edges are lines the
+    template strokes, one per related pair; a focused view keeps vis.js edges with their descriptions."""
+    ents, rels = hostile_graph()
+    layout = {e.id: (float(i * 50), 0.0) for i, e in enumerate(ents)}
+    _nodes, edges, canvas = gx.explorer_data(ents, rels, layout, edge_text=False)
+    pairs = {tuple(sorted((r.source_id, r.target_id))) for r in rels if r.source_id != r.target_id}
+    assert edges == [] and {tuple(sorted(line[:2])) for line in canvas.lines} == pairs
+    assert len(canvas.lines) == len(pairs) and all(isinstance(line[2], int) for line in canvas.lines)
+    html = gx.explorer_html(ents, rels, layout, edge_text=False)
+    assert '"lines": [[' in html and "beforeDrawing" in html and HOSTILE not in html
+    _nodes, focused, canvas = gx.explorer_data(ents, rels, layout, focus="n2")
+    assert canvas.lines == [] and len(focused) == len(pairs) and all("title" in e for e in focused)
+
+
 # -- the page -------------------------------------------------------------------------------------------------------
 
 

@@ -12,8 +12,14 @@ the canvas with ``fillText`` and tooltips built with ``textContent``. In Streaml
 **Labels at scale.** vis.js draws no label here; ``graph_labels.js`` draws them at a constant size on screen, most
 important first (the focus, the expanded entities, then by degree), each only where it overlaps none already drawn.
 **Layout.** Positions are computed in Python (:func:`core.graph.communities.explore.packed_layout`) and physics is
-off: the
-first frame is the final picture, with no simulation in the browser.
+off: the first frame is the final picture, with no simulation in the browser.
+
+**Speed at corpus scale.** vis.js builds an object per edge, each with its own copy of the options and a label
+module: for the whole graph's thousands of relationships that was most of the time from page to picture
+(``bench/bench_graph_explorer.py``). The whole-graph view (``edge_text=False``) therefore hands vis.js no edge: the
+template strokes them itself under the nodes, one canvas path per width (:attr:`Canvas.lines`). Its edges have no
+hover tooltip (they named only their two ends); a focused view, with its few edges, keeps vis.js edges and their
+descriptions.
 """
 
 from __future__ import annotations
@@ -38,23 +44,26 @@ TOOLTIP_CHARS = 400
 LABEL_CHARS = 36
 MIN_SIZE, MAX_SIZE = 6, 30
 FOCUS_BORDER = "#1f2328"
+EDGE_COLOUR = "#c3cad3"
 
 OPTIONS: dict[str, Any] = {
     "physics": {"enabled": False},
     "layout": {"improvedLayout": False},
     "interaction": {"hover": True, "tooltipDelay": 120, "hideEdgesOnDrag": True, "navigationButtons": False},
     "nodes": {"shape": "dot", "borderWidth": 1},
-    "edges": {"smooth": False, "color": {"color": "#c3cad3", "highlight": "#57606a", "hover": "#57606a"}},
+    "edges": {"smooth": False, "color": {"color": EDGE_COLOUR, "highlight": "#57606a", "hover": "#57606a"}},
 }  # fmt: skip
 
 
 class Canvas(NamedTuple):
-    """What the template needs beyond pyvis' nodes and edges: the label order, the ids always labelled, and the
-    focus (selected on the canvas). Passed as pyvis' ``heading``, which pyvis hands to the template as it is."""
+    """What the template needs beyond pyvis' nodes and edges: the label order, the ids always labelled, the focus
+    (selected on the canvas), and the edges the template draws itself (``[from, to, width]``; empty when vis.js
+    draws them). Passed as pyvis' ``heading``, which pyvis hands to the template as it is."""
 
     order: list[str]
     forced: list[str]
     focus: str | None
+    lines: list[tuple[str, str, int]] = []
 
 
 def explorer_data(
@@ -69,8 +78,8 @@ def explorer_data(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Canvas]:
     """The vis.js nodes and edges (text as plain text) and the label order of the entities in ``layout``.
 
-    Without ``edge_text`` an edge's tooltip only names its ends (the whole graph's thousands of relationship
-    descriptions are megabytes that nobody hovers)."""
+    Without ``edge_text`` (the whole graph: thousands of relationships) the edges are not vis.js edges but
+    ``Canvas.lines``, which the template strokes itself (see the module docstring); ``edges`` is then empty."""
     group_of = group_of or {}
     expanded = [e for e in dict.fromkeys(expanded) if e in layout]
     shown = [e for e in entities if e.id in layout]
@@ -91,20 +100,25 @@ def explorer_data(
             node["borderWidth"] = 4 if e.id == focus else 3
             node["color"] = {"background": node["color"], "border": FOCUS_BORDER}
         nodes.append(node)
-    edges = []
+    edges: list[dict[str, Any]] = []
+    lines: list[tuple[str, str, int]] = []
     seen: set[tuple[str, str]] = set()
     for r in relationships:
         pair = (min(r.source_id, r.target_id), max(r.source_id, r.target_id))
         if r.source_id == r.target_id or r.source_id not in ids or r.target_id not in ids or pair in seen:
             continue
         seen.add(pair)
-        about = "\n" + clip(r.description, TOOLTIP_CHARS, at_word=False) if edge_text else ""
+        width = round(1 + min(r.weight, 10) / 3, 2)
+        if not edge_text:
+            lines.append((r.source_id, r.target_id, round(width)))  # a path per whole width
+            continue
+        about = "\n" + clip(r.description, TOOLTIP_CHARS, at_word=False)
         edges.append({"source": r.source_id, "to": r.target_id, "title": f"{r.source} — {r.target}{about}",
-                      "width": round(1 + min(r.weight, 10) / 3, 2)})  # fmt: skip
+                      "width": width})  # fmt: skip
     forced = [i for i in [focus, *expanded] if i is not None and i in ids]
     ranked = sorted(shown, key=lambda e: (-e.degree, e.title))
     order = list(dict.fromkeys([*forced, *(e.id for e in ranked)]))
-    return nodes, edges, Canvas(order, forced, focus if focus in ids else None)
+    return nodes, edges, Canvas(order, forced, focus if focus in ids else None, lines)
 
 
 def explorer_html(
