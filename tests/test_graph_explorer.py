@@ -144,6 +144,21 @@ def test_the_whole_graph_hands_vis_no_edge_and_strokes_each_relationship_once():
     assert canvas.lines == [] and len(focused) == len(pairs) and all("title" in e for e in focused)
 
 
+def test_warming_after_an_index_build_leaves_the_first_view_to_the_cache(hostile_index, monkeypatch):
+    from core.graph import index_info
+
+    drawn: list[int] = []
+    original = gx.explorer_html
+    monkeypatch.setattr(gx, "explorer_html", lambda *a, **k: drawn.append(1) or original(*a, **k))
+    gx.overview_page.clear()
+    gx.warm(hostile_index.collection)
+    assert drawn == [1]
+    built = index_info(hostile_index).built_at.isoformat()
+    level = min(c.level for c in communities(hostile_index, kind="entity"))
+    assert "vis.Network" in gx.overview_page(hostile_index.collection, built, "", level)
+    assert drawn == [1], "the page's first view was computed by the warm-up"
+
+
 # -- the page -------------------------------------------------------------------------------------------------------
 
 

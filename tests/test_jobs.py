@@ -280,3 +280,17 @@ def test_an_index_job_says_what_it_built_or_that_the_previous_index_stays():
     for status, words in (("interrupted", "Interrupted"), ("cancelled", "Cancelled")):
         level, message = job_summary(JobRecord(**{**job.__dict__, "status": status}))
         assert words in message and "previous index is unchanged" in message
+
+
+def test_what_runs_after_a_job_runs_only_when_it_is_done(runner, collection_name):
+    import threading
+
+    after_done, after_failed = threading.Event(), threading.Event()
+    runner.wait(runner.submit(collection_name, "test", lambda job: ({}, None), after=after_done.set), timeout=10)
+    assert after_done.wait(5)
+    failed = runner.submit(collection_name, "test", lambda job: ({}, "it broke"), after=after_failed.set)
+    assert runner.wait(failed, timeout=10).status == "failed"
+    broken = runner.submit(collection_name, "test", lambda job: ({}, None), after=lambda: 1 / 0)
+    assert runner.wait(broken, timeout=10).status == "done"  # a failing warm-up is logged, never the job's
+    time.sleep(0.2)
+    assert not after_failed.is_set()

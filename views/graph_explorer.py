@@ -32,14 +32,16 @@ from urllib.parse import quote
 import streamlit as st
 from pyvis.network import Network
 
-from core.graph.communities.explore import EntityProperties
-from core.store.graph_records import Entity, Relationship
+from core.graph import communities, entities, index_info, relationships
+from core.graph.communities.explore import EntityProperties, layout_clusters, packed_layout
+from core.store.graph_records import Community, Entity, Relationship
 from core.text import clip
 from core.text import escape_markdown as esc
 from views import network, ui
 from views.frames import SANDBOX
 
 TEMPLATE = "graph_explorer.html"
+HEIGHT = 640  # the canvas, in pixels
 TOOLTIP_CHARS = 400
 LABEL_CHARS = 36
 MIN_SIZE, MAX_SIZE = 6, 30
@@ -144,6 +146,53 @@ def explorer_html(
     net.edges = [{"from": edge.pop("source"), "to": edge.pop("to"), **edge} for edge in edges]
     net.options = OPTIONS
     return net.generate_html()
+
+
+# -- the whole graph, cached per index build (the page's reads; an index job warms them) --------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def graph(collection: str, built: str) -> tuple[dict[str, Entity], list[Relationship], list[Community]]:
+    s = ui.store(collection)
+    return {e.id: e for e in entities(s)}, relationships(s), communities(s, kind="entity")
+
+
+@st.cache_data(show_spinner="Laying out the graph…", max_entries=16)
+def overview_layout(collection: str, built: str, community_id: str) -> dict[str, tuple[float, float]]:
+    """Positions of the whole graph (or of one community's entities), clustered by community."""
+    ents, rels, comms = graph(collection, built)
+    members = {c.id: c.entity_ids for c in comms}
+    ids = [e for e in (members[community_id] if community_id else ents) if e in ents]
+    return packed_layout(ids, edge_list(rels), layout_clusters(comms, community_id), degrees(ents))
+
+
+@st.cache_data(show_spinner="Drawing the graph…", max_entries=16)
+def overview_page(collection: str, built: str, community_id: str, level: int) -> str:
+    """The canvas page of the whole graph (or one community), coloured by ``level``'s communities."""
+    ents, rels, comms = graph(collection, built)
+    layout = overview_layout(collection, built, community_id)
+    colour_of = {e: c.id for c in comms if c.level == level for e in c.entity_ids}
+    return explorer_html([ents[i] for i in layout], rels, layout, group_of=colour_of, edge_text=False,
+                         height_px=HEIGHT)  # fmt: skip
+
+
+def edge_list(rels: list[Relationship]) -> list[tuple[str, str, float]]:
+    return [(r.source_id, r.target_id, r.weight) for r in rels]
+
+
+def degrees(ents: dict[str, Entity]) -> dict[str, int]:
+    return {i: e.degree for i, e in ents.items()}
+
+
+def warm(collection: str) -> None:
+    """Compute the page's first view of ``collection``'s current index (the whole graph at its coarsest level)
+    into the process' caches, so the first visit after a build finds it ready. Run after an index job."""
+    info = index_info(ui.store(collection))
+    if info is None:
+        return
+    built = info.built_at.isoformat()
+    _ents, _rels, comms = graph(collection, built)
+    overview_page(collection, built, "", min((c.level for c in comms), default=0))
 
 
 # -- the frame: the page in a sandbox, its clicks back to Python ------------------------------------------------------

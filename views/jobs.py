@@ -52,7 +52,10 @@ def start_ingest(sources, problems=(), *, collection: str | None = None, paths=(
 def start_index(collection: str | None = None) -> str:
     """Queue a build of ``collection``'s GraphRAG index (default: the current one) as a background job; raises
     :class:`JobError` when one is already running."""
-    return runner().submit_index(ui.store(collection), settings=ui.settings())
+    from views import graph_explorer  # imported here, on the page's thread: it registers a component
+
+    name = collection or ui.current_collection()
+    return runner().submit_index(ui.store(name), settings=ui.settings(), after=lambda: graph_explorer.warm(name))
 
 
 def index_summary(job: JobRecord) -> tuple[str, str]:

@@ -91,7 +91,7 @@ class JobRunner:
         self.tables = JobTables(url)
         self.heartbeat_s = heartbeat_s
         self.stale_after_s = stale_after_s
-        self._queue: queue.Queue[tuple[str, Work] | None] = queue.Queue()
+        self._queue: queue.Queue[tuple[str, Work, Callable[[], None] | None] | None] = queue.Queue()
         self._mine: set[str] = set()  # queued or running here: this process beats for them
         self._finished: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
@@ -105,13 +105,15 @@ class JobRunner:
     # -- submitting --
 
     def submit(self, collection: str, kind: str, work: Work, *, request: Mapping[str, Any] | None = None,
-               total: int = 0, rerun_of: str | None = None) -> str:
-        """Queue ``work`` as a job of ``kind`` on ``collection``; returns the job's id at once."""
+               total: int = 0, rerun_of: str | None = None, after: Callable[[], None] | None = None) -> str:
+        """Queue ``work`` as a job of ``kind`` on ``collection``; returns the job's id at once. ``after`` runs on a
+        thread of its own once the job is done (not when it failed or was cancelled): a warm-up of what the
+        job's result is read through, say; its failure is logged, never the job's."""
         job_id = self.tables.create(collection, kind, total=total, request=request, rerun_of=rerun_of)
         with self._lock:
             self._mine.add(job_id)
             self._finished[job_id] = threading.Event()
-        self._queue.put((job_id, work))
+        self._queue.put((job_id, work, after))
         return job_id
 
     def submit_ingest(self, store: ElementStore, sources: Sequence[SourceFile], problems: Sequence[FileResult] = (),
@@ -127,7 +129,8 @@ class JobRunner:
                            request=request, total=len(sources) + len(problems), rerun_of=rerun_of)
 
     def submit_index(self, store: ElementStore, *, settings: Any = None, config: Any = None,
-                     chat_model: Any = None, rerun_of: str | None = None) -> str:
+                     chat_model: Any = None, rerun_of: str | None = None, after: Callable[[], None] | None = None
+                     ) -> str:
         """Build ``store``'s GraphRAG index as a job (:func:`core.graph.build_index` with ``settings``, an
         ``IndexConfig`` and ``chat_model``, default the configured one); its counts are the index's (entities,
         relationships, reports, LLM and fallback units and reports). One build per collection at a time."""
@@ -135,7 +138,7 @@ class JobRunner:
             raise JobError(f"an index build of {store.collection!r} is already running: wait for it, or cancel it")
         request = {"config": asdict(config) if config is not None else {}}
         return self.submit(store.collection, INDEX, _index_work(store, settings, config, chat_model),
-                           request=request, rerun_of=rerun_of)
+                           request=request, rerun_of=rerun_of, after=after)
 
     def cancel(self, job_id: str) -> str | None:
         """Ask a job to stop; see :meth:`core.store.jobs.JobTables.cancel`."""
@@ -194,9 +197,10 @@ class JobRunner:
 
     def _work_loop(self) -> None:
         while (item := self._queue.get()) is not None:
-            job_id, work = item
+            job_id, work, after = item
             try:
-                self._run(job_id, work)
+                if self._run(job_id, work) and after is not None:
+                    threading.Thread(target=_quietly, args=(after, job_id), name="hke-job-after", daemon=True).start()
             finally:
                 with self._lock:
                     self._mine.discard(job_id)
@@ -204,10 +208,11 @@ class JobRunner:
                 if event is not None:
                     event.set()
 
-    def _run(self, job_id: str, work: Work) -> None:
+    def _run(self, job_id: str, work: Work) -> bool:
+        """Run one job and record its end; True when it is done."""
         try:
             if not self.tables.start(job_id):
-                return  # flagged interrupted while it waited (this process stalled past the heartbeat)
+                return False  # cancelled, or flagged interrupted while it waited (this process stalled)
             context = JobContext(job_id, self.tables)
             try:
                 counts, error = work(context)
@@ -216,14 +221,16 @@ class JobRunner:
                     raise
                 self.tables.finish_cancelled(job_id, _CANCEL_NOTES.get(self.tables.get(job_id).kind))
                 logger.info("job %s cancelled (%s)", job_id, first_line(exc))
-                return
+                return False
             self.tables.finish(job_id, "failed" if error else "done", counts=counts, error=error)
+            return not error
         except Exception as exc:  # noqa: BLE001  (the job's row says why; the worker goes on with the next)
             logger.exception("job %s failed", job_id)
             try:
                 self.tables.finish(job_id, "failed", counts={}, error=redact_text(first_line(exc), self.url))
             except Exception:  # noqa: BLE001  (the database is gone: the heartbeat stops and the row is flagged)
                 logger.warning("could not record the failure of job %s", job_id)
+            return False
 
     def _beat_loop(self) -> None:
         while not self._stop.wait(self.heartbeat_s):
@@ -233,6 +240,13 @@ class JobRunner:
                 self.tables.heartbeat(mine)
             except Exception:  # noqa: BLE001  (the database is away; the next beat tries again)
                 logger.warning("job heartbeat failed", exc_info=True)
+
+
+def _quietly(after: Callable[[], None], job_id: str) -> None:
+    try:
+        after()
+    except Exception:  # noqa: BLE001  (a warm-up that failed costs the next reader the time it would have saved)
+        logger.warning("what runs after job %s failed", job_id, exc_info=True)
 
 
 _CANCEL_NOTES = {INGEST: "cancelled: the files stored before stay",
