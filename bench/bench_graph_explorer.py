@@ -151,9 +151,10 @@ def app_seconds(browser, collection: str) -> dict[str, float]:
 
     ``first_s``: ``/graph_explorer`` loaded in a new tab, first in the process (its caches cold); ``again_s``: the
     same in another new tab (the process' caches warm); ``click_s``: then, in that tab, from the Overview by the
-    sidebar's link, as a user moves between pages (no reload of Streamlit's own page). ``*_framed_s``: the part of
-    each before the canvas' frame was on the page (Streamlit's page, the server's run and its delivery; the rest
-    is the frame drawing)."""
+    sidebar's link, as a user moves between pages (no reload of Streamlit's own page), the second time
+    (``click_first_s``: the first, which also waits for the Overview's charts to finish drawing). ``*_framed_s``:
+    the part of each before the canvas' frame was on the page (Streamlit's page, the server's run and its
+    delivery; the rest is the frame drawing)."""
     import socket
 
     with socket.socket() as s:
@@ -190,12 +191,15 @@ def app_seconds(browser, collection: str) -> dict[str, float]:
             page.goto(f"{url}/graph_explorer?collection={collection}")
             drawn(page, start, name, out)
             if name == "again":
-                page.locator("[data-testid='stSidebarNav']").get_by_text("Overview").click()
-                page.get_by_text("Manage documents").first.wait_for(timeout=120_000)
-                page.wait_for_load_state("networkidle")
-                start = time.perf_counter()
-                page.locator("[data-testid='stSidebarNav']").get_by_text("Graph explorer").click()
-                drawn(page, start, "click", out)
+                # Twice: the first move from the Overview waits for the Overview's own charts (plotly's first
+                # drawing in the tab holds the browser for seconds), which is not the explorer's time.
+                for click in ("click_first", "click"):
+                    page.locator("[data-testid='stSidebarNav']").get_by_text("Overview").click()
+                    page.get_by_text("Manage documents").first.wait_for(timeout=120_000)
+                    page.wait_for_load_state("networkidle")
+                    start = time.perf_counter()
+                    page.locator("[data-testid='stSidebarNav']").get_by_text("Graph explorer").click()
+                    drawn(page, start, click, out)
             page.close()
         return out
     finally:
