@@ -184,6 +184,7 @@ def app_seconds(browser, collection: str) -> dict[str, float]:
         out: dict[str, float] = {}
         for name in ("first", "again"):
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(120_000)  # a click waits while the browser is busy drawing the Overview
             page.goto(f"{url}/?collection={collection}")
             page.get_by_text("Hierarchical Knowledge Explorer").first.wait_for(timeout=120_000)
             page.wait_for_load_state("networkidle")
