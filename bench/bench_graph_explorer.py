@@ -90,7 +90,7 @@ def draw_in_browser(browser, html: str) -> tuple[float, int, int]:
     return seconds, labelled, overlaps
 
 
-def one_collection(store, browser, rounds: int) -> dict:
+def one_collection(store, browser, rounds: int, save_html: Path | None = None) -> dict:
     from core.graph import communities, entities, relationships
     from core.graph.communities.explore import layout_clusters, packed_layout
     from views.graph_explorer import explorer_html
@@ -110,6 +110,9 @@ def one_collection(store, browser, rounds: int) -> dict:
         html = explorer_html(ents, rels, layout, group_of=colour, edge_text=False)
         html_s = time.perf_counter() - t
         browser_s, labelled, overlaps = draw_in_browser(browser, html)
+        if save_html is not None:
+            save_html.mkdir(parents=True, exist_ok=True)
+            (save_html / f"{store.collection}.html").write_text(html, encoding="utf-8")
         runs.append({"sql_s": sql_s, "read_s": read_s, "layout_s": layout_s, "html_s": html_s,
                      "browser_s": browser_s, "draw_s": read_s + layout_s + html_s + browser_s,
                      "labelled": labelled, "overlaps": overlaps, "html_mb": len(html) / 1e6})
@@ -213,6 +216,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--collection", action="append", default=[])
     parser.add_argument("--no-app", action="store_true", help="skip the streamlit round trip")
+    parser.add_argument("--save-html", type=Path, default=None, metavar="DIR",
+                        help="also write each collection's whole-graph page to DIR/NAME.html (bench_canvas_ab.py)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -220,7 +225,7 @@ def main() -> None:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         for store in stores(args.collection):
-            row = one_collection(store, browser, args.rounds)
+            row = one_collection(store, browser, args.rounds, args.save_html)
             if not args.no_app:
                 row.update({f"app_{k}": v for k, v in app_seconds(browser, store.collection).items()})
             row["load_average"] = round(os.getloadavg()[0], 1)
