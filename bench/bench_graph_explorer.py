@@ -200,7 +200,7 @@ def app_seconds(browser, collection: str) -> dict[str, float]:
                 for click in ("click_first", "click"):
                     page.locator("[data-testid='stSidebarNav']").get_by_text("Overview").click()
                     page.get_by_text("Manage documents").first.wait_for(timeout=120_000)
-                    page.wait_for_load_state("networkidle")
+                    page.locator("[data-testid='stStatusWidget']").wait_for(state="detached", timeout=120_000)
                     start = time.perf_counter()
                     page.locator("[data-testid='stSidebarNav']").get_by_text("Graph explorer").click()
                     drawn(page, start, click, out)
