@@ -120,6 +120,8 @@ st.subheader("Answer")
 st.caption(f"Question: {esc(answer.question)}")
 st.caption(f"Answered by: {generated_label(answer.generated_by)} · {KINDS.get(answer.kind, answer.kind)}, "
            f"level {answer.level} · {answer.reports_considered} reports read · {answer.seconds:.1f}s")  # fmt: skip
+if answer.notice:
+    st.warning(esc(answer.notice), icon=":material/info:")
 with st.container(border=True):
     st.markdown(cited_answer_markdown(answer.answer, by_id, report_url))
 m1, m2, m3, m4 = st.columns(4)

@@ -10,20 +10,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.graph import Community, Entity, Relationship, communities, entities, index_info, relationships
-from core.graph.communities.explore import (
-    entity_properties,
-    layout_clusters,
-    neighbourhood,
-    packed_layout,
-    search_entities,
-)
+from core.graph import index_info
+from core.graph.communities.explore import entity_properties, neighbourhood, packed_layout, search_entities
 from core.text import escape_markdown as esc
 from views import graph_explorer as gx
-from views import ui
+from views import jobs, ui
 
 FRAME = "graph_canvas"
-HEIGHT = 640
+HEIGHT = gx.HEIGHT
 #: Per expanded entity, the neighbours drawn (strongest relationships first): a hub of a big corpus has hundreds.
 MAX_NEIGHBOURS = 60
 
@@ -33,6 +27,9 @@ st.caption("The entities and relationships the index extracted, as one graph. Se
 store = ui.require_documents()
 collection = ui.current_collection()
 info = index_info(store)
+building = jobs.index_job_notice(collection, info.built_at if info else None)
+if info is None and building:
+    st.stop()
 if info is None:
     st.info(f"**No index yet.** Build it on the Community reports page (or `python -m core index --collection "
             f"{esc(collection)}`): the explorer draws the entity graph it extracts.")
@@ -41,40 +38,7 @@ if info is None:
 built = info.built_at.isoformat()
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def graph(collection: str, built: str) -> tuple[dict[str, Entity], list[Relationship], list[Community]]:
-    s = ui.store(collection)
-    return {e.id: e for e in entities(s)}, relationships(s), communities(s, kind="entity")
-
-
-@st.cache_data(show_spinner="Laying out the graph…", max_entries=16)
-def overview_layout(collection: str, built: str, community_id: str) -> dict[str, tuple[float, float]]:
-    """Positions of the whole graph (or of one community's entities), clustered by community."""
-    ents, rels, comms = graph(collection, built)
-    members = {c.id: c.entity_ids for c in comms}
-    ids = [e for e in (members[community_id] if community_id else ents) if e in ents]
-    return packed_layout(ids, edge_list(rels), layout_clusters(comms, community_id), degrees(ents))
-
-
-@st.cache_data(show_spinner="Drawing the graph…", max_entries=16)
-def overview_page(collection: str, built: str, community_id: str, level: int) -> str:
-    """The canvas page of the whole graph (or one community), coloured by ``level``'s communities."""
-    ents, rels, comms = graph(collection, built)
-    layout = overview_layout(collection, built, community_id)
-    colour_of = {e: c.id for c in comms if c.level == level for e in c.entity_ids}
-    return gx.explorer_html([ents[i] for i in layout], rels, layout, group_of=colour_of, edge_text=False,
-                            height_px=HEIGHT)  # fmt: skip
-
-
-def edge_list(rels: list[Relationship]) -> list[tuple[str, str, float]]:
-    return [(r.source_id, r.target_id, r.weight) for r in rels]
-
-
-def degrees(ents: dict[str, Entity]) -> dict[str, int]:
-    return {i: e.degree for i, e in ents.items()}
-
-
-ents, rels, comms = graph(collection, built)
+ents, rels, comms = gx.graph(collection, built)
 by_id = {c.id: c for c in comms}
 if not ents:
     st.warning("The index holds no entity: the documents name nothing it could extract. Try another collection.")
@@ -151,7 +115,7 @@ group_of = {e: c.id for c in at_level for e in c.entity_ids}
 # -- what to draw -------------------------------------------------------------------------------------------------
 
 if focus is None:
-    layout = overview_layout(collection, built, community_id)
+    layout = gx.overview_layout(collection, built, community_id)
     where = f"community {esc(community_id)}" if community_id else "the whole graph"
     st.caption(f"{len(layout)} entities of {esc(where)}, coloured by level-{level} community, sized by degree. "
                "Click a node to focus on it and expand its neighbours.")
@@ -163,8 +127,8 @@ else:
         others = list(dict.fromkeys(r.target_id if r.source_id == centre else r.source_id for r in mine))
         keep.update(others[:MAX_NEIGHBOURS])
     shown_rels = [r for r in near.relationships if r.source_id in keep and r.target_id in keep]
-    layout = packed_layout([e.id for e in near.entities if e.id in keep], edge_list(shown_rels), {},
-                           degrees(ents))  # fmt: skip
+    layout = packed_layout([e.id for e in near.entities if e.id in keep], gx.edge_list(shown_rels), {},
+                           gx.degrees(ents))  # fmt: skip
     b1, b2, b3 = st.columns([2, 2, 5])
     b1.button("Back to the whole graph", on_click=focus_on, args=(None,), icon=":material/arrow_back:")
     b2.button("Collapse to the focus", on_click=lambda: st.session_state.update(graph_expanded=[focus]),
@@ -176,7 +140,7 @@ else:
 left, right = st.columns([3, 2], gap="medium")
 with left:
     if focus is None:
-        page = overview_page(collection, built, community_id, level)
+        page = gx.overview_page(collection, built, community_id, level)
     else:
         page = gx.explorer_html([ents[i] for i in layout], shown_rels, layout, group_of=group_of, focus=focus,
                                 expanded=expanded, height_px=HEIGHT)  # fmt: skip

@@ -9,22 +9,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.graph import STAGES, Community, Report, build_index, community, index_info
+from core.graph import Community, Report, community, index_info
 from core.graph.indexing.estimate import estimate_index_cost
-from core.progress import Progress
+from core.ingest.jobs import JobError
 from core.text import escape_markdown as esc
+from views import jobs, ui
 from views import report_parts as parts
-from views import ui
 from views.placeholders import example_terms
 from views.reports import filter_reports, generated_label, sort_reports
 
 STRUCTURAL_LEVELS = {0: "documents", 1: "sections", 2: "subsections"}
 SORTS = {"rating": "Rating", "size": "Size", "title": "Title"}
-STAGE_LABELS = {
-    "load": "Load elements", "text_units": "Text units", "extraction": "Entity extraction", "graph": "Entity graph",
-    "communities": "Leiden communities", "structural": "Structural communities", "reports": "Community reports",
-    "store": "Write the tables",
-}  # fmt: skip
 
 st.title("Community reports")
 st.caption(
@@ -46,37 +41,18 @@ if _previous is not None and _previous != collection and st.query_params.get("co
 
 
 def run_build() -> None:
-    """Build (or rebuild) the index with one progress bar per stage, then rerun to show it.
+    """Start a build (or rebuild) of the index as a background job; the page then shows its progress.
 
     With an LLM configured, the first click estimates the run (calls, tokens, cost) and a second one confirms it."""
     if ui.settings().has_llm and not cost_confirmed:
         with st.spinner("Estimating the LLM calls and their cost…"):
             st.session_state["reports_estimate"] = estimate_index_cost(store).describe()
         st.rerun()
-    bars = {}
-    shown: dict[str, int] = {}
-    with st.status("Building the index…", expanded=True) as status:
-        for stage in STAGES:
-            bars[stage] = st.progress(0.0, text=f"{STAGE_LABELS.get(stage, stage)}: waiting")
-
-        def on_progress(step: Progress) -> None:
-            bar = bars.get(step.stage)
-            if bar is None:
-                return
-            pct = int(100 * step.fraction)
-            if shown.get(step.stage) == pct:  # the reports stage calls once per report: update the bar per percent
-                return
-            shown[step.stage] = pct
-            bar.progress(pct / 100, text=f"{STAGE_LABELS.get(step.stage, step.stage)}: {step.done}/{step.total}")
-
-        try:
-            report = build_index(store, settings=ui.settings(), progress=on_progress)
-        except Exception as exc:  # the engine keeps the previous index on any failure; say so and stop here
-            status.update(label="The index build failed", state="error")
-            st.error(f"The index was not built (any previous index is unchanged): {esc(str(exc))}")
-            return
-        status.update(label=f"Index built in {report.seconds:.1f}s", state="complete")
-    st.session_state["reports_built"] = report.to_dict()
+    try:
+        jobs.start_index(collection)
+    except JobError as exc:
+        st.error(esc(str(exc)))
+        return
     parts.close_report()
     st.rerun()
 
@@ -88,6 +64,9 @@ if estimate:
     st.warning(f"Building with the LLM: {esc(estimate)} Click Build index again to run it.")
     st.session_state["reports_cost_confirmed"] = True
 info = index_info(store)
+building = jobs.index_job_notice(collection, info.built_at if info else None)
+if info is None and building:
+    st.stop()
 if info is None:
     st.info(
         f"**No index yet: click Build index.** It extracts the entities and relationships of the "
@@ -103,18 +82,15 @@ corpus = parts.corpus_version(store)
 parts.show_index_changes(parts.cached_index_changes(collection, built, corpus))
 stats = info.stats or {}
 reports_used = (info.params or {}).get("reports_used", "")
-last = st.session_state.pop("reports_built", None)
-if last:
-    st.success(f"Index built in {last['seconds']:.1f}s: {last['entities']} entities, {last['relationships']} "
-               f"relationships, {last['reports']} reports.")  # fmt: skip
 with st.expander(
     f"Index built {info.built_at:%Y-%m-%d %H:%M} · {stats.get('entities', '?')} entities · "
     f"{stats.get('relationships', '?')} relationships · {stats.get('reports', '?')} reports · "
     f"reports {generated_label(reports_used) if reports_used else '?'}"
 ):
-    st.caption(f"Extraction: {esc(info.extraction)}. Rebuilding replaces the index in one transaction; the old "
-               "one stays if the build fails. LLM replies are cached: an unchanged corpus costs no new calls.")
-    if st.button("Build index", key="reports_rebuild"):
+    st.caption(f"Extraction: {esc(info.extraction)}. Rebuilding runs in the background and replaces the index in "
+               "one transaction; the old one stays if the build fails or is cancelled. LLM replies are cached: an "
+               "unchanged corpus costs no new calls.")
+    if st.button("Build index", key="reports_rebuild", disabled=building):
         run_build()
 
 

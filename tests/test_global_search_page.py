@@ -151,3 +151,23 @@ def test_a_link_s_question_is_asked_and_kept_in_the_url(samples_index):
     assert at.session_state["global_answer"][1].question == QUESTION
     assert at.session_state["global_level"] == 0
     assert at.query_params["q"] in (QUESTION, [QUESTION])
+
+
+def test_a_model_whose_map_replies_do_not_parse_gets_the_offline_answer_with_a_notice(samples_index, monkeypatch):
+    """Through the stub server: every map reply is prose, so the page shows the extractive answer and says why."""
+    from .test_llm_stub import KEY, Stub
+
+    with Stub([{"reply": "The monitors are very nice, I think."}]) as stub:
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
+        monkeypatch.setenv("HKE_CHAT_MODEL", "stub-model")
+        at = search_page("samples").run()
+        at.text_area(key="global_question").input(QUESTION)
+        at.button(key="global_ask").click().run()
+        assert not at.exception, at.exception
+        assert stub.requests and all(r["body"]["messages"][-1]["content"].startswith("Below are community reports")
+                                     for r in stub.requests)  # fmt: skip
+    notice = " ".join(unescape(w.value) for w in at.warning)
+    assert "were not the JSON points asked for" in notice and "extractive (offline) answer" in notice
+    assert any("[Data: Reports" in m.value for m in at.markdown), "the offline answer, with its citations"
+    assert KEY not in texts(at)

@@ -129,6 +129,36 @@ def test_canvas_page_keeps_hostile_text_out_of_the_markup():
     assert {n["name"] for n in nodes} >= {HOSTILE}, "the name itself travels (the canvas draws characters)"
 
 
+def test_the_whole_graph_hands_vis_no_edge_and_strokes_each_relationship_once():
+    """vis.js built an object per edge (most of the whole graph's draw time): the overview's edges are lines the
+    template strokes, one per related pair; a focused view keeps vis.js edges with their descriptions."""
+    ents, rels = hostile_graph()
+    layout = {e.id: (float(i * 50), 0.0) for i, e in enumerate(ents)}
+    _nodes, edges, canvas = gx.explorer_data(ents, rels, layout, edge_text=False)
+    pairs = {tuple(sorted((r.source_id, r.target_id))) for r in rels if r.source_id != r.target_id}
+    assert edges == [] and {tuple(sorted(line[:2])) for line in canvas.lines} == pairs
+    assert len(canvas.lines) == len(pairs) and all(isinstance(line[2], int) for line in canvas.lines)
+    html = gx.explorer_html(ents, rels, layout, edge_text=False)
+    assert '"lines": [[' in html and "beforeDrawing" in html and HOSTILE not in html
+    _nodes, focused, canvas = gx.explorer_data(ents, rels, layout, focus="n2")
+    assert canvas.lines == [] and len(focused) == len(pairs) and all("title" in e for e in focused)
+
+
+def test_warming_after_an_index_build_leaves_the_first_view_to_the_cache(hostile_index, monkeypatch):
+    from core.graph import index_info
+
+    drawn: list[int] = []
+    original = gx.explorer_html
+    monkeypatch.setattr(gx, "explorer_html", lambda *a, **k: drawn.append(1) or original(*a, **k))
+    gx.overview_page.clear()
+    gx.warm(hostile_index.collection)
+    assert drawn == [1]
+    built = index_info(hostile_index).built_at.isoformat()
+    level = min(c.level for c in communities(hostile_index, kind="entity"))
+    assert "vis.Network" in gx.overview_page(hostile_index.collection, built, "", level)
+    assert drawn == [1], "the page's first view was computed by the warm-up"
+
+
 # -- the page -------------------------------------------------------------------------------------------------------
 
 

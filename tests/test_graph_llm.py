@@ -133,13 +133,17 @@ def test_llm_global_search_map_reduce(small_store):
     assert cached.llm_calls == 0 and cached.cached_calls == model.calls and cached.answer == answer.answer
 
 
-def test_llm_global_search_with_nothing_useful(small_store):
+def test_llm_global_search_with_no_map_reply_that_parses_answers_offline(small_store):
     store = small_store
     build_index(store, config=IndexConfig(extraction="offline", reports="extractive"))
     model = FakeGraphModel(model_name="fake-garbage", malformed=1)  # every map reply is garbage
-    answer = global_search(store, "Anything?", GlobalSearchOptions(level=0), chat_model=model)
-    assert answer.generated_by == "llm" and answer.report_ids == [] and answer.points == []
-    assert "nothing" in answer.answer  # the no-data answer, and no reduce call was made
+    question = "What is this collection about?"
+    answer = global_search(store, question, GlobalSearchOptions(level=0), chat_model=model)
+    offline = global_search(store, question, GlobalSearchOptions(level=0, use_llm="extractive"))
+    assert answer.generated_by == "extractive" and answer.answer == offline.answer
+    assert answer.report_ids == offline.report_ids != []
+    assert "not the JSON points" in answer.notice and offline.notice == ""
+    assert answer.llm_calls == model.calls >= 1  # the map calls it cost; no reduce call was made
     assert all(not p.startswith("Several analysts") for p in model.prompts_seen)
 
 

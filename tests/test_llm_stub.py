@@ -431,3 +431,32 @@ def test_graph_calls_never_cache_a_cut_off_reply_and_global_search_says_so(db_ur
             assert any(r["body"]["messages"][-1]["content"].startswith("Several analysts") for r in stub.requests)
     finally:
         store.drop()
+
+
+def test_global_search_answers_offline_when_no_map_reply_parses(db_url, use_embeddings):
+    """A small model that answers prose to every map call: the reduce step is never asked, and the answer is the
+    offline one, with a notice that says so (before, it was "nothing relevant" from an answer that read nothing)."""
+    import uuid
+
+    from core.graph import GlobalSearchOptions, build_index, global_search
+    from core.ingest import ingest_paths
+    from core.store import ElementStore
+    from tests.conftest import SAMPLES
+
+    store = ElementStore(db_url, f"t_prose_{uuid.uuid4().hex[:8]}", use_embeddings)
+    try:
+        assert not ingest_paths(store, [SAMPLES / "nova-32ux-monitor-en.md"]).errors
+        build_index(store)  # offline: reports to search
+        question = "How heavy is the Nova 32UX?"
+        offline = global_search(store, question, GlobalSearchOptions(level=0, use_llm="extractive"))
+        with Stub([{"reply": "Sure! The monitor is a great product. {points: maybe"}]) as stub:
+            answer = global_search(store, question, GlobalSearchOptions(level=0),
+                                   chat_model=chat_model(settings_for(stub.base_url), streaming=True))
+        prompts = [r["body"]["messages"][-1]["content"] for r in stub.requests]
+        assert prompts and all(p.startswith("Below are community reports") for p in prompts)  # no reduce call
+        assert all(r["body"]["stream"] and r["body"]["max_tokens"] for r in stub.requests)
+        assert (answer.generated_by, answer.answer, answer.report_ids) == ("extractive", offline.answer,
+                                                                           offline.report_ids)
+        assert "extractive (offline) answer" in answer.notice and answer.llm_calls == len(stub.requests)
+    finally:
+        store.drop()

@@ -5,6 +5,7 @@ up, citations that open the Document tree, and a hostile entity name that stays 
 from __future__ import annotations
 
 import json
+import time
 import uuid
 
 import pytest
@@ -12,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.graph import IndexConfig, build_index, community_subgraph, hierarchy, index_exists, levels, load_reports
 from core.store import ElementStore
+from core.store.jobs import JobTables
 
 from .conftest import ROOT
 from .helpers_pages import ingested_store, unescape, walk
@@ -115,6 +117,16 @@ def test_no_index_empty_state_then_build_from_the_page(hostile_store):
 
     button(at, "reports_build").click().run()
     assert not at.exception, at.exception
+    # The build is a background job of the app's process: the page says so (unless it already ended), then
+    # shows the index once the job has written it.
+    [job] = JobTables(hostile_store.url).list(hostile_store.collection, limit=5)
+    assert job.kind == "index"
+    assert "being built in the background" in texts(at) or not job.active, texts(at)
+    for _ in range(600):
+        if not JobTables(hostile_store.url).get(job.job_id).active:
+            break
+        time.sleep(0.1)
+    at.run()
     assert index_exists(hostile_store)
     assert any("Index built in" in s.value for s in at.success), texts(at)
     assert any(b.key.startswith("open_") for b in at.button), "report cards appear after the build"

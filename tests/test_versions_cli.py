@@ -361,6 +361,38 @@ def test_with_an_llm_the_summary_keeps_only_sentences_that_cite_a_listed_change(
     assert silent is not None and silent.summary is None and silent.changes == answer.changes
 
 
+def test_the_summary_is_a_bounded_streamed_call_that_hangs_up_at_its_deadline(legal):
+    """Through the stub server and the real clients: the summary streams with its own token bound; a server that
+    only sends keepalives is given up at HKE_LLM_TIMEOUT, its connection closed, and the listed changes answer."""
+    import dataclasses
+    import time
+
+    from core.answering.changes import answer_change_question
+    from core.llm import CALL_TOKENS
+
+    from .test_llm_stub import Stub, settings_for
+
+    question = "What changed in the Hanbit City library ordinance since 2023-01-01?"
+    with Stub([{"reply": "Article 7 on e-books was added [c5]."}]) as stub:
+        answer = answer_change_question(legal["store"], question, settings=settings_for(stub.base_url))
+    [request] = stub.requests
+    assert request["body"]["stream"] is True and request["body"]["max_tokens"] == CALL_TOKENS["changes"]
+    assert answer.summary is not None and answer.summary.cited == ("c5",)
+
+    with Stub([{"keepalive": 0.1, "for": 20}]) as stub:
+        settings = dataclasses.replace(settings_for(stub.base_url), llm_timeout=1.0)
+        started = time.monotonic()
+        stalled = answer_change_question(legal["store"], question, settings=settings)
+        assert time.monotonic() - started < 5
+        assert stalled.summary is None and "did not answer within 1 s" in stalled.summary_error
+        assert stalled.changes == answer.changes  # the listed changes still answer
+        for _ in range(50):  # the server notices the closed connection at its next write
+            if stub.requests[-1].get("hung_up"):
+                break
+            time.sleep(0.1)
+        assert stub.requests[-1].get("hung_up")
+
+
 def test_remove_retires_and_purge_deletes_the_history_with_no_orphans(legal, cli):
     store = legal["store"]
     code, payload, _ = cli("remove", "tarifs.md")

@@ -12,8 +12,14 @@ the canvas with ``fillText`` and tooltips built with ``textContent``. In Streaml
 **Labels at scale.** vis.js draws no label here; ``graph_labels.js`` draws them at a constant size on screen, most
 important first (the focus, the expanded entities, then by degree), each only where it overlaps none already drawn.
 **Layout.** Positions are computed in Python (:func:`core.graph.communities.explore.packed_layout`) and physics is
-off: the
-first frame is the final picture, with no simulation in the browser.
+off: the first frame is the final picture, with no simulation in the browser.
+
+**Speed at corpus scale.** vis.js builds an object per edge, each with its own copy of the options and a label
+module: for the whole graph's thousands of relationships that was most of the time from page to picture
+(``bench/bench_graph_explorer.py``). The whole-graph view (``edge_text=False``) therefore hands vis.js no edge: the
+template strokes them itself under the nodes, one canvas path per width (:attr:`Canvas.lines`). Its edges have no
+hover tooltip (they named only their two ends); a focused view, with its few edges, keeps vis.js edges and their
+descriptions.
 """
 
 from __future__ import annotations
@@ -26,35 +32,40 @@ from urllib.parse import quote
 import streamlit as st
 from pyvis.network import Network
 
-from core.graph.communities.explore import EntityProperties
-from core.store.graph_records import Entity, Relationship
+from core.graph import communities, entities, index_info, relationships
+from core.graph.communities.explore import EntityProperties, layout_clusters, packed_layout
+from core.store.graph_records import Community, Entity, Relationship
 from core.text import clip
 from core.text import escape_markdown as esc
 from views import network, ui
 from views.frames import SANDBOX
 
 TEMPLATE = "graph_explorer.html"
+HEIGHT = 640  # the canvas, in pixels
 TOOLTIP_CHARS = 400
 LABEL_CHARS = 36
 MIN_SIZE, MAX_SIZE = 6, 30
 FOCUS_BORDER = "#1f2328"
+EDGE_COLOUR = "#c3cad3"
 
 OPTIONS: dict[str, Any] = {
     "physics": {"enabled": False},
     "layout": {"improvedLayout": False},
     "interaction": {"hover": True, "tooltipDelay": 120, "hideEdgesOnDrag": True, "navigationButtons": False},
     "nodes": {"shape": "dot", "borderWidth": 1},
-    "edges": {"smooth": False, "color": {"color": "#c3cad3", "highlight": "#57606a", "hover": "#57606a"}},
+    "edges": {"smooth": False, "color": {"color": EDGE_COLOUR, "highlight": "#57606a", "hover": "#57606a"}},
 }  # fmt: skip
 
 
 class Canvas(NamedTuple):
-    """What the template needs beyond pyvis' nodes and edges: the label order, the ids always labelled, and the
-    focus (selected on the canvas). Passed as pyvis' ``heading``, which pyvis hands to the template as it is."""
+    """What the template needs beyond pyvis' nodes and edges: the label order, the ids always labelled, the focus
+    (selected on the canvas), and the edges the template draws itself (``[from, to, width]``; empty when vis.js
+    draws them). Passed as pyvis' ``heading``, which pyvis hands to the template as it is."""
 
     order: list[str]
     forced: list[str]
     focus: str | None
+    lines: list[tuple[str, str, int]] = []
 
 
 def explorer_data(
@@ -69,8 +80,8 @@ def explorer_data(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Canvas]:
     """The vis.js nodes and edges (text as plain text) and the label order of the entities in ``layout``.
 
-    Without ``edge_text`` an edge's tooltip only names its ends (the whole graph's thousands of relationship
-    descriptions are megabytes that nobody hovers)."""
+    Without ``edge_text`` (the whole graph: thousands of relationships) the edges are not vis.js edges but
+    ``Canvas.lines``, which the template strokes itself (see the module docstring); ``edges`` is then empty."""
     group_of = group_of or {}
     expanded = [e for e in dict.fromkeys(expanded) if e in layout]
     shown = [e for e in entities if e.id in layout]
@@ -91,20 +102,25 @@ def explorer_data(
             node["borderWidth"] = 4 if e.id == focus else 3
             node["color"] = {"background": node["color"], "border": FOCUS_BORDER}
         nodes.append(node)
-    edges = []
+    edges: list[dict[str, Any]] = []
+    lines: list[tuple[str, str, int]] = []
     seen: set[tuple[str, str]] = set()
     for r in relationships:
         pair = (min(r.source_id, r.target_id), max(r.source_id, r.target_id))
         if r.source_id == r.target_id or r.source_id not in ids or r.target_id not in ids or pair in seen:
             continue
         seen.add(pair)
-        about = "\n" + clip(r.description, TOOLTIP_CHARS, at_word=False) if edge_text else ""
+        width = round(1 + min(r.weight, 10) / 3, 2)
+        if not edge_text:
+            lines.append((r.source_id, r.target_id, round(width)))  # a path per whole width
+            continue
+        about = "\n" + clip(r.description, TOOLTIP_CHARS, at_word=False)
         edges.append({"source": r.source_id, "to": r.target_id, "title": f"{r.source} — {r.target}{about}",
-                      "width": round(1 + min(r.weight, 10) / 3, 2)})  # fmt: skip
+                      "width": width})  # fmt: skip
     forced = [i for i in [focus, *expanded] if i is not None and i in ids]
     ranked = sorted(shown, key=lambda e: (-e.degree, e.title))
     order = list(dict.fromkeys([*forced, *(e.id for e in ranked)]))
-    return nodes, edges, Canvas(order, forced, focus if focus in ids else None)
+    return nodes, edges, Canvas(order, forced, focus if focus in ids else None, lines)
 
 
 def explorer_html(
@@ -130,6 +146,53 @@ def explorer_html(
     net.edges = [{"from": edge.pop("source"), "to": edge.pop("to"), **edge} for edge in edges]
     net.options = OPTIONS
     return net.generate_html()
+
+
+# -- the whole graph, cached per index build (the page's reads; an index job warms them) --------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def graph(collection: str, built: str) -> tuple[dict[str, Entity], list[Relationship], list[Community]]:
+    s = ui.store(collection)
+    return {e.id: e for e in entities(s)}, relationships(s), communities(s, kind="entity")
+
+
+@st.cache_data(show_spinner="Laying out the graph…", max_entries=16)
+def overview_layout(collection: str, built: str, community_id: str) -> dict[str, tuple[float, float]]:
+    """Positions of the whole graph (or of one community's entities), clustered by community."""
+    ents, rels, comms = graph(collection, built)
+    members = {c.id: c.entity_ids for c in comms}
+    ids = [e for e in (members[community_id] if community_id else ents) if e in ents]
+    return packed_layout(ids, edge_list(rels), layout_clusters(comms, community_id), degrees(ents))
+
+
+@st.cache_data(show_spinner="Drawing the graph…", max_entries=16)
+def overview_page(collection: str, built: str, community_id: str, level: int) -> str:
+    """The canvas page of the whole graph (or one community), coloured by ``level``'s communities."""
+    ents, rels, comms = graph(collection, built)
+    layout = overview_layout(collection, built, community_id)
+    colour_of = {e: c.id for c in comms if c.level == level for e in c.entity_ids}
+    return explorer_html([ents[i] for i in layout], rels, layout, group_of=colour_of, edge_text=False,
+                         height_px=HEIGHT)  # fmt: skip
+
+
+def edge_list(rels: list[Relationship]) -> list[tuple[str, str, float]]:
+    return [(r.source_id, r.target_id, r.weight) for r in rels]
+
+
+def degrees(ents: dict[str, Entity]) -> dict[str, int]:
+    return {i: e.degree for i, e in ents.items()}
+
+
+def warm(collection: str) -> None:
+    """Compute the page's first view of ``collection``'s current index (the whole graph at its coarsest level)
+    into the process' caches, so the first visit after a build finds it ready. Run after an index job."""
+    info = index_info(ui.store(collection))
+    if info is None:
+        return
+    built = info.built_at.isoformat()
+    _ents, _rels, comms = graph(collection, built)
+    overview_page(collection, built, "", min((c.level for c in comms), default=0))
 
 
 # -- the frame: the page in a sandbox, its clicks back to Python ------------------------------------------------------

@@ -409,7 +409,9 @@ def answer_change_question(store: ElementStore, question: str, *, settings: Sett
     policy = RetryPolicy.from_settings(settings)
     label = "LLM" if model is not None else model_label(settings)
     try:
-        model = model or chat_model(settings, timeout=policy.timeout)
+        # Streamed, as the other long calls: the deadline is checked on every chunk, and a call given up closes
+        # its connection, so a server that honours disconnects stops generating.
+        model = model or chat_model(settings, streaming=True, timeout=policy.timeout)
         answer.summary = summarize_changes(answer, model, label=label, policy=policy,
                                            secret=settings.openai_api_key)
     except LLMError as exc:
@@ -443,7 +445,7 @@ def summarize_changes(answer: ChangeAnswer, model: BaseChatModel, *, label: str 
         return None
     listed = [_line(n, c, answer.query.korean) for n, c in enumerate(answer.changes[:MAX_LISTED], start=1)]
     reply = invoke_with_retries(model, prompts.changes_messages(answer.query.text, "\n".join(listed)),
-                                policy or RetryPolicy.from_settings(), secret=secret)
+                                policy or RetryPolicy.from_settings(), secret=secret, kind="changes")
     kept, dropped = cited_sentences(reply, {f"c{n}" for n in range(1, len(listed) + 1)})
     if not kept:
         return None

@@ -54,10 +54,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="delete a collection with every document, version and index (with --yes)")
     p.add_argument("--yes", action="store_true", help="with --drop: yes, delete it")
 
-    p = add_command(sub, "jobs", "list the app's background jobs (ingests): status, progress, what they stored",
-                    cmd_jobs)
+    p = add_command(sub, "jobs", "list the app's background jobs (ingests, index builds): status, progress, what "
+                                 "they stored; or --cancel one", cmd_jobs)  # fmt: skip
     p.add_argument("--collection", default=None, help="only this collection's jobs")
     p.add_argument("--limit", type=whole_number(1, " of jobs"), default=20)
+    p.add_argument("--cancel", metavar="ID", default=None,
+                   help="cancel a queued or running job (its id, or the first 8 characters the list shows)")
 
     p = add_command(sub, "contextual", "build (or update) or drop a collection's contextual index, which the "
                                        "contextual search reads", cmd_contextual)  # fmt: skip
@@ -244,8 +246,22 @@ def cmd_jobs(args: argparse.Namespace) -> int:
 
     tables = JobTables(database_url())
     tables.flag_interrupted(STALE_AFTER_S)
+    if args.cancel:
+        wanted = args.cancel.strip().lower()
+        matching = [j for j in tables.list(args.collection, 200) if j.job_id.startswith(wanted)] if wanted else []
+        if len(matching) != 1:
+            return fail(f"{'no' if not matching else 'more than one'} job's id starts with {args.cancel[:40]!r}: "
+                        "see python -m core jobs")
+        job = matching[0]
+        outcome = tables.cancel(job.job_id)
+        if outcome is None:
+            return fail(f"job {job.job_id[:8]} is {job.status}: only a queued or running job can be cancelled", 1)
+        emit({"id": job.job_id, "status": outcome, "cancel_requested": True}, args.json,
+             f"{job.job_id[:8]} {job.kind} into {job.collection}: "
+             + ("cancelled" if outcome == "cancelled" else "asked to stop; it ends at its next step"))
+        return 0
     rows = [{"id": j.job_id, "collection": j.collection, "kind": j.kind, "status": j.status, "done": j.done,
-             "total": j.total, "current_file": j.current_file,
+             "total": j.total, "current_file": j.current_file, "cancel_requested": j.cancel_requested,
              "counts": {k: v for k, v in j.counts.items() if k != "files"}, "error": j.error,
              "started_at": j.started_at, "finished_at": j.finished_at}
             for j in tables.list(args.collection, args.limit)]  # fmt: skip

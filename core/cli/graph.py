@@ -191,7 +191,8 @@ def cmd_global(args: argparse.Namespace) -> int:
     options = GlobalSearchOptions(level=args.level, kind=args.kind, use_llm="extractive" if args.offline else "auto")
     answer = global_search(store, question, options)
     text = (
-        f"{answer.answer}\n\n-- {answer.generated_by}; level {answer.level} {answer.kind}; "
+        (f"({answer.notice})\n\n" if answer.notice else "")
+        + f"{answer.answer}\n\n-- {answer.generated_by}; level {answer.level} {answer.kind}; "
         f"{answer.reports_considered} reports read; cites {', '.join(answer.report_ids) or 'nothing'}; "
         f"LLM calls {answer.llm_calls} (cached {answer.cached_calls}); {answer.seconds:.2f}s"
     )

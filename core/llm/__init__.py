@@ -18,8 +18,8 @@ Generic on purpose: answering and the GraphRAG code call :func:`chat_model` and 
   output token limit) is reported as cut off, not shown as a complete answer: streamed (:func:`stream_with_retries`)
   or whole (:func:`reply_text`, used by :func:`invoke_with_retries` and the GraphRAG calls).
 * Every call is bounded: it names its kind (:data:`CALL_TOKENS`: answer, extraction, report, map, reduce, judge,
-  check) and sends that kind's ``max_tokens`` scaled by ``HKE_LLM_MAX_TOKENS``, so a small model that never stops is
-  stopped by the server, not only abandoned by us. The calls that want JSON ask for JSON mode
+  check, rewrite, changes) and sends that kind's ``max_tokens`` scaled by ``HKE_LLM_MAX_TOKENS``, so a small
+  model that never stops is stopped by the server, not only abandoned by us. The calls that want JSON ask for JSON mode
   (``response_format``). A server that refuses either option (400 naming it) is asked once more without it, and is
   not sent it again.
 * Reads wait as long as ``HKE_LLM_TIMEOUT`` allows (a local server may take minutes before its first byte); connects

@@ -225,6 +225,7 @@ class GlobalAnswer:
     cached_calls: int
     context_tokens: int
     seconds: float
+    notice: str = ""  # what the reader should know about how it was answered (an LLM answer that fell back)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)

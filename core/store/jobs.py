@@ -28,7 +28,7 @@ class JobRecord:
     job_id: str
     collection: str
     kind: str
-    status: str  # queued | running | done | failed | interrupted
+    status: str  # queued | running | done | failed | interrupted | cancelled
     done: int
     total: int
     current_file: str | None
@@ -40,6 +40,7 @@ class JobRecord:
     started_at: datetime | None
     finished_at: datetime | None
     heartbeat_at: datetime
+    cancel_requested: bool = False
 
     @property
     def active(self) -> bool:
@@ -85,10 +86,28 @@ class JobTables:
         with self._pool().connection() as conn:
             return conn.execute(sql.START_JOB, {"job_id": job_id}).rowcount == 1
 
-    def progress(self, job_id: str, done: int, total: int, current_file: str | None) -> None:
+    def progress(self, job_id: str, done: int, total: int, current_file: str | None) -> bool:
+        """Record the running job's progress; True when someone asked it to stop (:meth:`cancel`)."""
         with self._pool().connection() as conn:
-            conn.execute(sql.PROGRESS, {"job_id": job_id, "done": done, "total": total,
-                                        "current_file": current_file})  # fmt: skip
+            row = conn.execute(sql.PROGRESS, {"job_id": job_id, "done": done, "total": total,
+                                              "current_file": current_file}).fetchone()  # fmt: skip
+        return bool(row and row[0])
+
+    def cancel(self, job_id: str) -> str | None:
+        """Cancel a job: a queued one is ``cancelled`` at once, a running one is asked to stop (its runner ends it
+        ``cancelled`` at its next progress write). Returns ``"cancelled"``, ``"running"`` (asked), or None when the
+        job is not queued or running (over already, or unknown)."""
+        with self._pool().connection() as conn:
+            for statement in (sql.CANCEL_QUEUED, sql.CANCEL_RUNNING):
+                row = conn.execute(statement, {"job_id": job_id}).fetchone()
+                if row is not None:
+                    return str(row[0])
+        return None
+
+    def finish_cancelled(self, job_id: str, note: str | None = None) -> None:
+        """The job stopped on request; the counts it recorded stay."""
+        with self._pool().connection() as conn:
+            conn.execute(sql.FINISH_CANCELLED, {"job_id": job_id, "error": note})
 
     def counts(self, job_id: str, counts: Mapping[str, Any]) -> None:
         """What the running job has stored so far (kept if its process dies)."""

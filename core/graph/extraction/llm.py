@@ -121,13 +121,19 @@ class LLMExtractor:
         results: list[list[ParsedReply]] = []
         failed: list[TextUnit] = []
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            for unit, replies in zip(todo, pool.map(run, todo), strict=True):
-                if replies is None or not any(r.entities or r.relationships for r in replies):
-                    failed.append(unit)
-                    replies = []
-                results.append(replies)
-                done += 1
-                progress(Progress("extraction", done, len(todo)))
+            try:
+                for unit, replies in zip(todo, pool.map(run, todo), strict=True):
+                    if replies is None or not any(r.entities or r.relationships for r in replies):
+                        failed.append(unit)
+                        replies = []
+                    results.append(replies)
+                    done += 1
+                    progress(Progress("extraction", done, len(todo)))
+            except BaseException:
+                # A failure, or a progress callback that stops the run (a cancelled job): the units not yet
+                # started are dropped, not sent to the model only to be thrown away.
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
         self.fallback_units = len(failed) if self.fallback is not None else 0
         self.llm_units = len(todo) - len(failed)
 

@@ -92,16 +92,22 @@ def generate_reports(
     for c in order:
         levels[(c.kind, c.level)].append(c)
     with ThreadPoolExecutor(max_workers=max(1, concurrency if chat is not None else 1)) as pool:
-        for key in sorted(levels, key=lambda k: (k[0], -k[1])):
-            batch = levels[key]
-            for c, (report, local) in zip(batch, pool.map(one, batch), strict=True):
-                ctx.reports[c.id] = report
-                stats.fallbacks += local.fallbacks
-                stats.dropped_findings += local.dropped_findings
-                if report.generated_by == "llm":
-                    stats.llm += 1
-                else:
-                    stats.extractive += 1
-                done += 1
-                progress(Progress("reports", done, total))
+        try:
+            for key in sorted(levels, key=lambda k: (k[0], -k[1])):
+                batch = levels[key]
+                for c, (report, local) in zip(batch, pool.map(one, batch), strict=True):
+                    ctx.reports[c.id] = report
+                    stats.fallbacks += local.fallbacks
+                    stats.dropped_findings += local.dropped_findings
+                    if report.generated_by == "llm":
+                        stats.llm += 1
+                    else:
+                        stats.extractive += 1
+                    done += 1
+                    progress(Progress("reports", done, total))
+        except BaseException:
+            # A failure, or a progress callback that stops the run (a cancelled job): the calls not yet started
+            # are dropped, not made only to be thrown away.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     return [ctx.reports[c.id] for c in sorted(communities, key=lambda c: (c.kind, c.level, c.human_readable_id))], stats

@@ -8,7 +8,9 @@ GraphRAG. ``level=None`` means :data:`DEFAULT_LEVEL`, or the finest level when t
 to JSON points ``{"description", "score"}`` with a 0–100 helpfulness score; points scored 0 are dropped; the rest,
 best first, are packed into ``reduce_tokens`` and reduced into one answer that cites ``[Data: Reports (id, …)]``.
 Citations that name no report of the selection are removed from the cited ids. If no point survives, the answer
-says the reports hold nothing relevant, without a reduce call.
+says the reports hold nothing relevant, without a reduce call. If no map reply parses at all (a small model that
+answers prose, not JSON), the model said nothing either way: the answer is the offline one below, with a
+``notice`` that says why, and the model calls it cost.
 
 **Offline.** An *overview* question ("What are the main themes?", "What is this corpus about?", "주요 주제는?",
 see :func:`is_overview`) is answered from the top level: every level-0 report's title and summary, highest rated
@@ -149,17 +151,26 @@ def global_search(
         chat = CachedChat(chat_model, pool=store.pool, collection_id=store.collection_id,
                           policy=RetryPolicy.from_settings(settings))
         answer = _llm_search(question, reports, chat, chosen, options, notify)
+        if answer is None:
+            answer = _offline_answer(store, question, reports, chosen, options.kind)
+            answer.notice = (f"The model's replies to all {chat.calls + chat.cached} map calls were not the JSON "
+                             "points asked for, so it gave no answer: this is the extractive (offline) answer "
+                             "from the same reports.")  # fmt: skip
+            answer.llm_calls, answer.cached_calls = chat.calls, chat.cached
     else:
         notify("map", 0, 1)
-        if is_overview(question):
-            top_level = [r for r in read.load_reports(store, level=0, kind=options.kind)]
-            answer = _offline_overview(question, top_level, options.kind)
-        else:
-            answer = _offline_search(store, question, reports, chosen, options.kind)
+        answer = _offline_answer(store, question, reports, chosen, options.kind)
         notify("map", 1, 1)
     notify("reduce", 1, 1)
     answer.seconds = round(time.perf_counter() - started, 3)
     return answer
+
+
+def _offline_answer(store: ElementStore, question: str, reports: Sequence[Report], level: int, kind: str
+                    ) -> GlobalAnswer:
+    if is_overview(question):
+        return _offline_overview(question, read.load_reports(store, level=0, kind=kind), kind)
+    return _offline_search(store, question, reports, level, kind)
 
 
 # -- LLM map-reduce ---------------------------------------------------------------------------------
@@ -232,7 +243,8 @@ def _llm_search(
     level: int,
     options: GlobalSearchOptions,
     notify: Callable[[str, int, int], None],
-) -> GlobalAnswer:
+) -> GlobalAnswer | None:
+    """The map-reduce answer; None when no map reply parsed (the model answered nothing the map step can read)."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
     from core.tokens import count_tokens
@@ -241,10 +253,10 @@ def _llm_search(
     known = {r.community_id for r in reports}
     groups = batches(reports, options.batch_tokens, options.seed)
 
-    def map_batch(group: list[tuple[Report, str]]) -> list[GlobalPoint]:
+    def map_batch(group: list[tuple[Report, str]]) -> tuple[bool, list[GlobalPoint]]:
         context = "\n\n".join(block for _r, block in group)
         reply = chat(prompts.map_messages(question, context), kind="map", valid=_map_reply_parses)
-        return parse_points(reply, known)
+        return _map_reply_parses(reply), parse_points(reply, known)
 
     with ThreadPoolExecutor(max_workers=max(1, options.concurrency or 1)) as pool:
         futures = [pool.submit(map_batch, group) for group in groups]
@@ -253,7 +265,10 @@ def _llm_search(
         for done, _future in enumerate(as_completed(futures), start=1):
             notify("map", done, len(futures))
         mapped = [future.result() for future in futures]
-    points = _merge_repeats([p for group in mapped for p in group if p.score > 0])
+    if mapped and not any(parsed for parsed, _points in mapped):
+        log.warning("global search: none of the %d map replies parsed; answering offline", len(mapped))
+        return None
+    points = _merge_repeats([p for _parsed, group in mapped for p in group if p.score > 0])
     points.sort(key=lambda p: -p.score)  # stable: ties keep batch order
     context_tokens = 0
     kept: list[GlobalPoint] = []
