@@ -20,6 +20,7 @@ import numpy as np
 from core.elements import Element
 from core.partial_tree import PartialTree, merge_trees, render_markdown, render_plain, short_ids
 from core.retrieval.hits import Hit
+from core.statements import is_lead_in
 from core.store import ElementStore
 from core.tokens import count_tokens, truncate_to_tokens
 
@@ -124,6 +125,11 @@ def expand(
     # below it, so it brings its children like a heading does.
     # A table hit (its header) brings its rows closest to the question the same way.
     headings = [h.element_id for h in hits if h.element.category in ("Title", "ListItem", "Table")]
+    # A lead-in sentence ("… 다음과 같아요.", "one of the following:") says its value lives in what follows it:
+    # its section's parts come with it, as a heading hit's do, and first (a lead-in without them answers nothing).
+    lead_ins = [parent for h in hits if h.element.category == "NarrativeText" and is_lead_in(h.element.text)
+                and (parent := _parent_id(h.element))]
+    headings = list(dict.fromkeys([*lead_ins, *headings]))
     if children_budget <= 0 or not headings:
         return store.ancestors(hit_ids), [], {}
     if query_vector is None:
