@@ -250,6 +250,9 @@ _ENGLISH_AREAS = {"cash-receipt": "cash receipt", "ezauth": "ezauth", "vavs": "v
 _KOREAN_AREAS = {"cash-receipt": "현금영수증", "ezauth": "내통장결제", "vavs": "가상계좌", "whitelabel": "화이트라벨"}
 
 
+_SHARED_IN_AREA: Counter = Counter()  # (product, row or parameter, key) → facts (corpus_facts counts them)
+
+
 def _area(document: str) -> str:
     parts = document.split("/")
     return parts[1] if parts[0] == "api" and len(parts) > 1 else parts[0]
@@ -329,7 +332,10 @@ def ask(corpus: str, fact: HeldFact, qid: str) -> str:
         return _pick([f"when was pdm {s} released?", f"pdm {s} release date", f"what day did pdm {s} come out"], qid)
     if corpus == "korean-payments":
         english = _ENGLISH_KEYS.get(k)
-        if english and int(hashlib.sha1(f"en{qid}".encode()).hexdigest(), 16) % 4 == 0:
+        # asked in English only where the product, the row or parameter and the key name one fact: an English
+        # question does not repeat the Korean page title that tells two pages apart
+        one_fact = _SHARED_IN_AREA.get((_area(fact.document), e, k), 0) == 1
+        if english and one_fact and int(hashlib.sha1(f"en{qid}".encode()).hexdigest(), 16) % 2 == 0:
             area = _english_area(fact.document)
             if fact.kind == "parameter":
                 return _pick([f"{e} {english} in the {area} api?", f"what's the {english} of {e} ({area})",
@@ -378,7 +384,10 @@ def corpus_facts(corpus: str, folder: Path) -> tuple[list[HeldFact], list[str]]:
         if corpus == "korean-nlp":
             facts.extend(korean_facts(elements, document))
         if corpus == "korean-payments":
-            facts.extend(korean_api_facts(elements, document))
+            found = korean_api_facts(elements, document)
+            facts.extend(found)
+            for fact in found:
+                _SHARED_IN_AREA[(_area(document), fact.entity, fact.key)] += 1
             continue
         if corpus == "npm-cli" and document != "content/using-npm/config.md":
             continue  # the command pages repeat config.md's options under headings that do not name the command

@@ -156,15 +156,19 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         if asks_default and attribute > 0 and not states_default(element.text):
             attribute *= 0.5  # asked for a default, an item describing the option without one half answers
         semantic = element.similarity or 0.0
+        documents_named = _own_subject(element) in named_subjects
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
                  + ATTRIBUTE_WEIGHT * attribute + VALUE_WEIGHT * bool(stated) - TITLE_PENALTY * is_title
                  + DEFAULT_WEIGHT * (asks_default and attribute > 0 and states_default(element.text))
                  - INCLUDED_PART_PENALTY * _asks_an_included_part(asked, element.text, stated)
-                 + NAMED_SUBJECT_WEIGHT * (_own_subject(element) in named_subjects))
+                 + NAMED_SUBJECT_WEIGHT * documents_named)
         asked_overlap = len(asked & text_terms) / len(asked) if asked else 1.0
+        # a statement about the thing the question names answers it, though its key is in another language
+        # ("설명: …" under "### trDt" for "trDt description?")
         answers = not is_title and (
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
+            or (documents_named and bool(stated))
         )
         key, value = stated if stated else (None, None)
         cell = table_cell(unplaced, element.text) if stated and element.text.lstrip().startswith("|") else None

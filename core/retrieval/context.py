@@ -127,8 +127,8 @@ def expand(
     headings = [h.element_id for h in hits if h.element.category in ("Title", "ListItem", "Table")]
     # A lead-in sentence ("… 다음과 같아요.", "one of the following:") says its value lives in what follows it:
     # its section's parts come with it, as a heading hit's do, and first (a lead-in without them answers nothing).
-    lead_ins = [parent for h in hits if h.element.category == "NarrativeText" and is_lead_in(h.element.text)
-                and (parent := _parent_id(h.element))]
+    lead_ins = {parent: h.element.order for h in reversed(hits) if h.element.category == "NarrativeText"
+                and is_lead_in(h.element.text) and (parent := _parent_id(h.element))}
     headings = list(dict.fromkeys([*lead_ins, *headings]))
     if children_budget <= 0 or not headings:
         return store.ancestors(hit_ids), [], {}
@@ -145,7 +145,7 @@ def expand(
             distances[element_id] = row.distance
         else:
             elements[element_id] = row.element
-    children = _within_budget(headings, elements, candidates, children_budget, distances)
+    children = _within_budget(headings, elements, candidates, children_budget, distances, lead_ins)
     for element_id in children:
         elements[element_id] = candidates[element_id]
     return elements, children, {c: distances[c] for c in children}
@@ -157,8 +157,12 @@ def _within_budget(
     candidates: Mapping[str, Element],
     budget: int,
     distances: Mapping[str, float],
+    lead_ins: Mapping[str, int] | None = None,
 ) -> list[str]:
     """The parts of the heading hits' sections closest to the question, while the budget lasts.
+
+    A section brought by a lead-in sentence (``lead_ins``: its heading → the lead-in's order) serves what
+    follows the lead-in first, in document order, then the rest closest first.
 
     Sections are served best heading hit first; inside one, descendants go closest to the query first, each
     with the not-yet-chosen elements between it and the heading (so no child is ever shown without its
@@ -178,7 +182,7 @@ def _within_budget(
                 parent = str(by_id[parent].parent_id)
             if parent == heading:
                 members.append((distances.get(element_id, 2.0), doc.order, chain))
-        for _distance, _order, chain in sorted(members, key=lambda m: (m[0], m[1])):
+        for _distance, _order, chain in _serving_order(members, (lead_ins or {}).get(heading)):
             if is_metadata(by_id[chain[0]]):
                 continue
             new = [e for e in reversed(chain) if e not in taken]
@@ -191,6 +195,15 @@ def _within_budget(
             chosen.extend(new)
             taken.update(new)
     return chosen
+
+
+def _serving_order(members: list[tuple[float, int, list[str]]], lead: int | None) -> list[tuple[float, int, list[str]]]:
+    """A section's ``(distance, order, chain)`` parts closest first; after a lead-in (its ``lead`` order), what
+    follows it first, in document order."""
+    if lead is None:
+        return sorted(members, key=lambda m: (m[0], m[1]))
+    following = sorted((m for m in members if m[1] > lead), key=lambda m: m[1])
+    return following + sorted((m for m in members if m[1] <= lead), key=lambda m: (m[0], m[1]))
 
 
 # -- contexts ------------------------------------------------------------------------------------------
