@@ -126,10 +126,10 @@ def expand(
     # A table hit (its header) brings its rows closest to the question the same way.
     headings = [h.element_id for h in hits if h.element.category in ("Title", "ListItem", "Table")]
     # A lead-in sentence ("… 다음과 같아요.", "one of the following:") says its value lives in what follows it:
-    # its section's parts come with it, as a heading hit's do, and first (a lead-in without them answers nothing).
+    # its section's parts come with it, as a heading hit's do (placed by _lead_ins_placed, once ancestors are read).
     lead_ins = {parent: h.element.order for h in reversed(hits) if h.element.category == "NarrativeText"
                 and is_lead_in(h.element.text) and (parent := _parent_id(h.element))}
-    headings = list(dict.fromkeys([*lead_ins, *headings]))
+    headings = list(dict.fromkeys([*headings, *lead_ins]))
     if children_budget <= 0 or not headings:
         return store.ancestors(hit_ids), [], {}
     if query_vector is None:
@@ -145,6 +145,7 @@ def expand(
             distances[element_id] = row.distance
         else:
             elements[element_id] = row.element
+    headings = _lead_ins_placed(headings, [s for s in lead_ins if s not in hit_ids], elements)
     children = _within_budget(headings, elements, candidates, children_budget, distances, lead_ins)
     for element_id in children:
         elements[element_id] = candidates[element_id]
@@ -195,6 +196,24 @@ def _within_budget(
             chosen.extend(new)
             taken.update(new)
     return chosen
+
+
+def _lead_ins_placed(headings: list[str], lead_ins: Sequence[str], elements: Mapping[str, Element]) -> list[str]:
+    """``headings`` in serving order: a lead-in's section right before the heading hit whose section holds it (a
+    page's title hit would spend the budget on the page's closest parts before the part the lead-in introduces);
+    a lead-in elsewhere after the heading hits."""
+    out = [h for h in headings if h not in lead_ins]
+    for section in lead_ins:
+        above, parent = [], section
+        while parent and parent in elements:
+            above.append(parent)
+            parent = _parent_id(elements[parent])
+        holder = next((i for i, h in enumerate(out) if h in above), None)
+        if holder is None:
+            out.append(section)
+        else:
+            out.insert(holder, section)
+    return out
 
 
 def _serving_order(members: list[tuple[float, int, list[str]]], lead: int | None) -> list[tuple[float, int, list[str]]]:
