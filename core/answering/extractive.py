@@ -224,12 +224,14 @@ def _items_after(following: list[ContextElement], lead: ContextElement) -> list[
 
 
 def _own_subject(element: ContextElement) -> str | None:
-    """What an element documents by name: a table row's first cell, else the option heading nearest above it
+    """What an element documents by name: a table row's first cell, else the option heading right above it
     (``### trDt`` › ``- **설명**: …``); None for neither."""
     if element.category == "TableRow":
         cells = row_cells(element.text)
         return cells[0][1].strip() or None if cells else None
-    return next((option for heading in reversed(element.path) if (option := option_heading(heading))), None)
+    # the heading right above it, below the page's title: a title names the page or product ("# PDM"), which
+    # every question about it names too
+    return option_heading(element.path[-1]) if len(element.path) > 1 else None
 
 
 def _named_subjects(wanted: frozenset[str], context: Context) -> frozenset[str]:
