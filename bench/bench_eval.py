@@ -116,7 +116,7 @@ for _shape in ("plain", "template"):
                                     fetched=API_CORPORA[0], collection="api", more=API_CORPORA[1:])
 # Held out (issues 29 and 31, bench/write_heldout_sets.py): five public corpora, each its own collection; the
 # hand-written multi-fact questions of each ("facts" with their paths) share it. data/heldout/README.md: the split.
-HELDOUT_CORPORA = ("cibuildwheel", "npm-cli", "korean-nlp", "copier", "pdm-changelog")
+HELDOUT_CORPORA = ("cibuildwheel", "npm-cli", "korean-nlp", "copier", "pdm-changelog", "korean-payments")
 for _corpus in HELDOUT_CORPORA:
     for _suffix in ("", "-multi"):
         SETS[f"heldout-{_corpus}{_suffix}"] = SetSpec(

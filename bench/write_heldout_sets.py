@@ -11,6 +11,7 @@ npm-cli        cli               ``#### `name` `` › ``* Default: X`` of the co
 korean-nlp     korean-prose      tables and ``key : value`` items of Korean READMEs                     report
 copier         faq-policy        settings' ``- Default value:`` items, the comparison table, the FAQ    report
 pdm-changelog  changelog         ``## Release vX (date)`` headings and the ``[#N]`` entries under them   report
+korean-pay…    korean-api        a parameter's ``- **설명**:`` items, code tables; Korean and English    tune
 =============  ================  =====================================================================  ==========
 
 The facts are read from the elements the product's own parser makes (``core.ingest.parse``), so each gold path
@@ -60,6 +61,9 @@ CORPORA_SPECS: dict[str, Corpus] = {c.name: c for c in (
            "kiwipiepy 0.24.1 and kss 6.0.6 READMEs and documentation (PyPI sdists): Korean prose"),
     Corpus("copier", "faq-policy", "held_out", "copier 9.19.1 docs (PyPI sdist): FAQ, settings, comparison table"),
     Corpus("pdm-changelog", "changelog", "held_out", "pdm 2.29.4 CHANGELOG.md and README.md (PyPI sdist)"),
+    Corpus("korean-payments", "korean-api", "tune",
+           "hectofinancial-mcp-server 0.5.3 docs (PyPI sdist): Korean payment API reference (parameters as "
+           "`### name` over `- **타입**:` items, code tables) and Korean blog posts about it"),
 )}
 
 
@@ -205,6 +209,99 @@ def korean_facts(elements: Sequence, document: str) -> list[HeldFact]:
     return out
 
 
+# The items a parameter's heading carries that someone asks about ("- **설명**: 주문번호", "- **타입**: AN(50)").
+_PARAMETER_KEYS = frozenset({"설명", "타입", "참고"})
+_ROW_NUMBER = re.compile(r"\d{1,2}")
+
+
+def korean_api_facts(elements: Sequence, document: str) -> list[HeldFact]:
+    """A Korean API reference: each parameter's items under its heading (``### transNo`` › ``- **설명**: …``),
+    and the rows of its code tables (``| TS5 | X | 승인번호 + 거래일자 중복 오류 |``), each asked of the page's
+    title (the API or the code list), as people name it."""
+    from core.evaluation.generator import extract_facts
+
+    out = []
+    product = _KOREAN_AREAS.get(_area(document), "")
+    for fact in extract_facts(elements, document):
+        path = tuple(plain(p) for p in fact.path)
+        if not path:
+            continue
+        # a page title many products share ("연동 준비하기", getting started) is asked with its product's name
+        subject = path[0] if not product or product in path[0] else f"{product} {path[0]}"
+        if fact.kind == "key_value" and fact.key in _PARAMETER_KEYS and len(path) >= 2:
+            out.append(HeldFact("parameter", fact.key, fact.value, fact.path, document, subject, entity=path[-1]))
+        elif fact.kind == "table" and fact.entity:
+            entity, value = plain(fact.entity), plain(fact.value)
+            # a layout table's row numbers ("4", "12") name no row; a cell holding another code (a "코드" column
+            # of a two-pairs-per-row table) answers nothing
+            if (_ROW_NUMBER.fullmatch(entity) or plain(fact.key) == "코드"
+                    or not re.search(r"[\uac00-\ud7a3A-Za-z]", value)):
+                continue
+            out.append(HeldFact("table", plain(fact.key), fact.value, fact.path, document, subject, entity=entity))
+    return [f for f in out if _short_value(f.value)]
+
+
+# How an English question names a Korean field and a page's product (korean-payments: the English questions).
+_ENGLISH_KEYS = {"설명": "description", "타입": "type", "참고": "note", "오류내용": "error", "의미": "meaning",
+                 "내용": "description", "메시지": "message", "금융기관명": "bank", "은행명": "bank",
+                 "운영시간": "hours", "정기 점검": "scheduled maintenance", "형식": "format"}
+_ENGLISH_AREAS = {"cash-receipt": "cash receipt", "ezauth": "ezauth", "vavs": "virtual account",
+                  "whitelabel": "white label"}
+_KOREAN_AREAS = {"cash-receipt": "현금영수증", "ezauth": "내통장결제", "vavs": "가상계좌", "whitelabel": "화이트라벨"}
+
+
+_SHARED_IN_AREA: Counter = Counter()  # (product, row or parameter, key) → facts (corpus_facts counts them)
+
+
+def _area(document: str) -> str:
+    parts = document.split("/")
+    return parts[1] if parts[0] == "api" and len(parts) > 1 else parts[0]
+
+
+def _english_area(document: str) -> str:
+    return _ENGLISH_AREAS.get(_area(document), "hecto")
+
+
+# Written by hand (korean-payments): a count and a list after a lead-in sentence, a comparison table's cell, a
+# parameter its blog posts also mention, and English questions over the Korean pages. Each is (question, answers,
+# document, a text the gold element holds): the gold path is that element's.
+HAND_QUESTIONS: dict[str, tuple[tuple[str, tuple[str, ...], str, str], ...]] = {"korean-payments": (
+    ("현금영수증 자동재처리 되는 오류코드 몇 개야?", ("8개",), "api/cash-receipt/reference/01-error-codes.md",
+     "자동재처리 가능 오류코드 (8개)"),
+    ("how many cash receipt error codes get reprocessed automatically?", ("8개", "8"),
+     "api/cash-receipt/reference/01-error-codes.md", "자동재처리 가능 오류코드 (8개)"),
+    ("간편현금결제는 결제 방식이 뭐야? pg랑 비교하면", ("계좌 기반 결제",), "blog/23-easy-cash-comparison.md",
+     "계좌 기반 결제"),
+    ("간편현금결제 정기 결제 관련 api 뭐가 있어?", ("정기결제 승인",), "blog/21-easy-cash-intro.md", "정기결제 승인"),
+    ("현금영수증 등록 api svcAmt 파라미터가 뭐야?", ("봉사료",), "api/cash-receipt/register/01-register.md",
+     "**설명**: 봉사료"),
+    ("test url for the cash receipt status inquiry api?",
+     ("https://tcash.settlebank.co.kr/pgtrans/CashReceiptMultiAction.do?_method=getReceiptStatus",),
+     "api/cash-receipt/inquiry/02-status.md", "테스트 URL"),
+    ("가상계좌 국민은행 운영시간 알려줘", ("00:10~23:40",), "api/vavs/reference/04-bank-hours.md", "00:10~23:40"),
+    ("virtual account: when is woori bank's regular maintenance?", ("매월 둘째 주 일요일 02:00~06:00",),
+     "api/vavs/reference/04-bank-hours.md", "| 우리은행 |"),
+    ("현금영수증은 국세청에 언제 전송돼?", ("D+1",), "api/cash-receipt/register/01-register.md", "익일(D+1) 00시에"),
+    ("what does cash receipt error TSJ mean?", ("취소거래 중복",), "api/cash-receipt/reference/01-error-codes.md",
+     "| TSJ |"),
+)}
+
+
+def hand_questions(corpus: str, folder: Path) -> list[dict]:
+    """The corpus's hand-written questions, each gold path the heading path of the element holding its text."""
+    spec = CORPORA_SPECS[corpus]
+    out = []
+    for question, answers, document, anchor in HAND_QUESTIONS.get(corpus, ()):
+        wanted = plain(anchor).strip("| ")
+        element = next(e for e in _elements(folder / document, document)
+                       if e.category not in ("Table", "Title") and wanted in plain(e.text))
+        qid = "kor-hand-" + hashlib.sha1(question.encode()).hexdigest()[:8]
+        out.append({"id": qid, "question": question, "answers": list(answers), "gold_path": list(_path(element)),
+                    "document": document, "tags": ["heldout", spec.shape, "hand"], "corpus": corpus,
+                    "shape": spec.shape, "split": spec.split})
+    return out
+
+
 def _id(corpus: str, fact: HeldFact) -> str:
     digest = hashlib.sha1("\x1f".join([corpus, fact.document, *fact.path, fact.kind, fact.entity, fact.key,
                                        fact.value]).encode()).hexdigest()[:10]
@@ -233,6 +330,21 @@ def ask(corpus: str, fact: HeldFact, qid: str) -> str:
                      qid)
     if fact.kind == "release_date":
         return _pick([f"when was pdm {s} released?", f"pdm {s} release date", f"what day did pdm {s} come out"], qid)
+    if corpus == "korean-payments":
+        english = _ENGLISH_KEYS.get(k)
+        # asked in English only where the product, the row or parameter and the key name one fact: an English
+        # question does not repeat the Korean page title that tells two pages apart
+        one_fact = _SHARED_IN_AREA.get((_area(fact.document), e, k), 0) == 1
+        if english and one_fact and int(hashlib.sha1(f"en{qid}".encode()).hexdigest(), 16) % 2 == 0:
+            area = _english_area(fact.document)
+            if fact.kind == "parameter":
+                return _pick([f"{e} {english} in the {area} api?", f"what's the {english} of {e} ({area})",
+                              f"hecto {area} {e} param - {english}?"], qid)
+            return _pick([f"{area} {e} {english}?", f"what's the {english} for {e} in hecto {area} docs"], qid)
+        if fact.kind == "parameter":
+            return _pick([f"{s} {e} {_topic(k)} 뭔가요?", f"{s}에서 {e} 파라미터 {k} 알려줘",
+                          f"{e} {k}? ({s})"], qid)
+        return _pick([f"{s}에서 {e}의 {k} 알려줘", f"{s} {e} {_topic(k)} 뭐예요?", f"{e} {k}? ({s})"], qid)
     if fact.kind == "fixed_in":
         return _pick([f"which pdm release has the change for issue #{k}?", f"pdm #{k} - in what version?",
                       f"what version of pdm included #{k}"], qid)
@@ -271,6 +383,12 @@ def corpus_facts(corpus: str, folder: Path) -> tuple[list[HeldFact], list[str]]:
             continue
         if corpus == "korean-nlp":
             facts.extend(korean_facts(elements, document))
+        if corpus == "korean-payments":
+            found = korean_api_facts(elements, document)
+            facts.extend(found)
+            for fact in found:
+                _SHARED_IN_AREA[(_area(document), fact.entity, fact.key)] += 1
+            continue
         if corpus == "npm-cli" and document != "content/using-npm/config.md":
             continue  # the command pages repeat config.md's options under headings that do not name the command
         if document.endswith("changelog.md"):
@@ -357,6 +475,7 @@ def main() -> None:
         facts, texts = corpus_facts(corpus, folder)
         kept = unambiguous(facts, texts)
         data = question_set(corpus, kept, args.limit)
+        data["questions"] += hand_questions(corpus, folder)
         path = args.out / f"{corpus}.json"
         path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {path}: {len(data['questions'])} questions of {len(kept)} unambiguous facts "

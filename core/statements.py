@@ -27,6 +27,7 @@ __all__ = [
     "attribute_share",
     "documented_statement",
     "expanded_query",
+    "is_lead_in",
     "last_parts",
     "name_share",
     "option_heading",
@@ -353,6 +354,16 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
     if kv and len(kv.group("value")) <= _MAX_VALUE_CHARS:
         return kv.group("key").strip("`*- "), clean_value(kv.group("value"))
     return None
+
+
+# A sentence that introduces what follows it: "… is one of the following:", "다음과 같습니다", "아래 표를 참고하세요".
+_LEAD_IN = re.compile(r"[:：]\s*$|\b(?:one of )?the following\b|\bas follows\b|\bbelow\b"
+                      r"|(?:다음|아래)(?:과|와)?\s*같|(?:다음|아래)\s*(?:표|목록|중)", re.I)
+
+
+def is_lead_in(text: str) -> bool:
+    """Whether ``text`` introduces a list or table after it rather than stating something itself."""
+    return len(text) <= 400 and _LEAD_IN.search(text.strip()) is not None
 
 
 def option_heading(heading: str) -> str | None:

@@ -17,15 +17,18 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from core.answering import prompts
 from core.answering.table import ComparisonTable, build_table
+from core.elements import row_cells
 from core.retrieval import Context, ContextElement
 from core.retrieval.shape import name_runs
 from core.statements import (
     documented_statement,
+    is_lead_in,
+    last_parts,
     name_share,
     option_heading,
     question_terms,
@@ -36,7 +39,7 @@ from core.statements import (
 )
 from core.text import clip
 
-__all__ = ["Evidence", "ExtractiveAnswerer", "score_evidence"]
+__all__ = ["Evidence", "ExtractiveAnswerer", "is_lead_in", "score_evidence"]
 
 SEMANTIC_WEIGHT = 1.0
 TEXT_WEIGHT = 0.5  # share of the question's terms in the element's own text
@@ -54,6 +57,11 @@ ANSWER_MIN_SIMILARITY = 0.5
 # A remark that the value includes something ("180 W (including USB-C charging)", "140 W (USB-C 충전 포함)")
 # names a part of a total: asked for that part, the element states the whole, not the part's value.
 INCLUDED_PART_PENALTY = 0.2
+# The thing the element documents is named by the question: the option heading above it ("### trDt" › "설명: …"
+# for "trDt 설명 알려줘"), or a table row's first cell ("은행: 국민은행 · …" for "국민은행 정기점검 시간?"). A sibling
+# option's item or another row states the same key of another thing, and a page that only mentions the name
+# documents nothing under it.
+NAMED_SUBJECT_WEIGHT = 0.3
 _INCLUSION_REMARK = re.compile(r"\((?:including|incl\.|includes)\s[^()]*\)|\([^()]*\s포함\)", re.I)
 
 @dataclass(frozen=True)
@@ -103,6 +111,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     named = frozenset(t for h in headings if option_heading(h) is None and (ts := terms(h)) and ts <= wanted
                       for t in ts)
     by_id = {e.element_id: e for e in context.elements}
+    named_subjects = _named_subjects(wanted, context)
     names = terms(" ".join(name_runs(question)))
     asks_default = bool(wanted & _default_terms())
     read = []
@@ -147,14 +156,19 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         if asks_default and attribute > 0 and not states_default(element.text):
             attribute *= 0.5  # asked for a default, an item describing the option without one half answers
         semantic = element.similarity or 0.0
+        documents_named = _own_subject(element) in named_subjects
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
                  + ATTRIBUTE_WEIGHT * attribute + VALUE_WEIGHT * bool(stated) - TITLE_PENALTY * is_title
                  + DEFAULT_WEIGHT * (asks_default and attribute > 0 and states_default(element.text))
-                 - INCLUDED_PART_PENALTY * _asks_an_included_part(asked, element.text, stated))
+                 - INCLUDED_PART_PENALTY * _asks_an_included_part(asked, element.text, stated)
+                 + NAMED_SUBJECT_WEIGHT * documents_named)
         asked_overlap = len(asked & text_terms) / len(asked) if asked else 1.0
+        # a statement about the thing the question names answers it, though its key is in another language
+        # ("설명: …" under "### trDt" for "trDt description?")
         answers = not is_title and (
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
+            or (documents_named and bool(stated))
         )
         key, value = stated if stated else (None, None)
         cell = table_cell(unplaced, element.text) if stated and element.text.lstrip().startswith("|") else None
@@ -165,16 +179,6 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                                attribute))
     scored.sort(key=lambda e: (-e.answers, -e.score, e.element.rank if e.element.rank is not None else 1_000_000))
     return _after_what_follows(scored, context)
-
-
-# A sentence that introduces what follows it: "… is one of the following:", "다음과 같습니다", "아래 표를 참고하세요".
-_LEAD_IN = re.compile(r"[:：]\s*$|\b(?:one of )?the following\b|\bas follows\b|\bbelow\b"
-                      r"|(?:다음|아래)(?:과|와)?\s*같|(?:다음|아래)\s*(?:표|목록|중)", re.I)
-
-
-def is_lead_in(text: str) -> bool:
-    """Whether ``text`` introduces a list or table after it rather than stating something itself."""
-    return len(text) <= 400 and _LEAD_IN.search(text.strip()) is not None
 
 
 def _after_what_follows(scored: list[Evidence], context: Context) -> list[Evidence]:
@@ -190,11 +194,55 @@ def _after_what_follows(scored: list[Evidence], context: Context) -> list[Eviden
         followers = {e.element_id for e in context.elements[start + 1:]
                      if e.document_id == lead.document_id and e.path == lead.path and e.category != "Title"}
         ranked = [i for i, e in enumerate(out) if e.element.element_id in followers and e.answers]
-        if not ranked or ranked[0] < out.index(evidence):
+        if not ranked:
+            # nothing after it answers alone (a list of names): the lead-in and its items are the one unit quoted
+            items = _items_after(context.elements[start + 1:], lead)
+            if items:
+                at = out.index(evidence)
+                out[at] = replace(evidence, excerpt=clip(" ".join([" ".join(lead.text.split()), *items]),
+                                                         EXCERPT_CHARS, at_word=False))
+            continue
+        if ranked[0] < out.index(evidence):
             continue
         out.remove(evidence)
         out.insert(ranked[0], evidence)
     return out
+
+
+def _items_after(following: list[ContextElement], lead: ContextElement) -> list[str]:
+    """The list items or table rows right after a lead-in in its section (a table's header line skipped)."""
+    items = []
+    for element in following:
+        if element.document_id != lead.document_id or element.path != lead.path:
+            break
+        if element.category == "Table":
+            continue
+        if element.category not in ("ListItem", "TableRow"):
+            break
+        items.append("· " + " ".join(element.text.split()))
+    return items
+
+
+def _own_subject(element: ContextElement) -> str | None:
+    """What an element documents by name: a table row's first cell, else the option heading right above it
+    (``### trDt`` › ``- **설명**: …``); None for neither."""
+    if element.category == "TableRow":
+        cells = row_cells(element.text)
+        return cells[0][1].strip() or None if cells else None
+    # the heading right above it, below the page's title: a title names the page or product ("# PDM"), which
+    # every question about it names too
+    return option_heading(element.path[-1]) if len(element.path) > 1 else None
+
+
+def _named_subjects(wanted: frozenset[str], context: Context) -> frozenset[str]:
+    """The subjects of the context's elements (inside its scope) that the question's terms name whole."""
+    out = set()
+    for element in context.elements:
+        subject = None if element.outside_scope else _own_subject(element)
+        parts = last_parts(terms(subject)) if subject else frozenset()
+        if parts and parts <= last_parts(wanted):
+            out.add(subject)
+    return frozenset(out)
 
 
 def _key_match(asked: frozenset[str], key_terms: frozenset[str], names: frozenset[str] = frozenset(),

@@ -20,6 +20,7 @@ import numpy as np
 from core.elements import Element
 from core.partial_tree import PartialTree, merge_trees, render_markdown, render_plain, short_ids
 from core.retrieval.hits import Hit
+from core.statements import is_lead_in
 from core.store import ElementStore
 from core.tokens import count_tokens, truncate_to_tokens
 
@@ -124,6 +125,11 @@ def expand(
     # below it, so it brings its children like a heading does.
     # A table hit (its header) brings its rows closest to the question the same way.
     headings = [h.element_id for h in hits if h.element.category in ("Title", "ListItem", "Table")]
+    # A lead-in sentence ("… 다음과 같아요.", "one of the following:") says its value lives in what follows it:
+    # its section's parts come with it, as a heading hit's do (placed by _lead_ins_placed, once ancestors are read).
+    lead_ins = {parent: h.element.order for h in reversed(hits) if h.element.category == "NarrativeText"
+                and is_lead_in(h.element.text) and (parent := _parent_id(h.element))}
+    headings = list(dict.fromkeys([*headings, *lead_ins]))
     if children_budget <= 0 or not headings:
         return store.ancestors(hit_ids), [], {}
     if query_vector is None:
@@ -139,7 +145,8 @@ def expand(
             distances[element_id] = row.distance
         else:
             elements[element_id] = row.element
-    children = _within_budget(headings, elements, candidates, children_budget, distances)
+    headings = _lead_ins_placed(headings, [s for s in lead_ins if s not in hit_ids], elements)
+    children = _within_budget(headings, elements, candidates, children_budget, distances, lead_ins)
     for element_id in children:
         elements[element_id] = candidates[element_id]
     return elements, children, {c: distances[c] for c in children}
@@ -151,8 +158,12 @@ def _within_budget(
     candidates: Mapping[str, Element],
     budget: int,
     distances: Mapping[str, float],
+    lead_ins: Mapping[str, int] | None = None,
 ) -> list[str]:
     """The parts of the heading hits' sections closest to the question, while the budget lasts.
+
+    A section brought by a lead-in sentence (``lead_ins``: its heading → the lead-in's order) serves what
+    follows the lead-in first, in document order, then the rest closest first.
 
     Sections are served best heading hit first; inside one, descendants go closest to the query first, each
     with the not-yet-chosen elements between it and the heading (so no child is ever shown without its
@@ -172,7 +183,7 @@ def _within_budget(
                 parent = str(by_id[parent].parent_id)
             if parent == heading:
                 members.append((distances.get(element_id, 2.0), doc.order, chain))
-        for _distance, _order, chain in sorted(members, key=lambda m: (m[0], m[1])):
+        for _distance, _order, chain in _serving_order(members, (lead_ins or {}).get(heading)):
             if is_metadata(by_id[chain[0]]):
                 continue
             new = [e for e in reversed(chain) if e not in taken]
@@ -185,6 +196,33 @@ def _within_budget(
             chosen.extend(new)
             taken.update(new)
     return chosen
+
+
+def _lead_ins_placed(headings: list[str], lead_ins: Sequence[str], elements: Mapping[str, Element]) -> list[str]:
+    """``headings`` in serving order: a lead-in's section right before the heading hit whose section holds it (a
+    page's title hit would spend the budget on the page's closest parts before the part the lead-in introduces);
+    a lead-in elsewhere after the heading hits."""
+    out = [h for h in headings if h not in lead_ins]
+    for section in lead_ins:
+        above, parent = [], section
+        while parent and parent in elements:
+            above.append(parent)
+            parent = _parent_id(elements[parent])
+        holder = next((i for i, h in enumerate(out) if h in above), None)
+        if holder is None:
+            out.append(section)
+        else:
+            out.insert(holder, section)
+    return out
+
+
+def _serving_order(members: list[tuple[float, int, list[str]]], lead: int | None) -> list[tuple[float, int, list[str]]]:
+    """A section's ``(distance, order, chain)`` parts closest first; after a lead-in (its ``lead`` order), what
+    follows it first, in document order."""
+    if lead is None:
+        return sorted(members, key=lambda m: (m[0], m[1]))
+    following = sorted((m for m in members if m[1] > lead), key=lambda m: m[1])
+    return following + sorted((m for m in members if m[1] <= lead), key=lambda m: (m[0], m[1]))
 
 
 # -- contexts ------------------------------------------------------------------------------------------
