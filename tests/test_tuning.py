@@ -32,7 +32,7 @@ def test_a_changed_constant_is_reported(tmp_path, monkeypatch) -> None:
 
 def test_config_fields_are_named_constants() -> None:
     names = tuning.named_constants("core.retrieval.strategies")
-    assert names["SearchConfig.rrf_k"] == 60
+    assert names["SearchConfig.candidates"] == 20
     assert "MAX_K" in names
     # imported from elsewhere, not the module's own constant
     assert "MAX_K" not in tuning.named_constants("core.retrieval.search")
@@ -102,8 +102,9 @@ def test_sweep_chooses_on_its_sets_and_records_the_held_out_scores(tmp_path, mon
 
 
 def test_a_sweep_worker_sets_a_value_every_copy_of_it_sees(tmp_path) -> None:
-    """A constant imported by value elsewhere, a frozen config's default and the registry built from it all take the
-    swept value in the worker process (bench/sweep.py apply_override), or a sweep measures nothing."""
+    """A constant imported by value elsewhere, a frozen config's default, the registry built from it and a function
+    whose default argument is an instance of it all take the swept value in the worker process (bench/sweep.py
+    apply_override), or a sweep measures nothing."""
     import subprocess
     import sys
 
@@ -112,7 +113,9 @@ def test_a_sweep_worker_sets_a_value_every_copy_of_it_sees(tmp_path) -> None:
     code = ("import sweep\n"
             "sweep.apply_override('constant', 'core.retrieval.headings.CODE_FACTOR', 9.5)\n"
             "sweep.apply_override('config', 'core.retrieval.strategies.SearchConfig.candidates', 33)\n"
+            "sweep.apply_override('config', 'core.retrieval.statement_search.StatementSearchConfig.entry', 5)\n"
             "import core.retrieval.pipeline as p, core.evaluation.modes as m\n"
-            "print(p.CODE_FACTOR, m.MODE_SPECS['default'].search.candidates)\n")
+            "from core.retrieval.statement_search import find_statement_hits as f\n"
+            "print(p.CODE_FACTOR, m.MODE_SPECS['default'].search.candidates, f.__defaults__[0].entry)\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "bench", capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["9.5", "33"]
+    assert done.stdout.split() == ["9.5", "33", "5"]
