@@ -332,10 +332,11 @@ def batch(path: str, sets: Sequence[str], chosen_on: Sequence[str], k: int, reco
 
 def reader_batch(path: str, sets: Sequence[str], chosen_on: Sequence[str], k: int, record: bool,
                  mode: str = "default") -> None:
-    """The same for the reader's constants (``core.answering``), which change the answer and not the context: each
-    question is retrieved once, and each value answers the kept contexts in this process (the reader reads its
-    constants when it scores, so setting them on the module is enough). Attribution and tokens are the context's,
-    the same for every value."""
+    """The same for the reader's constants (``core.answering``; ``path`` may name several files, comma-separated),
+    which change the answer and not the context: each question is retrieved once, and each value answers the kept
+    contexts in this process (the reader reads its constants when it scores, so setting them on the module is
+    enough). Attribution and tokens are the context's, the same for every value. The citation repair's constants
+    (``core.answering.citations``) are scored by :func:`citation_scores`."""
     from bench_eval import SETS, _mean, load_set
 
     from core.answering import ExtractiveAnswerer
@@ -343,7 +344,8 @@ def reader_batch(path: str, sets: Sequence[str], chosen_on: Sequence[str], k: in
     from core.evaluation import ModeRunner
     from core.evaluation.metrics import ContextItem, contains_answer, strict_attribution
 
-    entries = _entries(path)
+    files = [_entries(one) for one in path.split(",")]
+    entries = [entry for one in files for entry in one]
     if any(kind != "constant" or not dotted.startswith("core.answering.") for kind, dotted, *_ in entries):
         raise SystemExit("--reader sweeps module constants of core.answering only; use --batch for the others")
     url = scratch_database()
@@ -370,14 +372,47 @@ def reader_batch(path: str, sets: Sequence[str], chosen_on: Sequence[str], k: in
                                         else None for q, c in kept[name]]), **context_scores[name]}
                 for name in sets}
 
+    def citations() -> dict[str, dict[str, Any]]:
+        return {name: {**citation_scores(kept[name]), "n": context_scores[name]["n"],
+                       "tokens": context_scores[name]["tokens"]} for name in sets}
+
     for kind, dotted, target, current, values in entries:
         _, _, running = constant_setter(dotted)
         started = time.perf_counter()
         results = {}
         for value in values:
             with running(value):
-                results[value] = score()
-        _conclude(kind, dotted, target, current, values, results, sets, chosen_on, record, started, mode)
+                results[value] = citations() if dotted.startswith("core.answering.citations.") else score()
+        _conclude(kind, dotted, target, current, values, results, sets, chosen_on, record, started, mode,
+                  ["--reader", path, ",".join(sets), ",".join(chosen_on), "--record"])
+
+
+def citation_scores(kept: Sequence[tuple[Any, Any]]) -> dict[str, float | None]:
+    """How :func:`core.answering.citations.repair_citations` cites answers a model wrote without citations, offline:
+    each question with a gold answer and a context that holds it is answered twice, tersely ("{gold}.") and
+    restating the question ("{question}: {gold}."). ``answer``: the share of those answers cited to an element that
+    holds the gold; ``attribution``: the share not cited to an element that does not (marked uncited instead)."""
+    from core.answering.citations import repair_citations
+    from core.evaluation.metrics import contains_answer
+    from core.partial_tree import CITATION_RE
+
+    right = wrong = total = 0
+    for question, context in kept:
+        answers = [a for a in question.answers if a.strip()]
+        if not answers or not any(contains_answer(e.text, answers) for e in context.elements):
+            continue
+        by_prefix = {e.element_id.lower(): e for e in context.elements}
+        for text in (f"{answers[0]}.", f"{question.question.rstrip(' ?？')}: {answers[0]}."):
+            total += 1
+            repaired = repair_citations(text, context)
+            cited = [e for m in CITATION_RE.finditer(repaired.text if repaired else text)
+                     for i, e in by_prefix.items() if i.startswith(m.group(1).lower())]
+            if any(contains_answer(e.text, answers) for e in cited):
+                right += 1
+            elif cited:
+                wrong += 1
+    return {"answer": round(right / total, 4) if total else None,
+            "attribution": round(1 - wrong / total, 4) if total else None}
 
 
 def _entries(path: str) -> list[tuple[str, str, str, Any, list[Any]]]:
@@ -401,7 +436,8 @@ def _entries(path: str) -> list[tuple[str, str, str, Any, list[Any]]]:
 
 
 def _conclude(kind: str, dotted: str, target: str, current: Any, values: Sequence[Any], results: dict[Any, dict],
-              sets: Sequence[str], chosen_on: Sequence[str], record: bool, started: float, mode: str) -> None:
+              sets: Sequence[str], chosen_on: Sequence[str], record: bool, started: float, mode: str,
+              command: Sequence[str] = ()) -> None:
     chosen = choose(results, chosen_on, current)
     _print(target, values, sets, chosen_on, results, chosen, current)
     module, name = target.split(":")
@@ -411,8 +447,8 @@ def _conclude(kind: str, dotted: str, target: str, current: Any, values: Sequenc
     if record:
         what = ["--stage", *dotted.split(".")[:1], "--field", dotted.split(".")[1]] if kind == "stage" \
             else ["--" + kind, dotted]
-        command = [*what, "--values", ",".join(map(str, values)), "--sets", ",".join(sets),
-                   "--chosen-on", ",".join(chosen_on), "--record"]
+        command = list(command) or [*what, "--values", ",".join(map(str, values)), "--sets", ",".join(sets),
+                                    "--chosen-on", ",".join(chosen_on), "--record"]
         if mode != "default":
             command += ["--mode", mode]
         _record(module, name, chosen, values, chosen_on, results[chosen], "", command)

@@ -119,3 +119,23 @@ def test_a_sweep_worker_sets_a_value_every_copy_of_it_sees(tmp_path) -> None:
             "print(p.CODE_FACTOR, m.MODE_SPECS['default'].search.candidates, f.__defaults__[0].entry)\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "bench", capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["9.5", "33", "5"]
+
+
+def test_the_citation_sweep_scores_answers_cited_to_the_element_holding_the_gold(monkeypatch) -> None:
+    """bench/sweep.py's offline measure of the citation repair: an uncited answer restating the gold is cited to the
+    element that holds it; a share threshold no sentence meets leaves it uncited, never cited wrongly."""
+    from core.answering import citations
+    from core.evaluation.questions import Question
+    from core.retrieval import Context, ContextElement
+
+    from .helpers_bench import bench_module
+
+    sweep = bench_module("sweep")
+    elements = [ContextElement("a" * 32, "aaaaaaaa", "hit", "ListItem", "Build frontend : pip (the default)", "d"),
+                ContextElement("b" * 32, "bbbbbbbb", "hit", "ListItem", "Build frontend : uv, when asked for", "d")]
+    context = Context("hierarchical", "", "", elements, 20)
+    kept = [(Question("q", "What is the default build frontend?", ("pip",)), context),
+            (Question("none", "Which colour is it?", ("teal",)), context)]  # the context lacks it: not counted
+    assert sweep.citation_scores(kept) == {"answer": 1.0, "attribution": 1.0}
+    monkeypatch.setattr(citations, "MIN_SHARE", 1.01)
+    assert sweep.citation_scores(kept) == {"answer": 0.0, "attribution": 1.0}
