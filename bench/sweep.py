@@ -150,7 +150,8 @@ def choose(results: dict[Any, dict[str, dict[str, float]]], chosen_on: Sequence[
     score the same, the code's (``current``, else the first given) unless another saves at least
     :data:`TOKEN_SAVING` of the context tokens. A value beats the code's only by :data:`MIN_GAIN_QUESTIONS`."""
     def count(value: Any, metric: str) -> float:
-        return round(sum((results[value][s][metric] or 0.0) * results[value][s].get("n", 1) for s in chosen_on), 3)
+        # questions, a whole number per set: the shares are saved rounded, and 0.9333 - 0.9267 of 150 is one question
+        return sum(round((results[value][s][metric] or 0.0) * results[value][s].get("n", 1)) for s in chosen_on)
 
     def mean_tokens(value: Any) -> float:
         return sum(results[value][s]["tokens"] for s in chosen_on) / len(chosen_on)
@@ -336,7 +337,8 @@ def reader_batch(path: str, sets: Sequence[str], chosen_on: Sequence[str], k: in
     which change the answer and not the context: each question is retrieved once, and each value answers the kept
     contexts in this process (the reader reads its constants when it scores, so setting them on the module is
     enough). Attribution and tokens are the context's, the same for every value. The citation repair's constants
-    (``core.answering.citations``) are scored by :func:`citation_scores`."""
+    (``core.answering.citations``) are scored by :func:`citation_scores`, the weak-match note's threshold
+    (``WEAK_SCORE``) by how well the note tells wrong answers from right ones."""
     from bench_eval import SETS, _mean, load_set
 
     from core.answering import ExtractiveAnswerer
@@ -372,6 +374,23 @@ def reader_batch(path: str, sets: Sequence[str], chosen_on: Sequence[str], k: in
                                         else None for q, c in kept[name]]), **context_scores[name]}
                 for name in sets}
 
+    def weak_notes() -> dict[str, dict[str, Any]]:
+        """The weak-match note's threshold: ``attribution`` is the share of answers whose note tells right from
+        wrong (the note on an answer without the gold, none on one with it); ``answer`` does not change."""
+        from core.answering.prompts import EXTRACTIVE_WEAK_NOTE
+
+        answerer = ExtractiveAnswerer()
+        out = {}
+        for name in sets:
+            told, right = [], []
+            for q, c in kept[name]:
+                if q.answers:
+                    answer = answerer.complete(q.question, c)
+                    right.append(contains_answer(answer, q.answers))
+                    told.append((EXTRACTIVE_WEAK_NOTE in answer) != right[-1])
+            out[name] = {**context_scores[name], "answer": _mean(right), "attribution": _mean(told)}
+        return out
+
     def citations() -> dict[str, dict[str, Any]]:
         return {name: {**citation_scores(kept[name]), "n": context_scores[name]["n"],
                        "tokens": context_scores[name]["tokens"]} for name in sets}
@@ -382,7 +401,8 @@ def reader_batch(path: str, sets: Sequence[str], chosen_on: Sequence[str], k: in
         results = {}
         for value in values:
             with running(value):
-                results[value] = citations() if dotted.startswith("core.answering.citations.") else score()
+                results[value] = (citations() if dotted.startswith("core.answering.citations.")
+                                  else weak_notes() if dotted.endswith(".WEAK_SCORE") else score())
         _conclude(kind, dotted, target, current, values, results, sets, chosen_on, record, started, mode,
                   ["--reader", path, ",".join(sets), ",".join(chosen_on), "--record"])
 
@@ -441,16 +461,16 @@ def _conclude(kind: str, dotted: str, target: str, current: Any, values: Sequenc
     chosen = choose(results, chosen_on, current)
     _print(target, values, sets, chosen_on, results, chosen, current)
     module, name = target.split(":")
+    what = ["--stage", *dotted.split(".")[:1], "--field", dotted.split(".")[1]] if kind == "stage" \
+        else ["--" + kind, dotted]
+    command = list(command) or [*what, "--values", ",".join(map(str, values)), "--sets", ",".join(sets),
+                                "--chosen-on", ",".join(chosen_on), "--record"]
+    if mode != "default":
+        command += ["--mode", mode]
     write_result(f"sweep-{name}", {"target": target, "current": current, "chosen": chosen, "mode": mode,
                                    "chosen_on": list(chosen_on), "results": {str(v): r for v, r in results.items()},
-                                   "seconds": round(time.perf_counter() - started, 1)})
+                                   "command": command, "seconds": round(time.perf_counter() - started, 1)})
     if record:
-        what = ["--stage", *dotted.split(".")[:1], "--field", dotted.split(".")[1]] if kind == "stage" \
-            else ["--" + kind, dotted]
-        command = list(command) or [*what, "--values", ",".join(map(str, values)), "--sets", ",".join(sets),
-                                    "--chosen-on", ",".join(chosen_on), "--record"]
-        if mode != "default":
-            command += ["--mode", mode]
         _record(module, name, chosen, values, chosen_on, results[chosen], "", command)
         if chosen != current:
             print(f"CHANGE {target}: the chosen value {chosen!r} differs from the code's {current!r}", flush=True)
@@ -480,8 +500,10 @@ def rechoose(path: str) -> None:
     chosen_on = saved["chosen_on"]
     chosen = choose(results, chosen_on, current)
     _print(saved["target"], values, sets, chosen_on, results, chosen, current)
-    command = [*what, "--values", ",".join(map(str, values)), "--sets", ",".join(sets), "--chosen-on",
-               ",".join(chosen_on), "--record"]
+    command = saved.get("command") or [*what, "--values", ",".join(map(str, values)), "--sets", ",".join(sets),
+                                       "--chosen-on", ",".join(chosen_on), "--record"]
+    if "command" not in saved and saved.get("mode", "default") != "default":
+        command += ["--mode", saved["mode"]]
     _record(module, name, chosen, values, chosen_on, results[chosen], "", command)
 
 

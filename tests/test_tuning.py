@@ -78,6 +78,11 @@ def test_sweep_chooses_on_its_sets_and_records_the_held_out_scores(tmp_path, mon
     one_more = {4: results[4], 8: {**results[8], "gold": {**results[8]["gold"], "answer": 0.825}}}
     assert sweep.choose(one_more, ["gold"], current=4) == 4, "one question more is noise: the code's value stays"
     assert sweep.choose(results, ["gold"], current=4) == 8, "four more questions replace it"
+    two_more = {4: {"a": {"answer": 0.9267, "attribution": 1.0, "tokens": 1.0, "n": 150},
+                    "b": {"answer": 0.8571, "attribution": 1.0, "tokens": 1.0, "n": 28}},
+                8: {"a": {"answer": 0.9333, "attribution": 1.0, "tokens": 1.0, "n": 150},
+                    "b": {"answer": 0.8929, "attribution": 1.0, "tokens": 1.0, "n": 28}}}
+    assert sweep.choose(two_more, ["a", "b"], current=4) == 8, "one question on each set is two, saved shares rounded"
     tie = {8: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 300.0}},
            12: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 299.0}},
            4: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 250.0}}}
