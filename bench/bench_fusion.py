@@ -26,7 +26,7 @@ def candidates():
     from core.retrieval import DEFAULT_CHILDREN_BUDGET, DEFAULT_SEARCH, STRATEGIES
 
     vector, fulltext, hybrid = STRATEGIES["vector"], STRATEGIES["fulltext"], STRATEGIES["hybrid"]
-    old = hybrid.but(fusion="rrf", vector_weight=1, fulltext_weight=1, candidates=20, fulltext_cutoff=0.5)
+    old = hybrid.but(fusion="rrf", fulltext_weight=1, candidates=20, fulltext_cutoff=0.5)
     out = {
         "vector (= main's hierarchical mode)": (vector.but(headings=False), 0),
         "fulltext": (fulltext.but(headings=False), 0),
@@ -34,8 +34,7 @@ def candidates():
     }
     for fusion, weights in (("rrf", (1, 2)), ("relative", (1, 1)), ("relative", (1, 2)), ("relative", (1, 3))):
         name = f"{fusion} {weights[0]}:{weights[1]} c20"
-        out[name] = (hybrid.but(headings=False, fusion=fusion, vector_weight=weights[0], fulltext_weight=weights[1]),
-                     0)
+        out[name] = (hybrid.but(headings=False, fusion=fusion, fulltext_weight=weights[1] / weights[0]), 0)
     for name in ("fulltext", "rrf 1:1 c20 (= main's hybrid mode)", "relative 1:1 c20", "relative 1:2 c20"):
         out[name + " +headings"] = (out[name][0].but(headings=True), 0)
     for budget in (200, 400):

@@ -102,6 +102,12 @@ def apply_override(kind: str, dotted: str, value: Any) -> None:
                 if isinstance(inner, cls) and getattr(inner, name) == old:
                     new = dataclasses.replace(inner, **{name: value})
                     held[key] = dataclasses.replace(entry, config=new) if inner is not entry else new
+    # A function whose default argument is an instance built at import (``config=DEFAULT_CONFIG``) takes the new one.
+    for held in vars(module).values():
+        defaults = getattr(held, "__defaults__", None)
+        if callable(held) and defaults and any(isinstance(d, cls) and getattr(d, name) == old for d in defaults):
+            held.__defaults__ = tuple(dataclasses.replace(d, **{name: value})
+                                      if isinstance(d, cls) and getattr(d, name) == old else d for d in defaults)
     if hasattr(module, "DEFAULT_STRATEGY") and hasattr(module, "STRATEGIES"):
         module.DEFAULT_SEARCH = module.STRATEGIES[module.DEFAULT_STRATEGY]
 
@@ -144,7 +150,8 @@ def choose(results: dict[Any, dict[str, dict[str, float]]], chosen_on: Sequence[
     score the same, the code's (``current``, else the first given) unless another saves at least
     :data:`TOKEN_SAVING` of the context tokens. A value beats the code's only by :data:`MIN_GAIN_QUESTIONS`."""
     def count(value: Any, metric: str) -> float:
-        return round(sum((results[value][s][metric] or 0.0) * results[value][s].get("n", 1) for s in chosen_on), 3)
+        # questions, a whole number per set: the shares are saved rounded, and 0.9333 - 0.9267 of 150 is one question
+        return sum(round((results[value][s][metric] or 0.0) * results[value][s].get("n", 1)) for s in chosen_on)
 
     def mean_tokens(value: Any) -> float:
         return sum(results[value][s]["tokens"] for s in chosen_on) / len(chosen_on)
@@ -168,12 +175,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         for path in argv[1:]:
             rechoose(path)
         return
-    if argv[:1] == ["--batch"]:
+    if argv[:1] in (["--batch"], ["--reader"]):
         from _synthetic import run_then_remove_scratch_database
 
         path, sets, chosen_on, *flags = argv[1:]
-        run_then_remove_scratch_database(lambda: batch(path, sets.split(","), chosen_on.split(","), 4,
-                                                       "--record" in flags))
+        mode = flags[flags.index("--mode") + 1] if "--mode" in flags else "default"
+        run = batch if argv[0] == "--batch" else reader_batch
+        run_then_remove_scratch_database(lambda: run(path, sets.split(","), chosen_on.split(","), 4,
+                                                     "--record" in flags, mode))
         return
     from _synthetic import remove_scratch_database
     from bench_eval import SETS
@@ -191,6 +200,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--record", action="store_true", help="write the choice as the constant's sweep record")
     parser.add_argument("--why", default="", help="what the constant does (kept from its record when empty)")
     parser.add_argument("--k", type=int, default=4)
+    parser.add_argument("--mode", default="default", help="the evaluation mode scored (statements: the statement "
+                                                          "search's constants)")
     args = parser.parse_args(argv)
     sets = [s.strip() for s in args.sets.split(",") if s.strip()]
     chosen_on = [s.strip() for s in args.chosen_on.split(",") if s.strip()]
@@ -209,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 parser.error("--stage needs --field")
             target, current, running = stage_setter(args.stage, args.field)
             values = [parse_value(v.strip(), current) for v in args.values.split(",") if v.strip()]
-            results = sweep(url, sets, values, running, args.k)
+            results = sweep(url, sets, values, running, args.k, args.mode)
         else:
             kind, dotted = ("constant", args.constant) if args.constant else ("config", args.config)
             if kind == "constant":
@@ -217,7 +228,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             else:
                 target, current = config_current(dotted)
             values = [parse_value(v.strip(), current) for v in args.values.split(",") if v.strip()]
-            results = sweep_isolated(url, sets, values, kind, dotted, args.k)
+            results = sweep_isolated(url, sets, values, kind, dotted, args.k, args.mode)
     finally:
         remove_scratch_database()
     chosen = choose(results, chosen_on, current)
@@ -248,15 +259,16 @@ def _set_store(url: str, name: str, embeddings: Any, ingest: bool) -> Any:
     return store
 
 
-def _score(store: Any, name: str, k: int) -> dict[str, Any]:
+def _score(store: Any, name: str, k: int, mode: str = "default") -> dict[str, Any]:
     from bench_eval import SETS, evaluate_set, load_set
 
-    agg = evaluate_set(store, load_set(SETS[name]).questions, ["default"], k)["default"]["aggregate"]
+    agg = evaluate_set(store, load_set(SETS[name]).questions, [mode], k)[mode]["aggregate"]
     return {"answer": agg["answer_contains"], "attribution": agg["attribution"], "tokens": agg["tokens"],
             "n": agg["n"]}
 
 
-def sweep(url: str, sets: Sequence[str], values: Sequence[Any], running: Any, k: int) -> dict[Any, dict]:
+def sweep(url: str, sets: Sequence[str], values: Sequence[Any], running: Any, k: int,
+          mode: str = "default") -> dict[Any, dict]:
     """``{value: {set: {"answer", "attribution", "tokens", "n"}}}`` for the evaluation's default mode."""
     from core.embeddings import make_embeddings
 
@@ -266,17 +278,14 @@ def sweep(url: str, sets: Sequence[str], values: Sequence[Any], running: Any, k:
         store = _set_store(url, name, embeddings, ingest=True)
         for value in values:
             with running(value):
-                results[value][name] = _score(store, name, k)
+                results[value][name] = _score(store, name, k, mode)
             _progress(name, value, results[value][name])
     return results
 
 
 def sweep_isolated(url: str, sets: Sequence[str], values: Sequence[Any], kind: str, dotted: str,
-                   k: int) -> dict[Any, dict]:
+                   k: int, mode: str = "default") -> dict[Any, dict]:
     """The same, each value evaluated in its own process (:func:`apply_override`); the sets are ingested once, here."""
-    import json
-    import subprocess
-
     from core.embeddings import make_embeddings
 
     embeddings = make_embeddings("use")
@@ -284,42 +293,154 @@ def sweep_isolated(url: str, sets: Sequence[str], values: Sequence[Any], kind: s
         _set_store(url, name, embeddings, ingest=True)
     results: dict[Any, dict] = {}
     for value in values:
-        done = subprocess.run([sys.executable, __file__, "--worker", kind, dotted, json.dumps(value), str(k), *sets],
-                              capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            raise SystemExit(f"the worker for {value!r} failed:\n{done.stderr[-3000:]}")
-        results[value] = json.loads(done.stdout.strip().splitlines()[-1])
+        results[value] = _run_worker(kind, dotted, value, k, sets, mode)
         for name in sets:
             _progress(name, value, results[value][name])
     return results
 
 
-def _run_worker(kind: str, dotted: str, value: Any, k: int, sets: Sequence[str]) -> dict[str, dict]:
+def _run_worker(kind: str, dotted: str, value: Any, k: int, sets: Sequence[str],
+                mode: str = "default") -> dict[str, dict]:
     import json
     import subprocess
 
-    done = subprocess.run([sys.executable, __file__, "--worker", kind, dotted, json.dumps(value), str(k), *sets],
+    done = subprocess.run([sys.executable, __file__, "--worker", kind, dotted, json.dumps(value), f"{k}:{mode}", *sets],
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"the worker for {dotted}={value!r} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def batch(path: str, sets: Sequence[str], chosen_on: Sequence[str], k: int, record: bool) -> None:
+def batch(path: str, sets: Sequence[str], chosen_on: Sequence[str], k: int, record: bool,
+          mode: str = "default") -> None:
     """Sweep every entry of the JSON file ``path`` (``[{"constant"|"config"|"stage": DOTTED, "values": [...]}]``,
     a stage written ``probe.k``) over one ingest and one shared run of the code's values: each other value is one
-    worker process. Each entry's choice is printed, written to ``bench/out`` and, with ``record``, recorded."""
-    import json
-
+    worker process. Each entry's choice is printed, written to ``bench/out`` and, with ``record``, recorded.
+    ``mode``: the evaluation mode scored (``statements`` for the statement search's constants)."""
     from core.embeddings import make_embeddings
 
-    entries = json.loads(Path(path).read_text(encoding="utf-8"))
+    entries = _entries(path)
     url = scratch_database()
     embeddings = make_embeddings("use")
     for name in sets:
         _set_store(url, name, embeddings, ingest=True)
-    baseline = _run_worker("none", "-", None, k, sets)
-    for entry in entries:
+    baseline = _run_worker("none", "-", None, k, sets, mode)
+    for kind, dotted, target, current, values in entries:
+        started = time.perf_counter()
+        results = {v: baseline if v == current else _run_worker(kind, dotted, v, k, sets, mode) for v in values}
+        _conclude(kind, dotted, target, current, values, results, sets, chosen_on, record, started, mode)
+
+
+def reader_batch(path: str, sets: Sequence[str], chosen_on: Sequence[str], k: int, record: bool,
+                 mode: str = "default") -> None:
+    """The same for the reader's constants (``core.answering``; ``path`` may name several files, comma-separated),
+    which change the answer and not the context: each question is retrieved once, and each value answers the kept
+    contexts in this process (the reader reads its constants when it scores, so setting them on the module is
+    enough). Attribution and tokens are the context's, the same for every value. The citation repair's constants
+    (``core.answering.citations``) are scored by :func:`citation_scores`, the weak-match note's threshold
+    (``WEAK_SCORE``) by how well the note tells wrong answers from right ones."""
+    from bench_eval import SETS, _mean, load_set
+
+    from core.answering import ExtractiveAnswerer
+    from core.embeddings import make_embeddings
+    from core.evaluation import ModeRunner
+    from core.evaluation.metrics import ContextItem, contains_answer, strict_attribution
+
+    files = [_entries(one) for one in path.split(",")]
+    entries = [entry for one in files for entry in one]
+    if any(kind != "constant" or not dotted.startswith("core.answering.") for kind, dotted, *_ in entries):
+        raise SystemExit("--reader sweeps module constants of core.answering only; use --batch for the others")
+    url = scratch_database()
+    embeddings = make_embeddings("use")
+    kept: dict[str, list[tuple[Any, Any]]] = {}
+    context_scores: dict[str, dict[str, Any]] = {}
+    for name in sets:
+        store = _set_store(url, name, embeddings, ingest=True)
+        runner = ModeRunner(store, [mode], k=k, build_contextual=True)
+        kept[name], attribution, tokens = [], [], []
+        for question in load_set(SETS[name]).questions:
+            context = runner.run(question.question)[mode].context
+            items = [ContextItem(e.text, tuple(e.path), e.role, e.category) for e in context.elements]
+            attribution.append(strict_attribution(items, question.answers, question.gold_path, question.gold_element))
+            tokens.append(context.tokens)
+            kept[name].append((question, context))
+        context_scores[name] = {"attribution": _mean(attribution), "tokens": round(sum(tokens) / len(tokens), 1),
+                                "n": len(tokens)}
+        print(f"{name}: {len(tokens)} contexts kept", flush=True)
+
+    def score() -> dict[str, dict[str, Any]]:
+        answerer = ExtractiveAnswerer()
+        return {name: {"answer": _mean([contains_answer(answerer.complete(q.question, c), q.answers) if q.answers
+                                        else None for q, c in kept[name]]), **context_scores[name]}
+                for name in sets}
+
+    def weak_notes() -> dict[str, dict[str, Any]]:
+        """The weak-match note's threshold: ``attribution`` is the share of answers whose note tells right from
+        wrong (the note on an answer without the gold, none on one with it); ``answer`` does not change."""
+        from core.answering.prompts import EXTRACTIVE_WEAK_NOTE
+
+        answerer = ExtractiveAnswerer()
+        out = {}
+        for name in sets:
+            told, right = [], []
+            for q, c in kept[name]:
+                if q.answers:
+                    answer = answerer.complete(q.question, c)
+                    right.append(contains_answer(answer, q.answers))
+                    told.append((EXTRACTIVE_WEAK_NOTE in answer) != right[-1])
+            out[name] = {**context_scores[name], "answer": _mean(right), "attribution": _mean(told)}
+        return out
+
+    def citations() -> dict[str, dict[str, Any]]:
+        return {name: {**citation_scores(kept[name]), "n": context_scores[name]["n"],
+                       "tokens": context_scores[name]["tokens"]} for name in sets}
+
+    for kind, dotted, target, current, values in entries:
+        _, _, running = constant_setter(dotted)
+        started = time.perf_counter()
+        results = {}
+        for value in values:
+            with running(value):
+                results[value] = (citations() if dotted.startswith("core.answering.citations.")
+                                  else weak_notes() if dotted.endswith(".WEAK_SCORE") else score())
+        _conclude(kind, dotted, target, current, values, results, sets, chosen_on, record, started, mode,
+                  ["--reader", path, ",".join(sets), ",".join(chosen_on), "--record"])
+
+
+def citation_scores(kept: Sequence[tuple[Any, Any]]) -> dict[str, float | None]:
+    """How :func:`core.answering.citations.repair_citations` cites answers a model wrote without citations, offline:
+    each question with a gold answer and a context that holds it is answered twice, tersely ("{gold}.") and
+    restating the question ("{question}: {gold}."). ``answer``: the share of those answers cited to an element that
+    holds the gold; ``attribution``: the share not cited to an element that does not (marked uncited instead)."""
+    from core.answering.citations import repair_citations
+    from core.evaluation.metrics import contains_answer
+    from core.partial_tree import CITATION_RE
+
+    right = wrong = total = 0
+    for question, context in kept:
+        answers = [a for a in question.answers if a.strip()]
+        if not answers or not any(contains_answer(e.text, answers) for e in context.elements):
+            continue
+        by_prefix = {e.element_id.lower(): e for e in context.elements}
+        for text in (f"{answers[0]}.", f"{question.question.rstrip(' ?？')}: {answers[0]}."):
+            total += 1
+            repaired = repair_citations(text, context)
+            cited = [e for m in CITATION_RE.finditer(repaired.text if repaired else text)
+                     for i, e in by_prefix.items() if i.startswith(m.group(1).lower())]
+            if any(contains_answer(e.text, answers) for e in cited):
+                right += 1
+            elif cited:
+                wrong += 1
+    return {"answer": round(right / total, 4) if total else None,
+            "attribution": round(1 - wrong / total, 4) if total else None}
+
+
+def _entries(path: str) -> list[tuple[str, str, str, Any, list[Any]]]:
+    """Each entry of a sweep file as (kind, dotted, target, the code's value, the values: the code's first)."""
+    import json
+
+    out = []
+    for entry in json.loads(Path(path).read_text(encoding="utf-8")):
         kind = next(key for key in ("constant", "config", "stage") if key in entry)
         dotted = entry[kind]
         if kind == "constant":
@@ -330,23 +451,29 @@ def batch(path: str, sets: Sequence[str], chosen_on: Sequence[str], k: int, reco
             target, current, _ = stage_setter(*dotted.split("."))
         values = [current, *(parse_value(str(v).lower() if isinstance(v, bool) else str(v), current)
                              for v in entry["values"] if v != current)]
-        started = time.perf_counter()
-        results = {v: baseline if v == current else _run_worker(kind, dotted, v, k, sets) for v in values}
-        chosen = choose(results, chosen_on, current)
-        _print(target, values, sets, chosen_on, results, chosen, current)
-        module, name = target.split(":")
-        write_result(f"sweep-{name}", {"target": target, "current": current, "chosen": chosen,
-                                       "chosen_on": list(chosen_on), "results": {str(v): r for v, r in results.items()},
-                                       "seconds": round(time.perf_counter() - started, 1)})
-        if record:
-            what = ["--stage", *dotted.split(".")[:1], "--field", dotted.split(".")[1]] if kind == "stage" \
-                else ["--" + kind, dotted]
-            command = [*what, "--values", ",".join(map(str, values)), "--sets", ",".join(sets),
-                       "--chosen-on", ",".join(chosen_on), "--record"]
-            _record(module, name, chosen, values, chosen_on, results[chosen], "", command)
-            if chosen != current:
-                print(f"CHANGE {target}: the chosen value {chosen!r} differs from the code's {current!r}",
-                      flush=True)
+        out.append((kind, dotted, target, current, values))
+    return out
+
+
+def _conclude(kind: str, dotted: str, target: str, current: Any, values: Sequence[Any], results: dict[Any, dict],
+              sets: Sequence[str], chosen_on: Sequence[str], record: bool, started: float, mode: str,
+              command: Sequence[str] = ()) -> None:
+    chosen = choose(results, chosen_on, current)
+    _print(target, values, sets, chosen_on, results, chosen, current)
+    module, name = target.split(":")
+    what = ["--stage", *dotted.split(".")[:1], "--field", dotted.split(".")[1]] if kind == "stage" \
+        else ["--" + kind, dotted]
+    command = list(command) or [*what, "--values", ",".join(map(str, values)), "--sets", ",".join(sets),
+                                "--chosen-on", ",".join(chosen_on), "--record"]
+    if mode != "default":
+        command += ["--mode", mode]
+    write_result(f"sweep-{name}", {"target": target, "current": current, "chosen": chosen, "mode": mode,
+                                   "chosen_on": list(chosen_on), "results": {str(v): r for v, r in results.items()},
+                                   "command": command, "seconds": round(time.perf_counter() - started, 1)})
+    if record:
+        _record(module, name, chosen, values, chosen_on, results[chosen], "", command)
+        if chosen != current:
+            print(f"CHANGE {target}: the chosen value {chosen!r} differs from the code's {current!r}", flush=True)
 
 
 def rechoose(path: str) -> None:
@@ -373,8 +500,10 @@ def rechoose(path: str) -> None:
     chosen_on = saved["chosen_on"]
     chosen = choose(results, chosen_on, current)
     _print(saved["target"], values, sets, chosen_on, results, chosen, current)
-    command = [*what, "--values", ",".join(map(str, values)), "--sets", ",".join(sets), "--chosen-on",
-               ",".join(chosen_on), "--record"]
+    command = saved.get("command") or [*what, "--values", ",".join(map(str, values)), "--sets", ",".join(sets),
+                                       "--chosen-on", ",".join(chosen_on), "--record"]
+    if "command" not in saved and saved.get("mode", "default") != "default":
+        command += ["--mode", saved["mode"]]
     _record(module, name, chosen, values, chosen_on, results[chosen], "", command)
 
 
@@ -385,10 +514,12 @@ def _default_stages() -> Any:
 
 
 def worker(argv: Sequence[str]) -> None:
-    """``--worker KIND DOTTED VALUE_JSON K SET...``: one value's scores on the already ingested sets, as JSON."""
+    """``--worker KIND DOTTED VALUE_JSON K[:MODE] SET...``: one value's scores on the already ingested sets, as
+    JSON."""
     import json
 
-    kind, dotted, value, k, *sets = argv
+    kind, dotted, value, k_mode, *sets = argv
+    k, _, mode = k_mode.partition(":")
     running: Any = None
     if kind == "stage":
         stage, _, field_name = dotted.partition(".")
@@ -403,7 +534,8 @@ def worker(argv: Sequence[str]) -> None:
     url = database_url()  # the parent's scratch server (HKE_DATA_DIR or DATABASE_URL is inherited)
     embeddings = make_embeddings("use")
     with running(json.loads(value)) if running else nullcontext():
-        scores = {name: _score(_set_store(url, name, embeddings, ingest=False), name, int(k)) for name in sets}
+        scores = {name: _score(_set_store(url, name, embeddings, ingest=False), name, int(k), mode or "default")
+                  for name in sets}
     print(json.dumps(scores))
 
 

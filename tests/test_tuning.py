@@ -32,7 +32,7 @@ def test_a_changed_constant_is_reported(tmp_path, monkeypatch) -> None:
 
 def test_config_fields_are_named_constants() -> None:
     names = tuning.named_constants("core.retrieval.strategies")
-    assert names["SearchConfig.rrf_k"] == 60
+    assert names["SearchConfig.candidates"] == 20
     assert "MAX_K" in names
     # imported from elsewhere, not the module's own constant
     assert "MAX_K" not in tuning.named_constants("core.retrieval.search")
@@ -78,6 +78,11 @@ def test_sweep_chooses_on_its_sets_and_records_the_held_out_scores(tmp_path, mon
     one_more = {4: results[4], 8: {**results[8], "gold": {**results[8]["gold"], "answer": 0.825}}}
     assert sweep.choose(one_more, ["gold"], current=4) == 4, "one question more is noise: the code's value stays"
     assert sweep.choose(results, ["gold"], current=4) == 8, "four more questions replace it"
+    two_more = {4: {"a": {"answer": 0.9267, "attribution": 1.0, "tokens": 1.0, "n": 150},
+                    "b": {"answer": 0.8571, "attribution": 1.0, "tokens": 1.0, "n": 28}},
+                8: {"a": {"answer": 0.9333, "attribution": 1.0, "tokens": 1.0, "n": 150},
+                    "b": {"answer": 0.8929, "attribution": 1.0, "tokens": 1.0, "n": 28}}}
+    assert sweep.choose(two_more, ["a", "b"], current=4) == 8, "one question on each set is two, saved shares rounded"
     tie = {8: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 300.0}},
            12: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 299.0}},
            4: {"gold": {"answer": 0.9, "attribution": 0.9, "tokens": 250.0}}}
@@ -102,8 +107,9 @@ def test_sweep_chooses_on_its_sets_and_records_the_held_out_scores(tmp_path, mon
 
 
 def test_a_sweep_worker_sets_a_value_every_copy_of_it_sees(tmp_path) -> None:
-    """A constant imported by value elsewhere, a frozen config's default and the registry built from it all take the
-    swept value in the worker process (bench/sweep.py apply_override), or a sweep measures nothing."""
+    """A constant imported by value elsewhere, a frozen config's default, the registry built from it and a function
+    whose default argument is an instance of it all take the swept value in the worker process (bench/sweep.py
+    apply_override), or a sweep measures nothing."""
     import subprocess
     import sys
 
@@ -112,7 +118,29 @@ def test_a_sweep_worker_sets_a_value_every_copy_of_it_sees(tmp_path) -> None:
     code = ("import sweep\n"
             "sweep.apply_override('constant', 'core.retrieval.headings.CODE_FACTOR', 9.5)\n"
             "sweep.apply_override('config', 'core.retrieval.strategies.SearchConfig.candidates', 33)\n"
+            "sweep.apply_override('config', 'core.retrieval.statement_search.StatementSearchConfig.entry', 5)\n"
             "import core.retrieval.pipeline as p, core.evaluation.modes as m\n"
-            "print(p.CODE_FACTOR, m.MODE_SPECS['default'].search.candidates)\n")
+            "from core.retrieval.statement_search import find_statement_hits as f\n"
+            "print(p.CODE_FACTOR, m.MODE_SPECS['default'].search.candidates, f.__defaults__[0].entry)\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "bench", capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["9.5", "33"]
+    assert done.stdout.split() == ["9.5", "33", "5"]
+
+
+def test_the_citation_sweep_scores_answers_cited_to_the_element_holding_the_gold(monkeypatch) -> None:
+    """bench/sweep.py's offline measure of the citation repair: an uncited answer restating the gold is cited to the
+    element that holds it; a share threshold no sentence meets leaves it uncited, never cited wrongly."""
+    from core.answering import citations
+    from core.evaluation.questions import Question
+    from core.retrieval import Context, ContextElement
+
+    from .helpers_bench import bench_module
+
+    sweep = bench_module("sweep")
+    elements = [ContextElement("a" * 32, "aaaaaaaa", "hit", "ListItem", "Build frontend : pip (the default)", "d"),
+                ContextElement("b" * 32, "bbbbbbbb", "hit", "ListItem", "Build frontend : uv, when asked for", "d")]
+    context = Context("hierarchical", "", "", elements, 20)
+    kept = [(Question("q", "What is the default build frontend?", ("pip",)), context),
+            (Question("none", "Which colour is it?", ("teal",)), context)]  # the context lacks it: not counted
+    assert sweep.citation_scores(kept) == {"answer": 1.0, "attribution": 1.0}
+    monkeypatch.setattr(citations, "MIN_SHARE", 1.01)
+    assert sweep.citation_scores(kept) == {"answer": 0.0, "attribution": 1.0}

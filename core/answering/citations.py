@@ -28,7 +28,7 @@ _STOPWORDS = frozenset(
     "the and for with are was were its this that has have from into than then also about which what who "
     "can will not but all any our your their there here been being".split())
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
-NUMBER_WEIGHT = 2  # a number shared is worth two words: it is the fact a sentence states
+NUMBER_WEIGHT = 3  # a number shared is worth three words: it is the fact a sentence states
 MIN_SHARED = 2  # weight a sentence must share with an element (less for a sentence that has less)
 MIN_SHARE = 0.25  # and the share of the sentence's weight that is
 

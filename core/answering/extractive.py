@@ -41,18 +41,18 @@ from core.text import clip
 
 __all__ = ["Evidence", "ExtractiveAnswerer", "is_lead_in", "score_evidence"]
 
-SEMANTIC_WEIGHT = 1.0
+SEMANTIC_WEIGHT = 0.75
 TEXT_WEIGHT = 0.5  # share of the question's terms in the element's own text
 PATH_WEIGHT = 0.6  # share found only in its heading path: the product, API or section the question names
-ATTRIBUTE_WEIGHT = 0.35  # the element states the attribute asked about ("Weight : …", "`timeout` … Default: …")
-VALUE_WEIGHT = 0.1  # the element states a value at all (key : value, Default:, table cell)
+ATTRIBUTE_WEIGHT = 0.5  # the element states the attribute asked about ("Weight : …", "`timeout` … Default: …")
+VALUE_WEIGHT = 0.3  # the element states a value at all (key : value, Default:, table cell)
 TITLE_PENALTY = 0.3  # a heading alone rarely holds the value asked for
 DEFAULT_WEIGHT = 0.2  # asked for a default, the element stating the asked attribute's default value
 WEAK_SCORE = 0.35
 EXCERPT_CHARS = 300
 # Without a stated attribute, an element answers when this share of the question's terms (other than those
 # naming a heading) is in its text, or when the vector search found it this close.
-ANSWER_MIN_TEXT_OVERLAP = 0.2
+ANSWER_MIN_TEXT_OVERLAP = 0.1
 ANSWER_MIN_SIMILARITY = 0.5
 # A remark that the value includes something ("180 W (including USB-C charging)", "140 W (USB-C 충전 포함)")
 # names a part of a total: asked for that part, the element states the whole, not the part's value.

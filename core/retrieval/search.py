@@ -202,10 +202,10 @@ def fuse(config: SearchConfig, vector: Sequence[Hit], lexical: Sequence[tuple[Hi
     """The ``k`` best of both candidate lists under ``config``'s fusion."""
     best = lexical[0][1] if lexical else 0.0
     lexical = [(h, s) for h, s in lexical if s >= config.fulltext_cutoff * best]
-    weights = (config.vector_weight, config.fulltext_weight)
+    weights = (1.0, config.fulltext_weight)
     if config.fusion == "relative":
         return relative_fuse([[(h, h.similarity) for h in vector], lexical], k, weights)
-    return rrf_fuse([vector, [h for h, _ in lexical]], k, config.rrf_k, weights)
+    return rrf_fuse([vector, [h for h, _ in lexical]], k, weights=weights)
 
 
 def search(

@@ -48,7 +48,7 @@ class StatementSearchConfig:
     hops: int = 2
     fanout: int = 30
     expanded: int = 60
-    lexical_weight: float = 1.0
+    lexical_weight: float = 2.0
     hop_penalty: float = 0.08
     chain_weight: float = 0.6
     entity_weight: float = 0.2

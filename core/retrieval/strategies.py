@@ -43,8 +43,10 @@ class SearchConfig:
 
     * ``vector`` / ``fulltext``: which candidate lists are searched. ``contextual`` makes the vector list come
       from the sibling collection whose vectors embed "heading › path › text" (``core.retrieval.contextual``).
-    * ``fusion``: ``rrf`` (weighted reciprocal rank, ``rrf_k``) or ``relative`` (each list's scores scaled
+    * ``fusion``: ``rrf`` (weighted reciprocal rank, k = 60) or ``relative`` (each list's scores scaled
       to 0..1 by its best and worst candidate, then a weighted sum); ``candidates`` per list.
+    * ``fulltext_weight``: the full-text list's weight in fusion against the vector list's 1. Either fusion ranks
+      by the ratio of the two weights only, so the vector list's weight is the unit, not a setting.
     * ``fulltext_cutoff``: lexical candidates under this share of the best lexical score are dropped before
       fusion, so a long tail that shares one common word cannot outvote the element holding the rare token.
     * ``headings``: match the question's names against heading paths and search inside the matching subtrees
@@ -64,10 +66,8 @@ class SearchConfig:
     fulltext: bool = False
     contextual: bool = False
     fusion: Fusion = "rrf"
-    vector_weight: float = 1.0
-    fulltext_weight: float = 1.0
+    fulltext_weight: float = 2.0
     candidates: int = 20
-    rrf_k: int = 60
     fulltext_cutoff: float = 0.5
     headings: bool = True
     include_metadata: bool = False
@@ -101,7 +101,7 @@ class SearchConfig:
                                  ("full-text", self.fulltext)) if on]
         text = " + ".join(lists)
         if self.hybrid:
-            text += (f", {self.fusion} fusion (weights {self.vector_weight:g}:{self.fulltext_weight:g}, "
+            text += (f", {self.fusion} fusion (weights 1:{self.fulltext_weight:g}, "
                      f"{self.candidates} candidates a side)")
         text += ", scoped by the headings the question names" if self.headings else ", whole collection"
         if self.include_metadata:
@@ -112,8 +112,8 @@ class SearchConfig:
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "vector": self.vector, "fulltext": self.fulltext, "contextual": self.contextual,
-                "fusion": self.fusion, "vector_weight": self.vector_weight, "fulltext_weight": self.fulltext_weight,
-                "candidates": self.candidates, "rrf_k": self.rrf_k, "fulltext_cutoff": self.fulltext_cutoff,
+                "fusion": self.fusion, "fulltext_weight": self.fulltext_weight,
+                "candidates": self.candidates, "fulltext_cutoff": self.fulltext_cutoff,
                 "headings": self.headings, "include_metadata": self.include_metadata,
                 "statements": self.statements, "topics": self.topics, "route": self.route}
 
@@ -163,7 +163,7 @@ REGISTRY: dict[str, Strategy] = {
         Strategy(SearchConfig("contextual", contextual=True), "vector similarity of heading path + text",
                  in_compare=False),
         Strategy(SearchConfig("fulltext", vector=False, fulltext=True), "full-text match of heading path + text"),
-        Strategy(SearchConfig("hybrid", fulltext=True, fusion="relative", vector_weight=1.0, fulltext_weight=2.0),
+        Strategy(SearchConfig("hybrid", fulltext=True, fusion="relative"),
                  "vector and full-text, fused"),
         # Issue 31: needs the statement tiers (`python -m core index`), which later ingests keep up to date.
         Strategy(SearchConfig("statements", fulltext=True, headings=False, statements=True),
