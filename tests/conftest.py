@@ -7,10 +7,12 @@ the shared read-only corpus), never by mocking the database: point ``DATABASE_UR
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -47,6 +49,39 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.database)
             if item.path.name in REMOTE_MODULES and item.originalname not in NOT_REMOTE:
                 item.add_marker(pytest.mark.remote)
+
+
+@functools.cache
+def _uses_the_app(module: str) -> bool:
+    path = ROOT / module
+    return path.is_file() and "app_url" in path.read_text(encoding="utf-8")
+
+
+def one_app_scope(nodeid: str, by_module: Callable[[str], str]) -> str:
+    """The unit of work a pytest-xdist worker takes (``--dist loadscope``): every browser test of a module that uses
+    the session's app (``app_url``) in one unit, so that one worker starts one Streamlit server and one Chromium for
+    them (each worker has its own session fixtures: its own data directory, Postgres and samples); any other test
+    with its module (``by_module``: xdist's own rule), so that a module's fixtures are set up once."""
+    module = nodeid.split("::", 1)[0]
+    if module.startswith("tests/e2e/") and _uses_the_app(module):
+        return "tests/e2e: the session's app"
+    return by_module(nodeid)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """``-n N --dist loadscope``: xdist's scheduling by module, the app's browser tests as one unit
+    (:func:`one_app_scope`). (``xdist_group`` marks cannot do this: xdist 3.8 groups by rewriting a test's id, which
+    pytest 9 no longer lets it do.)"""
+    if config.getoption("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class OneAppScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return one_app_scope(nodeid, super()._split_scope)
+
+    return OneAppScheduling(config, log)
 
 
 @pytest.fixture(scope="session")
