@@ -167,14 +167,24 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     return _after_what_follows(scored, context)
 
 
-# A sentence that introduces what follows it: "… is one of the following:", "다음과 같습니다", "아래 표를 참고하세요".
-_LEAD_IN = re.compile(r"[:：]\s*$|\b(?:one of )?the following\b|\bas follows\b|\bbelow\b"
-                      r"|(?:다음|아래)(?:과|와)?\s*같|(?:다음|아래)\s*(?:표|목록|중)", re.I)
+# A sentence that introduces what follows it: "… is one of the following:", "… are as follows.", "다음과 같습니다",
+# "아래 표를 참고하세요". Only the element's last sentence can: "See below for details." or "the following
+# releases" inside an answer points elsewhere, and the paragraph still states its own answer.
+_LEAD_IN_END = re.compile(r"(?:[:：]|\b(?:the following|as follows|below)[.!]?)\s*$", re.I)
+_LEAD_IN_KO = re.compile(r"(?:다음|아래)(?:과|와)?\s*같|(?:다음|아래)\s*(?:표|목록|중)")
+_LAST_SENTENCE = re.compile(r"(?<=[.!?。])\s+")
+# What a lead-in introduces: a list's items, a table or its rows, a code block. The next paragraph of a section
+# is no part of the sentence before it.
+_FOLLOWER_CATEGORIES = frozenset({"ListItem", "Table", "TableRow", "CodeSnippet"})
 
 
 def is_lead_in(text: str) -> bool:
     """Whether ``text`` introduces a list or table after it rather than stating something itself."""
-    return len(text) <= 400 and _LEAD_IN.search(text.strip()) is not None
+    text = text.strip()
+    if len(text) > 400:
+        return False
+    last = _LAST_SENTENCE.split(text)[-1]
+    return _LEAD_IN_END.search(last) is not None or _LEAD_IN_KO.search(last) is not None
 
 
 def _after_what_follows(scored: list[Evidence], context: Context) -> list[Evidence]:
@@ -188,7 +198,8 @@ def _after_what_follows(scored: list[Evidence], context: Context) -> list[Eviden
         lead = evidence.element
         start = position.get(lead.element_id, -1)
         followers = {e.element_id for e in context.elements[start + 1:]
-                     if e.document_id == lead.document_id and e.path == lead.path and e.category != "Title"}
+                     if e.document_id == lead.document_id and e.path == lead.path
+                     and e.category in _FOLLOWER_CATEGORIES}
         ranked = [i for i, e in enumerate(out) if e.element.element_id in followers and e.answers]
         if not ranked or ranked[0] < out.index(evidence):
             continue
