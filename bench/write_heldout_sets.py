@@ -281,8 +281,8 @@ def ask(corpus: str, fact: HeldFact, qid: str) -> str:
             return _pick([f"{s}에서 {e}의 {k} 알려줘", f"{e} {k}{'' if k.endswith('?') else ''} 뭐예요? ({s})",
                           f"{s} 표에서 {e}{'의'} {_topic(k)} 어떻게 되나요?"], qid)
         return _pick([f"{s} {_topic(k)} 뭔가요?", f"{s}에서 {_topic(k)} 어떻게 되나요?"], qid)
-    tool = {"cibuildwheel": "cibuildwheel", "npm-cli": "npm", "copier": "copier", "hatch-changelog": "hatch"}.get(corpus) or \
-        fact.document.split("/", 1)[0]
+    tools = {"cibuildwheel": "cibuildwheel", "npm-cli": "npm", "copier": "copier", "hatch-changelog": "hatch"}
+    tool = tools.get(corpus) or fact.document.split("/", 1)[0]
     if fact.kind == "default":
         named = k if plain(s) == k else f"{s} {k}"  # an item under an option names its option too
         return _pick([f"{tool} {named} default?", f"what's the default {named} in {tool}",

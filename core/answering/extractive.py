@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.answering import prompts
+from core.answering.releases import dated_release, mentions_last
 from core.answering.table import ComparisonTable, build_table
 from core.retrieval import Context, ContextElement
 from core.retrieval.shape import name_runs
@@ -259,7 +260,14 @@ class ExtractiveAnswerer:
     label = prompts.EXTRACTIVE_LABEL
 
     def evidence(self, question: str, context: Context) -> list[Evidence]:
-        return score_evidence(question, context)
+        scored = mentions_last(question, score_evidence(question, context))
+        dated = dated_release(question, context)  # asked when a version came out: the line dating it answers
+        if dated is None:
+            return scored
+        element, version, date = dated
+        top = Evidence(element, max((e.score for e in scored), default=WEAK_SCORE), element.similarity or 0.0, 0.0,
+                       " ".join(element.text.split()), version, date, True, 1.0)
+        return [top, *(e for e in scored if e.element.element_id != element.element_id)]
 
     def table(self, question: str, context: Context) -> ComparisonTable | None:
         return build_table(question, context)
