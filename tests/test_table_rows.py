@@ -170,6 +170,24 @@ def test_an_answer_that_points_below_is_no_lead_in_and_keeps_its_rank() -> None:
     assert scored[0].element.element_id == answer.element_id
 
 
+def test_a_lead_in_keeps_its_place_before_items_that_state_nothing_of_their_own() -> None:
+    elements = parse("""\
+        # FAQ
+
+        ## Why is my notebook cell not formatted?
+
+        The tool is timid about notebooks: cells holding any of the following are left as they are:
+
+        - automagics (e.g. pip install tool)
+        - invalid syntax
+        """)
+    lead = next(e for e in elements if e.category == "NarrativeText")
+    items = [e for e in elements if e.category == "ListItem"]
+    context = _context(elements, [lead.element_id, *(i.element_id for i in items)])
+    scored = score_evidence("why is my notebook cell not formatted", context)
+    assert scored[0].element.element_id == lead.element_id
+
+
 def test_a_row_states_the_column_asked_and_a_headerless_row_reads_as_key_value() -> None:
     assert statement(question_terms("timeout default"), "Option: timeout · Default: 15 · Description: s",
                      "TableRow") == ("timeout — Default", "15")

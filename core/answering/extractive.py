@@ -201,7 +201,9 @@ def _after_what_follows(scored: list[Evidence], context: Context) -> list[Eviden
         followers = {e.element_id for e in context.elements[start + 1:]
                      if e.document_id == lead.document_id and e.path == lead.path
                      and e.category in _FOLLOWER_CATEGORIES}
-        ranked = [i for i, e in enumerate(out) if e.element.element_id in followers and e.answers]
+        # only a follower that states a value (a row, a "key: value" item) takes the lead-in's place: an item
+        # stating nothing of its own ("automagics (e.g. …)") answers less than the sentence introducing it
+        ranked = [i for i, e in enumerate(out) if e.element.element_id in followers and e.answers and e.value]
         if not ranked or ranked[0] < out.index(evidence):
             continue
         out.remove(evidence)
