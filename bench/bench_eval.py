@@ -124,6 +124,10 @@ for _corpus in HELDOUT_CORPORA:
             fetched=_corpus, collection=f"heldout-{_corpus}")
 SETS["heldout-copier-faq"] = SetSpec("heldout-copier-faq", CORPORA / "copier", DATA / "heldout" / "copier-faq.json",
                                      fetched="copier", collection="heldout-copier")
+# Two tune corpora of issue 29's FAQ/policy and changelog shapes (hand-written FAQ set; generated changelog set).
+for _corpus in ("black-faq", "hatch-changelog"):
+    SETS[f"heldout-{_corpus}"] = SetSpec(f"heldout-{_corpus}", CORPORA / _corpus, DATA / "heldout" / f"{_corpus}.json",
+                                         fetched=_corpus, collection=f"heldout-{_corpus}")
 SETS["heldout-samples-multi"] = SetSpec("heldout-samples-multi", SAMPLES, DATA / "heldout" / "samples-multi.json",
                                         collection="gold")
 # The issue-21 sets: each kind on the samples, the near-twin corpus and Python-Markdown (sharing their collections).

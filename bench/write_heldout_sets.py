@@ -12,7 +12,12 @@ korean-nlp     korean-prose      tables and ``key : value`` items of Korean READ
 copier         faq-policy        settings' ``- Default value:`` items, the comparison table, the FAQ    report
 pdm-changelog  changelog         ``## Release vX (date)`` headings and the ``[#N]`` entries under them   report
 korean-pay…    korean-api        a parameter's ``- **설명**:`` items, code tables; Korean and English    tune
+hatch-changelog changelog        ``## [X](…) - date`` release headings, the entries under them, and     tune
+                                 the configuration reference (``Default:``, option tables)
 =============  ================  =====================================================================  ==========
+
+``black-faq`` (issue 29's FAQ/policy tune corpus) is hand-written (``data/heldout/black-faq.json``): its answers
+are prose under question headings, which no structure states as a value.
 
 The facts are read from the elements the product's own parser makes (``core.ingest.parse``), so each gold path
 is the heading path an element carries. A fact is kept only when it has one right answer: its (subject, key)
@@ -36,7 +41,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from _common import CORPORA, ROOT, answer_forms
 
@@ -51,6 +56,7 @@ class Corpus:
     shape: str
     split: str  # tune | held_out
     description: str
+    by_kind: bool = False  # the round-robin takes each kind in turn: a changelog's two kinds asked beside the reference
 
 
 CORPORA_SPECS: dict[str, Corpus] = {c.name: c for c in (
@@ -64,6 +70,9 @@ CORPORA_SPECS: dict[str, Corpus] = {c.name: c for c in (
     Corpus("korean-payments", "korean-api", "tune",
            "hectofinancial-mcp-server 0.5.3 docs (PyPI sdist): Korean payment API reference (parameters as "
            "`### name` over `- **타입**:` items, code tables) and Korean blog posts about it"),
+    Corpus("hatch-changelog", "changelog", "tune",
+           "hatch 1.13.0 docs (PyPI sdist): the hatch and hatchling changelogs, release posts, configuration reference",
+           by_kind=True),
 )}
 
 
@@ -141,7 +150,7 @@ def table_facts(elements: Sequence, document: str, subject: Callable[[tuple[str,
                                     subject(fact.path)))
             elif key.casefold() in _FIELD_KEYS or _HANGUL.search(key):
                 out.append(HeldFact("key_value", key, fact.value, fact.path, document, subject(fact.path)))
-    return [f for f in out if _short_value(f.value)]
+    return [f for f in out if _short_value(f.value) and "<" not in f.entity]
 
 
 def _short_value(value: str) -> bool:
@@ -174,6 +183,30 @@ def changelog_facts(elements: Sequence, document: str) -> list[HeldFact]:
             release_path = path[: path.index(release.string) + 1]
             out.append(HeldFact("fixed_in", number, version, release_path, document, plain(path[-1]),
                                 answers=(f"v{version}", version)))
+    return out
+
+
+# "1.12.0 - 2024-05-28" (a Keep-a-Changelog heading once its link and attribute list are read off)
+_KEEP_RELEASE = re.compile(r"^v?(?P<version>\d+\.\d+\.\d+)\s+-\s+(?P<date>\d{4}-\d{2}-\d{2})$")
+
+
+def keep_a_changelog_facts(elements: Sequence, document: str, product: str) -> list[HeldFact]:
+    """A release's date (its heading), and the release an entry of a few words belongs to ("Upgrade PyApp to
+    0.22.0 for binary builds" → 1.12.0): what people ask a changelog."""
+    out = []
+    for element in elements:
+        path = _path(element)
+        if element.category == "Title" and (release := _KEEP_RELEASE.match(element.text.strip())):
+            out.append(HeldFact("release_date", "release date", release.group("date"),
+                                (*path, element.text.strip()), document, release.group("version"), entity=product))
+            continue
+        heading = next((p for p in path if _KEEP_RELEASE.match(p)), None)
+        words = plain(element.text).split()
+        if heading is None or element.category != "ListItem" or not 4 <= len(words) <= 14:
+            continue
+        version = _KEEP_RELEASE.match(heading).group("version")
+        out.append(HeldFact("changed_in", product, version, path[: path.index(heading) + 1], document,
+                            plain(element.text).rstrip("."), entity=product))
     return out
 
 
@@ -303,8 +336,9 @@ def hand_questions(corpus: str, folder: Path) -> list[dict]:
 
 
 def _id(corpus: str, fact: HeldFact) -> str:
+    entry = [fact.subject] if fact.kind == "changed_in" else []  # the entries of one release share the rest
     digest = hashlib.sha1("\x1f".join([corpus, fact.document, *fact.path, fact.kind, fact.entity, fact.key,
-                                       fact.value]).encode()).hexdigest()[:10]
+                                       fact.value, *entry]).encode()).hexdigest()[:10]
     return f"{corpus[:3]}-{digest}"
 
 
@@ -328,8 +362,14 @@ def ask(corpus: str, fact: HeldFact, qid: str) -> str:
     if fact.kind == "version_date":
         return _pick([f"{package} {_topic(s)} 언제 나왔어요?", f"{package} {s} 릴리스 날짜", f"{s} 버전 출시일은?"],
                      qid)
+    if fact.kind == "release_date" and fact.entity:  # a product named per changelog (hatch, hatchling)
+        return _pick([f"when was {e} {s} released?", f"{e} {s} release date", f"what day did {e} {s} come out"], qid)
     if fact.kind == "release_date":
         return _pick([f"when was pdm {s} released?", f"pdm {s} release date", f"what day did pdm {s} come out"], qid)
+    if fact.kind == "changed_in":
+        change = s[0].lower() + s[1:]
+        return _pick([f"which {e} version: {change}?", f"in what {e} release did this land: {change}",
+                      f"{e} changelog - when was \"{change}\""], qid)
     if corpus == "korean-payments":
         english = _ENGLISH_KEYS.get(k)
         # asked in English only where the product, the row or parameter and the key name one fact: an English
@@ -353,8 +393,8 @@ def ask(corpus: str, fact: HeldFact, qid: str) -> str:
             return _pick([f"{s}에서 {e}의 {k} 알려줘", f"{e} {k}{'' if k.endswith('?') else ''} 뭐예요? ({s})",
                           f"{s} 표에서 {e}{'의'} {_topic(k)} 어떻게 되나요?"], qid)
         return _pick([f"{s} {_topic(k)} 뭔가요?", f"{s}에서 {_topic(k)} 어떻게 되나요?"], qid)
-    tool = {"cibuildwheel": "cibuildwheel", "npm-cli": "npm", "copier": "copier"}.get(corpus) or \
-        fact.document.split("/", 1)[0]
+    tools = {"cibuildwheel": "cibuildwheel", "npm-cli": "npm", "copier": "copier", "hatch-changelog": "hatch"}
+    tool = tools.get(corpus) or fact.document.split("/", 1)[0]
     if fact.kind == "default":
         named = k if plain(s) == k else f"{s} {k}"  # an item under an option names its option too
         return _pick([f"{tool} {named} default?", f"what's the default {named} in {tool}",
@@ -381,6 +421,11 @@ def corpus_facts(corpus: str, folder: Path) -> tuple[list[HeldFact], list[str]]:
         if corpus == "pdm-changelog":
             facts.extend(changelog_facts(elements, document))
             continue
+        if corpus == "hatch-changelog" and document.startswith("history/"):
+            facts.extend(keep_a_changelog_facts(elements, document, PurePosixPath(document).stem))
+            continue
+        if corpus == "hatch-changelog" and document.startswith("blog/"):
+            continue  # release posts retell the changelog: its entries are asked, the posts compete
         if corpus == "korean-nlp":
             facts.extend(korean_facts(elements, document))
         if corpus == "korean-payments":
@@ -422,7 +467,7 @@ def unambiguous(facts: Sequence[HeldFact], texts: Sequence[str]) -> list[HeldFac
         first.add(key)
         if len(value) < 2 or not any(c.isalnum() for c in value) or not fact.subject:
             continue
-        if fact.kind not in ("fixed_in", "version_date"):
+        if fact.kind not in ("fixed_in", "version_date", "changed_in"):
             if value not in seen:
                 seen[value] = sum(1 for t in normalised if value in t)
             if seen[value] > MAX_ANSWER_ELEMENTS:
@@ -438,6 +483,9 @@ def question_set(corpus: str, facts: Sequence[HeldFact], limit: int) -> dict:
         by_document[fact.document].append(fact)
     picked: list[HeldFact] = []
     queues = [by_document[d] for d in sorted(by_document)]
+    if spec.by_kind:  # each kind in turn, its facts spread over the documents
+        spread = [f for i in range(max(map(len, queues), default=0)) for q in queues if i < len(q) for f in [q[i]]]
+        queues = [[f for f in spread if f.kind == kind] for kind in sorted({f.kind for f in spread})]
     while len(picked) < limit and any(queues):  # round-robin over documents: the whole corpus, not its first file
         for queue in queues:
             if queue and len(picked) < limit:

@@ -41,8 +41,9 @@ def _alt_text(image: Token) -> str:
 
 
 # A trailing attribute list (Python-Markdown attr_list, Pandoc, kramdown): "Notes {: #id }", "API {#api .x}".
-# It styles the heading and is not part of its name.
-_ATTRIBUTE_LIST = re.compile(r"\s*\{(?::[^{}]*|\s*[#.][^{}\s][^{}]*)\}\s*$")
+# It styles the heading and is not part of its name; an ATX closing sequence before it ("## [1.12.0](…) - 2024-05-28
+# ## {: #v1.12.0 }", as a changelog writes its release headings) closes the heading and goes with it.
+_ATTRIBUTE_LIST = re.compile(r"(?:\s+#+)?\s*\{(?::[^{}]*|\s*[#.][^{}\s][^{}]*)\}\s*$")
 
 
 def strip_attribute_list(heading: str) -> str:

@@ -357,13 +357,21 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
 
 
 # A sentence that introduces what follows it: "… is one of the following:", "다음과 같습니다", "아래 표를 참고하세요".
-_LEAD_IN = re.compile(r"[:：]\s*$|\b(?:one of )?the following\b|\bas follows\b|\bbelow\b"
-                      r"|(?:다음|아래)(?:과|와)?\s*같|(?:다음|아래)\s*(?:표|목록|중)", re.I)
+# A sentence that introduces what follows it: "… is one of the following:", "… are as follows.", "다음과 같습니다",
+# "아래 표를 참고하세요". Only the element's last sentence can: "See below for details." or "the following
+# releases" inside an answer points elsewhere, and the paragraph still states its own answer.
+_LEAD_IN_END = re.compile(r"(?:[:：]|\b(?:the following|as follows|below)[.!]?)\s*$", re.I)
+_LEAD_IN_KO = re.compile(r"(?:다음|아래)(?:과|와)?\s*같|(?:다음|아래)\s*(?:표|목록|중)")
+_LAST_SENTENCE = re.compile(r"(?<=[.!?。])\s+")
 
 
 def is_lead_in(text: str) -> bool:
     """Whether ``text`` introduces a list or table after it rather than stating something itself."""
-    return len(text) <= 400 and _LEAD_IN.search(text.strip()) is not None
+    text = text.strip()
+    if len(text) > 400:
+        return False
+    last = _LAST_SENTENCE.split(text)[-1]
+    return _LEAD_IN_END.search(last) is not None or _LEAD_IN_KO.search(last) is not None
 
 
 def option_heading(heading: str) -> str | None:

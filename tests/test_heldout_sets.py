@@ -19,6 +19,8 @@ from .helpers_bench import bench_module
 HELDOUT = ROOT / "data" / "heldout"
 CORPORA = ("cibuildwheel", "npm-cli", "korean-nlp", "copier", "pdm-changelog")
 TUNE = {"cibuildwheel", "npm-cli"}
+SHAPE_TUNE = ("black-faq", "hatch-changelog", "korean-payments")  # issue 29's FAQ/policy, changelog and Korean tune
+# corpora: one set each, no multi-fact set
 
 
 def _sets() -> dict[str, dict]:
@@ -27,30 +29,31 @@ def _sets() -> dict[str, dict]:
 
 def test_every_corpus_has_a_generated_and_a_multi_fact_set_that_load():
     sets = _sets()
-    assert set(sets) == {*CORPORA, *(f"{c}-multi" for c in CORPORA), "samples-multi", "copier-faq"}
+    assert set(sets) == {*CORPORA, *(f"{c}-multi" for c in CORPORA), "samples-multi", "copier-faq", *SHAPE_TUNE}
     ids = []
     for name in sets:
         questions = load_questions(HELDOUT / f"{name}.json").questions
         assert len(questions) >= (4 if name.endswith(("-multi", "-faq")) else 25), name
         for q in questions:
             assert q.answers and q.gold_path and q.document, q.id
-            assert q.extra["corpus"] == name.removesuffix("-multi").removesuffix("-faq")
+            assert q.extra["corpus"] == (name if name in SHAPE_TUNE else
+                                         name.removesuffix("-multi").removesuffix("-faq"))
             ids.append(q.id)
     assert len(ids) == len(set(ids))
 
 
 def test_the_split_is_by_corpus_two_tune_three_reported():
     for name, data in _sets().items():
-        corpus = name.removesuffix("-multi").removesuffix("-faq")
+        corpus = name if name in SHAPE_TUNE else name.removesuffix("-multi").removesuffix("-faq")
         splits = {q["split"] for q in data["questions"]}
         shapes = {q["shape"] for q in data["questions"]}
         assert len(shapes) == 1, name
         if corpus == "samples":
             assert splits == {"tune"}  # the samples were tuned on long ago
         else:
-            assert splits == {"tune" if corpus in TUNE else "held_out"}, name
+            assert splits == {"tune" if corpus in {*TUNE, *SHAPE_TUNE} else "held_out"}, name
     readme = (HELDOUT / "README.md").read_text(encoding="utf-8")
-    assert all(c in readme for c in CORPORA)
+    assert all(c in readme for c in (*CORPORA, *SHAPE_TUNE))
 
 
 def test_multi_fact_questions_list_two_or_more_facts_with_paths():
@@ -94,6 +97,19 @@ def test_changelog_facts_give_release_dates_and_the_release_of_an_issue():
     assert by_kind[("fixed_in", "3903")].answers == ("v2.1.0", "2.1.0")
     assert by_kind[("fixed_in", "3903")].path == ("Release v2.1.0 (2026-01-02)",)  # the heading holds the answer
     assert by_kind[("fixed_in", "12")].value == "2.0.0"
+
+
+def test_keep_a_changelog_facts_give_release_dates_and_the_release_of_an_entry():
+    sets = bench_module("write_heldout_sets")
+    text = ("# Hatch history\n\n## [1.12.0](https://x/v1.12.0) - 2024-05-28 ## {: #v1.12.0 }\n\n***Added:***\n\n"
+            "- Upgrade PyApp to 0.22.0 for binary builds\n- Fix it\n")
+    facts = sets.keep_a_changelog_facts(_elements(text, "history/hatch.md"), "history/hatch.md", "hatch")
+    date = next(f for f in facts if f.kind == "release_date")
+    assert (date.subject, date.value, date.path[-1]) == ("1.12.0", "2024-05-28", "1.12.0 - 2024-05-28")
+    entries = [f for f in facts if f.kind == "changed_in"]
+    assert [(f.subject, f.value) for f in entries] == [("Upgrade PyApp to 0.22.0 for binary builds", "1.12.0")]
+    assert entries[0].path == ("Hatch history", "1.12.0 - 2024-05-28")  # the heading holds the answer
+    assert sets.ask("hatch-changelog", entries[0], "x").count("upgrade PyApp to 0.22.0 for binary builds") == 1
 
 
 def test_korean_facts_read_html_tag_rows_and_version_history():

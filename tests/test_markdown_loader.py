@@ -120,15 +120,20 @@ def test_heading_attribute_lists_are_not_part_of_the_heading_text() -> None:
 
         ## {: #only-an-attribute-list }
 
+        ## [1.12.0](https://example.org/v1.12.0) - 2024-05-28 ## {: #v1.12.0 }
+
+        ## Notes on C# {: #csharp }
+
         Body {: #not-a-heading } keeps its text.
         """
     )
     titles = [d.page_content for d in docs if d.metadata["category"] == "Title"]
     assert titles == ["6.0 Migration Notes", "Phases of processing", "extendMarkdown", "Pandoc style",
-                      "Sets {a, b} and dicts {key: 1}", "{: #only-an-attribute-list }"]  # fmt: skip
+                      "Sets {a, b} and dicts {key: 1}", "{: #only-an-attribute-list }", "1.12.0 - 2024-05-28",
+                      "Notes on C#"]  # fmt: skip
     # Sections below a cleaned heading carry the cleaned text in their heading path.
     assert by_text(docs, "Body {: #not-a-heading } keeps its text.").metadata["heading_path"] == [
-        "6.0 Migration Notes", "{: #only-an-attribute-list }"
+        "6.0 Migration Notes", "Notes on C#"
     ]  # fmt: skip
 
 

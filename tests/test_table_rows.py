@@ -150,6 +150,44 @@ def test_a_lead_in_ranks_after_what_follows_it() -> None:
     assert [e.element.category for e in scored][:2] == ["TableRow", "NarrativeText"]
 
 
+def test_an_answer_that_points_below_is_no_lead_in_and_keeps_its_rank() -> None:
+    # An FAQ answer ends "See below for more details."; the section's next paragraph is no list it introduces.
+    assert not is_lead_in("Yes. It only reformats code and checks the AST after. See below for more details.")
+    assert not is_lead_in("Check out the following config for an example of how to set it up")
+    assert is_lead_in("Placeholders. The following placeholders must be used inside the command:")
+    assert is_lead_in("The supported versions are listed below.")
+    elements = parse("""\
+        # FAQ
+
+        ## Is the tool safe to use?
+
+        Yes, the tool is safe to use: it checks the result after formatting. The following section says more:
+
+        Magical comments such as noqa may be moved.
+        """)
+    answer, aside = [e for e in elements if e.category == "NarrativeText"]
+    scored = score_evidence("is the tool safe to use", _context(elements, [answer.element_id, aside.element_id]))
+    assert scored[0].element.element_id == answer.element_id
+
+
+def test_a_lead_in_keeps_its_place_before_items_that_state_nothing_of_their_own() -> None:
+    elements = parse("""\
+        # FAQ
+
+        ## Why is my notebook cell not formatted?
+
+        The tool is timid about notebooks: cells holding any of the following are left as they are:
+
+        - automagics (e.g. pip install tool)
+        - invalid syntax
+        """)
+    lead = next(e for e in elements if e.category == "NarrativeText")
+    items = [e for e in elements if e.category == "ListItem"]
+    context = _context(elements, [lead.element_id, *(i.element_id for i in items)])
+    scored = score_evidence("why is my notebook cell not formatted", context)
+    assert scored[0].element.element_id == lead.element_id
+
+
 def test_a_row_states_the_column_asked_and_a_headerless_row_reads_as_key_value() -> None:
     assert statement(question_terms("timeout default"), "Option: timeout · Default: 15 · Description: s",
                      "TableRow") == ("timeout — Default", "15")

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.answering import prompts
+from core.answering.releases import dated_release, mentions_last
 from core.answering.table import ComparisonTable, build_table
 from core.elements import row_cells
 from core.retrieval import Context, ContextElement
@@ -181,6 +182,11 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     return _after_what_follows(scored, context)
 
 
+# What a lead-in introduces: a list's items, a table or its rows, a code block. The next paragraph of a section
+# is no part of the sentence before it.
+_FOLLOWER_CATEGORIES = frozenset({"ListItem", "Table", "TableRow", "CodeSnippet"})
+
+
 def _after_what_follows(scored: list[Evidence], context: Context) -> list[Evidence]:
     """A lead-in sentence says its value lives in what follows: when the context holds what follows it (the next
     elements of its section: a list's items, a table's rows), the lead-in ranks right after the best of them."""
@@ -192,8 +198,11 @@ def _after_what_follows(scored: list[Evidence], context: Context) -> list[Eviden
         lead = evidence.element
         start = position.get(lead.element_id, -1)
         followers = {e.element_id for e in context.elements[start + 1:]
-                     if e.document_id == lead.document_id and e.path == lead.path and e.category != "Title"}
-        ranked = [i for i, e in enumerate(out) if e.element.element_id in followers and e.answers]
+                     if e.document_id == lead.document_id and e.path == lead.path
+                     and e.category in _FOLLOWER_CATEGORIES}
+        # only a follower that states a value (a row, a "key: value" item) takes the lead-in's place: an item
+        # stating nothing of its own ("automagics (e.g. …)") answers less than the sentence introducing it
+        ranked = [i for i, e in enumerate(out) if e.element.element_id in followers and e.answers and e.value]
         if not ranked:
             # nothing after it answers alone (a list of names): the lead-in and its items are the one unit quoted
             items = _items_after(context.elements[start + 1:], lead)
@@ -296,7 +305,14 @@ class ExtractiveAnswerer:
     label = prompts.EXTRACTIVE_LABEL
 
     def evidence(self, question: str, context: Context) -> list[Evidence]:
-        return score_evidence(question, context)
+        scored = mentions_last(question, score_evidence(question, context))
+        dated = dated_release(question, context)  # asked when a version came out: the line dating it answers
+        if dated is None:
+            return scored
+        element, version, date = dated
+        top = Evidence(element, max((e.score for e in scored), default=WEAK_SCORE), element.similarity or 0.0, 0.0,
+                       " ".join(element.text.split()), version, date, True, 1.0)
+        return [top, *(e for e in scored if e.element.element_id != element.element_id)]
 
     def table(self, question: str, context: Context) -> ComparisonTable | None:
         return build_table(question, context)
