@@ -144,6 +144,12 @@ class Stub:
                 self.end_headers()
                 pieces = [w + " " for w in text.split(" ")]
                 pieces[-1] = pieces[-1].rstrip()
+                if stub.interrupt and self.number == 0:
+                    # the first stream is still going when the second request comes, however slowly the client
+                    # (a loaded machine) sends it: the interruption under test always happens
+                    deadline = time.monotonic() + 10
+                    while len(stub.requests) == 1 and time.monotonic() < deadline:
+                        time.sleep(0.01)
                 for i, piece in enumerate(pieces):
                     if stub.interrupt and len(stub.requests) > self.number:
                         self.wfile.write(b"data: [DONE]\n\n")  # a newer request took the model

@@ -136,7 +136,7 @@ def test_questions_and_pages_are_read_on_the_standby(pair, store, router, monkey
     assert set(new_on_primary) <= {"CREATE"}, new_on_primary
     assert after["standby"] - before["standby"] >= 3 * len(QUESTIONS)
     assert router.served["primary"] == served["primary"]
-    assert router.served["replica"] - served["replica"] >= 3 * len(QUESTIONS)
+    assert router.served["replica"] - served["replica"] >= len(QUESTIONS)  # a question's reads share one connection
     with store.reader.connection() as conn:
         assert conn.execute("SELECT pg_is_in_recovery()").fetchone()[0] is True
     with store.pool.connection() as conn:
