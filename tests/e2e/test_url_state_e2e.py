@@ -28,7 +28,8 @@ def test_collection_question_and_search_live_in_the_url(app_url, page, samples_s
     # A link asks its question with its search, as if typed.
     page.goto(f"{app_url}/compare?collection=samples&q={quote(QUESTION)}&search=hybrid")
     wait_for_text(page, "What the hierarchy added", timeout=180_000)
-    expect(page.locator(f"{MAIN} textarea").first).to_have_value(QUESTION)
+    # after the answer the page writes the URL and runs again: the box is back once that run has drawn it
+    expect(page.locator(f"{MAIN} textarea").first).to_have_value(QUESTION, timeout=60_000)
     # the page writes back the search it ran: "hybrid" only if the link's search was applied
     assert _params(page)["search"] == "hybrid" and _params(page)["q"] == QUESTION
 
