@@ -141,13 +141,12 @@ def called_names(text: str, index: HeadingIndex, *, plain: bool = False) -> froz
     [options])``, ``fs.readFile(path[, options], callback)``): each names the thing asked about, however it is
     written ("`send`", "serveStatic"), not an option of it. A plain lower-case word outside code ("send", "set")
     counts only in a question with no code at all: one that writes its names in code writes its words as words.
-    ``plain``: ``text`` is without its ways of asking for a default already (``QuestionAnalysis.plain``)."""
+    ``plain``: ``text`` has no ways of asking for a default left (``QuestionAnalysis.plain``)."""
     out: set[str] = set()
     text = text if plain else without_default_phrases(text)
     tokens = [t for span in _CODE_SPAN.findall(text) for t in IDENTIFIER.findall(span)]
     bare = IDENTIFIER.findall(_CODE_SPAN.sub(" ", text))
-    plain_too = not tokens
-    tokens += [t for t in bare if plain_too or not t.isalpha() or not t.islower()]
+    tokens += [t for t in bare if not tokens or not t.isalpha() or not t.islower()]
     for token in tokens:
         word = token.casefold()
         if word not in out and word not in textnorm.ENGLISH_STOP_WORDS and index.calls(word):
@@ -175,8 +174,7 @@ def word_factors(question: str, index: HeadingIndex | None = None, *,
     when it names none ("In the Footnotes extension, what is the default `SEPARATOR`?"), the preamble is where
     the thing is named and its words count by their kind. A preamble holding a heading of several words whole
     ("In 9.0 Migration Notes, …", "In PyMdown Extensions, …") names that place: its words count by their kind,
-    platform words included. ``plain_parts``: the preamble and the rest of ``question`` without its ways of
-    asking for a default, when read already (``QuestionAnalysis.plain_preamble`` and ``plain_rest``)."""
+    platform words included. ``plain_parts``: ``QuestionAnalysis.plain_preamble`` and ``plain_rest``, if read."""
     # the words of asking for a default in other words ("if I don't pass one", "fall back to") name nothing
     preamble, rest = plain_parts or split_preamble(without_default_phrases(question))
     factors = _kinds(rest)
@@ -184,8 +182,9 @@ def word_factors(question: str, index: HeadingIndex | None = None, *,
         factors = {w: PREAMBLE_FACTOR if _names_platform(w, index) else f for w, f in factors.items()}
         factors = _with_called(factors, called_names(rest, index, plain=True))
     named_rest = any(f >= NAME_FACTOR and (index is None or index.holding(w)) for w, f in factors.items())
-    pre = _kinds(preamble) if index is None else _with_called(_kinds(preamble),
-                                                              called_names(preamble, index, plain=True))
+    pre = _kinds(preamble)
+    if index is not None:
+        pre = _with_called(pre, called_names(preamble, index, plain=True))
     # the preamble's own words, not its code: "Using `markdown.extensions.…`" names no "Using Extensions" guide
     place = _whole_heading_words(set(words(_CODE_SPAN.sub(" ", preamble))), index) if index is not None else set()
     for w, f in pre.items():
@@ -215,9 +214,8 @@ def _whole_heading_words(pool: set[str], index: HeadingIndex) -> set[str]:
 
 
 def _matches(question_word: str, heading_word: str) -> bool:
-    if question_word == heading_word:
-        return True
-    return bool(_HANGUL.match(question_word)) and heading_word.startswith(question_word)
+    return question_word == heading_word or (bool(_HANGUL.match(question_word))
+                                              and heading_word.startswith(question_word))
 
 
 @dataclass(frozen=True)

@@ -440,12 +440,8 @@ class Retrieval:
 
 def retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: ElementStore | None = None) -> Retrieval:
     """Validate and embed ``request.question`` once, find the hits once, and build both contexts from them.
-
-    ``request`` says how (:class:`~core.retrieval.request.RetrievalRequest`); ``sibling`` is the contextual
-    collection for the contextual strategy (read from the store when not given).
-    """
-    # Every read of the question on one connection (and a search repeated while the scope is chosen reads once);
-    # the contextual index and the statement tiers are read through stores of their own.
+    ``sibling`` is the contextual collection for the contextual strategy (read from the store when not given)."""
+    # One connection for the question's reads; the contextual index and the statement tiers use stores of their own.
     config = request.config
     with store.one_question(hold=not (config.contextual or config.statements)) as asking:
         return _retrieve(asking, request, sibling=sibling)
@@ -532,10 +528,8 @@ def _as_of(store: ElementStore, when: datetime, config: SearchConfig) -> Element
 
 
 def warm_up(store: ElementStore) -> None:
-    """Pay the one-time costs before the first question: the Korean analyser's model load, this process's copy
-    of the heading index (filled in the store first for a collection made before it) and the unit registry the
-    extractive answer compares values with. Without it the first question of a fresh server took ~6 s in
-    "search", and its answer seconds more."""
+    """Pay the one-time costs before the first question (a fresh server's first one took ~6 s without it): the
+    Korean analyser's model, this process's heading index and the unit registry the extractive answer uses."""
     from core import textnorm
     from core.quantities import registry
 
