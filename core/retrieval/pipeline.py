@@ -441,9 +441,9 @@ class Retrieval:
 def retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: ElementStore | None = None) -> Retrieval:
     """Validate and embed ``request.question`` once, find the hits once, and build both contexts from them.
     ``sibling`` is the contextual collection for the contextual strategy (read from the store when not given)."""
-    # One connection for the question's reads; the contextual index and the statement tiers use stores of their own.
-    config = request.config
-    with store.one_question(hold=not (config.contextual or config.statements)) as asking:
+    # One connection for the question's reads; the contextual index and the HLG tiers use connections of their own.
+    own = request.config.contextual or request.config.statements or request.config.topics or request.config.route
+    with store.one_question(hold=not own) as asking:
         return _retrieve(asking, request, sibling=sibling)
 
 
