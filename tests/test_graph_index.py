@@ -308,7 +308,9 @@ def test_cli_index_estimate_and_confirmation(indexed, capsys, monkeypatch):
     assert est["extraction_calls"] == units_with_text * 2, "one call and one gleaning per unit (gleanings=1)"
     assert est["report_calls"] == len(result.communities)
     assert est["topic_calls"] > 0, "one topic name per heading section with statements (issue 31's tiers)"
-    assert est["calls"] == est["extraction_calls"] + est["report_calls"] + est["topic_calls"]
+    assert est["statement_calls"] > 0 and est["triple_calls"] > 0, "propositions and triples (issue 31's LLM tiers)"
+    assert est["calls"] == (est["extraction_calls"] + est["report_calls"] + est["topic_calls"]
+                            + est["statement_calls"] + est["triple_calls"])
     assert est["output_tokens"] >= est["report_calls"] * REPORT_OUTPUT_TOKENS
     assert est["cost_usd"] == pytest.approx(est["input_tokens"] * 2 / 1e6 + est["output_tokens"] * 8 / 1e6, abs=1e-3)
     assert main(["index", "--collection", store.collection, "--estimate"]) == 0

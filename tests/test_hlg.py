@@ -302,11 +302,14 @@ def test_the_router_sends_a_bridge_question_to_statements_only_once_the_tiers_ex
 def test_with_a_chat_model_new_topics_are_named_by_the_topic_prompt_and_the_replies_are_cached(hash_store):
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
+    from core.hlg.llm import LLMTiers
     from core.hlg.prompts import topic_messages, topic_name
 
     store = hash_store
     _ingest(store, {"lab.md": LAB})
-    named = sync_tiers(store, chat_model=FakeListChatModel(responses=['"Aurora Optics Lab leadership"']))
+    topics_only = LLMTiers(statements=False, facts=False)  # the statement and fact prompts: tests/test_hlg_llm.py
+    named = sync_tiers(store, chat_model=FakeListChatModel(responses=['"Aurora Optics Lab leadership"']),
+                       llm=topics_only)
     topics = HLGTables(store).topics()
     assert named.topic_calls == len(topics) >= 1 and named.topic_fallbacks == 0
     assert all(t["text"].startswith("Aurora Optics Lab leadership\n") for t in topics)
@@ -316,17 +319,18 @@ def test_with_a_chat_model_new_topics_are_named_by_the_topic_prompt_and_the_repl
     # edited back: the section's text is as before, so its name comes from the cache, not from the model
     _ingest(store, {"lab.md": LAB.replace("Dr. Mira Santos", "Dr. Ines Okafor")})
     assert not HLGTables(store).topics()[0]["text"].startswith("Aurora")
-    edited = sync_tiers(store, chat_model=FakeListChatModel(responses=["Aurora Optics Lab under Dr. Okafor"]))
+    edited = sync_tiers(store, chat_model=FakeListChatModel(responses=["Aurora Optics Lab under Dr. Okafor"]),
+                        llm=topics_only)
     assert edited.topic_calls == 1 and edited.topic_cached == 0
     assert HLGTables(store).topics()[0]["text"].startswith("Aurora Optics Lab under Dr. Okafor\n")
     _ingest(store, {"lab.md": LAB})
     model = FakeListChatModel(responses=["never asked"])  # the same model type: the same cache key
-    again = sync_tiers(store, chat_model=model)
+    again = sync_tiers(store, chat_model=model, llm=topics_only)
     assert again.topic_cached == again.topic_calls == 1 and model.i == 0  # the model was never called
     assert [t["text"] for t in HLGTables(store).topics()] == [t["text"] for t in topics]
     # a reply naming nothing leaves the section's offline topic, and is said
     _ingest(store, {"ground.md": OTHER})
-    blank = sync_tiers(store, chat_model=FakeListChatModel(responses=["  \n"]))
+    blank = sync_tiers(store, chat_model=FakeListChatModel(responses=["  \n"]), llm=topics_only)
     assert blank.topic_fallbacks == blank.topic_calls >= 1
     assert topic_name("Topic: Antenna Farm telemetry\nmore") == "Antenna Farm telemetry" and topic_name("") == ""
 

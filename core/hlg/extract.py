@@ -33,6 +33,7 @@ __all__ = [
     "Vocabulary",
     "document_statements",
     "entity_key",
+    "make_statement",
 ]
 
 SKIPPED = frozenset({"Title", "CodeSnippet", "UncategorizedText", "Image"})
@@ -203,7 +204,6 @@ def document_statements(elements: Sequence[Element], vocabulary: Vocabulary | No
             pieces = pieces[: limits.per_element]
         topic = _topic(el, by_id)
         path = tuple(p for p in el.heading_path if p)
-        subject = path[-1] if path else ""
         room = limits.per_document - len(out.statements)
         if len(pieces) > room:
             out.cuts.append(f"{el.document_id}: the document holds more than {limits.per_document} statements; "
@@ -214,22 +214,30 @@ def document_statements(elements: Sequence[Element], vocabulary: Vocabulary | No
                 out.cuts.append(f"{el.document_id}: a statement of element {el.element_id} is {len(text)} "
                                 f"characters; its first {limits.max_chars} were kept")
                 text = text[: limits.max_chars]
-            names = [(subject, "subject")] if subject else []
-            names += [(p, "path") for p in path[:-1]]
-            found = vocabulary.find(text) if vocabulary is not None else []
-            names += [(vocabulary.names[k], "name") for k in found if vocabulary is not None]
-            names += [(m.group(1).strip(), "name") for m in _QUOTED.finditer(text)]
-            facts, extra = _facts(kind, text, subject, [(n, r) for n, r in names if r == "name"] + (
-                [(subject, "subject")] if subject else []))
-            entities: dict[str, tuple[str, str, str]] = {}
-            for name, role in [*names, *extra]:
-                key = entity_key(name)
-                if key and key not in entities:
-                    entities[key] = (key, name, role)
-            out.statements.append(DraftStatement(
-                el.element_id, el.since_version, el.document_id, ordinal, kind, text, path, topic,
-                tuple(entities.values()), tuple(dict.fromkeys(facts))))
+            out.statements.append(make_statement(el.element_id, el.since_version, el.document_id, ordinal, kind,
+                                                 text, path, topic, vocabulary))
     return out
+
+
+def make_statement(element_id: str, element_since: int, document_id: str, ordinal: int, kind: str, text: str,
+                   path: tuple[str, ...], topic: str, vocabulary: Vocabulary | None) -> DraftStatement:
+    """One statement with its entities (its subject heading, the headings above, the names it holds) and facts;
+    an LLM proposition (:mod:`core.hlg.llm`) is made into a statement the same way."""
+    subject = path[-1] if path else ""
+    names = [(subject, "subject")] if subject else []
+    names += [(p, "path") for p in path[:-1]]
+    found = vocabulary.find(text) if vocabulary is not None else []
+    names += [(vocabulary.names[k], "name") for k in found if vocabulary is not None]
+    names += [(m.group(1).strip(), "name") for m in _QUOTED.finditer(text)]
+    facts, extra = _facts(kind, text, subject, [(n, r) for n, r in names if r == "name"] + (
+        [(subject, "subject")] if subject else []))
+    entities: dict[str, tuple[str, str, str]] = {}
+    for name, role in [*names, *extra]:
+        key = entity_key(name)
+        if key and key not in entities:
+            entities[key] = (key, name, role)
+    return DraftStatement(element_id, element_since, document_id, ordinal, kind, text, path, topic,
+                          tuple(entities.values()), tuple(dict.fromkeys(facts)))
 
 
 def _topic(el: Element, by_id: dict[str, Element]) -> str:

@@ -11,6 +11,10 @@ whose statements all stopped stops too, and an unchanged one is left as it was. 
 each new section, and each one an ingest read offline, is also named by the HLG topic prompt
 (:mod:`core.hlg.prompts`), the reply cached per collection like the index's; the topic then embeds its name with its
 text. A failed call leaves that section's topic offline (counted in ``topic_fallbacks``; the next build asks again).
+With a chat model the statements and facts of the elements read are the model's too (:mod:`core.hlg.llm`:
+propositions per prose element, triples per batch of statements; a unit whose reply parses nothing keeps its offline
+tier, counted in ``llm``); an element an offline build read (an ingest's) is read once more by the first build with
+a model, and one whose call failed is read again by the next.
 
 Statement and topic vectors come through the embedding cache (:func:`core.ingest.embedding.embed_texts`): the text of a
 statement already stored in the collection, or of an element embedded from the same text, is not embedded again.
@@ -26,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from core.hlg.extract import MAX_EMBED_CHARS, Limits, Vocabulary, document_statements
+from core.hlg.llm import LLMTierCounts, LLMTiers, with_model
 from core.ingest.embedding import embed_texts, text_sha256
 from core.store.hlg_tables import HLGTables, SectionDraft, TopicDraft
 
@@ -50,6 +55,7 @@ class TierSync:
     topic_calls: int = 0  # LLM topic names asked (cached replies included)
     topic_cached: int = 0
     topic_fallbacks: int = 0  # sections left with their offline topic: the call failed or named nothing
+    llm: LLMTierCounts | None = None  # the model's statements and facts, with a chat model
     embedded: int = 0
     reused: int = 0
     cuts: list[str] = field(default_factory=list)
@@ -57,7 +63,10 @@ class TierSync:
     counts: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if self.llm is not None:
+            out["llm"]["failed_elements"] = sorted(self.llm.failed_elements)
+        return out
 
     def describe(self) -> str:
         text = (f"read {self.elements_read} element(s) of {self.documents} document(s): {self.statements_written} "
@@ -67,6 +76,8 @@ class TierSync:
         if self.topic_calls:
             text += (f"; {self.topic_calls} topic name(s) asked of the model ({self.topic_cached} cached, "
                      f"{self.topic_fallbacks} left offline)")
+        if self.llm is not None:
+            text += f"; {self.llm.describe()}"
         if self.counts:
             text += (f"; now {self.counts['statements']} statements, {self.counts['facts']} facts, "
                      f"{self.counts['entities']} entities, {self.counts['topics']} topics")
@@ -78,12 +89,13 @@ def tiers_built(store: ElementStore) -> bool:
 
 
 def sync_tiers(store: ElementStore, *, limits: Limits | None = None, batch_size: int = 64,
-               chat_model: BaseChatModel | None = None) -> TierSync:
+               chat_model: BaseChatModel | None = None, llm: LLMTiers | None = None) -> TierSync:
     """Bring the tiers of ``store``'s collection up to date (see the module docstring); one build at a time.
-    ``chat_model``: name each new topic with the HLG topic prompt (offline without one)."""
+    ``chat_model``: the LLM tiers ``llm`` names (all three by default) are read by it (offline without one)."""
     started = time.perf_counter()
     tables = HLGTables(store)
     report = TierSync()
+    llm = llm or LLMTiers()
     chat = None
     if chat_model is not None:
         from core.graph.llm_cache import CachedChat
@@ -91,8 +103,11 @@ def sync_tiers(store: ElementStore, *, limits: Limits | None = None, batch_size:
 
         GraphTables(store).ensure_schema()  # the LLM cache's table
         chat = CachedChat(chat_model, pool=store.pool, collection_id=store.collection_id)
+    reads = chat is not None and llm.reads_elements
+    if reads:
+        report.llm = LLMTierCounts()
     with store.job_lock("hlg"):
-        pending, report.statements_closed, changed = tables.settle()
+        pending, report.statements_closed, changed = tables.settle(llm=reads)
         by_document: dict[str, list] = defaultdict(list)
         for p in pending:
             by_document[p.document_id].append(p)
@@ -103,6 +118,9 @@ def sync_tiers(store: ElementStore, *, limits: Limits | None = None, batch_size:
             found = document_statements(store.read.elements(document_id), vocabulary, limits)
             report.cuts += found.cuts
             drafts = [s for s in found.statements if (s.element_id, s.element_since) in keys]
+            if reads:
+                assert chat is not None and report.llm is not None
+                drafts = with_model(chat, drafts, vocabulary, llm, report.llm, limits)
             texts = [s.embedding_text for s in drafts]
             hashes = [text_sha256(t) for t in texts]
             cached = tables.cached_vectors(sorted(set(hashes)))
@@ -111,12 +129,16 @@ def sync_tiers(store: ElementStore, *, limits: Limits | None = None, batch_size:
             if embedded is not None:
                 report.embedded += embedded.embedded
                 report.reused += embedded.reused
-            report.statements_written += tables.write(wanted, drafts, vectors, hashes)
+            read_by_model = [reads and p.element_id not in report.llm.failed_elements for p in wanted] \
+                if report.llm is not None else None
+            report.statements_written += tables.write(wanted, drafts, vectors, hashes, llm=read_by_model)
             report.elements_read += len(wanted)
             report.documents += 1
-        documents = sorted(changed | set(by_document) | set(tables.topicless_documents(unnamed=chat is not None)))
+        topics_chat = chat if llm.topics else None
+        unnamed = tables.topicless_documents(unnamed=topics_chat is not None)
+        documents = sorted(changed | set(by_document) | set(unnamed))
         for start in range(0, len(documents), batch_size):
-            _sync_topics(tables, store, documents[start:start + batch_size], report, batch_size, chat)
+            _sync_topics(tables, store, documents[start:start + batch_size], report, batch_size, topics_chat)
     report.counts = tables.counts().as_dict()
     report.seconds = round(time.perf_counter() - started, 3)
     return report

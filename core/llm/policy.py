@@ -34,6 +34,8 @@ CALL_TOKENS: dict[str, int] = {
     "judge": 400,
     "rewrite": 200,  # a follow-up made standalone: one question
     "topic": 60,  # a heading section's topic name (core.hlg.prompts): one short line
+    "statement": 600,  # an element's propositions (core.hlg.prompts): its text restated, a line per fact
+    "triple": 600,  # the S-P-O triples of a batch of statements (core.hlg.prompts): a line or two per statement
     "changes": 600,  # a summary of the listed changes between versions, a sentence or two per change
 }
 JSON_CALLS = frozenset({"report", "map", "judge"})  # their prompts ask for one JSON object

@@ -12,7 +12,8 @@ tables of every collection.
 * ``hke_hlg_mentions``: which statement mentions which entity, and how (its subject heading, a heading above, a name).
 * ``hke_hlg_facts``: one row per distinct fact of a collection; ``hke_hlg_support`` links it to every statement that
   states it. A fact is visible as of a date when one of its statements is.
-* ``hke_hlg_built``: the element rows already read, so an ingest reads only the elements it added.
+* ``hke_hlg_built``: the element rows already read, so an ingest reads only the elements it added; ``llm``: read
+  with a chat model (an element read offline is read once more by the first build with one).
 * ``hke_hlg_topics``: one row per heading section of a document (``topic``: the heading's element id, "" at the
   top), its text the section's heading path and statements, embedded; a section whose statements change gets a new
   row and the old one stops (``valid_from`` / ``valid_to``, as the statements). A topic's statements are the live
@@ -119,6 +120,7 @@ CREATE_SCHEMA = [
         PRIMARY KEY (collection_id, element_id, element_since)
     )
     """,
+    "ALTER TABLE hke_hlg_built ADD COLUMN IF NOT EXISTS llm boolean NOT NULL DEFAULT false",
 ]
 
 TABLE_EXISTS = "SELECT to_regclass('hke_hlg_statements') IS NOT NULL"
@@ -130,11 +132,12 @@ HAS_TIERS = "SELECT EXISTS (SELECT 1 FROM hke_hlg_built WHERE collection_id = %(
 
 # -- sync -----------------------------------------------------------------------------------------------------------
 
-# Current element rows not read yet, with the date their version takes effect.
+# Current element rows not read yet (%(llm)s: or not read with a model yet), with the date their version takes effect.
 PENDING = """
 SELECT e.element_id, e.since_version, e.valid_from, e.document_id FROM {elements} e
 WHERE NOT EXISTS (SELECT 1 FROM hke_hlg_built b WHERE b.collection_id = %(collection_id)s
-                    AND b.element_id = e.element_id AND b.element_since = e.since_version)
+                    AND b.element_id = e.element_id AND b.element_since = e.since_version
+                    AND (b.llm OR NOT %(llm)s))
 ORDER BY e.document_id, e."order"
 """
 
@@ -171,9 +174,17 @@ WHERE b.collection_id = %(collection_id)s
 """
 
 MARK_BUILT = """
-INSERT INTO hke_hlg_built (collection_id, element_id, element_since)
-SELECT %(collection_id)s, x.id, x.since FROM unnest(%(ids)s::text[], %(since)s::int[]) AS x(id, since)
-ON CONFLICT DO NOTHING
+INSERT INTO hke_hlg_built (collection_id, element_id, element_since, llm)
+SELECT %(collection_id)s, x.id, x.since, x.llm
+FROM unnest(%(ids)s::text[], %(since)s::int[], %(llm)s::boolean[]) AS x(id, since, llm)
+ON CONFLICT (collection_id, element_id, element_since) DO UPDATE SET llm = hke_hlg_built.llm OR EXCLUDED.llm
+"""
+
+# The statements of element rows read again (by a model, after an offline read): replaced, with their links.
+DELETE_REREAD = """
+DELETE FROM hke_hlg_statements s
+USING unnest(%(ids)s::text[], %(since)s::int[]) AS x(id, since)
+WHERE s.collection_id = %(collection_id)s AND s.element_id = x.id AND s.element_since = x.since
 """
 
 # Facts and entities nothing refers to any more.

@@ -212,12 +212,12 @@ class HLGTables:
 
     # -- writes --
 
-    def settle(self) -> tuple[list[PendingElement], int, set[str]]:
+    def settle(self, *, llm: bool = False) -> tuple[list[PendingElement], int, set[str]]:
         """Close the statements of element rows a version dropped, delete those of purged documents, and return the
-        current element rows not read yet, the number of statements closed or deleted, and the documents whose
-        statements were."""
+        current element rows not read yet (``llm``: or not read with a model yet), the number of statements closed
+        or deleted, and the documents whose statements were."""
         self.ensure_schema()
-        params = self._params()
+        params = self._params(llm=llm)
         with self.store.pool.connection() as conn, conn.transaction():
             conn.execute(sql.LOCK_COLLECTION, (str(self.collection_id),))
             changed = [r[0] for r in conn.execute(self._bind(sql.CLOSE_RETIRED), params).fetchall()]
@@ -298,13 +298,19 @@ class HLGTables:
         return {sha: np.asarray(vec, dtype=np.float32) for sha, vec in rows}
 
     def write(self, elements: Sequence[PendingElement], statements: Sequence[DraftStatement],
-              vectors: np.ndarray, hashes: Sequence[str]) -> int:
-        """Store the statements read from ``elements`` (their entities, facts and links) and mark the elements read,
-        in one transaction; returns the statements written."""
+              vectors: np.ndarray, hashes: Sequence[str], *, llm: Sequence[bool] | None = None) -> int:
+        """Store the statements read from ``elements`` (their entities, facts and links; those an earlier read of
+        the same element rows stored are replaced) and mark the elements read (``llm``: per element, whether a
+        model read it), in one transaction; returns the statements written."""
         valid_from = {(e.element_id, e.since_version): e.valid_from for e in elements}
         c = self.collection_id
+        marks = {"collection_id": c, "ids": [e.element_id for e in elements],
+                 "since": [e.since_version for e in elements]}
         with self.store.pool.connection() as conn, conn.transaction():
             conn.execute(sql.LOCK_COLLECTION, (str(c),))
+            if conn.execute(sql.DELETE_REREAD, marks).rowcount:
+                conn.execute(sql.DELETE_UNSUPPORTED_FACTS, {"collection_id": c})
+                conn.execute(sql.DELETE_UNMENTIONED_ENTITIES, {"collection_id": c})
             ids: dict[tuple[str, int, int], int] = {}
             if statements:
                 rows = conn.execute(sql.INSERT_STATEMENTS, {
@@ -320,8 +326,7 @@ class HLGTables:
                 }).fetchall()
                 ids = {(r[1], int(r[2]), int(r[3])): int(r[0]) for r in rows}
                 self._write_links(conn, statements, ids)
-            conn.execute(sql.MARK_BUILT, {"collection_id": c, "ids": [e.element_id for e in elements],
-                                          "since": [e.since_version for e in elements]})
+            conn.execute(sql.MARK_BUILT, {**marks, "llm": list(llm) if llm is not None else [False] * len(elements)})
         return len(ids)
 
     def _write_links(self, conn: Any, statements: Sequence[DraftStatement], ids: dict[tuple[str, int, int], int]

@@ -14,7 +14,12 @@ that budget; its output :data:`REPORT_OUTPUT_TOKENS`.
 
 **Topics** (issue 31's tiers, built by the same run): one call per heading section with statements (the HLG topic
 prompt, :mod:`core.hlg.prompts`), its input the prompt plus the section's text as the topic tier cuts it, its output
-:data:`core.hlg.prompts.TOPIC_OUTPUT_TOKENS`. Statements and facts are read offline: no call.
+:data:`core.hlg.prompts.TOPIC_OUTPUT_TOKENS`. **Statements**: one proposition call per element with prose
+(:func:`core.hlg.llm.needs_propositions`), its input the prompt plus the element's text, its output
+:data:`core.hlg.prompts.PROPOSITION_OUTPUT_RATIO` of that text. **Facts**: one triple call per
+:attr:`core.hlg.llm.LLMTiers.batch` statements with no structured fact, per document, counted on the offline
+statements (the propositions are not known before the calls), its output
+:data:`core.hlg.prompts.TRIPLE_OUTPUT_TOKENS` per statement.
 
 Responses already in the collection's LLM cache cost nothing; the estimate ignores the cache, so a re-run costs
 less than it says. Prices default to :data:`DEFAULT_PRICE_IN` / :data:`DEFAULT_PRICE_OUT` US$ per 1M tokens
@@ -50,10 +55,12 @@ class CostEstimate:
     price_in_per_m: float
     price_out_per_m: float
     topic_calls: int = 0
+    statement_calls: int = 0
+    triple_calls: int = 0
 
     @property
     def calls(self) -> int:
-        return self.extraction_calls + self.report_calls + self.topic_calls
+        return self.extraction_calls + self.report_calls + self.topic_calls + self.statement_calls + self.triple_calls
 
     @property
     def cost(self) -> float:
@@ -65,7 +72,8 @@ class CostEstimate:
     def describe(self) -> str:
         return (
             f"{self.calls:,} LLM calls ({self.extraction_calls:,} extraction over {self.text_units:,} text units, "
-            f"{self.report_calls:,} reports, {self.topic_calls:,} topic names; statements are read offline), "
+            f"{self.report_calls:,} reports, {self.topic_calls:,} topic names, {self.statement_calls:,} proposition "
+            f"and {self.triple_calls:,} triple calls for the statement tiers), "
             f"about {self.input_tokens:,} input and {self.output_tokens:,} output "
             f"tokens: ≈ US${self.cost:,.2f} at ${self.price_in_per_m:g} / ${self.price_out_per_m:g} per 1M "
             "input/output tokens (an upper bound: cached replies cost nothing)."
@@ -144,32 +152,70 @@ def estimate_index_cost(
         context = min(config.report_context_tokens, sum(unit_tokens.get(u, 0) for u in community.text_unit_ids))
         tokens_in += report_template + context
         tokens_out += REPORT_OUTPUT_TOKENS
-    topic_calls, topic_in, topic_out = _topic_calls(store)
-    return CostEstimate(len(units), extraction_calls, len(offline.communities), tokens_in + topic_in,
-                        tokens_out + topic_out, price_in, price_out, topic_calls)  # fmt: skip
+    tiers = _tier_calls(store)
+    return CostEstimate(len(units), extraction_calls, len(offline.communities), tokens_in + tiers.tokens_in,
+                        tokens_out + tiers.tokens_out, price_in, price_out, tiers.topics, tiers.statements,
+                        tiers.triples)  # fmt: skip
 
 
-def _topic_calls(store: ElementStore) -> tuple[int, int, int]:
-    """(calls, input tokens, output tokens) of naming every heading section with statements (read offline, as the
-    tiers would read them now)."""
+@dataclass
+class _TierCalls:
+    topics: int = 0
+    statements: int = 0
+    triples: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+def _tier_calls(store: ElementStore) -> _TierCalls:
+    """The calls of the LLM tiers (topic names, propositions, triples) and their tokens, on the statements as the
+    offline tier would read them now."""
     from core.hlg.extract import Vocabulary, document_statements
-    from core.hlg.prompts import TOPIC_OUTPUT_TOKENS, topic_messages
+    from core.hlg.llm import LLMTiers, needs_propositions, needs_triples
+    from core.hlg.prompts import (
+        PROPOSITION_OUTPUT_RATIO,
+        TOPIC_OUTPUT_TOKENS,
+        TRIPLE_OUTPUT_TOKENS,
+        proposition_messages,
+        topic_messages,
+        triple_messages,
+    )
     from core.ingest.tiers import topic_text
     from core.store.hlg_tables import SectionDraft
     from core.tokens import count_tokens
 
-    template = sum(count_tokens(text) for _, text in topic_messages((), ""))
+    def template(messages: list[tuple[str, str]]) -> int:
+        return sum(count_tokens(text) for _, text in messages)
+
+    topic_template, proposition_template = template(topic_messages((), "")), template(proposition_messages((), ""))
+    triple_template, batch = template(triple_messages([])), LLMTiers().batch
     vocabulary = Vocabulary(h.text for h in store.read.headings())
-    calls = tokens_in = 0
+    out = _TierCalls()
     for document in store.documents():
+        statements = document_statements(store.read.elements(document.document_id), vocabulary).statements
         sections: dict[str, SectionDraft] = {}
-        for s in document_statements(store.read.elements(document.document_id), vocabulary).statements:
+        elements: dict[str, list] = {}
+        for s in statements:
             sections.setdefault(s.topic, SectionDraft(s.document_id, s.topic, s.heading_path, [], None)  # type: ignore[arg-type]
                                 ).texts.append(s.text)
+            elements.setdefault(s.element_id, []).append(s)
         for section in sections.values():
-            calls += 1
-            tokens_in += template + count_tokens(topic_text(section))
-    return calls, tokens_in, calls * TOPIC_OUTPUT_TOKENS
+            out.topics += 1
+            out.tokens_in += topic_template + count_tokens(topic_text(section))
+            out.tokens_out += TOPIC_OUTPUT_TOKENS
+        for of_element in elements.values():
+            if needs_propositions(of_element):
+                text = count_tokens(" ".join(s.text for s in of_element))
+                out.statements += 1
+                out.tokens_in += proposition_template + count_tokens(" > ".join(of_element[0].heading_path)) + text
+                out.tokens_out += int(PROPOSITION_OUTPUT_RATIO * text) + 10
+        asked = [s for s in statements if needs_triples(s)]
+        for start in range(0, len(asked), batch):
+            group = asked[start:start + batch]
+            out.triples += 1
+            out.tokens_in += triple_template + sum(count_tokens(s.self_contained) + 2 for s in group)
+            out.tokens_out += TRIPLE_OUTPUT_TOKENS * len(group)
+    return out
 
 
 def _offline(config: IndexConfig) -> IndexConfig:
