@@ -3,6 +3,9 @@
 
     python bench/llm_replay/analyze.py --pack prompts.jsonl prompts.json   # a sample of each kind, reduce's template
     python bench/llm_replay/analyze.py replies.json                         # what the product makes of the replies
+
+The tier prompts (statement, triple, topic) are all kept, so that tiers_replay.py can build the LLM tiers of the
+whole sample corpus from the replies.
 """
 
 from __future__ import annotations
@@ -20,8 +23,12 @@ from core.graph.prompts import reduce_messages
 from core.graph.replies import parse_json_object, report_refs
 from core.graph.reports.llm import _validate_report
 from core.graph.search.global_search import parse_points
+from core.hlg.llm import LLMTiers, grounded
+from core.hlg.prompts import propositions, topic_name, triples
 
-CAPS = {"answer": 14, "extraction": 12, "report": 12, "map": 4, "judge": 8}
+CAPS = {"answer": 14, "extraction": 12, "report": 12, "map": 4, "judge": 8, "statement": None, "triple": None,
+        "topic": None}
+GROUNDING = LLMTiers().grounding
 CITATION = re.compile(r"\[e:([0-9a-f]{8})\]")
 REDUCE_QUESTION = "What are the main themes of this collection?"
 
@@ -32,16 +39,44 @@ def pack(recorded: str, out: str) -> None:
     kept = []
     for kind, cap in CAPS.items():
         of_kind = [r for r in rows if r["kind"] == kind]
-        kept += of_kind if len(of_kind) <= cap else rng.sample(of_kind, cap)
+        kept += of_kind if cap is None or len(of_kind) <= cap else rng.sample(of_kind, cap)
     template = [{"role": "system" if role == "system" else "user", "content": content}
                 for role, content in reduce_messages("QQQ_QUESTION", "PPP_POINTS", "a few paragraphs in markdown")]
     with open(out, "w", encoding="utf-8") as f:
-        json.dump({"prompts": [{"kind": r["kind"], "messages": r["body"]["messages"]} for r in kept],
+        json.dump({"prompts": [{"kind": r["kind"], "messages": r["body"]["messages"],
+                                "max_tokens": r["body"].get("max_tokens")} for r in kept],
                    "reduce_template": template, "reduce_question": REDUCE_QUESTION}, f, ensure_ascii=False)
+
+
+def _prompt(row: dict) -> str:
+    return row["messages"][-1]["content"]
 
 
 def verdict_of(kind: str, rows: list[dict]) -> str:
     replies = [r["reply"] for r in rows]
+    if kind == "statement":
+        found = kept = none = 0
+        for row in rows:
+            source = _prompt(row).rsplit("Heading path: ", 1)[1].replace("Content: ", " ")
+            props = propositions(row["reply"])
+            good = [p for p in props if grounded(p, source, GROUNDING)]
+            found, kept, none = found + len(props), kept + len(good), none + (not good)
+        return (f"propositions listed {found}, grounded (kept) {kept}, elements that keep their offline statements "
+                f"{none}/{len(rows)}")
+    if kind == "triple":
+        found = kept = none = 0
+        for row in rows:
+            listed = _prompt(row).split("Statements:\n", 1)[1].strip().splitlines()
+            spo = triples(row["reply"], len(listed))
+            good = [t for t in spo
+                    if grounded(t[1], listed[t[0]], GROUNDING) and grounded(t[3], listed[t[0]], GROUNDING)]
+            found, kept, none = found + len(spo), kept + len(good), none + (not good)
+        return (f"triples parsed {found}, grounded (kept) {kept}, batches that keep their offline facts "
+                f"{none}/{len(rows)}")
+    if kind == "topic":
+        names = [topic_name(r) for r in replies]
+        return (f"topic names {sum(bool(n) for n in names)}/{len(rows)}, of at most 8 words "
+                f"{sum(0 < len(n.split()) <= 8 for n in names)}")
     if kind == "extraction":
         parsed = [parse_records(r) for r in replies]
         return (f"entities {sum(len(p.entities) for p in parsed)}, relationships "
@@ -67,17 +102,18 @@ def verdict_of(kind: str, rows: list[dict]) -> str:
 def analyze(path: str) -> None:
     data = json.load(open(path, encoding="utf-8"))
     print("env", data["env"], "model load", data["load_s"], "s")
-    print("one answer alone:", [{k: v for k, v in s.items() if k != "reply"} for s in data.get("single", [])])
+    print("generation total", data.get("total_s"), "s")
     by_kind: dict[str, list[dict]] = collections.defaultdict(list)
     for row in data["results"]:
         by_kind[row["kind"]].append(row)
     for kind, rows in by_kind.items():
         tokens = [r["new_tokens"] for r in rows]
-        print(f"{kind}: n={len(rows)} new tokens median {statistics.median(tokens)} max {max(tokens)}, "
+        bounds = sorted({r.get("bound") for r in rows if r.get("bound")})
+        print(f"{kind}: n={len(rows)} bound {bounds} new tokens median {statistics.median(tokens)} max {max(tokens)}, "
               f"hit the bound {sum(r['hit_bound'] for r in rows)}, batch seconds {sorted({r['batch_s'] for r in rows})}"
               f" | {verdict_of(kind, rows)}")
     for kind, rows in by_kind.items():
-        for row in rows[:2]:
+        for row in rows[:3 if kind in ("statement", "triple", "topic") else 2]:
             print(f"--- {kind} ({row['new_tokens']} tokens): {row['reply'][:300]!r}")
 
 

@@ -12,15 +12,24 @@ import json
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-# The first phrase of each prompt (core/graph/prompts.py, core/evaluation/prompts.py) that tells its kind apart.
+# The first phrase of each prompt (core/graph/prompts.py, core/evaluation/prompts.py, core/hlg/prompts.py) that tells
+# its kind apart.
 KIND_MARKERS = (
+    ("statement", "Split the content below into propositions"),
+    ("triple", "For each numbered statement below"),
+    ("topic", "You name the topic of a group of statements"),
     ("extraction", "as a graph"),
     ("report", "Write a report about one community"),
     ("reduce", "analysts read reports"),
     ("map", "community reports, each a summary"),
     ("judge", "Answer A"),
 )
+# The statement and triple replies parse but name nothing of the text, so the tiers keep their offline statements and
+# the recorded triple prompts are those over the offline statements.
 REPLIES = {
+    "statement": "- Nothing.",
+    "triple": "1 | x | y | z",
+    "topic": "Topic",
     "extraction": "<|DONE|>",
     "report": json.dumps({"title": "t", "summary": "s", "rating": 1, "rating_explanation": "r", "findings": []}),
     "map": json.dumps({"points": []}),
