@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from core.hlg.llm import LLMTiers, grounded
-from core.hlg.prompts import propositions, triples
+from core.hlg.llm import LLMTiers, grounded, says_more
+from core.hlg.prompts import propositions, topic_name, triples
 from core.ingest import SourceFile, ingest
 from core.ingest.tiers import sync_tiers
 from core.llm import CALL_TOKENS, chat_model
@@ -89,6 +89,12 @@ def test_propositions_are_read_from_bullets_numbers_or_a_json_list_and_prose_rea
     assert propositions("") == propositions("[1, 2]") == []
 
 
+def test_a_topic_name_framed_as_a_sentence_is_read_without_its_frame():
+    assert topic_name("The topic of the statements is Nova 32UX firmware fixes.") == "Nova 32UX firmware fixes"
+    assert topic_name("The topic is KVM switching") == "KVM switching"
+    assert topic_name("Topics in optics") == "Topics in optics"  # a name that starts with the word is kept
+
+
 def test_triples_need_a_number_that_names_a_statement_and_three_short_parts():
     reply = "1 | Lumen Camera | maps | polar ice\n2. | Lab | heads | Dr. Santos\n9 | X | y | z\nA | b | c\n1 | | x | y"
     assert triples(reply, 2) == [(0, "Lumen Camera", "maps", "polar ice"), (1, "Lab", "heads", "Dr. Santos")]
@@ -101,6 +107,11 @@ def test_a_proposition_is_kept_only_when_its_words_come_from_its_source():
     assert grounded("The Lumen Camera maps the polar ice every week.", source, 0.5)
     assert not grounded("The Lumen Camera is a luxury sports car.", source, 0.5)
     assert grounded("빛살은 전송에 성공했습니다", "빛살을 전송에 성공했습니다", 0.5)  # the particle differs
+    # what SmolLM2-135M listed (bench/llm_replay): the heading path itself, and the prompt's own example
+    assert not says_more("Nova Display Firmware Release Notes", ("Nova Display Firmware Release Notes",))
+    assert says_more("Nova Display Firmware Release Notes list version 1.08", ("Nova Display Firmware Release Notes",))
+    assert not grounded("Aurora Optics Lab was founded in 2011.", "Nova Monitor Setup Guide MacOS does not support "
+                        "DisplayPort MST", 0.5)
     with pytest.raises(ValueError, match="batch"):
         LLMTiers(batch=0)
     assert not LLMTiers(statements=False, facts=False).reads_elements

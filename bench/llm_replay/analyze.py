@@ -23,7 +23,7 @@ from core.graph.prompts import reduce_messages
 from core.graph.replies import parse_json_object, report_refs
 from core.graph.reports.llm import _validate_report
 from core.graph.search.global_search import parse_points
-from core.hlg.llm import LLMTiers, grounded
+from core.hlg.llm import LLMTiers, grounded, says_more
 from core.hlg.prompts import propositions, topic_name, triples
 
 CAPS = {"answer": 14, "extraction": 12, "report": 12, "map": 4, "judge": 8, "statement": None, "triple": None,
@@ -57,11 +57,13 @@ def verdict_of(kind: str, rows: list[dict]) -> str:
     if kind == "statement":
         found = kept = none = 0
         for row in rows:
-            source = _prompt(row).rsplit("Heading path: ", 1)[1].replace("Content: ", " ")
+            path, _, content = _prompt(row).rsplit("Heading path: ", 1)[1].partition("\nContent: ")
             props = propositions(row["reply"])
-            good = [p for p in props if grounded(p, source, GROUNDING)]
+            good = list(dict.fromkeys(p for p in props if grounded(p, f"{path} {content}", GROUNDING)
+                                      and says_more(p, path.split(" > "))))
             found, kept, none = found + len(props), kept + len(good), none + (not good)
-        return (f"propositions listed {found}, grounded (kept) {kept}, elements that keep their offline statements "
+        return (f"propositions listed {found}, kept (grounded, saying more than the path, distinct) {kept}, "
+                f"elements that keep their offline statements "
                 f"{none}/{len(rows)}")
     if kind == "triple":
         found = kept = none = 0

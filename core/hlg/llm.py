@@ -16,7 +16,8 @@ and returns them as the model reads them:
   statements' offline facts: a fallback batch.
 
 A proposition or triple must be grounded: most of its words occur in the element's text or heading path (a small
-model invents: "a high-end luxury car" for a monitor); an ungrounded one is dropped and counted.
+model invents, "a high-end luxury car" for a monitor, or copies the prompt's example); a proposition must also say
+more than its heading path (a small model lists the path itself). Any other is dropped and counted as ungrounded.
 
 Every reply goes through the collection's LLM cache (:class:`core.graph.llm_cache.CachedChat`): a reply that parses
 is cached, so an unchanged element is never asked twice; one that does not parse is not, and is asked again next
@@ -46,7 +47,7 @@ from core.textnorm import has_hangul
 if TYPE_CHECKING:
     from core.graph.llm_cache import CachedChat
 
-__all__ = ["LLMTierCounts", "LLMTiers", "grounded", "needs_propositions", "needs_triples", "with_model"]
+__all__ = ["LLMTierCounts", "LLMTiers", "grounded", "needs_propositions", "needs_triples", "says_more", "with_model"]
 
 log = logging.getLogger(__name__)
 STRUCTURED = frozenset({"attribute", "row"})  # offline facts read from structure: exact, never asked again
@@ -130,6 +131,13 @@ def grounded(text: str, source: str, share: float) -> bool:
     return hits >= share * len(toks)
 
 
+def says_more(text: str, heading_path: Sequence[str]) -> bool:
+    """Whether ``text`` holds a word its heading path does not (a proposition that only restates the headings says
+    nothing: a small model lists the heading path as its propositions)."""
+    path = _stems(" ".join(heading_path))
+    return any(w.casefold() not in path for w in words(text) if len(w) >= 2)
+
+
 def _ask(chat: CachedChat, messages: list[tuple[str, str]], kind: str, valid: Callable[[str], bool],
          counts: LLMTierCounts) -> str | None:
     """The reply, or None when the call failed for good (logged; the unit keeps its offline tier)."""
@@ -170,7 +178,8 @@ def with_model(chat: CachedChat, statements: Sequence[DraftStatement], vocabular
         if reply is None:
             counts.failed_elements.add(first.element_id)
         found = propositions(reply or "")
-        kept = [p[: limits.max_chars] for p in found if grounded(p, source, config.grounding)]
+        kept = [p[: limits.max_chars] for p in found
+                if grounded(p, source, config.grounding) and says_more(p, first.heading_path)]
         counts.ungrounded += len(found) - len(kept)
         kept = list(dict.fromkeys(kept))[: limits.per_element]
         if not kept:

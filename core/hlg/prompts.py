@@ -58,6 +58,9 @@ Statements:
 """
 
 _TEMPLATE = ChatPromptTemplate.from_messages([("system", TOPIC_SYSTEM), ("human", TOPIC_PROMPT)])
+# A small model frames the name as a sentence ("The topic of the statements is X."): the frame is not the name.
+_FRAMING = re.compile(r"^(?:the\s+)?(?:main\s+)?topic(?:\s+name)?(?:\s+of\s+[^:]{0,60}?)?\s*(?::|\bis\b)\s*",
+                      re.IGNORECASE)
 
 
 def topic_messages(heading_path: Sequence[str], statements: str) -> list[tuple[str, str]]:
@@ -67,12 +70,11 @@ def topic_messages(heading_path: Sequence[str], statements: str) -> list[tuple[s
 
 
 def topic_name(reply: str) -> str:
-    """The topic name a reply gives: its first non-empty line, unquoted, at most :data:`MAX_TOPIC_CHARS` characters;
-    "" when it gives none (the section keeps its offline topic)."""
+    """The topic name a reply gives: its first non-empty line, unquoted and without a "the topic is" frame, at most
+    :data:`MAX_TOPIC_CHARS` characters; "" when it gives none (the section keeps its offline topic)."""
     for line in reply.splitlines():
-        name = line.strip().strip("\"'“”‘’`*#").strip()
-        if name.casefold().startswith("topic:"):
-            name = name[len("topic:"):].strip()
+        name = _FRAMING.sub("", line.strip().strip("\"'“”‘’`*#").strip()).strip().strip("\"'“”‘’`*").strip()
+        name = name[:-1] if name.endswith(".") else name
         if name:
             return name[:MAX_TOPIC_CHARS]
     return ""
