@@ -5,6 +5,7 @@ stored in the real Postgres next to the offline tiers, cached, bounded, and fall
 from __future__ import annotations
 
 import json
+import uuid
 
 import pytest
 
@@ -195,3 +196,24 @@ def test_the_estimate_counts_proposition_triple_and_topic_calls(store):
     assert est["topic_calls"] >= 2  # a heading section with statements each
     assert est["calls"] == (est["extraction_calls"] + est["report_calls"] + est["topic_calls"]
                             + est["statement_calls"] + est["triple_calls"])
+
+
+def test_core_index_with_a_model_builds_the_llm_tiers_and_says_what_the_model_gave(db_url, use_embeddings,
+                                                                                   monkeypatch, capsys):
+    from core.cli import main
+
+    store = ElementStore(db_url, f"t_llm_{uuid.uuid4().hex[:8]}", use_embeddings)  # the CLI's own embedder
+    try:
+        ingest(store, [SourceFile("payload.md", PAYLOAD.encode()), SourceFile("lab.md", LAB.encode())])
+        with Stub([], choose=good_replies) as stub:
+            monkeypatch.setenv("OPENAI_API_KEY", "sk-test-NeverShowThis0000")
+            monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
+            assert main(["index", "--collection", store.collection, "--yes", "--gleanings", "0"]) == 0
+            kinds = {_kind_of(r["body"]) for r in stub.requests}
+        err = capsys.readouterr().err
+        assert "2 proposition call(s) (4 propositions, 0 element(s) kept offline)" in err
+        assert "2 triple call(s) (2 triples" in err and "NeverShowThis" not in err
+        assert {"statement", "triple", "topic"} <= kinds
+        assert ("proposition", "The Lumen Camera was built in 2019.") in _statements(store)
+    finally:
+        store.drop()
