@@ -105,7 +105,7 @@ if query.strip():
     found = search_entities(store, query)
     if found:
         st.pills("Matches: pick one to focus on it", [e.id for e in found], key="graph_pick",
-                 on_change=on_search_pick,
+                 on_change=on_search_pick, wrap=True,
                  format_func=lambda i: f"{ents[i].title[:40]} ({ents[i].degree})" if i in ents else i)  # fmt: skip
     else:
         st.caption(f"No entity's name or description contains “{esc(query.strip())}”.")
@@ -151,7 +151,8 @@ with right:
         st.caption("Pick one to focus on it (or click a node, or search).")
         top = sorted((ents[i] for i in layout), key=lambda e: (-e.degree, e.title))[:12]
         if not query.strip():  # the matches' pills hold the key while a search is on
-            st.pills("Top entities", [e.id for e in top], key="graph_pick", on_change=on_search_pick,
+            # wrap: in a column, pills otherwise stay on one row that scrolls, and most of the twelve are hidden
+            st.pills("Top entities", [e.id for e in top], key="graph_pick", on_change=on_search_pick, wrap=True,
                      format_func=lambda i: f"{ents[i].title[:40]} ({ents[i].degree})", label_visibility="collapsed")
     else:
         props = entity_properties(store, focus)

@@ -49,8 +49,10 @@ def run_ingest(sources, problems=(), collection: str | None = None, paths=()):
 
 left, right = st.columns(2)
 with left:
-    st.markdown(f"**Sample corpus** ({len(discover([ui.SAMPLES_DIR])[0])} files in `data/samples`)")
-    if st.button("Ingest the samples", type="primary"):
+    # Where they go is said: into the collection open now, which may already hold another corpus.
+    st.markdown(f"**Sample corpus** ({len(discover([ui.SAMPLES_DIR])[0])} files in `data/samples`), into the "
+                f"collection `{collection}`" + (" beside its documents" if info is not None and info.documents else ""))
+    if st.button("Ingest the samples", type="secondary" if info is not None and info.documents else "primary"):
         sources, problems = discover([ui.SAMPLES_DIR])
         run_ingest(sources, problems, paths=[ui.SAMPLES_DIR])
     manual, _ = discover([ui.MANUAL_DIR]) if ui.MANUAL_DIR.is_dir() else ([], [])

@@ -243,3 +243,15 @@ def test_rows_stored_before_they_carried_their_dates_get_them_when_the_collectio
     assert {day: [(e.element_id, e.order, e.text) for e in reopened.as_of(at(day)).elements(doc_id)]
             for day in expected} == expected
     assert reopened.read.orphans().total == 0
+
+
+def test_a_version_dated_by_its_ingest_is_in_force_at_once(versioned):
+    # Its valid_from is read in Python while its file is prepared, after the write's transaction (whose start is
+    # recorded_at) began: the ingest's own date is never "not yet valid".
+    store = versioned
+    report = ingest(store, [SourceFile("a.md", b"# A\n\nOne.\n"), SourceFile("b.md", b"# B\n\nTwo.\n")])
+    assert not report.errors
+    for doc in store.documents():
+        version = store.read.versions(doc.document_id)[-1]
+        assert (version.valid_from_source, version.not_yet_valid) == ("ingest", False)
+    assert not any(f.not_yet_valid for f in report.files)

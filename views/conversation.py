@@ -73,7 +73,8 @@ def show_header(conversation: str, row: dict | None, picked: datetime | None) ->
     words = f"Conversation `{conversation}` · {turns} turn(s)"
     if turns and as_of is not None:
         words += f" · as of {as_of.date().isoformat()}: every turn reads that date"
-    left.caption(words + (" · follow-ups such as “And the 27QX?” or “그럼 보증기간은?” are read against it"
+    # The examples name no thing of one corpus: the same caption shows over every collection.
+    left.caption(words + (" · a follow-up such as “And the other one?” or “그럼 가격은?” is read against it"
                           if not turns else ""))
     right.button("New conversation", on_click=_start_new, icon=":material/add_comment:", key="compare_new_conversation")
     if turns and picked != as_of:

@@ -17,9 +17,9 @@ off: the first frame is the final picture, with no simulation in the browser.
 **Speed at corpus scale.** vis.js builds an object per edge, each with its own copy of the options and a label
 module: for the whole graph's thousands of relationships that was most of the time from page to picture
 (``bench/bench_graph_explorer.py``). The whole-graph view (``edge_text=False``) therefore hands vis.js no edge: the
-template strokes them itself under the nodes, one canvas path per width (:attr:`Canvas.lines`). Its edges have no
-hover tooltip (they named only their two ends); a focused view, with its few edges, keeps vis.js edges and their
-descriptions.
+template strokes them itself under the nodes, one canvas path per width (:attr:`Canvas.lines`), and names the line
+nearest the pointer in a tooltip of its own (its two ends); a focused view, with its few edges, keeps vis.js edges
+and their descriptions.
 """
 
 from __future__ import annotations

@@ -81,8 +81,10 @@ class VersionRecord:
 
     @property
     def not_yet_valid(self) -> bool:
-        """Recorded before the date it takes effect."""
-        return self.valid_from > self.recorded_at
+        """Recorded before the date it takes effect. A version dated by its ingest is in force from the start: its
+        date is read while the file is prepared, which may be after the write's transaction (``recorded_at``)
+        began."""
+        return self.valid_from_source != "ingest" and self.valid_from > self.recorded_at
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {k: getattr(self, k) for k in self.__dataclass_fields__}

@@ -64,3 +64,40 @@ def test_search_focus_and_click_to_expand(page, app_url, samples_store):
     assert drawn < expanded, "the hub's neighbourhood stays, the neighbour's own neighbours join it"
     assert frame.evaluate("window.hkeLabelled")[:2] == [neighbour.id, hub.id], "the focus, then the expanded"
     screenshot(page, "graph_explorer_expanded")
+
+
+
+def test_whole_graph_lists_every_top_entity_and_names_a_hovered_edge(page, app_url, samples_store):
+    store = ensure_samples_index(samples_store)
+    title = {e.id: e.title for e in entities(store)}
+    open_page(page, app_url, f"/graph_explorer?collection={store.collection}", "Graph explorer")
+    # The twelve most connected, in the right-hand column: all of them on screen (they wrap), none scrolled away.
+    pills = page.locator("[data-testid='stMain'] [data-testid='stButtonGroup']").first
+    pills.locator("button").nth(11).wait_for(timeout=60_000)
+    column = pills.bounding_box()
+    for i in range(12):
+        box = pills.locator("button").nth(i).bounding_box()
+        assert box["x"] + box["width"] <= column["x"] + column["width"] + 1, f"pill {i} is outside its column"
+    # The whole graph's edges are stroked by the template, not vis.js: hovering one still names its two ends.
+    page.locator(FRAME).wait_for(timeout=60_000)
+    frame = page.locator(FRAME).element_handle().content_frame()
+    frame.wait_for_function("window.hkeLabelled && window.hkeLabelled.length > 0", timeout=60_000)
+    pick = frame.evaluate("""(() => {
+      for (const [a, b] of window.hkeLines) {  // a long line, its middle off every node
+        const pa = network.canvasToDOM(network.getPositions([a])[a]);
+        const pb = network.canvasToDOM(network.getPositions([b])[b]);
+        const mid = {x: (pa.x + pb.x) / 2, y: (pa.y + pb.y) / 2};
+        if (Math.hypot(pa.x - pb.x, pa.y - pb.y) > 80 && network.getNodeAt(mid) === undefined) {
+          return {a, b, x: mid.x, y: mid.y};
+        }
+      }
+      return null; })()""")
+    assert pick is not None, "no edge long enough to hover"
+    box = page.locator(FRAME).bounding_box()
+    page.mouse.move(box["x"] + pick["x"] + 3, box["y"] + pick["y"] + 3)
+    page.mouse.move(box["x"] + pick["x"], box["y"] + pick["y"])
+    tip = page.frame_locator(FRAME).locator(".hke-edge-tip")
+    tip.wait_for(state="visible", timeout=10_000)
+    # the picked line, or one crossing it there: the two ends of a line drawn
+    pairs = {f"{title[a]} — {title[b]}" for a, b, _ in frame.evaluate("window.hkeLines")}
+    assert tip.inner_text() in pairs

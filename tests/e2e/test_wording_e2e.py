@@ -56,3 +56,18 @@ def test_myst_roles_read_as_text_and_read_at_tells_same_named_files_apart(app_ur
     read_at = next(line for line in text.splitlines() if line.startswith("Read at:"))
     assert "alpha/index.md" in read_at and "beta/index.md" in read_at, read_at
     screenshot(page, "wording_myst_read_at")
+
+
+
+def test_compare_names_no_sample_product_over_another_corpus(app_url, page, same_names_collection):
+    open_compare(page, app_url, same_names_collection)
+    wait_for_text(page, "Ask a question to see both answers side by side", timeout=120_000)
+    line = next(li for li in page.locator(MAIN).inner_text().splitlines() if li.startswith("Conversation"))
+    assert "is read against it" in line and "27QX" not in line, line
+
+
+def test_the_samples_button_says_which_collection_it_fills(app_url, page, same_names_collection):
+    page.goto(f"{app_url}/?collection={same_names_collection}")
+    wait_for_text(page, "Manage documents", timeout=120_000)
+    line = next(li for li in page.locator(MAIN).inner_text().splitlines() if li.startswith("Sample corpus"))
+    assert f"into the collection {same_names_collection} beside its documents" in line, line

@@ -1,0 +1,112 @@
+"""A browser walk of the app, as a new user and a demo presenter would: every page of one or more collections, a
+screenshot of each (``bench/out/walk/<collection>-<page>.png``) and the page's text (``.txt``) to read and look at.
+
+Needs the collections ingested (and indexed, for the graph pages) in the database of HKE_DATA_DIR/DATABASE_URL.
+
+Run: HKE_DATA_DIR=DIR .venv/bin/python bench/app_walk.py --collection samples --collection pino \
+         [--ask "question" ...]   (each question asked on Compare, in the first collection)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from _common import ROOT
+
+CHROMIUM = os.environ.get("HKE_CHROMIUM", "/usr/bin/chromium")
+OUT = ROOT / "bench" / "out" / "walk"
+MAIN = "[data-testid='stMain']"
+PAGES = [("overview", "", "Hierarchical Knowledge Explorer"), ("tree", "document_tree", "Document tree"),
+         ("compare", "compare", "Compare: plain vs hierarchical"), ("evaluation", "evaluation", "Evaluation"),
+         ("reports", "reports", "Community reports"), ("graph", "graph_explorer", "Graph explorer"),
+         ("global", "global_search", "Global search")]  # fmt: skip
+
+
+def start_app() -> tuple[subprocess.Popen, str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = Path(f"/tmp/hke-walk-{port}.log")
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless",
+                             "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+                             "--browser.gatherUsageStats", "false"], cwd=ROOT, stdout=log.open("w"),
+                            stderr=subprocess.STDOUT)  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(400):
+        try:
+            urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).close()
+            return proc, url
+        except OSError:
+            time.sleep(0.25)
+    raise SystemExit(f"streamlit did not start: {log}")
+
+
+def settle(page) -> None:
+    page.wait_for_timeout(500)
+    page.locator("[data-testid='stStatusWidget']").wait_for(state="detached", timeout=180_000)
+    page.wait_for_timeout(1500)
+
+
+def shot(page, name: str) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    # Streamlit's main area scrolls inside the window: a window as tall as its content shows all of it.
+    tall = page.evaluate("document.querySelector(\"[data-testid='stMain']\").scrollHeight")
+    page.set_viewport_size({"width": 1400, "height": min(max(int(tall) + 40, 1000), 6000)})
+    page.wait_for_timeout(1200)
+    page.screenshot(path=str(OUT / f"{name}.png"))
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    (OUT / f"{name}.txt").write_text(page.locator(MAIN).inner_text(), encoding="utf-8")
+    print(f"  {name}.png")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--collection", action="append", default=[])
+    parser.add_argument("--ask", action="append", default=[])
+    parser.add_argument("--pages", default=",".join(p[0] for p in PAGES))
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    wanted = set(args.pages.split(","))
+    proc, url = start_app()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                         args=["--no-sandbox", "--disable-gpu"])  # fmt: skip
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(180_000)
+            for collection in args.collection:
+                for name, path, title in PAGES:
+                    if name not in wanted:
+                        continue
+                    page.goto(f"{url}/{path}?collection={collection}")
+                    page.get_by_text(title).first.wait_for()
+                    settle(page)
+                    shot(page, f"{collection}-{name}")
+            for i, question in enumerate(args.ask):
+                page.goto(f"{url}/compare?collection={args.collection[0]}")
+                page.get_by_text("Compare: plain vs hierarchical").first.wait_for()
+                box = page.locator(f"{MAIN} textarea").first
+                box.fill(question)
+                page.get_by_role("button", name="Ask").click()
+                page.get_by_text("What the hierarchy added").first.wait_for()
+                settle(page)
+                slug = re.sub(r"[^a-z0-9]+", "-", question.lower()).strip("-")[:40] or f"q{i}"
+                shot(page, f"ask-{i:02d}-{slug}")
+            browser.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+
+
+if __name__ == "__main__":
+    main()
