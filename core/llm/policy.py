@@ -35,6 +35,7 @@ CALL_TOKENS: dict[str, int] = {
     "rewrite": 200,  # a follow-up made standalone: one question
     "topic": 60,  # a heading section's topic name (core.hlg.prompts): one short line
     "changes": 600,  # a summary of the listed changes between versions, a sentence or two per change
+    "summary": 300,  # a long conversation's summarised episodes (core.conversation.summary): a few lines
 }
 JSON_CALLS = frozenset({"report", "map", "judge"})  # their prompts ask for one JSON object
 
