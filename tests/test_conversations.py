@@ -572,7 +572,8 @@ TYPOS = _turn(1, "kiwipiepy의 continual_typos는 어느 버전부터 지원되�
 @pytest.mark.parametrize(("previous", "follow_up", "entity", "expected"), [
     (TAG, "그럼 NNP는?", "NNP", "Kiwi 품사 태그에서 NNP는 무엇인가요?"),
     (TAG, "VA는요?", "VA", "Kiwi 품사 태그에서 VA는 무엇인가요?"),  # 는요: a particle and an ending
-    (TYPOS, "그럼 lengthening_typos는?", "lengthening_typos", "kiwipiepy의 lengthening_typos는 어느 버전부터 지원되나요?"),
+    (TYPOS, "그럼 lengthening_typos는?", "lengthening_typos",
+     "kiwipiepy의 lengthening_typos는 어느 버전부터 지원되나요?"),
     (TYPOS, "basic_typos도?", "basic_typos", "kiwipiepy의 basic_typos는 어느 버전부터 지원되나요?"),
     (HEAVY, "27QX도?", "Nova 27QX", "How heavy is the Nova 27QX?"),
     (_turn(1, "getUser의 반환값은?", "getUser", "반환값", ["반환값"]), "그럼 getItem을?", "getItem",

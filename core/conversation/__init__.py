@@ -17,8 +17,8 @@ the slots and facts of its episode (at most :attr:`MemoryConfig.keep_turns` turn
 turns older than that keep their text and their facts move into a bounded summary (:mod:`core.conversation.summary`:
 entity, attribute, value, episode and element; a follow-up about an entity in it carries its summarised facts).
 Of several names, the entity is one outside the question's scope ("Kiwi 품사 태그에서") and one the collection
-knows (:data:`KnownNames`); a Korean particle written onto a name ("27QX는", "getUser를") is cut by kiwipiepy. An episode is
-also cut where a follow-up's standalone question lies far from the turn before's (embedding distance,
+knows (:data:`KnownNames`); a Korean particle written onto a name ("27QX는", "getUser를") is cut by kiwipiepy.
+An episode is also cut where a follow-up's standalone question lies far from the turn before's (embedding distance,
 :func:`cut_episode`), and once the kept facts are many a follow-up carries its nearest community's facts
 (:mod:`core.conversation.communities`) instead of its episode's.
 

@@ -68,7 +68,8 @@ class ConversationTables:
         optionally ``query_vector``, the standalone question's embedding);
         ``episode`` None: the turn starts an episode, numbered after the turn. The facts of turns older than the
         last ``keep`` move into the conversation's summary (:meth:`summary`), which keeps the facts of the
-        ``summary_turns`` turns past that bound, one turn's per entity and attribute. Returns the fields with the stored ``turn`` and ``episode``."""
+        ``summary_turns`` turns past that bound, one turn's per entity and attribute. Returns the fields with the
+        stored ``turn`` and ``episode``."""
         key = self._key(conversation_id)
         params = {**key, **turn, "as_of": as_of, "keep": keep, "summary_turns": summary_turns,
                   "episode": turn.get("episode"),
