@@ -77,7 +77,7 @@ def _words(text: str) -> tuple[_Word, ...]:
     """The words of ``text``; in Korean each read by kiwipiepy (the analyser :mod:`core.textnorm` shares) and cut
     after its last content morpheme, so a particle written onto a name written as code no longer hides it."""
     if not _HANGUL.search(text):
-        return tuple(_Word(w.strip("?!.,"), "") for w in text.split() if w.strip("?!.,"))
+        return tuple(_Word(w, "") for w in text.split())
     tokens = kiwi_tokenize([text])[0]
     out = []
     for m in re.finditer(r"\S+", text):
@@ -132,7 +132,7 @@ def _candidates(rest: str, points_back: bool) -> tuple[list[_Candidate], list[tu
     found: list[tuple[list[tuple[str, int]], str]] = []
     texts = []
     for words, particle in phrases:
-        text = " ".join(w.text for w in words)
+        text = " ".join(w.text for w in words) if korean else rest  # English: the question as written
         names = [(n, 0) for n in name_runs(text, korean)]
         if not points_back:
             names += [(n, 1) for n in _identifiers(text)]
