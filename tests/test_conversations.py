@@ -286,7 +286,7 @@ def test_every_exchange_of_the_multi_turn_set_resolves_to_its_gold_slots():
                                    sorted(r.slots.attribute_terms), episode, r.understood_as)})
 
 
-@pytest.mark.parametrize("name", ["npm-cli", "cibuildwheel"])
+@pytest.mark.parametrize("name", ["npm-cli", "cibuildwheel", "korean-payments", "korean-nlp"])
 def test_the_public_corpora_exchanges_resolve_to_their_gold_slots(name):
     exchange_set = json.loads((ROOT / "data" / "conversations" / f"{name}.json").read_text(encoding="utf-8"))
     assert exchange_set["corpus"] == name
