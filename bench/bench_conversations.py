@@ -23,8 +23,14 @@ both answered by the offline extractive answerer from the hierarchical context. 
 A set naming a ``corpus`` (``data/conversations/npm-cli.json``, ``cibuildwheel.json``, ``korean-nlp.json``) is asked
 over that public corpus (``bench/corpora/<corpus>``), ingested into its own collection; the others over data/samples.
 
-Usage: ``python bench/bench_conversations.py [--set data/conversations/samples.json] [--no-long] [--repeat N]``;
-results in bench/out/conversations.json (bench/out/conversations-<corpus>.json for a corpus's set).
+``--sweep FIELD=V1,V2,…`` asks the set once per value of a memory constant (a ``MemoryConfig`` field, or
+``communities.FIELD`` of its ``CommunityConfig``), the answers of one question text asked once (retrieval does not
+read the memory: only the standalone question decides the answer), and reports each value's summary under
+``sweep`` with the exchanges' split (tune or held out): the record in data/tuning cites it.
+
+Usage: ``python bench/bench_conversations.py [--set data/conversations/samples.json] [--no-long] [--repeat N]
+[--sweep episode_distance=0.3,0.45,0.6,0.8]``; results in bench/out/conversations.json
+(bench/out/conversations-<corpus>.json for a corpus's set).
 """
 
 from __future__ import annotations
@@ -76,6 +82,7 @@ def _long_conversation(store, turns: int = 1_000) -> dict:
     seconds = time.perf_counter() - t0
     stored = tables.turns("long")
     return {"long_turns": len(stored), "long_turns_with_facts": sum(t["facts"] is not None for t in stored),
+            "long_summary_rows": len(tables.summary("long")),
             "long_memory_read_ms_p50_first_100": round(statistics.median(read_ms[:100]), 2),
             "long_memory_read_ms_p50_last_100": round(statistics.median(read_ms[-100:]), 2),
             "long_seconds": round(seconds, 1)}
@@ -87,13 +94,15 @@ def main() -> None:
     parser.add_argument("--no-long", action="store_true", help="skip the 1,000-turn conversation")
     parser.add_argument("--repeat", type=int, default=1,
                         help="ask the set this many times (more follow-ups timed; the answers' measures are the same)")
+    parser.add_argument("--sweep", default="", metavar="FIELD=V1,V2",
+                        help="ask the set once per value of a MemoryConfig field (communities.FIELD for its "
+                             "CommunityConfig's)")
     args = parser.parse_args()
     exchange_set = json.loads(args.set.read_text(encoding="utf-8"))
     corpus = exchange_set.get("corpus")
     scratch_database()
     from core.answering import compare
     from core.answering.answerers import ExtractiveAnswerer
-    from core.conversation import answer_text, start_turn
     from core.db import database_url
     from core.embeddings import make_embeddings
     from core.ingest import ingest_paths
@@ -123,15 +132,79 @@ def main() -> None:
         return vector
 
     store.embeddings.embed_query = timed_embed
-    rows = []
+    from dataclasses import replace as replaced
+
+    from core.conversation import MemoryConfig
+
+    held: dict[str, object] = {}
+
+    def held_answer(text: str, query_vector=None):  # one question text answered once in a sweep
+        if text not in held:
+            held[text] = answer(text, query_vector)
+        return held[text]
+
+    def ask(config: MemoryConfig, sweeping: bool) -> list[dict]:
+        ask_one = held_answer if sweeping else answer
+        return _ask(exchanges * (1 if sweeping else max(1, args.repeat)), store, config, ask_one, embed_ms,
+                    embed_cpu_ms)
+
     load_before = os.getloadavg()
-    for exchange in exchanges * max(1, args.repeat):
+    sweep = {}
+    if args.sweep:
+        field, _, values = args.sweep.partition("=")
+        for raw in values.split(","):
+            value = type(_field_value(MemoryConfig(), field))(raw)
+            config = _with_field(MemoryConfig(), field, value, replaced)
+            swept = ask(config, True)
+            sweep[raw] = {split: _summary([r for r in swept if r["split"] == split])
+                          for split in sorted({r["split"] for r in swept})}
+            print(f"{field}={raw}: " + json.dumps({k: {m: v[m] for m in ("resolution_accuracy",
+                  "follow_up_vs_standalone", "switches_carried_over", "memory_vs_history_tokens_turn_ge_3",
+                  "follow_ups_cut_by_distance")} for k, v in sweep[raw].items()}))
+    rows = ask(MemoryConfig(), False)
+    store.embeddings.embed_query = embed_query
+    load_after = os.getloadavg()
+    summary = {"exchanges": len(exchanges), **_summary(rows),
+               "load_average_before_after": [[round(x, 2) for x in load_before], [round(x, 2) for x in load_after]]}
+    if not args.no_long:
+        summary.update(_long_conversation(store))
+    path = write_result(f"conversations-{corpus}" if corpus else "conversations",
+                        {"set": str(args.set.resolve().relative_to(ROOT)), "summary": summary, "turns": rows,
+                         **({"sweep": {"field": args.sweep.partition("=")[0], "values": sweep}} if sweep else {})})
+    for r in rows:
+        if r["turn"] > 1 and not (r["resolved"] and r["right"] == r["standalone_right"]):
+            print(f"  {r['exchange']} turn {r['turn']} ({r['kind']}): understood as {r['understood_as']!r}; "
+                  f"resolved {r['resolved']}, right {r['right']} (standalone {r['standalone_right']})")
+    print(json.dumps(summary, indent=1))
+    print(f"written to {path}")
+    store.drop()
+
+
+def _field_value(config, field: str):
+    for part in field.split("."):
+        config = getattr(config, part)
+    return config
+
+
+def _with_field(config, field: str, value, replaced):
+    head, _, rest = field.partition(".")
+    if not rest:
+        return replaced(config, **{head: value})
+    return replaced(config, **{head: _with_field(getattr(config, head), rest, value, replaced)})
+
+
+def _ask(exchanges: list[dict], store, config, answer, embed_ms: list[float], embed_cpu_ms: list[float]) -> list[dict]:
+    """Each exchange asked in a fresh conversation, each turn's gold standalone question alone after it."""
+    from core.conversation import answer_text, start_turn
+
+    rows = []
+    for exchange in exchanges:
         conversation = f"bench-{uuid.uuid4().hex[:8]}"
         for number, gold in enumerate(exchange["turns"], start=1):
             embed_ms.clear()
             embed_cpu_ms.clear()
             t0, c0 = time.perf_counter(), time.process_time()
-            pending = start_turn(store, conversation, gold["question"])
+            pending = start_turn(store, conversation, gold["question"], config=config)
             t1, c1 = time.perf_counter(), time.process_time()
             result = answer(pending.resolution.understood_as, pending.query_vector)  # embedded by the turn
             t2, c2 = time.perf_counter(), time.process_time()
@@ -144,7 +217,8 @@ def main() -> None:
             t5 = time.perf_counter()
             slots = turn.resolution.slots
             rows.append({
-                "exchange": exchange["id"], "language": exchange["language"], "turn": number, "kind": gold["kind"],
+                "exchange": exchange["id"], "language": exchange["language"], "split": exchange.get("split", ""),
+                "turn": number, "kind": gold["kind"],
                 "question": gold["question"], "understood_as": turn.resolution.understood_as,
                 "resolved": bool(slots.entity) and _normal(gold["entity"]) in _normal(slots.entity or "")
                 and gold["attribute"] in slots.attribute_terms,
@@ -159,8 +233,10 @@ def main() -> None:
                 "embed_ms": round(embedded, 2), "follow_up_total_ms": round((t3 - t0) * 1000, 2),
                 "standalone_total_ms": round((t5 - t4) * 1000, 2),
             })
-    store.embeddings.embed_query = embed_query
-    load_after = os.getloadavg()
+    return rows
+
+
+def _summary(rows: list[dict]) -> dict:
     later = [r for r in rows if r["turn"] > 1]
     follow_ups = [r for r in rows if r["kind"] == "follow-up"]
     switches = [r for r in rows if r["kind"] == "switch"]
@@ -169,10 +245,13 @@ def main() -> None:
         picked = [r for r in rows if r["turn"] >= min_turn]
         return round(sum(r["memory_tokens"] for r in picked) / max(1, sum(r["history_tokens"] for r in picked)), 3)
 
+    def p50(key: str, digits: int = 2) -> float | None:
+        return round(statistics.median([r[key] for r in follow_ups]), digits) if follow_ups else None
+
     right = sum(r["right"] for r in follow_ups)
     upper = sum(r["standalone_right"] for r in follow_ups)
-    summary = {
-        "exchanges": len(exchanges), "turns": len(rows), "follow_ups": len(follow_ups), "switches": len(switches),
+    return {
+        "turns": len(rows), "follow_ups": len(follow_ups), "switches": len(switches),
         "resolution_accuracy": round(sum(r["resolved"] for r in later) / max(1, len(later)), 3),
         "follow_up_answers_right": round(right / max(1, len(follow_ups)), 3),
         "standalone_answers_right": round(upper / max(1, len(follow_ups)), 3),
@@ -180,31 +259,20 @@ def main() -> None:
         "switches_carried_over": sum(r["carried"] for r in switches),
         "memory_vs_history_tokens_turn_ge_2": token_ratio(2),
         "memory_vs_history_tokens_turn_ge_3": token_ratio(3),
-        "follow_up_extra_ms_p50": round(statistics.median([r["overhead_ms"] for r in follow_ups]), 2),
+        "memory_tokens_mean_turn_ge_2": round(statistics.mean([r["memory_tokens"] for r in later]), 1) if later
+        else None,
+        "follow_up_extra_ms_p50": p50("overhead_ms"),
         "follow_up_extra_ms_p95": round(_percentile([r["overhead_ms"] for r in follow_ups], 0.95), 2),
-        "follow_up_extra_cpu_ms_p50": round(statistics.median([r["overhead_cpu_ms"] for r in follow_ups]), 2),
-        "follow_up_memory_read_and_resolution_ms_p50": round(statistics.median([r["start_ms"] for r in follow_ups]),
-                                                             2),
-        "follow_up_append_ms_p50": round(statistics.median([r["append_ms"] for r in follow_ups]), 2),
-        "follow_up_embed_ms_p50": round(statistics.median([r["embed_ms"] for r in follow_ups]), 2),
-        "follow_up_total_ms_p50": round(statistics.median([r["follow_up_total_ms"] for r in follow_ups]), 1),
-        "standalone_total_ms_p50": round(statistics.median([r["standalone_total_ms"] for r in follow_ups]), 1),
+        "follow_up_extra_cpu_ms_p50": p50("overhead_cpu_ms"),
+        "follow_up_memory_read_and_resolution_ms_p50": p50("start_ms"),
+        "follow_up_append_ms_p50": p50("append_ms"),
+        "follow_up_embed_ms_p50": p50("embed_ms"),
+        "follow_up_total_ms_p50": p50("follow_up_total_ms", 1),
+        "standalone_total_ms_p50": p50("standalone_total_ms", 1),
         "follow_up_distance_max": max((r["distance"] for r in follow_ups if r["distance"] is not None), default=None),
         "switch_distance_min": min((r["distance"] for r in switches if r["distance"] is not None), default=None),
         "follow_ups_cut_by_distance": sum(r["episode"] == r["turn"] for r in follow_ups),
-        "load_average_before_after": [[round(x, 2) for x in load_before], [round(x, 2) for x in load_after]],
     }
-    if not args.no_long:
-        summary.update(_long_conversation(store))
-    path = write_result(f"conversations-{corpus}" if corpus else "conversations",
-                        {"set": str(args.set.resolve().relative_to(ROOT)), "summary": summary, "turns": rows})
-    for r in rows:
-        if r["turn"] > 1 and not (r["resolved"] and r["right"] == r["standalone_right"]):
-            print(f"  {r['exchange']} turn {r['turn']} ({r['kind']}): understood as {r['understood_as']!r}; "
-                  f"resolved {r['resolved']}, right {r['right']} (standalone {r['standalone_right']})")
-    print(json.dumps(summary, indent=1))
-    print(f"written to {path}")
-    store.drop()
 
 
 if __name__ == "__main__":

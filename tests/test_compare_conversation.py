@@ -118,7 +118,7 @@ def test_a_conversation_as_of_a_date_says_so_and_every_turn_reads_it(samples_sto
     assert at.session_state["comparison"].as_of.date() == day, "the follow-up was read as of the conversation's date"
 
 
-def test_a_long_conversation_shows_its_last_turns_and_says_what_the_memory_dropped(samples_store):
+def test_a_long_conversation_shows_its_last_turns_and_says_what_the_memory_summarised(samples_store):
     conversation = f"long-{uuid.uuid4().hex[:8]}"
     tables = ConversationTables(samples_store.url, "samples")
     tables.ensure_schema()
@@ -129,8 +129,9 @@ def test_a_long_conversation_shows_its_last_turns_and_says_what_the_memory_dropp
             "facts": [{"element_id": "e", "value": "v"}]}, keep=20)
     at = _page(conversation)
     assert not at.exception
-    assert any("The last 20 of 1000 turns are shown. The memory is bounded: the facts of the 980 oldest turns were "
-               "dropped" in c for c in _captions(at))
+    assert any("The last 20 of 1000 turns are shown. The memory is bounded: the facts of the 200 turns before the "
+               "last 20 were summarised" in c and "those of the 780 oldest dropped" in c for c in _captions(at))
+    assert len(tables.summary(conversation)) == 1  # one entity and attribute: its latest turn's fact
     bodies = [unescape(b) for b in markdown_bodies(at) if b.startswith("**Turn")]
     assert len(bodies) == 20 and bodies[0] == "**Turn 981** · question 980" and bodies[-1].endswith("question 999")
 

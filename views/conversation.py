@@ -80,11 +80,15 @@ def show_header(conversation: str, row: dict | None, picked: datetime | None) ->
     if turns and picked != as_of:
         day = as_of.date().isoformat() if as_of else "the current collection"
         st.caption(f"This conversation reads {day}; the as-of choice above applies to a new conversation.")
-    keep = MemoryConfig().keep_turns
+    config = MemoryConfig()
     if turns > SHOWN_TURNS:
+        past = turns - config.keep_turns
+        dropped = max(0, past - config.summary_turns)
         st.caption(f"The last {SHOWN_TURNS} of {turns} turns are shown. The memory is bounded: the facts of the "
-                   f"{turns - keep} oldest turns were dropped (their questions and answers are kept: "
-                   f"`python -m core conversations show {conversation}`).")
+                   f"{past - dropped} turns before the last {config.keep_turns} were summarised (entity, attribute, "
+                   "value, with their episodes and elements; a follow-up about one of those entities carries them)"
+                   + (f", those of the {dropped} oldest dropped" if dropped else "")
+                   + f". Their questions and answers are kept: `python -m core conversations show {conversation}`.")
     return as_of
 
 
@@ -116,15 +120,22 @@ def show_understood(turn: int | None, question: str, understood_as: str, slots: 
 
 
 def memory_note(carried: dict) -> str:
-    """What the memory did beyond the slots: a new episode cut by distance, or facts from the nearest community."""
+    """What the memory did beyond the slots: a new episode cut by distance, facts from the nearest community, or
+    facts from the summary of the episodes past the memory's bound."""
     if carried.get("episode_cut") is not None:
         return (f" · a new episode: the question moved away from the turn before (distance "
                 f"{float(carried['episode_cut']):.2f}), whose facts stay behind")
+    note = ""
     community = carried.get("community")
     if isinstance(community, dict) and community.get("communities"):
-        return (f" · {int(community.get('facts', 0))} fact(s) from the nearest of the memory's "
+        note = (f" · {int(community.get('facts', 0))} fact(s) from the nearest of the memory's "
                 f"{int(community['communities'])} communities")
-    return ""
+    summary = carried.get("summary")
+    if isinstance(summary, list) and summary:
+        episodes = sorted({int(f.get("episode", 0)) for f in summary if isinstance(f, dict)})
+        note += (f" · {len(summary)} fact(s) from the summary of older episode(s) "
+                 f"{', '.join(map(str, episodes))}")
+    return note
 
 
 def show_question(turn: int | None, question: str) -> None:

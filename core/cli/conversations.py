@@ -52,17 +52,31 @@ def cmd_conversations(args: argparse.Namespace) -> int:
     turns = tables.turns(args.conversation_id)
     if not turns:
         return fail(f"no conversation {args.conversation_id!r} in {store.collection!r}", 1)
-    keep = MemoryConfig().keep_turns
+    from core.conversation import summarise
+    from core.llm import configured_chat_model
+
+    config = MemoryConfig()
+    keep = config.keep_turns
     forgotten = sum(1 for t in turns if t["facts"] is None)
     as_of = (tables.conversation(args.conversation_id) or {}).get("as_of")
+    summary = summarise(tables.summary(args.conversation_id), configured_chat_model()) if forgotten else None
+    dropped = max(0, forgotten - config.summary_turns)
     payload = {"conversation_id": args.conversation_id, "memory_turns": keep, "forgotten_turns": forgotten,
+               "summarised_turns": forgotten - dropped, "dropped_turns": dropped,
+               "summary": {"text": summary.text, "how": summary.how, "lines": [
+                   {"entity": line.entity, "attribute": line.attribute, "values": list(line.values),
+                    "episodes": list(line.episodes), "elements": list(line.elements)} for line in summary.lines]}
+               if summary else None,
                "as_of": as_of.isoformat() if as_of else None,
                "turns": [{**t, "created_at": t["created_at"].isoformat()} for t in turns]}
     lines = [f"conversation {args.conversation_id} ({len(turns)} turn(s))"
              + (f", as of {as_of:%Y-%m-%d}: every turn reads that date" if as_of else "")]
-    if forgotten:
-        lines.append(f"memory is bounded (the last {keep} turns): the facts of the {forgotten} oldest turn(s) were "
-                     "dropped; their text is kept")
+    if summary is not None:
+        lines.append(f"memory is bounded (the last {keep} turns): the facts of the {forgotten - dropped} turn(s) "
+                     f"before them were summarised ({len(summary.lines)} entity/attribute line(s) of "
+                     f"{summary.episodes} episode(s), {summary.how})"
+                     + (f", those of the {dropped} oldest dropped" if dropped else "") + "; their text is kept")
+        lines += ["summary:", *(f"    {line}" for line in summary.text.splitlines())]
     for t in turns:
         lines += ["", f"[{t['turn']}] (episode {t['episode']}) {t['question']}"]
         if t["understood_as"] != t["question"]:

@@ -14,8 +14,11 @@ Each question is read for its two slots with the analysis retrieval already make
 
 The memory of a turn is its slots and its **facts**: the element ids and texts the answer cited. A later turn reads
 the slots and facts of its episode (at most :attr:`MemoryConfig.keep_turns` turns back), never the history's text;
-turns older than that keep their text but lose their facts (``conversations show`` says how many). An episode is
-also cut where a follow-up's standalone question lies far from the turn before's (embedding distance,
+turns older than that keep their text and their facts move into a bounded summary (:mod:`core.conversation.summary`:
+entity, attribute, value, episode and element; a follow-up about an entity in it carries its summarised facts).
+Of several names, the entity is one outside the question's scope ("Kiwi 품사 태그에서") and one the collection
+knows (:data:`KnownNames`); a Korean particle written onto a name ("27QX는", "getUser를") is cut by kiwipiepy.
+An episode is also cut where a follow-up's standalone question lies far from the turn before's (embedding distance,
 :func:`cut_episode`), and once the kept facts are many a follow-up carries its nearest community's facts
 (:mod:`core.conversation.communities`) instead of its episode's.
 
@@ -37,9 +40,12 @@ from core.conversation.memory import (
     memory_tokens,
     start_turn,
     with_community_facts,
+    with_summary_facts,
 )
-from core.conversation.resolution import Resolution, Slots, analyse, as_typed, describe, resolve
+from core.conversation.resolution import KnownNames, Resolution, Slots, analyse, as_typed, describe, resolve
+from core.conversation.summary import Summary, summarise
 
-__all__ = ["ConversationDateError", "MemoryConfig", "PendingTurn", "Resolution", "Slots", "Turn", "analyse",
-           "answer_text", "as_typed", "ask_in_conversation", "cosine_distance", "cut_episode", "describe", "facts_of",
-           "history_tokens", "memory_tokens", "resolve", "start_turn", "with_community_facts"]
+__all__ = ["ConversationDateError", "KnownNames", "MemoryConfig", "PendingTurn", "Resolution", "Slots", "Summary",
+           "Turn", "analyse", "answer_text", "as_typed", "ask_in_conversation", "cosine_distance", "cut_episode",
+           "describe", "facts_of", "history_tokens", "memory_tokens", "resolve", "start_turn", "summarise",
+           "with_community_facts", "with_summary_facts"]

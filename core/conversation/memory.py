@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ConversationDateError", "MemoryConfig", "PendingTurn", "Turn", "answer_text", "ask_in_conversation",
            "cosine_distance", "cut_episode", "facts_of", "history_tokens", "memory_tokens", "start_turn",
-           "with_community_facts"]
+           "with_community_facts", "with_summary_facts"]
 
 
 @dataclass(frozen=True)
@@ -34,9 +34,11 @@ class MemoryConfig:
     whose standalone question's embedding lies farther than this (cosine distance) from the turn before's starts a
     new episode: its slots are still carried, the old episode's facts are not (data/tuning records how it was
     chosen). ``communities``: past a number of kept facts, a follow-up carries its nearest community's facts
-    instead of its episode's (:mod:`core.conversation.communities`)."""
+    instead of its episode's (:mod:`core.conversation.communities`). ``summary_turns``: the facts of turns past
+    ``keep_turns`` are summarised (:mod:`core.conversation.summary`), not dropped, for this many turns more."""
 
     keep_turns: int = 20
+    summary_turns: int = 200
     fact_chars: int = 200
     facts_per_turn: int = 3
     episode_distance: float = 0.6
@@ -55,6 +57,21 @@ def with_community_facts(resolution: Resolution, recent: list[dict[str, Any]],
     facts, communities = found
     return replace(resolution, carried={**resolution.carried, "facts": facts, "community": {
         "communities": communities, "facts": len(facts)}})
+
+
+def with_summary_facts(resolution: Resolution, summary: list[dict[str, Any]],
+                       config: MemoryConfig = MemoryConfig()) -> Resolution:
+    """A follow-up in a conversation past its memory's bound, with the summarised facts about its entity (the
+    latest ``facts_per_turn``, as ``carried["summary"]``: value, element and episode); as it was otherwise."""
+    entity = (resolution.slots.entity or "").casefold()
+    if resolution.new_episode or not entity:
+        return resolution
+    about = [r for r in summary if (r["entity"] or "").casefold() == entity][-config.facts_per_turn:]
+    if not about:
+        return resolution
+    return replace(resolution, carried={**resolution.carried, "summary": [
+        {"element_id": r["element_id"], "value": r["value"][: config.fact_chars], "episode": r["episode"]}
+        for r in about]})
 
 
 def cosine_distance(a: np.ndarray, b: np.ndarray) -> float:
@@ -103,7 +120,7 @@ def memory_tokens(resolution: Resolution) -> int:
     """Tokens a turn sends of its conversation: its standalone question and the memory carried (slots and facts)."""
     from core.tokens import count_tokens
 
-    facts = " ".join(f["value"] for f in resolution.carried.get("facts", []))
+    facts = " ".join(f["value"] for key in ("facts", "summary") for f in resolution.carried.get(key, []))
     slots = " ".join(str(resolution.carried.get(k) or "") for k in ("entity", "attribute"))
     return count_tokens(f"{resolution.understood_as} {slots} {facts}".strip())
 
@@ -169,7 +186,7 @@ class PendingTurn:
             "question": resolution.question, "understood_as": resolution.understood_as, "entity": slots.entity,
             "attribute": slots.attribute, "attribute_terms": sorted(slots.attribute_terms), "carried": carried,
             "answer": answer_text(result), "facts": facts_of(result, config), "query_vector": self.query_vector},
-            keep=config.keep_turns, as_of=self.as_of)
+            keep=config.keep_turns, summary_turns=config.summary_turns, as_of=self.as_of)
         return Turn(resolution, result, stored["turn"], stored["episode"], self.recent)
 
 
@@ -202,7 +219,7 @@ def start_turn(store: ElementStore, conversation_id: str, question: str, *, as_o
     if as_typed:
         resolution = plain_resolution(question)
     else:
-        resolution = resolve(question, recent)
+        resolution = resolve(question, recent, store.read.known_names)
         if model is not None and recent:
             from core.conversation.rewrite import rewritten
 
@@ -211,6 +228,8 @@ def start_turn(store: ElementStore, conversation_id: str, question: str, *, as_o
     if not as_typed and recent:
         resolution = cut_episode(resolution, recent[-1].get("query_vector"), vector, config)
         resolution = with_community_facts(resolution, recent, config)
+        if row is not None and row["turns"] > config.keep_turns:
+            resolution = with_summary_facts(resolution, tables.summary(conversation_id), config)
     return PendingTurn(tables, conversation_id, resolution, recent, as_of, config, vector)
 
 

@@ -37,6 +37,7 @@ CALL_TOKENS: dict[str, int] = {
     "statement": 600,  # an element's propositions (core.hlg.prompts): its text restated, a line per fact
     "triple": 600,  # the S-P-O triples of a batch of statements (core.hlg.prompts): a line or two per statement
     "changes": 600,  # a summary of the listed changes between versions, a sentence or two per change
+    "summary": 300,  # a long conversation's summarised episodes (core.conversation.summary): a few lines
 }
 JSON_CALLS = frozenset({"report", "map", "judge"})  # their prompts ask for one JSON object
 

@@ -129,11 +129,13 @@ _JOINERS = frozenset(("of", "to", "in", "for"))
 
 
 @lru_cache(maxsize=4096)
-def name_runs(text: str) -> tuple[str, ...]:
+def name_runs(text: str, korean: bool | None = None) -> tuple[str, ...]:
     """Runs of name words outside code spans ("the Aster H1 or the Aster H2" → "Aster H1", "Aster H2"), in order,
-    without repeats."""
+    without repeats. ``korean``: read as a Korean sentence (no capitalised sentence start), though ``text`` is a
+    part of one holding no Hangul ("Nova 24FL" cut from "Nova 24FL의 무게는?"); None: when it holds Hangul."""
     plain = _CODE.sub(" , ", text)
-    korean = bool(re.search(r"[\uac00-\ud7a3]", plain))
+    if korean is None:
+        korean = bool(re.search(r"[\uac00-\ud7a3]", plain))
     runs: list[list[str]] = []
     current: list[str] = []
     joiner: str | None = None

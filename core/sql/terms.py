@@ -106,3 +106,17 @@ SELECT EXISTS (SELECT 1 FROM hke_term_state WHERE collection_id = %(collection_i
 """
 
 TERMS_COMPLETE = "SELECT EXISTS (SELECT 1 FROM hke_term_state WHERE collection_id = %(collection_id)s)"
+
+# Which of some names (%(names)s) the collection's elements hold: every lexeme of the name counted (the parser of
+# the stored lexemes splits "lengthening_typos" as it split the documents). NULL when the counts are not filled.
+KNOWN_NAMES = """
+SELECT CASE WHEN EXISTS (SELECT 1 FROM hke_term_state WHERE collection_id = %(collection_id)s) THEN
+    ARRAY(
+        SELECT n.name FROM unnest(%(names)s::text[]) AS n(name)
+        WHERE NOT EXISTS (
+            SELECT 1 FROM unnest(tsvector_to_array(to_tsvector('simple', n.name))) AS l(lexeme)
+            WHERE NOT EXISTS (SELECT 1 FROM hke_term_counts c
+                              WHERE c.collection_id = %(collection_id)s AND c.lexeme = l.lexeme COLLATE "C"))
+          AND to_tsvector('simple', n.name) <> ''::tsvector)
+END
+"""

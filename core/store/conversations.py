@@ -59,7 +59,7 @@ class ConversationTables:
             apply_schema(connection_pool(self.url), sql.CREATE_SCHEMA, sql.SCHEMA_LOCK_KEY)
             _SCHEMA_READY.add(self.url)
 
-    def append(self, conversation_id: str, turn: dict[str, Any], *, keep: int,
+    def append(self, conversation_id: str, turn: dict[str, Any], *, keep: int, summary_turns: int = 200,
                as_of: datetime | None = None) -> dict[str, Any]:
         """Append one turn, the conversation created when new (as of ``as_of``: a conversation's date is set by its
         first turn), in one statement: the turn's number is taken under the conversation's row lock, so concurrent
@@ -67,9 +67,12 @@ class ConversationTables:
         ``understood_as``, ``entity``, ``attribute``, ``attribute_terms``, ``carried``, ``answer``, ``facts``, and
         optionally ``query_vector``, the standalone question's embedding);
         ``episode`` None: the turn starts an episode, numbered after the turn. The facts of turns older than the
-        last ``keep`` are dropped. Returns the fields with the stored ``turn`` and ``episode``."""
+        last ``keep`` move into the conversation's summary (:meth:`summary`), which keeps the facts of the
+        ``summary_turns`` turns past that bound, one turn's per entity and attribute. Returns the fields with the
+        stored ``turn`` and ``episode``."""
         key = self._key(conversation_id)
-        params = {**key, **turn, "as_of": as_of, "keep": keep, "episode": turn.get("episode"),
+        params = {**key, **turn, "as_of": as_of, "keep": keep, "summary_turns": summary_turns,
+                  "episode": turn.get("episode"),
                   "query_vector": turn.get("query_vector"),
                   "carried": Jsonb(turn.get("carried") or {}), "facts": Jsonb(turn.get("facts") or [])}
         with read_connection(connection_pool(self.url)) as conn:  # autocommit: the statement is its transaction
@@ -107,6 +110,17 @@ class ConversationTables:
         if turns:
             turns[-1]["query_vector"] = rows[-1][-1]
         return conversation, turns
+
+    def summary(self, conversation_id: str) -> list[dict[str, Any]]:
+        """The summary of the episodes past the memory's bound, oldest first: one row per fact (``turn``,
+        ``episode``, ``entity``, ``attribute``, ``element_id``, ``value``); none while nothing is past it."""
+        key = self._key(conversation_id)
+        with read_connection(connection_pool(self.url)) as conn:
+            if self.url not in _SCHEMA_READY and not _tables_exist(conn):
+                return []
+            rows = conn.execute(sql.SUMMARY, key).fetchall()
+        return [dict(zip(("turn", "episode", "entity", "attribute", "element_id", "value"), r, strict=True))
+                for r in rows]
 
     def conversation(self, conversation_id: str) -> dict[str, Any] | None:
         """The conversation's row (``turns``, ``as_of``, ``created_at``, ``updated_at``); None when it is new."""

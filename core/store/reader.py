@@ -358,6 +358,13 @@ class ElementReader:
             self._store.question_reads.total = int(total)
         return TermCounts(bool(complete), int(total), [int(n) for n in counts])
 
+    def known_names(self, names: Sequence[str]) -> frozenset[str] | None:
+        """Those of ``names`` whose every word some element holds (one round trip); None when the stored term
+        counts do not hold every document yet."""
+        params = {"collection_id": self._store.collection_id, "names": list(names)}
+        held = self._query(term_sql.KNOWN_NAMES, params, tables=())[0][0]
+        return None if held is None else frozenset(held)
+
     def fulltext_search(self, terms: Sequence[str], scanned: Sequence[bool], counts: Sequence[int],
                         query_vector: np.ndarray, place: Place, k: int, *,
                         include_metadata: bool = False) -> list[Scored]:
