@@ -237,13 +237,14 @@ def gold_row_keys(store, questions) -> dict[str, str]:
         if document_id not in rows_of:
             rows_of[document_id] = [e for e in store.elements(document_id) if e.category == "TableRow"]
         gold_path = tuple(question.gold_path or ())
-        for row in rows_of[document_id]:
-            if (not gold_path or tuple(row.heading_path[-len(gold_path):]) == gold_path) \
-                    and contains_answer(row.text, question.answers):
-                cells = row_cells(row.text)
-                if cells and cells[0][1] and not contains_answer(cells[0][1], question.answers):
-                    out[question.id] = cells[0][1]
-                break
+        keys = [cells[0][1] for row in rows_of[document_id]
+                if (not gold_path or tuple(row.heading_path[-len(gold_path):]) == gold_path)
+                and contains_answer(row.text, question.answers) and (cells := row_cells(row.text)) and cells[0][1]
+                and not contains_answer(cells[0][1], question.answers)]
+        # of several rows holding the value, the gold one is the row the question names
+        named = [key for key in keys if contains_answer(question.question, [key])]
+        if len(keys) == 1 or len(named) == 1:
+            out[question.id] = keys[0] if len(keys) == 1 else named[0]
     return out
 
 

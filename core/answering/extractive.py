@@ -304,22 +304,28 @@ def _flags(heading: str) -> tuple[str, ...]:
 
 
 def _named_subjects(question: str, wanted: frozenset[str], context: Context) -> frozenset[str]:
-    """The subjects of the context's elements (inside its scope) that the question's terms name whole, or, for a
-    code too short to be a term (a row's ``Y``, ``N``, ``O``), that the question writes as a word of its own (a
-    Korean particle may follow it: "Y의 방식")."""
+    """The subjects of the context's elements (inside its scope) that the question's terms name whole; a table
+    row's code (``-2``, ``Y``, ``TSJ``: one word, ASCII) that the question writes as a word."""
     out = set()
     for element in context.elements:
         for subject in () if element.outside_scope else _own_subject(element):
-            parts = last_parts(terms(subject))
-            if parts and parts <= last_parts(wanted) or not parts and _writes_code(question, subject):
+            code = subject.strip("`*'\" ")
+            if element.category == "TableRow" and code.isascii() and code and not any(c.isspace() for c in code):
+                # a row's code is named as the question writes it: "-2" is not "2", "TSJ" not "TS"
+                named = _writes_code(question, code)
+            else:
+                parts = last_parts(terms(subject))
+                named = bool(parts) and parts <= last_parts(wanted)
+            if named:
                 out.add(subject)
     return frozenset(out)
 
 
 def _writes_code(question: str, code: str) -> bool:
-    """Whether ``question`` holds ``code`` (letters and digits only) as a word, case and all."""
-    return code.isascii() and code.isalnum() and re.search(
-        rf"(?<![A-Za-z0-9]){re.escape(code)}(?![A-Za-z0-9])", question) is not None
+    """Whether ``question`` holds ``code`` as a word of its own (a Korean particle may follow it: "Y의 방식"); a
+    one-letter code only in its own case."""
+    found = re.compile(rf"(?<![\w.-]){re.escape(code)}(?![A-Za-z0-9_.-])", 0 if len(code) == 1 else re.I)
+    return found.search(question) is not None
 
 
 def _key_match(asked: frozenset[str], key_terms: frozenset[str], names: frozenset[str] = frozenset(),
