@@ -92,7 +92,7 @@ def test_a_question_heading_the_embedder_found_far_from_the_question_decides_not
 
 
 def test_the_paragraph_under_the_flag_heading_the_question_names_beats_a_closer_mention() -> None:
-    # "--fast / --safe" documents --fast; the server's header only mentions it, and states a "key: value"
+    # "--fast / --safe" documents --fast; the server's page only mentions it, and the search found it closer
     ctx = context(
         element(0, "ancestor", "Title", "Usage", ()),
         element(1, "ancestor", "Title", "Command line options", ("Usage",)),
@@ -100,8 +100,8 @@ def test_the_paragraph_under_the_flag_heading_the_question_names_beats_a_closer_
         element(3, "hit", "NarrativeText", "By default, Tool performs an AST safety check after formatting. The "
                 "--fast flag turns off this check.", ("Usage", "Command line options", "--fast / --safe"), 0.38, 1),
         element(4, "ancestor", "Title", "Tool as a server", (), document="doc-2"),
-        element(5, "hit", "ListItem", "X-Fast-Or-Safe: if set to fast, the server acts as Tool does when passed "
-                "the --fast command line flag.", ("Tool as a server",), 0.46, 0, document="doc-2"),
+        element(5, "hit", "ListItem", "Sent with fast, the server acts as Tool does when passed the --fast "
+                "command line flag.", ("Tool as a server",), 0.46, 0, document="doc-2"),
     )
     answer = ExtractiveAnswerer().complete("what does tool --fast do", ctx)
     assert "turns off this check" in answer
