@@ -145,7 +145,7 @@ OPTIONS_DOC = """\
 ## -t, --target-version
 
 Python versions that should be supported by Gizmo's output. You can run gizmo --help and look for the
---target-version option to see the full list of supported Python versions that gizmo can run on.
+--target-version option to see the full list of supported versions.
 
 ## -l, --line-length
 
