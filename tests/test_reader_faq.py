@@ -121,6 +121,19 @@ def test_a_row_whose_one_letter_code_the_question_writes_beats_a_closer_row() ->
     assert "SAF" not in answer
 
 
+def test_a_row_code_is_named_as_written_so_minus_two_is_not_two() -> None:
+    path = ("Options", "Debugging", "build-verbosity")
+    ctx = context(
+        element(0, "ancestor", "Title", path[0], ()),
+        element(1, "ancestor", "Title", path[1], path[:1]),
+        element(2, "ancestor", "Title", path[2], path[:2]),
+        element(3, "hit", "TableRow", "2 · build: -v · pip: -vv · desc: print log messages", path, 0.45, 0),
+        element(4, "hit", "TableRow", "-2 · build: -qq · pip: -qq · desc: even more quiet", path, 0.40, 1),
+    )
+    answer = ExtractiveAnswerer().complete("tool build-verbosity pip on -2?", ctx)
+    assert answer.splitlines()[0] == "-2 — pip: -qq"
+
+
 FAQ_DOC = """\
 # Frequently Asked Questions
 
