@@ -39,7 +39,8 @@ Per set and mode it reports:
   answer as whole tokens; ``answer_exact``: its quoted value equals one (quotes ignored);
 * ``table_right`` (comparative sets): every entity's value right and cited, "not stated" where the gold has
   none, and the pick right (core.evaluation.answer_checks.table_answer_right);
-* ``row_key_named`` (questions generated from a table row): the answer names the row (its first cell);
+* ``row_key_named`` (questions whose gold element is a table row: generated from one, or a row of the gold
+  document under the gold path holding the gold answer): the answer names the row (its first cell);
 * ``wrong_entity`` (entity grid): the answer states a value cited from another product's sheet (a count);
   ``not_stated_right``: of the questions whose product does not state the attribute, the share answered so;
 * ``tokens``: mean context tokens (core.tokens);
@@ -216,6 +217,37 @@ def _checks(question, answer: str, context, filenames: dict[str, str], product_f
     return out
 
 
+def gold_row_keys(store, questions) -> dict[str, str]:
+    """Per question whose gold element is a table row (a row under its gold path, of its document, holding a
+    gold answer) and that names no ``row_key`` of its own: that row's key, its first cell."""
+    from core.elements import row_cells
+    from core.evaluation.metrics import contains_answer
+
+    documents = store.documents()
+    rows_of: dict[str, list] = {}
+    out: dict[str, str] = {}
+    for question in questions:
+        if question.extra.get("row_key") or not question.document or not question.answers:
+            continue
+        wanted = question.document.replace("\\", "/")
+        matching = [d for d in documents if d.source.replace("\\", "/").endswith(wanted)]
+        if not matching:
+            continue
+        document_id = matching[0].document_id
+        if document_id not in rows_of:
+            rows_of[document_id] = [e for e in store.elements(document_id) if e.category == "TableRow"]
+        gold_path = tuple(question.gold_path or ())
+        keys = [cells[0][1] for row in rows_of[document_id]
+                if (not gold_path or tuple(row.heading_path[-len(gold_path):]) == gold_path)
+                and contains_answer(row.text, question.answers) and (cells := row_cells(row.text)) and cells[0][1]
+                and not contains_answer(cells[0][1], question.answers)]
+        # of several rows holding the value, the gold one is the row the question names
+        named = [key for key in keys if contains_answer(question.question, [key])]
+        if len(keys) == 1 or len(named) == 1:
+            out[question.id] = keys[0] if len(keys) == 1 else named[0]
+    return out
+
+
 def evaluate_set(store, questions, modes: Sequence[str], k: int) -> dict[str, dict]:
     from core.answering import ExtractiveAnswerer
     from core.evaluation import ModeRunner
@@ -232,6 +264,7 @@ def evaluate_set(store, questions, modes: Sequence[str], k: int) -> dict[str, di
     filenames = {d.document_id: d.filename for d in store.documents()}
     product_files = {q.document for q in questions if "entity" in q.extra and q.document}
     rows: dict[str, list[dict]] = {m: [] for m in runner.modes}
+    row_keys = gold_row_keys(store, questions)
     for question in questions:
         for mode, retrieval in runner.run(question.question).items():
             context = retrieval.context
@@ -255,6 +288,8 @@ def evaluate_set(store, questions, modes: Sequence[str], k: int) -> dict[str, di
                 "split": question.extra.get("split"),
                 **_checks(question, answer, context, filenames, product_files),
             })
+            if question.id in row_keys:  # the value is in a table row: does the answer say which row?
+                rows[mode][-1]["row_key_named"] = contains_answer(answer, [row_keys[question.id]])
     out = {}
     for mode, mode_rows in rows.items():
         out[mode] = {"aggregate": _aggregate(mode_rows), "rows": mode_rows}

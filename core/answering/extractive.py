@@ -76,6 +76,7 @@ class Evidence:
     value: str | None = None  # its value
     answers: bool = True  # False: the best the context has, but it does not answer the question
     attribute: float = 0.0  # the share of its stated key the question asks for (0: no asked attribute stated)
+    section_score: float | None = None  # under an FAQ question heading: its score with the heading's similarity
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -112,7 +113,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     named = frozenset(t for h in headings if option_heading(h) is None and (ts := terms(h)) and ts <= wanted
                       for t in ts)
     by_id = {e.element_id: e for e in context.elements}
-    named_subjects = _named_subjects(wanted, context)
+    named_subjects = _named_subjects(question, wanted, context)
     names = terms(" ".join(name_runs(question)))
     asks_default = bool(wanted & _default_terms())
     read = []
@@ -157,7 +158,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         if asks_default and attribute > 0 and not states_default(element.text):
             attribute *= 0.5  # asked for a default, an item describing the option without one half answers
         semantic = element.similarity or 0.0
-        documents_named = _own_subject(element) in named_subjects
+        documents_named = not named_subjects.isdisjoint(_own_subject(element))
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
                  + ATTRIBUTE_WEIGHT * attribute + VALUE_WEIGHT * bool(stated) - TITLE_PENALTY * is_title
@@ -169,7 +170,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # ("설명: …" under "### trDt" for "trDt description?")
         answers = not is_title and (
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
-            or (documents_named and bool(stated))
+            or (documents_named and (bool(stated) or element.category == "TableRow"))
         )
         key, value = stated if stated else (None, None)
         cell = table_cell(unplaced, element.text) if stated and element.text.lstrip().startswith("|") else None
@@ -178,8 +179,52 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                    else cell[2] if cell else _excerpt(element.text, wanted, value))
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers,
                                attribute))
-    scored.sort(key=lambda e: (-e.answers, -e.score, e.element.rank if e.element.rank is not None else 1_000_000))
+    scored = _by_asked_question(scored, context)
     return _after_what_follows(scored, context)
+
+
+_QUESTION_MARK = re.compile(r"[?？]")
+
+
+def _by_asked_question(scored: list[Evidence], context: Context) -> list[Evidence]:
+    """Evidence ranked with an FAQ's question headings read as part of the evidence under them.
+
+    An FAQ answers a question in the paragraphs below its heading ("Which Python versions does Black support?",
+    "Q. 모니터에 스피커가 있나요?"). The embedder measures the question asked against that heading far better than
+    against any one paragraph of the answer, which rarely repeats the question's words. So the section is the
+    unit first: it ranks by its best paragraph scored with the heading's similarity where that is the closer
+    (and the paragraph answers when that similarity would), against the rest of the evidence as it scores; within
+    the section, its paragraphs keep their own order of score. A hit that only mentions the words (a changelog
+    line, a "see also" elsewhere) no longer outranks the section the question was asked closest to."""
+    asked = {(e.document_id, (*e.path, e.text)): e.similarity for e in context.elements
+             if e.category == "Title" and e.similarity is not None and _QUESTION_MARK.search(e.text)}
+    if context.mode != "hierarchical":
+        asked = {}
+    section_of: dict[str, tuple[str, tuple[str, ...]]] = {}
+    out = []
+    for evidence in scored:
+        element = evidence.element
+        section = next(((element.document_id, element.path[:n]) for n in range(len(element.path), 0, -1)
+                        if (element.document_id, element.path[:n]) in asked), None)
+        if section is None or element.category == "Title":
+            out.append(evidence)
+            continue
+        heading_similarity = asked[section] or 0.0
+        section_of[element.element_id] = section
+        gain = SEMANTIC_WEIGHT * max(0.0, heading_similarity - evidence.semantic)
+        answers = evidence.answers or heading_similarity >= ANSWER_MIN_SIMILARITY
+        out.append(replace(evidence, answers=answers, section_score=evidence.score + gain))
+    best: dict[tuple[str, tuple[str, ...]], float] = {}
+    for evidence in out:
+        if (section := section_of.get(evidence.element.element_id)) is not None and evidence.answers:
+            best[section] = max(best.get(section, float("-inf")), evidence.section_score)
+
+    def unit_score(evidence: Evidence) -> float:
+        section = section_of.get(evidence.element.element_id)
+        return best.get(section, evidence.score) if section is not None else evidence.score
+
+    return sorted(out, key=lambda e: (-e.answers, -unit_score(e), -e.score,
+                                      e.element.rank if e.element.rank is not None else 1_000_000))
 
 
 # What a lead-in introduces: a list's items, a table or its rows, a code block. The next paragraph of a section
@@ -232,26 +277,55 @@ def _items_after(following: list[ContextElement], lead: ContextElement) -> list[
     return items
 
 
-def _own_subject(element: ContextElement) -> str | None:
+def _own_subject(element: ContextElement) -> tuple[str, ...]:
     """What an element documents by name: a table row's first cell, else the option heading right above it
-    (``### trDt`` › ``- **설명**: …``); None for neither."""
+    (``### trDt`` › ``- **설명**: …``), or each flag of a command-line option's heading (``-l, --line-length``,
+    ``--fast / --safe``); empty for none."""
     if element.category == "TableRow":
         cells = row_cells(element.text)
-        return cells[0][1].strip() or None if cells else None
+        first = cells[0][1].strip() if cells else ""
+        return (first,) if first else ()
     # the heading right above it, below the page's title: a title names the page or product ("# PDM"), which
     # every question about it names too
-    return option_heading(element.path[-1]) if len(element.path) > 1 else None
+    if len(element.path) < 2:
+        return ()
+    option = option_heading(element.path[-1])
+    return (option,) if option else _flags(element.path[-1])
 
 
-def _named_subjects(wanted: frozenset[str], context: Context) -> frozenset[str]:
-    """The subjects of the context's elements (inside its scope) that the question's terms name whole."""
+_FLAG = re.compile(r"`?(-{1,2}[A-Za-z0-9][\w.-]*)`?(?:[ =]<?[\w.-]+>?)?")
+
+
+def _flags(heading: str) -> tuple[str, ...]:
+    """The flags a command-line option's heading names, when it is only flags (``-W, --workers``)."""
+    parts = [p.strip() for p in re.split(r"[,/|]", heading)]
+    found = [_FLAG.fullmatch(p) for p in parts]
+    return tuple(m.group(1) for m in found if m) if parts and all(found) else ()
+
+
+def _named_subjects(question: str, wanted: frozenset[str], context: Context) -> frozenset[str]:
+    """The subjects of the context's elements (inside its scope) that the question's terms name whole; a table
+    row's code (``-2``, ``Y``, ``TSJ``: one word, ASCII) that the question writes as a word."""
     out = set()
     for element in context.elements:
-        subject = None if element.outside_scope else _own_subject(element)
-        parts = last_parts(terms(subject)) if subject else frozenset()
-        if parts and parts <= last_parts(wanted):
-            out.add(subject)
+        for subject in () if element.outside_scope else _own_subject(element):
+            code = subject.strip("`*'\" ")
+            if element.category == "TableRow" and code.isascii() and code and not any(c.isspace() for c in code):
+                # a row's code is named as the question writes it: "-2" is not "2", "TSJ" not "TS"
+                named = _writes_code(question, code)
+            else:
+                parts = last_parts(terms(subject))
+                named = bool(parts) and parts <= last_parts(wanted)
+            if named:
+                out.add(subject)
     return frozenset(out)
+
+
+def _writes_code(question: str, code: str) -> bool:
+    """Whether ``question`` holds ``code`` as a word of its own (a Korean particle may follow it: "Y의 방식"); a
+    one-letter code only in its own case."""
+    found = re.compile(rf"(?<![\w.-]){re.escape(code)}(?![A-Za-z0-9_.-])", 0 if len(code) == 1 else re.I)
+    return found.search(question) is not None
 
 
 def _key_match(asked: frozenset[str], key_terms: frozenset[str], names: frozenset[str] = frozenset(),
