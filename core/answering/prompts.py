@@ -138,6 +138,8 @@ EXTRACTIVE_NAMED_FALLBACK = "the headings the question names"
 # The comparison table's labels.
 TABLE_PICK = {"max": "Highest", "min": "Lowest"}
 TABLE_NOT_STATED = "not stated"
+TABLE_HAVING = "With {having}"
+TABLE_NONE_HAVE = "(None of these states that it has {having}.)"
 TABLE_NOTHING_TO_RANK = "(Not ranked: fewer than two of these values are amounts that can be compared.)"
 TABLE_NOT_COMPARABLE = "(Some values are in units that do not compare with the others: they are listed, not ranked.)"
 TABLE_DIFFERENT_KEYS = ("(The values are stated for different things ({keys}): they are listed, not ranked; ask for "

@@ -36,6 +36,9 @@ __all__ = ["ComparisonTable", "TableRow", "build_table"]
 
 # A row's key must name more than this share of what the best-matching key names.
 SAME_ATTRIBUTE_SHARE = 0.5
+# A value saying the thing is absent: a cross, a dash, "no", "none", zero, "없음"; anything else states it.
+_ABSENT = re.compile(r"^\s*(?:x|✗|✘|×|-|–|—|no|none|n/?a|false|off|not\s+(?:supported|available|included)|unsupported"
+                     r"|없음|미지원|미포함|불가(?:능)?|아니오|0(?![\d.,]))(?:\W|$)", re.I)
 # A key that says what its value includes or leaves out: "무게(스탠드 포함)", "Weight (without stand)".
 _QUALIFIER = re.compile(r"[(（][^)）]+[)）]")
 
@@ -84,10 +87,13 @@ class ComparisonTable:
     def render(self) -> str:
         """The table as answer lines: the pick first (when there is one), then one line per entity."""
         lines = []
+        if self.shape.having and not self.picked:
+            lines.append(prompts.TABLE_NONE_HAVE.format(having=self.shape.having))
         if self.picked:
-            label = prompts.TABLE_PICK[self.shape.direction or "max"]
-            lines.append(f"{label}: " + "; ".join(f"{r.entity} — {r.value} {r.citation()}".rstrip()
-                                                   for r in self.picked))
+            label = (prompts.TABLE_HAVING.format(having=self.shape.having) if self.shape.having
+                     else prompts.TABLE_PICK[self.shape.direction or "max"])
+            picks = (f"{r.entity + ' — ' if r.entity else ''}{r.value} {r.citation()}".rstrip() for r in self.picked)
+            lines.append(f"{label}: " + "; ".join(picks))
         for row in self.rows:
             name = f"{row.entity}: " if row.entity else ""
             if not row.stated:
@@ -133,6 +139,8 @@ def _cells(element: ContextElement, asked: frozenset[str]) -> list[tuple[str | N
 def _asked(question: str, shape: QuestionShape, context: Context) -> frozenset[str]:
     """The question's terms that name the attribute: not the names of the entities it compares. (A section
     heading the question names, "Warranty", stays: in a comparison it is the attribute.)"""
+    if shape.having:
+        return terms(shape.having)
     labels = {t for e in context.entities for t in terms(e.label)}
     # a part no entity's heading names ("LAN" in "Compare the LAN port of the A and the B") is the attribute
     parts = [p for p in shape.parts if not context.entities or terms(p) <= labels]
@@ -221,6 +229,8 @@ def _only_parts(rows: list[TableRow], shape: QuestionShape) -> list[TableRow]:
 
 
 def _pick(rows: list[TableRow], shape: QuestionShape) -> tuple[tuple[TableRow, ...], str | None]:
+    if shape.having:
+        return tuple(r for r in rows if r.stated and not _ABSENT.match(str(r.value))), None
     if shape.direction is None:
         return (), None
     measured = [r for r in rows if r.measured is not None]

@@ -127,6 +127,14 @@ def find_entities(index: HeadingIndex, shape: QuestionShape, hits: Sequence[Hit]
     return merged[:limit]
 
 
+def _stating_elements(context: SearchContext, key: str, limit: int) -> list[Hit]:
+    from core.store.hlg_tables import HLGTables
+
+    ids = HLGTables(context.store).elements_stating(key, limit)
+    by_id = {e.element_id: e for e in context.store.read.get(ids)} if ids else {}
+    return [Hit(by_id[i], rank, 0.0) for rank, i in enumerate(ids) if i in by_id]
+
+
 def _stated(hit: Hit, asked: frozenset[str]) -> float:
     found = statement(asked, hit.element.text, hit.element.category or "")
     return attribute_share(asked, found[0]) if found else 0.0
@@ -150,6 +158,11 @@ def entity_hits(
     question = context.question
     asked = context.analysis.terms
     entities = list(named) if named else find_entities(index, shape, hits, asked, config.max_entities)
+    if not entities and shape.having:
+        # "the monitors with USB-C": every element stating the key, where the statement tier holds it; a search
+        # for a name that titles some of the documents ranks those documents' every element first
+        stating = _stating_elements(context, shape.having, config.probe_hits)
+        entities = find_entities(index, shape, stating, asked, config.max_entities)
     if not entities and len(shape.parts) < 2:
         # "Which monitor is the lightest?": no hit states the attribute, so one search of the whole collection for
         # the elements that state it, whose headings are the things ranked; the nouns its comparative word asks
@@ -226,7 +239,10 @@ def _under(root: HeadingRef, hit: Hit) -> bool:
 
 
 def attribute_query(question: str, shape: QuestionShape) -> str:
-    """``question`` without the names of the things it compares (and a Korean particle right after one)."""
+    """``question`` without the names of the things it compares (and a Korean particle right after one); for a list
+    of the things that have something, that thing."""
+    if shape.having:
+        return shape.having
     rest = question
     for part in sorted(shape.parts, key=len, reverse=True):
         rest = re.sub(re.escape(part) + r"(?:과|와|은|는|이|가|의|을|를|도)?(?=\s|[,?.!]|$)", " ", rest)

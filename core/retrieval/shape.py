@@ -49,6 +49,13 @@ _MOST = frozenset(("heaviest longest largest biggest highest brightest greatest 
 _LEAST = frozenset(("lightest shortest smallest lowest cheapest slowest oldest earliest least fewest narrowest "
                     "dimmest").split())
 _LIST = frozenset("list every each all".split())
+# A list of the things that have what follows: "List the monitors with USB-C", "Which tools support Windows?",
+# "USB-C가 있는 모니터를 모두", "HDR10을 지원하는 모델은 어떤 것". {} is the thing had, a name of the question.
+_HAVING_EN = r"\b(?:with|having|have|has|support|supports|include|includes|offer|offers)\s+(?:an?\s+|the\s+)?{}"
+_HAVING_KO = r"{}\s*(?:이|가|을|를)?\s*(?:있는|지원하는|지원되는|포함된|포함하는|탑재된|갖춘)"
+# A plural class after "which"/"what" ("which monitors", "what tools"): the question asks for several things.
+_PLURAL_CLASS = re.compile(r"\b(?:which|what)\s+(?:[a-z]+\s+)?[a-z]{3,}s\b", re.I)
+_KO_MANY = re.compile(r"(모든|모두|전부|어떤|어느|목록)")
 _KO_MORE = ("무거", "무겁", "길", "긴", "크", "큰", "높", "많", "밝", "넓", "비싸", "비싼", "빠르", "빠른", "늦")
 _KO_LESS = ("가벼", "가볍", "짧", "작", "낮", "적", "어둡", "좁", "싸", "싼", "저렴", "느리", "느린", "이른")
 
@@ -60,6 +67,8 @@ class QuestionShape:
     kind: Kind
     direction: Direction | None = None
     parts: tuple[str, ...] = ()
+    # "List the monitors with USB-C": what the things listed must have; it is the attribute read of each
+    having: str = ""
 
     @property
     def picks(self) -> bool:
@@ -194,6 +203,9 @@ def question_shape(question: str) -> QuestionShape | None:
     # "A와 B의 Entry Point 비교": what follows the possessive 의, joined to nothing after it, is the attribute
     # asked, not a thing compared ("Orbit의 Connection과 Pool" lists two).
     parts = tuple(p for p in name_runs(rest) if not (korean and re.search(_POSSESSED.format(re.escape(p)), rest)))
+    having = _had(rest, parts, words, korean)
+    if having:
+        return QuestionShape("list", None, tuple(p for p in parts if p != having), having=having)
     # One model number named ("the 34WC's highest refresh rate") is a question about that one thing.
     one_thing = len(parts) == 1 and any(c.isdigit() for c in parts[0]) and "which" not in words
     if korean and re.search(r"(?:가장|제일)\s*[\uac00-\ud7a3]", rest) and not one_thing:
@@ -213,6 +225,20 @@ def question_shape(question: str) -> QuestionShape | None:
     if len(parts) >= 2 and "and" in words and re.search(r"\b(what|which) are\b", rest, re.I):
         return QuestionShape("list", None, parts)
     return None
+
+
+def _had(rest: str, parts: tuple[str, ...], words: list[str], korean: bool) -> str:
+    """The name a list question's things must have ("USB-C" in "List the monitors with USB-C"), or ""."""
+    if korean:
+        if not _KO_MANY.search(rest):
+            return ""
+        pattern = _HAVING_KO
+    else:
+        if not (_LIST & set(words) or _PLURAL_CLASS.search(rest)):
+            return ""
+        pattern = _HAVING_EN
+    had = [p for p in parts if re.search(pattern.format(re.escape(p)), rest, re.I)]
+    return had[0] if len(had) == 1 else ""
 
 
 # "the lab that built X", "the arch that auto32 picks": a thing named by what it does or has, not by its name, so the

@@ -380,6 +380,19 @@ GROUP BY f.fact_id, f.subject, f.predicate, f.object, f.kind
 ORDER BY f.predicate, f.object
 """  # noqa: S608 - fixed fragments, no user text
 
+# The elements stating one key ("USB-C : X" under each product's sheet): the facts whose predicate is the key, a
+# list question's "the monitors with USB-C" read from every thing that states it, not from the hits a search ranks.
+PREDICATE_ELEMENTS = f"""
+SELECT DISTINCT s.element_id
+FROM hke_hlg_facts f
+JOIN hke_hlg_support p ON p.fact_id = f.fact_id
+JOIN hke_hlg_statements s ON s.statement_id = p.statement_id
+WHERE f.collection_id = %(collection_id)s AND lower(f.predicate) = lower(%(predicate)s)
+  AND f.kind <> 'co-mention' AND {live("s")}
+ORDER BY s.element_id
+LIMIT %(limit)s
+"""  # noqa: S608 - fixed fragments, no user text
+
 COUNTS = f"""
 SELECT
   (SELECT count(*) FROM hke_hlg_statements s WHERE s.collection_id = %(collection_id)s AND {live("s")}),

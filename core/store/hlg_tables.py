@@ -448,6 +448,22 @@ class HLGTables:
         return [{"subject": r[0], "predicate": r[1], "object": r[2], "kind": r[3], "support": int(r[4]),
                  "document_id": r[5], "element_id": r[6]} for r in rows]
 
+    def elements_stating(self, key: str, limit: int) -> list[str]:
+        """The ids of up to ``limit`` live elements stating ``key`` as a fact's predicate (``key : value``, a row's
+        column). Read on the question's held connection where there is one (a pool of one would wait for it)."""
+        params = self._params(predicate=key.strip(), limit=limit)
+
+        def read(conn: Any) -> list[str]:
+            if not conn.execute(sql.TABLE_EXISTS).fetchone()[0]:
+                return []
+            return [r[0] for r in conn.execute(sql.PREDICATE_ELEMENTS, params).fetchall()]
+
+        held = self.store.question_reads.connection if self.store.question_reads is not None else None
+        if held is not None:
+            return read(held)
+        with self.store.reader.connection() as conn:
+            return read(conn)
+
     def counts(self) -> TierCounts:
         with self.store.reader.connection() as conn:
             if not conn.execute(sql.TABLE_EXISTS).fetchone()[0]:

@@ -1,0 +1,74 @@
+"""A list of the things that have something ("List the monitors with USB-C", "USB-C가 있는 모니터를 모두"): the
+thing had is the attribute read of every entity stating it, found through the statement tier's facts, and the
+answer names those whose value says they have it.
+
+The end-to-end test runs on the real embedded Postgres with the bundled offline embedder.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from core.answering import compare
+from core.answering.table import build_table
+from core.ingest import SourceFile, ingest
+from core.ingest.tiers import sync_tiers
+from core.retrieval import RetrievalRequest
+from core.retrieval.shape import question_shape
+
+# The name had titles two of the sheets, so every element of those two matches it in words: the entities must come
+# from the sheets that state it, not from a search for it.
+SHEETS = {
+    "a.md": "# Lumo A1 Desk Lamp with USB-C\n## Specifications\n### Ports\n* USB-C : 1 (20 W charging)\n"
+            "* Mains : 230 V\n\nThe A1 lights a whole desk.\n",
+    "b.md": "# Lumo B2 Floor Lamp\n## Specifications\n### Ports\n* USB-C : X\n* Mains : 230 V\n\n"
+            "The B2 stands in a corner.\n",
+    "c.md": "# Lumo C3 Reading Lamp with USB-C\n## Specifications\n### Ports\n* USB-C : 2 (one for data)\n"
+            "* Mains : 110-230 V\n\nThe C3 clips to a shelf.\n",
+    "d.md": "# Lumo D4 Wall Lamp\n## Specifications\n### Ports\n* USB-C : 없음\n* Mains : 230 V\n\n"
+            "The D4 hangs on a wall.\n",
+    "guide.md": "# Lamp Setup Guide\n## Charging a Phone\n* Connect the phone to the lamp's USB-C port.\n"
+                "* USB-C charging stops when the lamp is dimmed below 10%.\n",
+}
+
+
+@pytest.mark.parametrize("question, had", [
+    ("List the lamps with USB-C", "USB-C"),
+    ("Which lamps have USB-C?", "USB-C"),
+    ("Which monitors support HDR10?", "HDR10"),
+    ("USB-C가 있는 램프를 모두 알려줘", "USB-C"),
+    ("HDR10을 지원하는 모니터는 어떤 것인가요?", "HDR10"),
+])
+def test_a_list_of_things_having_a_name_reads_that_name_as_what_is_had(question, had):
+    shape = question_shape(question)
+    assert shape is not None and shape.kind == "list" and shape.having == had and had not in shape.parts
+
+
+@pytest.mark.parametrize("question", [
+    "List the weight of every lamp",
+    "Which version has the fix for USB-C?",  # one thing asked: no plural class, no list word
+    "What is the USB-C power of the A1?",
+    "Which is lighter, the A1 or the B2?",
+])
+def test_other_questions_have_nothing_had(question):
+    shape = question_shape(question)
+    assert shape is None or shape.having == ""
+
+
+def test_the_lamps_with_usb_c_are_those_whose_sheet_says_so_each_cited(store):
+    report = ingest(store, [SourceFile(n, t.encode()) for n, t in SHEETS.items()])
+    assert not report.errors, report.errors
+    sync_tiers(store)
+    question = "List the lamps with USB-C"
+    answer = compare(store, RetrievalRequest(question, k=4))
+    table = build_table(question, answer.hierarchical.context)
+    assert table is not None
+    labels = sorted(r.entity for r in table.rows)
+    assert labels == sorted(t.splitlines()[0][2:] for n, t in SHEETS.items() if n != "guide.md"), labels
+    picked = {r.entity for r in table.picked}
+    assert picked == {"Lumo A1 Desk Lamp with USB-C", "Lumo C3 Reading Lamp with USB-C"}
+    text = answer.hierarchical.answer.text
+    first = text.splitlines()[0]
+    assert first.startswith("With USB-C:") and "Lumo A1" in first and "Lumo C3" in first
+    assert "Lumo B2" not in first and "Lumo D4" not in first  # "X" and "없음" say the lamp has none
+    assert all(f"[e:{r.short_id}]" in first for r in table.picked)
