@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from core import statements
@@ -80,3 +81,67 @@ def test_each_text_of_a_question_is_parsed_once(samples_store, question, monkeyp
     parsed.clear()
     ExtractiveAnswerer().complete(question, result.hierarchical)
     assert max(parsed.values(), default=1) == 1, parsed
+
+
+# The statements a default question sends when its texts were read before: the pool's connection check, the heading
+# index's state, the whole collection's vector search, term counts and full-text search, the scope's probe (its
+# vector and full-text search) and, where the probe finds no statement of the attribute, its lookup (full text;
+# the vector search is the probe's), the expansion and the versions read. A statement added fails here.
+@pytest.mark.parametrize(("question", "statements"), [
+    ("What is the weight of the Nova 32UX stand?", 9),
+    ("How do I reset the monitor to factory settings?", 10),
+])
+def test_a_default_question_sends_at_most_this_many_statements(samples_store, question, statements, monkeypatch):
+    import psycopg
+
+    retrieve(samples_store, RetrievalRequest(question, k=4))
+    sent: list[str] = []
+    original = psycopg.Cursor.execute
+
+    def counted(cursor, query, *args, **kwargs):
+        sent.append(" ".join(str(query).split())[:70])
+        return original(cursor, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", counted)
+    result = retrieve(samples_store, RetrievalRequest(question, k=4))
+    assert result.heading_match is not None, result.notes  # the scoped path: its probes are counted too
+    assert 0 < len(sent) <= statements, sent
+
+
+def test_a_question_asked_again_is_not_embedded_again(samples_store):
+    from core.retrieval.search import embed_query
+
+    question = "How long is the warranty of the Nova 27QX? (asked twice)"
+    before = samples_store.embeddings.calls
+    first = embed_query(samples_store, question)
+    second = embed_query(samples_store, question)
+    assert samples_store.embeddings.calls - before == 1
+    assert second is first and not first.flags.writeable  # one vector, shared read-only
+    assert np.array_equal(first, np.asarray(samples_store.embeddings.embed_query(question), dtype=np.float32))
+    embed_query(samples_store, question + " ")  # another text is embedded
+    assert samples_store.embeddings.calls - before == 3
+
+
+def test_a_remote_or_test_embedder_is_always_called(samples_store):
+    from core.retrieval.search import embed_query
+    from core.store import ElementStore
+    from tests.helpers_embeddings import HashEmbeddings
+
+    store = ElementStore.__new__(ElementStore)  # only .embeddings is read
+    store.embeddings = HashEmbeddings()
+    embed_query(store, "a question")
+    embed_query(store, "a question")
+    assert store.embeddings.calls == 2
+
+
+def test_jsonb_is_read_alike_by_the_fast_parser_and_json():
+    import json
+
+    from core.db.pool import _json_loads
+
+    values = ['{"source": "a.md", "start_line": 3, "x": [1.5, null, true, "\\u00e9\\ud55c"]}', '{"n": 1e400}',
+              '{"big": 123456789012345678901234567890, "neg": -12345678901234567890}', '{"id": "1234567890123456789"}',
+              '[]', '"text"']
+    for text in values:
+        for data in (text, text.encode(), memoryview(text.encode())):
+            assert _json_loads(data) == json.loads(text), text

@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from core import textnorm
+from core.bounded_cache import BoundedCache
+from core.embeddings import E5Embeddings, USEEmbeddings
 from core.retrieval.contextual import sibling_scope, to_base_hits
 from core.retrieval.hits import Hit
 from core.retrieval.scope import Scope
@@ -56,8 +58,25 @@ def ms(seconds: float) -> float:
 # -- vector ----------------------------------------------------------------------------------------------------
 
 
+# A local model's vector of a text is a pure function of the text (the model is fixed by its class): a text asked
+# again (a Compare rerun, evaluation's modes, a follow-up that resolves to the same question) is not embedded again.
+# Remote models (OpenAI) and test doubles are always called.
+_LOCAL_MODELS = (USEEmbeddings, E5Embeddings)
+_QUERY_VECTORS: BoundedCache[tuple[type, str], np.ndarray] = BoundedCache(1024)
+
+
 def embed_query(store: ElementStore, question: str) -> np.ndarray:
-    return np.asarray(store.embeddings.embed_query(question), dtype=np.float32)
+    """The query vector of ``question`` under ``store``'s embedder (read-only; a local model's is kept per text)."""
+    embeddings = store.embeddings
+    if type(embeddings) not in _LOCAL_MODELS:
+        return np.asarray(embeddings.embed_query(question), dtype=np.float32)
+    key = (type(embeddings), question)
+    vector = _QUERY_VECTORS.get(key)
+    if vector is None:
+        vector = np.asarray(embeddings.embed_query(question), dtype=np.float32)
+        vector.setflags(write=False)  # shared by every caller of the same text
+        _QUERY_VECTORS.put(key, vector)
+    return vector
 
 
 def _hits(found: Sequence[Scored]) -> list[Hit]:
