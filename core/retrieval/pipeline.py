@@ -56,6 +56,7 @@ from core.retrieval.headings import (
 )
 from core.retrieval.headings import words as heading_words
 from core.retrieval.hits import Hit
+from core.retrieval.parts import search_by_parts
 from core.retrieval.question import QuestionError, validate_question
 from core.retrieval.request import RetrievalRequest
 from core.retrieval.router import route
@@ -467,7 +468,10 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
         routing = route(analysis) if config.route and scope.is_whole else None
         if routing is not None and routing.search == "statements" and not HLGTables(store).built():
             routing = None  # no tiers yet: the question takes the config's own path
-        if config.statements or (routing is not None and routing.search == "statements"):
+        if routing is not None and routing.search == "parts":  # each part on the config's own path
+            hits, notes, timings, named = search_by_parts(context, lambda c: add_entity_hits(c, find_hits(c, scope)))
+            found = Found(hits, scope, None, [routing.note, *notes], timings, named)
+        elif config.statements or (routing is not None and routing.search == "statements"):
             hits, notes, timings, _chosen = find_statement_hits(context)
             found = Found(hits, Scope.whole(), None, ([routing.note] if routing else []) + notes, timings)
         elif config.topics:
