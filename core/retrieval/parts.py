@@ -68,8 +68,26 @@ def question_parts(question: str, config: PartsConfig = DEFAULT_PARTS) -> tuple[
         return (question,)
     if not all(_asks_alone(p, [q for q in pieces if q is not p], config) for p in pieces):
         return (question,)
+    pieces = [pieces[0], *(_completed(p, pieces[0]) for p in pieces[1:])]
     lead = preamble.strip()
     return tuple(f"{lead} {p}?".strip() if lead else f"{p}?" for p in pieces)
+
+
+def _completed(piece: str, first: str) -> str:
+    """A later side that names only the alternative, asked as the first side is: "… wheels on Intel vs on Apple
+    Silicon" → "… wheels on Apple Silicon" (the first side from its last word that the alternative begins with),
+    "which is bigger in npm, searchlimit or fetch-retry-factor" → "which is bigger in npm, fetch-retry-factor" (the
+    first side up to its last comma). A side asking by its own question word stands as it is."""
+    if _ASKING.match(piece):
+        return piece
+    head = piece.split()[0].casefold() if piece.split() else ""
+    words = first.split()
+    at = max((i for i, w in enumerate(words) if w.casefold() == head), default=-1)
+    if 0 < at and len(piece.split()) < len(words):
+        return " ".join([*words[:at], piece])
+    if "," in first:
+        return f"{first.rsplit(',', 1)[0]}, {piece}"
+    return piece
 
 
 def _asks_alone(piece: str, others: list[str], config: PartsConfig) -> bool:
@@ -83,7 +101,8 @@ def _asks_alone(piece: str, others: list[str], config: PartsConfig) -> bool:
 
 def interleave(lists: list[list[Hit]], k: int) -> list[Hit]:
     """The hits of each part's search taken in turns (each part's best first), an element once, until ``k``
-    elements; re-ranked in the order taken, an outside-scope mark dropped (each part's scope is its own)."""
+    elements; re-ranked in the order taken, an outside-scope mark dropped (each part's scope was its own: the merged
+    hits answer the parts, none is outside the whole question)."""
     out: list[Hit] = []
     seen: set[str] = set()
     depth = max((len(h) for h in lists), default=0)
@@ -98,8 +117,8 @@ def interleave(lists: list[list[Hit]], k: int) -> list[Hit]:
 def search_by_parts(context: SearchContext, search_one: Callable[[SearchContext], Any]
                     ) -> tuple[list[Hit], list[str], dict[str, float], list[Any]]:
     """Each of ``context``'s question parts searched by ``search_one`` (the config's own path: a part's own vector,
-    scope and entity hits), the hits taken in turns until ``k`` elements (:func:`interleave`); with the parts'
-    notes, their summed stage timings and their entities."""
+    scope and entity hits, ``k`` hits), the hits taken in turns (:func:`interleave`), ``k`` for each part: each
+    fact asked gets the room one question gets. With the parts' notes, their summed stage timings and entities."""
     from core.retrieval.analysis import analyse
     from core.retrieval.search import embed_query
     from core.retrieval.stages import SearchContext
@@ -114,5 +133,5 @@ def search_by_parts(context: SearchContext, search_one: Callable[[SearchContext]
     for f in found:
         for stage, spent in f.timings.items():
             timings[stage] = round(timings.get(stage, 0.0) + spent, 3)
-    return (interleave([f.hits for f in found], context.k), [n for f in found for n in f.notes], timings,
+    return (interleave([f.hits for f in found], context.k * len(found)), [n for f in found for n in f.notes], timings,
             [e for f in found for e in f.entities])
