@@ -34,6 +34,7 @@ _ASIDES = re.compile(r"`[^`\n]{1,200}`|\([^()]*(?:\([^()]*\)[^()]*)*\)")
 # examples of one thing ("accessories such as cables and wall brackets"): one ask, whatever joins them
 _EXAMPLES = re.compile(r"\b(?:such as|e\.g\.|for example|including)\b.*$", re.I)
 _IDENTIFIER = re.compile(r"[\w]+[-_.][\w.-]*\w|\w*\d\w*")
+_LABEL = re.compile(r"^([^:?`]{1,40}:)\s+")
 _ASKING = re.compile(r"^(?:what|which|who|where|when|how|is|are|does|do|can)\b", re.I)
 
 
@@ -56,6 +57,9 @@ def question_parts(question: str, config: PartsConfig = DEFAULT_PARTS) -> tuple[
     """The asks of ``question``, each a question of its own with the shared leading clause; ``(question,)`` when it
     asks one thing."""
     preamble, rest = split_preamble(question)
+    label = _LABEL.match(rest)  # "cibuildwheel defaults: …" names what every ask is about
+    if label:
+        preamble, rest = f"{preamble} {label.group(1)}", rest[label.end():]
     body = rest.rstrip(" ?？.")
     masked = _masked(body)
     cuts = [0]
@@ -66,7 +70,7 @@ def question_parts(question: str, config: PartsConfig = DEFAULT_PARTS) -> tuple[
     pieces = [body[cuts[i]:cuts[i + 1]].strip(" ,") for i in range(0, len(cuts), 2)]
     if not 2 <= len(pieces) <= config.max_parts:
         return (question,)
-    if not all(_asks_alone(p, [q for q in pieces if q is not p], config) for p in pieces):
+    if not all(_asks_alone(p, [q for q in pieces if q is not p], config, later=i > 0) for i, p in enumerate(pieces)):
         return (question,)
     pieces = [pieces[0], *(_completed(p, pieces[0]) for p in pieces[1:])]
     lead = preamble.strip()
@@ -90,13 +94,14 @@ def _completed(piece: str, first: str) -> str:
     return piece
 
 
-def _asks_alone(piece: str, others: list[str], config: PartsConfig) -> bool:
-    """A side holds a term the others lack, and asks by its own question word, or holds ``min_terms`` terms, or
-    names an identifier ("fetch-retry-factor")."""
+def _asks_alone(piece: str, others: list[str], config: PartsConfig, *, later: bool) -> bool:
+    """A side holds a term the others lack, and holds ``min_terms`` terms, or names an identifier
+    ("fetch-retry-factor"), or (a later side) asks by a question word of its own ("…, and what's the fetch
+    timeout"); the first side's question word asks for the whole question ("How do I search and replace …")."""
     held = terms(piece)
     if not held - terms(" ".join(others)):
         return False
-    return bool(_ASKING.match(piece)) or len(held) >= config.min_terms or bool(_IDENTIFIER.search(piece))
+    return (later and bool(_ASKING.match(piece))) or len(held) >= config.min_terms or bool(_IDENTIFIER.search(piece))
 
 
 def interleave(lists: list[list[Hit]], k: int) -> list[Hit]:

@@ -46,6 +46,8 @@ def _step(row: StatementRow, source: str, target: str) -> PathStep:
     kv = key_value(row.text)
     if kv and not target:
         relation, target = kv
+    elif kv and kv[1].casefold() == target.casefold():  # "Built by : Aurora Optics Lab" → Aurora Optics Lab
+        relation = kv[0]
     else:
         relation = clip(" ".join(row.text.split()), RELATION_CHARS, at_word=True)
     return PathStep(source, relation, target or _subject(row), row.element_id, row.heading_path, row.text)
