@@ -110,3 +110,26 @@ def test_the_statements_search_gives_the_path_that_joined_two_documents_each_ste
     assert found.describe()["path"][1]["heading_path"] == ["Research Labs", "Aurora Optics Lab"]
     # a question that joins nothing has no path; nor does the default search
     assert retrieve(store, RetrievalRequest("What is the resolution of the Lumen Camera?", k=3)).path == ()
+
+
+def test_the_compare_page_draws_the_statement_path_escaped_each_step_linked_to_its_element():
+    from streamlit.testing.v1 import AppTest
+
+    def page() -> None:
+        from views.comparison import show_statement_path
+
+        show_statement_path([
+            {"source": "<script>alert(1)</script>", "relation": "[built](http://127.0.0.1:9/x) by",
+             "target": "**Lab**", "element_id": "abcdef0123456789", "heading_path": ["A"], "statement": "s"},
+            {"source": "**Lab**", "relation": "Head", "target": "Dr. <b>Kim</b>", "element_id": "0123456789abcdef",
+             "heading_path": ["A", "Lab"], "statement": "Head : Dr. <b>Kim</b>"},
+        ], "things")
+
+    at = AppTest.from_function(page, default_timeout=120).run()
+    shown = at.markdown[0].value
+    assert shown.startswith("Statement path: **\\<script\\>alert")
+    # the document's tags, link and emphasis are text: no raw tag, no link but the two citations
+    assert "<script>" not in shown and "<b>" not in shown and "\\*\\*Lab\\*\\*" in shown
+    assert shown.count("](") == 2
+    assert "[e:abcdef01](/document_tree?collection=things&element=abcdef0123456789)" in shown
+    assert "[e:01234567](/document_tree?collection=things&element=0123456789abcdef)" in shown
