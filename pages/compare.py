@@ -28,7 +28,7 @@ from core.retrieval import (
 from core.store import StoreError
 from core.text import escape_markdown
 from views import ui
-from views.comparison import run_columns, show_hierarchy_added, show_search
+from views.comparison import run_columns, show_hierarchy_added, show_search, show_statement_path
 from views.conversation import (
     conversation_id,
     keep_answer,
@@ -114,6 +114,7 @@ turn_as_of = show_header(conversation, conversation_row, when)  # a conversation
 def show_whole(comparison: Comparison) -> None:
     """The last turn's whole comparison: the search, both columns in full, what the hierarchy added, the download."""
     show_search(comparison.search.get("notes", []), [h.as_dict() for h in comparison.hits], None)
+    show_statement_path(comparison.search.get("path", []), collection)
     run_columns(None, comparison, collection)
     show_downloads(comparison)
 
@@ -169,6 +170,7 @@ if pending is not None:
         if fresh is not None and fresh.hits:
             show_search(fresh.notes, [h.as_dict() for h in fresh.hierarchical.hits],
                         _search_everywhere if fresh.searched_under is not None else None)
+            show_statement_path([step.as_dict() for step in fresh.path], collection)
             comparison = run_columns(fresh, None, collection)
         elif fresh is not None:
             st.info("Nothing found in this scope.")

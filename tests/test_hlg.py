@@ -270,7 +270,9 @@ def test_the_analysis_says_when_a_question_bridges_two_things(question, cue):
 
     analysis = analyse(question)
     assert analysis.bridge == cue
-    assert route(analysis).search == ("statements" if cue else "")
+    # two questions read as two parts are searched part by part; a relative clause goes to the statements search
+    expected = {"relative clause": "statements", "two questions": "parts"}.get(cue, "")
+    assert route(analysis).search == expected
 
 
 def test_a_comparative_question_keeps_the_default_path_even_with_a_relative_clause():

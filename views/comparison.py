@@ -79,6 +79,19 @@ def show_search(notes: list[str], hits: list[dict], search_everywhere: Callable[
     )
 
 
+def show_statement_path(path: list[dict], collection: str) -> None:
+    """The statement path the statements search joined two places by ("X — built by → Y — headed by → Z"), each
+    step's citation linked to the element stating it in the Document tree. Document text is escaped: the path is
+    markdown, never HTML."""
+    if not path:
+        return
+    pieces = [f"**{escape_markdown(path[0]['source'])}**"] if path[0]["source"] else []
+    for step in path:
+        cite = f"[e:{step['element_id'][:8]}]({ui.tree_link(step['element_id'], collection)})"
+        pieces.append(f"— {escape_markdown(step['relation'])} {cite} → **{escape_markdown(step['target'])}**")
+    st.markdown("Statement path: " + " ".join(pieces))
+
+
 def show_details(result: ModeResult, plain_tokens: int, x_max: float, comparison: Comparison) -> None:
     """One column's details: its table, answerer, tokens, latency chart, context (cut for display) and sources."""
     collection = comparison.collection

@@ -25,6 +25,7 @@ from core.answering.releases import dated_release, mentions_last
 from core.answering.table import ComparisonTable, build_table
 from core.elements import row_cells
 from core.retrieval import Context, ContextElement
+from core.retrieval.parts import question_parts
 from core.retrieval.shape import name_runs
 from core.statements import (
     documented_statement,
@@ -395,6 +396,9 @@ class ExtractiveAnswerer:
         table = self.table(question, context)
         if table is not None and table.stated:
             return table.render()
+        units = self.units_per_part(question, context)
+        if len(units) > 1:
+            return "\n".join(line for unit in units for line in _quoted(unit, context))
         evidence = self.evidence(question, context)
         if not evidence:
             return prompts.EXTRACTIVE_EMPTY
@@ -408,20 +412,40 @@ class ExtractiveAnswerer:
             return prompts.EXTRACTIVE_NOT_STATED.format(entity=" / ".join(context.named))
         if not best.answers:
             return prompts.EXTRACTIVE_NOT_FOUND
-        quote = f"“{best.excerpt}” [e:{best.element.short_id}]"
-        lines = [_stated(best)] if best.value else []
-        if context.mode == "hierarchical" and best.element.path:
-            lines += [f"{prompts.EXTRACTIVE_PATH_PREFIX} {' › '.join(best.element.path)}:", quote]
-        elif context.mode == "hierarchical":
-            lines.append(quote)
-        else:
-            lines += [quote, prompts.EXTRACTIVE_PLAIN_NOTE]
+        lines = _quoted(best, context)
+        if context.mode != "hierarchical":
+            lines.append(prompts.EXTRACTIVE_PLAIN_NOTE)
         if best.score < WEAK_SCORE:
             lines.append(prompts.EXTRACTIVE_WEAK_NOTE)
         return "\n".join(lines)
 
+    def units_per_part(self, question: str, context: Context) -> list[Evidence]:
+        """For a question asking several facts at once (``core.retrieval.parts``), the best unit answering each
+        part, one element each, in the order asked; at most one unit when it asks one thing, or when the context
+        answers only one of its parts (then the question is answered as a whole)."""
+        parts = question_parts(question)
+        if len(parts) < 2:
+            return []
+        units: list[Evidence] = []
+        for part in parts:
+            quoted = {u.element.element_id for u in units}
+            best = next((e for e in self.evidence(part, context) if e.answers and not e.element.outside_scope
+                         and e.element.element_id not in quoted), None)
+            if best is not None:
+                units.append(best)
+        return units if len(units) == len(parts) else []
+
     def stream(self, question: str, context: Context) -> Iterator[str]:
         yield self.complete(question, context)
+
+
+def _quoted(unit: Evidence, context: Context) -> list[str]:
+    """One unit's lines: the value it states, where it sits (a hierarchical context), the quote with its citation."""
+    quote = f"“{unit.excerpt}” [e:{unit.element.short_id}]"
+    lines = [_stated(unit)] if unit.value else []
+    if context.mode == "hierarchical" and unit.element.path:
+        lines.append(f"{prompts.EXTRACTIVE_PATH_PREFIX} {' › '.join(unit.element.path)}:")
+    return [*lines, quote]
 
 
 def _stated(evidence: Evidence) -> str:

@@ -33,6 +33,7 @@ __all__ = [
     "Vocabulary",
     "document_statements",
     "entity_key",
+    "key_value",
     "make_statement",
 ]
 
@@ -161,6 +162,12 @@ def _pieces(el: Element) -> list[tuple[str, str]]:
     return [("sentence", s) for s in _sentences(text)]
 
 
+def key_value(text: str) -> tuple[str, str] | None:
+    """``(key, value)`` of a ``key : value`` statement ("실장 : 백승우"), else None."""
+    kv = _KEY_VALUE.match(text)
+    return (kv.group("key").strip(), kv.group("value").strip()) if kv else None
+
+
 def _facts(kind: str, text: str, subject: str, names: Sequence[tuple[str, str]]) -> tuple[list[DraftFact],
                                                                                         list[tuple[str, str]]]:
     """The facts of one statement and the extra names they make entities (a row's first cell, a short value)."""
@@ -174,10 +181,10 @@ def _facts(kind: str, text: str, subject: str, names: Sequence[tuple[str, str]])
                 extra.append((row_subject, "name"))
                 facts += [DraftFact(row_subject, h or "cell", c, "row") for h, c in cells[1:]]
     elif kind == "item" and subject:
-        kv = _KEY_VALUE.match(text)
+        kv = key_value(text)
         if kv:
-            value = kv.group("value").strip()
-            facts.append(DraftFact(subject, kv.group("key").strip(), value, "attribute"))
+            key, value = kv
+            facts.append(DraftFact(subject, key, value, "attribute"))
             if len(value) <= MAX_VALUE_ENTITY_CHARS and entity_key(value):
                 extra.append((value, "name"))
     named = sorted({entity_key(n): n for n, _role in names if entity_key(n)}.items())

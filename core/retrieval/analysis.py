@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from core.retrieval.parts import question_parts
 from core.retrieval.shape import (
     QuestionShape,
     attribute_identifiers,
@@ -42,7 +43,9 @@ class QuestionAnalysis:
     * ``plain``: the question without its ways of asking for a default in other words (their words name nothing),
       and its ``plain_preamble`` and ``plain_rest``: what the heading match reads names from;
     * ``bridge``: why its evidence must bridge two things (a relative clause naming a thing by what it does, two
-      questions in one: ``core.retrieval.shape.bridge_cue``), "" when it names one thing and one attribute.
+      questions in one: ``core.retrieval.shape.bridge_cue``), "" when it names one thing and one attribute;
+    * ``parts``: the asks of a question asking several facts at once, each a question of its own
+      (``core.retrieval.parts``); ``(text,)`` when it asks one thing.
     """
 
     text: str
@@ -61,6 +64,7 @@ class QuestionAnalysis:
     plain_preamble: str
     plain_rest: str
     bridge: str = ""
+    parts: tuple[str, ...] = ()
 
     def identifiers(self, things: frozenset[str] = frozenset()) -> list[str]:
         """The identifiers naming an attribute (``core.retrieval.shape.attribute_identifiers``), ``things``
@@ -97,4 +101,5 @@ def analyse(question: str) -> QuestionAnalysis:
         plain_preamble=plain_preamble,
         plain_rest=plain_rest,
         bridge=bridge_cue(question),
+        parts=question_parts(question),
     )

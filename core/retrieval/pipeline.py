@@ -56,12 +56,14 @@ from core.retrieval.headings import (
 )
 from core.retrieval.headings import words as heading_words
 from core.retrieval.hits import Hit
+from core.retrieval.parts import search_by_parts
 from core.retrieval.question import QuestionError, validate_question
 from core.retrieval.request import RetrievalRequest
 from core.retrieval.router import route
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.search import MAX_K, SearchConfig, embed_query, ms, search_config
 from core.retrieval.stages import ContextConfig, SearchContext, Stages, current_stages
+from core.retrieval.statement_path import PathStep
 from core.retrieval.statement_search import find_statement_hits
 from core.retrieval.strategies import stage_list
 from core.retrieval.topic_search import find_topic_hits
@@ -96,6 +98,7 @@ class Found:
     timings: dict[str, float]
     entities: list[Entity] = field(default_factory=list)
     index: HeadingIndex | None = None  # the heading index the scope was read from, read once per question
+    path: tuple[PathStep, ...] = ()  # the statement path the statements search joined two places by
 
 
 def _where(hit: Hit) -> str:
@@ -403,6 +406,7 @@ class Retrieval:
     analysis: QuestionAnalysis | None = field(default=None, repr=False)  # the question as every stage read it
     searches: int = 0  # the searches run (one per scope probed, one per entity compared, the whole collection's)
     stages: Stages = field(default_factory=current_stages, repr=False)
+    path: tuple[PathStep, ...] = ()  # the statement path that joined two places (the statements search), each cited
 
     def context(self, mode: Mode) -> Context:
         return self.plain if mode == "plain" else self.hierarchical
@@ -435,7 +439,7 @@ class Retrieval:
     def describe(self) -> dict[str, Any]:
         return {"search": self.search.as_dict(), "stages": list(stage_list(self.search)),
                 "scope": self.scope.as_dict(), "notes": list(self.notes), "children_budget": self.children_budget,
-                "searches": self.searches}
+                "searches": self.searches, "path": [step.as_dict() for step in self.path]}
 
 
 def retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: ElementStore | None = None) -> Retrieval:
@@ -467,9 +471,12 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
         routing = route(analysis) if config.route and scope.is_whole else None
         if routing is not None and routing.search == "statements" and not HLGTables(store).built():
             routing = None  # no tiers yet: the question takes the config's own path
-        if config.statements or (routing is not None and routing.search == "statements"):
-            hits, notes, timings, _chosen = find_statement_hits(context)
-            found = Found(hits, Scope.whole(), None, ([routing.note] if routing else []) + notes, timings)
+        if routing is not None and routing.search == "parts":  # each part on the config's own path
+            hits, notes, timings, named = search_by_parts(context, lambda c: add_entity_hits(c, find_hits(c, scope)))
+            found = Found(hits, scope, None, [routing.note, *notes], timings, named)
+        elif config.statements or (routing is not None and routing.search == "statements"):
+            hits, notes, timings, path = find_statement_hits(context)
+            found = Found(hits, Scope.whole(), None, ([routing.note] if routing else []) + notes, timings, path=path)
         elif config.topics:
             hits, notes, timings = find_topic_hits(context)
             found = Found(hits, Scope.whole(), None, notes, timings)
@@ -503,7 +510,7 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
     return Retrieval(question=question, k=k, scope=found.scope, hits=found.hits, plain=plain, hierarchical=hierarchical,
                      timings=timings, query_vector=vector, search=config, heading_match=found.heading_match,
                      notes=found.notes, children_budget=budget, as_of=request.as_of, versions=versions,
-                     analysis=analysis, searches=context.searches, stages=stages)
+                     analysis=analysis, searches=context.searches, stages=stages, path=found.path)
 
 
 def _as_of(store: ElementStore, when: datetime, config: SearchConfig) -> ElementStore:

@@ -30,6 +30,7 @@ from core.hlg.extract import entity_key
 from core.retrieval.hits import Hit
 from core.retrieval.search import fts_terms, is_stopword, ms, tsquery_lexeme
 from core.retrieval.stages import SearchContext
+from core.retrieval.statement_path import PathStep, statement_path
 from core.store.hlg_tables import HLGTables, StatementRow
 from core.text import words
 
@@ -151,9 +152,9 @@ def _greedy(candidates: dict[int, StatementRow], weights: dict[int, float], name
 
 
 def find_statement_hits(context: SearchContext, config: StatementSearchConfig = DEFAULT_CONFIG
-                        ) -> tuple[list[Hit], list[str], dict[str, float], list[StatementRow]]:
+                        ) -> tuple[list[Hit], list[str], dict[str, float], tuple[PathStep, ...]]:
     """The ``context.k`` elements whose statements best answer the question (see the module docstring), with notes,
-    stage timings and the statements chosen, best first."""
+    stage timings and the statement path of the first chain it followed (empty when it joined nothing)."""
     tables = HLGTables(context.store)
     if not tables.built():
         raise StatementsMissingError(
@@ -193,5 +194,11 @@ def find_statement_hits(context: SearchContext, config: StatementSearchConfig = 
     notes = [f"statements: {len(entry)} entry, {len(expanded)} reached through shared entities and facts "
              f"(at most {config.hops} hops)"]
     notes += [f"joined: {_short(a)} → {_short(b)}" for a, b in links]
+    path: tuple[PathStep, ...] = ()
+    if links:
+        a, b = links[0]
+        shared = sorted(bridges.get(a.statement_id, {}).keys() & bridges.get(b.statement_id, {}).keys())
+        names = tables.entity_names(sorted({e for s in (a, b) for e in bridges.get(s.statement_id, {})}))
+        path = statement_path(a, b, shared, bridges, names, frozenset(question_entity_keys(question)))
     timings = {"statement_entry": ms(t1 - t0), "statement_expand": ms(t2 - t1), "statement_rerank": ms(t3 - t2)}
-    return hits, notes, timings, chosen
+    return hits, notes, timings, path

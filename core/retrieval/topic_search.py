@@ -34,7 +34,7 @@ __all__ = ["TopicSearchConfig", "find_topic_hits"]
 @dataclass(frozen=True)
 class TopicSearchConfig:
     entry: int = 8
-    width: int = 4
+    width: int = 3
     depth: int = 2
     fanout: int = 30
     per_topic: int = 2

@@ -366,6 +366,8 @@ FROM hke_hlg_mentions m
 WHERE m.statement_id = ANY(%(ids)s) AND {_BRIDGE.format(m="m")}
 """  # noqa: S608 - fixed fragments, no user text
 
+ENTITY_NAMES = "SELECT entity_id, key, name FROM hke_hlg_entities WHERE entity_id = ANY(%(ids)s)"
+
 # The facts of an entity (the Reports page's table), by its merge key, with the statements that state them.
 ENTITY_FACTS = f"""
 SELECT f.subject, f.predicate, f.object, f.kind, count(*) AS support,

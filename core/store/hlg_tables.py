@@ -406,6 +406,11 @@ class HLGTables:
                 out[int(sid)][int(eid)] = int(n)
         return out
 
+    def entity_names(self, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
+        """Entity id → (merge key, name as first written)."""
+        rows = self._read(sql.ENTITY_NAMES, {"ids": list(ids)}) if ids else []
+        return {int(eid): (key, name) for eid, key, name in rows}
+
     def topics(self) -> list[dict[str, Any]]:
         """The topics a read sees (current, or as of the store's date), with their texts and statement counts."""
         if not self.built():

@@ -7,6 +7,9 @@ does) and that nothing the document links to is fetched. Screenshots go to tests
 
 from __future__ import annotations
 
+from pathlib import Path
+from urllib.parse import quote
+
 import pytest
 
 from ..helpers_pages import ingested_store
@@ -104,3 +107,31 @@ def test_comparisons_superlatives_and_lists_in_the_browser(app_url, page, sample
     page.set_viewport_size({"width": 1500, "height": 3400})
     page.wait_for_timeout(800)
     screenshot(page, shot)
+
+
+@pytest.fixture(scope="module")
+def bridge_collection(db_url, use_embeddings):
+    from core.ingest.tiers import sync_tiers
+
+    name = "hanbit-space-institute-overview-ko.md"
+    text = (Path(__file__).resolve().parents[2] / "data" / "samples" / name).read_text(encoding="utf-8")
+    with ingested_store(db_url, use_embeddings, "e2e_bridge", {name: text}) as store:
+        sync_tiers(store)
+        yield store.collection
+
+
+def test_compare_shows_the_statement_path_of_a_bridge_question(app_url, page, bridge_collection):
+    # The samples' bridge question (payload → the lab that built it → the lab's head), asked through a link with
+    # the statements search: the path that joined the two statements is drawn, each step cited.
+    question = "미리내 3호에 실린 레이저 통신 탑재체를 만든 연구실의 실장은 누구예요?"
+    page.goto(f"{app_url}/compare?collection={bridge_collection}&q={quote(question)}&search=statements")
+    wait_for_text(page, "What the hierarchy added", timeout=180_000)
+    main = page.locator(MAIN)
+    text = main.inner_text()
+    assert "Statement path: 미리내 3호 — 미리내 3호에 탑재된 레이저 통신 탑재체" in text
+    assert "→ 광통신연구실 — 실장" in text and "→ 백승우" in text
+    cites = main.locator("a[href*='/document_tree?'][href*='&element=']").filter(has_text="e:")
+    assert cites.count() >= 2, "each step links to the element stating it"
+    page.set_viewport_size({"width": 1500, "height": 2400})
+    page.wait_for_timeout(800)
+    screenshot(page, "compare_statement_path")
