@@ -8,10 +8,8 @@ builds both contexts from the same hits:
 * **hierarchical**: every hit expanded to its root-to-leaf partial tree, a heading hit with the part of its own
   section closest to the question (``children_budget`` tokens), merged and rendered as markdown.
 
-The Compare page, the CLI ``ask``, the LangChain retrievers below and evaluation (``core.evaluation.modes``)
-all call it; evaluation only scores what it returns. Stage timings are in milliseconds. What the search did is
-said in :attr:`Retrieval.notes` ("searched under: …", the fallback to the whole collection, a stronger hit kept
-from outside the scope).
+Compare, ``ask``, the LangChain retrievers below and evaluation all call it. Timings are in milliseconds; what
+the search did is said in :attr:`Retrieval.notes`.
 """
 
 from __future__ import annotations
@@ -146,9 +144,8 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
         notes.append("nothing under it matched: searched the whole collection")
         return Found(everywhere, Scope.whole(), match, notes, timings, index=index)
     pinned = _pinning_names(factors) if stages.heading_scope.pinned_veto else None
-    # The whole collection's best hit always keeps a place (the last slot): a scope read wrongly from the question
-    # ("Dot Notation" is a heading, but the question asks the "Dot Notation" column of another page's table)
-    # never hides it. Measured: without this slot recall fell from 0.97 to 0.85 on the Python-Markdown set.
+    # The whole collection's best hit keeps the last slot: a scope read wrongly from the question never hides it
+    # (without it recall fell from 0.97 to 0.85 on the Python-Markdown set).
     best = everywhere[0] if everywhere else None
     if stages.heading_scope.outside_slot and best is not None \
             and best.element_id not in {h.element_id for h in scoped}:
@@ -291,11 +288,10 @@ def add_entity_hits(context: SearchContext, found: Found, pool: list[Hit] | None
 
 def _stating(hits: list[Hit], asked: frozenset[str], wanted: frozenset[str],
              identifiers: frozenset[str] = frozenset()) -> tuple[Hit | None, bool]:
-    """The first hit stating the attribute asked (a ``key : value`` item or ``Default:`` line whose key the
-    question's words name, at least half of it), and whether its key is exactly an option the question names by
-    its identifier (``identifiers``, last dotted parts); the first such hit is preferred. A default stated under
-    the option's own heading counts when the question names that heading (``wanted``: all its terms), even where
-    the heading is the scope's name."""
+    """The first hit stating the attribute asked (a ``key : value`` item or ``Default:`` line whose key names at
+    least half of the question's words), and whether its key is exactly an option the question names by its
+    identifier (``identifiers``); such a hit is preferred. A default under the option's own heading counts when
+    the question names that heading (``wanted``)."""
     first: Hit | None = None
     for hit in hits:
         heading = hit.element.heading_path[-1] if hit.element.heading_path else None
