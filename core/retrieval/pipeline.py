@@ -335,8 +335,7 @@ def _probe(context: SearchContext, scope: Scope, asked: frozenset[str],
         stating = looked_up if looked_up is not None and (exact or stating is None) else stating
     top = hits[:k]
     if stating is not None and stating not in top[: max(1, k - 1)]:
-        # before the last place, which the whole collection's best hit may take (find_hits)
-        at = max(0, k - 2)
+        at = max(0, k - 2)  # before the last place, which the whole collection's best hit may take (find_hits)
         rest = [h for h in top if h is not stating]
         top = [*rest[:at], stating, *rest[at : k - 1]]
     return [Hit(h.element, rank, h.distance) for rank, h in enumerate(top)], timings, stating is not None
