@@ -187,6 +187,9 @@ def test_an_index_build_runs_as_a_job_with_its_counts(runner, small_store, table
     assert job.counts["entities"] == stats["entities"] > 0 and job.counts["reports"] == stats["reports"] > 0
     assert (job.counts["llm_units"], job.counts["fallback_reports"]) == (0, 0)
     assert job.request["config"]["extraction"] == "offline"
+    from core.ingest.tiers import tiers_built
+
+    assert tiers_built(small_store)  # the statement tiers too, as `core index` builds them
     # One build per collection at a time.
     busy = tables.create(small_store.collection, INDEX)
     with pytest.raises(JobError, match="already running"):

@@ -286,6 +286,12 @@ def _index_work(store: ElementStore, settings: Any, config: Any, chat_model: Any
             # The stage is what is being worked on; once the write has begun it goes through (one transaction).
             job.progress(p.done, p.total, p.stage, may_stop=p.stage != STAGES[-1])
 
+        # the statement tiers first, as `core index` builds them: the `statements` and `topics` searches and the
+        # lists of things that have something read them, and ingest keeps them up to date once built
+        from core.ingest.tiers import sync_tiers
+
+        job.progress(0, 1, "statement tiers", may_stop=True)
+        sync_tiers(store, chat_model=chat_model)
         report = build_index(store, settings=settings, config=config, chat_model=chat_model, progress=on_progress)
         return index_counts(report), None
 
