@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,8 @@ from core.elements import ELEMENT_CATEGORIES, document_id_from_key, element_id_f
 from core.front_matter import parse_front_matter
 from core.ingest import parse as parse_with_loader
 from core.markdown_loader import MAX_NESTING, MarkdownElementLoader, parse_markdown
+
+from .helpers_work import python_lines_run
 
 REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "lg-monitor.md"
 REQUIRED_KEYS = {
@@ -599,11 +600,9 @@ def test_nesting_up_to_the_limit_is_kept() -> None:
 def test_ten_megabyte_single_line() -> None:
     chunk = "plain words and more plain words " * 30 + "*stress* `code` [link](u) "
     line = (chunk * (10_000_000 // len(chunk) + 1))[:10_000_000]
-    started = time.perf_counter()
     [doc] = parse_markdown(line, source="x", document_id="d")
     assert doc.metadata["category"] == "NarrativeText"
     assert len(doc.page_content) > 9_000_000
-    assert time.perf_counter() - started < 120
 
 
 _LINES = st.sampled_from(
@@ -636,22 +635,26 @@ def test_tree_invariants_on_random_markdown(lines: list[str]) -> None:
     assert [d.metadata for d in parse_markdown(text, source="r.md", document_id="r")] == [d.metadata for d in docs]
 
 
-def _best_time(text: str) -> float:
-    best = float("inf")
-    for _ in range(3):
-        started = time.perf_counter()
-        parse_markdown(text, source="x", document_id="d")
-        best = min(best, time.perf_counter() - started)
-    return best
+def _lines_run(text: str) -> int:
+    return python_lines_run(lambda: parse_markdown(text, source="x", document_id="d"))
 
 
-@pytest.mark.slow
 def test_no_quadratic_work_on_many_identical_siblings() -> None:
-    # Identical siblings are the worst case for the occurrence index; 4x the input must cost ~4x, not 16x.
-    small = "# H\n" + "* same item\n" * 2_000
-    large = "# H\n" + "* same item\n" * 8_000
-    ratio = _best_time(large) / _best_time(small)
-    assert ratio < 8, f"4x input took {ratio:.1f}x time"
+    # Identical siblings are the worst case for the occurrence index; 4x the input must cost ~4x the work, not 16x.
+    # A rescan of the earlier siblings (two lines a sibling) would make it 5.7x at these sizes.
+    parse_markdown("# H\n* same item\n", source="x", document_id="d")  # parser built and cached before counting
+    small = "# H\n" + "* same item\n" * 200
+    large = "# H\n" + "* same item\n" * 800
+    ratio = _lines_run(large) / _lines_run(small)
+    assert 3.5 < ratio < 4.4, f"4x input ran {ratio:.2f}x the lines"
+
+
+def test_no_quadratic_work_on_a_long_single_line() -> None:
+    chunk = "plain words and more plain words " * 30 + "*stress* `code` [link](u) "
+    parse_markdown(chunk, source="x", document_id="d")
+    small, large = ((chunk * (size // len(chunk) + 1))[:size] for size in (20_000, 80_000))
+    ratio = _lines_run(large) / _lines_run(small)
+    assert 3.5 < ratio < 4.4, f"4x input ran {ratio:.2f}x the lines"
 
 
 # --------------------------------------------------------------------------------------------------

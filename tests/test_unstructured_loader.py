@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import socket
 import textwrap
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -94,10 +93,8 @@ def network_attempts() -> Iterator[list[Any]]:
 
 @pytest.fixture(scope="module")
 def both(network_attempts: list[Any]) -> dict[str, list[tuple[str, int, str, str | None]]]:
-    started = time.perf_counter()
+    # Every connection is refused here, so a model download or a retry loop shows as attempts (asserted below).
     theirs = parse_with_unstructured(DOC, source="kb/guide.md", document_id="doc-1")
-    elapsed = time.perf_counter() - started
-    assert elapsed < 60, f"unstructured took {elapsed:.0f}s: something is waiting on the network"
     ours = parse_markdown(DOC, source="kb/guide.md", document_id="doc-1")
     return {"ours": tree(ours), "unstructured": tree(theirs), "raw_unstructured": theirs}  # type: ignore[dict-item]
 

@@ -19,6 +19,7 @@ from .conftest import screenshot, wait_for_text
 pytestmark = pytest.mark.e2e
 
 MAIN = "[data-testid='stMain']"
+ALL_OF_IT = {"width": 1500, "height": 3400}  # the main area scrolls: a viewport this tall shows all of it
 
 
 @pytest.fixture(scope="module")
@@ -58,9 +59,7 @@ def test_compare_page_shows_both_answers(app_url, page, samples_store):
     charts = page.locator(f"{MAIN} .js-plotly-plot")
     charts.nth(1).wait_for(timeout=30_000)  # plotly draws after the text arrives
     assert charts.count() == 2, "a latency chart per column"
-    page.set_viewport_size({"width": 1500, "height": 3400})  # the main area scrolls: show all of it
-    page.wait_for_timeout(800)
-    screenshot(page, "compare_samples")
+    screenshot(page, "compare_samples", viewport=ALL_OF_IT, settle_ms=800)
 
 
 def test_hostile_document_is_shown_as_text_in_the_browser(app_url, page, hostile_collection):
@@ -72,9 +71,7 @@ def test_hostile_document_is_shown_as_text_in_the_browser(app_url, page, hostile
     assert "Weight : 9.9 kg <script>alert('weight')</script>" in text, "the tag is visible as text"
     assert "<img src=x onerror=alert(1)>" in text
     page.wait_for_timeout(1000)  # give any injected handler time to fire (the page fixture checks dialogs)
-    page.set_viewport_size({"width": 1500, "height": 3400})
-    page.wait_for_timeout(800)
-    screenshot(page, "compare_hostile")
+    screenshot(page, "compare_hostile", viewport=ALL_OF_IT, settle_ms=800)
     assert page.locator(f"{MAIN} img[src='x'], {MAIN} script").count() == 0
     assert page.locator("a[href*='127.0.0.1:9']").count() == 0, "a URL in the document became a link"
     assert not [u for u in requests if "127.0.0.1:9/" in u], "something the document links to was fetched"
@@ -104,9 +101,7 @@ def test_comparisons_superlatives_and_lists_in_the_browser(app_url, page, sample
     for value in expected:
         assert value in text, f"{value!r} not on the page for {question!r}"
     assert "Not stated for" not in text.split("Hierarchical", 1)[-1].split("What the hierarchy added", 1)[0]
-    page.set_viewport_size({"width": 1500, "height": 3400})
-    page.wait_for_timeout(800)
-    screenshot(page, shot)
+    screenshot(page, shot, viewport=ALL_OF_IT, settle_ms=800)
 
 
 @pytest.fixture(scope="module")
@@ -132,6 +127,4 @@ def test_compare_shows_the_statement_path_of_a_bridge_question(app_url, page, br
     assert "→ 광통신연구실 — 실장" in text and "→ 백승우" in text
     cites = main.locator("a[href*='/document_tree?'][href*='&element=']").filter(has_text="e:")
     assert cites.count() >= 2, "each step links to the element stating it"
-    page.set_viewport_size({"width": 1500, "height": 2400})
-    page.wait_for_timeout(800)
-    screenshot(page, "compare_statement_path")
+    screenshot(page, "compare_statement_path", viewport={"width": 1500, "height": 2400}, settle_ms=800)

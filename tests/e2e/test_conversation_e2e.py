@@ -34,8 +34,7 @@ def test_a_conversation_on_compare(app_url, page, samples_store):
     assert "attribute carried from turn 1" in text
     assert "5.4 kg" in text or "3.9 kg" in text, "the follow-up answered about the 27QX"
     assert f"conversation={conversation}" in page.url
-    page.set_viewport_size({"width": 1500, "height": 3400})
-    screenshot(page, "compare_conversation_two_turns")
+    screenshot(page, "compare_conversation_two_turns", viewport={"width": 1500, "height": 3400})
 
     page.get_by_role("button", name="Ask as typed").last.click()
     wait_for_text(page, "Turn 3 of this conversation", timeout=60_000)

@@ -23,9 +23,7 @@ def test_evaluation_runs_and_charts_in_the_browser(app_url, page, samples_store)
     assert page.locator(".js-plotly-plot").count() >= 3
     assert "Recall and attribution per mode" in page.locator(".js-plotly-plot").first.inner_text()
     # Streamlit scrolls inside its own container, so a full-page screenshot is the viewport: make it tall.
-    page.set_viewport_size({"width": 1400, "height": 3000})
-    page.wait_for_timeout(1500)
-    screenshot(page, "evaluation")
+    screenshot(page, "evaluation", viewport={"width": 1400, "height": 3000}, settle_ms=1500)
 
     # Drill into another question: its contexts appear per mode.
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Inspect a question")

@@ -73,8 +73,7 @@ def test_history_view_marks_changes_and_the_as_of_picker_shows_older_text(app_ur
     frame = page.frame_locator("iframe[title*='v5 · 2025-01-01']")
     assert frame.locator("img, a, script").count() == 0, "document text became markup"
     assert frame.locator("ins").filter(has_text="onerror").count() == 1
-    page.set_viewport_size({"width": 1400, "height": 1400})
-    screenshot(page, "history_hostile")
+    screenshot(page, "history_hostile", viewport={"width": 1400, "height": 1400})
 
     # Three steps back: v2, whose changes since v1 are two edits and an added item.
     slider = page.locator(f"{MAIN} [data-testid='stSlider'] input[type='range']").first

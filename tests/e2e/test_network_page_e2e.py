@@ -10,7 +10,7 @@ from core.graph.communities.layout import MAX_HUBS
 from views import network
 
 from ..test_views import HOSTILE, SCRIPT, entity, hostile_graph, relationship
-from .conftest import ARTIFACTS, hover_node
+from .conftest import hover_node, screenshot
 
 pytestmark = pytest.mark.e2e
 
@@ -43,8 +43,7 @@ def test_hostile_labels_and_tooltips_are_text(page):
     assert page.locator("img").count() == 0 and page.locator("a").count() == 0, "nothing was made from the text"
     assert page.evaluate("document.scripts.length") == 3, "vis.js, the labeller and ours, nothing injected"
     assert [u for u in requests if not u.startswith(("about:", "data:"))] == [], "the page fetched something"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "network_hostile_tooltip.png"))
+    screenshot(page, "network_hostile_tooltip", full_page=False)
 
 
 def test_big_community_is_drawn_collapsed_with_physics_off(page):
@@ -62,7 +61,7 @@ def test_big_community_is_drawn_collapsed_with_physics_off(page):
     page.wait_for_timeout(500)
     assert page.evaluate("network.getPositions(['n0'])['n0']") == before, "nothing moves: the layout is given"
     assert hover(page, "group:e3").startswith("e3 · Theme 3")
-    page.screenshot(path=str(ARTIFACTS / "network_collapsed.png"))
+    screenshot(page, "network_collapsed", full_page=False)
 
 
 def labels_overlapping(page) -> list[tuple[int, int]]:
@@ -84,7 +83,7 @@ def test_a_dense_community_labels_its_hubs_without_piling_labels_up(page):
     page.evaluate("network.moveTo({scale: network.getScale() * 4, position: network.getPositions(['n50'])['n50']})")
     page.wait_for_function("window.hkeLabelled.includes('n50')")  # zoomed in, a minor entity gets its label
     assert labels_overlapping(page) == []
-    page.screenshot(path=str(ARTIFACTS / "network_dense_labels.png"))
+    screenshot(page, "network_dense_labels", full_page=False)
 
 
 def test_the_sunburst_fits_its_frame_and_its_labels_do_not_overlap(page, samples_store):
@@ -112,7 +111,7 @@ def test_the_sunburst_fits_its_frame_and_its_labels_do_not_overlap(page, samples
     crossing = [(a[0], b[0]) for i, a in enumerate(boxes) for b in boxes[:i]
                 if a[1] < b[3] - 1 and b[1] < a[3] - 1 and a[2] < b[4] - 1 and b[2] < a[4] - 1]
     assert crossing == []
-    page.screenshot(path=str(ARTIFACTS / "sunburst_samples.png"))
+    screenshot(page, "sunburst_samples", full_page=False)
 
 
 def test_explorer_canvas_draws_a_script_tag_name_as_text(page):
@@ -133,4 +132,4 @@ def test_explorer_canvas_draws_a_script_tag_name_as_text(page):
     assert page.evaluate("document.scripts.length") == 3, "vis.js, the labeller and ours, nothing injected"
     assert page.locator("img").count() == 0
     assert [u for u in requests if not u.startswith(("about:", "data:"))] == [], "the page fetched something"
-    page.screenshot(path=str(ARTIFACTS / "graph_explorer_hostile.png"))
+    screenshot(page, "graph_explorer_hostile", full_page=False)

@@ -102,8 +102,7 @@ def test_browse_a_level_open_a_report_follow_a_child(app_url, page, indexed_samp
     page.locator(f".st-key-card_{parent.community_id}").wait_for(timeout=60_000)
     # Streamlit redraws in place: wait until the level-0 cards have all been replaced (auto-retrying assertion).
     expect(page.locator(f"{MAIN} [class*='st-key-card_']")).to_have_count(len(level1), timeout=60_000)
-    page.wait_for_timeout(800)
-    screenshot(page, "reports_level")
+    screenshot(page, "reports_level", settle_ms=800)
 
     # Open a report from its card.
     page.locator(f".st-key-card_{parent.community_id}").get_by_role("button", name="Open report").click()
@@ -119,11 +118,9 @@ def test_browse_a_level_open_a_report_follow_a_child(app_url, page, indexed_samp
     sunburst_on_screen(page)
     expect(page.locator(f"{MAIN} .js-plotly-plot").first, "the sunburst is on screen").to_be_visible(timeout=30_000)
     page.locator(f"{MAIN} h2, {MAIN} h3").first.scroll_into_view_if_needed()
-    page.wait_for_timeout(800)
-    screenshot(page, "reports_open")
+    screenshot(page, "reports_open", settle_ms=800)
     page.locator(f"{MAIN} {NETWORK}").first.scroll_into_view_if_needed()
-    page.wait_for_timeout(800)
-    screenshot(page, "reports_network")
+    screenshot(page, "reports_network", settle_ms=800)
 
     # Follow a child, then come back up through the breadcrumbs.
     child = parent.children[0]
@@ -133,8 +130,7 @@ def test_browse_a_level_open_a_report_follow_a_child(app_url, page, indexed_samp
     expect(page.locator(f"{MAIN} h3").first).to_have_text(child_row.title, timeout=60_000)
     expect(page.locator(f"{MAIN} .js-plotly-plot").first).to_be_visible(timeout=30_000)
     expect(network_canvas(page, child)).to_be_visible(timeout=30_000)
-    page.wait_for_timeout(800)
-    screenshot(page, "reports_child")
+    screenshot(page, "reports_child", settle_ms=800)
     crumb = page.get_by_role("button", name=re.compile(rf"^{parent.community_id} ·")).first
     # Scroll first, then click: the network frame is sandboxed (an opaque origin, so Chromium may draw it in its own
     # process) and a click sent in the same step as the scroll can be hit-tested against the old layout.
@@ -166,8 +162,7 @@ def test_clicking_a_sunburst_sector_opens_its_report(app_url, page, indexed_samp
     picked = opened(page)
     assert picked in ids, f"a sunburst click names a community: {picked}"
     wait_for_text(page, "Findings (")
-    page.wait_for_timeout(800)
-    screenshot(page, "reports_sunburst_click")
+    screenshot(page, "reports_sunburst_click", settle_ms=800)
 
 
 def test_hostile_entity_name_is_text_in_cards_and_graph(app_url, page, hostile_collection):
@@ -213,10 +208,9 @@ def test_global_search_offline_answer_links_to_reports(app_url, page, indexed_sa
     assert "Extractive answer (no LLM)" in text and "Contributing reports" in text
     links = page.locator(f"{MAIN} a[href*='/reports?collection=samples&community=']")
     assert links.count() >= 1, "the answer cites reports with links"
-    page.set_viewport_size({"width": 1400, "height": 2000})  # the main area scrolls: show all of it
     page.locator(f"{MAIN} [data-testid='stDataFrame'] canvas").first.wait_for(timeout=30_000)
-    page.wait_for_timeout(1500)  # the grid redraws after the resize
-    screenshot(page, "global_search")
+    # The main area scrolls: show all of it (the grid redraws after the resize).
+    screenshot(page, "global_search", viewport={"width": 1400, "height": 2000}, settle_ms=1500)
 
     cited = page.locator(f"{MAIN} [data-testid='stPageLink'] a").first
     href = cited.get_attribute("href") or ""
