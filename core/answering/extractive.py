@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.answering import prompts
-from core.answering.releases import dated_release, mentions_last
+from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
 from core.answering.table import ComparisonTable, build_table
 from core.elements import row_cells
 from core.retrieval import Context, ContextElement
@@ -308,7 +308,7 @@ class ExtractiveAnswerer:
         scored = mentions_last(question, score_evidence(question, context))
         dated = dated_release(question, context)  # asked when a version came out: the line dating it answers
         if dated is None:
-            return scored
+            return _release_stated(question, scored)
         element, version, date = dated
         top = Evidence(element, max((e.score for e in scored), default=WEAK_SCORE), element.similarity or 0.0, 0.0,
                        " ".join(element.text.split()), version, date, True, 1.0)
@@ -348,6 +348,17 @@ class ExtractiveAnswerer:
 
     def stream(self, question: str, context: Context) -> Iterator[str]:
         yield self.complete(question, context)
+
+
+def _release_stated(question: str, scored: list[Evidence]) -> list[Evidence]:
+    """Asked which release something came in, the best changelog entry states its release (the heading it sits
+    under), so the answer names the release, not only the entry."""
+    if not scored or scored[0].value or not scored[0].answers or not asks_which_release(question):
+        return scored
+    release = release_of(scored[0].element)
+    if release is None:
+        return scored
+    return [replace(scored[0], key=prompts.EXTRACTIVE_RELEASE_KEY, value=release), *scored[1:]]
 
 
 def _stated(evidence: Evidence) -> str:

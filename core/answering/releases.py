@@ -16,8 +16,8 @@ from typing import Protocol, TypeVar
 from core.retrieval import Context, ContextElement
 from core.statements import question_terms, terms
 
-__all__ = ["asks_about_releases", "asks_when", "dated_release", "mentions_last", "question_versions",
-           "release_heading"]
+__all__ = ["asks_about_releases", "asks_when", "asks_which_release", "dated_release", "mentions_last",
+           "question_versions", "release_heading", "release_of"]
 
 class _Placed(Protocol):
     @property
@@ -34,6 +34,9 @@ _WHEN = re.compile(r"\b(?:when|date|day|dated)\b|언제|날짜|일자|출시일|
 # A version: dotted numbers, optionally after a "v" ("2.29.3", "v1.12.0"), not part of a longer dotted run.
 _VERSION = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?![\w.]|-\d)", re.I)
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_WHICH_RELEASE = re.compile(r"\b(?:which|what)\s+(?:[\w.-]+\s+){0,2}?(?:version|release)\b(?!s|\s+of\b)"
+                            r"|\bchangelog\b|(?:어느|어떤|몇)\s*(?:버전|릴리스)", re.I)
+_REFERENCE = re.compile(r"(?<![\w&#])#(\d{2,7})\b")
 _DATE = re.compile(rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{4}}/\d{{1,2}}/\d{{1,2}}\b|\b{_MONTHS}\s+\d{{1,2}},?\s+\d{{4}}\b"
                    rf"|\b\d{{1,2}}\s+{_MONTHS}\s+\d{{4}}\b|\d{{4}}년\s*\d{{1,2}}월\s*\d{{1,2}}일", re.I)
 
@@ -60,14 +63,40 @@ def asks_about_releases(question: str) -> bool:
 def mentions_last(question: str, evidence: list[E]) -> list[E]:
     """``evidence`` (best first) with the changelog entries after the rest, unless the question asks about a
     release. An entry under a release heading ("Change Log › 19.3b0 › Fix the --line-length option …") mentions
-    what it changed; the page that documents the thing defines it, and answers a question about the thing."""
-    if asks_about_releases(question):
+    what it changed; the page that documents the thing defines it, and answers a question about the thing.
+
+    Asked which release (about releases, naming no version: "which version added X?", "#3903 - in what
+    version?"), the order turns round: the entries first, those citing an issue the question cites before them,
+    since only an entry's release answers."""
+    entries = [release_of(e.element) is not None for e in evidence]
+    if not any(entries):
         return evidence
-    entries = [any(release_heading(p) for p in e.element.path) for e in evidence]
-    if not any(entries) or all(entries):
+    if asks_which_release(question):
+        cited = set(_REFERENCE.findall(question))
+        # an entry citing the issue asked about, then the other entries, then the rest
+        rank = [0 if entry and cited & set(_REFERENCE.findall(e.element.text)) else 1 if entry else 2
+                for e, entry in zip(evidence, entries, strict=True)]
+        return [e for _r, _i, e in sorted(zip(rank, range(len(evidence)), evidence, strict=True),
+                                          key=lambda t: t[:2])]
+    if asks_about_releases(question) or all(entries):
         return evidence
     return ([e for e, entry in zip(evidence, entries, strict=True) if not entry]
             + [e for e, entry in zip(evidence, entries, strict=True) if entry])
+
+
+def asks_which_release(question: str) -> bool:
+    """Whether ``question`` asks which release something came in ("which version added X?", "in what release
+    did this land", "X changelog - when was …", "#3903 - in what version?"), naming none. "Which version of
+    Python …" asks about a version of something else, "which versions …" about several."""
+    if question_versions(question):
+        return False
+    return _WHICH_RELEASE.search(question) is not None or (
+        _REFERENCE.search(question) is not None and asks_about_releases(question))
+
+
+def release_of(element: ContextElement) -> str | None:
+    """The release heading an entry sits under (the nearest one of its path), ``None`` outside a changelog."""
+    return next((p for p in reversed(element.path) if release_heading(p)), None)
 
 
 def asks_when(question: str) -> bool:
@@ -102,7 +131,11 @@ def dated_release(question: str, context: Context) -> tuple[ContextElement, str,
         text = " ".join(element.text.split())
         if len(text) > MAX_RELEASE_LINE_CHARS:
             continue
-        version = next((v for v in versions if _names_version(text, v)), None)
+        # the line itself names the version, or it is the date line right under the release's heading
+        # ("### v4.3.5" › "_27 October 2026_")
+        named = text if element.category == "Title" or not element.path or not release_heading(element.path[-1]) \
+            else f"{element.path[-1]} {text}"
+        version = next((v for v in versions if _names_version(named, v)), None)
         date = next((m.group(0) for m in _DATE.finditer(text) if m.group(0) not in in_question), None)
         if version is None or date is None:
             continue

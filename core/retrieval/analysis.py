@@ -22,10 +22,12 @@ from core.retrieval.shape import (
 )
 from core.statements import asked_reading, asks_default, terms, without_default_phrases
 
-__all__ = ["QuestionAnalysis", "analyse"]
+__all__ = ["QuestionAnalysis", "analyse", "cites"]
 
 Language = Literal["ko", "en"]
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
+# An issue or pull request a question cites ("#3903"): a changelog entry names it so, and no other element does.
+_REFERENCE = re.compile(r"(?<![\w&#])#(\d{2,7})\b")
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,8 @@ class QuestionAnalysis:
     * ``plain``: the question without its ways of asking for a default in other words (their words name nothing),
       and its ``plain_preamble`` and ``plain_rest``: what the heading match reads names from;
     * ``bridge``: why its evidence must bridge two things (a relative clause naming a thing by what it does, two
-      questions in one: ``core.retrieval.shape.bridge_cue``), "" when it names one thing and one attribute.
+      questions in one: ``core.retrieval.shape.bridge_cue``), "" when it names one thing and one attribute;
+    * ``references``: the issue or pull request numbers it cites ("#3903" → ``3903``).
     """
 
     text: str
@@ -61,6 +64,7 @@ class QuestionAnalysis:
     plain_preamble: str
     plain_rest: str
     bridge: str = ""
+    references: tuple[str, ...] = ()
 
     def identifiers(self, things: frozenset[str] = frozenset()) -> list[str]:
         """The identifiers naming an attribute (``core.retrieval.shape.attribute_identifiers``), ``things``
@@ -97,4 +101,10 @@ def analyse(question: str) -> QuestionAnalysis:
         plain_preamble=plain_preamble,
         plain_rest=plain_rest,
         bridge=bridge_cue(question),
+        references=tuple(dict.fromkeys(_REFERENCE.findall(question))),
     )
+
+
+def cites(text: str, number: str) -> bool:
+    """Whether ``text`` cites issue or pull request ``number`` ("(#3903)", "[#3903](…)")."""
+    return any(m == number for m in _REFERENCE.findall(text))

@@ -41,6 +41,7 @@ from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.shape import IDENTIFIER, code_names, name_runs, split_preamble
 from core.statements import without_default_phrases
 from core.store import ElementStore, StoredHeading
+from core.textnorm import is_release_version
 
 __all__ = ["MAX_SCOPES", "MIN_SCORE", "HeadingIndex", "HeadingMatch", "HeadingRef", "called_names", "rank_headings",
            "words"]
@@ -121,8 +122,9 @@ def _kinds(text: str) -> dict[str, float]:
         t, s = _code_words(name)
         thing |= t
         space |= s
-    names = {w for run in name_runs(text) for w in words(run)} | space
     pool = _question_words(text) | thing
+    # a release's version ("1.14.0", "v4.3") names one section of a changelog as a model number names a product
+    names = {w for run in name_runs(text) for w in words(run)} | space | {w for w in pool if is_release_version(w)}
     return {w: CODE_FACTOR if w in thing else NAME_FACTOR if w in names else 1.0 for w in pool}
 
 
@@ -480,7 +482,10 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex,
     weight = {q: factors[q] * math.log(1.0 + n / df[q]) for q in wanted if df[q]}
     # A model number the question names and some heading holds ("27QX") says which thing: a heading path
     # without any of them is about another thing, however well its other words match ("34WC › PBP / PIP").
+    # A release's version works the same way: a changelog path without it is about another release.
+    versions = {q for q in wanted if df[q] and factors[q] >= NAME_FACTOR and is_release_version(q)}
     models = {q for q in wanted if df[q] and factors[q] >= NAME_FACTOR and _MODEL.search(q) and _LETTER.search(q)}
+    models |= versions
     # A candidate is a heading whose own text holds a question word; the words a heading holds are a bit mask
     # (one bit per question word), so a path's words are an OR and a score is read once per set of words. A path
     # holding a model number lies in a document where some heading holds one (or one read by place): the headings
@@ -511,14 +516,18 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex,
         return []
     distinctive = mask({q for q in wanted if df[q] <= DISTINCTIVE_SHARE * n})
     code = mask({q for q in wanted if factors[q] >= CODE_FACTOR})
+    release = mask(versions)
 
     def levels(matched: int, above: list[int]) -> list[bool]:
         # The levels of the path (root first, the heading last) that name the thing: they hold a distinctive word;
         # a code name when one matched ("In the body-parser package, … of `bodyParser.json([options])`": the call,
-        # not the preamble's package title above it)
+        # not the preamble's package title above it); a version when one matched (the release's own section,
+        # not the whole changelog titled with the product's name above it)
         named = matched & distinctive
         if named & code:
             named &= code
+        elif named & release:
+            named &= release
         return [bool(a & named) for a in above] + [True]
 
     out: list[HeadingMatch] = []
