@@ -47,7 +47,6 @@ TEXT_WEIGHT = 0.5  # share of the question's terms in the element's own text
 PATH_WEIGHT = 0.6  # share found only in its heading path: the product, API or section the question names
 ATTRIBUTE_WEIGHT = 0.5  # the element states the attribute asked about ("Weight : …", "`timeout` … Default: …")
 VALUE_WEIGHT = 0.3  # the element states a value at all (key : value, Default:, table cell)
-TITLE_PENALTY = 0.3  # a heading alone rarely holds the value asked for
 DEFAULT_WEIGHT = 0.2  # asked for a default, the element stating the asked attribute's default value
 WEAK_SCORE = 0.35
 EXCERPT_CHARS = 300
@@ -160,7 +159,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         documents_named = _own_subject(element) in named_subjects
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
-                 + ATTRIBUTE_WEIGHT * attribute + VALUE_WEIGHT * bool(stated) - TITLE_PENALTY * is_title
+                 + ATTRIBUTE_WEIGHT * attribute + VALUE_WEIGHT * bool(stated)
                  + DEFAULT_WEIGHT * (asks_default and attribute > 0 and states_default(element.text))
                  - INCLUDED_PART_PENALTY * _asks_an_included_part(asked, element.text, stated)
                  + NAMED_SUBJECT_WEIGHT * documents_named)

@@ -34,7 +34,7 @@ _REFERENCE = re.compile(r"(?<![\w&#])#(\d{2,7})\b")
 class QuestionAnalysis:
     """What a question asks, read once (a validated question: ``core.retrieval.question.validate_question``).
 
-    * ``terms``: its terms with the attribute nouns its words ask for, both languages (``question_terms``);
+    * ``terms``: its terms with the attribute nouns its words ask for, untranslated (``search_terms``);
     * ``preamble`` / ``rest``: the leading clause setting the platform, and the question proper;
     * ``names``: runs of name words in the question proper ("Aster H1"); ``codes``: identifiers in code spans
       that name things (``fs.readFile``); ``models``: the names holding a digit ("24FL", "H2");
@@ -80,7 +80,7 @@ def analyse(question: str) -> QuestionAnalysis:
     """The analysis of ``question`` (already validated)."""
     preamble, rest = split_preamble(question)
     names = name_runs(rest)
-    asked, query = asked_reading(question)
+    asked, query = asked_reading(question, translated=False)
     plain = without_default_phrases(question)
     plain_preamble, plain_rest = split_preamble(plain)
     return QuestionAnalysis(
@@ -88,7 +88,7 @@ def analyse(question: str) -> QuestionAnalysis:
         terms=asked,
         preamble=preamble,
         rest=rest,
-        rest_terms=asked if rest == question else asked_reading(rest)[0],
+        rest_terms=asked if rest == question else asked_reading(rest, translated=False)[0],
         names=names,
         codes=tuple(code_names(question)),
         models=tuple(w for run in names for w in run.split() if any(c.isdigit() for c in w)
