@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from core.changelog import references
 from core.retrieval.shape import (
     QuestionShape,
     attribute_identifiers,
@@ -20,27 +21,28 @@ from core.retrieval.shape import (
     question_shape,
     split_preamble,
 )
-from core.statements import asked_reading, asks_default, terms, without_default_phrases
+from core.statements import asked_reading, asks_default, expanded_query, terms, without_default_phrases
 
-__all__ = ["QuestionAnalysis", "analyse", "cites"]
+__all__ = ["QuestionAnalysis", "analyse"]
 
 Language = Literal["ko", "en"]
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
-# An issue or pull request a question cites ("#3903"): a changelog entry names it so, and no other element does.
-_REFERENCE = re.compile(r"(?<![\w&#])#(\d{2,7})\b")
+
 
 
 @dataclass(frozen=True)
 class QuestionAnalysis:
     """What a question asks, read once (a validated question: ``core.retrieval.question.validate_question``).
 
-    * ``terms``: its terms with the attribute nouns its words ask for, untranslated (``search_terms``);
+    * ``terms``: its terms with the attribute nouns its words ask for, both languages (``question_terms``): what
+      a statement's key is matched by;
     * ``preamble`` / ``rest``: the leading clause setting the platform, and the question proper;
     * ``names``: runs of name words in the question proper ("Aster H1"); ``codes``: identifiers in code spans
       that name things (``fs.readFile``); ``models``: the names holding a digit ("24FL", "H2");
     * ``shape``: comparative, superlative or list (``None``: about one thing);
     * ``language``: ``ko`` when it holds Hangul, else ``en``; ``asks_default``: it asks for a default value;
-    * ``query``: the text full-text search reads (the question with the attribute nouns its words ask for);
+    * ``query``: the text full-text search reads (the question with the attribute nouns its words ask for, none
+      translated: ``core.statements.expanded_query``);
     * ``plain``: the question without its ways of asking for a default in other words (their words name nothing),
       and its ``plain_preamble`` and ``plain_rest``: what the heading match reads names from;
     * ``bridge``: why its evidence must bridge two things (a relative clause naming a thing by what it does, two
@@ -80,7 +82,10 @@ def analyse(question: str) -> QuestionAnalysis:
     """The analysis of ``question`` (already validated)."""
     preamble, rest = split_preamble(question)
     names = name_runs(rest)
-    asked, query = asked_reading(question, translated=False)
+    # the terms read statements' keys ("speakers" is the key "스피커"); the full-text query translates nothing:
+    # a question in one language finds text in the other through the multilingual embedder
+    asked, _ = asked_reading(question)
+    query = expanded_query(question)
     plain = without_default_phrases(question)
     plain_preamble, plain_rest = split_preamble(plain)
     return QuestionAnalysis(
@@ -88,7 +93,7 @@ def analyse(question: str) -> QuestionAnalysis:
         terms=asked,
         preamble=preamble,
         rest=rest,
-        rest_terms=asked if rest == question else asked_reading(rest, translated=False)[0],
+        rest_terms=asked if rest == question else asked_reading(rest)[0],
         names=names,
         codes=tuple(code_names(question)),
         models=tuple(w for run in names for w in run.split() if any(c.isdigit() for c in w)
@@ -101,10 +106,6 @@ def analyse(question: str) -> QuestionAnalysis:
         plain_preamble=plain_preamble,
         plain_rest=plain_rest,
         bridge=bridge_cue(question),
-        references=tuple(dict.fromkeys(_REFERENCE.findall(question))),
+        references=references(question),
     )
 
-
-def cites(text: str, number: str) -> bool:
-    """Whether ``text`` cites issue or pull request ``number`` ("(#3903)", "[#3903](…)")."""
-    return any(m == number for m in _REFERENCE.findall(text))

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core import textnorm
+from core.changelog import release_heading
 from core.elements import Element
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.shape import IDENTIFIER, code_names, name_runs, split_preamble
@@ -530,6 +531,10 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex,
             named &= release
         return [bool(a & named) for a in above] + [True]
 
+    def mixes_release(match: HeadingMatch) -> bool:
+        owns = [release_heading(h.text) for h in match.headings]
+        return bool(versions) and any(owns) and not all(owns)
+
     out: list[HeadingMatch] = []
     for level in sorted(set(scores.values()), reverse=True)[:RUNNERS_UP]:
         if level < max(MIN_SCORE, RUNNER_UP_SHARE * best):
@@ -538,11 +543,20 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex,
         tied = sorted(((m, *t) for m, group in groups.items() if scores[m] == level for t in group),
                       key=lambda t: index.order(t[1]))
         match = _match_at(index, [(index.headings[i], levels(m, above)) for m, i, above in tied], level, found)
+        if match is not None and mixes_release(match):
+            # a version named: a release's own heading ("1.6.0 - 2022-07-23") is its section; a page titled with
+            # the version ("Hatch v1.6.0", a release post) only tells about it
+            own = tuple(h for h in match.headings if release_heading(h.text))
+            match = HeadingMatch(own, match.words, match.score)
         if match is not None and all({x.element_id for x in match.headings} != {x.element_id for x in m.headings}
                                      for m in out):
             out.append(match)
         elif match is None and not out:
             return []  # the best names too many places: nothing is scoped
+    if versions:
+        # a release's own section before a page titled with its version ("Tool v2.4.0", a release post), which
+        # may match more of the question's words (the product's name) but only tells about the release
+        out.sort(key=lambda m: not all(release_heading(h.text) for h in m.headings))
     return out
 
 

@@ -29,9 +29,10 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, SkipValidation
 
+from core.changelog import ASKING_WORDS, asks_which_release, cites
 from core.elements import Element
 from core.partial_tree import render_markdown, short_ids
-from core.retrieval.analysis import QuestionAnalysis, analyse, cites
+from core.retrieval.analysis import QuestionAnalysis, analyse
 from core.retrieval.context import (
     DEFAULT_CHILDREN_BUDGET,
     Context,
@@ -120,6 +121,8 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
         analysis = context.analysis
         # read once: choosing the scope weighs the same words
         factors = word_factors(context.question, index, plain_parts=(analysis.plain_preamble, analysis.plain_rest))
+        if asks_which_release(context.question):
+            factors = {w: f for w, f in factors.items() if w not in ASKING_WORDS}
         candidates = rank_headings(context.question, index, factors)
         things = called_names(analysis.plain, index, plain=True)
     timings = {"match_headings": ms(time.perf_counter() - t0)}
