@@ -33,7 +33,6 @@ __all__ = [
     "option_heading",
     "question_terms",
     "row_cell",
-    "search_terms",
     "without_default_phrases",
     "statement",
     "states_default",
@@ -172,13 +171,12 @@ def _korean_asked(text: str) -> set[str]:
     return {n for k in _KOREAN_ASKED if any(w.startswith(k) for w in words) for n in _ASKED.get(k, ())}
 
 
-def expand_terms(found: Iterable[str], text: str = "", *, translated: bool = True) -> frozenset[str]:
-    """``found`` (the terms of ``text``) with the nouns its question words ask for and, ``translated``, their
-    names in the other language."""
+def expand_terms(found: Iterable[str], text: str = "") -> frozenset[str]:
+    """``found`` (the terms of ``text``) with the nouns its question words ask for and their names in the other
+    language."""
     out = set(found) | _korean_asked(text)
     out |= {n for t in list(out) for n in _ASKED.get(t, ())}
-    if translated:
-        out |= {n for t in list(out) for n in _TRANSLATED.get(t, ())}
+    out |= {n for t in list(out) for n in _TRANSLATED.get(t, ())}
     return frozenset(out)
 
 
@@ -223,23 +221,17 @@ def question_terms(question: str) -> frozenset[str]:
     return asked_reading(question)[0]
 
 
-def search_terms(question: str) -> frozenset[str]:
-    """:func:`question_terms` as retrieval reads them: no word's name in the other language. A question in one
-    language finds text in the other through the multilingual embedder, not through a word list."""
-    return asked_reading(question, translated=False)[0]
-
-
 def expanded_query(question: str) -> str:
-    """``question`` with the attribute nouns its words ask for ("heavier" → "weight", "가벼운" → "무게", "if I
-    don't pass one" → "default"): what full-text search reads. No word is translated (see :func:`search_terms`)."""
-    return asked_reading(question, translated=False)[1]
+    """``question`` with the attribute nouns its words ask for, in both languages ("heavier" → "weight 무게",
+    "if I don't pass one" → "default"): what full-text search needs to find a Korean sheet's "무게" for an
+    English question."""
+    return asked_reading(question)[1]
 
 
-def asked_reading(question: str, *, translated: bool = True) -> tuple[frozenset[str], str]:
-    """:func:`question_terms` and :func:`expanded_query` of ``question``, read with one parse; ``translated``: the
-    terms with their names in the other language (what the reader matches keys by)."""
+def asked_reading(question: str) -> tuple[frozenset[str], str]:
+    """:func:`question_terms` and :func:`expanded_query` of ``question``, read with one parse."""
     plain = without_default_phrases(question, _DEFAULT_WORD)
-    asked = expand_terms(terms(plain), plain, translated=translated)
+    asked = expand_terms(terms(plain), plain)
     added = sorted(asked - terms(plain))
     return asked, f"{plain} {' '.join(added)}" if added else plain
 

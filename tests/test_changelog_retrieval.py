@@ -13,7 +13,6 @@ from core.changelog import cites
 from core.ingest import SourceFile, ingest
 from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval.analysis import analyse
-from core.statements import expanded_query, question_terms, search_terms
 from core.store import ElementStore
 from core.textnorm import is_release_version, name_words, version_forms
 
@@ -136,12 +135,3 @@ def test_asked_about_the_thing_the_definition_answers_not_the_changelog_line(cha
     assert "[]" in answer and "Build configuration" in answer, answer
     assert "Release:" not in answer
 
-
-def test_the_word_list_reads_keys_but_never_feeds_full_text_search() -> None:
-    question = "how heavy is the Nova 24FL?"
-    assert "무게" in question_terms(question)  # the reader still matches a Korean key "무게"
-    assert "무게" not in search_terms(question) and "weight" in search_terms(question)
-    assert "무게" not in expanded_query(question) and "weight" in expanded_query(question)
-    assert "출시" not in expanded_query("when was tool 2.4.0 released?")
-    # retrieval reads a statement's key "무게" as the weight asked (the terms), but full text never searches it
-    assert "무게" not in analyse(question).query and "무게" in analyse(question).terms

@@ -21,7 +21,7 @@ from core.retrieval.shape import (
     question_shape,
     split_preamble,
 )
-from core.statements import asked_reading, asks_default, expanded_query, terms, without_default_phrases
+from core.statements import asked_reading, asks_default, terms, without_default_phrases
 
 __all__ = ["QuestionAnalysis", "analyse"]
 
@@ -29,20 +29,17 @@ Language = Literal["ko", "en"]
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
-
 @dataclass(frozen=True)
 class QuestionAnalysis:
     """What a question asks, read once (a validated question: ``core.retrieval.question.validate_question``).
 
-    * ``terms``: its terms with the attribute nouns its words ask for, both languages (``question_terms``): what
-      a statement's key is matched by;
+    * ``terms``: its terms with the attribute nouns its words ask for, both languages (``question_terms``);
     * ``preamble`` / ``rest``: the leading clause setting the platform, and the question proper;
     * ``names``: runs of name words in the question proper ("Aster H1"); ``codes``: identifiers in code spans
       that name things (``fs.readFile``); ``models``: the names holding a digit ("24FL", "H2");
     * ``shape``: comparative, superlative or list (``None``: about one thing);
     * ``language``: ``ko`` when it holds Hangul, else ``en``; ``asks_default``: it asks for a default value;
-    * ``query``: the text full-text search reads (the question with the attribute nouns its words ask for, none
-      translated: ``core.statements.expanded_query``);
+    * ``query``: the text full-text search reads (the question with the attribute nouns its words ask for);
     * ``plain``: the question without its ways of asking for a default in other words (their words name nothing),
       and its ``plain_preamble`` and ``plain_rest``: what the heading match reads names from;
     * ``bridge``: why its evidence must bridge two things (a relative clause naming a thing by what it does, two
@@ -82,10 +79,7 @@ def analyse(question: str) -> QuestionAnalysis:
     """The analysis of ``question`` (already validated)."""
     preamble, rest = split_preamble(question)
     names = name_runs(rest)
-    # the terms read statements' keys ("speakers" is the key "스피커"); the full-text query translates nothing:
-    # a question in one language finds text in the other through the multilingual embedder
-    asked, _ = asked_reading(question)
-    query = expanded_query(question)
+    asked, query = asked_reading(question)
     plain = without_default_phrases(question)
     plain_preamble, plain_rest = split_preamble(plain)
     return QuestionAnalysis(
@@ -108,4 +102,3 @@ def analyse(question: str) -> QuestionAnalysis:
         bridge=bridge_cue(question),
         references=references(question),
     )
-

@@ -32,8 +32,8 @@ from core.retrieval.strategies import MAX_K
 from core.statements import (
     attribute_share,
     expanded_query,
+    question_terms,
     row_cell,
-    search_terms,
     statement,
     table_column,
     table_rows,
@@ -155,7 +155,7 @@ def entity_hits(
         # the elements that state it, whose headings are the things ranked; the nouns its comparative word asks
         # for ("lightest" → "weight 무게") are the attribute, else its words
         probe = attribute_query(question, shape)
-        implied = sorted(search_terms(probe) - terms(without_default_phrases(probe)))
+        implied = sorted(question_terms(probe) - terms(without_default_phrases(probe)))
         probe = " ".join(implied) if implied else probe
         stating, _ = context.search(expanded_query(probe), config.probe_hits, Scope.whole(),
                                     vector=_embed(context, probe))
