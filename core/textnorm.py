@@ -33,6 +33,7 @@ __all__ = [
     "content_words",
     "english_stem",
     "has_hangul",
+    "is_release_version",
     "is_function_word",
     "kiwi_split_sentences",
     "match_terms",
@@ -40,6 +41,7 @@ __all__ = [
     "strip_particles",
     "term_set",
     "terms",
+    "version_forms",
 ]
 
 # Function words of questions and prose that match half of any corpus and carry no subject.
@@ -162,7 +164,28 @@ def _finish(analysis: _Analysis) -> _Analysis:
 def _english(word: str) -> _Analysis:
     folded = word.casefold()
     keep = folded not in ENGLISH_STOP_WORDS and (len(folded) > 1 or folded.isdigit())
-    return _Analysis(word, folded if keep else "", ())
+    # "v2.29.3" is also the version "2.29.3" a question names without its "v"
+    bare = (folded[1:],) if keep and _VERSION.fullmatch(folded) and folded.startswith("v") else ()
+    return _Analysis(word, folded if keep else "", bare)
+
+
+# A version number: dotted numbers, perhaps after a "v" ("2.29.3", "v1.12", "4.3").
+_VERSION = re.compile(r"v?\d+(?:\.\d+){1,3}")
+
+
+def version_forms(word: str) -> tuple[str, ...]:
+    """The other ways a version is written, "v" on or off ("2.29.3" ↔ "v2.29.3"); () for any other word."""
+    folded = word.casefold()
+    if not _VERSION.fullmatch(folded):
+        return ()
+    return (folded[1:],) if folded.startswith("v") else (f"v{folded}",)
+
+
+def is_release_version(word: str) -> bool:
+    """Whether ``word`` names one release: three or more dotted numbers ("1.14.0"), or two after a "v" ("v4.3").
+    Two bare numbers ("3.12") are as often a Python or a spec version as a release of the thing documented."""
+    folded = word.casefold()
+    return bool(_VERSION.fullmatch(folded)) and (folded.startswith("v") or folded.count(".") >= 2)
 
 
 @lru_cache(maxsize=20_000)
@@ -219,7 +242,7 @@ def match_terms(text: str) -> frozenset[str]:
 
 
 # Names the rule of name_words: stored heading words (core.sql.headings) made under another rule are remade.
-NAME_WORDS_VERSION = "1"
+NAME_WORDS_VERSION = "2"
 _NAME_PARTS = re.compile(r"[._\-/:]")
 _HANGUL_START = re.compile(r"[\uac00-\ud7a3]")
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.answering import prompts
-from core.answering.releases import dated_release, mentions_last
+from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
 from core.answering.table import ComparisonTable, build_table
 from core.elements import row_cells
 from core.retrieval import Context, ContextElement
@@ -48,7 +48,6 @@ TEXT_WEIGHT = 0.5  # share of the question's terms in the element's own text
 PATH_WEIGHT = 0.6  # share found only in its heading path: the product, API or section the question names
 ATTRIBUTE_WEIGHT = 0.5  # the element states the attribute asked about ("Weight : …", "`timeout` … Default: …")
 VALUE_WEIGHT = 0.3  # the element states a value at all (key : value, Default:, table cell)
-TITLE_PENALTY = 0.3  # a heading alone rarely holds the value asked for
 DEFAULT_WEIGHT = 0.2  # asked for a default, the element stating the asked attribute's default value
 WEAK_SCORE = 0.35
 EXCERPT_CHARS = 300
@@ -162,7 +161,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         documents_named = not named_subjects.isdisjoint(_own_subject(element))
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
-                 + ATTRIBUTE_WEIGHT * attribute + VALUE_WEIGHT * bool(stated) - TITLE_PENALTY * is_title
+                 + ATTRIBUTE_WEIGHT * attribute + VALUE_WEIGHT * bool(stated)
                  + DEFAULT_WEIGHT * (asks_default and attribute > 0 and states_default(element.text))
                  - INCLUDED_PART_PENALTY * _asks_an_included_part(asked, element.text, stated)
                  + NAMED_SUBJECT_WEIGHT * documents_named)
@@ -383,7 +382,7 @@ class ExtractiveAnswerer:
         scored = mentions_last(question, score_evidence(question, context))
         dated = dated_release(question, context)  # asked when a version came out: the line dating it answers
         if dated is None:
-            return scored
+            return _release_stated(question, scored)
         element, version, date = dated
         top = Evidence(element, max((e.score for e in scored), default=WEAK_SCORE), element.similarity or 0.0, 0.0,
                        " ".join(element.text.split()), version, date, True, 1.0)
@@ -446,6 +445,15 @@ def _quoted(unit: Evidence, context: Context) -> list[str]:
     if context.mode == "hierarchical" and unit.element.path:
         lines.append(f"{prompts.EXTRACTIVE_PATH_PREFIX} {' › '.join(unit.element.path)}:")
     return [*lines, quote]
+def _release_stated(question: str, scored: list[Evidence]) -> list[Evidence]:
+    """Asked which release something came in, the best changelog entry states its release (the heading it sits
+    under), so the answer names the release, not only the entry."""
+    if not scored or scored[0].value or not scored[0].answers or not asks_which_release(question):
+        return scored
+    release = release_of(scored[0].element)
+    if release is None:
+        return scored
+    return [replace(scored[0], key=prompts.EXTRACTIVE_RELEASE_KEY, value=release), *scored[1:]]
 
 
 def _stated(evidence: Evidence) -> str:

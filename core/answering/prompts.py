@@ -124,6 +124,7 @@ def rag_messages(question: str, context: str, table: str | None = None) -> list[
 # Labels the answerers put on their answers (shown in the UI and the CLI, and tested verbatim).
 EXTRACTIVE_LABEL = "extractive (no LLM configured)"
 EXTRACTIVE_PATH_PREFIX = "From"
+EXTRACTIVE_RELEASE_KEY = "Release"  # asked which release: the entry's release heading leads the answer
 EXTRACTIVE_PLAIN_NOTE = (
     "(Plain context: the element alone does not say which document, product or section it belongs to.)"
 )

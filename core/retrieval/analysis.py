@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from core.changelog import references
 from core.retrieval.parts import question_parts
 from core.retrieval.shape import (
     QuestionShape,
@@ -46,6 +47,7 @@ class QuestionAnalysis:
       questions in one: ``core.retrieval.shape.bridge_cue``), "" when it names one thing and one attribute;
     * ``parts``: the asks of a question asking several facts at once, each a question of its own
       (``core.retrieval.parts``); ``(text,)`` when it asks one thing.
+    * ``references``: the issue or pull request numbers it cites ("#3903" → ``3903``).
     """
 
     text: str
@@ -65,6 +67,7 @@ class QuestionAnalysis:
     plain_rest: str
     bridge: str = ""
     parts: tuple[str, ...] = ()
+    references: tuple[str, ...] = ()
 
     def identifiers(self, things: frozenset[str] = frozenset()) -> list[str]:
         """The identifiers naming an attribute (``core.retrieval.shape.attribute_identifiers``), ``things``
@@ -102,4 +105,5 @@ def analyse(question: str) -> QuestionAnalysis:
         plain_rest=plain_rest,
         bridge=bridge_cue(question),
         parts=question_parts(question),
+        references=references(question),
     )

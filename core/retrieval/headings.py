@@ -36,11 +36,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core import textnorm
+from core.changelog import release_heading
 from core.elements import Element
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.shape import IDENTIFIER, code_names, name_runs, split_preamble
 from core.statements import without_default_phrases
 from core.store import ElementStore, StoredHeading
+from core.textnorm import is_release_version
 
 __all__ = ["MAX_SCOPES", "MIN_SCORE", "HeadingIndex", "HeadingMatch", "HeadingRef", "called_names", "rank_headings",
            "words"]
@@ -121,8 +123,9 @@ def _kinds(text: str) -> dict[str, float]:
         t, s = _code_words(name)
         thing |= t
         space |= s
-    names = {w for run in name_runs(text) for w in words(run)} | space
     pool = _question_words(text) | thing
+    # a release's version ("1.14.0", "v4.3") names one section of a changelog as a model number names a product
+    names = {w for run in name_runs(text) for w in words(run)} | space | {w for w in pool if is_release_version(w)}
     return {w: CODE_FACTOR if w in thing else NAME_FACTOR if w in names else 1.0 for w in pool}
 
 
@@ -480,7 +483,10 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex,
     weight = {q: factors[q] * math.log(1.0 + n / df[q]) for q in wanted if df[q]}
     # A model number the question names and some heading holds ("27QX") says which thing: a heading path
     # without any of them is about another thing, however well its other words match ("34WC › PBP / PIP").
+    # A release's version works the same way: a changelog path without it is about another release.
+    versions = {q for q in wanted if df[q] and factors[q] >= NAME_FACTOR and is_release_version(q)}
     models = {q for q in wanted if df[q] and factors[q] >= NAME_FACTOR and _MODEL.search(q) and _LETTER.search(q)}
+    models |= versions
     # A candidate is a heading whose own text holds a question word; the words a heading holds are a bit mask
     # (one bit per question word), so a path's words are an OR and a score is read once per set of words. A path
     # holding a model number lies in a document where some heading holds one (or one read by place): the headings
@@ -511,15 +517,23 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex,
         return []
     distinctive = mask({q for q in wanted if df[q] <= DISTINCTIVE_SHARE * n})
     code = mask({q for q in wanted if factors[q] >= CODE_FACTOR})
+    release = mask(versions)
 
     def levels(matched: int, above: list[int]) -> list[bool]:
         # The levels of the path (root first, the heading last) that name the thing: they hold a distinctive word;
         # a code name when one matched ("In the body-parser package, … of `bodyParser.json([options])`": the call,
-        # not the preamble's package title above it)
+        # not the preamble's package title above it); a version when one matched (the release's own section,
+        # not the whole changelog titled with the product's name above it)
         named = matched & distinctive
         if named & code:
             named &= code
+        elif named & release:
+            named &= release
         return [bool(a & named) for a in above] + [True]
+
+    def mixes_release(match: HeadingMatch) -> bool:
+        owns = [release_heading(h.text) for h in match.headings]
+        return bool(versions) and any(owns) and not all(owns)
 
     out: list[HeadingMatch] = []
     for level in sorted(set(scores.values()), reverse=True)[:RUNNERS_UP]:
@@ -529,11 +543,20 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex,
         tied = sorted(((m, *t) for m, group in groups.items() if scores[m] == level for t in group),
                       key=lambda t: index.order(t[1]))
         match = _match_at(index, [(index.headings[i], levels(m, above)) for m, i, above in tied], level, found)
+        if match is not None and mixes_release(match):
+            # a version named: a release's own heading ("1.6.0 - 2022-07-23") is its section; a page titled with
+            # the version ("Hatch v1.6.0", a release post) only tells about it
+            own = tuple(h for h in match.headings if release_heading(h.text))
+            match = HeadingMatch(own, match.words, match.score)
         if match is not None and all({x.element_id for x in match.headings} != {x.element_id for x in m.headings}
                                      for m in out):
             out.append(match)
         elif match is None and not out:
             return []  # the best names too many places: nothing is scoped
+    if versions:
+        # a release's own section before a page titled with its version ("Tool v2.4.0", a release post), which
+        # may match more of the question's words (the product's name) but only tells about the release
+        out.sort(key=lambda m: not all(release_heading(h.text) for h in m.headings))
     return out
 
 

@@ -27,6 +27,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, SkipValidation
 
+from core.changelog import ASKING_WORDS, asks_which_release, cites
 from core.elements import Element
 from core.partial_tree import render_markdown, short_ids
 from core.retrieval.analysis import QuestionAnalysis, analyse
@@ -59,7 +60,7 @@ from core.retrieval.question import QuestionError, validate_question
 from core.retrieval.request import RetrievalRequest
 from core.retrieval.router import route
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
-from core.retrieval.search import MAX_K, SearchConfig, embed_query, ms, search_config
+from core.retrieval.search import MAX_K, SearchConfig, embed_query, fts_scored, ms, search_config
 from core.retrieval.stages import ContextConfig, SearchContext, Stages, current_stages
 from core.retrieval.statement_path import PathStep
 from core.retrieval.statement_search import find_statement_hits
@@ -121,6 +122,8 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
         analysis = context.analysis
         # read once: choosing the scope weighs the same words
         factors = word_factors(context.question, index, plain_parts=(analysis.plain_preamble, analysis.plain_rest))
+        if asks_which_release(context.question):
+            factors = {w: f for w, f in factors.items() if w not in ASKING_WORDS}
         candidates = rank_headings(context.question, index, factors)
         things = called_names(analysis.plain, index, plain=True)
     timings = {"match_headings": ms(time.perf_counter() - t0)}
@@ -128,6 +131,9 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
     everywhere, found = context.search(context.question, pool, scope)
     everywhere = _definitions_first(everywhere, _asked_thing(context.analysis, things), stages.context)[:k]
     timings.update(found)
+    cited = _citing(context, everywhere, timings)
+    if cited is not None:
+        return cited
     if not candidates:
         note = "no heading named in the question: searched the whole collection"
         return Found(everywhere, scope, None, [note], timings, index=index)
@@ -168,6 +174,29 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
             notes.append(f"the scope holds fewer than {k} matches: the rest come from the whole collection")
     hits = [Hit(h.element, rank, h.distance, h.outside_scope) for rank, h in enumerate(scoped[:k])]
     return Found(hits, scoped_scope, match, notes, timings, index=index)
+
+
+def _citing(context: SearchContext, everywhere: list[Hit], timings: dict[str, float]) -> Found | None:
+    """The hits of a question citing an issue or pull request ("#3903"): the elements citing it first, then the
+    whole collection's best. The number pins the entry, not a heading: a heading the question's other words
+    name ("Making a release" for "which release has #3903?") is no place to look. ``None`` when the question cites
+    none, or nothing cites it."""
+    numbers = context.analysis.references
+    if not numbers:
+        return None
+    # by its words alone: a number is matched as written, and the question's vector would rank the long
+    # entries that share its other words ("change", "release") above the one citing it
+    t0 = time.perf_counter()
+    found = fts_scored(context.store, " ".join(numbers), context.vector, context.stages.probe.k, Scope.whole())
+    timings["fts_cited"] = ms(time.perf_counter() - t0)
+    citing = [h for h, _score in found if any(cites(h.element.text, n) for n in numbers)]
+    if not citing:
+        return None
+    taken = {h.element_id for h in citing}
+    hits = [*citing, *(h for h in everywhere if h.element_id not in taken)][: context.k]
+    notes = [f"the question cites #{', #'.join(numbers)}: the entries citing it first, from the whole collection"]
+    return Found([Hit(h.element, rank, h.distance) for rank, h in enumerate(hits)], Scope.whole(), None, notes,
+                 timings)
 
 
 def _pinning_names(factors: dict[str, float]) -> set[str]:

@@ -151,6 +151,9 @@ def fts_scored(
     with store.read.session() as read:
         lexemes = read.question_lexemes(question)
         keys = [lex for lex in lexemes if not is_stopword(lex) and lex not in named]
+        # a version matches however it is written: "2.29.3" finds "Release v2.29.3", "v1.12.0" finds "1.12.0"
+        keys += [form for lex in keys for form in textnorm.version_forms(lex)
+                 if form not in lexemes and form not in named]
         n_exact = len(keys)
         keys += [stem for stem in fts_terms(question) if stem not in lexemes and stem not in named]
         if not keys:
