@@ -56,6 +56,7 @@ from core.retrieval.headings import (
 from core.retrieval.headings import words as heading_words
 from core.retrieval.hits import Hit
 from core.retrieval.parts import search_by_parts
+from core.retrieval.probe import probe_scope
 from core.retrieval.question import QuestionError, validate_question
 from core.retrieval.request import RetrievalRequest
 from core.retrieval.router import route
@@ -67,11 +68,7 @@ from core.retrieval.statement_search import find_statement_hits
 from core.retrieval.strategies import stage_list
 from core.retrieval.topic_search import find_topic_hits
 from core.statements import (
-    DEFAULT_WORDS,
-    attribute_share,
-    documented_statement,
     last_parts,
-    name_share,
     table_rows,
     terms,
 )
@@ -315,61 +312,6 @@ def add_entity_hits(context: SearchContext, found: Found, pool: list[Hit] | None
     return found
 
 
-def _stating(hits: list[Hit], asked: frozenset[str], wanted: frozenset[str],
-             identifiers: frozenset[str] = frozenset()) -> tuple[Hit | None, bool]:
-    """The first hit stating the attribute asked (a ``key : value`` item or ``Default:`` line whose key names at
-    least half of the question's words), and whether its key is exactly an option the question names by its
-    identifier (``identifiers``); such a hit is preferred. A default under the option's own heading counts when
-    the question names that heading (``wanted``)."""
-    first: Hit | None = None
-    for hit in hits:
-        heading = hit.element.heading_path[-1] if hit.element.heading_path else None
-        found, by_heading = documented_statement(asked, hit.element.text, hit.element.category, heading)
-        if not found or (name_share(wanted, found[0]) if by_heading else attribute_share(asked, found[0])) < 0.5:
-            continue
-        if not identifiers or last_parts(terms(found[0])) <= identifiers:
-            return hit, True
-        first = first or hit
-    return first, False
-
-
-def _probe(context: SearchContext, scope: Scope, asked: frozenset[str],
-           things: frozenset[str] = frozenset()) -> tuple[list[Hit], dict[str, float], bool]:
-    """The scope's ``k`` hits, with the hit stating the attribute among them when the first
-    ``EvidenceProbeConfig.k`` hold one, and whether they do. ``things``: the question's identifiers that name
-    things, not the attribute (``core.retrieval.headings.called_names``)."""
-    analysis, k, probe_k = context.analysis, context.k, context.stages.probe.k
-    hits, timings = context.search(analysis.query, max(k, probe_k), scope)
-    wanted = analysis.terms
-    identifiers = analysis.identifiers(things)
-    parts = last_parts(t for name in identifiers for t in terms(name))
-    stating, exact = _stating(hits, asked, wanted, parts) if asked else (None, False)
-    # The attribute is looked up by its own words alone: the option a code span names (`linenums`), else the
-    # question proper's words the scope does not hold ("응답속도"). With the whole question, the words every page
-    # of the platform repeats ("Python-Markdown", "extension", a preamble) outrank the one item stating it.
-    lookup = identifiers or sorted(analysis.rest_terms & asked)
-    lookups = [lookup] if lookup else []
-    if lookup and analysis.asks_default and not set(DEFAULT_WORDS) <= set(lookup):
-        # then with the words that state a default ("+ Default: `false`"): under an option's own heading every
-        # element holds its name, the line stating the value is the one holding these too
-        lookups.append([*lookup, *(w for w in DEFAULT_WORDS if w not in lookup)])
-    for words in lookups if asked else ():
-        if exact:
-            break
-        # none stated, or only under another key than the option named ("logController" table's row for
-        # `disableRequestLogging`, where its own heading states it too)
-        named, found = context.search(" ".join(words), probe_k, scope)
-        timings = {s: timings.get(s, 0.0) + found.get(s, 0.0) for s in {*timings, *found}}
-        looked_up, exact = _stating(named, asked, wanted, parts)
-        stating = looked_up if looked_up is not None and (exact or stating is None) else stating
-    top = hits[:k]
-    if stating is not None and stating not in top[: max(1, k - 1)]:
-        at = max(0, k - 2)  # before the last place, which the whole collection's best hit may take (find_hits)
-        rest = [h for h in top if h is not stating]
-        top = [*rest[:at], stating, *rest[at : k - 1]]
-    return [Hit(h.element, rank, h.distance) for rank, h in enumerate(top)], timings, stating is not None
-
-
 def _strong_names(match: HeadingMatch, factors: dict[str, float]) -> set[str]:
     """The words of ``match`` that pin one thing down: identifiers from code spans and names with digits
     ("24FL", "H2"). A runner-up scope that lacks one of them is about something else."""
@@ -394,7 +336,7 @@ def _choose_scope(
     for match in allowed:
         # The scope's own names say where, not what: they never count as the attribute asked.
         asked = context.analysis.asked_outside(set(match.words))
-        hits, timings, holds = _probe(context, match.scope(), asked, things)
+        hits, timings, holds = probe_scope(context, match.scope(), asked, things)
         if first is None:
             first = (match, hits, timings)
         if not asked or holds:
@@ -402,7 +344,7 @@ def _choose_scope(
         if len(match.headings) > 1:
             for heading in match.headings:
                 narrow = HeadingMatch((heading,), match.words, match.score)
-                hits, timings, holds = _probe(context, narrow.scope(), asked, things)
+                hits, timings, holds = probe_scope(context, narrow.scope(), asked, things)
                 if holds:
                     return narrow, hits, timings
     assert first is not None
