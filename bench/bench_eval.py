@@ -119,7 +119,7 @@ for _shape in ("plain", "template"):
 # hand-written multi-fact questions of each ("facts" with their paths) share it. data/heldout/README.md: the split.
 HELDOUT_CORPORA = ("cibuildwheel", "npm-cli", "korean-nlp", "copier", "pdm-changelog", "korean-payments")
 for _corpus in HELDOUT_CORPORA:
-    for _suffix in ("", "-multi"):
+    for _suffix in ("", "-multi") if (DATA / "heldout" / f"{_corpus}-multi.json").exists() else ("",):
         SETS[f"heldout-{_corpus}{_suffix}"] = SetSpec(
             f"heldout-{_corpus}{_suffix}", CORPORA / _corpus, DATA / "heldout" / f"{_corpus}{_suffix}.json",
             fetched=_corpus, collection=f"heldout-{_corpus}")

@@ -11,18 +11,12 @@ whole, so a phrase joined by "and" inside a name is never split.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
-from core.retrieval.hits import Hit
 from core.retrieval.shape import split_preamble
 from core.statements import terms
 
-if TYPE_CHECKING:
-    from core.retrieval.stages import SearchContext
-
-__all__ = ["PartsConfig", "interleave", "question_parts", "search_by_parts"]
+__all__ = ["PartsConfig", "question_parts"]
 
 # Coordinators that join two asks. "or" joins two only in a question asking which (a choice: "which is bigger, A
 # or B"); elsewhere it names alternatives of one thing ("accessories such as cables, or wall brackets").
@@ -102,41 +96,3 @@ def _asks_alone(piece: str, others: list[str], config: PartsConfig, *, later: bo
     if not held - terms(" ".join(others)):
         return False
     return (later and bool(_ASKING.match(piece))) or len(held) >= config.min_terms or bool(_IDENTIFIER.search(piece))
-
-
-def interleave(lists: list[list[Hit]], k: int) -> list[Hit]:
-    """The hits of each part's search taken in turns (each part's best first), an element once, until ``k``
-    elements; re-ranked in the order taken, an outside-scope mark dropped (each part's scope was its own: the merged
-    hits answer the parts, none is outside the whole question)."""
-    out: list[Hit] = []
-    seen: set[str] = set()
-    depth = max((len(h) for h in lists), default=0)
-    for i in range(depth):
-        for hits in lists:
-            if i < len(hits) and hits[i].element_id not in seen and len(out) < k:
-                seen.add(hits[i].element_id)
-                out.append(Hit(hits[i].element, len(out), hits[i].distance))
-    return out
-
-
-def search_by_parts(context: SearchContext, search_one: Callable[[SearchContext], Any]
-                    ) -> tuple[list[Hit], list[str], dict[str, float], list[Any]]:
-    """Each of ``context``'s question parts searched by ``search_one`` (the config's own path: a part's own vector,
-    scope and entity hits, ``k`` hits), the hits taken in turns (:func:`interleave`), ``k`` for each part: each
-    fact asked gets the room one question gets. With the parts' notes, their summed stage timings and entities."""
-    from core.retrieval.analysis import analyse
-    from core.retrieval.search import embed_query
-    from core.retrieval.stages import SearchContext
-
-    found = []
-    for part in context.analysis.parts:
-        own = SearchContext(context.store, embed_query(context.store, part), context.k, context.config,
-                            analyse(part), context.stages, context.sibling)
-        found.append(search_one(own))
-        context.searches += own.searches
-    timings: dict[str, float] = {}
-    for f in found:
-        for stage, spent in f.timings.items():
-            timings[stage] = round(timings.get(stage, 0.0) + spent, 3)
-    return (interleave([f.hits for f in found], context.k * len(found)), [n for f in found for n in f.notes], timings,
-            [e for f in found for e in f.entities])

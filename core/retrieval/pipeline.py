@@ -55,7 +55,7 @@ from core.retrieval.headings import (
 )
 from core.retrieval.headings import words as heading_words
 from core.retrieval.hits import Hit
-from core.retrieval.parts import search_by_parts
+from core.retrieval.parts_search import search_by_parts
 from core.retrieval.probe import probe_scope
 from core.retrieval.question import QuestionError, validate_question
 from core.retrieval.request import RetrievalRequest

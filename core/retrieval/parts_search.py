@@ -1,0 +1,48 @@
+"""The search of a question asking several facts at once (:mod:`core.retrieval.parts`): each part searched on its
+own path, the hits taken in turns."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from core.retrieval.analysis import analyse
+from core.retrieval.hits import Hit
+from core.retrieval.search import embed_query
+from core.retrieval.stages import SearchContext
+
+__all__ = ["interleave", "search_by_parts"]
+
+
+def interleave(lists: list[list[Hit]], k: int) -> list[Hit]:
+    """The hits of each part's search taken in turns (each part's best first), an element once, until ``k``
+    elements; re-ranked in the order taken, an outside-scope mark dropped (each part's scope was its own: the merged
+    hits answer the parts, none is outside the whole question)."""
+    out: list[Hit] = []
+    seen: set[str] = set()
+    depth = max((len(h) for h in lists), default=0)
+    for i in range(depth):
+        for hits in lists:
+            if i < len(hits) and hits[i].element_id not in seen and len(out) < k:
+                seen.add(hits[i].element_id)
+                out.append(Hit(hits[i].element, len(out), hits[i].distance))
+    return out
+
+
+def search_by_parts(context: SearchContext, search_one: Callable[[SearchContext], Any]
+                    ) -> tuple[list[Hit], list[str], dict[str, float], list[Any]]:
+    """Each of ``context``'s question parts searched by ``search_one`` (the config's own path: a part's own vector,
+    scope and entity hits, ``k`` hits), the hits taken in turns (:func:`interleave`), ``k`` for each part: each
+    fact asked gets the room one question gets. With the parts' notes, their summed stage timings and entities."""
+    found = []
+    for part in context.analysis.parts:
+        own = SearchContext(context.store, embed_query(context.store, part), context.k, context.config,
+                            analyse(part), context.stages, context.sibling)
+        found.append(search_one(own))
+        context.searches += own.searches
+    timings: dict[str, float] = {}
+    for f in found:
+        for stage, spent in f.timings.items():
+            timings[stage] = round(timings.get(stage, 0.0) + spent, 3)
+    return (interleave([f.hits for f in found], context.k * len(found)), [n for f in found for n in f.notes], timings,
+            [e for f in found for e in f.entities])
