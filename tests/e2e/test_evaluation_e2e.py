@@ -27,6 +27,7 @@ def test_evaluation_runs_and_charts_in_the_browser(app_url, page, samples_store)
 
     # Drill into another question: its contexts appear per mode.
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Inspect a question")
+    box.scroll_into_view_if_needed()  # its options open below it: in the viewport, not under the fold
     box.click()
     page.get_by_role("option").nth(2).click()
     wait_for_text(page, "hierarchical context")
