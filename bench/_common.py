@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
+import subprocess
 import sys
 import tempfile
+import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,3 +115,25 @@ def answer_forms(value: str) -> list[str]:
     """A default as written, and without its quotes when it has them: the answers a question accepts."""
     bare = value.strip("'\"")
     return [value] if bare == value or not bare else [value, bare]
+
+
+def start_streamlit(label: str) -> tuple[subprocess.Popen, str]:
+    """``streamlit run app.py`` on a free port of 127.0.0.1, its log in ``/tmp/hke-<label>-<port>.log``: the process
+    and its URL, once its health check answers."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = Path(f"/tmp/hke-{label}-{port}.log")
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless",
+                             "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+                             "--browser.gatherUsageStats", "false"], cwd=ROOT, stdout=log.open("w"),
+                            stderr=subprocess.STDOUT)  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(400):
+        try:
+            urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).close()
+            return proc, url
+        except OSError:
+            time.sleep(0.25)
+    proc.terminate()
+    raise SystemExit(f"streamlit did not start: {log}")

@@ -13,14 +13,8 @@ import argparse
 import os
 import re
 import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
-from _common import ROOT
+from _common import ROOT, start_streamlit
 
 CHROMIUM = os.environ.get("HKE_CHROMIUM", "/usr/bin/chromium")
 OUT = ROOT / "bench" / "out" / "walk"
@@ -29,25 +23,6 @@ PAGES = [("overview", "", "Hierarchical Knowledge Explorer"), ("tree", "document
          ("compare", "compare", "Compare: plain vs hierarchical"), ("evaluation", "evaluation", "Evaluation"),
          ("reports", "reports", "Community reports"), ("graph", "graph_explorer", "Graph explorer"),
          ("global", "global_search", "Global search")]  # fmt: skip
-
-
-def start_app() -> tuple[subprocess.Popen, str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    log = Path(f"/tmp/hke-walk-{port}.log")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless",
-                             "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-                             "--browser.gatherUsageStats", "false"], cwd=ROOT, stdout=log.open("w"),
-                            stderr=subprocess.STDOUT)  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(400):
-        try:
-            urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).close()
-            return proc, url
-        except OSError:
-            time.sleep(0.25)
-    raise SystemExit(f"streamlit did not start: {log}")
 
 
 def settle(page) -> None:
@@ -77,7 +52,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     wanted = set(args.pages.split(","))
-    proc, url = start_app()
+    proc, url = start_streamlit("walk")
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,

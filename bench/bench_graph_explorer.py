@@ -26,13 +26,10 @@ import os
 import random
 import signal
 import statistics
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
-from _common import ROOT, SAMPLES, scratch_database, write_result
+from _common import SAMPLES, scratch_database, start_streamlit, write_result
 
 CHROMIUM = os.environ.get("HKE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -158,17 +155,7 @@ def app_seconds(browser, collection: str) -> dict[str, float]:
     (``click_first_s``: the first, which also waits for the Overview's charts to finish drawing). ``*_framed_s``:
     the part of each before the canvas' frame was on the page (Streamlit's page, the server's run and its
     delivery; the rest is the frame drawing)."""
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    log = Path(f"/tmp/hke-bench-graph-{port}.log")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless",
-                             "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-                             "--browser.gatherUsageStats", "false"], cwd=ROOT, stdout=log.open("w"),
-                            stderr=subprocess.STDOUT)  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
+    proc, url = start_streamlit("bench-graph")
 
     def drawn(page, start: float, name: str, out: dict[str, float]) -> None:
         page.locator("iframe[title='Entity graph']").wait_for(timeout=120_000)
@@ -178,12 +165,6 @@ def app_seconds(browser, collection: str) -> dict[str, float]:
         out[f"{name}_s"] = round(time.perf_counter() - start, 2)
 
     try:
-        for _ in range(400):
-            try:
-                urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).close()
-                break
-            except OSError:
-                time.sleep(0.25)
         out: dict[str, float] = {}
         for name in ("first", "again"):
             page = browser.new_page(viewport={"width": 1400, "height": 1000})

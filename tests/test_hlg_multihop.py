@@ -19,14 +19,8 @@ from core.retrieval.analysis import analyse
 from core.retrieval.parts import question_parts
 from core.retrieval.router import route
 from core.retrieval.strategies import DEFAULT_SEARCH
+from tests.test_hlg import LAB, OTHER, PAYLOAD
 
-PAYLOAD = ("# Orbiter Mission\n## Payloads\n### Lumen Camera\n"
-           "* Built by : Aurora Optics Lab\n* Resolution : 2 m per pixel\n\n"
-           "The Lumen Camera maps the polar ice every week.\n")
-LAB = ("# Research Labs\n## Aurora Optics Lab\n* Head : Dr. Mira Santos\n* Founded : 2011\n\n"
-       "The lab designs space telescopes and imaging payloads.\n")
-OTHER = ("# Ground Segment\n## Antenna Farm\n* Head : Tomas Reyes\n* Dishes : 4\n\n"
-         "The farm receives telemetry from every spacecraft.\n")
 CONFIG = ("# Config Settings\n"
           "## fetch-retries\n\n* Default: 2\n* Type: Number\n\nThe number of times to retry a fetch of a package.\n\n"
           "## fetch-timeout\n\n* Default: 300000\n* Type: Number\n\nThe longest time to wait for a response.\n\n"
