@@ -48,6 +48,8 @@ def test_a_conversation_on_compare(app_url, page, samples_store):
 
     page.get_by_role("button", name="New conversation").click()
     wait_for_text(page, "· 0 turn(s)", timeout=30_000)
+    # Streamlit keeps the last run's elements on screen (stale) until the new run replaces them.
+    page.get_by_text("Turn 1 ·", exact=False).first.wait_for(state="detached", timeout=30_000)
     text = page.locator(MAIN).inner_text()
     assert "Turn 1 ·" not in text and "Understood as" not in text
     assert re.search(r"conversation=c-[0-9a-f]{12}", page.url) and conversation not in page.url
