@@ -199,13 +199,13 @@ def ask(spec: Unseen, fact: HeldFact, qid: str) -> str:
                      qid)
     if fact.kind == "flag":
         topic = s[0].lower() + s[1:]
-        return _pick([f"{tool} {topic} flag?", f"which {tool} option for {topic}", f"how do I turn on {topic} in {tool}"],
-                     qid)
+        return _pick([f"{tool} {topic} flag?", f"which {tool} option for {topic}",
+                      f"how do I turn on {topic} in {tool}"], qid)
     if fact.kind == "release_date":
         return _pick([f"when was {e} {s} released?", f"{e} {s} release date", f"what day did {e} {s} come out"], qid)
     if fact.kind == "fixed_in":
-        return _pick([f"which {e} release has #{k}?", f"{e} #{k} - in what version?", f"what version of {e} included #{k}"],
-                     qid)
+        return _pick([f"which {e} release has #{k}?", f"{e} #{k} - in what version?",
+                      f"what version of {e} included #{k}"], qid)
     if fact.kind == "changed_in":
         change = s[0].lower() + s[1:]
         return _pick([f"which {e} version: {change}?", f"in what {e} release did this land: {change}",
@@ -256,6 +256,8 @@ def generated(corpus: str, facts: Sequence[HeldFact], limit: int) -> list[dict]:
                 "id": qid, "question": question, "answers": answers, "gold_path": list(fact.path),
                 "document": fact.document, "tags": ["unseen", spec.shape, fact.kind.replace("_", "-")],
                 "corpus": corpus, "shape": spec.shape, "split": SPLIT})
+            if fact.kind == "table" and fact.entity:  # the value is in a row: the answer should name the row
+                questions[-1]["row_key"] = fact.entity
     return questions
 
 
@@ -333,7 +335,8 @@ MULTI: dict[str, tuple[Multi, ...]] = {
          ((("2025-06-14",), "HISTORY.md", "v2.11.7 (2025-06-14)"), (("2025-06-13",), "HISTORY.md",
                                                                     "v2.11.6 (2025-06-13)"))),
         ("which pydantic versions have #11898 and #11949?",
-         ((("v2.11.7", "2.11.7"), "HISTORY.md", "#11898"), (("v2.11.6", "2.11.6"), "HISTORY.md", "#11949"))),
+         ((("v2.11.7", "2.11.7"), "HISTORY.md", "v2.11.7 (2025-06-14)"),
+          (("v2.11.6", "2.11.6"), "HISTORY.md", "v2.11.6 (2025-06-13)"))),
     ),
 }
 
