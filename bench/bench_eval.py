@@ -129,6 +129,11 @@ SETS["heldout-copier-faq"] = SetSpec("heldout-copier-faq", CORPORA / "copier", D
 for _corpus in ("black-faq", "hatch-changelog"):
     SETS[f"heldout-{_corpus}"] = SetSpec(f"heldout-{_corpus}", CORPORA / _corpus, DATA / "heldout" / f"{_corpus}.json",
                                          fetched=_corpus, collection=f"heldout-{_corpus}")
+# Report-only (data/unseen/, bench/write_unseen_sets.py): five corpora nothing was tuned on, an independent check.
+UNSEEN_CORPORA = ("bumpversion-ref", "httpie-cli", "korean-caselaw", "jupytext-faq", "pydantic-history")
+for _corpus in UNSEEN_CORPORA:
+    SETS[f"unseen-{_corpus}"] = SetSpec(f"unseen-{_corpus}", CORPORA / _corpus, DATA / "unseen" / f"{_corpus}.json",
+                                        fetched=_corpus, collection=f"unseen-{_corpus}")
 SETS["heldout-samples-multi"] = SetSpec("heldout-samples-multi", SAMPLES, DATA / "heldout" / "samples-multi.json",
                                         collection="gold")
 # The issue-21 sets: each kind on the samples, the near-twin corpus and Python-Markdown (sharing their collections).
