@@ -20,6 +20,14 @@ both answered by the offline extractive answerer from the hierarchical context. 
 * 1,000 turns appended to one conversation: the turns whose facts the memory keeps, and the memory read's time over
   the first and the last hundred turns.
 
+``--paired N`` measures the follow-up's extra latency as the issue states it, a follow-up against a standalone
+question: each follow-up of the set, its earlier turns already in a fresh conversation, is asked whole (the memory
+read, the resolution, the one embedding, the answer, the turn appended) and the standalone question it was
+understood as is asked alone (the same text: the same search and answer), interleaved, the order alternating per
+pair, after one untimed pass that warms the model, the caches and the pools, N passes over the set. Reported under
+``paired``: the p50 (and p95) of the pairs' wall-time differences, each side's p50, the CPU-time difference's p50,
+and the load average before and after.
+
 A set naming a ``corpus`` (``data/conversations/npm-cli.json``, ``cibuildwheel.json``, ``korean-nlp.json``) is asked
 over that public corpus (``bench/corpora/<corpus>``), ingested into its own collection; the others over data/samples.
 
@@ -29,7 +37,7 @@ read the memory: only the standalone question decides the answer), and reports e
 ``sweep`` with the exchanges' split (tune or held out): the record in data/tuning cites it.
 
 Usage: ``python bench/bench_conversations.py [--set data/conversations/samples.json] [--no-long] [--repeat N]
-[--sweep episode_distance=0.3,0.45,0.6,0.8]``; results in bench/out/conversations.json
+[--sweep episode_distance=0.3,0.45,0.6,0.8] [--paired N]``; results in bench/out/conversations.json
 (bench/out/conversations-<corpus>.json for a corpus's set).
 """
 
@@ -94,6 +102,8 @@ def main() -> None:
     parser.add_argument("--no-long", action="store_true", help="skip the 1,000-turn conversation")
     parser.add_argument("--repeat", type=int, default=1,
                         help="ask the set this many times (more follow-ups timed; the answers' measures are the same)")
+    parser.add_argument("--paired", type=int, default=0, metavar="N",
+                        help="N interleaved passes timing each follow-up against its standalone question")
     parser.add_argument("--sweep", default="", metavar="FIELD=V1,V2",
                         help="ask the set once per value of a MemoryConfig field (communities.FIELD for its "
                              "CommunityConfig's)")
@@ -161,6 +171,15 @@ def main() -> None:
             print(f"{field}={raw}: " + json.dumps({k: {m: v[m] for m in ("resolution_accuracy",
                   "follow_up_vs_standalone", "switches_carried_over", "memory_vs_history_tokens_turn_ge_3",
                   "follow_ups_cut_by_distance")} for k, v in sweep[raw].items()}))
+    store.embeddings.embed_query = embed_query
+    if args.paired:
+        paired = _paired(exchanges, store, answer, args.paired)
+        print(json.dumps({"paired": paired}, indent=1))
+        path = write_result(f"conversations-paired-{corpus or 'samples'}", {"set": str(args.set), "paired": paired})
+        print(f"written to {path}")
+        store.drop()
+        return
+    store.embeddings.embed_query = timed_embed
     rows = ask(MemoryConfig(), False)
     store.embeddings.embed_query = embed_query
     load_after = os.getloadavg()
@@ -234,6 +253,58 @@ def _ask(exchanges: list[dict], store, config, answer, embed_ms: list[float], em
                 "standalone_total_ms": round((t5 - t4) * 1000, 2),
             })
     return rows
+
+
+def _paired(exchanges: list[dict], store, answer, passes: int) -> dict:
+    """Each follow-up asked whole in a conversation against its standalone question asked alone, interleaved."""
+    from core.conversation import start_turn
+
+    follow_ups = [(e["turns"][:i], t) for e in exchanges for i, t in enumerate(e["turns"]) if i and t["kind"] ==
+                  "follow-up"]
+    earlier_answers: dict[str, object] = {}  # the earlier turns are set up, not timed: each text answered once
+
+    def conversation_before(earlier: list[dict]) -> str:
+        conversation = f"paired-{uuid.uuid4().hex[:8]}"
+        for gold in earlier:
+            pending = start_turn(store, conversation, gold["question"])
+            text = pending.resolution.understood_as
+            if text not in earlier_answers:
+                earlier_answers[text] = answer(text, pending.query_vector)
+            pending.finish(earlier_answers[text])
+        return conversation
+
+    def follow_up(conversation: str, question: str) -> str:
+        pending = start_turn(store, conversation, question)
+        return pending.finish(answer(pending.resolution.understood_as, pending.query_vector)).resolution.understood_as
+
+    understood = {}
+    for earlier, gold in follow_ups:  # the untimed pass: the standalone texts, the caches and the pools warmed
+        understood[gold["question"]] = follow_up(conversation_before(earlier), gold["question"])
+        answer(understood[gold["question"]])
+    wall: dict[str, list[float]] = {"follow_up": [], "standalone": []}
+    cpu: dict[str, list[float]] = {"follow_up": [], "standalone": []}
+    load_before = os.getloadavg()
+    for n in range(passes):
+        for i, (earlier, gold) in enumerate(follow_ups):
+            conversation = conversation_before(earlier)
+            sides = {"follow_up": lambda: follow_up(conversation, gold["question"]),  # noqa: B023 (called at once)
+                     "standalone": lambda: answer(understood[gold["question"]])}  # noqa: B023
+            for side in ("follow_up", "standalone") if (n + i) % 2 == 0 else ("standalone", "follow_up"):
+                t0, c0 = time.perf_counter(), time.process_time()
+                sides[side]()
+                wall[side].append((time.perf_counter() - t0) * 1000)
+                cpu[side].append((time.process_time() - c0) * 1000)
+    load_after = os.getloadavg()
+    extra = [f - s for f, s in zip(wall["follow_up"], wall["standalone"], strict=True)]
+    extra_cpu = [f - s for f, s in zip(cpu["follow_up"], cpu["standalone"], strict=True)]
+    return {"pairs": len(extra), "follow_ups": len(follow_ups), "passes": passes,
+            "extra_ms_p50": round(statistics.median(extra), 2), "extra_ms_p95": round(_percentile(extra, 0.95), 2),
+            "follow_up_ms_p50": round(statistics.median(wall["follow_up"]), 2),
+            "standalone_ms_p50": round(statistics.median(wall["standalone"]), 2),
+            "extra_cpu_ms_p50": round(statistics.median(extra_cpu), 2),
+            "follow_up_cpu_ms_p50": round(statistics.median(cpu["follow_up"]), 2),
+            "standalone_cpu_ms_p50": round(statistics.median(cpu["standalone"]), 2),
+            "load_average_before_after": [[round(x, 2) for x in load_before], [round(x, 2) for x in load_after]]}
 
 
 def _summary(rows: list[dict]) -> dict:
