@@ -39,14 +39,16 @@ def runner() -> JobRunner:
     return JobRunner(ui.db_url())
 
 
-def start_ingest(sources, problems=(), *, collection: str | None = None, paths=()) -> str:
-    """Queue an ingest of ``sources`` into ``collection`` (default: the current one) as a background job."""
+def start_ingest(sources, problems=(), *, collection: str | None = None, paths=(), statement_tiers: bool = False
+                 ) -> str:
+    """Queue an ingest of ``sources`` into ``collection`` (default: the current one) as a background job;
+    ``statement_tiers``: build the collection's statement tiers too, should it have none yet."""
     s = ui.settings()
     keys = [source.display for source in sources] + [problem.path for problem in problems]
     return runner().submit_ingest(ui.store(collection), sources, problems, paths=[str(p) for p in paths],
                                   names=dict(zip(keys, file_names(keys), strict=True)),
                                   max_bytes=s.max_file_bytes, batch_size=s.embed_batch_size,
-                                  hnsw_min_rows=s.hnsw_min_rows)
+                                  hnsw_min_rows=s.hnsw_min_rows, statement_tiers=statement_tiers)
 
 
 def start_index(collection: str | None = None) -> str:
