@@ -100,6 +100,8 @@ def job_summary(job: JobRecord) -> tuple[str, str]:
                           skipped=c.get("skipped", 0), seconds=c.get("seconds", 0.0),
                           errors=[{}] * c.get("errors", 0))  # fmt: skip
     level, message = ingest_summary(report)
+    if c.get("tiers_seconds"):  # of the seconds above: the list and statement questions read these tiers
+        message += f" Statement tiers brought up to date in {c['tiers_seconds']:.1f}s."
     if job.error:
         return "error", f"{message} Stopped: {job.error}"
     return level, message
