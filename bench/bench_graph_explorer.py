@@ -301,4 +301,10 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    finally:
+        if os.path.basename(os.environ.get("HKE_DATA_DIR", "")).startswith("hke-bench-"):  # our scratch database
+            from _synthetic import remove_scratch_database
+
+            remove_scratch_database()
