@@ -112,3 +112,16 @@ def test_retrieve_brings_the_named_row_and_the_stage_switch_turns_it_off(payment
         off = retrieve(payments, RetrievalRequest(question, k=2))
     assert not any("names the row" in n for n in off.notes)
 
+
+
+def test_row_key_named_counts_no_question_whose_answer_is_a_row_key(samples_store) -> None:
+    # "Which color mode uses gamma 2.6?" → "DCI-P3", itself a row's key: another row holding "DCI-P3 98%" in a cell
+    # ("Display P3") is not the row asked about, and was counted as the key the answer should name
+    from core.evaluation import load_questions
+
+    from .conftest import ROOT
+    from .helpers_bench import bench_module
+
+    questions = [q for q in load_questions(ROOT / "data" / "questions.json").questions if q.id == "q21"]
+    assert questions and questions[0].answers[0] == "DCI-P3"
+    assert bench_module("bench_eval").gold_row_keys(samples_store, questions) == {}
