@@ -454,7 +454,8 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
             found = find_hits(context, scope)
             if config.headings and scope.is_whole:
                 found = add_entity_hits(context, found)
-            if stages.context.named_rows:
+            # asked which release, the answer is a changelog entry, not the definition of the thing it names
+            if stages.context.named_rows and not asks_which_release(question):
                 found.hits, moved = named_rows(store, found.hits, question, analysis.terms, vector)
                 found.hits, pinned = named_row_hit(store, found.hits, question, analysis.terms, vector,
                                                    stages.probe.k)
