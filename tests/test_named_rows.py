@@ -114,6 +114,19 @@ def test_retrieve_brings_the_named_row_and_the_stage_switch_turns_it_off(payment
 
 
 
+def test_a_question_asking_which_release_keeps_its_entries(payments, monkeypatch) -> None:
+    # asked which release, the answer is a changelog entry: the named-row stage does not run for it
+    from core.retrieval import pipeline
+
+    def moved(*_args, **_kwargs):
+        raise AssertionError("rows moved")
+
+    monkeypatch.setattr(pipeline, "named_rows", moved)
+    retrieve(payments, RetrievalRequest("in what release did 조회 가능 기간 change?", k=2))
+    with pytest.raises(AssertionError, match="rows moved"):
+        retrieve(payments, RetrievalRequest("what is 조회 가능 기간?", k=2))
+
+
 def test_row_key_named_counts_no_question_whose_answer_is_a_row_key(samples_store) -> None:
     # "Which color mode uses gamma 2.6?" → "DCI-P3", itself a row's key: another row holding "DCI-P3 98%" in a cell
     # ("Display P3") is not the row asked about, and was counted as the key the answer should name
