@@ -224,7 +224,9 @@ def _checks(question, answer: str, context, filenames: dict[str, str], product_f
 
 def gold_row_keys(store, questions) -> dict[str, str]:
     """Per question whose gold element is a table row (a row under its gold path, of its document, holding a
-    gold answer) and that names no ``row_key`` of its own: that row's key, its first cell."""
+    gold answer) and that names no ``row_key`` of its own: that row's key, its first cell. A question whose answer
+    is a row's key has none: the row is the answer, and another row that only holds the value in a cell
+    ("Display P3 · Gamut: DCI-P3 98%" for "DCI-P3") is not the row asked about."""
     from core.elements import row_cells
     from core.evaluation.metrics import contains_answer
 
@@ -242,10 +244,12 @@ def gold_row_keys(store, questions) -> dict[str, str]:
         if document_id not in rows_of:
             rows_of[document_id] = [e for e in store.elements(document_id) if e.category == "TableRow"]
         gold_path = tuple(question.gold_path or ())
-        keys = [cells[0][1] for row in rows_of[document_id]
-                if (not gold_path or tuple(row.heading_path[-len(gold_path):]) == gold_path)
-                and contains_answer(row.text, question.answers) and (cells := row_cells(row.text)) and cells[0][1]
-                and not contains_answer(cells[0][1], question.answers)]
+        holding = [cells[0][1] for row in rows_of[document_id]
+                   if (not gold_path or tuple(row.heading_path[-len(gold_path):]) == gold_path)
+                   and contains_answer(row.text, question.answers) and (cells := row_cells(row.text)) and cells[0][1]]
+        if any(contains_answer(key, question.answers) for key in holding):
+            continue  # a row's key is itself the answer ("which mode uses gamma 2.6?" → "DCI-P3"): no key to name
+        keys = holding
         # of several rows holding the value, the gold one is the row the question names
         named = [key for key in keys if contains_answer(question.question, [key])]
         if len(keys) == 1 or len(named) == 1:

@@ -55,6 +55,7 @@ from core.retrieval.headings import (
 )
 from core.retrieval.headings import words as heading_words
 from core.retrieval.hits import Hit
+from core.retrieval.named_rows import named_row_hit, named_rows
 from core.retrieval.parts_search import search_by_parts
 from core.retrieval.probe import probe_scope
 from core.retrieval.question import QuestionError, validate_question
@@ -453,6 +454,12 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
             found = find_hits(context, scope)
             if config.headings and scope.is_whole:
                 found = add_entity_hits(context, found)
+            # asked which release, the answer is a changelog entry, not the definition of the thing it names
+            if stages.context.named_rows and not asks_which_release(question):
+                found.hits, moved = named_rows(store, found.hits, question, analysis.terms, vector)
+                found.hits, pinned = named_row_hit(store, found.hits, question, analysis.terms, vector,
+                                                   stages.probe.k)
+                found.notes += moved + pinned
         t2 = time.perf_counter()
         plain = build_plain_context(found.hits, max_tokens)
         t3 = time.perf_counter()
