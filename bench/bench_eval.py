@@ -127,8 +127,10 @@ SETS["heldout-copier-faq"] = SetSpec("heldout-copier-faq", CORPORA / "copier", D
                                      fetched="copier", collection="heldout-copier")
 # Two tune corpora of issue 29's FAQ/policy and changelog shapes (hand-written FAQ set; generated changelog set).
 for _corpus in ("black-faq", "hatch-changelog"):
-    SETS[f"heldout-{_corpus}"] = SetSpec(f"heldout-{_corpus}", CORPORA / _corpus, DATA / "heldout" / f"{_corpus}.json",
-                                         fetched=_corpus, collection=f"heldout-{_corpus}")
+    for _suffix in ("", "-multi"):
+        SETS[f"heldout-{_corpus}{_suffix}"] = SetSpec(
+            f"heldout-{_corpus}{_suffix}", CORPORA / _corpus, DATA / "heldout" / f"{_corpus}{_suffix}.json",
+            fetched=_corpus, collection=f"heldout-{_corpus}")
 SETS["heldout-samples-multi"] = SetSpec("heldout-samples-multi", SAMPLES, DATA / "heldout" / "samples-multi.json",
                                         collection="gold")
 # The issue-21 sets: each kind on the samples, the near-twin corpus and Python-Markdown (sharing their collections).
