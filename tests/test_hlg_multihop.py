@@ -95,6 +95,11 @@ def test_two_asks_are_searched_part_by_part_and_answered_one_cited_unit_each(sto
     # the same question without the parts search: one search
     whole = retrieve(store, RetrievalRequest(question, k=2, search=DEFAULT_SEARCH.but(parts=False)))
     assert not any(n.startswith("routed") for n in whole.notes)
+    # the statements search, too, searches each part on its own
+    sync_tiers(store)
+    joined = retrieve(store, RetrievalRequest("default loglevel and default maxsockets?", k=2, search="statements"))
+    assert joined.notes[0] == "routed to the parts search: the question asks 2 things at once"
+    assert {"loglevel", "maxsockets"} <= {p for e in joined.hierarchical.elements for p in e.path}
 
 
 def test_a_question_asking_one_thing_is_answered_with_one_quote(store):
