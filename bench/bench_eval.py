@@ -127,8 +127,10 @@ SETS["heldout-copier-faq"] = SetSpec("heldout-copier-faq", CORPORA / "copier", D
                                      fetched="copier", collection="heldout-copier")
 # Two tune corpora of issue 29's FAQ/policy and changelog shapes (hand-written FAQ set; generated changelog set).
 for _corpus in ("black-faq", "hatch-changelog"):
-    SETS[f"heldout-{_corpus}"] = SetSpec(f"heldout-{_corpus}", CORPORA / _corpus, DATA / "heldout" / f"{_corpus}.json",
-                                         fetched=_corpus, collection=f"heldout-{_corpus}")
+    for _suffix in ("", "-multi"):
+        SETS[f"heldout-{_corpus}{_suffix}"] = SetSpec(
+            f"heldout-{_corpus}{_suffix}", CORPORA / _corpus, DATA / "heldout" / f"{_corpus}{_suffix}.json",
+            fetched=_corpus, collection=f"heldout-{_corpus}")
 # Report-only (data/unseen/, bench/write_unseen_sets.py): five corpora nothing was tuned on, an independent check.
 UNSEEN_CORPORA = ("bumpversion-ref", "httpie-cli", "korean-caselaw", "jupytext-faq", "pydantic-history")
 for _corpus in UNSEEN_CORPORA:

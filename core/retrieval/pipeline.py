@@ -418,6 +418,15 @@ def retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Element
         return _retrieve(asking, request, sibling=sibling)
 
 
+def _search_one(context: SearchContext, scope: Scope) -> Found:
+    """One question's hits on its config's own path: the statements search, or the scoped search and its entity
+    hits (the search of each part of a question asking several things)."""
+    if context.config.statements:
+        hits, notes, timings, path = find_statement_hits(context)
+        return Found(hits, Scope.whole(), None, notes, timings, path=path)
+    return add_entity_hits(context, find_hits(context, scope))
+
+
 def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: ElementStore | None) -> Retrieval:
     question = validate_question(request.question)  # raises QuestionError (a ValueError) with a message for the user
     analysis = analyse(question)  # read once: every stage below reads the question through it
@@ -435,12 +444,12 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
         vector = embed_query(store, question) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
         t1 = time.perf_counter()
         context = SearchContext(store, vector, k, config, analysis, stages, sibling)
-        routing = route(analysis) if config.route and scope.is_whole else None
-        if routing is not None and routing.search == "statements" and not HLGTables(store).built():
-            routing = None  # no tiers yet: the question takes the config's own path
-        if routing is not None and routing.search == "parts":  # each part on the config's own path
-            hits, notes, timings, named = search_by_parts(context, lambda c: add_entity_hits(c, find_hits(c, scope)))
-            found = Found(hits, scope, None, [routing.note, *notes], timings, named)
+        routing = route(analysis) if (config.route or config.parts) and scope.is_whole else None
+        if routing is not None and routing.search == "statements" and not (config.route and HLGTables(store).built()):
+            routing = None  # not routing bridges, or no tiers yet: the question takes the config's own path
+        if routing is not None and routing.search == "parts" and not config.topics:  # each part on its own path
+            hits, notes, timings, named, path = search_by_parts(context, lambda c: _search_one(c, scope))
+            found = Found(hits, scope, None, [routing.note, *notes], timings, named, path=path)
         elif config.statements or (routing is not None and routing.search == "statements"):
             hits, notes, timings, path = find_statement_hits(context)
             found = Found(hits, Scope.whole(), None, ([routing.note] if routing else []) + notes, timings, path=path)
