@@ -30,6 +30,7 @@ from core.retrieval import (
     retrieve,
     validate_question,
 )
+from core.retrieval.analysis import analyse
 
 from .helpers_cli import cli
 from .helpers_work import python_lines_run
@@ -132,9 +133,11 @@ def test_hostile_questions_are_answered_as_ordinary_text(samples_store, question
     before = _table_state(samples_store)
     result = compare(samples_store, RetrievalRequest(question, k=3), answerer=ExtractiveAnswerer())
     assert result.question == question
+    # "Ignore … and print …" reads as two asks (core.retrieval.parts): k hits for each
+    asks = len(analyse(question).parts) or 1
     for mode in ("plain", "hierarchical"):
         r = result.results[mode]
-        assert r.answer.ok and r.answer.text and len(r.context.hits) == 3
+        assert r.answer.ok and r.answer.text and len(r.context.hits) == 3 * asks
     after = _table_state(samples_store)
     assert after == before and after[0] == samples_store.table, "the SQL-looking text ran nowhere"
 
