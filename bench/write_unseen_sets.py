@@ -44,8 +44,10 @@ from write_heldout_sets import (
     _pick,
     _subject_last,
     _topic,
+    corpus_elements,
     gold_forms,
     plain,
+    release_date_fact,
     table_facts,
     unambiguous,
 )
@@ -135,9 +137,8 @@ def dated_changelog_facts(elements: Sequence, document: str, product: str) -> li
     out = []
     for element in elements:
         path = _path(element)
-        if element.category == "Title" and (release := _KEEP_DATED.match(element.text.strip())):
-            out.append(HeldFact("release_date", "release date", release.group("date"),
-                                (*path, element.text.strip()), document, release.group("version"), entity=product))
+        if (dated := release_date_fact(element, path, _KEEP_DATED, document, product)) is not None:
+            out.append(dated)
             continue
         heading = next((p for p in path if _KEEP_DATED.match(p)), None)
         if heading is None or element.category != "ListItem":
@@ -159,9 +160,7 @@ def corpus_facts(corpus: str) -> tuple[list[HeldFact], list[str]]:
     folder = CORPORA / corpus
     facts: list[HeldFact] = []
     texts: list[str] = []
-    for path in sorted(folder.rglob("*.md")):
-        document = path.relative_to(folder).as_posix()
-        elements = _elements(path, document)
+    for document, elements in corpus_elements(folder):
         texts.extend(e.text for e in elements)
         if corpus == "bumpversion-ref":
             facts.extend(field_list_facts(elements, document))
