@@ -54,7 +54,8 @@ with left:
                 f"collection `{collection}`" + (" beside its documents" if info is not None and info.documents else ""))
     if st.button("Ingest the samples", type="secondary" if info is not None and info.documents else "primary"):
         sources, problems = discover([ui.SAMPLES_DIR])
-        # with the statement tiers (offline, a second or two): the demo's list and statement questions read them
+        # with the statement tiers (offline; they embed about as many texts again as the elements): the demo's list
+        # and statement questions read them
         run_ingest(sources, problems, paths=[ui.SAMPLES_DIR], statement_tiers=True)
     manual, _ = discover([ui.MANUAL_DIR]) if ui.MANUAL_DIR.is_dir() else ([], [])
     if manual:

@@ -20,16 +20,12 @@ from core.elements import row_cells
 from core.retrieval.hits import Hit
 from core.retrieval.scope import Scope
 from core.retrieval.search import fts_scored
+from core.retrieval.stages import ContextConfig
 from core.statements import last_parts, terms
 from core.store import ElementStore
 from core.store.reader import Expanded
 
 __all__ = ["named_row_hit", "named_rows", "row_key", "writes_key"]
-
-# Cost only: the rows of one question's hit tables read to find the one it names (a table of 10,000 rows is not
-# read whole for every question; a named row past this many is left to the search).
-NAMED_ROW_SCAN = 2000
-
 
 def row_key(text: str) -> str:
     """A table row's key: its first cell ("" for none)."""
@@ -52,16 +48,17 @@ def writes_key(question: str, wanted: frozenset[str], key: str) -> bool:
 
 
 def named_rows(store: ElementStore, hits: list[Hit], question: str, wanted: frozenset[str],
-               query_vector: np.ndarray) -> tuple[list[Hit], list[str]]:
+               query_vector: np.ndarray, scan: int = ContextConfig.named_row_scan) -> tuple[list[Hit], list[str]]:
     """``hits`` with each table row whose key the question does not name replaced, at its rank, by the row of the
-    same table whose key it names (not already a hit); and a note per row moved."""
+    same table whose key it names (not already a hit); and a note per row moved. ``scan``: the rows of the hit
+    tables read at most (``ContextConfig.named_row_scan``)."""
     unnamed = [h for h in hits if h.element.category == "TableRow" and h.element.parent_id
                and not writes_key(question, wanted, row_key(h.element.text))]
     if not unnamed:
         return hits, []
     unnamed_ids = {h.element_id for h in unnamed}
     tables = list(dict.fromkeys(h.element.parent_id for h in unnamed))
-    rows = [x for x in store.read.expand([], tables, query_vector, max_depth=1, max_children=NAMED_ROW_SCAN)
+    rows = [x for x in store.read.expand([], tables, query_vector, max_depth=1, max_children=scan)
             if x.is_child and x.element.category == "TableRow"]
     taken = {h.element_id for h in hits}
     best: dict[str, tuple[int, Expanded]] = {}

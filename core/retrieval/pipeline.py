@@ -465,7 +465,8 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
                 found = add_entity_hits(context, found)
             # asked which release, the answer is a changelog entry, not the definition of the thing it names
             if stages.context.named_rows and not asks_which_release(question):
-                found.hits, moved = named_rows(store, found.hits, question, analysis.terms, vector)
+                found.hits, moved = named_rows(store, found.hits, question, analysis.terms, vector,
+                                               stages.context.named_row_scan)
                 found.hits, pinned = named_row_hit(store, found.hits, question, analysis.terms, vector,
                                                    stages.probe.k)
                 found.notes += moved + pinned
