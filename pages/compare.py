@@ -30,6 +30,7 @@ from core.text import escape_markdown
 from views import ui
 from views.comparison import run_columns, show_hierarchy_added, show_search, show_statement_path
 from views.conversation import (
+    conversation_as_of,
     conversation_id,
     keep_answer,
     read_turns,
@@ -105,7 +106,10 @@ with st.form("compare_form"):
 st.caption(f"Collection **{escape_markdown(collection)}** (change it in the sidebar) · scope: "
            f"{escape_markdown(scope.label)}{f' · as of {when.date().isoformat()}' if when else ''}")
 rerun = st.session_state.pop("compare_rerun", False)
-turn_as_of = show_header(conversation, conversation_row, when)  # a conversation's turns all read its date
+turn_as_of = conversation_as_of(conversation_row, when)  # a conversation's turns all read its date
+# The header is filled after the run, so that its count includes a turn this run appends.
+header = st.container()
+turns_now = conversation_row["turns"] if conversation_row else 0
 
 
 # -- run: a turn of this session's conversation ---------------------------------------------------------------
@@ -176,6 +180,7 @@ if pending is not None:
             st.info("Nothing found in this scope.")
         if fresh is not None:  # answered (or nothing found): the turn is appended; a failed search is not
             turn = pending.finish(comparison)
+            turns_now = turn.number
             if comparison is not None:
                 keep_answer(collection, conversation, turn.number, comparison)
             st.session_state["comparison"] = comparison
@@ -186,3 +191,5 @@ elif turns and changes is None:
     show_turn(collection, conversation, turns[-1], full=show_whole)
 elif not submitted and changes is None:
     st.info("Ask a question to see both answers side by side.")
+with header:
+    show_header(conversation, turns_now, turn_as_of, when)

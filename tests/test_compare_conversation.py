@@ -60,6 +60,7 @@ def test_two_turns_stack_with_understood_as_and_ask_as_typed(samples_store):
     bodies = _bodies(at)
     assert "**Turn 1** · How heavy is the Nova 32UX?" in bodies and "**New turn** · And the 27QX?" in bodies
     assert "5.4 kg" in bodies or "3.9 kg" in bodies, "the follow-up is answered about the 27QX"
+    assert f"Conversation `{conversation}` · 2 turn(s)" in captions, "the header counts the turn this run appended"
     at = at.run()  # the rerun: turn 1 with both columns kept, turn 2 in full
     bodies = _bodies(at)
     assert "**Turn 2** · And the 27QX?" in bodies and bodies.count("**Plain**") == 1, "turn 1's two columns"

@@ -64,11 +64,14 @@ def read_turns(store_url: str, collection: str, conversation: str) -> tuple[list
     return turns, row
 
 
-def show_header(conversation: str, row: dict | None, picked: datetime | None) -> datetime | None:
-    """The conversation's id, turns, date and bounded memory, the "New conversation" button; returns the date
-    its turns read (the conversation's own once it has a turn, else the picker's)."""
-    turns = row["turns"] if row else 0
-    as_of = row["as_of"] if turns else picked
+def conversation_as_of(row: dict | None, picked: datetime | None) -> datetime | None:
+    """The date a conversation's turns read: its own once it has a turn, else the picker's."""
+    return row["as_of"] if row and row["turns"] else picked
+
+
+def show_header(conversation: str, turns: int, as_of: datetime | None, picked: datetime | None) -> None:
+    """The conversation's id, turns (a turn appended in this run included), date and bounded memory, and the
+    "New conversation" button."""
     left, right = st.columns([4, 1], vertical_alignment="center")
     words = f"Conversation `{conversation}` · {turns} turn(s)"
     if turns and as_of is not None:
@@ -89,7 +92,6 @@ def show_header(conversation: str, row: dict | None, picked: datetime | None) ->
                    "value, with their episodes and elements; a follow-up about one of those entities carries them)"
                    + (f", those of the {dropped} oldest dropped" if dropped else "")
                    + f". Their questions and answers are kept: `python -m core conversations show {conversation}`.")
-    return as_of
 
 
 def _ask_as_typed(question: str) -> None:

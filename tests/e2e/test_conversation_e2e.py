@@ -32,6 +32,7 @@ def test_a_conversation_on_compare(app_url, page, samples_store):
     assert "Turn 1 · How heavy is the Nova 32UX?" in text and "New turn · And the 27QX?" in text
     assert "Understood as: Nova 27QX heavy (weight, 무게) — “How heavy is the Nova 27QX?”" in text
     assert "attribute carried from turn 1" in text
+    assert f"Conversation {conversation} · 2 turn(s)" in text, "the header counts the turn just asked"
     assert "5.4 kg" in text or "3.9 kg" in text, "the follow-up answered about the 27QX"
     assert f"conversation={conversation}" in page.url
     screenshot(page, "compare_conversation_two_turns", viewport={"width": 1500, "height": 3400})
