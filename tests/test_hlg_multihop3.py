@@ -88,3 +88,13 @@ def test_a_thing_named_by_a_relative_clause_is_searched_in_the_section_its_descr
     # without the parts search (one search per question), no second hop
     once = retrieve(store, RetrievalRequest(question, k=2, search=DEFAULT_SEARCH.but(parts=False)))
     assert not any(n.startswith("the relative clause describes") for n in once.notes)
+
+
+def test_a_bridge_whose_best_unit_is_its_description_quotes_the_value_of_that_section_first(samples_store):
+    # the clause's words fill the lab's description; the head's item ("실장 : …") shares only the word asked
+    question = "미리내 2호의 입자 검출기 자료를 분석하는 연구실의 실장은 누구인가요?"
+    found = retrieve(samples_store, RetrievalRequest(question, k=4))
+    answer = ExtractiveAnswerer().complete(question, found.hierarchical)
+    assert answer.splitlines()[0] == "실장: 오세린", answer
+    assert "입자 검출기 자료를 분석합니다" in answer, "the description that found the lab, after the value"
+    assert len(set(re.findall(r"\[e:(\w+)\]", answer))) == 2, "each line cited"
