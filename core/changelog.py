@@ -10,7 +10,7 @@ __all__ = ["ASKING_WORDS", "DATE", "VERSION", "asks_about_releases", "asks_when"
            "names_version", "question_versions", "references", "release_heading"]
 
 # The words asking for a time, both languages (question words, not a corpus's vocabulary).
-_WHEN = re.compile(r"\b(?:when|date|day|dated)\b|언제|날짜|일자|출시일|배포일", re.I)
+_WHEN = re.compile(r"\b(?:when|dates?|day|dated)\b|언제|날짜|일자|출시일|배포일", re.I)
 # A version: dotted numbers, optionally after a "v" ("2.29.3", "v1.12.0"), not part of a longer dotted run.
 VERSION = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?![\w.]|-\d)", re.I)
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"

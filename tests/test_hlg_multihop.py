@@ -52,7 +52,8 @@ def _ingest(store, files: dict[str, str]) -> None:
     ("minimum macos target for cpython 3.9-3.11 on intel and for pypy?",
      ("minimum macos target for cpython 3.9-3.11 on intel?", "minimum macos target for pypy?")),
     # Korean: the particle "(이)랑", "-고" after a question word or before a comma
-    ("가상계좌 국민은행 운영시간이랑 우리은행 운영시간은?", ("가상계좌 국민은행 운영시간?", "우리은행 운영시간은?")),
+    ("가상계좌 국민은행 운영시간이랑 우리은행 운영시간은?",
+     ("가상계좌 국민은행 운영시간?", "가상계좌 우리은행 운영시간은?")),
     ("등록 API에서 svcAmt는 뭐고 조회 API의 trDt는 뭐야?", ("등록 API에서 svcAmt는 뭐?", "조회 API의 trDt는 뭐야?")),
     ("현금영수증은 언제 전송되고, 자동재처리 오류코드는 몇 개야?",
      ("현금영수증은 언제 전송되?", "자동재처리 오류코드는 몇 개야?")),

@@ -27,7 +27,7 @@ from core.elements import row_cells
 from core.retrieval import Context, ContextElement
 from core.retrieval.named_rows import writes_key
 from core.retrieval.parts import question_parts
-from core.retrieval.shape import name_runs
+from core.retrieval.shape import bridge_cue, name_runs
 from core.statements import (
     documented_statement,
     is_lead_in,
@@ -404,6 +404,10 @@ class ExtractiveAnswerer:
             return prompts.EXTRACTIVE_NOT_STATED.format(entity=" / ".join(context.named))
         if not best.answers:
             return prompts.EXTRACTIVE_NOT_FOUND
+        bridged = inside and bridge_cue(question) == "relative clause"
+        stated = _value_of_section([e for e in inside if e.answers]) if bridged else best
+        if stated is not best:  # the clause's description found the thing; its section states what is asked of it
+            return "\n".join([*_quoted(stated, context), *_quoted(best, context)])
         lines = _quoted(best, context)
         if context.mode != "hierarchical":
             lines.append(prompts.EXTRACTIVE_PLAIN_NOTE)
@@ -421,14 +425,26 @@ class ExtractiveAnswerer:
         units: list[Evidence] = []
         for part in parts:
             quoted = {u.element.element_id for u in units}
-            best = next((e for e in self.evidence(part, context) if e.answers and not e.element.outside_scope
-                         and e.element.element_id not in quoted), None)
-            if best is not None:
-                units.append(best)
+            answering = [e for e in self.evidence(part, context) if e.answers and not e.element.outside_scope
+                         and e.element.element_id not in quoted]
+            if answering:
+                units.append(_value_of_section(answering))
         return units if len(units) == len(parts) else []
 
     def stream(self, question: str, context: Context) -> Iterator[str]:
         yield self.complete(question, context)
+
+
+def _value_of_section(answering: list[Evidence]) -> Evidence:
+    """A part's unit: the best one, or, when it states no value, the best unit of its own section that states one.
+    A part gets one line, and the line names the value: the prose that describes a setting ("The value npm init
+    should use by default for the package license.") shares the part's words better than its `Default: "ISC"`
+    item, which is the answer."""
+    best = answering[0]
+    if best.value:
+        return best
+    section = best.element.path
+    return next((e for e in answering[1:] if e.value and e.element.path == section), best)
 
 
 def _quoted(unit: Evidence, context: Context) -> list[str]:

@@ -34,6 +34,8 @@ _EXAMPLES = re.compile(r"\b(?:such as|e\.g\.|for example|including)\b.*$", re.I)
 _IDENTIFIER = re.compile(r"[\w]+[-_.][\w.-]*\w|\w*\d\w*")
 _LABEL = re.compile(r"^([^:?`]{1,40}:)\s+")
 _ASKING = re.compile(r"^(?:what|which|who|where|when|how|is|are|does|do|can)\b", re.I)
+# a Korean word that asks (it ends the question): 뭐, 뭐야, 무엇인가요, 언제, 어디, 누구, 얼마, 몇
+_KO_ASKING = re.compile(r"^(?:뭐|무엇|언제|어디|누구|얼마|몇)")
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,7 @@ def question_parts(question: str, config: PartsConfig = DEFAULT_PARTS) -> tuple[
     if not all(_asks_alone(p, [q for q in pieces if q is not p], config, later=i > 0, framed=completed[i] != p)
                for i, p in enumerate(pieces)):
         return (question,)
-    pieces = completed
+    pieces = _shared_tail(_shared_head(completed), framed=completed[-1] != pieces[-1])
     lead = preamble.strip()
     return tuple(f"{lead} {p}?".strip() if lead else f"{p}?" for p in pieces)
 
@@ -81,7 +83,9 @@ def _completed(piece: str, first: str) -> str:
     """A later side that names only the alternative, asked as the first side is: "… wheels on Intel vs on Apple
     Silicon" → "… wheels on Apple Silicon" (the first side from its last word that the alternative begins with),
     "which is bigger in npm, searchlimit or fetch-retry-factor" → "which is bigger in npm, fetch-retry-factor" (the
-    first side up to its last comma). A side asking by its own question word stands as it is."""
+    first side up to its last comma); one word, in place of the first side's last word, or of the word before a
+    Korean question word that ends it ("X의 A는 뭐고 B는" → "X의 B는 뭐"). A side asking by its own question word
+    stands as it is."""
     if _ASKING.match(piece):
         return piece
     head = piece.split()[0].casefold() if piece.split() else ""
@@ -92,8 +96,57 @@ def _completed(piece: str, first: str) -> str:
     if "," in first:
         return f"{first.rsplit(',', 1)[0]}, {piece}"
     if len(piece.split()) == 1 and len(words) > 2:  # "… cache folder on linux vs windows": the last word's alternative
+        if _KO_ASKING.match(words[-1]) and not _KO_ASKING.match(piece):  # "X의 A는 뭐고 B는": the word before it
+            return " ".join([*words[:-2], piece, words[-1]])
         return " ".join([*words[:-1], piece])
     return piece
+
+
+def _shared_tail(pieces: list[str], *, framed: bool) -> list[str]:
+    """The first side, a bare name, takes what the last side asks of its own name: "hatch 1.6.0 and hatchling
+    1.6.0 release dates" → "hatch 1.6.0 release dates", "HATCH_BUILD_HOOKS_ENABLE vs HATCH_BUILD_HOOKS_ONLY, what
+    does each do" → "HATCH_BUILD_HOOKS_ENABLE what does each do". The last side's first words mirror the first
+    side word for word (an identifier where the first has one, and only there); the rest is the shared ask. A last
+    side already asked in the first side's frame (``framed``) shares nothing more."""
+    first, last = pieces[0].split(), pieces[-1].split()
+    n = len(first)
+    if framed or _ASKING.match(pieces[0]) or _ASKING.match(pieces[-1]) or not n < len(last):
+        return pieces
+    ids = [(bool(_IDENTIFIER.fullmatch(a.strip(",:"))), bool(_IDENTIFIER.fullmatch(b.strip(",:"))))
+           for a, b in zip(first, last[:n], strict=True)]
+    if not any(a and b for a, b in ids) or any(a != b for a, b in ids):
+        return pieces
+    tail = " ".join(last[n:])
+    if terms(tail) & terms(pieces[0]):
+        return pieces
+    return [f"{pieces[0]} {tail}", *pieces[1:]]
+
+
+def _shared_head(pieces: list[str]) -> list[str]:
+    """A later side that repeats the first side's ask for another thing takes the words the first side leads
+    with: "가상계좌 국민은행 운영시간이랑 우리은행 운영시간은" → "가상계좌 우리은행 운영시간은" (its last word, the
+    thing asked or the question word, is the first side's, and it is shorter by the leading words it leaves out)."""
+    first = pieces[0].split()
+    out = [pieces[0]]
+    for piece in pieces[1:]:
+        words = piece.split()
+        if _ASKING.match(piece) or not 1 < len(words) < len(first):
+            out.append(piece)
+        elif _same_ask(words[-1], first[-1]):
+            out.append(" ".join([*first[:len(first) - len(words)], piece]))
+        else:
+            out.append(piece)
+    return out
+
+
+def _same_ask(word: str, other: str) -> bool:
+    """Two sides' last words ask the same: the same terms ("운영시간은", "운영시간"), or the same Korean question
+    word ("뭐", "뭐야"; not "누구였" and "언제야")."""
+    asks, other_asks = _KO_ASKING.match(word), _KO_ASKING.match(other)
+    if asks or other_asks:
+        return bool(asks and other_asks) and asks.group(0) == other_asks.group(0)
+    held = terms(word)
+    return bool(held) and held == terms(other)
 
 
 def _asks_alone(piece: str, others: list[str], config: PartsConfig, *, later: bool, framed: bool = False) -> bool:

@@ -31,6 +31,7 @@ from core.changelog import ASKING_WORDS, asks_which_release, cites
 from core.elements import Element
 from core.partial_tree import render_markdown, short_ids
 from core.retrieval.analysis import QuestionAnalysis, analyse
+from core.retrieval.bridge_hop import hop_to_described_section
 from core.retrieval.context import (
     DEFAULT_CHILDREN_BUDGET,
     Context,
@@ -424,7 +425,21 @@ def _search_one(context: SearchContext, scope: Scope) -> Found:
     if context.config.statements:
         hits, notes, timings, path = find_statement_hits(context)
         return Found(hits, Scope.whole(), None, notes, timings, path=path)
-    return add_entity_hits(context, find_hits(context, scope))
+    return _with_named_rows(context, add_entity_hits(context, find_hits(context, scope)))
+
+
+def _with_named_rows(context: SearchContext, found: Found) -> Found:
+    """``found`` after the named-row stage (``core.retrieval.named_rows``): the row the question names by its key
+    in place of a neighbour row of its table, or in the last place. Asked which release, the answer is a changelog
+    entry, not the definition of the thing it names: no row is moved."""
+    if context.stages.context.named_rows and not asks_which_release(context.question):
+        terms_asked = context.analysis.terms
+        found.hits, moved = named_rows(context.store, found.hits, context.question, terms_asked, context.vector,
+                                       context.stages.context.named_row_scan)
+        found.hits, pinned = named_row_hit(context.store, found.hits, context.question, terms_asked,
+                                           context.vector, context.stages.probe.k)
+        found.notes += moved + pinned
+    return found
 
 
 def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: ElementStore | None) -> Retrieval:
@@ -463,13 +478,10 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
             found = find_hits(context, scope)
             if config.headings and scope.is_whole:
                 found = add_entity_hits(context, found)
-            # asked which release, the answer is a changelog entry, not the definition of the thing it names
-            if stages.context.named_rows and not asks_which_release(question):
-                found.hits, moved = named_rows(store, found.hits, question, analysis.terms, vector,
-                                               stages.context.named_row_scan)
-                found.hits, pinned = named_row_hit(store, found.hits, question, analysis.terms, vector,
-                                                   stages.probe.k)
-                found.notes += moved + pinned
+            found = _with_named_rows(context, found)
+            if config.parts and config.headings and scope.is_whole and analysis.bridge == "relative clause":
+                found.hits, hopped = hop_to_described_section(context, found.hits)  # its thing's own section
+                found.notes += hopped
         t2 = time.perf_counter()
         plain = build_plain_context(found.hits, max_tokens)
         t3 = time.perf_counter()

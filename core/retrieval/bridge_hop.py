@@ -1,0 +1,57 @@
+"""The second hop of a question that names a thing by a relative clause (issue 31): "미리내 2호 입자 검출기 자료를
+분석하는 연구실 실장은?", "the lab that built the Bitsal payload".
+
+The clause describes the thing; the thing is the section its description sits in (the lab whose heading the
+sentence "… 미리내 2호의 입자 검출기 자료를 분석합니다." is written under), and the attribute asked of it
+("실장 : 오세린") is stated in that section, usually by an item that shares no word with the clause. The first
+search finds the description; this hop searches the question again inside the section of the hit that holds the
+most of the question's terms, ``k`` more hits, as a part of a question of two asks gets ``k`` of its own
+(``core.retrieval.parts_search``). The hop is the heading tree's own bridge: the answer of the clause (the section)
+is the subject of the ask. A section the first search already scoped to adds nothing new and costs one search.
+"""
+
+from __future__ import annotations
+
+from core.elements import Element
+from core.retrieval.hits import Hit
+from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
+from core.retrieval.search import MAX_K
+from core.retrieval.stages import SearchContext
+from core.statements import terms
+
+__all__ = ["described_section", "hop_to_described_section"]
+
+
+def described_section(context: SearchContext, hits: list[Hit]) -> Element | None:
+    """The heading of the section the clause's description sits in: of ``hits``, the one (not a heading) holding
+    the most of the question's terms, the best ranked on a tie; its nearest heading. None when no hit holds any."""
+    asked = context.analysis.terms
+    held = [(len(terms(h.element.text) & asked), -i, h) for i, h in enumerate(hits) if not h.element.is_heading]
+    if not held:
+        return None
+    shared, _, described = max(held, key=lambda t: (t[0], t[1]))
+    if not shared:
+        return None
+    chain = context.store.ancestors([described.element_id])
+    element = chain.get(described.element.parent_id or "")
+    while element is not None and not element.is_heading:
+        element = chain.get(element.parent_id or "")
+    return element
+
+
+def hop_to_described_section(context: SearchContext, hits: list[Hit]) -> tuple[list[Hit], list[str]]:
+    """``hits`` and, after them, the ``k`` best hits of the question inside the section its relative clause
+    describes (:func:`described_section`), each element once; with a note naming the section."""
+    section = described_section(context, hits)
+    if section is None:
+        return hits, []
+    label = PATH_SEPARATOR.join(short_text(p, 60) for p in (*section.heading_path, section.text))
+    # the section's own heading and the hits already taken come back too: ask for room past them
+    wanted = min(MAX_K, context.k + len(hits) + 1)
+    found, _timings = context.search(context.question, wanted, Scope.subtree(section.element_id, label))
+    taken = {h.element_id for h in hits}
+    added = [h for h in found if h.element_id not in taken and h.element_id != section.element_id][:context.k]
+    if not added:
+        return hits, []
+    out = [*hits, *(Hit(h.element, len(hits) + i, h.distance) for i, h in enumerate(added))]
+    return out, [f"the relative clause describes {label}: searched under it as well"]
