@@ -87,8 +87,8 @@ def br_field_facts(elements: Sequence, document: str) -> list[HeldFact]:
     return out
 
 
-_FUNCTION = re.compile(r"`(?P<name>[a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?:\(\))?`"
-                       r"|(?<![\w`])(?P<bare>[a-z]+(?:_[a-z0-9]+)+)\(\)")
+_IDENTIFIER = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+_CALLED = re.compile(r"(?<![\w.])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\(\)")
 _NUMBERING = re.compile(r"^\d+(?:\.\d+)*\.?\s+")
 
 
@@ -102,7 +102,8 @@ def heading_function_facts(elements: Sequence, document: str) -> list[HeldFact]:
         if not path or path in seen or element.category not in ("NarrativeText", "ListItem"):
             continue
         seen.add(path)
-        names = list(dict.fromkeys(m.group("name") or m.group("bare") for m in _FUNCTION.finditer(element.text)))
+        spans = [str(c).removesuffix("()") for c in (element.get("code_spans") or [])]
+        names = list(dict.fromkeys([*(c for c in spans if _IDENTIFIER.fullmatch(c)), *_CALLED.findall(element.text)]))
         task = _NUMBERING.sub("", plain(path[-1]))
         if len(names) == 1 and task and len(task.split()) <= 6:
             out.append(HeldFact("function", "function", names[0], path, document, task))
@@ -255,8 +256,8 @@ HAND: dict[str, tuple[Hand, ...]] = {
          "prefixed with"),
         ("how do I hide a command's output in concurrently", ("--hide",), "cli/output-control.md",
          "--hide"),
-        ("concurrently success condition: exit code of the first command to exit",
-         ("first",), "cli/success.md", "first command to exit"),
+        ("concurrently: other than the default, which kill signal can I send?", ("SIGKILL",), "cli/terminating.md",
+         "also possible to send"),
     ),
     "korean-pykrx": (
         ("pykrx 설치 어떻게 해요?", ("pip install pykrx",), "README.md", "pip을 사용해서 쉽게 설치"),
