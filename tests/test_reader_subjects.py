@@ -109,6 +109,17 @@ def test_a_paragraph_ranked_first_is_quoted_with_the_code_it_introduces() -> Non
     assert "“pykrx는 pip을 사용해서 쉽게 설치할 수 있습니다. pip install pykrx” [e:s1]" in answer
 
 
+def test_a_paragraph_stating_a_value_is_quoted_without_the_example_after_it() -> None:
+    path = ("API", "pino([options])", "levelComparison")
+    ctx = context(
+        element(0, "ancestor", "Title", path[0], ()),
+        element(1, "hit", "NarrativeText", "Default: ASC", path, 0.6, 0),
+        element(2, "child", "CodeSnippet", "const logger = pino({ levelComparison: 'DESC' })", path, 0.3),
+    )
+    answer = ExtractiveAnswerer().complete("pino levelComparison default?", ctx)
+    assert "“Default: ASC” [e:s1]" in answer and "DESC" not in answer
+
+
 def test_code_is_no_unit_with_a_paragraph_of_another_section_or_a_plain_context() -> None:
     ctx = context(
         element(0, "hit", "NarrativeText", "pykrx는 pip을 사용해서 쉽게 설치할 수 있습니다.", ("A",), 0.61, 0),

@@ -269,7 +269,8 @@ def _code_with_its_prose(scored: list[Evidence], context: Context) -> list[Evide
     code shows ("It can be limited by setting the --prefix-length flag:", "… after some timeout (in
     milliseconds) by using the --kill-timeout flag."), the code shows how it is typed ("pip install pykrx" after
     "pykrx는 pip을 사용해서 쉽게 설치할 수 있습니다."). The better ranked of the two is quoted with the other: the
-    paragraph's excerpt, then the code's, each as it was."""
+    paragraph's excerpt, then the code's, each as it was. A paragraph that states a value by itself ("Default:
+    ASC", "key : value") is a unit of its own: the code after it is an example, not what it says."""
     if context.mode != "hierarchical":  # a plain context is in rank order: its neighbours are no pair
         return scored
     elements = context.elements
@@ -281,6 +282,7 @@ def _code_with_its_prose(scored: list[Evidence], context: Context) -> list[Evide
     if not pair_of:
         return scored
     excerpts = {e.element.element_id: e.excerpt for e in scored}
+    stating = {e.element.element_id for e in scored if e.value}
     out = list(scored)
     done: set[str] = set()
     for at, evidence in enumerate(scored):
@@ -289,7 +291,7 @@ def _code_with_its_prose(scored: list[Evidence], context: Context) -> list[Evide
             continue
         done.add(pair)
         prose_id, code_id = pair.split("\x1f")
-        if prose_id in excerpts and code_id in excerpts:
+        if prose_id in excerpts and code_id in excerpts and prose_id not in stating:
             out[at] = replace(evidence, excerpt=f"{excerpts[prose_id]} {excerpts[code_id]}")
     return out
 
