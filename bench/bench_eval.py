@@ -21,6 +21,8 @@ nodejs-template    bench/corpora/nodejs                        data/nodejs/templ
 heldout-*          bench/corpora/{cibuildwheel,npm-cli,        data/heldout/*.json (generated, plus hand-written
                    korean-nlp,copier,pdm-changelog}             multi-fact and FAQ sets; split by corpus, see its
                                                                README)
+tune-*             bench/corpora/{semantic-release,            data/tune/*.json (generated, plus hand-written; FAQ,
+                   concurrently-cli,korean-pykrx}               CLI, Korean prose; tune)
 =================  ==========================================  ====================================================
 
 The comparative, shapes and entity-grid sets come from ``bench/write_question_sets.py``, the api-* sets from
@@ -136,6 +138,12 @@ UNSEEN_CORPORA = ("bumpversion-ref", "httpie-cli", "korean-caselaw", "jupytext-f
 for _corpus in UNSEEN_CORPORA:
     SETS[f"unseen-{_corpus}"] = SetSpec(f"unseen-{_corpus}", CORPORA / _corpus, DATA / "unseen" / f"{_corpus}.json",
                                         fetched=_corpus, collection=f"unseen-{_corpus}")
+# Tune (data/tune/, bench/write_tune_sets.py): an FAQ, a CLI's docs and Korean prose, the shapes the report sets
+# are weakest on, for tuning the reader without reading a report set.
+TUNE_CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx")
+for _corpus in TUNE_CORPORA:
+    SETS[f"tune-{_corpus}"] = SetSpec(f"tune-{_corpus}", CORPORA / _corpus, DATA / "tune" / f"{_corpus}.json",
+                                      fetched=_corpus, collection=f"tune-{_corpus}")
 SETS["heldout-samples-multi"] = SetSpec("heldout-samples-multi", SAMPLES, DATA / "heldout" / "samples-multi.json",
                                         collection="gold")
 # The issue-21 sets: each kind on the samples, the near-twin corpus and Python-Markdown (sharing their collections).

@@ -60,6 +60,15 @@ The corpora are documentation folders shipped in packages:
     configuration and CLI pages;
   * ``pydantic-history`` -> ``HISTORY.md`` and ``README.md`` of the ``pydantic`` 2.11.7 sdist: a 280 KB changelog
     (``## v2.11.7 (2025-06-14)`` › ``#### Fixes`` › ``* … by @user in [#N](…)``).
+* the FAQ / CLI / Korean-prose tune corpora of ``bench/write_tune_sets.py`` (``data/tune/``), pinned the same way:
+
+  * ``semantic-release`` -> ``docs/**/*.md`` of the ``semantic-release`` 24.2.9 npm package: an FAQ (``## How can I
+    revert a release?`` over prose answers), troubleshooting, and the configuration reference (``### tagFormat`` ›
+    ``Type: … Default: … CLI arguments: …``);
+  * ``concurrently-cli`` -> ``docs/**/*.md`` of the ``concurrently`` 9.2.5 npm package: CLI documentation, one page
+    per topic (prefixing, restarting, terminating, success conditions), flags named in prose and examples;
+  * ``korean-pykrx``     -> ``README.md`` and ``CONTRIBUTING.md`` of the ``pykrx`` 1.2.9 sdist: Korean prose (setup,
+    an API guide of ``#### 2.1.1.2 일자별 OHLCV 조회`` sections over prose, calls and printed frames).
 
 npm packages are downloaded with ``npm pack NAME@VERSION`` (the registry settings of ``.npmrc`` apply).
 PyPI sdists are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
@@ -125,10 +134,14 @@ NPM_CORPORA: dict[str, tuple[tuple[str, ...], str | None]] = {
     "express-middleware": (EXPRESS_MIDDLEWARE, None),
     "node-tar": (("tar@7.5.23",), None),
     "npm-cli": (("npm@10.9.2",), "docs"),
+    "semantic-release": (("semantic-release@24.2.9",), "docs"),
+    "concurrently-cli": (("concurrently@9.2.5",), "docs"),
 }
 # SHA-256 of pinned npm tarballs, checked before unpacking (the held-out corpora)
 NPM_SHA256: dict[str, str] = {
     "npm@10.9.2": "5cd1e5ab971ea6333f910bc2d50700167c5ef4e66da279b2a3efc874c6b116e4",
+    "semantic-release@24.2.9": "37a1dd9c15fef54250771ec2ff42c43815af625da85272d4faa593a59200b790",
+    "concurrently@9.2.5": "87c22977dcffa7fcf2a0e877394eceaa429015b91767c76b5449e5cb41ca6549",
 }
 
 
@@ -179,6 +192,9 @@ SDIST_CORPORA: dict[str, tuple[SdistPart, ...]] = {
     "pydantic-history": (SdistPart("pydantic==2.11.7",
                                    "d989c3c6cb79469287b1569f7447a17848c998458d49ebe294e975b9baf0f0db",
                                    ("HISTORY.md", "README.md")),),
+    # the FAQ / CLI / Korean-prose tune corpora of bench/write_tune_sets.py (data/tune/)
+    "korean-pykrx": (SdistPart("pykrx==1.2.9", "b286e91966e68d024552556e225982832668be5e1bbb2ed9dc0f830ba185cd39",
+                               ("README.md", "CONTRIBUTING.md")),),
 }
 MARKER = ".fetched.json"
 DEFAULT_DEST = Path(__file__).resolve().parent / "corpora"

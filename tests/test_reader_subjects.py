@@ -81,6 +81,57 @@ def test_a_lead_in_is_quoted_with_the_items_after_it() -> None:
     assert "구독형" not in answer  # the section goes on after the list: that is not what the lead-in introduces
 
 
+def test_a_code_block_ranked_first_is_quoted_after_the_paragraph_that_says_what_it_shows() -> None:
+    path = ("Terminating Commands", "Configuring termination", "Timeout")
+    ctx = context(
+        element(0, "ancestor", "Title", path[0], ()),
+        element(1, "hit", "NarrativeText", "In case you have a misbehaving process that ignores the kill signal, you "
+                "can force kill it after some timeout (in milliseconds) by using the --kill-timeout flag.", path, 0.43,
+                1),
+        element(2, "hit", "CodeSnippet", "$ concurrently --kill-others --kill-timeout 1000 'sleep 1' './misbehaving'",
+                path, 0.36, 0),
+    )
+    answer = ExtractiveAnswerer().complete("concurrently --kill-timeout unit?", ctx)
+    assert "(in milliseconds) by using the --kill-timeout flag. $ concurrently --kill-others --kill-timeout 1000" \
+        in answer
+    assert answer.count("[e:") == 1 and "[e:s2]" in answer  # one unit, cited by the element that ranked first
+
+
+def test_a_paragraph_ranked_first_is_quoted_with_the_code_it_introduces() -> None:
+    path = ("PyKrx", "1 환경설정", "1.1 Installation")
+    ctx = context(
+        element(0, "ancestor", "Title", path[0], ()),
+        element(1, "hit", "NarrativeText", "pykrx는 pip을 사용해서 쉽게 설치할 수 있습니다.", path, 0.61, 0),
+        element(2, "child", "CodeSnippet", "pip install pykrx", path, 0.62),
+        element(3, "hit", "NarrativeText", "pykrx는 증권시장의 주식 정보를 스크래핑 합니다.", path, 0.2, 1),
+    )
+    answer = ExtractiveAnswerer().complete("pykrx 설치 어떻게 해요?", ctx)
+    assert "“pykrx는 pip을 사용해서 쉽게 설치할 수 있습니다. pip install pykrx” [e:s1]" in answer
+
+
+def test_a_paragraph_stating_a_value_is_quoted_without_the_example_after_it() -> None:
+    path = ("API", "pino([options])", "levelComparison")
+    ctx = context(
+        element(0, "ancestor", "Title", path[0], ()),
+        element(1, "hit", "NarrativeText", "Default: ASC", path, 0.6, 0),
+        element(2, "child", "CodeSnippet", "const logger = pino({ levelComparison: 'DESC' })", path, 0.3),
+    )
+    answer = ExtractiveAnswerer().complete("pino levelComparison default?", ctx)
+    assert "“Default: ASC” [e:s1]" in answer and "DESC" not in answer
+
+
+def test_code_is_no_unit_with_a_paragraph_of_another_section_or_a_plain_context() -> None:
+    ctx = context(
+        element(0, "hit", "NarrativeText", "pykrx는 pip을 사용해서 쉽게 설치할 수 있습니다.", ("A",), 0.61, 0),
+        element(1, "child", "CodeSnippet", "pip install -e .[dev]", ("B",), 0.3),
+    )
+    assert "pip install -e" not in ExtractiveAnswerer().complete("pykrx 설치 어떻게 해요?", ctx)
+    plain = Context("plain", "", "", [element(0, "hit", "NarrativeText", "Install it with pip:", (), 0.6, 0),
+                                      element(1, "hit", "CodeSnippet", "pip install pykrx", (), 0.3, 1)], 0)
+    answer = ExtractiveAnswerer().complete("how to install pykrx?", plain)
+    assert not ("Install it with pip:" in answer and "pip install pykrx" in answer)  # rank order: no neighbours
+
+
 LEAD_IN_DOC = """\
 # 간편현금결제 API 연동 구조
 

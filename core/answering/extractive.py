@@ -181,7 +181,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers,
                                attribute))
     scored = _by_asked_question(scored, context)
-    return _after_what_follows(scored, context)
+    return _code_with_its_prose(_after_what_follows(scored, context), context)
 
 
 _QUESTION_MARK = re.compile(r"[?？]")
@@ -264,6 +264,38 @@ def _after_what_follows(scored: list[Evidence], context: Context) -> list[Eviden
     return out
 
 
+def _code_with_its_prose(scored: list[Evidence], context: Context) -> list[Evidence]:
+    """A code block and the paragraph right before it in its section are one unit: the paragraph says what the
+    code shows ("It can be limited by setting the --prefix-length flag:", "… after some timeout (in
+    milliseconds) by using the --kill-timeout flag."), the code shows how it is typed ("pip install pykrx" after
+    "pykrx는 pip을 사용해서 쉽게 설치할 수 있습니다."). The better ranked of the two is quoted with the other: the
+    paragraph's excerpt, then the code's, each as it was. A paragraph that states a value by itself ("Default:
+    ASC", "key : value") is a unit of its own: the code after it is an example, not what it says."""
+    if context.mode != "hierarchical":  # a plain context is in rank order: its neighbours are no pair
+        return scored
+    elements = context.elements
+    pair_of: dict[str, str] = {}
+    for before, code in zip(elements, elements[1:], strict=False):
+        if (code.category == "CodeSnippet" and before.category == "NarrativeText" and before.role != "ancestor"
+                and before.document_id == code.document_id and before.path == code.path):
+            pair_of[before.element_id] = pair_of[code.element_id] = f"{before.element_id}\x1f{code.element_id}"
+    if not pair_of:
+        return scored
+    excerpts = {e.element.element_id: e.excerpt for e in scored}
+    stating = {e.element.element_id for e in scored if e.value}
+    out = list(scored)
+    done: set[str] = set()
+    for at, evidence in enumerate(scored):
+        pair = pair_of.get(evidence.element.element_id)
+        if pair is None or pair in done:
+            continue
+        done.add(pair)
+        prose_id, code_id = pair.split("\x1f")
+        if prose_id in excerpts and code_id in excerpts and prose_id not in stating:
+            out[at] = replace(evidence, excerpt=f"{excerpts[prose_id]} {excerpts[code_id]}")
+    return out
+
+
 def _items_after(following: list[ContextElement], lead: ContextElement) -> list[str]:
     """The list items or table rows right after a lead-in in its section (a table's header line skipped)."""
     items = []
@@ -292,7 +324,6 @@ def _own_subject(element: ContextElement) -> tuple[str, ...]:
         return ()
     option = option_heading(element.path[-1])
     return (option,) if option else _flags(element.path[-1])
-
 
 _FLAG = re.compile(r"`?(-{1,2}[A-Za-z0-9][\w.-]*)`?(?:[ =]<?[\w.-]+>?)?")
 

@@ -1,0 +1,347 @@
+#!/usr/bin/env python3
+"""Three TUNE question sets (data/tune/) of the shapes issue 29's report corpora are weakest on: an FAQ, a CLI's
+documentation and Korean prose. Retrieval and answering may be tuned on them (their questions and answers may be
+read); the report-only sets (data/unseen/, korean-nlp, copier, copier-faq, pdm-changelog) stay the check.
+
+================  ============  ===============================================================================
+corpus            shape         facts read off
+================  ============  ===============================================================================
+semantic-release  faq-policy    the configuration reference (``### tagFormat`` › ``Type: … <br> Default: … <br>
+                                CLI arguments: …``), the API tables; hand-written: the FAQ and troubleshooting
+                                (questions as headings, prose answers)
+concurrently-cli  cli           a section whose heading names a behaviour and whose first prose names one flag
+                                (``## Terminating on error only`` → ``--kill-others-on-fail``), the tables
+                                (prefix styles, shortcuts); hand-written: flags and defaults told in prose
+korean-pykrx      korean-prose  a section whose heading names a task (``#### 2.1.1.2 일자별 OHLCV 조회``) and
+                                whose first prose names one function; the tables; hand-written: Korean prose
+================  ============  ===============================================================================
+
+Facts come from the elements the product's parser makes (``core.ingest.parse``), kept only with one right answer
+(``write_heldout_sets.unambiguous``), asked the way people type (``write_unseen_sets.ask``'s phrasings). Each
+corpus also has hand-written questions and two multi-fact questions.
+
+Run: .venv/bin/python bench/write_tune_sets.py [--limit 30]   # → data/tune/<corpus>.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from _common import CORPORA, ROOT
+from write_heldout_sets import (
+    HeldFact,
+    _path,
+    _pick,
+    _subject_last,
+    _topic,
+    corpus_elements,
+    gold_forms,
+    plain,
+    table_facts,
+    unambiguous,
+)
+from write_unseen_sets import Hand, Multi, Unseen, _anchored, heading_flag_facts
+
+OUT_DIR = ROOT / "data" / "tune"
+DEFAULT_LIMIT = 30
+SPLIT = "tune"
+
+SPECS: dict[str, Unseen] = {s.name: s for s in (
+    Unseen("semantic-release", "faq-policy", "semantic-release",
+           "semantic-release 24.2.9 docs (npm): FAQ, troubleshooting, configuration reference"),
+    Unseen("concurrently-cli", "cli", "concurrently",
+           "concurrently 9.2.5 docs (npm): CLI documentation, flags told in prose and tables"),
+    Unseen("korean-pykrx", "korean-prose", "pykrx",
+           "pykrx 1.2.9 README and CONTRIBUTING (PyPI sdist): Korean prose, an API guide"),
+)}
+
+
+# --------------------------------------------------------------------------------------------- fact readers
+
+_BR_FIELD = re.compile(r"^(?P<key>Type|Default|CLI arguments):\s*(?P<value>.+)$")
+_BR_KEYS = {"Type": "type", "Default": "default", "CLI arguments": "cli flag"}
+
+
+def br_field_facts(elements: Sequence, document: str) -> list[HeldFact]:
+    """``### tagFormat`` › ``Type: String<br> Default: v${version}<br> CLI arguments: -t, --tag-format``: each field
+    an attribute of the option its heading names (a CLI flag asked as its long form)."""
+    out = []
+    for element in elements:
+        path = _path(element)
+        if not path or element.category != "NarrativeText" or "<br>" not in element.text:
+            continue
+        for part in element.text.split("<br>"):
+            match = _BR_FIELD.match(part.strip())
+            if match is None:
+                continue
+            key, value = _BR_KEYS[match.group("key")], match.group("value").strip()
+            if key == "cli flag":
+                value = next((f for f in value.split(", ") if f.startswith("--")), value)
+            if value and len(value) <= 40:
+                out.append(HeldFact("field", key, value, path, document, plain(path[-1])))
+    return out
+
+
+_IDENTIFIER = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+_CALLED = re.compile(r"(?<![\w.])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\(\)")
+_NUMBERING = re.compile(r"^\d+(?:\.\d+)*\.?\s+")
+
+
+def heading_function_facts(elements: Sequence, document: str) -> list[HeldFact]:
+    """A section whose heading names a task (``#### 2.1.1.2 일자별 OHLCV 조회``) and whose first prose names one
+    function (``get_market_ohlcv``): the function is what someone asks for."""
+    out = []
+    seen: set[tuple[str, ...]] = set()
+    for element in elements:
+        path = _path(element)
+        if not path or path in seen or element.category not in ("NarrativeText", "ListItem"):
+            continue
+        seen.add(path)
+        spans = [str(c).removesuffix("()") for c in (element.get("code_spans") or [])]
+        names = list(dict.fromkeys([*(c for c in spans if _IDENTIFIER.fullmatch(c)), *_CALLED.findall(element.text)]))
+        task = _NUMBERING.sub("", plain(path[-1]))
+        if len(names) == 1 and task and len(task.split()) <= 6:
+            out.append(HeldFact("function", "function", names[0], path, document, task))
+    return out
+
+
+def corpus_facts(corpus: str) -> tuple[list[HeldFact], list[str]]:
+    facts: list[HeldFact] = []
+    texts: list[str] = []
+    for document, elements in corpus_elements(CORPORA / corpus):
+        texts.extend(e.text for e in elements)
+        if corpus == "semantic-release":
+            facts.extend(br_field_facts(elements, document))
+            facts.extend(table_facts(elements, document, _subject_last))
+        elif corpus == "concurrently-cli":
+            facts.extend(heading_flag_facts(elements, document))
+            facts.extend(table_facts(elements, document, _subject_last))
+        elif corpus == "korean-pykrx":
+            facts.extend(heading_function_facts(elements, document))
+            facts.extend(table_facts(elements, document, _subject_last))
+    # a table fact whose row has no key, a value the parser cut inside parentheses, a "default" that is a
+    # sentence (a table's prose cell): each asks nothing
+    facts = [f for f in facts if (f.kind != "table" or f.entity) and f.value.count("(") == f.value.count(")")
+             and not (f.kind == "default" and f.value.endswith("."))]
+    return list(dict.fromkeys(facts)), texts
+
+
+# --------------------------------------------------------------------------------------------- questions
+
+
+def ask(spec: Unseen, fact: HeldFact, qid: str) -> str:
+    """The question as a person types it (one of a few phrasings, fixed per fact)."""
+    s, k, e, tool = fact.subject, fact.key, fact.entity, spec.tool
+    if fact.kind == "field":
+        return _pick([f"{tool} {s} {k}?", f"what's the {k} for {s} in {tool}", f"{k} of the {s} option ({tool})"],
+                     qid)
+    if fact.kind == "default":
+        return _pick([f"{tool} {s} default?", f"what's the default for {s} in {tool}",
+                      f"if I don't pass {s}, what does {tool} use?"], qid)
+    if fact.kind == "flag":
+        topic = s.lower()
+        return _pick([f"{tool} {topic} flag?", f"which {tool} option for {topic}",
+                      f"how do I turn on {topic} in {tool}"], qid)
+    if fact.kind == "function":
+        return _pick([f"{tool}에서 {s} 하는 함수는?", f"{tool} {s} 어떤 함수 써요?",
+                      f"{_topic(s)} {tool} 무슨 함수로 하나요?"], qid)
+    s = _NUMBERING.sub("", s)
+    if fact.kind == "key_value":
+        return _pick([f"{tool} {s}에서 {_topic(k)} 어떻게 되나요?", f"{tool} {s} {_topic(k)} 뭔가요?"], qid)
+    if re.search(r"[\uac00-\ud7a3]", f"{s}{k}{e}"):
+        return _pick([f"{tool} {s}에서 {e}의 {k} 알려줘", f"{e} {k} 뭐예요? ({tool} {s})",
+                      f"{tool} {s} 표에서 {e}의 {_topic(k)} 어떻게 되나요?"], qid)
+    return _pick([f"{tool} {s} {k} of {e}?", f"what's the {k} for {e} in the {s} table ({tool})",
+                  f"{e} - {k}? ({tool} {s})"], qid)
+
+
+def _id(corpus: str, fact: HeldFact) -> str:
+    digest = hashlib.sha1("\x1f".join([corpus, fact.document, *fact.path, fact.kind, fact.entity, fact.key,
+                                       fact.value, fact.subject]).encode()).hexdigest()[:10]
+    return f"tu-{corpus[:4]}-{digest}"
+
+
+def generated(corpus: str, facts: Sequence[HeldFact], limit: int) -> list[dict]:
+    """Round-robin over the kinds, and within a kind over the documents."""
+    from core.evaluation.metrics import normalise
+
+    spec = SPECS[corpus]
+    by_kind: dict[str, list[HeldFact]] = {}
+    for fact in sorted(facts, key=lambda f: _id(corpus, f)):
+        by_kind.setdefault(fact.kind, []).append(fact)
+    queues = [by_kind[k] for k in sorted(by_kind)]
+    questions: list[dict] = []
+    while len(questions) < limit and any(queues):
+        for queue in queues:
+            if not queue or len(questions) >= limit:
+                continue
+            fact = queue.pop(0)
+            qid = _id(corpus, fact)
+            question = ask(spec, fact, qid)
+            answers = list(fact.answers) or gold_forms(fact.value)
+            if any(normalise(a) in normalise(question) for a in answers):
+                continue  # the question gives the answer away
+            questions.append({
+                "id": qid, "question": question, "answers": answers, "gold_path": list(fact.path),
+                "document": fact.document, "tags": ["tune", spec.shape, fact.kind.replace("_", "-")],
+                "corpus": corpus, "shape": spec.shape, "split": SPLIT})
+            if fact.kind == "table" and fact.entity:
+                questions[-1]["row_key"] = fact.entity
+    return questions
+
+
+HAND: dict[str, tuple[Hand, ...]] = {
+    "semantic-release": (
+        ("why doesn't semantic-release update the version in package.json in my repo?",
+         ("only the published package will contain the version",), "support/FAQ.md",
+         "only the published package will contain the version"),
+        ("what version should I put in package.json if semantic-release doesn't commit it",
+         ("0.0.0-development",), "support/FAQ.md", "0.0.0-development"),
+        ("how can I see which version semantic-release would publish without releasing",
+         ("dry-run",), "support/FAQ.md", "Yes with the dry-run options"),
+        ("run semantic-release locally instead of on CI", ("--no-ci",), "support/FAQ.md",
+         "explicitly setting the"),
+        ("semantic-release with gitlab?", ("@semantic-release/gitlab-config",), "support/FAQ.md",
+         "shareable configuration"),
+        ("how do I skip publishing to npm with semantic-release", ("npmPublish",), "support/FAQ.md",
+         "the publishing to the npm registry can be disabled"),
+        ("I shipped a broken release, how do I revert it (semantic-release)",
+         ("revert the commit",), "support/FAQ.md", "revert the commit"),
+        ("can I delete the git tag of a buggy release? semantic-release",
+         ("do not remove the Git tag",), "support/FAQ.md", "do not remove the Git tag"),
+        ("set npm package access to public with semantic-release", ("access=public",), "support/FAQ.md",
+         "access=public"),
+        ("how do I exclude a commit from semantic-release analysis", ("[skip release]",), "support/FAQ.md",
+         "will be excluded from the commit analysis"),
+        ("which commit type triggers a patch release in semantic-release",
+         ("fix",), "support/FAQ.md", "Commit with type `fix`"),
+        ("can semantic-release start at version 0.0.1?", ("not supported",), "support/FAQ.md",
+         "This is not supported by semantic-release"),
+        ("npx comes with which npm version", ("5.2",), "support/FAQ.md", "The tool is bundled with"),
+        ("semantic-release E403 you do not have permission to publish - why?",
+         ("npm registry authentication",), "support/troubleshooting.md", "most likely related to a misconfiguration"),
+        ("squashed commits are ignored by semantic-release, what should I do",
+         ("rewrite the resulting commit message",), "support/troubleshooting.md",
+         "rewrite the resulting commit message"),
+        ("where can semantic-release config live? file names", (".releaserc",), "usage/configuration.md",
+         "A .releaserc file"),
+        ("do cli arguments override the semantic-release config file", ("take precedence",),
+         "usage/configuration.md", "CLI arguments take precedence over options configured"),
+    ),
+    "concurrently-cli": (
+        ("concurrently: how long to wait before restarting a failed command", ("--restart-after",),
+         "cli/restarting.md", "the number of milliseconds"),
+        ("concurrently exponential backoff restart delay", ("2^N",), "cli/restarting.md", "exponential back-off"),
+        ("what signal does concurrently send by default when killing", ("SIGTERM",), "cli/terminating.md",
+         "The default is"),
+        ("concurrently --kill-timeout unit?", ("milliseconds",), "cli/terminating.md",
+         "misbehaving process that ignores the kill signal"),
+        ("how do I send keyboard input to a command in concurrently", ("--handle-input",), "cli/input-handling.md",
+         "To turn on input handling"),
+        ("concurrently: send input to the second command", ("1:rs",), "cli/input-handling.md",
+         "the below sends"),
+        ("change which command gets stdin by default in concurrently", ("--default-input-target",),
+         "cli/input-handling.md", "change the default command that receives input"),
+        ("what does npm:<script> expand to in concurrently", ("npm run <script>",), "cli/shortcuts.md",
+         "npm run <script>"),
+        ("concurrently prefix color flag", ("--prefix-colors",), "cli/prefixing.md", "This can be changed by using"),
+        ("default prefix of concurrently output", ("zero-based index",), "cli/prefixing.md",
+         "prefix each command's outputs with a zero-based index"),
+        ("concurrently env var prefix for setting flags", ("CONCURRENTLY_",), "cli/configuration.md",
+         "prefixed with"),
+        ("how do I hide a command's output in concurrently", ("--hide",), "cli/output-control.md",
+         "--hide"),
+        ("concurrently: other than the default, which kill signal can I send?", ("SIGKILL",), "cli/terminating.md",
+         "also possible to send"),
+    ),
+    "korean-pykrx": (
+        ("pykrx 설치 어떻게 해요?", ("pip install pykrx",), "README.md", "pip을 사용해서 쉽게 설치"),
+        ("pykrx 로그인에 필요한 환경변수는?", ("KRX_ID",), "README.md", "KRX 로그인이 필요한 API를 사용하려면"),
+        ("pykrx 최소 파이썬 버전", (">=3.10",), "README.md", "런타임 최소 요구"),
+        ("pykrx 권장 파이썬 버전은 뭐예요?", ("3.11",), "README.md", "권장 개발/사용 버전"),
+        ("pykrx 티커로 종목 이름 알아내는 함수", ("get_market_ticker_name",), "README.md",
+         "함수에 티커를 입력하면 종목이름을 반환"),
+        ("get_market_ohlcv frequency 파라미터 m은 뭘 의미해요?", ("월",), "README.md", "frequency 파라미터"),
+        ("pykrx 수정주가 반영 안 하려면 어떤 파라미터?", ("adjusted",), "README.md", "adjusted 파라미터"),
+        ("get_market_ohlcv에 시장을 안 넣으면 어느 시장을 조회하나요?", ("코스피",), "README.md",
+         "값을 입력하지 않는다면"),
+        ("pykrx 데이터 저작권은 누구에게 있나요", ("각 제공처",), "README.md", "데이터의 저작권은"),
+        ("pykrx 통합 테스트는 HTTP 요청을 어떻게 녹화하나요?", ("vcrpy",), "CONTRIBUTING.md",
+         "를 사용하여 HTTP 요청을 녹화"),
+        ("pykrx cassette 파일 git에 커밋해야 돼요?", ("커밋되어야",), "CONTRIBUTING.md", "Cassette 파일은 Git에"),
+        ("pykrx live 테스트는 CI에서 돌아가나요?", ("CI에서 제외",), "CONTRIBUTING.md", "실제 서버 interface 점검"),
+    ),
+}
+MULTI: dict[str, tuple[Multi, ...]] = {
+    "semantic-release": (
+        ("semantic-release tagFormat default and its cli flag?",
+         ((("v${version}",), "usage/configuration.md", "Default: v${version}"),
+          (("--tag-format",), "usage/configuration.md", "--tag-format"))),
+        ("semantic-release: run locally without CI, and preview the next version?",
+         ((("--no-ci",), "support/FAQ.md", "explicitly setting the"),
+          (("dry-run",), "support/FAQ.md", "Yes with the dry-run options"))),
+    ),
+    "concurrently-cli": (
+        ("concurrently flags to kill others on any exit and only on failure?",
+         ((("--kill-others",), "cli/terminating.md", "concurrently will terminate other commands once"),
+          (("--kill-others-on-fail",), "cli/terminating.md", "concurrently will terminate other commands any"))),
+        ("concurrently: what do yarn:<script> and bun:<script> expand to",
+         ((("yarn run <script>",), "cli/shortcuts.md", "yarn run <script>"),
+          (("bun run <script>",), "cli/shortcuts.md", "bun run <script>"))),
+    ),
+    "korean-pykrx": (
+        ("pykrx 필수 환경변수 두 개 뭐예요?",
+         ((("KRX_ID",), "README.md", "KRX(한국거래소) 회원 로그인 ID"),
+          (("KRX_PW",), "README.md", "KRX(한국거래소) 회원 로그인 비밀번호"))),
+        ("pykrx 최소 파이썬 버전이랑 권장 버전은?",
+         ((("3.10",), "README.md", "런타임 최소 요구"), (("3.11",), "README.md", "권장 개발/사용 버전"))),
+    ),
+}
+
+
+def hand_questions(corpus: str) -> list[dict]:
+    spec = SPECS[corpus]
+    out = []
+    for question, answers, document, anchor in HAND.get(corpus, ()):
+        out.append({"id": "tu-hand-" + hashlib.sha1(question.encode()).hexdigest()[:8], "question": question,
+                    "answers": list(answers), "gold_path": list(_anchored(corpus, document, anchor)),
+                    "document": document, "tags": ["tune", spec.shape, "hand"], "corpus": corpus,
+                    "shape": spec.shape, "split": SPLIT})
+    for question, facts in MULTI.get(corpus, ()):
+        listed = [{"answers": list(a), "gold_path": list(_anchored(corpus, d, anchor)), "document": d}
+                  for a, d, anchor in facts]
+        out.append({"id": "tu-multi-" + hashlib.sha1(question.encode()).hexdigest()[:8], "question": question,
+                    "answers": listed[0]["answers"], "gold_path": listed[0]["gold_path"],
+                    "document": listed[0]["document"], "tags": ["tune", spec.shape, "multi-fact"],
+                    "facts": listed, "corpus": corpus, "shape": spec.shape, "split": SPLIT})
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", action="append", choices=sorted(SPECS), help="corpus to write (default: all)")
+    parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT, help="generated questions per corpus")
+    args = parser.parse_args()
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    for corpus in args.corpus or list(SPECS):
+        if not any((CORPORA / corpus).rglob("*.md")):
+            parser.error(f"no markdown in {CORPORA / corpus}; run bench/fetch_corpora.py --corpus {corpus} first")
+        facts, texts = corpus_facts(corpus)
+        kept = unambiguous(facts, texts)
+        questions = generated(corpus, kept, args.limit) + hand_questions(corpus)
+        spec = SPECS[corpus]
+        data = {"name": f"tune-{corpus}", "description": f"{spec.description}; shape {spec.shape}, tune; "
+                "written by bench/write_tune_sets.py", "questions": questions}
+        path = OUT_DIR / f"{corpus}.json"
+        path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {path}: {len(questions)} questions of {len(kept)} unambiguous facts ({len(facts)} found; "
+              f"{dict(Counter(f.kind for f in kept))})")
+
+
+if __name__ == "__main__":
+    main()
