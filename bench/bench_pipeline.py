@@ -54,6 +54,7 @@ class ServerClock:
         self.url = url
         self.tick = os.sysconf("SC_CLK_TCK")
         self.pids: list[int] = []
+        self.seen: dict[int, int] = {}  # each backend's CPU ticks when last read
         self.refresh()
 
     def refresh(self) -> None:
@@ -68,14 +69,16 @@ class ServerClock:
         self.pids = [int(pid) for (pid,) in rows]
 
     def __call__(self) -> float:
-        total = 0
+        """The backends' CPU seconds so far. A backend that ended (the pool lets a connection idle for
+        ``POOL_MAX_IDLE_S`` go) keeps what it was last read at: summing only the live ones ran the clock backwards
+        and gave a question negative server time."""
         for pid in self.pids:
             try:
                 fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:  # a backend that ended meanwhile (the pool let an idle one go)
+            except OSError:
                 continue
-            total += int(fields[11]) + int(fields[12])  # utime, stime
-        return total / self.tick
+            self.seen[pid] = int(fields[11]) + int(fields[12])  # utime, stime
+        return sum(self.seen.values()) / self.tick
 
 
 class StatementCounter:

@@ -47,8 +47,19 @@ def heading_index(store: ElementStore) -> HeadingIndex:
     documents written since are read again. The first call in a process reads the stored index whole (no
     tokenising). A question never writes: the store fills the stored index when it opens a collection made before
     it; a stored index that is not current (another normaliser's words) is passed over for the headings read from
-    the elements and tokenised now, not kept.
+    the elements and tokenised now, not kept. The stages of one question (``ElementStore.for_one_question``) read
+    the index brought up to date for its first.
     """
+    shared = store.question_reads
+    if shared is not None and shared.heading_index is not None:
+        return shared.heading_index
+    index = _current_index(store)
+    if shared is not None:
+        shared.heading_index = index
+    return index
+
+
+def _current_index(store: ElementStore) -> HeadingIndex:
     if store.as_of_date is not None:  # the headings of the versions valid then; the stored index is current only
         return _as_of_index(store)
     key = (store.url, str(store.collection_id))

@@ -124,10 +124,15 @@ _LEXEMES: BoundedCache[tuple[str, str], tuple[str, ...]] = BoundedCache(4096)
 @dataclass
 class QuestionReads:
     """What the reads of one question share (``ElementStore.for_one_question``): each vector search's hits by its
-    statement and parameters, and the collection's element count once a full-text search has read it. Within one
-    question the same search reads the same rows, so a repeat is not sent again."""
+    statement and parameters, each full-text search's by its parameters but ``k`` (with the ``k`` it was read
+    with), the stored counts of each list of terms, and the collection's element count once a full-text search has
+    read it. Within one question the same search reads the same rows, so a repeat is not sent again."""
 
     vector_hits: dict[tuple, list[Scored]] = field(default_factory=dict)
+    fulltext_hits: dict[tuple, tuple[int, list[Scored]]] = field(default_factory=dict)
+    term_counts: dict[tuple, TermCounts] = field(default_factory=dict)
+    # The heading index the question reads (core.retrieval.heading_cache), brought up to date once per question.
+    heading_index: Any = None
     total: int | None = None
     # The connection the question's reads are held on (``ElementStore.one_question``); ``primary_too``: the
     # reads meant for the primary too (no standby: it is the primary's).
@@ -352,11 +357,18 @@ class ElementReader:
 
     def term_counts(self, keys: Sequence[str], prefix: Sequence[bool]) -> TermCounts:
         """The stored element counts of ``keys`` (``prefix[i]``: key ``i`` is a prefix term)."""
+        shared = self._store.question_reads
+        key = (tuple(keys), tuple(prefix))
+        if shared is not None and key in shared.term_counts:
+            held = shared.term_counts[key]
+            return TermCounts(held.complete, held.total, list(held.counts))
         params = {"collection_id": self._store.collection_id, "keys": list(keys), "prefix": list(prefix)}
         complete, total, counts = self._query(term_sql.TERM_COUNTS, params, tables=())[0]
-        if self._store.question_reads is not None:
-            self._store.question_reads.total = int(total)
-        return TermCounts(bool(complete), int(total), [int(n) for n in counts])
+        found = TermCounts(bool(complete), int(total), [int(n) for n in counts])
+        if shared is not None:
+            shared.total = found.total
+            shared.term_counts[key] = TermCounts(found.complete, found.total, list(found.counts))
+        return found
 
     def known_names(self, names: Sequence[str]) -> frozenset[str] | None:
         """Those of ``names`` whose every word some element holds (one round trip); None when the stored term
@@ -369,15 +381,28 @@ class ElementReader:
                         query_vector: np.ndarray, place: Place, k: int, *,
                         include_metadata: bool = False) -> list[Scored]:
         """The ``k`` elements inside ``place`` with the best IDF sum over the tsquery ``terms``, best first; the
-        ``scanned`` ones find the candidates, the others only score them with their stored ``counts``."""
+        ``scanned`` ones find the candidates, the others only score them with their stored ``counts``.
+
+        Within one question a search repeated with a ``k`` no larger than one already read is answered from it: the
+        statement orders by score, then element id, and no score depends on ``k``, so its first ``k`` rows are
+        those of the larger read."""
         shared = self._store.question_reads
+        total = shared.total if shared is not None else None
+        key = (place.kind, include_metadata, place.id, tuple(place.ids or ()), tuple(terms), tuple(scanned),
+               tuple(counts), total, np.asarray(query_vector, dtype=np.float32).tobytes())
+        held = shared.fulltext_hits.get(key) if shared is not None else None
+        if held is not None and (k <= held[0] or len(held[1]) < held[0]):
+            return list(held[1][:k])
         params = {**self._place(place), "terms": list(terms), "scanned": list(scanned), "counts": list(counts),
                   "query": " | ".join(t for t, on in zip(terms, scanned, strict=True) if on),
-                  "query_vector": query_vector, "k": k, "total": shared.total if shared is not None else None}
+                  "query_vector": query_vector, "k": k, "total": total}
         rows = self._query(retrieval_sql.fulltext_statement(place.kind, include_metadata, len(terms)), params,
                            place=_ELEMENT_PLACE)
-        return [Scored(element_from_row(r), float(r[sql.ELEMENT_WIDTH]), float(r[sql.ELEMENT_WIDTH + 1]))
-                for r in rows]
+        found = [Scored(element_from_row(r), float(r[sql.ELEMENT_WIDTH]), float(r[sql.ELEMENT_WIDTH + 1]))
+                 for r in rows]
+        if shared is not None:
+            shared.fulltext_hits[key] = (k, found)
+        return list(found)
 
     def expand(self, ids: Sequence[str], heading_ids: Sequence[str], query_vector: np.ndarray, *,
                max_depth: int, max_children: int) -> list[Expanded]:
