@@ -25,11 +25,8 @@ Run: .venv/bin/python bench/write_tune_sets.py [--limit 30]   # → data/tune/<c
 
 from __future__ import annotations
 
-import argparse
 import hashlib
-import json
 import re
-from collections import Counter
 from collections.abc import Sequence
 
 from _common import CORPORA, ROOT
@@ -43,9 +40,8 @@ from write_heldout_sets import (
     gold_forms,
     plain,
     table_facts,
-    unambiguous,
 )
-from write_unseen_sets import Hand, Multi, Unseen, _anchored, heading_flag_facts
+from write_unseen_sets import Hand, Multi, SetKind, Unseen, heading_flag_facts, write_sets
 
 OUT_DIR = ROOT / "data" / "tune"
 DEFAULT_LIMIT = 30
@@ -304,43 +300,11 @@ MULTI: dict[str, tuple[Multi, ...]] = {
 }
 
 
-def hand_questions(corpus: str) -> list[dict]:
-    spec = SPECS[corpus]
-    out = []
-    for question, answers, document, anchor in HAND.get(corpus, ()):
-        out.append({"id": "tu-hand-" + hashlib.sha1(question.encode()).hexdigest()[:8], "question": question,
-                    "answers": list(answers), "gold_path": list(_anchored(corpus, document, anchor)),
-                    "document": document, "tags": ["tune", spec.shape, "hand"], "corpus": corpus,
-                    "shape": spec.shape, "split": SPLIT})
-    for question, facts in MULTI.get(corpus, ()):
-        listed = [{"answers": list(a), "gold_path": list(_anchored(corpus, d, anchor)), "document": d}
-                  for a, d, anchor in facts]
-        out.append({"id": "tu-multi-" + hashlib.sha1(question.encode()).hexdigest()[:8], "question": question,
-                    "answers": listed[0]["answers"], "gold_path": listed[0]["gold_path"],
-                    "document": listed[0]["document"], "tags": ["tune", spec.shape, "multi-fact"],
-                    "facts": listed, "corpus": corpus, "shape": spec.shape, "split": SPLIT})
-    return out
+KIND = SetKind(SPLIT, "tune", "tu", OUT_DIR, DEFAULT_LIMIT, "bench/write_tune_sets.py")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", action="append", choices=sorted(SPECS), help="corpus to write (default: all)")
-    parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT, help="generated questions per corpus")
-    args = parser.parse_args()
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
-    for corpus in args.corpus or list(SPECS):
-        if not any((CORPORA / corpus).rglob("*.md")):
-            parser.error(f"no markdown in {CORPORA / corpus}; run bench/fetch_corpora.py --corpus {corpus} first")
-        facts, texts = corpus_facts(corpus)
-        kept = unambiguous(facts, texts)
-        questions = generated(corpus, kept, args.limit) + hand_questions(corpus)
-        spec = SPECS[corpus]
-        data = {"name": f"tune-{corpus}", "description": f"{spec.description}; shape {spec.shape}, tune; "
-                "written by bench/write_tune_sets.py", "questions": questions}
-        path = OUT_DIR / f"{corpus}.json"
-        path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {path}: {len(questions)} questions of {len(kept)} unambiguous facts ({len(facts)} found; "
-              f"{dict(Counter(f.kind for f in kept))})")
+    write_sets(__doc__.splitlines()[0], SPECS, KIND, corpus_facts, generated, HAND, MULTI, "tune")
 
 
 if __name__ == "__main__":

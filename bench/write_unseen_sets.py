@@ -33,8 +33,9 @@ import hashlib
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from _common import CORPORA, ROOT
 from write_heldout_sets import (
@@ -354,43 +355,67 @@ def _anchored(corpus: str, document: str, anchor: str) -> tuple[str, ...]:
     raise SystemExit(f"{corpus}/{document}: no element holds {anchor!r}")
 
 
-def hand_questions(corpus: str) -> list[dict]:
-    spec = SPECS[corpus]
+@dataclass(frozen=True)
+class SetKind:
+    """What one writer's sets are: their split, the tag and id prefix of their questions, and where they go."""
+
+    split: str
+    tag: str
+    prefix: str
+    out_dir: Path
+    default_limit: int
+    writer: str
+
+
+def hand_questions(corpus: str, spec: Unseen, hand: dict[str, tuple[Hand, ...]],
+                   multi: dict[str, tuple[Multi, ...]], kind: SetKind) -> list[dict]:
     out = []
-    for question, answers, document, anchor in HAND.get(corpus, ()):
-        out.append({"id": "un-hand-" + hashlib.sha1(question.encode()).hexdigest()[:8], "question": question,
-                    "answers": list(answers), "gold_path": list(_anchored(corpus, document, anchor)),
-                    "document": document, "tags": ["unseen", spec.shape, "hand"], "corpus": corpus,
-                    "shape": spec.shape, "split": SPLIT})
-    for question, facts in MULTI.get(corpus, ()):
+    for question, answers, document, anchor in hand.get(corpus, ()):
+        out.append({"id": f"{kind.prefix}-hand-" + hashlib.sha1(question.encode()).hexdigest()[:8],
+                    "question": question, "answers": list(answers),
+                    "gold_path": list(_anchored(corpus, document, anchor)), "document": document,
+                    "tags": [kind.tag, spec.shape, "hand"], "corpus": corpus, "shape": spec.shape,
+                    "split": kind.split})
+    for question, facts in multi.get(corpus, ()):
         listed = [{"answers": list(a), "gold_path": list(_anchored(corpus, d, anchor)), "document": d}
                   for a, d, anchor in facts]
-        out.append({"id": "un-multi-" + hashlib.sha1(question.encode()).hexdigest()[:8], "question": question,
-                    "answers": listed[0]["answers"], "gold_path": listed[0]["gold_path"],
-                    "document": listed[0]["document"], "tags": ["unseen", spec.shape, "multi-fact"],
-                    "facts": listed, "corpus": corpus, "shape": spec.shape, "split": SPLIT})
+        out.append({"id": f"{kind.prefix}-multi-" + hashlib.sha1(question.encode()).hexdigest()[:8],
+                    "question": question, "answers": listed[0]["answers"], "gold_path": listed[0]["gold_path"],
+                    "document": listed[0]["document"], "tags": [kind.tag, spec.shape, "multi-fact"],
+                    "facts": listed, "corpus": corpus, "shape": spec.shape, "split": kind.split})
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", action="append", choices=sorted(SPECS), help="corpus to write (default: all)")
-    parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT, help="generated questions per corpus")
+def write_sets(description: str, specs: dict[str, Unseen], kind: SetKind,
+               corpus_facts: Callable[[str], tuple[list[HeldFact], list[str]]],
+               generated: Callable[[str, Sequence[HeldFact], int], list[dict]],
+               hand: dict[str, tuple[Hand, ...]], multi: dict[str, tuple[Multi, ...]], split_words: str) -> None:
+    """The command line of a set writer: each corpus's generated and hand-written questions to ``kind.out_dir``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--corpus", action="append", choices=sorted(specs), help="corpus to write (default: all)")
+    parser.add_argument("--limit", type=int, default=kind.default_limit, help="generated questions per corpus")
     args = parser.parse_args()
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
-    for corpus in args.corpus or list(SPECS):
+    kind.out_dir.mkdir(parents=True, exist_ok=True)
+    for corpus in args.corpus or list(specs):
         if not any((CORPORA / corpus).rglob("*.md")):
             parser.error(f"no markdown in {CORPORA / corpus}; run bench/fetch_corpora.py --corpus {corpus} first")
         facts, texts = corpus_facts(corpus)
         kept = unambiguous(facts, texts)
-        questions = generated(corpus, kept, args.limit) + hand_questions(corpus)
-        spec = SPECS[corpus]
-        data = {"name": f"unseen-{corpus}", "description": f"{spec.description}; shape {spec.shape}, report-only; "
-                "written by bench/write_unseen_sets.py", "questions": questions}
-        path = OUT_DIR / f"{corpus}.json"
+        spec = specs[corpus]
+        questions = generated(corpus, kept, args.limit) + hand_questions(corpus, spec, hand, multi, kind)
+        data = {"name": f"{kind.tag}-{corpus}", "description": f"{spec.description}; shape {spec.shape}, "
+                f"{split_words}; written by {kind.writer}", "questions": questions}
+        path = kind.out_dir / f"{corpus}.json"
         path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {path}: {len(questions)} questions of {len(kept)} unambiguous facts ({len(facts)} found; "
               f"{dict(Counter(f.kind for f in kept))})")
+
+
+KIND = SetKind(SPLIT, "unseen", "un", OUT_DIR, DEFAULT_LIMIT, "bench/write_unseen_sets.py")
+
+
+def main() -> None:
+    write_sets(__doc__.splitlines()[0], SPECS, KIND, corpus_facts, generated, HAND, MULTI, "report-only")
 
 
 if __name__ == "__main__":
