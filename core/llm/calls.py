@@ -59,6 +59,10 @@ def _items_before(deadline: float, produce: Callable[[], Iterable[T]]) -> Iterat
                 raise DeadlineExceeded from None
             if kind == "item":
                 yield value
+            elif kind == "error" and time.monotonic() >= deadline:
+                # the worker's read ended by the deadline's own timeout and raced the wait above: the deadline
+                # is what ended the call, and is what the caller is told
+                raise DeadlineExceeded from value
             elif kind == "error":
                 raise value
             else:

@@ -164,12 +164,14 @@ def wait_for_text(page, text: str, timeout: float = 60_000) -> None:
     page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)
 
 
-def hover_node(frame, mouse, node_id: str, timeout: float = 20.0):
+def hover_node(frame, mouse, node_id: str, timeout: float = 20.0, starts_with: str | None = None):
     """Move the mouse onto a node of a network page (``frame``: the page or its iframe's frame) until vis.js shows
     the node's tooltip; returns the tooltip's locator.
 
     The node's place is read again on every try: with physics on, vis.js may still be settling the layout (and
     Streamlit may still be shifting the page) after the first draw, so one reading can point at where the node was.
+    With ``starts_with``, a tooltip that does not start with it (an edge's, where one crosses the node) is not the
+    node's: the mouse leaves and tries again.
     """
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -182,8 +184,11 @@ def hover_node(frame, mouse, node_id: str, timeout: float = 20.0):
         mouse.move(box["x"] + point["x"] + 2, box["y"] + point["y"] + 1)
         try:
             tooltip.wait_for(state="visible", timeout=2_000)
-            return tooltip
+            if starts_with is None or tooltip.inner_text().startswith(starts_with):
+                return tooltip
+            if time.monotonic() > deadline:
+                return tooltip  # the caller's assertion says what was shown instead
         except PlaywrightTimeout:
             if time.monotonic() > deadline:
                 raise
-            mouse.move(box["x"] + 1, box["y"] + 1)  # leave the node so that the next move is a fresh hover
+        mouse.move(box["x"] + 1, box["y"] + 1)  # leave the node so that the next move is a fresh hover

@@ -182,7 +182,7 @@ def test_hostile_entity_name_is_text_in_cards_and_graph(app_url, page, hostile_c
     assert HOSTILE_NAME in labels, "the canvas draws the name itself, not its escaped form"
     # Hover the hostile node: vis.js shows its tooltip, built from text nodes only.
     node_id = frame.evaluate(f"nodes.get().find(n => n.name === {HOSTILE_NAME!r}).id")
-    tooltip = hover_node(frame, page.mouse, node_id)
+    tooltip = hover_node(frame, page.mouse, node_id, starts_with=HOSTILE_NAME)
     assert tooltip.inner_text().startswith(HOSTILE_NAME)
     page.wait_for_timeout(1000)  # give any injected handler time to fire (the page fixture checks dialogs)
     screenshot(page, "reports_hostile")
