@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache
 
 import pytest
 
@@ -14,7 +13,7 @@ from core.evaluation import load_questions
 from core.evaluation.metrics import contains_answer
 
 from .conftest import ROOT
-from .helpers_bench import bench_module
+from .helpers_bench import assert_gold_answers_in_their_documents, bench_module, parsed_elements
 
 TUNE = ROOT / "data" / "tune"
 CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx")
@@ -59,18 +58,12 @@ def test_each_set_is_registered_and_its_corpus_pinned():
             assert all(re.fullmatch(r"[0-9a-f]{64}", fetch.NPM_SHA256[p]) for p in packages)
 
 
-def _elements(text: str, document: str) -> list:
-    from core.elements import Element
-    from core.ingest import parse
-
-    return [Element.from_document(d) for d in parse(text, source=document, document_id=document)]
-
 
 def test_br_field_facts_read_each_field_of_the_option_heading():
     sets = bench_module("write_tune_sets")
     text = ("# Configuration\n\n## Options\n\n### tagFormat\n\nType: `String`<br>\nDefault: `v${version}`<br>\n"
             "CLI arguments: `-t`, `--tag-format`\n\nThe Git tag format.\n")
-    facts = sets.br_field_facts(_elements(text, "configuration.md"), "configuration.md")
+    facts = sets.br_field_facts(parsed_elements(text, "configuration.md"), "configuration.md")
     assert {(f.subject, f.key, f.value) for f in facts} == {
         ("tagFormat", "type", "String"), ("tagFormat", "default", "v${version}"),
         ("tagFormat", "cli flag", "--tag-format")}
@@ -80,25 +73,12 @@ def test_heading_function_facts_take_the_one_function_a_task_section_opens_with(
     sets = bench_module("write_tune_sets")
     text = ("# PyKrx\n\n#### 2.1.1.2 일자별 OHLCV 조회\n\n`get_market_ohlcv` 함수는 OHLCV를 반환합니다.\n\n"
             "#### 2.1.1.3 두 함수\n\n`get_a_b` 와 `get_c_d` 함수.\n")
-    facts = sets.heading_function_facts(_elements(text, "README.md"), "README.md")
+    facts = sets.heading_function_facts(parsed_elements(text, "README.md"), "README.md")
     assert [(f.subject, f.value) for f in facts] == [("일자별 OHLCV 조회", "get_market_ohlcv")]
-
-
-@cache
-def _document_elements(corpus: str, document: str) -> tuple:
-    path = ROOT / "bench" / "corpora" / corpus / document
-    return tuple(_elements(path.read_text(encoding="utf-8"), document))
 
 
 @pytest.mark.parametrize("corpus", CORPORA)
 def test_gold_answers_are_in_their_documents_under_their_gold_paths(corpus):
     if not (ROOT / "bench" / "corpora" / corpus / ".fetched.json").exists():
         pytest.skip(f"bench/fetch_corpora.py --corpus {corpus} not run")
-    for q in _sets()[corpus]["questions"]:
-        for fact in [*q.get("facts", []), q]:
-            gold = tuple(fact["gold_path"])
-            elements = _document_elements(corpus, fact["document"])
-            assert any(contains_answer(e.text, fact["answers"])
-                       and ((path := tuple(p for p in e.heading_path if p.strip()))[: len(gold)] == gold
-                            or (*path, e.text.strip())[: len(gold)] == gold)
-                       for e in elements), (q["id"], fact["answers"], gold)
+    assert_gold_answers_in_their_documents(corpus, _sets()[corpus]["questions"])
