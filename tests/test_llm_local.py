@@ -188,15 +188,17 @@ def test_the_columns_ask_one_after_the_other_on_a_one_slot_server():
     assert second["arrived"] >= first["ended"] - 0.01, "the second column did not wait for the first"
 
 
-def test_two_columns_on_a_server_that_interrupts_parallel_streams_both_finish(monkeypatch):
-    """llama_cpp.server's default interrupt_requests ends the first stream when the second request arrives; the
-    interrupted column is asked again after the other, and later asks go one after the other."""
+@pytest.mark.parametrize("chunks_before", [0, 2], ids=["before its first chunk", "mid-stream"])
+def test_two_columns_on_a_server_that_interrupts_parallel_streams_both_finish(monkeypatch, chunks_before):
+    """llama_cpp.server's default interrupt_requests ends the first stream when the second request arrives, before
+    any text (LangChain's "No generation chunks") or in the middle; the interrupted column is asked again after the
+    other, and later asks go one after the other."""
     from core.answering import comparison
 
     # what this process learnt of servers so far is forgotten: an earlier test's stub may have had this port
     monkeypatch.setattr(comparison, "_INTERRUPTING", set())
     reply = "It weighs 5.4 kg and ships with a stand [e:aaaaaaaa]."
-    with Stub([{"reply": reply, "every": 0.05}], interrupt=True) as stub:
+    with Stub([{"reply": reply, "every": 0.05}], interrupt=chunks_before) as stub:
         llm = answerer(stub)
         llm.concurrency = 2  # as for a remote server, or HKE_LLM_CONCURRENCY=2
         events = list(answer_concurrently(_retrieval(), llm))

@@ -44,12 +44,13 @@ class Stub:
     answers 200 with that body as ``"content_type"``; ``"generate": s`` takes ``s`` seconds per token up to the
     request's ``max_tokens`` (at most 30 s), streamed token by token or, unstreamed, sent whole at the end: it sees
     a client that hung up only when a write fails, like a server that honours disconnects (``"hung_up"``).
-    ``serial=True`` serves one request at a time (llama.cpp's one slot); ``interrupt=True`` ends a stream with
+    ``serial=True`` serves one request at a time (llama.cpp's one slot); ``interrupt=n`` ends a stream with
     ``[DONE]`` and no ``finish_reason`` as soon as another request arrives (``llama_cpp.server`` with its default
-    ``interrupt_requests``).
+    ``interrupt_requests``), and holds the first stream after its ``n`` first chunks until the second request comes.
     """
 
-    def __init__(self, script: list[dict], choose=None, *, serial: bool = False, interrupt: bool = False) -> None:
+    def __init__(self, script: list[dict], choose=None, *, serial: bool = False,
+                 interrupt: int | None = None) -> None:
         self.script = list(script)
         self.choose = choose
         self.requests: list[dict] = []
@@ -144,14 +145,15 @@ class Stub:
                 self.end_headers()
                 pieces = [w + " " for w in text.split(" ")]
                 pieces[-1] = pieces[-1].rstrip()
-                if stub.interrupt and self.number == 0:
-                    # the first stream is still going when the second request comes, however slowly the client
-                    # (a loaded machine) sends it: the interruption under test always happens
-                    deadline = time.monotonic() + 10
-                    while len(stub.requests) == 1 and time.monotonic() < deadline:
-                        time.sleep(0.01)
+                interrupting = stub.interrupt is not None
                 for i, piece in enumerate(pieces):
-                    if stub.interrupt and len(stub.requests) > self.number:
+                    if interrupting and self.number == 1 and i == stub.interrupt:
+                        # the first stream is still going when the second request comes, however slowly the
+                        # client (a loaded machine) sends it: the interruption under test always happens
+                        deadline = time.monotonic() + 10
+                        while len(stub.requests) == 1 and time.monotonic() < deadline:
+                            time.sleep(0.01)
+                    if interrupting and len(stub.requests) > self.number:
                         self.wfile.write(b"data: [DONE]\n\n")  # a newer request took the model
                         self.wfile.flush()
                         return

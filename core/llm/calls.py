@@ -24,6 +24,9 @@ logger = logging.getLogger("hke.llm")
 T = TypeVar("T")
 
 
+_NO_CHUNKS = "No generation chunks were returned"
+
+
 def _items_before(deadline: float, produce: Callable[[], Iterable[T]]) -> Iterator[T]:
     """The items of ``produce()``, computed in a worker thread; :class:`DeadlineExceeded` once ``deadline`` passes.
 
@@ -212,11 +215,19 @@ def _stream(
 
     def first_chunk() -> str:
         state["chunks"] = _items_before(deadline, lambda: model.stream(list(messages), **options))
-        for chunk in state["chunks"]:
-            state["finish"] = finish_reason(chunk) or state["finish"]
-            text = message_text(chunk)
-            if text:
-                return text
+        try:
+            for chunk in state["chunks"]:
+                state["finish"] = finish_reason(chunk) or state["finish"]
+                text = message_text(chunk)
+                if text:
+                    return text
+        except ValueError as exc:
+            # LangChain's word for a stream the server closed before its first chunk, as a server that gives
+            # its one slot to a newer request does: that is a cut-off reply, not a failed call
+            error = cut_off_error(model, None) if str(exc) == _NO_CHUNKS else None
+            if error is None:
+                raise
+            raise error from exc
         state["chunks"] = iter(())
         return ""
 
