@@ -220,6 +220,11 @@ def test_vectors_are_stored_inline_and_an_older_table_gets_the_setting_when_open
     docs = [_doc("A", "a1", None, 0, "root of A"), _doc("A", "a2", "a1", 1, "child of A")]
     assert store.write.replace_document(_record("A", "h1", 2), docs, _vectors(2, dim, 1))
     assert _toasted_vectors(store) == 0  # an exact scan reads no vector through the TOAST index
+    # a row larger than a page is still stored whole: its largest values go out of line
+    long_text = " ".join(f"word{i}" for i in range(20_000))
+    assert store.write.replace_document(_record("B", "h1", 1), [_doc("B", "b1", None, 0, long_text)],
+                                        _vectors(1, dim, 2))
+    assert [e.text for e in store.elements("B")] == [long_text]
     history = f"{store.table}_history"
     with store.pool.connection() as conn:  # a table made before the setting: the default target
         for table in (store.table, history):
