@@ -205,3 +205,32 @@ def test_two_collections_hold_vectors_of_different_sizes_in_one_database(store):
         other.drop()
     with store.pool.connection() as conn:
         assert conn.execute(sql.TABLE_EXISTS, (other.table,)).fetchone()[0] is False  # drop removes the table
+
+
+def _toasted_vectors(store: ElementStore) -> int:
+    """How many stored vectors are kept out of line (in the table's TOAST relation)."""
+    with store.pool.connection() as conn:
+        return conn.execute(store.statement("SELECT count(*) FROM {elements} "
+                                            "WHERE pg_column_toast_chunk_id(embedding) IS NOT NULL")).fetchone()[0]
+
+
+def test_vectors_are_stored_inline_and_an_older_table_gets_the_setting_when_opened(store):
+    dim = store.embeddings.info.dimension
+    assert dim * 4 + 4 > 2032  # a 512-dimension vector is larger than Postgres' default row target
+    docs = [_doc("A", "a1", None, 0, "root of A"), _doc("A", "a2", "a1", 1, "child of A")]
+    assert store.write.replace_document(_record("A", "h1", 2), docs, _vectors(2, dim, 1))
+    assert _toasted_vectors(store) == 0  # an exact scan reads no vector through the TOAST index
+    # a row larger than a page is still stored whole: its largest values go out of line
+    long_text = " ".join(f"word{i}" for i in range(20_000))
+    assert store.write.replace_document(_record("B", "h1", 1), [_doc("B", "b1", None, 0, long_text)],
+                                        _vectors(1, dim, 2))
+    assert [e.text for e in store.elements("B")] == [long_text]
+    history = f"{store.table}_history"
+    with store.pool.connection() as conn:  # a table made before the setting: the default target
+        for table in (store.table, history):
+            conn.execute(f'ALTER TABLE "{table}" RESET (toast_tuple_target)')
+    ElementStore(store.url, store.collection, store.embeddings)  # opening brings the table up to date
+    with store.pool.connection() as conn:
+        options = dict(conn.execute("SELECT relname, reloptions FROM pg_class WHERE relname = ANY(%s)",
+                                    ([store.table, history],)).fetchall())
+    assert options == {t: [sql.INLINE_ROWS_OPTION] for t in (store.table, history)}

@@ -210,6 +210,20 @@ WHERE s.sibling_of IS NULL AND s.metadata ? 'contextual_of' AND b.name = s.metad
   AND NOT EXISTS (SELECT 1 FROM hke_collections t WHERE t.name = b.name || ':contextual')
 """
 
+# A row of the element table and of its history is kept whole in its page up to this many bytes (the most Postgres
+# allows) instead of the default 2,032. A 512-dimension vector alone is 2,052 bytes, so under the default every
+# vector went to the TOAST table, and every distance a search computes (an exact scan computes every row's, a
+# subtree walk and the expansion each walked row's) fetched it back through the TOAST index: on the samples (805
+# elements) that was over a quarter of a question's server CPU (docs/pipeline-speed.md). A row larger than a page
+# still has its largest values moved out of line. Rows stored before the setting keep their layout until
+# rewritten (re-ingested, or VACUUM FULL).
+INLINE_ROW_BYTES = 8160
+SET_INLINE_ROWS = [f"ALTER TABLE {{{table}}} SET (toast_tuple_target = {INLINE_ROW_BYTES})"
+                   for table in ("elements", "history")]
+INLINE_ROWS_OPTION = f"toast_tuple_target={INLINE_ROW_BYTES}"
+INLINE_ROWS_MISSING = ("SELECT NOT coalesce((SELECT reloptions FROM pg_class WHERE oid = {table_name}::regclass) "
+                       "@> ARRAY[%s], false)")  # %s: INLINE_ROWS_OPTION
+
 # One table per collection, the shape PGEngine.init_vectorstore_table makes (id, content, embedding, metadata
 # columns, JSON metadata), plus the parent link kept inside the document by a composite foreign key.
 # Indexes: the primary key serves the walk up (parent_id -> element_id); (document_id, element_id) is the

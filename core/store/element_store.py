@@ -396,14 +396,14 @@ class ElementStore:
 def create_element_table(conn: psycopg.Connection, table: str, dimension: int) -> None:
     """A collection's element table with its keys and indexes (no HNSW yet: see ``ensure_vector_index``), and its
     history."""
-    for template in (*sql.CREATE_ELEMENT_TABLE, *version_sql.CREATE_HISTORY):
+    for template in (*sql.CREATE_ELEMENT_TABLE, *version_sql.CREATE_HISTORY, *sql.SET_INLINE_ROWS):
         conn.execute(sql.bind(template, table, dimension))
 
 
 def upgrade_element_table(conn: psycopg.Connection, collection_id: uuid.UUID) -> None:
     """Give a collection table made by an earlier version what this one reads (inside the schema lock): the stored
     full-text lexemes and their index, computed once for every row; the version columns, the history table and the
-    rows' dates."""
+    rows' dates; rows kept whole in their page (``core.sql.elements.INLINE_ROW_BYTES``)."""
     table = sql.table_name(collection_id)
     if conn.execute(sql.bind(sql.FTS_COLUMN_MISSING, table), (sql.FTS_COLUMN,)).fetchone()[0]:
         for template in sql.ADD_FTS_COLUMN:
@@ -413,6 +413,10 @@ def upgrade_element_table(conn: psycopg.Connection, collection_id: uuid.UUID) ->
             conn.execute(sql.bind(template, table))
         for template in version_sql.FILL_ROW_DATES:
             conn.execute(sql.bind(template, table), {"collection_id": collection_id})
+    # the rows written from now on; those stored before keep their layout until rewritten
+    if conn.execute(sql.bind(sql.INLINE_ROWS_MISSING, table), (sql.INLINE_ROWS_OPTION,)).fetchone()[0]:
+        for template in sql.SET_INLINE_ROWS:
+            conn.execute(sql.bind(template, table))
 
 
 _pg_engines: dict[str, PGEngine] = {}

@@ -1,0 +1,92 @@
+"""Where one default question's CPU goes in this process: ``cProfile`` (clocked by ``time.process_time``) over
+``retrieve`` for the gold questions, three passes, and each SQL statement's wall time as this process sees it (sent,
+waited on, fetched), per question (docs/pipeline-speed.md, speed5). The profiler inflates Python about 3x: read the
+shares, not the milliseconds.
+
+Run: nice .venv/bin/python bench/profile_question.py > profile.txt
+"""
+
+import collections
+import cProfile
+import os
+import pstats
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _common import SAMPLES, scratch_database
+from _synthetic import run_then_remove_scratch_database
+
+
+def main():
+    url = scratch_database()
+    import psycopg
+    from bench_pipeline import SETS
+
+    from core.embeddings import make_embeddings
+    from core.evaluation import load_questions
+    from core.ingest import ingest_paths
+    from core.retrieval import RetrievalRequest, retrieve, warm_up
+    from core.retrieval.search import embed_query
+    from core.store import ElementStore
+    from core.tokens import count_tokens
+
+    store = ElementStore(url, "prof", make_embeddings("use"))
+    ingest_paths(store, [SAMPLES])
+    qs = [q.question for q in load_questions(SETS["gold"]).questions]
+    warm_up(store)
+    count_tokens("x")
+    vecs = {q: embed_query(store, q) for q in qs}
+    for q in qs:
+        retrieve(store, RetrievalRequest(q, k=4, query_vector=vecs[q]))
+    # per-statement timing
+    stats = collections.defaultdict(list)
+    orig = psycopg.Cursor.execute
+
+    def timed(cur, query, *a, **kw):
+        t = time.perf_counter()
+        r = orig(cur, query, *a, **kw)
+        stats[" ".join(str(query).split())[:90]].append((time.perf_counter() - t) * 1000)
+        return r
+
+    walls = []
+    cpus = []
+    psycopg.Cursor.execute = timed
+    for q in qs:
+        t = time.perf_counter()
+        c = time.process_time()
+        retrieve(store, RetrievalRequest(q, k=4, query_vector=vecs[q]))
+        walls.append((time.perf_counter() - t) * 1000)
+        cpus.append((time.process_time() - c) * 1000)
+    psycopg.Cursor.execute = orig
+    print("retrieve wall p50", statistics.median(walls), "cpu p50", statistics.median(cpus))
+    tot = 0
+    for k, v in sorted(stats.items(), key=lambda kv: -sum(kv[1])):
+        tot += sum(v)
+        print(f"{sum(v) / len(qs):7.2f} ms/q  n={len(v):4d}  med={statistics.median(v):.2f}  {k}")
+    print("sql execute total per q", tot / len(qs))
+    walls = []
+    for q in qs:
+        t = time.perf_counter()
+        retrieve(store, RetrievalRequest(q, k=4, query_vector=vecs[q]))
+        walls.append((time.perf_counter() - t) * 1000)
+    print("retrieve wall p50 (no instr)", statistics.median(walls))
+    emb = []
+    for q in qs:
+        t = time.perf_counter()
+        store.embeddings.embed_query(q)
+        emb.append((time.perf_counter() - t) * 1000)
+    print("embed wall p50", statistics.median(emb))
+    pr = cProfile.Profile(time.process_time)
+    pr.enable()
+    for _ in range(3):
+        for q in qs:
+            retrieve(store, RetrievalRequest(q, k=4, query_vector=vecs[q]))
+    pr.disable()
+    pstats.Stats(pr).sort_stats("cumulative").print_stats(70)
+    pstats.Stats(pr).sort_stats("tottime").print_stats(40)
+
+
+if __name__ == "__main__":
+    run_then_remove_scratch_database(main)
