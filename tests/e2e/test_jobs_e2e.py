@@ -40,8 +40,6 @@ def empty_collection(db_url, use_embeddings):
 
 def open_overview(page, app_url: str, collection: str) -> None:
     page.set_default_timeout(90_000)  # each rerun is slow on a loaded CI machine
-    page.goto(f"{app_url}/")  # see test_compare_e2e.open_compare: the root first, then the deep link
-    wait_for_text(page, "Hierarchical Knowledge Explorer", timeout=90_000)
     page.goto(f"{app_url}/?collection={collection}")
     wait_for_text(page, "Manage documents", timeout=60_000)
 
