@@ -31,7 +31,7 @@ def hostile_collection(db_url, use_embeddings):
 
 
 def open_compare(page, app_url: str, collection: str) -> None:
-    # The deep link itself: it goes through app.py even as a fresh server's first request (test_shell_e2e.py).
+    # The deep link itself: it goes through app.py even as a fresh server's first request (test_cold_start_e2e.py).
     page.goto(f"{app_url}/compare?collection={collection}")
     wait_for_text(page, "Compare: plain vs hierarchical", timeout=90_000)
 
