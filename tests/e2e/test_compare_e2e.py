@@ -31,7 +31,7 @@ def hostile_collection(db_url, use_embeddings):
 
 
 def open_compare(page, app_url: str, collection: str) -> None:
-    # The deep link itself: it goes through app.py even as a fresh server's first request (test_cold_start_e2e.py).
+    # The deep link itself: it goes through app.py even as a fresh server's first request (test_shell_e2e.py).
     page.goto(f"{app_url}/compare?collection={collection}")
     wait_for_text(page, "Compare: plain vs hierarchical", timeout=90_000)
 
@@ -64,7 +64,7 @@ def _params(page) -> dict[str, str]:
 def test_compare_page_shows_both_answers(app_url, page, samples_store):
     open_compare(page, app_url, "samples")
     box = page.locator(f"{MAIN} textarea").first
-    box.wait_for(timeout=60_000)
+    box.wait_for(timeout=90_000)  # the session's first Compare run loads the embedding model before the form
     placeholder = box.get_attribute("placeholder")
     assert placeholder.startswith("e.g. "), f"the placeholder comes from the collection's words: {placeholder}"
     question = "Nova 24FL에는 HDMI 단자가 몇 개 있나요?"
