@@ -28,17 +28,18 @@ for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HKE_EMBEDDINGS", "HKE_CHAT_M
 
 # The database tests of these modules run a second time in CI, against tests/tcp_postgres.py's server (TCP, a
 # password, a role that is not superuser, no Unix socket): `pytest -m remote`. Each proves something only such a
-# server shows: URL forms and the password kept out of sight (cli, database, app, the shell in the browser), the
+# server shows: URL forms and the password kept out of sight (cli, database, app: the sidebar the browser shows), the
 # store's DDL and writes without superuser rights (store_layout, ingest, embedding_cache, migrate, graph_index,
 # evaluation_runs), the pool over TCP (pool) and the retrieval SQL (retrieval_pipeline). Every other database test
 # goes through those same doors with the same statements, so running it again would prove nothing new.
 REMOTE_MODULES = frozenset({
     "test_app.py", "test_cli.py", "test_database.py", "test_embedding_cache.py", "test_evaluation_runs.py",
     "test_graph_index.py", "test_ingest.py", "test_migrate.py", "test_pool.py", "test_retrieval_pipeline.py",
-    "test_shell_e2e.py", "test_store_layout.py",
+    "test_store_layout.py",
 })
-# Tests of those modules whose point is not the server: a second app server started only to see Streamlit's routing.
-NOT_REMOTE = frozenset({"test_deep_link_on_a_fresh_server_goes_through_the_app_shell"})
+# The browser tests are not among them: test_app.py's AppTest runs draw the same pages over the same connection, and
+# what Chromium adds (the drawing) does not depend on the server; in the remote pass they cost a Streamlit server,
+# a Chromium and their page opens beside the main pass, on the same cores.
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -59,7 +60,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "db_url" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.database)
-            if item.path.name in REMOTE_MODULES and item.originalname not in NOT_REMOTE:
+            if item.path.name in REMOTE_MODULES:
                 item.add_marker(pytest.mark.remote)
 
 

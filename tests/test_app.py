@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import uuid
+from urllib.parse import unquote, urlparse
 
 from streamlit.testing.v1 import AppTest
 
@@ -31,6 +33,11 @@ def test_empty_state_tells_a_new_user_what_to_do(db_url):
     sidebar = "\n".join(c.value for c in at.sidebar.caption)
     assert "embedded Postgres" in sidebar or "external Postgres" in sidebar
     assert "extractive (no LLM configured)" in sidebar
+    # Against a server reached with a password (CI's remote pass): its address is shown, never the password.
+    remote = urlparse(os.environ.get("DATABASE_URL", ""))
+    if remote.password:
+        assert "external Postgres" in sidebar and f"@{remote.hostname}:{remote.port}" in sidebar, sidebar
+        assert unquote(remote.password) not in sidebar and remote.password not in sidebar, "the password is shown"
 
 
 def _wait_for_ingest(collection: str) -> None:

@@ -44,15 +44,9 @@ def _params(page) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
 
 
-def _start(page, app_url: str) -> None:
-    page.goto(f"{app_url}/")  # a fresh server routes its first deep link without app.py (see open_compare)
-    wait_for_text(page, "Hierarchical Knowledge Explorer", timeout=90_000)
-
-
 def test_the_tree_s_document_view_and_element_live_in_the_url(app_url, page, samples_store):
     doc = next(d for d in samples_store.documents() if d.filename == "nova-return-warranty-policy-en.md")
     element = next(e for e in samples_store.elements(doc.document_id) if e.category == "ListItem")
-    _start(page, app_url)
     page.goto(f"{app_url}/document_tree?collection=samples&document={doc.document_id}&view=tree"
               f"&element={element.element_id}")
     wait_for_text(page, "Highlighted element", timeout=90_000)
@@ -85,7 +79,6 @@ def test_the_source_view_renders_the_version_with_the_element_marked_and_text_as
                                                                                        probe_collection):
     item = next(e for e in probe_collection.elements(probe_collection.documents()[0].document_id)
                 if e.text.startswith("retries"))
-    _start(page, app_url)
     page.goto(f"{app_url}/document_tree?collection={probe_collection.collection}&view=source"
               f"&element={item.element_id}")
     wait_for_text(page, "The selected element is marked below", timeout=90_000)

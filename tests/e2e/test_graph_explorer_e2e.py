@@ -30,8 +30,10 @@ def canvas_frame(page, node_id: str):
     return handle
 
 
-def test_search_focus_and_click_to_expand(page, app_url, samples_store):
+def test_whole_graph_then_search_focus_and_click_to_expand(page, app_url, samples_store):
+    """One tab: the whole graph as the page opens, then an entity searched, focused and expanded on it."""
     store = ensure_samples_index(samples_store)
+    title = {e.id: e.title for e in entities(store)}
     hub = max(entities(store), key=lambda e: (e.degree, e.title))
     near = neighbourhood(store, [hub.id])
     # A neighbour with neighbours of its own that the hub does not have: expanding it must add them.
@@ -39,37 +41,6 @@ def test_search_focus_and_click_to_expand(page, app_url, samples_store):
     neighbour = next(e for e in sorted(near.entities, key=lambda e: (-e.degree, e.title))
                      if e.id != hub.id and {x.id for x in neighbourhood(store, [e.id]).entities} - hub_side)
 
-    open_page(page, app_url, f"/graph_explorer?collection={store.collection}", "Graph explorer")
-    page.get_by_label("Search an entity").fill(hub.title)
-    page.get_by_label("Search an entity").press("Enter")
-    matches = page.locator("[data-testid='stMain'] [data-testid='stButtonGroup'] button")
-    matches.filter(has_text=re.compile(rf"^{re.escape(hub.title[:40])} \(")).first.click()
-    page.wait_for_url(re.compile(rf"[?&]entity={hub.id}"), timeout=60_000)
-    wait_for_text(page, "Source elements (")
-    assert page.locator("[data-testid='stMain'] a[href*='/document_tree?'][href*='element=']").count() > 0
-    assert page.locator("[data-testid='stMain'] a[href*='/reports?'][href*='community=']").count() > 0
-
-    frame = canvas_frame(page, neighbour.id)
-    drawn = set(frame.evaluate("nodes.getIds()"))
-    assert hub.id in drawn and neighbour.id in drawn and len(drawn) > 2
-    point = frame.evaluate(f"network.canvasToDOM(network.getPositions([{neighbour.id!r}])[{neighbour.id!r}])")
-    box = page.locator(FRAME).bounding_box()
-    page.mouse.click(box["x"] + point["x"], box["y"] + point["y"])
-
-    page.wait_for_url(re.compile(rf"[?&]entity={neighbour.id}"), timeout=60_000)
-    page.locator("[data-testid='stMain'] h3", has_text=neighbour.title).wait_for(timeout=60_000)
-    frame = canvas_frame(page, neighbour.id)
-    frame.wait_for_function(f"nodes.length > {len(drawn)}", timeout=60_000)
-    expanded = set(frame.evaluate("nodes.getIds()"))
-    assert drawn < expanded, "the hub's neighbourhood stays, the neighbour's own neighbours join it"
-    assert frame.evaluate("window.hkeLabelled")[:2] == [neighbour.id, hub.id], "the focus, then the expanded"
-    screenshot(page, "graph_explorer_expanded")
-
-
-
-def test_whole_graph_lists_every_top_entity_and_names_a_hovered_edge(page, app_url, samples_store):
-    store = ensure_samples_index(samples_store)
-    title = {e.id: e.title for e in entities(store)}
     open_page(page, app_url, f"/graph_explorer?collection={store.collection}", "Graph explorer")
     # The twelve most connected, in the right-hand column: all of them on screen (they wrap), none scrolled away.
     pills = page.locator("[data-testid='stMain'] [data-testid='stButtonGroup']").first
@@ -101,3 +72,29 @@ def test_whole_graph_lists_every_top_entity_and_names_a_hovered_edge(page, app_u
     # the picked line, or one crossing it there: the two ends of a line drawn
     pairs = {f"{title[a]} — {title[b]}" for a, b, _ in frame.evaluate("window.hkeLines")}
     assert tip.inner_text() in pairs
+
+    # Search the most connected entity, focus it, then click a neighbour on the canvas to expand it.
+    page.get_by_label("Search an entity").fill(hub.title)
+    page.get_by_label("Search an entity").press("Enter")
+    matches = page.locator("[data-testid='stMain'] [data-testid='stButtonGroup'] button")
+    matches.filter(has_text=re.compile(rf"^{re.escape(hub.title[:40])} \(")).first.click()
+    page.wait_for_url(re.compile(rf"[?&]entity={hub.id}"), timeout=60_000)
+    wait_for_text(page, "Source elements (")
+    assert page.locator("[data-testid='stMain'] a[href*='/document_tree?'][href*='element=']").count() > 0
+    assert page.locator("[data-testid='stMain'] a[href*='/reports?'][href*='community=']").count() > 0
+
+    frame = canvas_frame(page, neighbour.id)
+    drawn = set(frame.evaluate("nodes.getIds()"))
+    assert hub.id in drawn and neighbour.id in drawn and len(drawn) > 2
+    point = frame.evaluate(f"network.canvasToDOM(network.getPositions([{neighbour.id!r}])[{neighbour.id!r}])")
+    box = page.locator(FRAME).bounding_box()
+    page.mouse.click(box["x"] + point["x"], box["y"] + point["y"])
+
+    page.wait_for_url(re.compile(rf"[?&]entity={neighbour.id}"), timeout=60_000)
+    page.locator("[data-testid='stMain'] h3", has_text=neighbour.title).wait_for(timeout=60_000)
+    frame = canvas_frame(page, neighbour.id)
+    frame.wait_for_function(f"nodes.length > {len(drawn)}", timeout=60_000)
+    expanded = set(frame.evaluate("nodes.getIds()"))
+    assert drawn < expanded, "the hub's neighbourhood stays, the neighbour's own neighbours join it"
+    assert frame.evaluate("window.hkeLabelled")[:2] == [neighbour.id, hub.id], "the focus, then the expanded"
+    screenshot(page, "graph_explorer_expanded")

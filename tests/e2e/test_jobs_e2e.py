@@ -40,8 +40,6 @@ def empty_collection(db_url, use_embeddings):
 
 def open_overview(page, app_url: str, collection: str) -> None:
     page.set_default_timeout(90_000)  # each rerun is slow on a loaded CI machine
-    page.goto(f"{app_url}/")  # see test_compare_e2e.open_compare: the root first, then the deep link
-    wait_for_text(page, "Hierarchical Knowledge Explorer", timeout=90_000)
     page.goto(f"{app_url}/?collection={collection}")
     wait_for_text(page, "Manage documents", timeout=60_000)
 
@@ -59,7 +57,7 @@ def test_an_ingest_goes_on_after_its_tab_is_closed(browser, page, app_url, db_ur
     again = page.context.new_page()
     again.goto(f"{app_url}/compare?collection={collection}")
     sidebar = again.locator(SIDEBAR)
-    sidebar.get_by_text("done", exact=False).first.wait_for(timeout=60_000)
+    sidebar.get_by_text("done", exact=False).first.wait_for(timeout=120_000)  # the 10 samples: over a minute at load 20
     screenshot(again, "jobs_after_the_tab_closed")
     text = sidebar.inner_text()
     assert "added" in text and str(SAMPLES) not in text

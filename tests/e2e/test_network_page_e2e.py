@@ -14,6 +14,34 @@ from .conftest import hover_node, screenshot
 
 pytestmark = pytest.mark.e2e
 
+VIEWPORT = {"width": 1400, "height": 1000}  # the session context's
+
+
+@pytest.fixture(scope="module")
+def tab(browser_context):
+    """One tab for the module: each test loads its own document into it (``set_content``), so a new tab's renderer
+    is started once, not per test."""
+    p = browser_context.new_page()
+    yield p
+    p.close()
+
+
+@pytest.fixture
+def page(tab):
+    """The module's tab, as the shared ``page`` fixture gives a fresh one: the test fails if a JavaScript dialog (an
+    injected ``alert``) opens."""
+    dialogs: list[str] = []
+
+    def on_dialog(dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    tab.set_viewport_size(VIEWPORT)
+    tab.on("dialog", on_dialog)
+    yield tab
+    tab.remove_listener("dialog", on_dialog)
+    assert not dialogs, f"a dialog opened: {dialogs} (document text ran as code)"
+
 
 def show(page, html: str) -> list[str]:
     """Load ``html`` as the page's document; return every URL it asked for (none is expected)."""

@@ -1,7 +1,7 @@
 """The Community reports and Global search pages in a real browser: ``streamlit run app.py`` driven by Playwright in
 Debian's headless Chromium, on the sample corpus indexed offline.
 
-Reports: open the page, pick a level, open a report, follow a child, click a sunburst sector; the pyvis network
+Reports: open the page, click a sunburst sector, pick a level, open a report, follow a child; the pyvis network
 (a ``<canvas>`` in the component iframe) and the sunburst (``.js-plotly-plot``) must be on screen. A hostile entity
 name must show as text in the cards, on the canvas and in the node tooltip, with no dialog (the shared ``page``
 fixture fails the test if one opens) and no ``<img>`` created. Global search: an offline answer with report links
@@ -95,6 +95,18 @@ def test_browse_a_level_open_a_report_follow_a_child(app_url, page, indexed_samp
     open_page(page, app_url, "/reports?collection=samples", "Community reports")
     page.get_by_role("button", name="Open report").first.wait_for(timeout=60_000)
     sunburst_on_screen(page)
+    # Click a sunburst sector: its report opens. Slice 0 is the "All communities" centre; the next ones are
+    # communities.
+    page.locator(f"{MAIN} .js-plotly-plot g.slice").nth(3).click(force=True)
+    page.wait_for_url(re.compile(r"[?&]community="), timeout=60_000)
+    picked = opened(page)
+    assert picked in {r.id for r in rows}, f"a sunburst click names a community: {picked}"
+    wait_for_text(page, "Findings (")
+    screenshot(page, "reports_sunburst_click", settle_ms=800)
+    # Back to the list through the first breadcrumb.
+    page.get_by_role("button", name=re.compile(r"All level-\d+ reports")).click()
+    page.get_by_role("button", name="Open report").first.wait_for(timeout=60_000)
+
     # Pick a level.
     page.locator(f"{MAIN} [data-testid='stSelectbox']").filter(has_text="Level").click()
     page.get_by_role("option", name=re.compile(r"^Level 1 ")).click()
@@ -149,20 +161,6 @@ def test_a_report_opened_by_its_link_draws_the_sunburst_after_its_network(app_ur
     sunburst_on_screen(page)
     assert page.locator(f"{MAIN} .js-plotly-plot g.slice").count() > 1
     expect(page.get_by_text("The chart is drawn once the network is on screen")).to_have_count(0)
-
-
-def test_clicking_a_sunburst_sector_opens_its_report(app_url, page, indexed_samples):
-    ids = {r.id for r in hierarchy(indexed_samples, "entity")}
-    open_page(page, app_url, "/reports?collection=samples", "Community reports")
-    sunburst_on_screen(page)
-    slices = page.locator(f"{MAIN} .js-plotly-plot g.slice")
-    # Slice 0 is the "All communities" centre; the next ones are communities.
-    slices.nth(3).click(force=True)
-    page.wait_for_url(re.compile(r"[?&]community="), timeout=60_000)
-    picked = opened(page)
-    assert picked in ids, f"a sunburst click names a community: {picked}"
-    wait_for_text(page, "Findings (")
-    screenshot(page, "reports_sunburst_click", settle_ms=800)
 
 
 def test_hostile_entity_name_is_text_in_cards_and_graph(app_url, page, hostile_collection):

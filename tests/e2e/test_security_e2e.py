@@ -29,11 +29,32 @@ def _open(page, app_url: str, path: str, text: str) -> None:
     wait_for_text(page, text, timeout=90_000)
 
 
-def test_markdown_typed_in_the_tree_search_is_text_and_fetches_nothing(page, app_url, samples_store):
+def test_the_tree_frame_is_sandboxed_and_markdown_typed_in_its_search_is_text(page, app_url, samples_store):
+    """One tab: the tree's frame first, then a search typed on the same page."""
     requests: list[str] = []
+    messages: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
+    page.on("console", lambda m: messages.append(m.text))
     _open(page, app_url, "/document_tree?collection=samples", "Search within this document")
+
+    # The tree runs in a frame sandboxed with allow-scripts only: an opaque origin that cannot reach the app.
+    frame_element = page.locator(f"{MAIN} iframe[title^='Element tree']").first
+    frame_element.wait_for(timeout=60_000)
+    assert frame_element.get_attribute("sandbox") == "allow-scripts"
+    frame = frame_element.element_handle().content_frame()
+    frame.locator("body").get_by_text("Title", exact=False).first.wait_for(timeout=30_000)  # the tree is drawn
+    assert frame.evaluate("String(window.origin)") == "null", "an opaque origin: no cookies, storage or app access"
+    blocked = frame.evaluate("(() => { try { return window.parent.document.title; } catch (e) { return e.name; } })()")
+    assert blocked == "SecurityError"
+    assert not [m for m in messages if "allow-same-origin" in m], messages
+    screenshot(page, "tree-sandboxed")
+
+    # The search box's placeholder comes from the collection's own words (issue 33, item 6).
     box = page.get_by_label("Search within this document")
+    placeholder = box.get_attribute("placeholder")
+    assert placeholder.startswith("e.g. ") and "무게, warranty, HDMI" not in placeholder, placeholder
+
+    # Markdown typed into the search is shown as text and fetches nothing.
     box.fill(TYPED)
     box.press("Enter")
     warning = page.locator(MAIN).get_by_text("Nothing in this document contains", exact=False).first
@@ -52,19 +73,3 @@ def test_an_unknown_collection_in_a_link_is_said(page, app_url, samples_store):
     wait_for_text(page, "which does not exist", timeout=60_000)
     text = page.locator(MAIN).inner_text()
     assert "The link names collection no_such_collection, which does not exist" in text
-
-
-def test_the_tree_frame_allows_scripts_but_not_the_app_origin(page, app_url, samples_store):
-    messages: list[str] = []
-    page.on("console", lambda m: messages.append(m.text))
-    _open(page, app_url, "/document_tree?collection=samples", "Search within this document")
-    frame_element = page.locator(f"{MAIN} iframe[title^='Element tree']").first
-    frame_element.wait_for(timeout=60_000)
-    assert frame_element.get_attribute("sandbox") == "allow-scripts"
-    frame = frame_element.element_handle().content_frame()
-    frame.locator("body").get_by_text("Title", exact=False).first.wait_for(timeout=30_000)  # the tree is drawn
-    assert frame.evaluate("String(window.origin)") == "null", "an opaque origin: no cookies, storage or app access"
-    blocked = frame.evaluate("(() => { try { return window.parent.document.title; } catch (e) { return e.name; } })()")
-    assert blocked == "SecurityError"
-    assert not [m for m in messages if "allow-same-origin" in m], messages
-    screenshot(page, "tree-sandboxed")
