@@ -11,6 +11,8 @@ st.set_page_config(page_title="Hierarchical Knowledge Explorer", page_icon="🌳
 
 from views import jobs, page_warmup, ui  # noqa: E402  (after set_page_config)
 
+ui.enter_app_run()
+
 navigation = st.navigation(
     [
         st.Page("pages/overview.py", title="Overview", icon=":material/home:", default=True),

@@ -41,6 +41,8 @@ from views.conversation import (
 )
 from views.versions import as_of_picker, show_change_answer
 
+ui.route_through_app()  # a deep link on a fresh server: drawn through app.py (views/ui.py)
+
 MAX_UI_K = 20
 
 st.title("Compare: plain vs hierarchical")

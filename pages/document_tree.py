@@ -18,6 +18,8 @@ from views.source import element_label, show_source
 from views.tree import render_tree_html, visible_ids
 from views.versions import as_of_picker, show_history, version_label
 
+ui.route_through_app()  # a deep link on a fresh server: drawn through app.py (views/ui.py)
+
 st.title("Document tree")
 store = ui.require_documents()
 when = as_of_picker("tree")

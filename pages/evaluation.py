@@ -32,6 +32,8 @@ from core.store import StoreError
 from core.text import escape_markdown
 from views import charts, ui
 
+ui.route_through_app()  # a deep link on a fresh server: drawn through app.py (views/ui.py)
+
 SOURCES = ("Gold questions (data/questions.json)", "Generated from this collection", "Upload a JSON file")
 MAX_UI_K = 20
 

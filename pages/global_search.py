@@ -20,6 +20,8 @@ from views import ui
 from views.answers import cited_answer_markdown
 from views.reports import generated_label
 
+ui.route_through_app()  # a deep link on a fresh server: drawn through app.py (views/ui.py)
+
 KINDS = {"entity": "Entity communities", "structural": "Structural (document › section)"}
 
 st.title("Global search")

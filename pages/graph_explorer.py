@@ -16,6 +16,8 @@ from core.text import escape_markdown as esc
 from views import graph_explorer as gx
 from views import jobs, ui
 
+ui.route_through_app()  # a deep link on a fresh server: drawn through app.py (views/ui.py)
+
 FRAME = "graph_canvas"
 HEIGHT = gx.HEIGHT
 #: Per expanded entity, the neighbours drawn (strongest relationships first): a hub of a big corpus has hundreds.

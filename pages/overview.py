@@ -7,6 +7,8 @@ import streamlit as st
 from core.ingest import SourceFile, discover
 from views import documents, jobs, ui
 
+ui.route_through_app()  # a deep link on a fresh server: drawn through app.py (views/ui.py)
+
 st.title("Hierarchical Knowledge Explorer")
 st.caption(
     "Markdown documents stored as parent-linked elements. Retrieval expands every hit to its "

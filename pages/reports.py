@@ -18,6 +18,8 @@ from views import report_parts as parts
 from views.placeholders import example_terms
 from views.reports import filter_reports, generated_label, sort_reports
 
+ui.route_through_app()  # a deep link on a fresh server: drawn through app.py (views/ui.py)
+
 STRUCTURAL_LEVELS = {0: "documents", 1: "sections", 2: "subsections"}
 SORTS = {"rating": "Rating", "size": "Size", "title": "Title"}
 

@@ -25,32 +25,42 @@ from core.store.database import (
 )
 from core.text import escape_markdown
 
+# In a session's state once app.py has routed one of its runs, or once a run of a page alone was sent back there.
+_ROUTED = "_routed_through_app"
 
-def _leave_legacy_pages_mode() -> None:
-    """Route a deep link on a fresh server through app.py.
+
+def enter_app_run() -> None:
+    """Mark this session as one app.py routes (app.py's first call, every run)."""
+    st.session_state[_ROUTED] = True
+
+
+def route_through_app() -> None:
+    """Route a deep link on a fresh server through app.py: every page calls this before drawing anything.
 
     Streamlit decides at start-up that an app with a ``pages/`` folder is a v1 multipage app, and keeps that
     until ``st.navigation`` first runs: a first request for ``/compare`` would run this page alone, with no
     navigation, sidebar or collection. Both modes hash a page by its url path, so after switching the flag
-    off, a rerun lands on the same page, this time through app.py.
+    off, a rerun lands on the same page, this time through app.py. Every session whose first run was such a page
+    is rerun, not only the one that switched the flag: tabs opened while the first run imports run their pages
+    alone too. Once per session: a page run as the main script itself (`streamlit run pages/x.py`) then draws alone.
 
-    The rerun is requested here and carried out at the page's next Streamlit call, after the imports: ``st.rerun``
-    stops the script where it is called, which here is inside this module's import, and a tab importing this
-    module at the same moment then got a half-made one (``ImportError: cannot import name 'ui' from 'views'``).
+    The rerun is requested, not raised, and carried out at the page's next Streamlit call, after the imports:
+    ``st.rerun`` stops the script where it is called, and a stop inside a module's import left the tabs importing
+    it at the same moment with a half-made one (``ImportError: cannot import name 'ui' from 'views'``).
     """
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.runtime.scriptrunner import get_script_run_ctx
     from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        ctx = get_script_run_ctx()
-        if ctx is not None and ctx.script_requests is not None:
-            ctx.script_requests.request_rerun(RerunData(query_string=ctx.query_string,
-                                                        page_script_hash=ctx.page_script_hash))
+    PagesManager.uses_pages_directory = False
+    if st.session_state.get(_ROUTED):
+        return
+    st.session_state[_ROUTED] = True
+    ctx = get_script_run_ctx()
+    if ctx is not None and ctx.script_requests is not None:
+        ctx.script_requests.request_rerun(RerunData(query_string=ctx.query_string,
+                                                    page_script_hash=ctx.page_script_hash))
 
-
-_leave_legacy_pages_mode()
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES_DIR = ROOT / "data" / "samples"

@@ -1,4 +1,5 @@
-"""The home page and the Document tree render the sample corpus in a real browser."""
+"""The home page and the Document tree render the sample corpus in a real browser (a deep link as a fresh server's
+first request: test_cold_start_e2e.py)."""
 
 from __future__ import annotations
 
@@ -39,15 +40,3 @@ def test_tree_highlights_a_cited_element(app_url, page, samples_store):
     expect(page.get_by_text("Search within this document")).to_be_visible(timeout=30_000)
     screenshot(page, "document_tree_highlight")
 
-
-def test_deep_link_on_a_fresh_server_goes_through_the_app_shell(db_url, page, samples_store):
-    """The first request a new server sees is a deep link: it must still get navigation and its collection."""
-    from .conftest import streamlit_app
-
-    with streamlit_app() as url:
-        page.goto(f"{url}/document_tree?collection=samples")
-        wait_for_text(page, "Search within this document")
-        assert page.locator('[data-testid="stSidebarNavLink"]').count() >= 3
-        expect(page.get_by_role("combobox").first).to_be_visible(timeout=30_000)
-        wait_for_text(page, "Embeddings:")
-        screenshot(page, "deep_link_fresh_server")
