@@ -100,7 +100,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     similarity, the question's terms in its text, the terms found only in its heading path (where the context
     has one: the product or API the question names), and whether it states the attribute asked about.
     """
-    wanted = question_terms(question)
+    wanted = question_terms(question, context.lexicon)
     # A heading the question names whole ("Dispatcher", "Class: Pool", "Aster H2") is where to look, wherever it
     # sits in the context: its terms never count as the attribute asked about.
     # Only the headings above the evidence inside the scope: an FAQ question heading above a hit kept from

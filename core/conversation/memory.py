@@ -219,7 +219,9 @@ def start_turn(store: ElementStore, conversation_id: str, question: str, *, as_o
     if as_typed:
         resolution = plain_resolution(question)
     else:
-        resolution = resolve(question, recent, store.read.known_names)
+        from core.retrieval.lexicon import lexicon_for
+
+        resolution = resolve(question, recent, store.read.known_names, lexicon_for(store, question)[0])
         if model is not None and recent:
             from core.conversation.rewrite import rewritten
 
