@@ -221,11 +221,12 @@ def start_turn(store: ElementStore, conversation_id: str, question: str, *, as_o
     else:
         from core.retrieval.lexicon import lexicon_for
 
-        resolution = resolve(question, recent, store.read.known_names, lexicon_for(store, question)[0])
+        lexicon = lexicon_for(store, question)[0]
+        resolution = resolve(question, recent, store.read.known_names, lexicon)
         if model is not None and recent:
             from core.conversation.rewrite import rewritten
 
-            resolution = rewritten(resolution, recent, model)
+            resolution = rewritten(resolution, recent, model, lexicon)
     vector = embed_query(store, resolution.understood_as)
     if not as_typed and recent:
         resolution = cut_episode(resolution, recent[-1].get("query_vector"), vector, config)
