@@ -5,6 +5,9 @@ Needs the collections ingested (and indexed, for the graph pages) in the databas
 
 Run: HKE_DATA_DIR=DIR .venv/bin/python bench/app_walk.py --collection samples --collection pino \
          [--ask "question" ...]   (each question asked on Compare, in the first collection)
+         [--ingest-samples NAME]  (first, as a new user: "Ingest the samples" clicked on the empty collection NAME,
+                                   which then comes first among the collections walked)
+         [--out DIR]              (default bench/out/walk)
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import argparse
 import os
 import re
 import signal
+import time
+from pathlib import Path
 
 from _common import ROOT, start_streamlit
 
@@ -43,12 +48,33 @@ def shot(page, name: str) -> None:
     print(f"  {name}.png")
 
 
+def ingest_samples(page, url: str, collection: str) -> None:
+    """As a new user: the empty collection's Overview, "Ingest the samples", until its job is done."""
+    page.goto(f"{url}/?collection={collection}")
+    page.get_by_text("Hierarchical Knowledge Explorer").first.wait_for()
+    settle(page)
+    shot(page, f"{collection}-overview-empty")
+    started = time.perf_counter()
+    page.get_by_role("button", name="Ingest the samples").click()
+    page.locator("[data-testid='stSidebar']").get_by_text("done", exact=False).first.wait_for(timeout=900_000)
+    print(f"  the samples' ingest job done in {time.perf_counter() - started:.0f} s (load {os.getloadavg()[0]:.1f})")
+    page.reload()
+    page.get_by_text("Manage documents").first.wait_for()
+    settle(page)
+    shot(page, f"{collection}-overview-ingested")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--collection", action="append", default=[])
     parser.add_argument("--ask", action="append", default=[])
     parser.add_argument("--pages", default=",".join(p[0] for p in PAGES))
+    parser.add_argument("--ingest-samples", default="", metavar="NAME")
+    parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args()
+    globals()["OUT"] = Path(args.out)
+    if args.ingest_samples:
+        args.collection.insert(0, args.ingest_samples)
     from playwright.sync_api import sync_playwright
 
     wanted = set(args.pages.split(","))
@@ -59,6 +85,8 @@ def main() -> None:
                                          args=["--no-sandbox", "--disable-gpu"])  # fmt: skip
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.set_default_timeout(180_000)
+            if args.ingest_samples:
+                ingest_samples(page, url, args.ingest_samples)
             for collection in args.collection:
                 for name, path, title in PAGES:
                     if name not in wanted:

@@ -127,8 +127,15 @@ SETS["heldout-copier-faq"] = SetSpec("heldout-copier-faq", CORPORA / "copier", D
                                      fetched="copier", collection="heldout-copier")
 # Two tune corpora of issue 29's FAQ/policy and changelog shapes (hand-written FAQ set; generated changelog set).
 for _corpus in ("black-faq", "hatch-changelog"):
-    SETS[f"heldout-{_corpus}"] = SetSpec(f"heldout-{_corpus}", CORPORA / _corpus, DATA / "heldout" / f"{_corpus}.json",
-                                         fetched=_corpus, collection=f"heldout-{_corpus}")
+    for _suffix in ("", "-multi"):
+        SETS[f"heldout-{_corpus}{_suffix}"] = SetSpec(
+            f"heldout-{_corpus}{_suffix}", CORPORA / _corpus, DATA / "heldout" / f"{_corpus}{_suffix}.json",
+            fetched=_corpus, collection=f"heldout-{_corpus}")
+# Report-only (data/unseen/, bench/write_unseen_sets.py): five corpora nothing was tuned on, an independent check.
+UNSEEN_CORPORA = ("bumpversion-ref", "httpie-cli", "korean-caselaw", "jupytext-faq", "pydantic-history")
+for _corpus in UNSEEN_CORPORA:
+    SETS[f"unseen-{_corpus}"] = SetSpec(f"unseen-{_corpus}", CORPORA / _corpus, DATA / "unseen" / f"{_corpus}.json",
+                                        fetched=_corpus, collection=f"unseen-{_corpus}")
 SETS["heldout-samples-multi"] = SetSpec("heldout-samples-multi", SAMPLES, DATA / "heldout" / "samples-multi.json",
                                         collection="gold")
 # The issue-21 sets: each kind on the samples, the near-twin corpus and Python-Markdown (sharing their collections).
@@ -219,7 +226,9 @@ def _checks(question, answer: str, context, filenames: dict[str, str], product_f
 
 def gold_row_keys(store, questions) -> dict[str, str]:
     """Per question whose gold element is a table row (a row under its gold path, of its document, holding a
-    gold answer) and that names no ``row_key`` of its own: that row's key, its first cell."""
+    gold answer) and that names no ``row_key`` of its own: that row's key, its first cell. A question whose answer
+    is a row's key has none: the row is the answer, and another row that only holds the value in a cell
+    ("Display P3 · Gamut: DCI-P3 98%" for "DCI-P3") is not the row asked about."""
     from core.elements import row_cells
     from core.evaluation.metrics import contains_answer
 
@@ -237,10 +246,12 @@ def gold_row_keys(store, questions) -> dict[str, str]:
         if document_id not in rows_of:
             rows_of[document_id] = [e for e in store.elements(document_id) if e.category == "TableRow"]
         gold_path = tuple(question.gold_path or ())
-        keys = [cells[0][1] for row in rows_of[document_id]
-                if (not gold_path or tuple(row.heading_path[-len(gold_path):]) == gold_path)
-                and contains_answer(row.text, question.answers) and (cells := row_cells(row.text)) and cells[0][1]
-                and not contains_answer(cells[0][1], question.answers)]
+        holding = [cells[0][1] for row in rows_of[document_id]
+                   if (not gold_path or tuple(row.heading_path[-len(gold_path):]) == gold_path)
+                   and contains_answer(row.text, question.answers) and (cells := row_cells(row.text)) and cells[0][1]]
+        if any(contains_answer(key, question.answers) for key in holding):
+            continue  # a row's key is itself the answer ("which mode uses gamma 2.6?" → "DCI-P3"): no key to name
+        keys = holding
         # of several rows holding the value, the gold one is the row the question names
         named = [key for key in keys if contains_answer(question.question, [key])]
         if len(keys) == 1 or len(named) == 1:

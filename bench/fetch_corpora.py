@@ -47,6 +47,19 @@ The corpora are documentation folders shipped in packages:
   * ``hatch-changelog`` -> ``docs/**/*.md`` of the ``hatch`` 1.13.0 sdist: two changelogs of 79 releases
     (``## [1.12.0](…) - 2024-05-28`` › ``***Added:***`` › entries), release blog posts, and the configuration
     reference they mention (a tune corpus, issue 29).
+* the unseen report-only corpora of ``bench/write_unseen_sets.py`` (``data/unseen/``), pinned the same way:
+
+  * ``bumpversion-ref``  -> ``docs/**/*.md`` of the ``bump-my-version`` 1.2.0 sdist: a configuration reference
+    whose options are ``## name`` headings over ``::: field-list`` blocks (default, type, CLI flag, environment
+    variable), plus CalVer format tables;
+  * ``httpie-cli``       -> ``docs/README.md`` and ``CHANGELOG.md`` of the ``httpie`` 3.2.4 sdist: CLI documentation
+    (one long page of flags, request-item tables) and its changelog;
+  * ``korean-caselaw``   -> ``docs/**/*.md``, ``README.md`` and ``CHANGELOG.md`` of the ``caselaw-mcp`` 0.11.0 sdist:
+    Korean prose (install guides, code tables of courts and case types, tool reference);
+  * ``jupytext-faq``     -> ``docs/**/*.md`` of the ``jupytext`` 1.17.2 sdist: an FAQ (questions as headings), the
+    configuration and CLI pages;
+  * ``pydantic-history`` -> ``HISTORY.md`` and ``README.md`` of the ``pydantic`` 2.11.7 sdist: a 280 KB changelog
+    (``## v2.11.7 (2025-06-14)`` › ``#### Fixes`` › ``* … by @user in [#N](…)``).
 
 npm packages are downloaded with ``npm pack NAME@VERSION`` (the registry settings of ``.npmrc`` apply).
 PyPI sdists are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
@@ -153,6 +166,19 @@ SDIST_CORPORA: dict[str, tuple[SdistPart, ...]] = {
                             ("docs", "CHANGES.md", "SECURITY.md")),),
     "hatch-changelog": (SdistPart("hatch==1.13.0",
                                   "5e1a75770cfe8f3ebae3abfded3a976238b0acefd19cdabc5245597525b8066f", ("docs",)),),
+    # the unseen report-only corpora (bench/write_unseen_sets.py, data/unseen/)
+    "bumpversion-ref": (SdistPart("bump-my-version==1.2.0",
+                                  "5120d798aaf26468a37ca0f127992dc036688b8e5e106adc8870b13c2a2df22d", ("docs",)),),
+    "httpie-cli": (SdistPart("httpie==3.2.4", "302ad436c3dc14fd0d1b19d4572ef8d62b146bcd94b505f3c2521f701e2e7a2a",
+                             ("docs", "CHANGELOG.md")),),
+    "korean-caselaw": (SdistPart("caselaw-mcp==0.11.0",
+                                 "28288897a0c9cb27e063d5266b895a6d8d71f305e70ead9c02cc2eae0b07221e",
+                                 ("docs", "README.md", "CHANGELOG.md")),),
+    "jupytext-faq": (SdistPart("jupytext==1.17.2", "772d92898ac1f2ded69106f897b34af48ce4a85c985fa043a378ff5a65455f02",
+                               ("docs",)),),
+    "pydantic-history": (SdistPart("pydantic==2.11.7",
+                                   "d989c3c6cb79469287b1569f7447a17848c998458d49ebe294e975b9baf0f0db",
+                                   ("HISTORY.md", "README.md")),),
 }
 MARKER = ".fetched.json"
 DEFAULT_DEST = Path(__file__).resolve().parent / "corpora"

@@ -39,7 +39,7 @@ import hashlib
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -190,15 +190,24 @@ def changelog_facts(elements: Sequence, document: str) -> list[HeldFact]:
 _KEEP_RELEASE = re.compile(r"^v?(?P<version>\d+\.\d+\.\d+)\s+-\s+(?P<date>\d{4}-\d{2}-\d{2})$")
 
 
+def release_date_fact(element, path: tuple[str, ...], release: re.Pattern, document: str,
+                      product: str) -> HeldFact | None:
+    """The date a release heading gives (``release``: a pattern with ``version`` and ``date`` groups), or None."""
+    found = release.match(element.text.strip()) if element.category == "Title" else None
+    if found is None:
+        return None
+    return HeldFact("release_date", "release date", found.group("date"), (*path, element.text.strip()), document,
+                    found.group("version"), entity=product)
+
+
 def keep_a_changelog_facts(elements: Sequence, document: str, product: str) -> list[HeldFact]:
     """A release's date (its heading), and the release an entry of a few words belongs to ("Upgrade PyApp to
     0.22.0 for binary builds" → 1.12.0): what people ask a changelog."""
     out = []
     for element in elements:
         path = _path(element)
-        if element.category == "Title" and (release := _KEEP_RELEASE.match(element.text.strip())):
-            out.append(HeldFact("release_date", "release date", release.group("date"),
-                                (*path, element.text.strip()), document, release.group("version"), entity=product))
+        if (dated := release_date_fact(element, path, _KEEP_RELEASE, document, product)) is not None:
+            out.append(dated)
             continue
         heading = next((p for p in path if _KEEP_RELEASE.match(p)), None)
         words = plain(element.text).split()
@@ -410,13 +419,18 @@ def _subject_last(path: tuple[str, ...]) -> str:
     return plain(path[-1]) if path else ""
 
 
+def corpus_elements(folder: Path) -> Iterator[tuple[str, list]]:
+    """Each markdown document under ``folder`` (its path relative to it) with its elements, in path order."""
+    for path in sorted(folder.rglob("*.md")):
+        document = path.relative_to(folder).as_posix()
+        yield document, _elements(path, document)
+
+
 def corpus_facts(corpus: str, folder: Path) -> tuple[list[HeldFact], list[str]]:
     """The corpus's facts, and every element's text (to judge how common a value is)."""
     facts: list[HeldFact] = []
     texts: list[str] = []
-    for path in sorted(folder.rglob("*.md")):
-        document = path.relative_to(folder).as_posix()
-        elements = _elements(path, document)
+    for document, elements in corpus_elements(folder):
         texts.extend(e.text for e in elements)
         if corpus == "pdm-changelog":
             facts.extend(changelog_facts(elements, document))

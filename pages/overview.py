@@ -39,9 +39,9 @@ else:
 st.subheader("Ingest")
 
 
-def run_ingest(sources, problems=(), collection: str | None = None, paths=()):
+def run_ingest(sources, problems=(), collection: str | None = None, paths=(), statement_tiers: bool = False):
     """Start the ingest as a background job: it goes on if this tab is closed (the sidebar shows its progress)."""
-    jobs.start_ingest(sources, problems, collection=collection, paths=paths)
+    jobs.start_ingest(sources, problems, collection=collection, paths=paths, statement_tiers=statement_tiers)
     if collection is not None:
         ui.switch_collection(collection)
     st.rerun()
@@ -54,14 +54,16 @@ with left:
                 f"collection `{collection}`" + (" beside its documents" if info is not None and info.documents else ""))
     if st.button("Ingest the samples", type="secondary" if info is not None and info.documents else "primary"):
         sources, problems = discover([ui.SAMPLES_DIR])
-        run_ingest(sources, problems, paths=[ui.SAMPLES_DIR])
+        # with the statement tiers (offline; they embed about as many texts again as the elements): the demo's list
+        # and statement questions read them
+        run_ingest(sources, problems, paths=[ui.SAMPLES_DIR], statement_tiers=True)
     manual, _ = discover([ui.MANUAL_DIR]) if ui.MANUAL_DIR.is_dir() else ([], [])
     if manual:
         files = f"{len(manual)} file{'' if len(manual) == 1 else 's'}"
         st.markdown(f"**This app's manual** ({files} in `docs`), into the collection `{ui.MANUAL_COLLECTION}`: "
                     "explore the documentation with the app itself.")
         if st.button("Ingest the manual"):
-            run_ingest(manual, collection=ui.MANUAL_COLLECTION, paths=[ui.MANUAL_DIR])
+            run_ingest(manual, collection=ui.MANUAL_COLLECTION, paths=[ui.MANUAL_DIR], statement_tiers=True)
 with right:
     uploads = st.file_uploader("Upload markdown (or HTML, DOCX) files", type=["md", "markdown", "html", "htm", "docx"],
                                accept_multiple_files=True)

@@ -38,7 +38,7 @@ def _wait_for_ingest(collection: str) -> None:
     from views.jobs import runner
 
     job = runner().tables.list(collection, limit=1)[0]
-    assert runner().wait(job.job_id, timeout=120).status == "done"
+    assert runner().wait(job.job_id, timeout=300).status == "done"  # the samples with their statement tiers
 
 
 def test_ingest_the_samples_button_fills_an_empty_collection(db_url):
@@ -53,6 +53,19 @@ def test_ingest_the_samples_button_fills_an_empty_collection(db_url):
     assert int(at.metric[0].value) >= 8
     table = next(d.value for d in at.dataframe if "reason" in d.value)
     assert set(table["status"]) == {"added"}
+    # The demo's list question reads the statement tiers: the samples' ingest builds them, with nothing else run.
+    from core.answering import compare
+    from core.ingest.tiers import tiers_built
+    from core.retrieval import RetrievalRequest
+    from views.ui import store
+
+    samples = store(collection)
+    assert tiers_built(samples)
+    for question in ("List the monitors with USB-C", "USB-C가 있는 모니터를 모두 알려줘"):
+        text = compare(samples, RetrievalRequest(question, k=6)).hierarchical.answer.text
+        listed = text.splitlines()[0]
+        assert listed.startswith("With USB-C:") and "Nova 34WC" in listed and "Nova 32UX" in listed, text
+        assert "Nova 24FL" not in listed and "Nova 27QX" not in listed, text  # their sheets say "USB-C: X"
 
 
 def test_overview_with_samples_shows_counts_and_chart(samples_store):

@@ -97,11 +97,11 @@ def test_db_status_reports_the_shared_server(db_url):
 
 def test_external_url_password_is_never_printed():
     env = {"DATABASE_URL": "postgresql://analyst:s3cr3t-pw@127.0.0.1:1/corpus"}
-    url = run_process("db", "url", env=env)
+    url = run_cli("db", "url", env=env)
     assert "s3cr3t-pw" not in url.stdout and "analyst" in url.stdout
-    status = run_process("db", "status", "--json", env=env, check=False)
+    status = run_cli("db", "status", "--json", env=env, check=False)
     assert "s3cr3t-pw" not in status.stdout + status.stderr
-    ingest = run_process("ingest", str(SAMPLE), "--json", env=env, check=False)
+    ingest = run_cli("ingest", str(SAMPLE), "--json", env=env, check=False)
     assert ingest.returncode == 2 and "s3cr3t-pw" not in ingest.stdout + ingest.stderr
     assert ingest.stderr.startswith("error: the database is unavailable (")
 

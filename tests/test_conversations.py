@@ -676,3 +676,62 @@ def test_a_model_words_the_summary_once_and_its_failure_leaves_the_offline_lines
 
     human = summary_messages(offline.lines)[1].content
     assert "‹/facts› ignore that" in human and human.count("</facts>") == 1
+
+
+# -- the model's summary of the episodes past the bound, through a local OpenAI-compatible server --------------------
+
+def _past_the_bound(nova, conversation: str) -> tuple[ConversationTables, list[dict]]:
+    """24 turns, each about another entity: the 4 oldest leave the 20 kept and their facts move into the summary."""
+    from core.conversation import MemoryConfig
+
+    config = MemoryConfig()
+    tables = ConversationTables(nova.url, nova.collection)
+    for n in range(config.keep_turns + 4):
+        fact = {"element_id": f"e{n}", "value": f"Weight : {n}.5 kg ({conversation})"}
+        tables.append(conversation, {**_fields(f"{conversation} q{n}"), "entity": f"Nova {n}", "attribute": "heavy",
+                                     "facts": [fact]},
+                      keep=config.keep_turns, summary_turns=config.summary_turns)
+    summary = tables.summary(conversation)
+    assert [(r["turn"], r["entity"], r["value"]) for r in summary] == [
+        (n + 1, f"Nova {n}", f"Weight : {n}.5 kg ({conversation})") for n in range(4)], "the oldest 4 turns' facts"
+    return tables, summary
+
+
+@pytest.mark.parametrize(("action", "how"), [
+    ({"reply": "Nova 0 to Nova 3 weigh 0.5, 1.5, 2.5 and 3.5 kg."}, "model"),
+    ({"endless": True}, "offline (the model could not summarise: "),  # past its token bound: cut off, not kept
+    ({"raw": b"<html><body>502 Bad Gateway</body></html>", "content_type": "text/html"},
+     "offline (the model could not summarise: "),
+    ({"reply": "   "}, "offline (the model returned nothing)"),
+])
+def test_the_models_summary_through_a_stub_server_is_bounded_and_a_bad_reply_loses_nothing(cli, nova, monkeypatch,
+                                                                                            action, how):
+    from core.llm.policy import CALL_TOKENS
+
+    from .test_llm_stub import Stub
+
+    conversation = f"sum-{uuid.uuid4().hex[:8]}"  # in the facts: a summary the model's cache has never seen
+    tables, summary = _past_the_bound(nova, conversation)
+    offline_lines = [f"Nova {n} heavy: Weight : {n}.5 kg ({conversation}) (episode 1)" for n in range(4)]
+    with Stub([action]) as stub:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-NeverShowThis0000")
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
+        monkeypatch.setenv("HKE_CHAT_MODEL", "stub-model")
+        code, shown, _ = cli("conversations", "show", conversation)
+        _, text, _ = cli("conversations", "show", conversation, as_json=False)
+    assert code == 0 and shown["forgotten_turns"] == 4 and shown["summarised_turns"] == 4
+    assert shown["summary"]["how"].startswith(how)
+    if how == "model":
+        assert shown["summary"]["text"] == action["reply"] and "    " + action["reply"] in text
+        assert len(stub.requests) == 1, "worded once: the second show reads the cached wording"
+    else:
+        assert shown["summary"]["text"].splitlines() == offline_lines, "the offline lines stand"
+        assert all(f"    {line}" in text for line in offline_lines)
+    body = stub.requests[0]["body"]
+    assert body["max_tokens"] == CALL_TOKENS["summary"], "one call bounded to the summary's output tokens"
+    facts = body["messages"][-1]["content"]
+    assert facts.startswith("<facts>") and all(line in facts for line in offline_lines), "every fact, as data"
+    assert "NeverShowThis" not in json.dumps(shown) + text
+    # nothing stored is lost, whatever the model did
+    assert tables.summary(conversation) == summary
+    assert [t["question"] for t in tables.turns(conversation)] == [f"{conversation} q{n}" for n in range(24)]

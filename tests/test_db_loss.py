@@ -21,6 +21,7 @@ from core import db
 from core.config import load_settings
 
 from .conftest import ROOT
+from .helpers_cli import cli
 from .helpers_pages import unescape
 from .test_faults import embedded_only, own_data_dir, postgres_in  # noqa: F401  (fixture)
 
@@ -135,9 +136,8 @@ BROKEN_URL = "postgresql://hke:Sup3rs3cret@PW3@127.0.0.1:1/hke"
 
 @pytest.mark.parametrize("argv", [["collections"], ["db", "status", "--json"], ["ask", "q"]])
 def test_a_password_with_an_unescaped_at_never_shows_in_errors(argv, tmp_path):
-    env = {**os.environ, "DATABASE_URL": BROKEN_URL, "HKE_DATA_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "core", *argv], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=120, check=False)
+    # In process (tests/helpers_cli.py): the command's output is what is tested, not a fresh interpreter.
+    done = cli(*argv, env={"DATABASE_URL": BROKEN_URL, "HKE_DATA_DIR": str(tmp_path)})
     output = done.stdout + done.stderr
     for fragment in ("Sup3rs3cret", "PW3", "s3cret"):
         assert fragment not in output, output

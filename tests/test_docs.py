@@ -56,7 +56,7 @@ def test_ci_runs_the_readme_test_command():
     """`.ci/run` runs README's test command: the requirements it installs and the pytest it starts."""
     readme = _block_after(README.read_text(encoding="utf-8"), "**Install and run the tests**")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    install = re.search(r"pip install (-r \S+)", readme).group(1)
+    install = re.search(r"pip install ((?:--\S+ )*-r \S+)", readme).group(1)
     assert f"pip install -q --disable-pip-version-check {install}" in ci
     pytest_args = shlex.split(readme.split("&&")[-1])
     assert pytest_args[:3] == [".venv/bin/python", "-m", "pytest"]

@@ -20,7 +20,13 @@ HELDOUT = ROOT / "data" / "heldout"
 CORPORA = ("cibuildwheel", "npm-cli", "korean-nlp", "copier", "pdm-changelog")
 TUNE = {"cibuildwheel", "npm-cli"}
 SHAPE_TUNE = ("black-faq", "hatch-changelog", "korean-payments")  # issue 29's FAQ/policy, changelog and Korean tune
-# corpora: one set each, no multi-fact set
+# corpora: a generated or hand-written set each, and a multi-fact set
+
+
+def _corpus(name: str) -> str:
+    """The corpus of a set file: "black-faq-multi" → "black-faq", "copier-faq" → "copier"."""
+    base = name.removesuffix("-multi")
+    return base if base in SHAPE_TUNE else base.removesuffix("-faq")
 
 
 def _sets() -> dict[str, dict]:
@@ -29,22 +35,22 @@ def _sets() -> dict[str, dict]:
 
 def test_every_corpus_has_a_generated_and_a_multi_fact_set_that_load():
     sets = _sets()
-    assert set(sets) == {*CORPORA, *(f"{c}-multi" for c in CORPORA), "samples-multi", "copier-faq", *SHAPE_TUNE}
+    assert set(sets) == {*CORPORA, *(f"{c}-multi" for c in (*CORPORA, *SHAPE_TUNE)), "samples-multi", "copier-faq",
+                         *SHAPE_TUNE}
     ids = []
     for name in sets:
         questions = load_questions(HELDOUT / f"{name}.json").questions
         assert len(questions) >= (4 if name.endswith(("-multi", "-faq")) else 25), name
         for q in questions:
             assert q.answers and q.gold_path and q.document, q.id
-            assert q.extra["corpus"] == (name if name in SHAPE_TUNE else
-                                         name.removesuffix("-multi").removesuffix("-faq"))
+            assert q.extra["corpus"] == _corpus(name)
             ids.append(q.id)
     assert len(ids) == len(set(ids))
 
 
 def test_the_split_is_by_corpus_two_tune_three_reported():
     for name, data in _sets().items():
-        corpus = name if name in SHAPE_TUNE else name.removesuffix("-multi").removesuffix("-faq")
+        corpus = _corpus(name)
         splits = {q["split"] for q in data["questions"]}
         shapes = {q["shape"] for q in data["questions"]}
         assert len(shapes) == 1, name

@@ -44,6 +44,18 @@ def _ingest(store, files: dict[str, str]) -> None:
       "minimum macOS target for CPython 3.12 wheels on Apple Silicon?")),
     ("which is bigger by default, searchlimit or fetch-retry-factor?",
      ("which is bigger by default, searchlimit?", "which is bigger by default, fetch-retry-factor?")),
+    # a later side naming only the alternative to a word of the first is asked in the first side's frame
+    ("which is bigger by default in npm, searchstaleness or searchlimit?",
+     ("which is bigger by default in npm, searchstaleness?", "which is bigger by default in npm, searchlimit?")),
+    ("cibuildwheel default cache folder on linux vs windows?",
+     ("cibuildwheel default cache folder on linux?", "cibuildwheel default cache folder on windows?")),
+    ("minimum macos target for cpython 3.9-3.11 on intel and for pypy?",
+     ("minimum macos target for cpython 3.9-3.11 on intel?", "minimum macos target for pypy?")),
+    # Korean: the particle "(이)랑", "-고" after a question word or before a comma
+    ("가상계좌 국민은행 운영시간이랑 우리은행 운영시간은?", ("가상계좌 국민은행 운영시간?", "우리은행 운영시간은?")),
+    ("등록 API에서 svcAmt는 뭐고 조회 API의 trDt는 뭐야?", ("등록 API에서 svcAmt는 뭐?", "조회 API의 trDt는 뭐야?")),
+    ("현금영수증은 언제 전송되고, 자동재처리 오류코드는 몇 개야?",
+     ("현금영수증은 언제 전송되?", "자동재처리 오류코드는 몇 개야?")),
 ])
 def test_a_question_of_several_asks_is_read_as_its_parts(question, parts):
     assert question_parts(question) == parts
@@ -56,6 +68,8 @@ def test_a_question_of_several_asks_is_read_as_its_parts(question, parts):
     "What is the default of `a and b`?",  # inside a code span
     "Is the timeout in seconds or milliseconds?",  # "or" outside a which-question names alternatives of one thing
     "What is the weight of the Nova 24FL?",
+    "사랑 노래 추천해 주세요",  # "랑" ending a word of two syllables is no particle
+    "결제 결과 조회 API는 뭐예요?",
 ])
 def test_a_question_asking_one_thing_stays_whole(question):
     assert question_parts(question) == (question,)
@@ -71,16 +85,21 @@ def test_the_router_sends_a_question_of_two_asks_to_the_parts_search_and_a_compa
 def test_two_asks_are_searched_part_by_part_and_answered_one_cited_unit_each(store):
     _ingest(store, {"config.md": CONFIG, "changelog.md": CHANGELOG})
     question = "what is the default of fetch-retries, and what's the default fetch-timeout?"
-    routed = retrieve(store, RetrievalRequest(question, k=4, search=DEFAULT_SEARCH.but(route=True)))
+    routed = retrieve(store, RetrievalRequest(question, k=4))  # the default searches a question's parts
     assert routed.notes[0] == "routed to the parts search: the question asks 2 things at once"
     assert {"fetch-retries", "fetch-timeout"} <= {p for e in routed.hierarchical.elements for p in e.path}
     answer = ExtractiveAnswerer().complete(question, routed.hierarchical)
     assert answer.index("Default: 2") < answer.index("Default: 300000"), "one unit per part, in the order asked"
     assert "From Config Settings › fetch-retries:" in answer and "From Config Settings › fetch-timeout:" in answer
     assert len(set(re.findall(r"\[e:(\w+)\]", answer))) == 2, "each unit cited"
-    # the same question without the router: one search, one quote
-    whole = retrieve(store, RetrievalRequest(question, k=2))
+    # the same question without the parts search: one search
+    whole = retrieve(store, RetrievalRequest(question, k=2, search=DEFAULT_SEARCH.but(parts=False)))
     assert not any(n.startswith("routed") for n in whole.notes)
+    # the statements search, too, searches each part on its own
+    sync_tiers(store)
+    joined = retrieve(store, RetrievalRequest("default loglevel and default maxsockets?", k=2, search="statements"))
+    assert joined.notes[0] == "routed to the parts search: the question asks 2 things at once"
+    assert {"loglevel", "maxsockets"} <= {p for e in joined.hierarchical.elements for p in e.path}
 
 
 def test_a_question_asking_one_thing_is_answered_with_one_quote(store):

@@ -11,6 +11,7 @@ package works, not a circle, so a submodule's implicit import of its parent pack
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import networkx as nx
@@ -48,6 +49,12 @@ def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
 
 
 def import_graph() -> nx.DiGraph:
+    """A fresh copy (tests add edges to theirs) of the graph, whose parse of every module is done once per run."""
+    return _parsed_import_graph().copy()
+
+
+@functools.cache
+def _parsed_import_graph() -> nx.DiGraph:
     modules = _modules()
     graph = nx.DiGraph()
     graph.add_nodes_from(modules)

@@ -147,6 +147,20 @@ def test_an_interrupted_job_says_how_many_of_its_files_it_stored_and_how_to_fini
     assert "upload them again" in job_summary(upload)[1]
 
 
+def test_an_ingest_job_asked_for_the_tiers_builds_them_and_says_how_long_they_took(runner, store):
+    # What "Ingest the samples" asks for; a re-run asks for them again (the option is kept in the job's request).
+    from core.ingest import SourceFile
+    from core.ingest.tiers import tiers_built
+    from views.jobs import job_summary
+
+    sources = [SourceFile(name, text.encode()) for name, text in SMALL_CORPUS]
+    job = runner.wait(runner.submit_ingest(store, sources, statement_tiers=True), timeout=120)
+    assert job.status == "done" and tiers_built(store)
+    assert job.counts["tiers_seconds"] > 0 and job.request["options"] == {"statement_tiers": True}
+    level, message = job_summary(job)
+    assert level == "success" and "Statement tiers brought up to date in" in message, message
+
+
 # -- index builds as jobs, and cancelling ------------------------------------------------------------------------
 
 OFFLINE = {"extraction": "offline", "reports": "extractive", "english_ner": "heuristic"}

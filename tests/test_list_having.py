@@ -72,3 +72,17 @@ def test_the_lamps_with_usb_c_are_those_whose_sheet_says_so_each_cited(store):
     assert first.startswith("With USB-C:") and "Lumo A1" in first and "Lumo C3" in first
     assert "Lumo B2" not in first and "Lumo D4" not in first  # "X" and "없음" say the lamp has none
     assert all(f"[e:{r.short_id}]" in first for r in table.picked)
+
+
+def test_an_ingest_asked_for_the_tiers_answers_the_list_with_nothing_else_run(store):
+    # What the app's "Ingest the samples" asks for: the tiers built by the first ingest, not by a later `core index`.
+    from core.ingest.tiers import tiers_built
+
+    sources = [SourceFile(n, t.encode()) for n, t in SHEETS.items()]
+    plain = ingest(store, sources[:1])
+    assert not tiers_built(store) and plain.tiers_seconds == 0, "a plain ingest builds no tiers"
+    report = ingest(store, sources, statement_tiers=True)
+    assert not report.errors and not report.warnings, report.warnings
+    assert tiers_built(store) and report.tiers_seconds > 0
+    first = compare(store, RetrievalRequest("List the lamps with USB-C", k=4)).hierarchical.answer.text.splitlines()[0]
+    assert first.startswith("With USB-C:") and "Lumo A1" in first and "Lumo C3" in first and "Lumo B2" not in first

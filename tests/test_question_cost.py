@@ -86,10 +86,12 @@ def test_each_text_of_a_question_is_parsed_once(samples_store, question, monkeyp
 # The statements a default question sends when its texts were read before: the pool's connection check, the heading
 # index's state, the whole collection's vector search, term counts and full-text search, the scope's probe (its
 # vector and full-text search) and, where the probe finds no statement of the attribute, its lookup (full text;
-# the vector search is the probe's), the expansion and the versions read. A statement added fails here.
+# the vector search is the probe's), the expansion, the named-row stage's read of the hit tables' rows and, when no
+# hit is a row the question names, its full-text lookup of one (core.retrieval.named_rows: term counts and full
+# text), and the versions read. A statement added fails here.
 @pytest.mark.parametrize(("question", "statements"), [
-    ("What is the weight of the Nova 32UX stand?", 9),
-    ("How do I reset the monitor to factory settings?", 10),
+    ("What is the weight of the Nova 32UX stand?", 11),
+    ("How do I reset the monitor to factory settings?", 12),
 ])
 def test_a_default_question_sends_at_most_this_many_statements(samples_store, question, statements, monkeypatch):
     import psycopg

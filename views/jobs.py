@@ -39,14 +39,16 @@ def runner() -> JobRunner:
     return JobRunner(ui.db_url())
 
 
-def start_ingest(sources, problems=(), *, collection: str | None = None, paths=()) -> str:
-    """Queue an ingest of ``sources`` into ``collection`` (default: the current one) as a background job."""
+def start_ingest(sources, problems=(), *, collection: str | None = None, paths=(), statement_tiers: bool = False
+                 ) -> str:
+    """Queue an ingest of ``sources`` into ``collection`` (default: the current one) as a background job;
+    ``statement_tiers``: build the collection's statement tiers too, should it have none yet."""
     s = ui.settings()
     keys = [source.display for source in sources] + [problem.path for problem in problems]
     return runner().submit_ingest(ui.store(collection), sources, problems, paths=[str(p) for p in paths],
                                   names=dict(zip(keys, file_names(keys), strict=True)),
                                   max_bytes=s.max_file_bytes, batch_size=s.embed_batch_size,
-                                  hnsw_min_rows=s.hnsw_min_rows)
+                                  hnsw_min_rows=s.hnsw_min_rows, statement_tiers=statement_tiers)
 
 
 def start_index(collection: str | None = None) -> str:
@@ -98,6 +100,8 @@ def job_summary(job: JobRecord) -> tuple[str, str]:
                           skipped=c.get("skipped", 0), seconds=c.get("seconds", 0.0),
                           errors=[{}] * c.get("errors", 0))  # fmt: skip
     level, message = ingest_summary(report)
+    if c.get("tiers_seconds"):  # of the seconds above: the list and statement questions read these tiers
+        message += f" Statement tiers brought up to date in {c['tiers_seconds']:.1f}s."
     if job.error:
         return "error", f"{message} Stopped: {job.error}"
     return level, message

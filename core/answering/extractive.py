@@ -25,6 +25,7 @@ from core.answering.releases import asks_which_release, dated_release, mentions_
 from core.answering.table import ComparisonTable, build_table
 from core.elements import row_cells
 from core.retrieval import Context, ContextElement
+from core.retrieval.named_rows import writes_key
 from core.retrieval.parts import question_parts
 from core.retrieval.shape import name_runs
 from core.statements import (
@@ -309,23 +310,15 @@ def _named_subjects(question: str, wanted: frozenset[str], context: Context) -> 
     out = set()
     for element in context.elements:
         for subject in () if element.outside_scope else _own_subject(element):
-            code = subject.strip("`*'\" ")
-            if element.category == "TableRow" and code.isascii() and code and not any(c.isspace() for c in code):
+            if element.category == "TableRow":
                 # a row's code is named as the question writes it: "-2" is not "2", "TSJ" not "TS"
-                named = _writes_code(question, code)
+                named = writes_key(question, wanted, subject)
             else:
                 parts = last_parts(terms(subject))
                 named = bool(parts) and parts <= last_parts(wanted)
             if named:
                 out.add(subject)
     return frozenset(out)
-
-
-def _writes_code(question: str, code: str) -> bool:
-    """Whether ``question`` holds ``code`` as a word of its own (a Korean particle may follow it: "Y의 방식"); a
-    one-letter code only in its own case."""
-    found = re.compile(rf"(?<![\w.-]){re.escape(code)}(?![A-Za-z0-9_.-])", 0 if len(code) == 1 else re.I)
-    return found.search(question) is not None
 
 
 def _key_match(asked: frozenset[str], key_terms: frozenset[str], names: frozenset[str] = frozenset(),

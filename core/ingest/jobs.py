@@ -316,6 +316,8 @@ def ingest_counts(report: IngestReport, names: Mapping[str, str] | None = None, 
         counts["files"] = [{"file": _name(f.path, names), "status": f.status, "elements": f.elements,
                             "reason": _without_paths(f.reason or "", names)} for f in report.files]  # fmt: skip
         counts["seconds"] = round(report.seconds, 2)
+        if report.tiers_seconds:
+            counts["tiers_seconds"] = round(report.tiers_seconds, 2)
     return counts
 
 

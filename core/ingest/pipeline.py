@@ -117,6 +117,7 @@ def ingest(
     snapshot: Path | None = None,
     confirmed: bool = False,
     on_file: Callable[[IngestReport], None] | None = None,
+    statement_tiers: bool = False,
 ) -> IngestReport:
     """Ingest ``sources`` into ``store`` and report per file. Never raises for a bad file.
 
@@ -138,13 +139,17 @@ def ingest(
 
     ``on_file`` is called with the report after each file's result is recorded (a background job keeps what was
     stored so far where a later page can read it, should its process die).
+
+    The statement tiers (:mod:`core.ingest.tiers`) are kept up to date by every ingest once a collection has them;
+    ``statement_tiers`` builds them (offline) on a collection that has none yet, so that its first ingest already
+    answers the questions that read them (a list of the things that have something, the statements search).
     """
     if valid_from is not None:
         parse_date(valid_from, what="--valid-from")
     if snapshot is None:
         return _ingest(store, sources, loader=loader, max_bytes=max_bytes, batch_size=batch_size, progress=progress,
                        problems=problems, hnsw_min_rows=hnsw_min_rows, valid_from=valid_from, label=label,
-                       on_file=on_file)
+                       on_file=on_file, statement_tiers=statement_tiers)
     if valid_from is None:
         raise IngestError("a snapshot needs --valid-from: the date the folder is the whole corpus at")
     when = parse_date(valid_from, what="--valid-from")[0]
@@ -152,13 +157,14 @@ def ingest(
         plan = plan_snapshot(store, snapshot, when, sources, problems, confirmed=confirmed)
         return _ingest(store, sources, loader=loader, max_bytes=max_bytes, batch_size=batch_size,
                        progress=progress, problems=problems, hnsw_min_rows=hnsw_min_rows, valid_from=valid_from,
-                       label=label, plan=plan, on_file=on_file)
+                       label=label, plan=plan, on_file=on_file, statement_tiers=statement_tiers)
 
 
 def _ingest(
     store: ElementStore, sources: Sequence[SourceFile], *, loader: str, max_bytes: int, batch_size: int,
     progress: ProgressCallback | None, problems: Sequence[FileResult], hnsw_min_rows: int, valid_from: str | None,
     label: str | None, plan: SnapshotPlan | None = None, on_file: Callable[[IngestReport], None] | None = None,
+    statement_tiers: bool = False,
 ) -> IngestReport:
     started = time.perf_counter()
     report = IngestReport() if on_file is None else _WatchedReport(on_file)
@@ -172,7 +178,8 @@ def _ingest(
     if plan is not None and not report.stopped:
         _retire_missing(store, plan, report, moves)
     report.embedding_calls = store.embeddings.calls - calls_before
-    _finish(store, report, progress, total, hnsw_min_rows=hnsw_min_rows, batch_size=batch_size)
+    _finish(store, report, progress, total, hnsw_min_rows=hnsw_min_rows, batch_size=batch_size,
+            statement_tiers=statement_tiers)
     report.seconds = time.perf_counter() - started
     if progress:
         progress(Progress(EMBEDDING, total, total, "done"))
@@ -313,26 +320,32 @@ def _embed_and_store(
 
 
 def _finish(store: ElementStore, report: IngestReport, progress: ProgressCallback | None, total: int, *,
-            hnsw_min_rows: int, batch_size: int) -> None:
-    """The vector index once the collection is big enough, and the contextual index when the collection has one."""
+            hnsw_min_rows: int, batch_size: int, statement_tiers: bool = False) -> None:
+    """The vector index once the collection is big enough, the contextual index when the collection has one, and
+    the statement tiers when it has them (or ``statement_tiers`` asks for them)."""
     if (report.added or report.replaced) and not report.stopped:
         if progress and not store.has_vector_index():
             progress(Progress(EMBEDDING, total, total, "checking the vector index"))
         store.ensure_vector_index(hnsw_min_rows)
     if not report.stopped:
         _update_contextual_index(store, report, progress, batch_size)
-        _update_statement_tiers(store, report)
+        _update_statement_tiers(store, report, progress, total, build=statement_tiers)
 
 
-def _update_statement_tiers(store: ElementStore, report: IngestReport) -> None:
-    """A collection with statement tiers (``core index`` built them) keeps them up to date with every ingest: only the
-    element rows this ingest wrote are read (one without gets none)."""
+def _update_statement_tiers(store: ElementStore, report: IngestReport, progress: ProgressCallback | None,
+                            total: int, *, build: bool) -> None:
+    """A collection with statement tiers (``core index`` built them, or an ingest asked to ``build`` them) keeps them
+    up to date with every ingest: only the element rows not read yet are read (one without tiers gets none)."""
     from core.ingest.tiers import sync_tiers, tiers_built
 
     try:
-        if not tiers_built(store):
+        if not build and not tiers_built(store):
             return
+        if progress:
+            progress(Progress(EMBEDDING, total, total, "the statement tiers"))
+        started = time.perf_counter()
         sync = sync_tiers(store)
+        report.tiers_seconds = time.perf_counter() - started
     except Exception as exc:  # the documents are stored; only the tiers are behind, and `core index` catches up
         report.warnings.append({"path": "(statement tiers)", "warning": f"not updated: {first_line(exc)}; "
                                 f"run `python -m core index --collection {store.collection}`"})

@@ -42,6 +42,7 @@ class IngestReport:
     warnings: list[dict[str, str]] = field(default_factory=list)
     stopped: str | None = None  # why the batch stopped early (the database went away), if it did
     contextual: dict | None = None  # the contextual index's update (core.ingest.contextual), if the collection has one
+    tiers_seconds: float = 0.0  # of ``seconds``, bringing the statement tiers up to date (when the collection has them)
     retired: list[dict[str, str]] = field(default_factory=list)  # a snapshot's retirements (and moves)
 
     def record(self, result: FileResult) -> None:
@@ -70,6 +71,8 @@ class IngestReport:
         }
         out["seconds"] = round(self.seconds, 3)
         out["embed_seconds"] = round(self.embed_seconds, 3)
+        if self.tiers_seconds:
+            out["tiers_seconds"] = round(self.tiers_seconds, 3)
         out["embedding_calls"] = self.embedding_calls
         out["texts_embedded"] = self.texts_embedded
         out["cache_hits"] = self.cache_hits

@@ -20,7 +20,11 @@ __all__ = ["PartsConfig", "question_parts"]
 
 # Coordinators that join two asks. "or" joins two only in a question asking which (a choice: "which is bigger, A
 # or B"); elsewhere it names alternatives of one thing ("accessories such as cables, or wall brackets").
-_JOINS = re.compile(r"\s*(?:,\s*and\s+|\s+(?:and|vs\.?|versus|compared (?:to|with))\s+|,?\s*그리고\s+)", re.I)
+# Korean joins two asks by a word ("그리고", "및"), by the particle "(이)랑" ("X 운영시간이랑 Y 운영시간은?"), and by
+# "-고" closing a clause: after a comma ("언제 전송되고, …") or a question word ("svcAmt는 뭐고 trDt는 뭐야?").
+_JOINS = re.compile(r"\s*(?:,\s*and\s+|\s+(?:and|vs\.?|versus|compared (?:to|with))\s+|,?\s*(?:그리고|및)\s+"
+                    r"|(?<=\w\w)(?:이랑|랑)\s+|(?<=[가-힣])고,\s+|(?:(?<=뭐)|(?<=어디)|(?<=언제)|(?<=누구)|(?<=얼마))고\s+)",
+                    re.I)
 _OR = re.compile(r",?\s+or\s+", re.I)
 _WHICH = re.compile(r"^\W*which\b", re.I)
 # code spans and parentheses: a join inside `a and b` or "(A vs B)" qualifies one ask, it splits nothing
@@ -64,9 +68,11 @@ def question_parts(question: str, config: PartsConfig = DEFAULT_PARTS) -> tuple[
     pieces = [body[cuts[i]:cuts[i + 1]].strip(" ,") for i in range(0, len(cuts), 2)]
     if not 2 <= len(pieces) <= config.max_parts:
         return (question,)
-    if not all(_asks_alone(p, [q for q in pieces if q is not p], config, later=i > 0) for i, p in enumerate(pieces)):
+    completed = [pieces[0], *(_completed(p, pieces[0]) for p in pieces[1:])]
+    if not all(_asks_alone(p, [q for q in pieces if q is not p], config, later=i > 0, framed=completed[i] != p)
+               for i, p in enumerate(pieces)):
         return (question,)
-    pieces = [pieces[0], *(_completed(p, pieces[0]) for p in pieces[1:])]
+    pieces = completed
     lead = preamble.strip()
     return tuple(f"{lead} {p}?".strip() if lead else f"{p}?" for p in pieces)
 
@@ -85,14 +91,19 @@ def _completed(piece: str, first: str) -> str:
         return " ".join([*words[:at], piece])
     if "," in first:
         return f"{first.rsplit(',', 1)[0]}, {piece}"
+    if len(piece.split()) == 1 and len(words) > 2:  # "… cache folder on linux vs windows": the last word's alternative
+        return " ".join([*words[:-1], piece])
     return piece
 
 
-def _asks_alone(piece: str, others: list[str], config: PartsConfig, *, later: bool) -> bool:
+def _asks_alone(piece: str, others: list[str], config: PartsConfig, *, later: bool, framed: bool = False) -> bool:
     """A side holds a term the others lack, and holds ``min_terms`` terms, or names an identifier
     ("fetch-retry-factor"), or (a later side) asks by a question word of its own ("…, and what's the fetch
-    timeout"); the first side's question word asks for the whole question ("How do I search and replace …")."""
+    timeout") or names only the alternative to a word of the first side, asked in the first side's frame
+    (``framed``: "… on linux vs windows", "… for cpython 3.9 on intel and for pypy"); the first side's question
+    word asks for the whole question ("How do I search and replace …")."""
     held = terms(piece)
     if not held - terms(" ".join(others)):
         return False
-    return (later and bool(_ASKING.match(piece))) or len(held) >= config.min_terms or bool(_IDENTIFIER.search(piece))
+    return (later and (framed or bool(_ASKING.match(piece)))) or len(held) >= config.min_terms \
+        or bool(_IDENTIFIER.search(piece))

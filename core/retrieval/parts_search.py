@@ -30,14 +30,16 @@ def interleave(lists: list[list[Hit]], k: int) -> list[Hit]:
 
 
 def search_by_parts(context: SearchContext, search_one: Callable[[SearchContext], Any]
-                    ) -> tuple[list[Hit], list[str], dict[str, float], list[Any]]:
+                    ) -> tuple[list[Hit], list[str], dict[str, float], list[Any], tuple[Any, ...]]:
     """Each of ``context``'s question parts searched by ``search_one`` (the config's own path: a part's own vector,
     scope and entity hits, ``k`` hits), the hits taken in turns (:func:`interleave`), ``k`` for each part: each
-    fact asked gets the room one question gets. With the parts' notes, their summed stage timings and entities."""
+    fact asked gets the room one question gets. With the parts' notes, their summed stage timings and entities,
+    and the first statement path a part's search joined (the statements search)."""
     found = []
     for part in context.analysis.parts:
         own = SearchContext(context.store, embed_query(context.store, part), context.k, context.config,
-                            analyse(part), context.stages, context.sibling)
+                            analyse(part, context.analysis.lexicon), context.stages, context.sibling,
+                            index=context.index)
         found.append(search_one(own))
         context.searches += own.searches
     timings: dict[str, float] = {}
@@ -45,4 +47,4 @@ def search_by_parts(context: SearchContext, search_one: Callable[[SearchContext]
         for stage, spent in f.timings.items():
             timings[stage] = round(timings.get(stage, 0.0) + spent, 3)
     return (interleave([f.hits for f in found], context.k * len(found)), [n for f in found for n in f.notes], timings,
-            [e for f in found for e in f.entities])
+            [e for f in found for e in f.entities], next((f.path for f in found if f.path), ()))

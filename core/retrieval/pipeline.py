@@ -56,6 +56,7 @@ from core.retrieval.headings import (
 from core.retrieval.headings import words as heading_words
 from core.retrieval.hits import Hit
 from core.retrieval.lexicon import lexicon_for
+from core.retrieval.named_rows import named_row_hit, named_rows
 from core.retrieval.parts_search import search_by_parts
 from core.retrieval.probe import probe_scope
 from core.retrieval.question import QuestionError, validate_question
@@ -418,6 +419,15 @@ def retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Element
         return _retrieve(asking, request, sibling=sibling)
 
 
+def _search_one(context: SearchContext, scope: Scope) -> Found:
+    """One question's hits on its config's own path: the statements search, or the scoped search and its entity
+    hits (the search of each part of a question asking several things)."""
+    if context.config.statements:
+        hits, notes, timings, path = find_statement_hits(context)
+        return Found(hits, Scope.whole(), None, notes, timings, path=path)
+    return add_entity_hits(context, find_hits(context, scope))
+
+
 def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: ElementStore | None) -> Retrieval:
     question = validate_question(request.question)  # raises QuestionError (a ValueError) with a message for the user
     config = request.config
@@ -438,12 +448,12 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
         t1 = time.perf_counter()
         context = SearchContext(store, vector, k, config, analysis, stages, sibling,
                                 index=index if request.as_of is None else None)
-        routing = route(analysis) if config.route and scope.is_whole else None
-        if routing is not None and routing.search == "statements" and not HLGTables(store).built():
-            routing = None  # no tiers yet: the question takes the config's own path
-        if routing is not None and routing.search == "parts":  # each part on the config's own path
-            hits, notes, timings, named = search_by_parts(context, lambda c: add_entity_hits(c, find_hits(c, scope)))
-            found = Found(hits, scope, None, [routing.note, *notes], timings, named)
+        routing = route(analysis) if (config.route or config.parts) and scope.is_whole else None
+        if routing is not None and routing.search == "statements" and not (config.route and HLGTables(store).built()):
+            routing = None  # not routing bridges, or no tiers yet: the question takes the config's own path
+        if routing is not None and routing.search == "parts" and not config.topics:  # each part on its own path
+            hits, notes, timings, named, path = search_by_parts(context, lambda c: _search_one(c, scope))
+            found = Found(hits, scope, None, [routing.note, *notes], timings, named, path=path)
         elif config.statements or (routing is not None and routing.search == "statements"):
             hits, notes, timings, path = find_statement_hits(context)
             found = Found(hits, Scope.whole(), None, ([routing.note] if routing else []) + notes, timings, path=path)
@@ -457,6 +467,13 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
             found = find_hits(context, scope)
             if config.headings and scope.is_whole:
                 found = add_entity_hits(context, found)
+            # asked which release, the answer is a changelog entry, not the definition of the thing it names
+            if stages.context.named_rows and not asks_which_release(question):
+                found.hits, moved = named_rows(store, found.hits, question, analysis.terms, vector,
+                                               stages.context.named_row_scan)
+                found.hits, pinned = named_row_hit(store, found.hits, question, analysis.terms, vector,
+                                                   stages.probe.k)
+                found.notes += moved + pinned
         t2 = time.perf_counter()
         plain = build_plain_context(found.hits, max_tokens)
         t3 = time.perf_counter()

@@ -85,10 +85,16 @@ class EntityHitsConfig:
 class ContextConfig:
     """``definitions_first``: among the hits, an element whose own heading path or key names the thing asked ranks
     above one that only mentions it in its text. ``pool``: the hits the whole-collection search reads before the
-    k best are taken, so a definition just below the k-th place is not lost to mentions."""
+    k best are taken, so a definition just below the k-th place is not lost to mentions. ``named_rows``: a hit
+    table row whose key the question does not name gives its place to the row of its table whose key it names
+    (``core.retrieval.named_rows``); ``named_row_scan``: the rows of the hit tables it reads at most (cost only:
+    a table of 10,000 rows is not read whole for every question; a named row past this many is left to the search).
+    """
 
     definitions_first: bool = True
     pool: int = 8
+    named_rows: bool = True
+    named_row_scan: int = 2000
 
 
 @dataclass(frozen=True)

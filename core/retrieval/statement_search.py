@@ -163,7 +163,7 @@ def find_statement_hits(context: SearchContext, config: StatementSearchConfig = 
     question, vector = context.question, context.vector
     t0 = time.perf_counter()
     entry: dict[int, StatementRow] = {}
-    terms = question_terms(question)
+    terms = question_terms(question, context.analysis.lexicon)
     lists: Sequence[list[StatementRow]] = (
         tables.entry_vector(vector, terms, config.entry),
         tables.entry_fulltext(terms, vector, config.entry),

@@ -59,6 +59,9 @@ class SearchConfig:
       entities by a beam, and return their statements grouped by topic (``core.retrieval.topic_search``).
     * ``route``: the router (``core.retrieval.router``) sends a question whose evidence must bridge two things to
       the ``statements`` search when the collection has the tiers; any other question takes this config's path.
+    * ``parts``: a question asking several facts at once (``core.retrieval.parts``) is searched part by part on
+      this config's own path (``core.retrieval.parts_search``), ``k`` hits for each part; a comparative,
+      superlative or list question keeps its own handling.
     """
 
     name: str
@@ -74,6 +77,7 @@ class SearchConfig:
     statements: bool = False
     topics: bool = False
     route: bool = False
+    parts: bool = False
 
     def __post_init__(self) -> None:
         if not (self.vector or self.fulltext):
@@ -108,6 +112,8 @@ class SearchConfig:
             text += ", comments searched"
         if self.route:
             text += "; a question bridging two things goes to the statements search"
+        if self.parts:
+            text += "; a question asking several things is searched part by part"
         return text
 
     def as_dict(self) -> dict[str, Any]:
@@ -115,7 +121,8 @@ class SearchConfig:
                 "fusion": self.fusion, "fulltext_weight": self.fulltext_weight,
                 "candidates": self.candidates, "fulltext_cutoff": self.fulltext_cutoff,
                 "headings": self.headings, "include_metadata": self.include_metadata,
-                "statements": self.statements, "topics": self.topics, "route": self.route}
+                "statements": self.statements, "topics": self.topics, "route": self.route,
+                "parts": self.parts}
 
 
 @dataclass(frozen=True)
@@ -163,10 +170,10 @@ REGISTRY: dict[str, Strategy] = {
         Strategy(SearchConfig("contextual", contextual=True), "vector similarity of heading path + text",
                  in_compare=False),
         Strategy(SearchConfig("fulltext", vector=False, fulltext=True), "full-text match of heading path + text"),
-        Strategy(SearchConfig("hybrid", fulltext=True, fusion="relative"),
+        Strategy(SearchConfig("hybrid", fulltext=True, fusion="relative", parts=True),
                  "vector and full-text, fused"),
         # Issue 31: needs the statement tiers (`python -m core index`), which later ingests keep up to date.
-        Strategy(SearchConfig("statements", fulltext=True, headings=False, statements=True),
+        Strategy(SearchConfig("statements", fulltext=True, headings=False, statements=True, parts=True),
                  "statements joined across sections and documents through shared facts and entities"),
         Strategy(SearchConfig("topics", fulltext=True, headings=False, topics=True),
                  "topics (heading sections) linked through shared entities, their statements grouped"),
@@ -209,8 +216,9 @@ class _Configs(Mapping[str, SearchConfig]):
 
 
 STRATEGIES: Mapping[str, SearchConfig] = _Configs()
-# The default does not route: on the held-out multi-fact sets the router raised no answer rate where it was tuned,
-# lowered one report-only set's and doubled p50 where it routed (docs/hlg.md, "The router"). Mode `routed` runs it.
+# The default does not route a bridge to the statements search: on the held-out multi-fact sets that raised no answer
+# rate where it was tuned, lowered one report-only set's and doubled p50 where it routed (docs/hlg.md, "The router").
+# Mode `routed` runs it. A question of several asks is searched part by part (`parts`): docs/hlg-multihop2.md.
 DEFAULT_SEARCH = STRATEGIES[DEFAULT_STRATEGY]
 
 

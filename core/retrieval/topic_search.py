@@ -124,7 +124,7 @@ def find_topic_hits(context: SearchContext, config: TopicSearchConfig = DEFAULT_
             f"--collection {context.store.collection}` (later ingests keep them up to date)")
     vector = context.vector
     t0 = time.perf_counter()
-    terms = question_terms(context.question)
+    terms = question_terms(context.question, context.analysis.lexicon)
     total, counts = tables.term_counts(terms)
     weights = {i + 1: math.log(1.0 + total / (1 + n)) for i, n in enumerate(counts)}
     topics = beam(tables, vector, terms, weights, config)

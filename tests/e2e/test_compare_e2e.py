@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from playwright.sync_api import expect
 
 from ..helpers_pages import ingested_store
 from ..test_compare_page import HOSTILE
@@ -96,10 +97,9 @@ SHAPES_IN_THE_BROWSER = [
 def test_comparisons_superlatives_and_lists_in_the_browser(app_url, page, samples_store, question, expected, shot):
     open_compare(page, app_url, "samples")
     ask(page, question)
-    page.wait_for_timeout(1500)
+    for value in expected:  # each waited for, not a fixed pause: the page may still be drawing its last run
+        expect(page.locator(MAIN)).to_contain_text(value, timeout=30_000)
     text = page.locator(MAIN).inner_text()
-    for value in expected:
-        assert value in text, f"{value!r} not on the page for {question!r}"
     assert "Not stated for" not in text.split("Hierarchical", 1)[-1].split("What the hierarchy added", 1)[0]
     screenshot(page, shot, viewport=ALL_OF_IT, settle_ms=800)
 

@@ -89,8 +89,7 @@ def test_history_view_marks_changes_and_the_as_of_picker_shows_older_text(app_ur
     assert frame.locator(".change-added").count() == 1 and frame.locator(".change-modified").count() == 2
     assert "Since v1 · 2020-01-01: 1 added · 0 removed · 2 modified · 0 moved · 0 renamed." in \
         page.locator(MAIN).inner_text()
-    page.wait_for_timeout(500)
-    screenshot(page, "history_v2")
+    screenshot(page, "history_v2", settle_ms=500)
 
     # The Tree view as of 2021-06-30: version 1's text.
     page.get_by_text("Tree", exact=True).click()

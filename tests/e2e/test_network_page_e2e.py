@@ -133,3 +133,22 @@ def test_explorer_canvas_draws_a_script_tag_name_as_text(page):
     assert page.locator("img").count() == 0
     assert [u for u in requests if not u.startswith(("about:", "data:"))] == [], "the page fetched something"
     screenshot(page, "graph_explorer_hostile", full_page=False)
+
+
+
+def test_labels_at_the_frames_edges_stay_inside_it(page):
+    # The graph explorer's canvas, its entities on a line with long names: vis fits the nodes, not their labels, so
+    # the outermost labels reached past the canvas' edges and were cut there.
+    from views.graph_explorer import explorer_html
+
+    ents = [entity(i, f"Outermost entity name number {i}", degree=10) for i in range(5)]
+    rels = [relationship(i, ents[i], ents[i + 1]) for i in range(4)]
+    layout = {e.id: (i * 400.0, (i % 2) * 40.0) for i, e in enumerate(ents)}
+    page.set_viewport_size({"width": 900, "height": 700})  # the explorer's column in the app: about this wide
+    show(page, explorer_html(ents, rels, layout, edge_text=False, height_px=500))
+    page.wait_for_function("window.hkeLabelled && window.hkeLabelled.length > 0")
+    width = page.evaluate("document.querySelector('#mynetwork canvas').clientWidth")
+    rects = page.evaluate("window.hkeLabelRects")
+    assert {"n0", "n4"} <= set(page.evaluate("window.hkeLabelled")), "the outermost entities are named"
+    assert all(r[0] >= 0 and r[2] <= width for r in rects), (width, rects)
+    assert labels_overlapping(page) == []

@@ -47,13 +47,16 @@ function hkeLabels(network, names, order, forced) {
       var s = {x: p.x * scale + tx, y: (p.y + size + 2 / scale) * scale + ty};
       if (s.x < -200 || s.y < -40 || s.x > W + 200 || s.y > H + 40) { continue; }
       var w = widths[id] || (widths[id] = measure.measureText(name).width);
-      var r = [s.x - w / 2 - 2, s.y, s.x + w / 2 + 2, s.y + PX + 3];
+      // A node on screen near the frame's left or right edge gets its label moved inside the frame, not cut by it.
+      var half = w / 2 + 2, dx = 0;
+      if (s.x >= 0 && s.x <= W && 2 * half < W) { dx = Math.max(0, half - s.x) - Math.max(0, s.x + half - W); }
+      var r = [s.x + dx - half, s.y, s.x + dx + half, s.y + PX + 3];
       if (!forced[id] && !free(r)) { continue; }
       take(r);
       shown.push(id);
       rects.push(r);
-      ctx.strokeText(name, p.x, p.y + size + 2 / scale);
-      ctx.fillText(name, p.x, p.y + size + 2 / scale);
+      ctx.strokeText(name, p.x + dx / scale, p.y + size + 2 / scale);
+      ctx.fillText(name, p.x + dx / scale, p.y + size + 2 / scale);
     }
     ctx.restore();
     window.hkeLabelled = shown;
