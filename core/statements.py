@@ -152,20 +152,31 @@ class Lexicon:
     pair's first set also asks for its second. Built per collection by ``core.retrieval.lexicon``."""
 
     pairs: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
+    # each pair's target as the collection writes it ("viewing angle" for the terms view, angl), "" when unknown:
+    # full-text search matches words as written, and a term cut to its stem ("angl") matches no stored word
+    spellings: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.pairs)
 
-    def translate(self, found: frozenset[str] | set[str], kept: frozenset[str] = frozenset()) -> frozenset[str]:
-        """The counterparts of ``found``'s terms, the longest match first: a pair whose source is part of another
-        pair's the question holds is not used ("contrast ratio" → 명암비, not also "ratio" → 비율); a pair touching
+    def _fired(self, found: frozenset[str] | set[str], kept: frozenset[str]) -> list[int]:
+        """The pairs ``found`` asks for, the longest match first: a pair whose source is part of another pair's
+        the question holds is not used ("contrast ratio" → 명암비, not also "ratio" → 비율); a pair touching
         ``kept`` (the question's names) never is."""
-        fired = [(source, target) for source, target in self.pairs if source <= found and not source & kept]
-        out: set[str] = set()
-        for source, target in fired:
-            if not any(source < other for other, _ in fired):
-                out |= target
-        return frozenset(out)
+        fired = [i for i, (source, _) in enumerate(self.pairs) if source <= found and not source & kept]
+        return [i for i in fired if not any(self.pairs[i][0] < self.pairs[j][0] for j in fired)]
+
+    def translate(self, found: frozenset[str] | set[str], kept: frozenset[str] = frozenset()) -> frozenset[str]:
+        """The counterparts of ``found``'s terms (see :meth:`_fired`)."""
+        return frozenset(t for i in self._fired(found, kept) for t in self.pairs[i][1])
+
+    def spelled(self, found: frozenset[str] | set[str], kept: frozenset[str] = frozenset()) -> list[str]:
+        """The counterparts of ``found``'s terms as the collection writes them (their terms where unknown)."""
+        out: list[str] = []
+        for i in self._fired(found, kept):
+            spelling = self.spellings[i] if i < len(self.spellings) else ""
+            out += [spelling] if spelling else sorted(self.pairs[i][1])
+        return list(dict.fromkeys(out))
 
 
 NO_LEXICON = Lexicon()
@@ -237,8 +248,12 @@ def asked_reading(question: str, lexicon: Lexicon = NO_LEXICON,
     """:func:`question_terms` and :func:`expanded_query` of ``question``, read with one parse (``kept``: the terms
     of its names, never translated)."""
     plain = without_default_phrases(question, _DEFAULT_WORD)
-    asked = expand_terms(terms(plain), plain, lexicon, kept)
-    added = sorted(asked - terms(plain))
+    found = terms(plain)
+    asked = expand_terms(found, plain, lexicon, kept)
+    added = sorted(asked - found)
+    if lexicon:  # the collection's fields are searched as it writes them
+        own = expand_terms(found, plain)
+        added = [*sorted(own - found), *(w for w in lexicon.spelled(own, kept) if not terms(w) <= own)]
     return asked, f"{plain} {' '.join(added)}" if added else plain
 
 

@@ -12,7 +12,9 @@ import pytest
 from core import statements
 from core.answering import ExtractiveAnswerer
 from core.retrieval import RetrievalRequest, retrieve
-from core.retrieval.lexicon import EMPTY, field_texts, lexicon_for
+from core.retrieval.heading_cache import held_version
+from core.retrieval.lexicon import EMPTY, LexiconConfig, field_texts, lexicon_for, stored_lexicon
+from core.store.field_pairs import FieldPairTables
 
 KOREAN_SHEET = """\
     # Sora Tote 상품 정보
@@ -44,13 +46,14 @@ ENGLISH_GUIDE = """\
     """
 
 
-def _collection(db_url, tmp_path_factory, name: str, text: str):
+def _collection(db_url, tmp_path_factory, name: str, text: str, *more: str):
     from core.embeddings import make_embeddings
     from core.ingest import ingest_paths
     from core.store import ElementStore
 
     folder = tmp_path_factory.mktemp(name)
-    (folder / f"{name}.md").write_text(textwrap.dedent(text), encoding="utf-8")
+    for i, body in enumerate((text, *more)):
+        (folder / f"{name}-{i}.md").write_text(textwrap.dedent(body), encoding="utf-8")
     store = ElementStore(db_url, f"t_{name}_{uuid.uuid4().hex[:6]}", make_embeddings("use"))
     report = ingest_paths(store, [folder])
     assert not report.errors, report.errors
@@ -125,3 +128,60 @@ def test_field_words_are_keys_headers_and_short_headings_never_model_names():
                         ["Nova 24FL", "Specifications", "Why the Nova 27QX is the one for your desk"])
     assert {"무게", "option", "default", "name", "type", "specifications"} <= set(found)
     assert not {"24fl", "nova 24fl", "print", "stand", "desk"} & set(found)
+
+
+def _headings(store) -> list[str]:
+    from core.retrieval.heading_cache import heading_index
+
+    index = heading_index(store)
+    with index.lock:
+        return [h.text for h in index.headings.values()]
+
+
+def test_the_field_pairs_are_computed_once_per_collection_version_and_read_by_the_next_process(
+        db_url, tmp_path_factory):
+    from core.ingest import ingest_paths
+
+    store = _collection(db_url, tmp_path_factory, "mixed", KOREAN_SHEET, ENGLISH_SHEET)
+    try:
+        lexicon, _ = lexicon_for(store, "What is the shipping fee of the Sora Tote?")
+        version = held_version(store)
+        stored = FieldPairTables(store).read()
+        assert stored is not None and stored.version == version
+        assert lexicon.pairs == stored.pairs and "배송비" in lexicon.translate(statements.terms("shipping fee"))
+        # another process: the stored row is read, nothing is embedded
+        embedded = store.embeddings.texts_embedded
+        vocab, again = stored_lexicon(store, version, lambda: _headings(store), LexiconConfig())
+        assert again.pairs == stored.pairs and vocab.texts == stored.texts
+        assert store.embeddings.texts_embedded == embedded
+        # a new document: the next question computes the row again, embedding only the words not stored yet
+        folder = tmp_path_factory.mktemp("more")
+        (folder / "guide.md").write_text(textwrap.dedent(ENGLISH_GUIDE), encoding="utf-8")
+        assert not ingest_paths(store, [folder]).errors
+        embedded = store.embeddings.texts_embedded
+        lexicon_for(store, "What is the shipping fee of the Sora Tote?")
+        fresh = FieldPairTables(store).read()
+        assert fresh.version == held_version(store) > version
+        assert {"screw size", "cable length"} <= set(fresh.texts)
+        assert 0 < store.embeddings.texts_embedded - embedded < len(fresh.texts) - len(stored.texts) + 10
+    finally:
+        store.drop()
+
+
+# Fields of the sample sheets that the old hand list (BILINGUAL) never named, asked in the other language.
+@pytest.mark.parametrize(("question", "value"), [
+    ("What is the viewing angle of the Nova 24FL?", "178°(좌/우)"),
+    ("What is the color gamut of the Nova 24FL?", "sRGB 99%"),
+    ("What is the aspect ratio of the Nova 27QX?", "화면 비율 : 16:9"),
+    ("What is the color depth of the Nova 34WC?", "8bit"),
+])
+def test_english_questions_over_the_korean_sample_sheets(samples_store, question, value):
+    assert value in _answer(samples_store, question)
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("Nova 32UX의 시야각은?", "178° / 178°"),  # the field searched as the sheet writes it ("viewing angle")
+    ("Nova 32UX의 색 깊이는?", "10bit"),
+])
+def test_korean_questions_over_the_english_sample_sheet(samples_store, question, value):
+    assert value in _answer(samples_store, question)

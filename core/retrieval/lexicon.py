@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -34,6 +34,7 @@ from core.loanwords import outline
 from core.retrieval.headings import HeadingIndex
 from core.statements import GENERAL, NO_LEXICON, Lexicon, statement, table_rows, terms
 from core.store import ElementStore
+from core.store.field_pairs import FieldPairTables, StoredFieldPairs
 from core.textnorm import has_hangul, strip_particles
 
 __all__ = ["EMPTY", "lexicon_for", "FieldVocabulary", "Lexicon", "LexiconConfig", "collection_lexicon", "field_texts",
@@ -66,6 +67,8 @@ MAX_VOCABULARY = 3000
 # This process's lexicons: one per collection version, and the vectors of question words already embedded.
 CACHE_SIZE = 16
 WORD_VECTORS = 4096
+# The shape of a stored row (core.store.field_pairs): a change here computes every collection's row again.
+FORMAT = "2"
 
 _WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
 _PARENTHESES = re.compile(r"\([^()]*\)|\[[^\]]*\]")
@@ -145,13 +148,21 @@ def _unit_rows(matrix: np.ndarray) -> np.ndarray:
     return matrix / np.where(norms == 0, 1.0, norms)
 
 
-def vocabulary(units: Sequence[str], embed: Callable[[list[str]], list[list[float]]]) -> FieldVocabulary:
-    """``units`` embedded (one batch) with their terms and scripts."""
-    vectors = _unit_rows(np.asarray(embed(list(units)), dtype=np.float32)) if units \
+def vocabulary(units: Sequence[str], embed: Callable[[list[str]], list[list[float]]],
+               known: Mapping[str, np.ndarray] | None = None) -> FieldVocabulary:
+    """``units`` embedded (one batch; those in ``known``, unit vectors already stored, are not) with their terms
+    and scripts."""
+    known = known or {}
+    todo = [u for u in units if u not in known]
+    fresh = dict(zip(todo, _unit_rows(np.asarray(embed(todo), dtype=np.float32)), strict=True)) if todo else {}
+    vectors = np.stack([known[u] if u in known else fresh[u] for u in units]).astype(np.float32) if units \
         else np.zeros((0, 1), np.float32)
-    return FieldVocabulary(tuple(units), tuple(terms(u) for u in units),
-                           np.array([has_hangul(u) for u in units], dtype=bool), vectors,
-                           tuple(outline(u) for u in units))
+    return _vocabulary(tuple(units), tuple(terms(u) for u in units), vectors)
+
+
+def _vocabulary(texts: tuple[str, ...], found: tuple[frozenset[str], ...], vectors: np.ndarray) -> FieldVocabulary:
+    return FieldVocabulary(texts, found, np.array([has_hangul(u) for u in texts], dtype=bool), vectors,
+                           tuple(outline(u) for u in texts))
 
 
 def match(sources: Sequence[str], vectors: np.ndarray, vocab: FieldVocabulary, hangul: bool,
@@ -177,7 +188,7 @@ def match(sources: Sequence[str], vectors: np.ndarray, vocab: FieldVocabulary, h
             same = [i for i in others if vocab.outlines[i] == key]
             if same:
                 rivals[key] = (vocab.vectors[same] @ vocab.vectors[targets].T).max(axis=0)
-    pairs = []
+    pairs, spellings = [], []
     for i, text in enumerate(sources):
         source = terms(text)
         row = similarity[i]
@@ -198,7 +209,8 @@ def match(sources: Sequence[str], vectors: np.ndarray, vocab: FieldVocabulary, h
         target = vocab.terms[targets[chosen]] if chosen is not None else frozenset()
         if source and target and target != source:
             pairs.append((source, target))
-    return Lexicon(tuple(pairs))
+            spellings.append(vocab.texts[targets[chosen]])
+    return Lexicon(tuple(pairs), tuple(spellings))
 
 
 @dataclass
@@ -215,8 +227,10 @@ _HELD: BoundedCache[tuple, _Held] = BoundedCache(CACHE_SIZE)
 _WORD_VECTORS: BoundedCache[tuple, np.ndarray] = BoundedCache(WORD_VECTORS)
 
 
-def _read_fields(store: ElementStore, headings: Sequence[str]) -> tuple[FieldVocabulary, dict[str, list[str]]]:
-    """The collection's field vocabulary, and its ``key : value`` items by key (their texts)."""
+def _read_fields(store: ElementStore, headings: Sequence[str], known: Mapping[str, np.ndarray]
+                 ) -> tuple[FieldVocabulary, dict[str, list[str]]]:
+    """The collection's field vocabulary (the words in ``known`` not embedded again), and its ``key : value`` items
+    by key (their texts)."""
     texts = [(e.text, e.category or "") for d in store.documents() for e in store.elements(d.document_id)
              if len(e.text) <= 2000]
     items: dict[str, list[str]] = {}
@@ -225,7 +239,7 @@ def _read_fields(store: ElementStore, headings: Sequence[str]) -> tuple[FieldVoc
             else None
         if found and found[0] and len(found[0].split()) <= MAX_FIELD_WORDS and not _DIGIT.search(found[0]):
             items.setdefault(found[0], []).append(text)
-    return vocabulary(field_texts(texts, headings), store.embeddings.embed_documents), items
+    return vocabulary(field_texts(texts, headings), store.embeddings.embed_documents, known), items
 
 
 def _general_terms() -> frozenset[str]:
@@ -246,7 +260,7 @@ def item_pairs(store: ElementStore, items: dict[str, list[str]], config: Lexicon
                                   for k in keys]))
     hangul = np.array([has_hangul(k) for k in keys], dtype=bool)
     general = _general_terms()
-    pairs = []
+    pairs, spellings = [], []
     for script in (False, True):
         sources, targets = np.flatnonzero(hangul == script), np.flatnonzero(hangul != script)
         if not len(sources) or not len(targets):
@@ -266,14 +280,57 @@ def item_pairs(store: ElementStore, items: dict[str, list[str]], config: Lexicon
             source = terms(keys[i]) - general
             if source and target and source != target:
                 pairs.append((source, target))
-    return Lexicon(tuple(pairs))
+                spellings.append(" ".join(w for w in _WORD.findall(keys[targets[j]]) if terms(w) & target))
+    return Lexicon(tuple(pairs), tuple(spellings))
+
+
+def _fingerprint(store: ElementStore, config: LexiconConfig) -> tuple[str, str]:
+    """What a stored row was computed with: the embedder, and the embedder with the config and :data:`FORMAT`."""
+    info = store.embeddings.info
+    embedder = f"{info.provider}/{info.model}/{info.dimension}"
+    return f"{embedder}|{FORMAT}|{config!r}", embedder
+
+
+def _pairs(store: ElementStore, vocab: FieldVocabulary, items: dict[str, list[str]],
+           config: LexiconConfig) -> Lexicon:
+    """The cross-script pairs of a collection whose fields are in both scripts (none otherwise)."""
+    if len(vocab.scripts) != 2:
+        return EMPTY
+    found = [item_pairs(store, items, config)]
+    for hangul in (False, True):
+        rows = np.flatnonzero(vocab.hangul == hangul)
+        found.append(match([vocab.texts[i] for i in rows], vocab.vectors[rows], vocab, not hangul, config,
+                           mutual_check=True))
+    return Lexicon(tuple(p for f in found for p in f.pairs), tuple(w for f in found for w in f.spellings))
+
+
+def stored_lexicon(store: ElementStore, version: int, headings: Callable[[], Sequence[str]],
+                   config: LexiconConfig) -> tuple[FieldVocabulary, Lexicon]:
+    """The collection's field vocabulary and pairs at ``version``: read from the store
+    (``core.store.field_pairs``) when computed there at this version with this embedder and config; else computed
+    now (the stored vectors of words still in the collection kept, only new words embedded) and stored for the
+    processes after."""
+    tables = FieldPairTables(store)
+    fingerprint, embedder = _fingerprint(store, config)
+    stored = tables.read()
+    if stored is not None and stored.version == version and stored.fingerprint == fingerprint:
+        return _vocabulary(stored.texts, stored.terms, stored.vectors), Lexicon(stored.pairs, stored.spellings)
+    known = dict(zip(stored.texts, stored.vectors, strict=True)) \
+        if stored is not None and stored.embedder == embedder else {}
+    vocab, items = _read_fields(store, headings(), known)
+    lexicon = _pairs(store, vocab, items, config)
+    if store.as_of_date is None:  # the row holds the current collection's fields, never a date's
+        tables.write(StoredFieldPairs(version, fingerprint, embedder, vocab.texts, vocab.terms, vocab.vectors,
+                                      lexicon.pairs, lexicon.spellings))
+    return vocab, lexicon
 
 
 def collection_lexicon(store: ElementStore, version: int, headings: Callable[[], Sequence[str]],
                        question_hangul: bool, config: LexiconConfig | None = None
                        ) -> tuple[FieldVocabulary | None, Lexicon]:
-    """The collection's field vocabulary (read when the question or the headings hold Hangul) and its precomputed
-    cross-script pairs, kept per process for ``version`` (the heading index's)."""
+    """The collection's field vocabulary (read when the question or the headings hold Hangul) and its
+    cross-script pairs, kept per process for ``version`` (the heading index's) and stored per collection
+    (:func:`stored_lexicon`)."""
     config = config or LexiconConfig()
     key = (store.url, str(store.collection_id), version, config)
     held = _HELD.get(key)
@@ -284,16 +341,7 @@ def collection_lexicon(store: ElementStore, version: int, headings: Callable[[],
         return None, EMPTY  # English headings and an English question: nothing to pair, nothing read
     with held.lock:
         if held.vocab is None:
-            held.vocab, items = _read_fields(store, headings())
-            vocab = held.vocab
-            if len(vocab.scripts) == 2:
-                pairs = list(item_pairs(store, items, config).pairs)
-                for hangul in (False, True):
-                    rows = np.flatnonzero(vocab.hangul == hangul)
-                    found = match([vocab.texts[i] for i in rows], vocab.vectors[rows], vocab, not hangul, config,
-                                  mutual_check=True)
-                    pairs.extend(found.pairs)
-                held.lexicon = Lexicon(tuple(pairs))
+            held.vocab, held.lexicon = stored_lexicon(store, version, headings, config)
         return held.vocab, held.lexicon
 
 
