@@ -248,13 +248,19 @@ def asked_reading(question: str, lexicon: Lexicon = NO_LEXICON,
     """:func:`question_terms` and :func:`expanded_query` of ``question``, read with one parse (``kept``: the terms
     of its names, never translated)."""
     plain = without_default_phrases(question, _DEFAULT_WORD)
-    found = terms(plain)
-    asked = expand_terms(found, plain, lexicon, kept)
-    added = sorted(asked - found)
-    if lexicon:  # the collection's fields are searched as it writes them
-        own = expand_terms(found, plain)
-        added = [*sorted(own - found), *(w for w in lexicon.spelled(own, kept) if not terms(w) <= own)]
+    asked = expand_terms(terms(plain), plain, lexicon, kept)
+    added = sorted(asked - terms(plain))
     return asked, f"{plain} {' '.join(added)}" if added else plain
+
+
+def spelled_fields(question: str, lexicon: Lexicon, kept: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The collection's fields ``question`` asks for in the other script, as the collection writes them
+    ("viewing angle" for "시야각"): what a lookup by the attribute's own words searches for."""
+    if not lexicon:
+        return ()
+    plain = without_default_phrases(question, _DEFAULT_WORD)
+    own = expand_terms(terms(plain), plain)
+    return tuple(w for w in lexicon.spelled(own, kept) if not terms(w) <= own)
 
 
 def attribute_share(asked: frozenset[str], key: str) -> float:

@@ -22,7 +22,15 @@ from core.retrieval.shape import (
     question_shape,
     split_preamble,
 )
-from core.statements import NO_LEXICON, Lexicon, asked_reading, asks_default, terms, without_default_phrases
+from core.statements import (
+    NO_LEXICON,
+    Lexicon,
+    asked_reading,
+    asks_default,
+    spelled_fields,
+    terms,
+    without_default_phrases,
+)
 
 __all__ = ["QuestionAnalysis", "analyse", "name_terms"]
 
@@ -50,7 +58,8 @@ class QuestionAnalysis:
     * ``references``: the issue or pull request numbers it cites ("#3903" → ``3903``);
     * ``lexicon``: the collection's field names across scripts its terms were read with
       (``core.retrieval.lexicon``); a stage reading another text of the question (a part, an attribute) reads it
-      with the same.
+      with the same; ``spelled``: the fields it asks for in the other script, as the collection writes them
+      ("viewing angle" for "시야각"; full-text search matches words as written, not their stems).
     """
 
     text: str
@@ -72,6 +81,7 @@ class QuestionAnalysis:
     parts: tuple[str, ...] = ()
     references: tuple[str, ...] = ()
     lexicon: Lexicon = NO_LEXICON
+    spelled: tuple[str, ...] = ()
 
     def identifiers(self, things: frozenset[str] = frozenset()) -> list[str]:
         """The identifiers naming an attribute (``core.retrieval.shape.attribute_identifiers``), ``things``
@@ -117,4 +127,5 @@ def analyse(question: str, lexicon: Lexicon = NO_LEXICON) -> QuestionAnalysis:
         parts=question_parts(question),
         references=references(question),
         lexicon=lexicon,
+        spelled=spelled_fields(question, lexicon, kept),
     )
