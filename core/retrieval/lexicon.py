@@ -285,10 +285,12 @@ def item_pairs(store: ElementStore, items: dict[str, list[str]], config: Lexicon
 
 
 def _fingerprint(store: ElementStore, config: LexiconConfig) -> tuple[str, str]:
-    """What a stored row was computed with: the embedder, and the embedder with the config and :data:`FORMAT`."""
+    """What a stored row was computed with: the embedder, and the embedder with the config, :data:`FORMAT` and the
+    module's limits (a sweep sets them per process)."""
     info = store.embeddings.info
     embedder = f"{info.provider}/{info.model}/{info.dimension}"
-    return f"{embedder}|{FORMAT}|{config!r}", embedder
+    limits = (MIN_SCRIPT_SHARE, MIN_OUTLINE, MAX_FIELD_WORDS, MAX_VOCABULARY)
+    return f"{embedder}|{FORMAT}|{config!r}|{limits!r}", embedder
 
 
 def _pairs(store: ElementStore, vocab: FieldVocabulary, items: dict[str, list[str]],
