@@ -151,8 +151,10 @@ def test_the_field_pairs_are_computed_once_per_collection_version_and_read_by_th
         assert lexicon.pairs == stored.pairs and "배송비" in lexicon.translate(statements.terms("shipping fee"))
         # another process: the stored row is read, nothing is embedded
         embedded = store.embeddings.texts_embedded
-        vocab, again = stored_lexicon(store, version, lambda: _headings(store), LexiconConfig())
-        assert again.pairs == stored.pairs and vocab.texts == stored.texts
+        scripts, vocab, again = stored_lexicon(store, version, lambda: _headings(store), LexiconConfig(),
+                                               words=False)
+        assert again.pairs == stored.pairs and scripts == {True, False} and vocab is None
+        assert stored_lexicon(store, version, lambda: _headings(store), LexiconConfig())[1].texts == stored.texts
         assert store.embeddings.texts_embedded == embedded
         # a new document: the next question computes the row again, embedding only the words not stored yet
         folder = tmp_path_factory.mktemp("more")

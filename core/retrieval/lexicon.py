@@ -11,11 +11,12 @@ list can know every corpus's fields, so the counterparts come from the collectio
   :attr:`LexiconConfig.margin` (``weight`` ↔ ``무게``, ``power consumption`` ↔ ``소비전력``); a match that is only
   close, or close to two words alike, pairs nothing.
 
-Cost: the pairs are computed once per process and collection version (the heading index's, see
-``core.retrieval.heading_cache``), and only when the collection holds field words in both scripts. A collection in
-one script pairs nothing until a question in the other script comes: then that question's own words are embedded
-(a few, cached per process) and matched against the collection's field words. A collection with no Hangul at all
-and an English question reads and embeds nothing. A question never writes to the database.
+Cost: the pairs are computed once per collection version (the heading index's, see
+``core.retrieval.heading_cache``), and only when the collection holds field words in both scripts, and stored with
+the words' vectors (``core.store.field_pairs``): every other process reads them (one row), and a rebuild after a
+change embeds only the words not stored yet. A collection in one script pairs nothing until a question in the other
+script comes: then that question's own words are embedded (a few, cached per process) and matched against the
+stored field words. A collection with no Hangul at all and an English question reads and embeds nothing.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ MAX_VOCABULARY = 3000
 CACHE_SIZE = 16
 WORD_VECTORS = 4096
 # The shape of a stored row (core.store.field_pairs): a change here computes every collection's row again.
-FORMAT = "2"
+FORMAT = "4"
 
 _WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
 _PARENTHESES = re.compile(r"\([^()]*\)|\[[^\]]*\]")
@@ -160,9 +161,10 @@ def vocabulary(units: Sequence[str], embed: Callable[[list[str]], list[list[floa
     return _vocabulary(tuple(units), tuple(terms(u) for u in units), vectors)
 
 
-def _vocabulary(texts: tuple[str, ...], found: tuple[frozenset[str], ...], vectors: np.ndarray) -> FieldVocabulary:
+def _vocabulary(texts: tuple[str, ...], found: tuple[frozenset[str], ...], vectors: np.ndarray,
+                outlines: tuple[str, ...] | None = None) -> FieldVocabulary:
     return FieldVocabulary(texts, found, np.array([has_hangul(u) for u in texts], dtype=bool), vectors,
-                           tuple(outline(u) for u in texts))
+                           outlines if outlines is not None else tuple(outline(u) for u in texts))
 
 
 def match(sources: Sequence[str], vectors: np.ndarray, vocab: FieldVocabulary, hangul: bool,
@@ -215,9 +217,12 @@ def match(sources: Sequence[str], vectors: np.ndarray, vocab: FieldVocabulary, h
 
 @dataclass
 class _Held:
-    """One collection version's vocabulary (``None`` until a question needs it) and its precomputed pairs."""
+    """One collection version's scripts and precomputed pairs (``read`` once a question needed them), and its
+    vocabulary (``None`` until a question needs it)."""
 
     hangul_headings: bool
+    read: bool = False
+    scripts: frozenset[bool] = frozenset()
     vocab: FieldVocabulary | None = None
     lexicon: Lexicon = EMPTY
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -307,30 +312,35 @@ def _pairs(store: ElementStore, vocab: FieldVocabulary, items: dict[str, list[st
 
 
 def stored_lexicon(store: ElementStore, version: int, headings: Callable[[], Sequence[str]],
-                   config: LexiconConfig) -> tuple[FieldVocabulary, Lexicon]:
-    """The collection's field vocabulary and pairs at ``version``: read from the store
-    (``core.store.field_pairs``) when computed there at this version with this embedder and config; else computed
-    now (the stored vectors of words still in the collection kept, only new words embedded) and stored for the
-    processes after."""
+                   config: LexiconConfig, *, words: bool = True
+                   ) -> tuple[frozenset[bool], FieldVocabulary | None, Lexicon]:
+    """The scripts the collection's fields are in, its field vocabulary (``words``: else ``None`` when read from
+    the store) and its pairs at ``version``: read from the store (``core.store.field_pairs``) when computed there
+    at this version with this embedder and config; else computed now (the stored vectors of words still in the
+    collection kept, only new words embedded) and stored for the processes after."""
     tables = FieldPairTables(store)
     fingerprint, embedder = _fingerprint(store, config)
-    stored = tables.read()
-    if stored is not None and stored.version == version and stored.fingerprint == fingerprint:
-        return _vocabulary(stored.texts, stored.terms, stored.vectors), Lexicon(stored.pairs, stored.spellings)
-    known = dict(zip(stored.texts, stored.vectors, strict=True)) \
-        if stored is not None and stored.embedder == embedder else {}
+    head = tables.read_head()
+    if head is not None and head.version == version and head.fingerprint == fingerprint:
+        stored = tables.read() if words else None
+        if not words or (stored is not None and stored.version == version and stored.fingerprint == fingerprint):
+            vocab = _vocabulary(stored.texts, stored.terms, stored.vectors, stored.outlines) if stored else None
+            return head.scripts, vocab, Lexicon(head.pairs, head.spellings)
+    stored = tables.read() if head is not None and head.embedder == embedder else None
+    known = dict(zip(stored.texts, stored.vectors, strict=True)) if stored is not None else {}
     vocab, items = _read_fields(store, headings(), known)
     lexicon = _pairs(store, vocab, items, config)
     if store.as_of_date is None:  # the row holds the current collection's fields, never a date's
-        tables.write(StoredFieldPairs(version, fingerprint, embedder, vocab.texts, vocab.terms, vocab.vectors,
-                                      lexicon.pairs, lexicon.spellings))
-    return vocab, lexicon
+        tables.write(StoredFieldPairs(version, fingerprint, embedder, vocab.scripts, vocab.texts, vocab.terms,
+                                      vocab.outlines, vocab.vectors, lexicon.pairs, lexicon.spellings))
+    return vocab.scripts, vocab, lexicon
 
 
 def collection_lexicon(store: ElementStore, version: int, headings: Callable[[], Sequence[str]],
                        question_hangul: bool, config: LexiconConfig | None = None
-                       ) -> tuple[FieldVocabulary | None, Lexicon]:
-    """The collection's field vocabulary (read when the question or the headings hold Hangul) and its
+                       ) -> tuple[frozenset[bool], Callable[[], FieldVocabulary | None], Lexicon]:
+    """The scripts the collection's fields are in (read when the question or the headings hold Hangul), its field
+    vocabulary (read when asked for: only a collection in one script asked in the other needs it) and its
     cross-script pairs, kept per process for ``version`` (the heading index's) and stored per collection
     (:func:`stored_lexicon`)."""
     config = config or LexiconConfig()
@@ -339,12 +349,21 @@ def collection_lexicon(store: ElementStore, version: int, headings: Callable[[],
     if held is None:
         held = _Held(any(has_hangul(h) for h in headings()))
         _HELD.put(key, held)
+
+    def vocabulary_now() -> FieldVocabulary | None:
+        with held.lock:
+            if held.vocab is None:
+                held.scripts, held.vocab, held.lexicon = stored_lexicon(store, version, headings, config)
+                held.read = True
+            return held.vocab
+
     if not held.hangul_headings and not question_hangul:
-        return None, EMPTY  # English headings and an English question: nothing to pair, nothing read
+        return frozenset(), vocabulary_now, EMPTY  # English headings, an English question: nothing read
     with held.lock:
-        if held.vocab is None:
-            held.vocab, held.lexicon = stored_lexicon(store, version, headings, config)
-        return held.vocab, held.lexicon
+        if not held.read:
+            held.scripts, held.vocab, held.lexicon = stored_lexicon(store, version, headings, config, words=False)
+            held.read = True
+        return held.scripts, vocabulary_now, held.lexicon
 
 
 def _question_units(question: str, kept: frozenset[str], hangul: bool) -> list[str]:
@@ -359,19 +378,20 @@ def _question_units(question: str, kept: frozenset[str], hangul: bool) -> list[s
     return list(dict.fromkeys(out))
 
 
-def question_lexicon(store: ElementStore, vocab: FieldVocabulary | None, precomputed: Lexicon, question: str,
-                     kept: Callable[[], frozenset[str]], config: LexiconConfig | None = None) -> Lexicon:
+def question_lexicon(store: ElementStore, scripts: frozenset[bool], fields: Callable[[], FieldVocabulary | None],
+                     precomputed: Lexicon, question: str, kept: Callable[[], frozenset[str]],
+                     config: LexiconConfig | None = None) -> Lexicon:
     """The pairs that translate ``question``: the precomputed ones when the collection's fields are in both
-    scripts; else, when the question holds words of a script none of the fields is in, those words matched
-    against the fields now (each word embedded once per process)."""
-    if vocab is None or not len(vocab.texts):
-        return precomputed
-    scripts = vocab.scripts
-    if len(scripts) == 2:
+    scripts (or in none); else, when the question holds words of the script the fields are not in, those words
+    matched against the fields (``fields()``, read then) now (each word embedded once per process)."""
+    if len(scripts) != 1:
         return precomputed
     field_hangul = next(iter(scripts))
     units = _question_units(question, kept(), not field_hangul)
     if not units:
+        return EMPTY
+    vocab = fields()
+    if vocab is None or not len(vocab.texts):
         return EMPTY
     model = store.embeddings.info
     vectors = {u: v for u in units if (v := _WORD_VECTORS.get((model.provider, model.model, u))) is not None}
@@ -404,5 +424,6 @@ def lexicon_for(store: ElementStore, question: str, config: LexiconConfig | None
         with index.lock:
             return [h.text for h in index.headings.values()]
 
-    vocab, precomputed = collection_lexicon(store, version, headings, has_hangul(question), config)
-    return question_lexicon(store, vocab, precomputed, question, lambda: name_terms(question), config), index
+    scripts, fields, precomputed = collection_lexicon(store, version, headings, has_hangul(question), config)
+    return question_lexicon(store, scripts, fields, precomputed, question, lambda: name_terms(question),
+                            config), index
