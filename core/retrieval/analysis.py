@@ -22,9 +22,17 @@ from core.retrieval.shape import (
     question_shape,
     split_preamble,
 )
-from core.statements import asked_reading, asks_default, terms, without_default_phrases
+from core.statements import (
+    NO_LEXICON,
+    Lexicon,
+    asked_reading,
+    asks_default,
+    spelled_fields,
+    terms,
+    without_default_phrases,
+)
 
-__all__ = ["QuestionAnalysis", "analyse"]
+__all__ = ["QuestionAnalysis", "analyse", "name_terms"]
 
 Language = Literal["ko", "en"]
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -47,7 +55,11 @@ class QuestionAnalysis:
       questions in one: ``core.retrieval.shape.bridge_cue``), "" when it names one thing and one attribute;
     * ``parts``: the asks of a question asking several facts at once, each a question of its own
       (``core.retrieval.parts``); ``(text,)`` when it asks one thing.
-    * ``references``: the issue or pull request numbers it cites ("#3903" → ``3903``).
+    * ``references``: the issue or pull request numbers it cites ("#3903" → ``3903``);
+    * ``lexicon``: the collection's field names across scripts its terms were read with
+      (``core.retrieval.lexicon``); a stage reading another text of the question (a part, an attribute) reads it
+      with the same; ``spelled``: the fields it asks for in the other script, as the collection writes them
+      ("viewing angle" for "시야각"; full-text search matches words as written, not their stems).
     """
 
     text: str
@@ -68,6 +80,8 @@ class QuestionAnalysis:
     bridge: str = ""
     parts: tuple[str, ...] = ()
     references: tuple[str, ...] = ()
+    lexicon: Lexicon = NO_LEXICON
+    spelled: tuple[str, ...] = ()
 
     def identifiers(self, things: frozenset[str] = frozenset()) -> list[str]:
         """The identifiers naming an attribute (``core.retrieval.shape.attribute_identifiers``), ``things``
@@ -79,11 +93,17 @@ class QuestionAnalysis:
         return self.terms - {t for w in place_words for t in terms(w)}
 
 
-def analyse(question: str) -> QuestionAnalysis:
-    """The analysis of ``question`` (already validated)."""
+def name_terms(question: str) -> frozenset[str]:
+    """The terms of the names ``question`` runs ("Nova 24FL"): what a lexicon never translates."""
+    return terms(" ".join(name_runs(split_preamble(question)[1])))
+
+
+def analyse(question: str, lexicon: Lexicon = NO_LEXICON) -> QuestionAnalysis:
+    """The analysis of ``question`` (already validated), its terms in both scripts through ``lexicon``."""
     preamble, rest = split_preamble(question)
     names = name_runs(rest)
-    asked, query = asked_reading(question)
+    kept = terms(" ".join(names)) if lexicon else frozenset()
+    asked, query = asked_reading(question, lexicon, kept)
     plain = without_default_phrases(question)
     plain_preamble, plain_rest = split_preamble(plain)
     return QuestionAnalysis(
@@ -91,7 +111,7 @@ def analyse(question: str) -> QuestionAnalysis:
         terms=asked,
         preamble=preamble,
         rest=rest,
-        rest_terms=asked if rest == question else asked_reading(rest)[0],
+        rest_terms=asked if rest == question else asked_reading(rest, lexicon, kept)[0],
         names=names,
         codes=tuple(code_names(question)),
         models=tuple(w for run in names for w in run.split() if any(c.isdigit() for c in w)
@@ -106,4 +126,6 @@ def analyse(question: str) -> QuestionAnalysis:
         bridge=bridge_cue(question),
         parts=question_parts(question),
         references=references(question),
+        lexicon=lexicon,
+        spelled=spelled_fields(question, lexicon, kept),
     )

@@ -49,6 +49,10 @@ def probe_scope(context: SearchContext, scope: Scope, asked: frozenset[str],
         # then with the words that state a default ("+ Default: `false`"): under an option's own heading every
         # element holds its name, the line stating the value is the one holding these too
         lookups.append([*lookup, *(w for w in DEFAULT_WORDS if w not in lookup)])
+    if analysis.spelled and not identifiers:
+        # last, the attribute as the collection writes it in the other script ("Viewing angle" for "시야각"): a
+        # sheet of the other language under the scope holds it only in those words
+        lookups.append(list(analysis.spelled))
     for words in lookups if asked else ():
         if exact:
             break
