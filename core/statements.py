@@ -27,6 +27,7 @@ __all__ = [
     "Lexicon",
     "NO_LEXICON",
     "Statement",
+    "asked_and_spelled",
     "asked_reading",
     "asks_default",
     "attribute_share",
@@ -247,20 +248,22 @@ def asked_reading(question: str, lexicon: Lexicon = NO_LEXICON,
                   kept: frozenset[str] = frozenset()) -> tuple[frozenset[str], str]:
     """:func:`question_terms` and :func:`expanded_query` of ``question``, read with one parse (``kept``: the terms
     of its names, never translated)."""
-    plain = without_default_phrases(question, _DEFAULT_WORD)
-    asked = expand_terms(terms(plain), plain, lexicon, kept)
-    added = sorted(asked - terms(plain))
-    return asked, f"{plain} {' '.join(added)}" if added else plain
+    asked, query, _ = asked_and_spelled(question, lexicon, kept)
+    return asked, query
 
 
-def spelled_fields(question: str, lexicon: Lexicon, kept: frozenset[str] = frozenset()) -> tuple[str, ...]:
-    """The collection's fields ``question`` asks for in the other script, as the collection writes them
-    ("viewing angle" for "시야각"): what a lookup by the attribute's own words searches for."""
-    if not lexicon:
-        return ()
+def asked_and_spelled(question: str, lexicon: Lexicon = NO_LEXICON, kept: frozenset[str] = frozenset()
+                      ) -> tuple[frozenset[str], str, tuple[str, ...]]:
+    """:func:`asked_reading` of ``question`` and the collection's fields it asks for in the other script, as the
+    collection writes them ("viewing angle" for "시야각": what a lookup by the attribute's own words searches for),
+    read with one parse."""
     plain = without_default_phrases(question, _DEFAULT_WORD)
-    own = expand_terms(terms(plain), plain)
-    return tuple(w for w in lexicon.spelled(own, kept) if not terms(w) <= own)
+    found = terms(plain)
+    own = expand_terms(found, plain)
+    asked = own | lexicon.translate(own, kept) if lexicon else own
+    added = sorted(asked - found)
+    spelled = tuple(w for w in lexicon.spelled(own, kept) if not terms(w) <= own) if lexicon else ()
+    return asked, f"{plain} {' '.join(added)}" if added else plain, spelled
 
 
 def attribute_share(asked: frozenset[str], key: str) -> float:

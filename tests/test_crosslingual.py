@@ -121,6 +121,36 @@ def test_a_purely_english_collection_builds_nothing(db_url, tmp_path_factory):
         store.drop()
 
 
+def test_a_collection_in_one_script_asked_in_its_own_embeds_no_field_word(db_url, tmp_path_factory):
+    store = _collection(db_url, tmp_path_factory, "sora_own", KOREAN_SHEET)
+    try:
+        before = store.embeddings.texts_embedded
+        assert not lexicon_for(store, "Sora Tote의 배송비는?")[0]
+        stored = FieldPairTables(store).read()
+        assert stored is not None and "배송비" in stored.texts and stored.vectors.shape[1] == 0  # words, no vectors
+        assert store.embeddings.texts_embedded == before
+        # asked in the other script: the words are embedded then, once, and stored
+        lexicon, _ = lexicon_for(store, "What is the shipping fee of the Sora Tote?")
+        assert FieldPairTables(store).read().vectors.shape[1] > 0
+        assert "배송비" in statements.question_terms("What is the shipping fee of the Sora Tote?", lexicon)
+    finally:
+        store.drop()
+
+
+def test_the_same_fields_in_another_collection_are_not_embedded_again(db_url, tmp_path_factory):
+    first = _collection(db_url, tmp_path_factory, "twice", KOREAN_SHEET, ENGLISH_SHEET)
+    second = _collection(db_url, tmp_path_factory, "twice", KOREAN_SHEET, ENGLISH_SHEET)
+    try:
+        found, _ = lexicon_for(first, "What is the shipping fee of the Sora Tote?")
+        before = second.embeddings.texts_embedded
+        again, _ = lexicon_for(second, "What is the shipping fee of the Sora Tote?")
+        assert second.embeddings.texts_embedded == before  # this process holds the words' vectors
+        assert again.pairs == found.pairs and "배송비" in again.translate(statements.terms("shipping fee"))
+    finally:
+        first.drop()
+        second.drop()
+
+
 def test_field_words_are_keys_headers_and_short_headings_never_model_names():
     found = field_texts([("무게 : 2.9 kg", "ListItem"), ("Option: timeout · Default: 15", "TableRow"),
                          ("| Name | Type |\n|---|---|", "Table"), ("print('a: b')", "CodeSnippet"),

@@ -25,9 +25,9 @@ from core.retrieval.shape import (
 from core.statements import (
     NO_LEXICON,
     Lexicon,
+    asked_and_spelled,
     asked_reading,
     asks_default,
-    spelled_fields,
     terms,
     without_default_phrases,
 )
@@ -103,7 +103,7 @@ def analyse(question: str, lexicon: Lexicon = NO_LEXICON) -> QuestionAnalysis:
     preamble, rest = split_preamble(question)
     names = name_runs(rest)
     kept = terms(" ".join(names)) if lexicon else frozenset()
-    asked, query = asked_reading(question, lexicon, kept)
+    asked, query, spelled = asked_and_spelled(question, lexicon, kept)
     plain = without_default_phrases(question)
     plain_preamble, plain_rest = split_preamble(plain)
     return QuestionAnalysis(
@@ -127,5 +127,5 @@ def analyse(question: str, lexicon: Lexicon = NO_LEXICON) -> QuestionAnalysis:
         parts=question_parts(question),
         references=references(question),
         lexicon=lexicon,
-        spelled=spelled_fields(question, lexicon, kept),
+        spelled=spelled,
     )

@@ -90,6 +90,12 @@ class FieldVocabulary:
     outlines: tuple[str, ...] = ()  # each text's loanword outline (core.loanwords), "" for a phrase
 
     @property
+    def embedded(self) -> bool:
+        """Whether the words' vectors are held: a collection in one script keeps its words unembedded until a
+        question in the other script needs them."""
+        return not self.texts or self.vectors.shape[1] > 0
+
+    @property
     def scripts(self) -> frozenset[bool]:
         """The scripts (``True``: Hangul) the fields are written in; a few words of the other script (a product
         name in a Korean heading, "Sora Tote 상품 정보") are names, not fields of that script."""
@@ -149,16 +155,25 @@ def _unit_rows(matrix: np.ndarray) -> np.ndarray:
     return matrix / np.where(norms == 0, 1.0, norms)
 
 
-def vocabulary(units: Sequence[str], embed: Callable[[list[str]], list[list[float]]],
+def vocabulary(units: Sequence[str], embed: Callable[[list[str]], list[list[float]]] | None,
                known: Mapping[str, np.ndarray] | None = None) -> FieldVocabulary:
-    """``units`` embedded (one batch; those in ``known``, unit vectors already stored, are not) with their terms
-    and scripts."""
+    """``units`` with their terms and scripts, embedded by ``embed`` (one batch; those in ``known``, unit vectors
+    already stored, are not); unembedded when ``embed`` is ``None``."""
+    if embed is None:
+        return _vocabulary(tuple(units), tuple(terms(u) for u in units), np.zeros((len(units), 0), np.float32))
     known = known or {}
     todo = [u for u in units if u not in known]
     fresh = dict(zip(todo, _unit_rows(np.asarray(embed(todo), dtype=np.float32)), strict=True)) if todo else {}
     vectors = np.stack([known[u] if u in known else fresh[u] for u in units]).astype(np.float32) if units \
         else np.zeros((0, 1), np.float32)
     return _vocabulary(tuple(units), tuple(terms(u) for u in units), vectors)
+
+
+def _scripts(units: Sequence[str]) -> frozenset[bool]:
+    """The scripts (``True``: Hangul) ``units`` hold fields in (:attr:`FieldVocabulary.scripts`), read before
+    anything is embedded."""
+    return _vocabulary(tuple(units), tuple(frozenset() for _ in units), np.zeros((len(units), 0), np.float32),
+                       tuple("" for _ in units)).scripts
 
 
 def _vocabulary(texts: tuple[str, ...], found: tuple[frozenset[str], ...], vectors: np.ndarray,
@@ -232,10 +247,8 @@ _HELD: BoundedCache[tuple, _Held] = BoundedCache(CACHE_SIZE)
 _WORD_VECTORS: BoundedCache[tuple, np.ndarray] = BoundedCache(WORD_VECTORS)
 
 
-def _read_fields(store: ElementStore, headings: Sequence[str], known: Mapping[str, np.ndarray]
-                 ) -> tuple[FieldVocabulary, dict[str, list[str]]]:
-    """The collection's field vocabulary (the words in ``known`` not embedded again), and its ``key : value`` items
-    by key (their texts)."""
+def _read_fields(store: ElementStore, headings: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """The collection's field words (:func:`field_texts`), and its ``key : value`` items by key (their texts)."""
     texts = [(e.text, e.category or "") for d in store.documents() for e in store.elements(d.document_id)
              if len(e.text) <= 2000]
     items: dict[str, list[str]] = {}
@@ -244,7 +257,27 @@ def _read_fields(store: ElementStore, headings: Sequence[str], known: Mapping[st
             else None
         if found and found[0] and len(found[0].split()) <= MAX_FIELD_WORDS and not _DIGIT.search(found[0]):
             items.setdefault(found[0], []).append(text)
-    return vocabulary(field_texts(texts, headings), store.embeddings.embed_documents, known), items
+    return field_texts(texts, headings), items
+
+
+def _embedder(store: ElementStore, known: Mapping[str, np.ndarray]) -> Callable[[list[str]], list[list[float]]]:
+    """Embeds field words with ``store``'s embedder, through this process's word vectors: a word another collection
+    (the same corpus ingested again, a test's) or a question already had embedded is not embedded again."""
+    model = store.embeddings.info
+
+    def embed(units: list[str]) -> list[list[float]]:
+        held = {u: v for u in units if (v := _WORD_VECTORS.get((model.provider, model.model, u))) is not None}
+        todo = [u for u in units if u not in held]
+        if todo:
+            for unit, vector in zip(todo, _unit_rows(np.asarray(store.embeddings.embed_documents(todo), np.float32)),
+                                    strict=True):
+                _WORD_VECTORS.put((model.provider, model.model, unit), vector)
+                held[unit] = vector
+        return [held[u] for u in units]
+
+    for unit, vector in known.items():
+        _WORD_VECTORS.put((model.provider, model.model, unit), vector)
+    return embed
 
 
 def _general_terms() -> frozenset[str]:
@@ -314,22 +347,33 @@ def _pairs(store: ElementStore, vocab: FieldVocabulary, items: dict[str, list[st
 def stored_lexicon(store: ElementStore, version: int, headings: Callable[[], Sequence[str]],
                    config: LexiconConfig, *, words: bool = True
                    ) -> tuple[frozenset[bool], FieldVocabulary | None, Lexicon]:
-    """The scripts the collection's fields are in, its field vocabulary (``words``: else ``None`` when read from
-    the store) and its pairs at ``version``: read from the store (``core.store.field_pairs``) when computed there
-    at this version with this embedder and config; else computed now (the stored vectors of words still in the
-    collection kept, only new words embedded) and stored for the processes after."""
+    """The scripts the collection's fields are in, its field vocabulary (``words``: embedded; else ``None`` when
+    read from the store, possibly unembedded when computed) and its pairs at ``version``: read from the store
+    (``core.store.field_pairs``) when computed there at this version with this embedder and config; else computed
+    now and stored for the processes after. Words are embedded only when pairs need them: a collection whose fields
+    are in both scripts, or ``words`` (a collection in one script asked in the other); the vectors stored, or held
+    by this process, are not embedded again."""
     tables = FieldPairTables(store)
     fingerprint, embedder = _fingerprint(store, config)
     head = tables.read_head()
-    if head is not None and head.version == version and head.fingerprint == fingerprint:
-        stored = tables.read() if words else None
-        if not words or (stored is not None and stored.version == version and stored.fingerprint == fingerprint):
-            vocab = _vocabulary(stored.texts, stored.terms, stored.vectors, stored.outlines) if stored else None
-            return head.scripts, vocab, Lexicon(head.pairs, head.spellings)
+    current = head is not None and head.version == version and head.fingerprint == fingerprint
+    if current and not words:
+        return head.scripts, None, Lexicon(head.pairs, head.spellings)
     stored = tables.read() if head is not None and head.embedder == embedder else None
-    known = dict(zip(stored.texts, stored.vectors, strict=True)) if stored is not None else {}
-    vocab, items = _read_fields(store, headings(), known)
-    lexicon = _pairs(store, vocab, items, config)
+    known = dict(zip(stored.texts, stored.vectors, strict=True)) if stored is not None \
+        and stored.vectors.shape[1] > 0 else {}
+    if current and stored is not None and stored.version == version and stored.fingerprint == fingerprint:
+        if known or not stored.texts:
+            return stored.scripts, _vocabulary(stored.texts, stored.terms, stored.vectors, stored.outlines), \
+                Lexicon(stored.pairs, stored.spellings)
+        units: list[str] = list(stored.texts)  # stored unembedded: embedded now, the pairs kept
+        vocab = vocabulary(units, _embedder(store, known))
+        lexicon = Lexicon(stored.pairs, stored.spellings)
+    else:
+        units, items = _read_fields(store, headings())
+        both = len(_scripts(units)) == 2
+        vocab = vocabulary(units, _embedder(store, known) if both or words else None, known)
+        lexicon = _pairs(store, vocab, items, config) if both else EMPTY
     if store.as_of_date is None:  # the row holds the current collection's fields, never a date's
         tables.write(StoredFieldPairs(version, fingerprint, embedder, vocab.scripts, vocab.texts, vocab.terms,
                                       vocab.outlines, vocab.vectors, lexicon.pairs, lexicon.spellings))
@@ -352,7 +396,7 @@ def collection_lexicon(store: ElementStore, version: int, headings: Callable[[],
 
     def vocabulary_now() -> FieldVocabulary | None:
         with held.lock:
-            if held.vocab is None:
+            if held.vocab is None or not held.vocab.embedded:
                 held.scripts, held.vocab, held.lexicon = stored_lexicon(store, version, headings, config)
                 held.read = True
             return held.vocab
@@ -393,14 +437,7 @@ def question_lexicon(store: ElementStore, scripts: frozenset[bool], fields: Call
     vocab = fields()
     if vocab is None or not len(vocab.texts):
         return EMPTY
-    model = store.embeddings.info
-    vectors = {u: v for u in units if (v := _WORD_VECTORS.get((model.provider, model.model, u))) is not None}
-    todo = [u for u in units if u not in vectors]
-    if todo:
-        for unit, vector in zip(todo, _unit_rows(np.asarray(store.embeddings.embed_documents(todo), np.float32)),
-                                strict=True):
-            _WORD_VECTORS.put((model.provider, model.model, unit), vector)
-            vectors[unit] = vector
+    vectors = dict(zip(units, _embedder(store, {})(units), strict=True))
     matrix = np.stack([vectors[u] for u in units])
     config = config or LexiconConfig()
     return match(units, matrix, vocab, field_hangul, replace(config, threshold=config.question_threshold),
