@@ -89,8 +89,10 @@ class QuestionAnalysis:
         return attribute_identifiers(self.text, things)
 
     def asked_outside(self, place_words: frozenset[str] | set[str]) -> frozenset[str]:
-        """The question's terms less those of the words naming a place (a scope's heading words)."""
-        return self.terms - {t for w in place_words for t in terms(w)}
+        """The question's terms less those of the words naming a place (a scope's heading words), and less their
+        names in the other script (``lexicon``): "모니터" read for "monitor" names the place "monitor" does."""
+        place = frozenset(t for w in place_words for t in terms(w))
+        return self.terms - place - (self.lexicon.translate(place) if self.lexicon else frozenset())
 
 
 def name_terms(question: str) -> frozenset[str]:

@@ -47,8 +47,9 @@ def probe_scope(context: SearchContext, scope: Scope, asked: frozenset[str],
     if lookup and analysis.spelled and not identifiers:
         # with the attribute as the collection writes it in the other script ("Viewing angle" for "시야각"): a
         # sheet of the other language under the scope holds it only in those words, and a term cut to its stem
-        # ("angl") matches no stored word; one lookup, both scripts, as a question in either names the field
-        lookup = [*lookup, *(w for w in analysis.spelled if w not in lookup)]
+        # ("angl") matches no stored word; one lookup, both scripts, as a question in either names the field.
+        # Only the attribute's: the other script's name of a place the scope's heading names is no attribute
+        lookup = [*lookup, *(w for w in analysis.spelled if terms(w) & asked and w not in lookup)]
     lookups = [lookup] if lookup else []
     if lookup and analysis.asks_default and not set(DEFAULT_WORDS) <= set(lookup):
         # then with the words that state a default ("+ Default: `false`"): under an option's own heading every
