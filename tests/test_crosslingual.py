@@ -151,6 +151,47 @@ def test_the_same_fields_in_another_collection_are_not_embedded_again(db_url, tm
         second.drop()
 
 
+RECEIPT_GUIDE = """\
+    # 현금영수증 연동 준비
+    ## 처리 방식
+    | 구분 | 설명 |
+    |------|------|
+    | 등록 취소 | API 호출 즉시 승인번호 발급 |
+    | 국세청 전송 | D+1일 00시에 전일 내역 일괄 전송 |
+    | 오류 조회 | D+1일 13시 이후 조회 가능 |
+    """
+
+RECEIPT_NOTES = "# 현금영수증 자주 묻는 질문\n" + "".join(
+    f"## 질문 {i}\n\n국세청 전송 {i}회차: 국세청 전송 결과는 국세청 전송 후 확인합니다.\n\n" for i in range(12))
+
+
+def test_an_english_question_naming_a_korean_row_key_finds_the_row_by_the_field_it_asks(db_url, tmp_path_factory):
+    # the row's key is written in the question, its column asked in English ("description" for "설명"); a dozen
+    # paragraphs repeating the key outrank the row when only the question's own words are searched
+    from core.retrieval.analysis import analyse
+    from core.retrieval.hits import Hit
+    from core.retrieval.named_rows import named_row_hit
+    from core.retrieval.scope import Scope
+    from core.retrieval.search import embed_query, fts_scored
+
+    store = _collection(db_url, tmp_path_factory, "receipt", RECEIPT_GUIDE, RECEIPT_NOTES)
+    try:
+        question = "what's the description for 국세청 전송 in the cash receipt docs"
+        analysis = analyse(question, lexicon_for(store, question)[0])
+        spelled = analysis.writes_in_script_of_spelled()
+        assert "설명" in spelled, analysis.spelled
+        vector = embed_query(store, question)
+        paragraph = fts_scored(store, "국세청", vector, 1, Scope.whole())[0][0]
+        hits = [Hit(paragraph.element, 0, paragraph.distance)]
+        found, notes = named_row_hit(store, hits, question, analysis.terms, vector, 8, spelled)
+        assert "D+1일 00시에 전일 내역 일괄 전송" in found[-1].element.text, notes
+        assert named_row_hit(store, hits, question, analysis.terms, vector, 8) == (hits, [])  # its own words only
+        assert not analyse("What is the description of the Sora Tote?", analysis.lexicon) \
+            .writes_in_script_of_spelled()  # no word of the sheet's script: the question's search is enough
+    finally:
+        store.drop()
+
+
 def test_field_words_are_keys_headers_and_short_headings_never_model_names():
     found = field_texts([("무게 : 2.9 kg", "ListItem"), ("Option: timeout · Default: 15", "TableRow"),
                          ("| Name | Type |\n|---|---|", "Table"), ("print('a: b')", "CodeSnippet"),

@@ -36,6 +36,7 @@ __all__ = ["QuestionAnalysis", "analyse", "name_terms"]
 
 Language = Literal["ko", "en"]
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,18 @@ class QuestionAnalysis:
         """The identifiers naming an attribute (``core.retrieval.shape.attribute_identifiers``), ``things``
         (names a heading calls) left out."""
         return attribute_identifiers(self.text, things)
+
+    def writes_in_script_of_spelled(self) -> tuple[str, ...]:
+        """:attr:`spelled` when the question also writes, outside its names, words of the script those fields are
+        written in (a row's key, "국세청 전송", in an English question asking its "description"): a row holding
+        both is found only by the key and the field as the collection writes them; ``()`` otherwise."""
+        if not self.spelled:
+            return ()
+        hangul = _HANGUL.search(self.spelled[0]) is not None
+        named = {t for run in self.names for t in terms(run)}
+        own = [w for w in _WORD.findall(self.rest) if len(w) > 1
+               and (_HANGUL.search(w) is not None if hangul else w.isascii() and w.isalpha())]
+        return self.spelled if any(terms(w) - named for w in own) else ()
 
     def asked_outside(self, place_words: frozenset[str] | set[str]) -> frozenset[str]:
         """The question's terms less those of the words naming a place (a scope's heading words), and less their

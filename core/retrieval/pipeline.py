@@ -438,7 +438,8 @@ def _with_named_rows(context: SearchContext, found: Found) -> Found:
         found.hits, moved = named_rows(context.store, found.hits, context.question, terms_asked, context.vector,
                                        context.stages.context.named_row_scan)
         found.hits, pinned = named_row_hit(context.store, found.hits, context.question, terms_asked,
-                                           context.vector, context.stages.probe.k)
+                                           context.vector, context.stages.probe.k,
+                                           context.analysis.writes_in_script_of_spelled())
         found.notes += moved + pinned
     return found
 
