@@ -65,13 +65,14 @@ MIN_OUTLINE = 3
 MAX_FIELD_WORDS = 4
 # Bounds the first question's embedding work on a very large collection: its most frequent field words are kept.
 MAX_VOCABULARY = 3000
-# This process's lexicons: one per collection version, and the vectors of question words already embedded.
+# This process's lexicons: one per collection version, and the vectors of field and question words already embedded.
 CACHE_SIZE = 16
 WORD_VECTORS = 4096
 # The shape of a stored row (core.store.field_pairs): a change here computes every collection's row again.
 FORMAT = "4"
 
 _WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
+_TOKEN = re.compile(r"\w+")
 _PARENTHESES = re.compile(r"\([^()]*\)|\[[^\]]*\]")
 _DIGIT = re.compile(r"\d")
 
@@ -411,9 +412,10 @@ def collection_lexicon(store: ElementStore, version: int, headings: Callable[[],
 
 
 def _question_units(question: str, kept: frozenset[str], hangul: bool) -> list[str]:
-    """The question's words of one script (names left out), and its runs of two or three such words."""
-    words = [strip_particles(w) if hangul else w for w in _WORD.findall(_PARENTHESES.sub(" ", question))
-             if has_hangul(w) == hangul]
+    """The question's words of one script (names left out), and its runs of two or three such words. A word is
+    one script's whole ("FL" of "24FL의" is a model number's, no English word)."""
+    tokens = [strip_particles(w) if hangul else w for w in _TOKEN.findall(_PARENTHESES.sub(" ", question))]
+    words = [w for w in tokens if _WORD.fullmatch(w) and has_hangul(w) == hangul]
     content = [w for w in words if len(w) > 1 and (ts := terms(w)) and not ts & kept]
     out = [w.casefold() for w in content]
     for n in (2, 3):
