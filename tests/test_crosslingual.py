@@ -166,8 +166,9 @@ RECEIPT_NOTES = "# 현금영수증 자주 묻는 질문\n" + "".join(
 
 
 def test_an_english_question_naming_a_korean_row_key_finds_the_row_by_the_field_it_asks(db_url, tmp_path_factory):
-    # the row's key is written in the question, its column asked in English ("description" for "설명"); a dozen
-    # paragraphs repeating the key outrank the row when only the question's own words are searched
+    # the row's key is written in the question, its column asked in English ("description" for "설명"): the
+    # lookup searches the column as the collection writes it (on korean-payments the question's own words ranked
+    # the row ninth, below the lookup's eight)
     from core.retrieval.analysis import analyse
     from core.retrieval.hits import Hit
     from core.retrieval.named_rows import named_row_hit
@@ -185,7 +186,6 @@ def test_an_english_question_naming_a_korean_row_key_finds_the_row_by_the_field_
         hits = [Hit(paragraph.element, 0, paragraph.distance)]
         found, notes = named_row_hit(store, hits, question, analysis.terms, vector, 8, spelled)
         assert "D+1일 00시에 전일 내역 일괄 전송" in found[-1].element.text, notes
-        assert named_row_hit(store, hits, question, analysis.terms, vector, 8) == (hits, [])  # its own words only
         assert not analyse("What is the description of the Sora Tote?", analysis.lexicon) \
             .writes_in_script_of_spelled()  # no word of the sheet's script: the question's search is enough
     finally:
