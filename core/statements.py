@@ -6,13 +6,15 @@ attribute asked) and the answerers (``core.answering``: which element states it,
 
 A question names an attribute in words a sheet may not use: "How heavy" asks for "Weight", "가벼운" for "무게",
 and an English question over a Korean sheet asks "weight" of "무게". :data:`ASKED_AS` lists the question words
-and the nouns they ask for; :data:`BILINGUAL` the spec-sheet nouns that name one field in both languages.
+and the nouns they ask for, :data:`GENERAL` the few words every spec uses in both languages; a :class:`Lexicon`
+(built from the collection's own field words by ``core.retrieval.lexicon``) pairs a field's names across scripts.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 
 from core.elements import ROW_SEPARATOR, row_cells
@@ -21,7 +23,11 @@ from core.textnorm import english_stem, match_terms
 
 __all__ = [
     "DEFAULT_WORDS",
+    "GENERAL",
+    "Lexicon",
+    "NO_LEXICON",
     "Statement",
+    "asked_and_spelled",
     "asked_reading",
     "asks_default",
     "attribute_share",
@@ -57,42 +63,12 @@ ASKED_AS = (
     ("싸 비싸 저렴", "가격"),
     ("빠르 느리", "속도"),
 )
-# Spec-sheet nouns naming one field in English and Korean (each row: English words, Korean words).
-BILINGUAL = (
-    ("weight", "무게"),
-    ("warranty", "보증 보증기간"),
-    ("power consumption", "소비전력 전력"),
-    ("brightness", "밝기"),
-    ("contrast", "명암비"),
-    ("response", "응답속도"),
-    ("resolution", "해상도"),
-    ("refresh", "주사율"),
-    ("speaker speakers", "스피커"),
-    ("stand", "스탠드"),
+# Words of any spec or reference in both languages (each row: English words, Korean words). A field's own name
+# ("weight" ↔ "무게") is paired by the collection's embedder from the collection's own fields
+# (core.retrieval.lexicon), never listed here.
+GENERAL = (
     ("without excluding", "제외"),
     ("including included", "포함"),
-    ("height", "높낮이"),
-    ("adjustment", "조절"),
-    ("tilt", "틸트"),
-    ("swivel", "스위블"),
-    ("pivot", "피벗"),
-    ("panel", "패널"),
-    ("size", "크기"),
-    ("screen", "화면"),
-    ("capacity", "용량"),
-    ("price", "가격"),
-    ("manufacturer", "제조사"),
-    ("country origin", "제조국"),
-    ("release released", "출시"),
-    ("depth", "깊이"),
-    ("color colour", "색"),
-    ("hub", "허브"),
-    ("wall mount", "벽걸이"),
-    ("battery", "배터리"),
-    ("temperature", "온도"),
-    ("speed", "속도"),
-    ("range", "범위"),
-    ("timeout", "타임아웃"),
     ("default", "기본값 기본"),
     ("maximum max", "최대"),
     ("minimum min", "최소"),
@@ -114,7 +90,7 @@ def _table(rows: Iterable[tuple[str, str]], *, both_ways: bool) -> dict[str, fro
 
 
 _ASKED: dict[str, frozenset[str]] = _table(ASKED_AS, both_ways=False)
-_TRANSLATED: dict[str, frozenset[str]] = _table(BILINGUAL, both_ways=True)
+_TRANSLATED: dict[str, frozenset[str]] = _table(GENERAL, both_ways=True)
 
 _KEY_VALUE = re.compile(r"^\s*(?:[-*+]\s+)?(?P<key>[^:：\n]{1,60}?)\s*[:：]\s+(?P<value>\S[^\n]*)$")
 _DEFAULT = re.compile(
@@ -171,12 +147,51 @@ def _korean_asked(text: str) -> set[str]:
     return {n for k in _KOREAN_ASKED if any(w.startswith(k) for w in words) for n in _ASKED.get(k, ())}
 
 
-def expand_terms(found: Iterable[str], text: str = "") -> frozenset[str]:
+@dataclass(frozen=True)
+class Lexicon:
+    """Pairs of term sets naming one field in two scripts (``{"weight"}`` ↔ ``{"무게"}``): a question holding a
+    pair's first set also asks for its second. Built per collection by ``core.retrieval.lexicon``."""
+
+    pairs: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
+    # each pair's target as the collection writes it ("viewing angle" for the terms view, angl), "" when unknown:
+    # full-text search matches words as written, and a term cut to its stem ("angl") matches no stored word
+    spellings: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.pairs)
+
+    def _fired(self, found: frozenset[str] | set[str], kept: frozenset[str]) -> list[int]:
+        """The pairs ``found`` asks for, the longest match first: a pair whose source is part of another pair's
+        the question holds is not used ("contrast ratio" → 명암비, not also "ratio" → 비율); a pair touching
+        ``kept`` (the question's names) never is."""
+        fired = [i for i, (source, _) in enumerate(self.pairs) if source <= found and not source & kept]
+        return [i for i in fired if not any(self.pairs[i][0] < self.pairs[j][0] for j in fired)]
+
+    def translate(self, found: frozenset[str] | set[str], kept: frozenset[str] = frozenset()) -> frozenset[str]:
+        """The counterparts of ``found``'s terms (see :meth:`_fired`)."""
+        return frozenset(t for i in self._fired(found, kept) for t in self.pairs[i][1])
+
+    def spelled(self, found: frozenset[str] | set[str], kept: frozenset[str] = frozenset()) -> list[str]:
+        """The counterparts of ``found``'s terms as the collection writes them (their terms where unknown)."""
+        out: list[str] = []
+        for i in self._fired(found, kept):
+            spelling = self.spellings[i] if i < len(self.spellings) else ""
+            out += [spelling] if spelling else sorted(self.pairs[i][1])
+        return list(dict.fromkeys(out))
+
+
+NO_LEXICON = Lexicon()
+
+
+def expand_terms(found: Iterable[str], text: str = "", lexicon: Lexicon = NO_LEXICON,
+                 kept: frozenset[str] = frozenset()) -> frozenset[str]:
     """``found`` (the terms of ``text``) with the nouns its question words ask for and their names in the other
-    language."""
+    language (the general words, and the collection's fields by ``lexicon``; never ``kept``, the names)."""
     out = set(found) | _korean_asked(text)
     out |= {n for t in list(out) for n in _ASKED.get(t, ())}
     out |= {n for t in list(out) for n in _TRANSLATED.get(t, ())}
+    if lexicon:
+        out |= lexicon.translate(out, kept)
     return frozenset(out)
 
 
@@ -215,25 +230,40 @@ def without_default_phrases(question: str, replacement: str = "") -> str:
     return _DEFAULT_PHRASES.sub(f" {replacement} " if replacement else " ", question)
 
 
-def question_terms(question: str) -> frozenset[str]:
-    """The question's terms, with the attribute nouns its words ask for, in both languages; asking for a default
-    in other words ("if I don't pass one") asks for "default"."""
-    return asked_reading(question)[0]
+def question_terms(question: str, lexicon: Lexicon = NO_LEXICON) -> frozenset[str]:
+    """The question's terms, with the attribute nouns its words ask for, in both languages (the collection's
+    field names through ``lexicon``); asking for a default in other words ("if I don't pass one") asks for
+    "default"."""
+    return asked_reading(question, lexicon)[0]
 
 
-def expanded_query(question: str) -> str:
+def expanded_query(question: str, lexicon: Lexicon = NO_LEXICON) -> str:
     """``question`` with the attribute nouns its words ask for, in both languages ("heavier" → "weight 무게",
     "if I don't pass one" → "default"): what full-text search needs to find a Korean sheet's "무게" for an
     English question."""
-    return asked_reading(question)[1]
+    return asked_reading(question, lexicon)[1]
 
 
-def asked_reading(question: str) -> tuple[frozenset[str], str]:
-    """:func:`question_terms` and :func:`expanded_query` of ``question``, read with one parse."""
+def asked_reading(question: str, lexicon: Lexicon = NO_LEXICON,
+                  kept: frozenset[str] = frozenset()) -> tuple[frozenset[str], str]:
+    """:func:`question_terms` and :func:`expanded_query` of ``question``, read with one parse (``kept``: the terms
+    of its names, never translated)."""
+    asked, query, _ = asked_and_spelled(question, lexicon, kept)
+    return asked, query
+
+
+def asked_and_spelled(question: str, lexicon: Lexicon = NO_LEXICON, kept: frozenset[str] = frozenset()
+                      ) -> tuple[frozenset[str], str, tuple[str, ...]]:
+    """:func:`asked_reading` of ``question`` and the collection's fields it asks for in the other script, as the
+    collection writes them ("viewing angle" for "시야각": what a lookup by the attribute's own words searches for),
+    read with one parse."""
     plain = without_default_phrases(question, _DEFAULT_WORD)
-    asked = expand_terms(terms(plain), plain)
-    added = sorted(asked - terms(plain))
-    return asked, f"{plain} {' '.join(added)}" if added else plain
+    found = terms(plain)
+    own = expand_terms(found, plain)
+    asked = own | lexicon.translate(own, kept) if lexicon else own
+    added = sorted(asked - found)
+    spelled = tuple(w for w in lexicon.spelled(own, kept) if not terms(w) <= own) if lexicon else ()
+    return asked, f"{plain} {' '.join(added)}" if added else plain, spelled
 
 
 def attribute_share(asked: frozenset[str], key: str) -> float:

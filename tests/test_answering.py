@@ -21,6 +21,7 @@ from core.answering import (
 )
 from core.llm import LLMError, RetryPolicy
 from core.retrieval import Context, ContextElement, RetrievalRequest, Scope, retrieve
+from core.statements import Lexicon
 
 from .conftest import ROOT
 from .helpers_cli import cli
@@ -357,6 +358,7 @@ def test_extractive_does_not_answer_a_part_with_the_total_that_includes_it():
     total = element("t" * 32, "소비전력(최대) : 140 W (USB-C 충전 포함)", (*sheet, "전기적 특성"), 0.50)
     port = element("p" * 32, "USB-C : 1개 (DP Alt Mode, 65W 충전)", (*sheet, "연결단자"), 0.56)
     ctx = Context("hierarchical", "", "", [total, port], 0)
+    ctx.lexicon = Lexicon(((frozenset({"전력"}), frozenset({"power"})),))  # the samples' pair (core.retrieval.lexicon)
     answer = ExtractiveAnswerer().complete("Nova 34WC의 USB-C 충전 전력은 최대 몇 W인가요?", ctx)
     assert answer.splitlines()[0] == "USB-C: 1개 (DP Alt Mode, 65W 충전)"
     # asked for the total, the remark is no reason to pass it over

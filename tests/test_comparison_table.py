@@ -12,7 +12,7 @@ from core.quantities import is_unit, measure
 from core.retrieval import Context, ContextElement, EntityRef, RetrievalRequest
 from core.retrieval.headings import HeadingRef, best_headings
 from core.retrieval.shape import code_names, question_shape, split_preamble
-from core.statements import statement
+from core.statements import Lexicon, statement
 
 # -- quantities (pint) --------------------------------------------------------------------------------------
 
@@ -263,11 +263,12 @@ def test_values_of_one_attribute_with_different_qualifiers_are_listed_not_ranked
         _element(2, "무게(스탠드 제외) : 3.9 kg", ("Nova 27QX", spec, "크기 & 무게")),
     ]
     entities = tuple(EntityRef(n, (n,), "doc") for n in ("Nova 24FL", "Nova 27QX"))
-    context = Context("hierarchical", "(rendered)", "(rendered)", items, 0, entities=entities)
+    paired = Lexicon(((frozenset({"weight"}), frozenset({"무게"})),))  # the collection's pair (core.retrieval.lexicon)
+    context = Context("hierarchical", "(rendered)", "(rendered)", items, 0, entities=entities, lexicon=paired)
     table = build_table("Which is lighter, the Nova 24FL or the Nova 27QX?", context)
     assert table.picked == () and [r.value for r in table.rows] == ["2.9 kg", "3.9 kg"]
     assert "stated for different things (무게(스탠드 제외), 무게(스탠드 포함))" in table.render()
     items[1] = _element(2, "Weight (without stand) : 3.9 kg", ("Nova 27QX", "Specifications", "Size & Weight"))
-    cross = Context("hierarchical", "(rendered)", "(rendered)", items, 0, entities=entities)
+    cross = Context("hierarchical", "(rendered)", "(rendered)", items, 0, entities=entities, lexicon=paired)
     assert [r.entity for r in build_table("Which is lighter, the Nova 24FL or the Nova 27QX?", cross).picked] == [
         "Nova 24FL"]

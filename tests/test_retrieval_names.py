@@ -12,7 +12,7 @@ from core.answering import ExtractiveAnswerer, build_table, compare
 from core.retrieval import Context, ContextElement, EntityRef, RetrievalRequest, retrieve
 from core.retrieval.headings import HeadingIndex, HeadingRef, best_headings, heading_words
 from core.retrieval.shape import attribute_identifiers, question_shape
-from core.statements import question_terms, statement
+from core.statements import Lexicon, question_terms, statement
 
 # -- headings -----------------------------------------------------------------------------------------------------
 
@@ -112,7 +112,9 @@ def test_a_bare_default_line_has_no_key_of_its_own():
 
 def test_korean_adjectives_ask_their_attribute_and_verb_form_keys_keep_their_words():
     asked = question_terms("Nova 24FL, Nova 27QX 중 가장 밝은 모니터는?")
-    assert "밝기" in asked and "brightness" in asked
+    assert "밝기" in asked and "brightness" not in asked  # the other language's name comes from the collection
+    paired = Lexicon(((frozenset({"밝기"}), frozenset({"brightness"})),))
+    assert "brightness" in question_terms("Nova 24FL, Nova 27QX 중 가장 밝은 모니터는?", paired)
     assert "무게" in question_terms("더 가벼운 모니터는?")
     assert statement(asked, "밝기 : 350 cd/m² (Typ)") == ("밝기", "350 cd/m² (Typ)")
 
@@ -159,7 +161,8 @@ def test_a_compared_entitys_value_kept_from_outside_the_scope_is_its_own():
     context = Context("hierarchical", "", "", [
         _el(1, "스피커 : 2W x 2", (a, "제품사양", "영상/음성")),
         _el(2, "Speakers : 5 W x 2", (b, "Specifications", "Audio"), outside=True),
-    ], 0, entities=(EntityRef(a, (a,), "doc"), EntityRef(b, (b,), "doc")))
+    ], 0, entities=(EntityRef(a, (a,), "doc"), EntityRef(b, (b,), "doc")),
+        lexicon=Lexicon(((frozenset({"speaker"}), frozenset({"스피커"})),)))  # the collection's pair
     table = build_table("Compare the speakers of the Nova 27QX and the Nova 32UX.", context)
     assert table is not None and [r.value for r in table.rows] == ["2W x 2", "5 W x 2"]
 

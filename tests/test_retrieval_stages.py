@@ -70,7 +70,7 @@ def test_the_registry_names_each_strategys_stage_list() -> None:
                                       "Nova 24FL와 Nova 27QX 중 어느 쪽이 더 가벼운가요?"])
 def test_a_comparative_question_runs_one_search_per_entity_plus_one(samples_store, question, monkeypatch) -> None:
     calls = []
-    monkeypatch.setattr(pipeline_module, "analyse", lambda q: calls.append(q) or analyse(q))
+    monkeypatch.setattr(pipeline_module, "analyse", lambda q, lexicon: calls.append(q) or analyse(q, lexicon))
     result = retrieve(samples_store, RetrievalRequest(question, k=4))
     assert len(calls) == 1, "the question is analysed once"
     entities = [n for n in result.notes if n.startswith("compared ")]

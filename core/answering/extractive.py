@@ -24,10 +24,11 @@ from core.answering import prompts
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
 from core.answering.table import ComparisonTable, build_table
 from core.elements import row_cells
+from core.quantities import is_unit
 from core.retrieval import Context, ContextElement
 from core.retrieval.named_rows import writes_key
 from core.retrieval.parts import question_parts
-from core.retrieval.shape import bridge_cue, name_runs
+from core.retrieval.shape import bridge_cue, name_runs, question_shape
 from core.statements import (
     documented_statement,
     is_lead_in,
@@ -94,6 +95,14 @@ class Evidence:
         }
 
 
+_AMOUNT = re.compile(r"\d+(?:[.,]\d+)?\s*([A-Za-z%°µ]+)")
+
+
+def _amounts(text: str) -> int:
+    """How many amounts with a unit ``text`` states ("90W", "65 W", "2.9 kg")."""
+    return sum(1 for unit in _AMOUNT.findall(text) if unit == "%" or is_unit(unit))
+
+
 def score_evidence(question: str, context: Context) -> list[Evidence]:
     """Context elements that can hold an answer, best first.
 
@@ -101,7 +110,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     similarity, the question's terms in its text, the terms found only in its heading path (where the context
     has one: the product or API the question names), and whether it states the attribute asked about.
     """
-    wanted = question_terms(question)
+    wanted = question_terms(question, context.lexicon)
     # A heading the question names whole ("Dispatcher", "Class: Pool", "Aster H2") is where to look, wherever it
     # sits in the context: its terms never count as the attribute asked about.
     # Only the headings above the evidence inside the scope: an FAQ question heading above a hit kept from
@@ -117,6 +126,10 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     named_subjects = _named_subjects(question, wanted, context)
     names = terms(" ".join(name_runs(question)))
     asks_default = bool(wanted & _default_terms())
+    # asked which of several things is most or more, a line stating their amounts side by side states the values
+    # compared ("Nova 32UX는 최대 90W, Nova 34WC는 최대 65W로 충전합니다."), as a key : value item states one
+    shape = question_shape(question)
+    compares = shape is not None and shape.kind in ("superlative", "compare")
     read = []
     for element in (e for e in context.elements if e.role != "ancestor"):
         text_terms = terms(element.text)
@@ -162,7 +175,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         documents_named = not named_subjects.isdisjoint(_own_subject(element))
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
-                 + ATTRIBUTE_WEIGHT * attribute + VALUE_WEIGHT * bool(stated)
+                 + ATTRIBUTE_WEIGHT * attribute
+                 + VALUE_WEIGHT * (bool(stated) or (compares and _amounts(element.text) >= 2))
                  + DEFAULT_WEIGHT * (asks_default and attribute > 0 and states_default(element.text))
                  - INCLUDED_PART_PENALTY * _asks_an_included_part(asked, element.text, stated)
                  + NAMED_SUBJECT_WEIGHT * documents_named)

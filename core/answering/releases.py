@@ -77,7 +77,7 @@ def dated_release(question: str, context: Context) -> tuple[ContextElement, str,
     versions = question_versions(question)
     if not versions or not asks_when(question):
         return None
-    asked = question_terms(question)
+    asked = question_terms(question, context.lexicon)
     in_question = {m.group(0) for m in DATE.finditer(question)}
     best: tuple[int, int] | None = None
     found: tuple[ContextElement, str, str] | None = None

@@ -145,7 +145,7 @@ def _asked(question: str, shape: QuestionShape, context: Context) -> frozenset[s
     # a part no entity's heading names ("LAN" in "Compare the LAN port of the A and the B") is the attribute
     parts = [p for p in shape.parts if not context.entities or terms(p) <= labels]
     names = terms(" ".join(parts)) | labels
-    return question_terms(question) - names
+    return question_terms(question, context.lexicon) - names
 
 
 def _entity_of_paths(cells: list[tuple[ContextElement, Any]]) -> dict[str, tuple[str, ...]]:

@@ -219,11 +219,14 @@ def start_turn(store: ElementStore, conversation_id: str, question: str, *, as_o
     if as_typed:
         resolution = plain_resolution(question)
     else:
-        resolution = resolve(question, recent, store.read.known_names)
+        from core.retrieval.lexicon import lexicon_for
+
+        lexicon = lexicon_for(store, question)[0]
+        resolution = resolve(question, recent, store.read.known_names, lexicon)
         if model is not None and recent:
             from core.conversation.rewrite import rewritten
 
-            resolution = rewritten(resolution, recent, model)
+            resolution = rewritten(resolution, recent, model, lexicon)
     vector = embed_query(store, resolution.understood_as)
     if not as_typed and recent:
         resolution = cut_episode(resolution, recent[-1].get("query_vector"), vector, config)

@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from core.retrieval.shape import name_runs, split_preamble
-from core.statements import question_terms, terms
+from core.statements import NO_LEXICON, Lexicon, question_terms, terms
 from core.textnorm import kiwi_tokenize
 
 __all__ = ["KnownNames", "Resolution", "Slots", "analyse", "as_typed", "describe", "resolve"]
@@ -169,7 +169,7 @@ def _pick(candidates: list[_Candidate], known: KnownNames | None) -> _Candidate 
     return ranked[0] if ranked else None
 
 
-def analyse(question: str, known: KnownNames | None = None) -> Slots:
+def analyse(question: str, known: KnownNames | None = None, lexicon: Lexicon = NO_LEXICON) -> Slots:
     """The entity and the attribute ``question`` names, by retrieval's own readings of a question (its preamble,
     its name runs, :func:`~core.statements.question_terms`) on its words with the particles cut (Korean, read by
     kiwipiepy). The entity is a name outside the scope when there is one ("Kiwi 품사 태그에서 NNG는" names NNG, in
@@ -186,7 +186,8 @@ def analyse(question: str, known: KnownNames | None = None) -> Slots:
 
     def attribute_of(text: str) -> tuple[str | None, frozenset[str]]:
         asked = frozenset(t for t in terms(text) if t not in named and t not in _FOLLOW_UP_WORDS)
-        expanded = frozenset(t for t in question_terms(text) if t not in named and t not in _FOLLOW_UP_WORDS)
+        expanded = frozenset(t for t in question_terms(text, lexicon) if t not in named
+                             and t not in _FOLLOW_UP_WORDS)
         label = " ".join(sorted(asked)) or None
         return label, expanded if label else frozenset()
 
@@ -279,10 +280,12 @@ def _episode_facts(recent: list[dict[str, Any]], episode: int) -> list[dict[str,
     return [f for t in recent if t["episode"] == episode for f in (t.get("facts") or [])]
 
 
-def resolve(question: str, recent: list[dict[str, Any]], known: KnownNames | None = None) -> Resolution:
+def resolve(question: str, recent: list[dict[str, Any]], known: KnownNames | None = None,
+            lexicon: Lexicon = NO_LEXICON) -> Resolution:
     """``question`` resolved against the conversation's ``recent`` turns (oldest first, as stored); ``known``:
-    which names the collection knows (:func:`analyse`)."""
-    slots = analyse(question, known)
+    which names the collection knows (:func:`analyse`); ``lexicon``: its field names across scripts
+    (``core.retrieval.lexicon``), so an attribute asked in one language carries its name in the other."""
+    slots = analyse(question, known, lexicon)
     previous = recent[-1] if recent else None
     if previous is None or (slots.entity and slots.attribute):
         return Resolution(question, question, slots)

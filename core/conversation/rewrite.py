@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.prompts import ChatPromptTemplate
 
 from core.conversation.resolution import Resolution, Slots, analyse, describe
+from core.statements import NO_LEXICON, Lexicon
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -71,7 +72,8 @@ def slots_agree(offline: Slots, model: Slots) -> bool:
     return entity
 
 
-def rewritten(offline: Resolution, recent: list[dict[str, Any]], model: BaseChatModel) -> Resolution:
+def rewritten(offline: Resolution, recent: list[dict[str, Any]], model: BaseChatModel,
+              lexicon: Lexicon = NO_LEXICON) -> Resolution:
     """``offline`` (the rules' resolution) after asking ``model`` for a rewrite: the rewrite when its slots agree,
     else ``offline``; either way with a notice of what the model said."""
     from core.llm import LLMError, invoke_with_retries
@@ -84,7 +86,7 @@ def rewritten(offline: Resolution, recent: list[dict[str, Any]], model: BaseChat
                                        "used.")
     if not text:
         return replace(offline, notice="The model returned no rewrite; the slots were used.")
-    slots = analyse(text)
+    slots = analyse(text, lexicon=lexicon)  # read as the offline slots were, field names in both languages
     if slots_agree(offline.slots, slots):
         merged = Slots(offline.slots.entity, offline.slots.attribute, offline.slots.attribute_terms)
         return replace(offline, understood_as=text, slots=merged,

@@ -22,12 +22,21 @@ from core.retrieval.shape import (
     question_shape,
     split_preamble,
 )
-from core.statements import asked_reading, asks_default, terms, without_default_phrases
+from core.statements import (
+    NO_LEXICON,
+    Lexicon,
+    asked_and_spelled,
+    asked_reading,
+    asks_default,
+    terms,
+    without_default_phrases,
+)
 
-__all__ = ["QuestionAnalysis", "analyse"]
+__all__ = ["QuestionAnalysis", "analyse", "name_terms"]
 
 Language = Literal["ko", "en"]
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -47,7 +56,11 @@ class QuestionAnalysis:
       questions in one: ``core.retrieval.shape.bridge_cue``), "" when it names one thing and one attribute;
     * ``parts``: the asks of a question asking several facts at once, each a question of its own
       (``core.retrieval.parts``); ``(text,)`` when it asks one thing.
-    * ``references``: the issue or pull request numbers it cites ("#3903" → ``3903``).
+    * ``references``: the issue or pull request numbers it cites ("#3903" → ``3903``);
+    * ``lexicon``: the collection's field names across scripts its terms were read with
+      (``core.retrieval.lexicon``); a stage reading another text of the question (a part, an attribute) reads it
+      with the same; ``spelled``: the fields it asks for in the other script, as the collection writes them
+      ("viewing angle" for "시야각"; full-text search matches words as written, not their stems).
     """
 
     text: str
@@ -68,22 +81,44 @@ class QuestionAnalysis:
     bridge: str = ""
     parts: tuple[str, ...] = ()
     references: tuple[str, ...] = ()
+    lexicon: Lexicon = NO_LEXICON
+    spelled: tuple[str, ...] = ()
 
     def identifiers(self, things: frozenset[str] = frozenset()) -> list[str]:
         """The identifiers naming an attribute (``core.retrieval.shape.attribute_identifiers``), ``things``
         (names a heading calls) left out."""
         return attribute_identifiers(self.text, things)
 
+    def writes_in_script_of_spelled(self) -> tuple[str, ...]:
+        """:attr:`spelled` when the question also writes, outside its names, words of the script those fields are
+        written in (a row's key, "국세청 전송", in an English question asking its "description"): a row holding
+        both is found only by the key and the field as the collection writes them; ``()`` otherwise."""
+        if not self.spelled:
+            return ()
+        hangul = _HANGUL.search(self.spelled[0]) is not None
+        named = {t for run in self.names for t in terms(run)}
+        own = [w for w in _WORD.findall(self.rest) if len(w) > 1
+               and (_HANGUL.search(w) is not None if hangul else w.isascii() and w.isalpha())]
+        return self.spelled if any(terms(w) - named for w in own) else ()
+
     def asked_outside(self, place_words: frozenset[str] | set[str]) -> frozenset[str]:
-        """The question's terms less those of the words naming a place (a scope's heading words)."""
-        return self.terms - {t for w in place_words for t in terms(w)}
+        """The question's terms less those of the words naming a place (a scope's heading words), and less their
+        names in the other script (``lexicon``): "모니터" read for "monitor" names the place "monitor" does."""
+        place = frozenset(t for w in place_words for t in terms(w))
+        return self.terms - place - (self.lexicon.translate(place) if self.lexicon else frozenset())
 
 
-def analyse(question: str) -> QuestionAnalysis:
-    """The analysis of ``question`` (already validated)."""
+def name_terms(question: str) -> frozenset[str]:
+    """The terms of the names ``question`` runs ("Nova 24FL"): what a lexicon never translates."""
+    return terms(" ".join(name_runs(split_preamble(question)[1])))
+
+
+def analyse(question: str, lexicon: Lexicon = NO_LEXICON) -> QuestionAnalysis:
+    """The analysis of ``question`` (already validated), its terms in both scripts through ``lexicon``."""
     preamble, rest = split_preamble(question)
     names = name_runs(rest)
-    asked, query = asked_reading(question)
+    kept = terms(" ".join(names)) if lexicon else frozenset()
+    asked, query, spelled = asked_and_spelled(question, lexicon, kept)
     plain = without_default_phrases(question)
     plain_preamble, plain_rest = split_preamble(plain)
     return QuestionAnalysis(
@@ -91,7 +126,7 @@ def analyse(question: str) -> QuestionAnalysis:
         terms=asked,
         preamble=preamble,
         rest=rest,
-        rest_terms=asked if rest == question else asked_reading(rest)[0],
+        rest_terms=asked if rest == question else asked_reading(rest, lexicon, kept)[0],
         names=names,
         codes=tuple(code_names(question)),
         models=tuple(w for run in names for w in run.split() if any(c.isdigit() for c in w)
@@ -106,4 +141,6 @@ def analyse(question: str) -> QuestionAnalysis:
         bridge=bridge_cue(question),
         parts=question_parts(question),
         references=references(question),
+        lexicon=lexicon,
+        spelled=spelled,
     )

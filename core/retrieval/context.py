@@ -20,7 +20,7 @@ import numpy as np
 from core.elements import Element
 from core.partial_tree import PartialTree, merge_trees, render_markdown, render_plain, short_ids
 from core.retrieval.hits import Hit
-from core.statements import is_lead_in
+from core.statements import NO_LEXICON, Lexicon, is_lead_in
 from core.store import ElementStore
 from core.tokens import count_tokens, truncate_to_tokens
 
@@ -297,6 +297,9 @@ class Context:
     # The things a comparative, superlative or list question is about (hierarchical contexts only: a plain
     # context does not say which heading an element belongs to).
     entities: tuple[EntityRef, ...] = ()
+    # The collection's field names across scripts the question was read with (core.retrieval.lexicon): the
+    # readers read the question's terms with it too.
+    lexicon: Lexicon = NO_LEXICON
 
     @property
     def hits(self) -> list[ContextElement]:

@@ -168,9 +168,9 @@ def entity_hits(
         # the elements that state it, whose headings are the things ranked; the nouns its comparative word asks
         # for ("lightest" → "weight 무게") are the attribute, else its words
         probe = attribute_query(question, shape)
-        implied = sorted(question_terms(probe) - terms(without_default_phrases(probe)))
+        implied = sorted(question_terms(probe, context.analysis.lexicon) - terms(without_default_phrases(probe)))
         probe = " ".join(implied) if implied else probe
-        stating, _ = context.search(expanded_query(probe), config.probe_hits, Scope.whole(),
+        stating, _ = context.search(expanded_query(probe, context.analysis.lexicon), config.probe_hits, Scope.whole(),
                                     vector=_embed(context, probe))
         entities = find_entities(index, shape, stating, asked, config.max_entities)
     taken = {h.element_id for h in hits}
@@ -179,7 +179,7 @@ def entity_hits(
     query, vector = context.analysis.query, None
     attribute = attribute_query(question, shape)
     if entities and attribute != question:
-        query = expanded_query(attribute)
+        query = expanded_query(attribute, context.analysis.lexicon)
         vector = _embed(context, query)
     # One search per thing compared: the headings one part names ("Nova 24FL" heads its sheet and an FAQ entry)
     # are searched together, each keeping the hits under it.

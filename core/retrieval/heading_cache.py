@@ -87,6 +87,13 @@ def _current_index(store: ElementStore) -> HeadingIndex:
     return held.index
 
 
+def held_version(store: ElementStore) -> int | None:
+    """The version of the stored heading index this process's copy of ``store``'s collection holds (read by
+    :func:`heading_index`), ``None`` when it holds none (a stored index that is not current is never kept)."""
+    held = _INDEXES.get((store.url, str(store.collection_id)))
+    return held.version if held is not None else None
+
+
 def match_headings(store: ElementStore, question: str) -> HeadingMatch | None:
     """The headings of ``store``'s collection that ``question`` names (matched in memory against this process's
     copy of the heading index)."""

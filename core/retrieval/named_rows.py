@@ -92,16 +92,20 @@ def _pins(key: str) -> bool:
 
 
 def named_row_hit(store: ElementStore, hits: list[Hit], question: str, wanted: frozenset[str],
-                  query_vector: np.ndarray, k: int) -> tuple[list[Hit], list[str]]:
+                  query_vector: np.ndarray, k: int, spelled: tuple[str, ...] = ()) -> tuple[list[Hit], list[str]]:
     """``hits`` with the row the question names by its key, found by its words anywhere in the collection, in the
     last place, when no hit is a row it names: a row whose key is the thing asked ("조회 가능 기간", "TSJ")
     defines it, where the hits may only mention it (a list of codes) or be about the words around it. The
     full-text search reads the ``k`` best matches of the question's words; of them, the best row whose key pins
-    one thing down (:func:`_pins`) and that the question writes (:func:`writes_key`)."""
+    one thing down (:func:`_pins`) and that the question writes (:func:`writes_key`). ``spelled``: the fields the
+    question asks in the other script as the collection writes them (``QuestionAnalysis.spelled``), searched with
+    its words: a row states its field in its header cells ("설명" for "description"), which full-text search
+    matches only as written."""
     if not hits or any(h.element.category == "TableRow" and writes_key(question, wanted, row_key(h.element.text))
                        for h in hits):
         return hits, []
-    for hit, _score in fts_scored(store, question, query_vector, k, Scope.whole()):
+    text = " ".join((question, *spelled))
+    for hit, _score in fts_scored(store, text, query_vector, k, Scope.whole()):
         key = row_key(hit.element.text)
         if hit.element.category == "TableRow" and _pins(key) and writes_key(question, wanted, key):
             last = hits[-1]

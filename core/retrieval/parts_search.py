@@ -38,7 +38,8 @@ def search_by_parts(context: SearchContext, search_one: Callable[[SearchContext]
     found = []
     for part in context.analysis.parts:
         own = SearchContext(context.store, embed_query(context.store, part), context.k, context.config,
-                            analyse(part), context.stages, context.sibling)
+                            analyse(part, context.analysis.lexicon), context.stages, context.sibling,
+                            index=context.index)
         found.append(search_one(own))
         context.searches += own.searches
     timings: dict[str, float] = {}

@@ -56,6 +56,7 @@ from core.retrieval.headings import (
 )
 from core.retrieval.headings import words as heading_words
 from core.retrieval.hits import Hit
+from core.retrieval.lexicon import lexicon_for
 from core.retrieval.named_rows import named_row_hit, named_rows
 from core.retrieval.parts_search import search_by_parts
 from core.retrieval.probe import probe_scope
@@ -116,7 +117,7 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
         note = f"searched in: {scope.label}" if not scope.is_whole else "searched the whole collection"
         return Found(hits, scope, None, [note], timings)
     t0 = time.perf_counter()
-    index = heading_index(context.store)
+    index = context.index or heading_index(context.store)
     with index.lock:  # another thread may bring this process's copy up to date meanwhile
         analysis = context.analysis
         # read once: choosing the scope weighs the same words
@@ -283,7 +284,7 @@ def find_compared(context: SearchContext) -> Found:
     if analysis.shape is not None and len(analysis.shape.parts) >= 2:
         # the things' headings lead the query: a table listing them all (an index page of every extension's entry
         # point) matches every one, a page about one matches one
-        index = heading_index(context.store)
+        index = context.index or heading_index(context.store)
         with index.lock:
             named = find_entities(index, analysis.shape, [], analysis.terms, config.max_entities)
         if named:
@@ -303,7 +304,7 @@ def add_entity_hits(context: SearchContext, found: Found, pool: list[Hit] | None
     if shape is None:
         return found
     t0 = time.perf_counter()
-    index = found.index or heading_index(context.store)
+    index = found.index or context.index or heading_index(context.store)
     with index.lock:  # another thread may bring this process's copy up to date meanwhile
         extra, entities = entity_hits(context, index, shape, found.hits, pool, named=named)
     found.timings["entities"] = ms(time.perf_counter() - t0)
@@ -437,16 +438,19 @@ def _with_named_rows(context: SearchContext, found: Found) -> Found:
         found.hits, moved = named_rows(context.store, found.hits, context.question, terms_asked, context.vector,
                                        context.stages.context.named_row_scan)
         found.hits, pinned = named_row_hit(context.store, found.hits, context.question, terms_asked,
-                                           context.vector, context.stages.probe.k)
+                                           context.vector, context.stages.probe.k,
+                                           context.analysis.writes_in_script_of_spelled())
         found.notes += moved + pinned
     return found
 
 
 def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: ElementStore | None) -> Retrieval:
     question = validate_question(request.question)  # raises QuestionError (a ValueError) with a message for the user
-    analysis = analyse(question)  # read once: every stage below reads the question through it
-    stages = current_stages()
     config = request.config
+    # the collection's field names across scripts ("weight" ↔ "무게"), read from the current collection
+    lexicon, index = lexicon_for(store, question)
+    analysis = analyse(question, lexicon)  # read once: every stage below reads the question through it
+    stages = current_stages()
     budget = request.budget
     k, max_tokens, query_vector = request.k, request.max_tokens, request.query_vector
     scope = request.scope or Scope.whole()
@@ -458,7 +462,8 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
         t0 = time.perf_counter()
         vector = embed_query(store, question) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
         t1 = time.perf_counter()
-        context = SearchContext(store, vector, k, config, analysis, stages, sibling)
+        context = SearchContext(store, vector, k, config, analysis, stages, sibling,
+                                index=index if request.as_of is None else None)
         routing = route(analysis) if (config.route or config.parts) and scope.is_whole else None
         if routing is not None and routing.search == "statements" and not (config.route and HLGTables(store).built()):
             routing = None  # not routing bridges, or no tiers yet: the question takes the config's own path
@@ -496,6 +501,7 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
         raise gone from exc
     named = tuple(h.text for h in found.heading_match.headings) if found.heading_match else ()
     plain.named = hierarchical.named = named
+    plain.lexicon = hierarchical.lexicon = lexicon
     hierarchical.entities = tuple(EntityRef(e.heading.text, (*e.heading.path, e.heading.text), e.heading.document_id)
                                   for e in found.entities)
     timings = {"embed_query": ms(t1 - t0), **found.timings, "plain_context": ms(t3 - t2), "expand": ms(t4 - t3)}

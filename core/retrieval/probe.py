@@ -44,6 +44,12 @@ def probe_scope(context: SearchContext, scope: Scope, asked: frozenset[str],
     # question proper's words the scope does not hold ("응답속도"). With the whole question, the words every page
     # of the platform repeats ("Python-Markdown", "extension", a preamble) outrank the one item stating it.
     lookup = identifiers or sorted(analysis.rest_terms & asked)
+    if lookup and analysis.spelled and not identifiers:
+        # with the attribute as the collection writes it in the other script ("Viewing angle" for "시야각"): a
+        # sheet of the other language under the scope holds it only in those words, and a term cut to its stem
+        # ("angl") matches no stored word; one lookup, both scripts, as a question in either names the field.
+        # Only the attribute's: the other script's name of a place the scope's heading names is no attribute
+        lookup = [*lookup, *(w for w in analysis.spelled if terms(w) & asked and w not in lookup)]
     lookups = [lookup] if lookup else []
     if lookup and analysis.asks_default and not set(DEFAULT_WORDS) <= set(lookup):
         # then with the words that state a default ("+ Default: `false`"): under an option's own heading every

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from core.retrieval.analysis import QuestionAnalysis
+from core.retrieval.headings import HeadingIndex
 from core.retrieval.hits import Hit
 from core.retrieval.scope import Scope
 from core.retrieval.search import search
@@ -144,6 +145,8 @@ class SearchContext:
     stages: Stages = field(default_factory=current_stages)
     sibling: ElementStore | None = None
     searches: int = 0
+    # this process's heading index of the collection, when the question already read it (core.retrieval.lexicon)
+    index: HeadingIndex | None = None
 
     @property
     def question(self) -> str:
