@@ -64,10 +64,11 @@ INCLUDED_PART_PENALTY = 0.2
 # option's item or another row states the same key of another thing, and a page that only mentions the name
 # documents nothing under it.
 NAMED_SUBJECT_WEIGHT = 0.3
-# A section whose own heading the question names whole documents what is asked, when the heading holds at least
+# A section whose own heading the question names whole documents what is asked, when the heading holds more than
 # this share of the question's words: a heading naming a word or two of a longer question ("Black", "What is
 # npx?", "The keyboard does not switch" for "What keyboard shortcut switches computers with the KVM?") is a
-# mention, not the section asked about.
+# mention, not the section asked about; nor is a product's heading naming half of it ("Aster H2" for "Who
+# manufactures the casing of the Aster H2?"): the question asks something of the product.
 NAMED_SECTION_MIN_SHARE = 0.5
 # Within a section the question names (an FAQ question heading, a heading named whole), a paragraph scoring within
 # this of the section's best and coming before it is the answer's lead (what follows qualifies it).
@@ -409,7 +410,7 @@ def _named_sections(wanted: frozenset[str], context: Context) -> frozenset[tuple
         if key is None or key in named or element.outside_scope or element.role == "ancestor":
             continue
         heading = _heading_terms(element.path[-1])
-        if heading and heading <= wanted and len(heading) >= NAMED_SECTION_MIN_SHARE * len(wanted):
+        if heading and heading <= wanted and len(heading) > NAMED_SECTION_MIN_SHARE * len(wanted):
             named[key] = heading
     return frozenset(k for k, h in named.items() if not any(h < other for other in named.values()))
 
