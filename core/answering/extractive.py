@@ -65,6 +65,15 @@ INCLUDED_PART_PENALTY = 0.2
 # option's item or another row states the same key of another thing, and a page that only mentions the name
 # documents nothing under it.
 NAMED_SUBJECT_WEIGHT = 0.3
+# A section whose own heading the question names whole documents what is asked, when the heading holds more than
+# this share of the question's words: a heading naming a word or two of a longer question ("Black", "What is
+# npx?", "The keyboard does not switch" for "What keyboard shortcut switches computers with the KVM?") is a
+# mention, not the section asked about; nor is a product's heading naming half of it ("Aster H2" for "Who
+# manufactures the casing of the Aster H2?"): the question asks something of the product.
+NAMED_SECTION_MIN_SHARE = 0.5
+# Within a section the question names (an FAQ question heading, a heading named whole), a paragraph scoring within
+# this of the section's best and coming before it is the answer's lead (what follows qualifies it).
+SECTION_FIRST_MARGIN = 0.1
 _INCLUSION_REMARK = re.compile(r"\((?:including|incl\.|includes)\s[^()]*\)|\([^()]*\s포함\)", re.I)
 
 @dataclass(frozen=True)
@@ -124,6 +133,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                       for t in ts)
     by_id = {e.element_id: e for e in context.elements}
     named_subjects = _named_subjects(question, wanted, context)
+    named_sections = _named_sections(wanted, context)
     names = terms(" ".join(name_runs(question)))
     asks_default = bool(wanted & _default_terms())
     # asked which of several things is most or more, a line stating their amounts side by side states the values
@@ -172,7 +182,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         if asks_default and attribute > 0 and not states_default(element.text):
             attribute *= 0.5  # asked for a default, an item describing the option without one half answers
         semantic = element.similarity or 0.0
-        documents_named = not named_subjects.isdisjoint(_own_subject(element))
+        in_named_section = _section_key(element) in named_sections
+        documents_named = in_named_section or not named_subjects.isdisjoint(_own_subject(element))
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
                  + ATTRIBUTE_WEIGHT * attribute
@@ -185,7 +196,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # ("설명: …" under "### trDt" for "trDt description?")
         answers = not is_title and (
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
-            or (documents_named and (bool(stated) or element.category == "TableRow"))
+            or (documents_named and (bool(stated) or element.category == "TableRow")) or in_named_section
         )
         key, value = stated if stated else (None, None)
         cell = table_cell(unplaced, element.text) if stated and element.text.lstrip().startswith("|") else None
@@ -194,14 +205,15 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                    else cell[2] if cell else _excerpt(element.text, wanted, value))
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers,
                                attribute))
-    scored = _by_asked_question(scored, context)
+    scored = _by_asked_question(scored, context, named_sections)
     return _code_with_its_prose(_after_what_follows(scored, context), context)
 
 
 _QUESTION_MARK = re.compile(r"[?？]")
 
 
-def _by_asked_question(scored: list[Evidence], context: Context) -> list[Evidence]:
+def _by_asked_question(scored: list[Evidence], context: Context,
+                       named_sections: frozenset[tuple[str, tuple[str, ...]]] = frozenset()) -> list[Evidence]:
     """Evidence ranked with an FAQ's question headings read as part of the evidence under them.
 
     An FAQ answers a question in the paragraphs below its heading ("Which Python versions does Black support?",
@@ -209,8 +221,11 @@ def _by_asked_question(scored: list[Evidence], context: Context) -> list[Evidenc
     against any one paragraph of the answer, which rarely repeats the question's words. So the section is the
     unit first: it ranks by its best paragraph scored with the heading's similarity where that is the closer
     (and the paragraph answers when that similarity would), against the rest of the evidence as it scores; within
-    the section, its paragraphs keep their own order of score. A hit that only mentions the words (a changelog
-    line, a "see also" elsewhere) no longer outranks the section the question was asked closest to."""
+    the section, its paragraphs keep their order of score, but for its lead
+    (:func:`_section_leads_with_its_first`). A section whose own heading the question names whole
+    (``named_sections``) is such a unit too: its first paragraph says what the section documents, before the
+    examples and printed output after it. A hit that only mentions the words (a changelog line, a "see also"
+    elsewhere) no longer outranks the section the question was asked closest to."""
     asked = {(e.document_id, (*e.path, e.text)): e.similarity for e in context.elements
              if e.category == "Title" and e.similarity is not None and _QUESTION_MARK.search(e.text)}
     if context.mode != "hierarchical":
@@ -221,10 +236,12 @@ def _by_asked_question(scored: list[Evidence], context: Context) -> list[Evidenc
         element = evidence.element
         section = next(((element.document_id, element.path[:n]) for n in range(len(element.path), 0, -1)
                         if (element.document_id, element.path[:n]) in asked), None)
+        if section is None and (element.document_id, element.path) in named_sections:
+            section = (element.document_id, element.path)
         if section is None or element.category == "Title":
             out.append(evidence)
             continue
-        heading_similarity = asked[section] or 0.0
+        heading_similarity = asked.get(section) or 0.0
         section_of[element.element_id] = section
         gain = SEMANTIC_WEIGHT * max(0.0, heading_similarity - evidence.semantic)
         answers = evidence.answers or heading_similarity >= ANSWER_MIN_SIMILARITY
@@ -238,8 +255,40 @@ def _by_asked_question(scored: list[Evidence], context: Context) -> list[Evidenc
         section = section_of.get(evidence.element.element_id)
         return best.get(section, evidence.score) if section is not None else evidence.score
 
-    return sorted(out, key=lambda e: (-e.answers, -unit_score(e), -e.score,
-                                      e.element.rank if e.element.rank is not None else 1_000_000))
+    ranked = sorted(out, key=lambda e: (-e.answers, -unit_score(e), -e.score,
+                                        e.element.rank if e.element.rank is not None else 1_000_000))
+    return _section_leads_with_its_first(ranked, section_of, context)
+
+
+def _section_leads_with_its_first(ranked: list[Evidence], section_of: dict[str, tuple[str, tuple[str, ...]]],
+                                  context: Context) -> list[Evidence]:
+    """A section's answer leads with what it answers ("Not yet", "Black provides no options to configure the
+    indentation style"; "get_shorting_balance_by_date 메서드는 …" before the frame it prints): of the section's
+    paragraphs that answer and score within ``SECTION_FIRST_MARGIN`` of its best, the first in the document
+    leads the section. A table row is measured against the other rows, never put first by its place. A lead-in
+    before a table's rows, or before items that state values of their own, is no answer by itself (they are
+    quoted instead, :func:`_after_what_follows`)."""
+    position = {e.element_id: i for i, e in enumerate(context.elements)}
+    stating_paths = {(e.element.document_id, e.element.path) for e in ranked
+                     if e.element.category == "TableRow" or (e.value and e.element.category in _FOLLOWER_CATEGORIES)}
+    out = list(ranked)
+    for section in dict.fromkeys(section_of.values()):
+        members = [i for i, e in enumerate(out) if section_of.get(e.element.element_id) == section]
+        if not members or not out[members[0]].answers:
+            continue
+        top = out[members[0]]
+        if top.element.category == "TableRow":  # a row is a unit of its own, measured against the others
+            continue
+        close = [out[i] for i in members
+                 if out[i].answers and out[i].score >= top.score - SECTION_FIRST_MARGIN
+                 and out[i].element.category != "TableRow"
+                 and not (is_lead_in(out[i].element.text)
+                          and (out[i].element.document_id, out[i].element.path) in stating_paths)]
+        first = min(close, key=lambda e: position.get(e.element.element_id, 0), default=top)
+        if first is not top:
+            out.remove(first)
+            out.insert(members[0], first)
+    return out
 
 
 # What a lead-in introduces: a list's items, a table or its rows, a code block. The next paragraph of a section
@@ -347,6 +396,37 @@ def _flags(heading: str) -> tuple[str, ...]:
     parts = [p.strip() for p in re.split(r"[,/|]", heading)]
     found = [_FLAG.fullmatch(p) for p in parts]
     return tuple(m.group(1) for m in found if m) if parts and all(found) else ()
+
+
+_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?")
+
+
+def _section_key(element: ContextElement) -> tuple[str, tuple[str, ...]] | None:
+    """The section an element sits in, below its page's title (a title names the page or product, which every
+    question about it names too); None at the top of a page."""
+    return (element.document_id, element.path) if len(element.path) >= 2 else None
+
+
+def _heading_terms(heading: str) -> frozenset[str]:
+    """A heading's terms without its numbering ("2.1.3.8 종목별 공매도 잔고 TOP 50": the words, not "2.1.3.8")."""
+    return frozenset(t for t in terms(heading) if not _SECTION_NUMBER.fullmatch(t))
+
+
+def _named_sections(wanted: frozenset[str], context: Context) -> frozenset[tuple[str, tuple[str, ...]]]:
+    """The sections (inside the scope) whose own heading the question names whole: what the question asks about
+    is documented there ("종목별 공매도 잔고 TOP 50은 어떤 함수?" under "2.1.3.8 종목별 공매도 잔고 TOP 50"), though
+    their prose says it in other words ("… 메서드는"). Of two named headings where one holds the other's words and
+    more ("종목별 공매도 현황" and "종목별 공매도 잔고 현황"), only the one naming more of the question is the
+    section asked about."""
+    named: dict[tuple[str, tuple[str, ...]], frozenset[str]] = {}
+    for element in context.elements:
+        key = _section_key(element)
+        if key is None or key in named or element.outside_scope or element.role == "ancestor":
+            continue
+        heading = _heading_terms(element.path[-1])
+        if heading and heading <= wanted and len(heading) > NAMED_SECTION_MIN_SHARE * len(wanted):
+            named[key] = heading
+    return frozenset(k for k, h in named.items() if not any(h < other for other in named.values()))
 
 
 def _named_subjects(question: str, wanted: frozenset[str], context: Context) -> frozenset[str]:
