@@ -20,7 +20,8 @@ def _stating(hits: list[Hit], asked: frozenset[str], wanted: frozenset[str],
     first: Hit | None = None
     for hit in hits:
         heading = hit.element.heading_path[-1] if hit.element.heading_path else None
-        found, by_heading = documented_statement(asked, hit.element.text, hit.element.category, heading)
+        # an option's section named in kebab-case ("dependency-versions") keys its bare "Default:" line too
+        found, by_heading = documented_statement(asked, hit.element.text, hit.element.category, heading, dashed=True)
         if not found or (name_share(wanted, found[0]) if by_heading else attribute_share(asked, found[0])) < 0.5:
             continue
         if not identifiers or last_parts(terms(found[0])) <= identifiers:
@@ -49,6 +50,10 @@ def probe_scope(context: SearchContext, scope: Scope, asked: frozenset[str],
         # then with the words that state a default ("+ Default: `false`"): under an option's own heading every
         # element holds its name, the line stating the value is the one holding these too
         lookups.append([*lookup, *(w for w in DEFAULT_WORDS if w not in lookup)])
+    if analysis.asks_default and not scope.is_whole:
+        # and by those words alone: a scope that is one option's own section ("dependency-versions") holds its name
+        # in every element's path, so the words naming it rank its examples and prose above its "Default:" line
+        lookups.append(list(DEFAULT_WORDS))
     for words in lookups if asked else ():
         if exact:
             break
