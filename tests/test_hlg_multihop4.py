@@ -81,3 +81,27 @@ def test_each_part_is_searched_under_its_setting_not_under_a_heading_named_by_ho
     assert "'/bin/sh'" in text and '"library"' in text, text
     answer = ExtractiveAnswerer().complete(question, found.hierarchical)
     assert "/bin/sh" in answer, answer
+
+
+OPTIONS = ("# Options\n## Build customization\n"
+           + "".join(f"### `tool-{n}`\n\n> Control tool {n}\n\nDefault: `{n}`\n\nThe tool {n} runs after the build.\n\n"
+                     for n in range(8))
+           + "### `dependency-versions`\n\n> Control the versions of the tools cibuildwheel uses\n\n"
+           "Options: `pinned` `latest` `packages: SPECIFIER...`\n\nDefault: `pinned`\n\n"
+           "If `dependency-versions` is `pinned`, cibuildwheel uses versions of tools that were pinned with that "
+           "release of cibuildwheel.\n\nIf `dependency-versions` is set to `latest`, cibuildwheel uses the latest "
+           "dependency versions available on PyPI.\n\nTo control the dependency-versions yourself, supply a "
+           "constraints file.\n\n#### Examples\n\n```toml\n[tool.cibuildwheel]\n# Use tools versions that are "
+           "bundled with cibuildwheel (this is the default)\ndependency-versions = \"pinned\"\n```\n\n"
+           "```yaml\n# Use tools versions that are bundled with cibuildwheel (this is the default)\n"
+           "CIBW_DEPENDENCY_VERSIONS: pinned\n```\n\n## Auditing\n### `audit-requires`\n\nDefault: `abi3audit`\n\n"
+           "The packages the audit command needs.\n")
+
+
+def test_a_default_asked_of_an_option_named_in_kebab_case_is_read_from_its_default_line(store):
+    report = ingest(store, [SourceFile("options.md", OPTIONS.encode())])
+    assert not report.errors, report.errors
+    question = "cibuildwheel default dependency-versions and default audit-requires?"
+    found = retrieve(store, RetrievalRequest(question, k=4))
+    texts = [h.element.text for h in found.hits]
+    assert "Default: pinned" in texts and "Default: abi3audit" in texts, texts
