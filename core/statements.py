@@ -109,6 +109,8 @@ _PROSE_WORD = re.compile(r"[A-Z][a-z]+")
 # "options.msgPrefix (String)", "inflate", "connectionTimeout"); a capitalised word names a section ("Options").
 _OPTION_HEADING = re.compile(r"^(?P<tick>`?)(?P<name>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(?P=tick)"
                              r"\s*(?:\([^)]*\)|\{[^}]*\})?\s*:?$")
+_DASHED_OPTION_HEADING = re.compile(r"^(?P<tick>`?)(?P<name>[a-z_$][\w$]*(?:-[a-z0-9_$][\w$]*)+)(?P=tick)"
+                                    r"\s*(?:\([^)]*\)|\{[^}]*\})?\s*:?$")
 _NUMBER_ONLY = re.compile(r"-?\d[\d,.]*")
 _NEXT_WORD = re.compile(r"[ \t]+([^\s,;.]+)")
 _TABLE_SPLIT = re.compile(r"(?<!\\)\|")
@@ -404,10 +406,13 @@ def is_lead_in(text: str) -> bool:
     return _LEAD_IN_END.search(last) is not None or _LEAD_IN_KO.search(last) is not None
 
 
-def option_heading(heading: str) -> str | None:
+def option_heading(heading: str, *, dashed: bool = False) -> str | None:
     """The option a heading names (``"`level` (String)"`` → ``level``, ``"inflate"``), or None for a section
-    heading ("Options", "Usage", "Factory")."""
+    heading ("Options", "Usage", "Factory"). ``dashed``: a name in kebab-case counts too (``dependency-versions``,
+    ``fetch-retries``: the options of a command line or a TOML table)."""
     found = _OPTION_HEADING.match(heading.strip())
+    if not found and dashed:
+        found = _DASHED_OPTION_HEADING.match(heading.strip())
     if not found:
         return None
     name = found.group("name")
@@ -417,12 +422,13 @@ def option_heading(heading: str) -> str | None:
 
 
 def documented_statement(wanted: frozenset[str], text: str, category: str = "",
-                         heading: str | None = None) -> tuple[Statement | None, bool]:
+                         heading: str | None = None, *, dashed: bool = False) -> tuple[Statement | None, bool]:
     """:func:`statement`, a default stated without its option's name (``+ Default: `0` ``, "When set to true, …
-    Defaults to true.") keyed by the option heading it sits under; and whether the key is that heading."""
+    Defaults to true.") keyed by the option heading it sits under; and whether the key is that heading.
+    ``dashed``: as :func:`option_heading`'s."""
     found = statement(wanted, text, category)
     if found and not found[0] and heading:
-        option = option_heading(heading)
+        option = option_heading(heading, dashed=dashed)
         if option:
             return (option, found[1]), True
     return found, False

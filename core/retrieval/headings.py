@@ -37,7 +37,7 @@ from functools import lru_cache
 from core import textnorm
 from core.changelog import release_heading
 from core.retrieval.heading_refs import HeadingMatch, HeadingRef, _ref, load_headings
-from core.retrieval.shape import IDENTIFIER, code_names, name_runs, split_preamble
+from core.retrieval.shape import IDENTIFIER, asking_words, code_names, name_runs, split_preamble
 from core.statements import without_default_phrases
 from core.store import StoredHeading
 from core.textnorm import is_release_version
@@ -195,7 +195,18 @@ def word_factors(question: str, index: HeadingIndex | None = None, *,
         if index is not None and _names_platform(w, index):
             f = PREAMBLE_FACTOR
         factors.setdefault(w, PREAMBLE_FACTOR if named_rest else f)
-    return factors
+    return _without_asking(question, factors, index)
+
+
+def _without_asking(question: str, factors: dict[str, float], index: HeadingIndex | None) -> dict[str, float]:
+    """``factors`` less the words saying how the question asks (``core.retrieval.shape.asking_words``: "how
+    **long** is …", "… by **default**"): a heading holding them ("DEFAULT VALUES", a setting named ``long``) is not the
+    thing asked of. A heading of several words the question spells whole ("the Default Configs section") still
+    names its place."""
+    asking = asking_words(question) & factors.keys()
+    if asking and index is not None:
+        asking -= _whole_heading_words(set(words(_CODE_SPAN.sub(" ", question))), index)
+    return {w: f for w, f in factors.items() if w not in asking}
 
 
 def _names_platform(word: str, index: HeadingIndex) -> bool:

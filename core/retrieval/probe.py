@@ -12,7 +12,7 @@ __all__ = ["probe_scope"]
 
 
 def _stating(hits: list[Hit], asked: frozenset[str], wanted: frozenset[str],
-             identifiers: frozenset[str] = frozenset()) -> tuple[Hit | None, bool]:
+             identifiers: frozenset[str] = frozenset(), *, dashed: bool = False) -> tuple[Hit | None, bool]:
     """The first hit stating the attribute asked (a ``key : value`` item or ``Default:`` line whose key names at
     least half of the question's words), and whether its key is exactly an option the question names by its
     identifier (``identifiers``); such a hit is preferred. A default under the option's own heading counts when
@@ -20,7 +20,10 @@ def _stating(hits: list[Hit], asked: frozenset[str], wanted: frozenset[str],
     first: Hit | None = None
     for hit in hits:
         heading = hit.element.heading_path[-1] if hit.element.heading_path else None
-        found, by_heading = documented_statement(asked, hit.element.text, hit.element.category, heading)
+        # asked for a default: an option's section named in kebab-case ("dependency-versions") keys its bare
+        # "Default:" line too
+        found, by_heading = documented_statement(asked, hit.element.text, hit.element.category, heading,
+                                                 dashed=dashed)
         if not found or (name_share(wanted, found[0]) if by_heading else attribute_share(asked, found[0])) < 0.5:
             continue
         if not identifiers or last_parts(terms(found[0])) <= identifiers:
@@ -39,7 +42,7 @@ def probe_scope(context: SearchContext, scope: Scope, asked: frozenset[str],
     wanted = analysis.terms
     identifiers = analysis.identifiers(things)
     parts = last_parts(t for name in identifiers for t in terms(name))
-    stating, exact = _stating(hits, asked, wanted, parts) if asked else (None, False)
+    stating, exact = _stating(hits, asked, wanted, parts, dashed=analysis.asks_default) if asked else (None, False)
     # The attribute is looked up by its own words alone: the option a code span names (`linenums`), else the
     # question proper's words the scope does not hold ("응답속도"). With the whole question, the words every page
     # of the platform repeats ("Python-Markdown", "extension", a preamble) outrank the one item stating it.
@@ -55,6 +58,10 @@ def probe_scope(context: SearchContext, scope: Scope, asked: frozenset[str],
         # then with the words that state a default ("+ Default: `false`"): under an option's own heading every
         # element holds its name, the line stating the value is the one holding these too
         lookups.append([*lookup, *(w for w in DEFAULT_WORDS if w not in lookup)])
+    if analysis.asks_default and not scope.is_whole:
+        # and by those words alone: a scope that is one option's own section ("dependency-versions") holds its name
+        # in every element's path, so the words naming it rank its examples and prose above its "Default:" line
+        lookups.append(list(DEFAULT_WORDS))
     for words in lookups if asked else ():
         if exact:
             break
@@ -62,7 +69,7 @@ def probe_scope(context: SearchContext, scope: Scope, asked: frozenset[str],
         # `disableRequestLogging`, where its own heading states it too)
         named, found = context.search(" ".join(words), probe_k, scope)
         timings = {s: timings.get(s, 0.0) + found.get(s, 0.0) for s in {*timings, *found}}
-        looked_up, exact = _stating(named, asked, wanted, parts)
+        looked_up, exact = _stating(named, asked, wanted, parts, dashed=analysis.asks_default)
         stating = looked_up if looked_up is not None and (exact or stating is None) else stating
     top = hits[:k]
     if stating is not None and stating not in top[: max(1, k - 1)]:

@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-__all__ = ["IDENTIFIER", "QuestionShape", "attribute_identifiers", "bridge_cue", "code_names", "name_runs",
-           "question_shape", "split_preamble"]
+from core.textnorm import name_words
+
+__all__ = ["IDENTIFIER", "QuestionShape", "asking_words", "attribute_identifiers", "bridge_cue", "code_names",
+           "name_runs", "question_shape", "split_preamble"]
 
 Kind = Literal["compare", "superlative", "list"]
 Direction = Literal["max", "min"]
@@ -82,6 +84,24 @@ def split_preamble(question: str) -> tuple[str, str]:
         if m and m.end() < len(question):
             return question[: m.end()], question[m.end():]
     return "", question
+
+
+# "how long is …", "how often does …", "how big a …": the word after "how" is the form of the question (a duration,
+# a frequency, a size asked), not a name; "how caching works" names caching (no auxiliary or article follows it).
+_HOW_FORM = re.compile(r"\bhow\s+([a-z]+)(?=\s+(?:\w+\s+)?(?:is|are|was|were|does|do|did|can|could|should|will|would|"
+                       r"has|have|must|may|might|a|an)\b)", re.I)
+# The words a question asks for a default with: they say which value of a thing is asked, not which thing.
+_DEFAULT_ASKING = frozenset({"default", "defaults", "기본값"})
+
+
+def asking_words(question: str) -> frozenset[str]:
+    """The words of ``question`` that say how it asks, casefolded: the word after "how" that shapes the question
+    ("how **long** is the timeout?"), and the words asking for a default ("default", "기본값"). They name the kind of
+    value asked, never the thing it is asked of, so a heading holding only them ("DEFAULT VALUES", a setting named
+    ``long``) is not the place the question names."""
+    words = {m.group(1).casefold() for m in _HOW_FORM.finditer(question)}
+    words |= name_words(question) & _DEFAULT_ASKING
+    return frozenset(words)
 
 
 def code_names(text: str) -> list[str]:
