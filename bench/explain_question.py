@@ -13,27 +13,18 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _common import SAMPLES, scratch_database
+from _common import scratch_database
 from _synthetic import run_then_remove_scratch_database
 
 
 def main():
     url = scratch_database()
     import psycopg
-    from bench_pipeline import SETS
+    from profile_question import samples_and_gold_questions
 
-    from core.embeddings import make_embeddings
-    from core.evaluation import load_questions
-    from core.ingest import ingest_paths
-    from core.retrieval import RetrievalRequest, retrieve, warm_up
-    from core.retrieval.search import embed_query
-    from core.store import ElementStore
+    from core.retrieval import RetrievalRequest, retrieve
 
-    store = ElementStore(url, "prof", make_embeddings("use"))
-    ingest_paths(store, [SAMPLES])
-    qs = [q.question for q in load_questions(SETS["gold"]).questions]
-    warm_up(store)
-    vecs = {q: embed_query(store, q) for q in qs}
+    store, qs, vecs = samples_and_gold_questions(url)
     captured = []
     orig = psycopg.Cursor.execute
 

@@ -19,15 +19,15 @@ from _common import SAMPLES, scratch_database
 from _synthetic import run_then_remove_scratch_database
 
 
-def main():
-    url = scratch_database()
-    import psycopg
+def samples_and_gold_questions(url: str):
+    """The samples ingested at ``url``, warmed up; the gold questions and their vectors (embedded once, outside
+    what is measured)."""
     from bench_pipeline import SETS
 
     from core.embeddings import make_embeddings
     from core.evaluation import load_questions
     from core.ingest import ingest_paths
-    from core.retrieval import RetrievalRequest, retrieve, warm_up
+    from core.retrieval import warm_up
     from core.retrieval.search import embed_query
     from core.store import ElementStore
     from core.tokens import count_tokens
@@ -37,7 +37,16 @@ def main():
     qs = [q.question for q in load_questions(SETS["gold"]).questions]
     warm_up(store)
     count_tokens("x")
-    vecs = {q: embed_query(store, q) for q in qs}
+    return store, qs, {q: embed_query(store, q) for q in qs}
+
+
+def main():
+    url = scratch_database()
+    import psycopg
+
+    from core.retrieval import RetrievalRequest, retrieve
+
+    store, qs, vecs = samples_and_gold_questions(url)
     for q in qs:
         retrieve(store, RetrievalRequest(q, k=4, query_vector=vecs[q]))
     # per-statement timing

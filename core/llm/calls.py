@@ -213,14 +213,17 @@ def _stream(
     deadline = time.monotonic() + policy.total
     state: dict[str, Any] = {"finish": None}
 
+    def texts(chunks: Iterator[BaseMessage]) -> Iterator[str]:
+        for chunk in chunks:
+            state["finish"] = finish_reason(chunk) or state["finish"]
+            text = message_text(chunk)
+            if text:
+                yield text
+
     def first_chunk() -> str:
-        state["chunks"] = _items_before(deadline, lambda: model.stream(list(messages), **options))
+        state["texts"] = texts(_items_before(deadline, lambda: model.stream(list(messages), **options)))
         try:
-            for chunk in state["chunks"]:
-                state["finish"] = finish_reason(chunk) or state["finish"]
-                text = message_text(chunk)
-                if text:
-                    return text
+            return next(state["texts"], "")
         except ValueError as exc:
             # LangChain's word for a stream the server closed before its first chunk, as a server that gives
             # its one slot to a newer request does: that is a cut-off reply, not a failed call
@@ -228,19 +231,13 @@ def _stream(
             if error is None:
                 raise
             raise error from exc
-        state["chunks"] = iter(())
-        return ""
 
     # The first chunk is waited for in call_with_retries' own worker; the stream's worker is started inside it.
     first = call_with_retries(first_chunk, policy, sleep=sleep, secret=secret, deadline=deadline, kind=kind)
     if first:
         yield first
     try:
-        for chunk in state["chunks"]:
-            state["finish"] = finish_reason(chunk) or state["finish"]
-            text = message_text(chunk)
-            if text:
-                yield text
+        yield from state["texts"]
     except DeadlineExceeded as exc:
         raise _deadline_error(policy, cut_off=True) from exc
     except Exception as exc:
