@@ -250,8 +250,8 @@ _WORD_VECTORS: BoundedCache[tuple, np.ndarray] = BoundedCache(WORD_VECTORS)
 
 def _read_fields(store: ElementStore, headings: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
     """The collection's field words (:func:`field_texts`), and its ``key : value`` items by key (their texts)."""
-    texts = [(e.text, e.category or "") for d in store.documents() for e in store.elements(d.document_id)
-             if len(e.text) <= 2000]
+    texts = [(e.text, e.category or "") for d in store.read.document_ids() for e in store.read.elements(d)
+             if len(e.text) <= 2000]  # on the question's held connection: a pool lent out whole would wait for it
     items: dict[str, list[str]] = {}
     for text, category in texts:
         found = statement(frozenset(), text, category) if category not in ("CodeSnippet", "Table", "TableRow") \
@@ -291,7 +291,7 @@ def item_pairs(store: ElementStore, items: dict[str, list[str]], config: Lexicon
     vectors (the embedding cache: nothing is embedded), averaged. Keys close alike to a source ("무게(스탠드 포함)",
     "무게(스탠드 제외)") give it the terms they share."""
     hashes = {t: text_sha256(t) for texts in items.values() for t in texts}
-    stored = store.cached_vectors(hashes.values())
+    stored = store.cached_vectors(hashes.values(), primary=False)  # a question's read: a standby serves it
     keys = [k for k, texts in items.items() if any(hashes[t] in stored for t in texts)]
     if not keys:
         return EMPTY

@@ -447,16 +447,16 @@ def _with_named_rows(context: SearchContext, found: Found) -> Found:
 def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: ElementStore | None) -> Retrieval:
     question = validate_question(request.question)  # raises QuestionError (a ValueError) with a message for the user
     config = request.config
-    # the collection's field names across scripts ("weight" ↔ "무게"), read from the current collection
-    lexicon, index = lexicon_for(store, question)
-    analysis = analyse(question, lexicon)  # read once: every stage below reads the question through it
     stages = current_stages()
     budget = request.budget
     k, max_tokens, query_vector = request.k, request.max_tokens, request.query_vector
     scope = request.scope or Scope.whole()
-    if request.as_of is not None:
-        store = _as_of(store, request.as_of, config)
     try:
+        # the collection's field names across scripts ("weight" ↔ "무게"), read from the current collection
+        lexicon, index = lexicon_for(store, question)
+        analysis = analyse(question, lexicon)  # read once: every stage below reads the question through it
+        if request.as_of is not None:
+            store = _as_of(store, request.as_of, config)
         if config.contextual and sibling is None:
             sibling = contextual_index(store)  # reads only: a missing or stale index is an error saying how to build it
         t0 = time.perf_counter()

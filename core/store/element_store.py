@@ -289,9 +289,10 @@ class ElementStore:
         """Documents whose id, source path or file name is ``key``."""
         return [d for d in self.documents() if key in (d.document_id, d.source, d.filename)]
 
-    def cached_vectors(self, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
-        """Stored vectors of this embedder for the given text hashes, from any collection (the embedding cache)."""
-        return self.read.cached_vectors(text_hashes)
+    def cached_vectors(self, text_hashes: Iterable[str], *, primary: bool = True) -> dict[str, np.ndarray]:
+        """Stored vectors of this embedder for the given text hashes, from any collection (the embedding cache):
+        on the primary, or (not ``primary``) where the store's other reads go."""
+        return self.read.cached_vectors(text_hashes, primary=primary)
 
     def has_vector_index(self) -> bool:
         with self.pool.connection() as conn:
@@ -357,6 +358,8 @@ class ElementStore:
                 yield twin
             finally:
                 twin.question_reads.connection = None
+        for write in twin.question_reads.after:
+            write()
 
     # -- the stored term counts (core.sql.terms) --
 

@@ -1,7 +1,7 @@
 """The one door to ``hke_field_pairs`` (``core.sql.field_pairs``): a collection's field words, their vectors and
 their cross-script pairs, computed once per collection version by ``core.retrieval.lexicon`` and read by every
-process after. Reads and writes go to the store's primary pool: the row is keyed by the collection's version, which
-the primary holds."""
+process after. Reads go where the question's other reads go (its held connection, or the store's readers: a standby
+that lags shows an older version's row, which is computed again); writes go to the primary."""
 
 from __future__ import annotations
 
@@ -74,9 +74,13 @@ class FieldPairTables:
     def _row(self, statement: str) -> tuple | None:
         """The collection's row; a database no process has written one to yet has no table (a read never makes
         it: no DDL and its lock on a question's path)."""
+        params = {"collection_id": self.store.collection_id}
+        shared = self.store.question_reads
         try:
-            with read_connection(self.store.pool) as conn:
-                return conn.execute(statement, {"collection_id": self.store.collection_id}).fetchone()
+            if shared is not None and shared.connection is not None:  # a pool of one would wait for it
+                return shared.connection.execute(statement, params).fetchone()
+            with read_connection(self.store.reader) as conn:
+                return conn.execute(statement, params).fetchone()
         except psycopg.errors.UndefinedTable:
             return None
 
@@ -102,7 +106,12 @@ class FieldPairTables:
 
     def write(self, row: StoredFieldPairs) -> None:
         """Store ``row`` unless a row of a later version is stored already; a collection dropped meanwhile is left
-        alone (the row only spares the next process the computing)."""
+        alone (the row only spares the next process the computing). Asked within a question that holds a
+        connection, it is made once the question gives it back (``QuestionReads.after``)."""
+        shared = self.store.question_reads
+        if shared is not None and shared.connection is not None:
+            shared.after.append(lambda: self.write(row))
+            return
         self.ensure_schema()
         vectors = np.ascontiguousarray(row.vectors, dtype="<f4")
         params = {"collection_id": self.store.collection_id, "version": row.version,

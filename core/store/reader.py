@@ -14,7 +14,7 @@ candidates on one).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
@@ -138,6 +138,9 @@ class QuestionReads:
     # reads meant for the primary too (no standby: it is the primary's).
     connection: psycopg.Connection | None = None
     primary_too: bool = False
+    # Writes the question's reads led to (a collection's field pairs, computed once), made once the held connection
+    # is back in the pool: made while it is held, a pool of n lent to n questions would wait for itself.
+    after: list[Callable[[], None]] = field(default_factory=list)
 
 
 class ElementReader:
@@ -276,6 +279,10 @@ class ElementReader:
         return ElementReader(self._store, conn, as_of=self.as_of, versions=self._versions_at)
 
     # -- elements --
+
+    def document_ids(self) -> list[str]:
+        """The collection's documents, in the order the store lists them."""
+        return [row[0] for row in self._query(sql.LIST_DOCUMENTS, (self._store.collection_id,), tables=())]
 
     def elements(self, document_id: str) -> list[Element]:
         """All elements of one document, in document order."""
@@ -416,15 +423,16 @@ class ElementReader:
 
     # -- the embedding cache and the term counts --
 
-    def cached_vectors(self, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
-        """Stored vectors of this embedder for the given text hashes, from any collection (the embedding cache)."""
+    def cached_vectors(self, text_hashes: Iterable[str], *, primary: bool = True) -> dict[str, np.ndarray]:
+        """Stored vectors of this embedder for the given text hashes, from any collection (the embedding cache);
+        from the primary (an ingest's own writes) or, not ``primary``, where this reader's other reads go."""
         hashes = list(dict.fromkeys(text_hashes))
         if not hashes:
             return {}
         info = self._store.embeddings.info
         params = {"provider": info.provider, "model": info.model, "dimension": str(info.dimension)}
         rows: list[tuple] = []
-        with self._connection(primary=True) as conn:
+        with self._connection(primary=primary) as conn:
             # Another process may drop a collection between the listing and the read: its table is gone and the
             # statement fails. Listing again leaves it out; the cache is only a shortcut, so after a few tries
             # (collections dropped back to back) the texts are embedded instead.
