@@ -116,12 +116,12 @@ def test_retrieve_brings_the_named_row_and_the_stage_switch_turns_it_off(payment
 
 def test_a_question_asking_which_release_keeps_its_entries(payments, monkeypatch) -> None:
     # asked which release, the answer is a changelog entry: the named-row stage does not run for it
-    from core.retrieval import pipeline
+    from core.retrieval import named_rows
 
     def moved(*_args, **_kwargs):
         raise AssertionError("rows moved")
 
-    monkeypatch.setattr(pipeline, "named_rows", moved)
+    monkeypatch.setattr(named_rows, "named_rows", moved)
     retrieve(payments, RetrievalRequest("in what release did 조회 가능 기간 change?", k=2))
     with pytest.raises(AssertionError, match="rows moved"):
         retrieve(payments, RetrievalRequest("what is 조회 가능 기간?", k=2))

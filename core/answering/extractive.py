@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.answering import prompts
+from core.answering.named_sections import named_sections_of, section_key
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
 from core.answering.table import ComparisonTable, build_table
 from core.elements import row_cells
@@ -65,12 +66,6 @@ INCLUDED_PART_PENALTY = 0.2
 # option's item or another row states the same key of another thing, and a page that only mentions the name
 # documents nothing under it.
 NAMED_SUBJECT_WEIGHT = 0.3
-# A section whose own heading the question names whole documents what is asked, when the heading holds more than
-# this share of the question's words: a heading naming a word or two of a longer question ("Black", "What is
-# npx?", "The keyboard does not switch" for "What keyboard shortcut switches computers with the KVM?") is a
-# mention, not the section asked about; nor is a product's heading naming half of it ("Aster H2" for "Who
-# manufactures the casing of the Aster H2?"): the question asks something of the product.
-NAMED_SECTION_MIN_SHARE = 0.5
 # Within a section the question names (an FAQ question heading, a heading named whole), a paragraph scoring within
 # this of the section's best and coming before it is the answer's lead (what follows qualifies it).
 SECTION_FIRST_MARGIN = 0.1
@@ -133,7 +128,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                       for t in ts)
     by_id = {e.element_id: e for e in context.elements}
     named_subjects = _named_subjects(question, wanted, context)
-    named_sections = _named_sections(wanted, context)
+    named_sections = named_sections_of(wanted, context)
     names = terms(" ".join(name_runs(question)))
     asks_default = bool(wanted & _default_terms())
     # asked which of several things is most or more, a line stating their amounts side by side states the values
@@ -182,7 +177,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         if asks_default and attribute > 0 and not states_default(element.text):
             attribute *= 0.5  # asked for a default, an item describing the option without one half answers
         semantic = element.similarity or 0.0
-        in_named_section = _section_key(element) in named_sections
+        in_named_section = section_key(element) in named_sections
         documents_named = in_named_section or not named_subjects.isdisjoint(_own_subject(element))
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
@@ -396,37 +391,6 @@ def _flags(heading: str) -> tuple[str, ...]:
     parts = [p.strip() for p in re.split(r"[,/|]", heading)]
     found = [_FLAG.fullmatch(p) for p in parts]
     return tuple(m.group(1) for m in found if m) if parts and all(found) else ()
-
-
-_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?")
-
-
-def _section_key(element: ContextElement) -> tuple[str, tuple[str, ...]] | None:
-    """The section an element sits in, below its page's title (a title names the page or product, which every
-    question about it names too); None at the top of a page."""
-    return (element.document_id, element.path) if len(element.path) >= 2 else None
-
-
-def _heading_terms(heading: str) -> frozenset[str]:
-    """A heading's terms without its numbering ("2.1.3.8 종목별 공매도 잔고 TOP 50": the words, not "2.1.3.8")."""
-    return frozenset(t for t in terms(heading) if not _SECTION_NUMBER.fullmatch(t))
-
-
-def _named_sections(wanted: frozenset[str], context: Context) -> frozenset[tuple[str, tuple[str, ...]]]:
-    """The sections (inside the scope) whose own heading the question names whole: what the question asks about
-    is documented there ("종목별 공매도 잔고 TOP 50은 어떤 함수?" under "2.1.3.8 종목별 공매도 잔고 TOP 50"), though
-    their prose says it in other words ("… 메서드는"). Of two named headings where one holds the other's words and
-    more ("종목별 공매도 현황" and "종목별 공매도 잔고 현황"), only the one naming more of the question is the
-    section asked about."""
-    named: dict[tuple[str, tuple[str, ...]], frozenset[str]] = {}
-    for element in context.elements:
-        key = _section_key(element)
-        if key is None or key in named or element.outside_scope or element.role == "ancestor":
-            continue
-        heading = _heading_terms(element.path[-1])
-        if heading and heading <= wanted and len(heading) > NAMED_SECTION_MIN_SHARE * len(wanted):
-            named[key] = heading
-    return frozenset(k for k, h in named.items() if not any(h < other for other in named.values()))
 
 
 def _named_subjects(question: str, wanted: frozenset[str], context: Context) -> frozenset[str]:

@@ -16,16 +16,17 @@ import re
 
 import numpy as np
 
+from core.changelog import asks_which_release
 from core.elements import row_cells
 from core.retrieval.hits import Hit
 from core.retrieval.scope import Scope
 from core.retrieval.search import fts_scored
-from core.retrieval.stages import ContextConfig
+from core.retrieval.stages import ContextConfig, SearchContext
 from core.statements import last_parts, terms
 from core.store import ElementStore
 from core.store.reader import Expanded
 
-__all__ = ["named_row_hit", "named_rows", "row_key", "writes_key"]
+__all__ = ["named_row_hit", "named_rows", "row_key", "rows_the_question_names", "writes_key"]
 
 def row_key(text: str) -> str:
     """A table row's key: its first cell ("" for none)."""
@@ -112,3 +113,17 @@ def named_row_hit(store: ElementStore, hits: list[Hit], question: str, wanted: f
             note = f"the question names the row {key!r}: it takes the last place"
             return [*hits[:-1], Hit(hit.element, last.rank, hit.distance)], [note]
     return hits, []
+
+
+def rows_the_question_names(context: SearchContext, hits: list[Hit]) -> tuple[list[Hit], list[str]]:
+    """The named-row stage: ``hits`` with the row the question names by its key in place of a neighbour row of its
+    table (:func:`named_rows`), or in the last place (:func:`named_row_hit`); and its notes. Asked which release,
+    the answer is a changelog entry, not the definition of the thing it names: no row is moved."""
+    if not context.stages.context.named_rows or asks_which_release(context.question):
+        return hits, []
+    terms_asked = context.analysis.terms
+    hits, moved = named_rows(context.store, hits, context.question, terms_asked, context.vector,
+                             context.stages.context.named_row_scan)
+    hits, pinned = named_row_hit(context.store, hits, context.question, terms_asked, context.vector,
+                                 context.stages.probe.k, context.analysis.writes_in_script_of_spelled())
+    return hits, moved + pinned

@@ -57,7 +57,7 @@ from core.retrieval.headings import (
 from core.retrieval.headings import words as heading_words
 from core.retrieval.hits import Hit
 from core.retrieval.lexicon import lexicon_for
-from core.retrieval.named_rows import named_row_hit, named_rows
+from core.retrieval.named_rows import rows_the_question_names
 from core.retrieval.parts_search import search_by_parts
 from core.retrieval.probe import probe_scope
 from core.retrieval.question import QuestionError, validate_question
@@ -426,21 +426,9 @@ def _search_one(context: SearchContext, scope: Scope) -> Found:
     if context.config.statements:
         hits, notes, timings, path = find_statement_hits(context)
         return Found(hits, Scope.whole(), None, notes, timings, path=path)
-    return _with_named_rows(context, add_entity_hits(context, find_hits(context, scope)))
-
-
-def _with_named_rows(context: SearchContext, found: Found) -> Found:
-    """``found`` after the named-row stage (``core.retrieval.named_rows``): the row the question names by its key
-    in place of a neighbour row of its table, or in the last place. Asked which release, the answer is a changelog
-    entry, not the definition of the thing it names: no row is moved."""
-    if context.stages.context.named_rows and not asks_which_release(context.question):
-        terms_asked = context.analysis.terms
-        found.hits, moved = named_rows(context.store, found.hits, context.question, terms_asked, context.vector,
-                                       context.stages.context.named_row_scan)
-        found.hits, pinned = named_row_hit(context.store, found.hits, context.question, terms_asked,
-                                           context.vector, context.stages.probe.k,
-                                           context.analysis.writes_in_script_of_spelled())
-        found.notes += moved + pinned
+    found = add_entity_hits(context, find_hits(context, scope))
+    found.hits, named = rows_the_question_names(context, found.hits)
+    found.notes += named
     return found
 
 
@@ -483,7 +471,8 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
             found = find_hits(context, scope)
             if config.headings and scope.is_whole:
                 found = add_entity_hits(context, found)
-            found = _with_named_rows(context, found)
+            found.hits, named = rows_the_question_names(context, found.hits)
+            found.notes += named
             if config.parts and config.headings and scope.is_whole and analysis.bridge == "relative clause":
                 found.hits, hopped = hop_to_described_section(context, found.hits)  # its thing's own section
                 found.notes += hopped

@@ -1,0 +1,48 @@
+"""The sections a question names by their own heading (the reader's unit for them, ``core.answering.extractive``):
+what the question asks about is documented there, though the section's prose may say it in other words."""
+
+from __future__ import annotations
+
+import re
+
+from core.retrieval import Context, ContextElement
+from core.statements import terms
+
+__all__ = ["NAMED_SECTION_MIN_SHARE", "named_sections_of", "section_key"]
+
+# A section whose own heading the question names whole documents what is asked, when the heading holds more than
+# this share of the question's words: a heading naming a word or two of a longer question ("Black", "What is
+# npx?", "The keyboard does not switch" for "What keyboard shortcut switches computers with the KVM?") is a
+# mention, not the section asked about; nor is a product's heading naming half of it ("Aster H2" for "Who
+# manufactures the casing of the Aster H2?"): the question asks something of the product.
+NAMED_SECTION_MIN_SHARE = 0.5
+
+_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?")
+
+
+def section_key(element: ContextElement) -> tuple[str, tuple[str, ...]] | None:
+    """The section an element sits in, below its page's title (a title names the page or product, which every
+    question about it names too); None at the top of a page."""
+    return (element.document_id, element.path) if len(element.path) >= 2 else None
+
+
+def _heading_terms(heading: str) -> frozenset[str]:
+    """A heading's terms without its numbering ("2.1.3.8 종목별 공매도 잔고 TOP 50": the words, not "2.1.3.8")."""
+    return frozenset(t for t in terms(heading) if not _SECTION_NUMBER.fullmatch(t))
+
+
+def named_sections_of(wanted: frozenset[str], context: Context) -> frozenset[tuple[str, tuple[str, ...]]]:
+    """The sections (inside the scope) whose own heading the question names whole: what the question asks about
+    is documented there ("종목별 공매도 잔고 TOP 50은 어떤 함수?" under "2.1.3.8 종목별 공매도 잔고 TOP 50"), though
+    their prose says it in other words ("… 메서드는"). Of two named headings where one holds the other's words and
+    more ("종목별 공매도 현황" and "종목별 공매도 잔고 현황"), only the one naming more of the question is the
+    section asked about."""
+    named: dict[tuple[str, tuple[str, ...]], frozenset[str]] = {}
+    for element in context.elements:
+        key = section_key(element)
+        if key is None or key in named or element.outside_scope or element.role == "ancestor":
+            continue
+        heading = _heading_terms(element.path[-1])
+        if heading and heading <= wanted and len(heading) > NAMED_SECTION_MIN_SHARE * len(wanted):
+            named[key] = heading
+    return frozenset(k for k, h in named.items() if not any(h < other for other in named.values()))
