@@ -53,22 +53,25 @@ def heading_index(store: ElementStore) -> HeadingIndex:
     shared = store.question_reads
     if shared is not None and shared.heading_index is not None:
         return shared.heading_index
-    index = _current_index(store)
+    index, version = _current_index(store)
     if shared is not None:
         shared.heading_index = index
+        shared.collection_version = version
     return index
 
 
-def _current_index(store: ElementStore) -> HeadingIndex:
+def _current_index(store: ElementStore) -> tuple[HeadingIndex, int | None]:
+    """The index, and the collection's version read with it (None as of a date, or when the stored one is not
+    current)."""
     if store.as_of_date is not None:  # the headings of the versions valid then; the stored index is current only
-        return _as_of_index(store)
+        return _as_of_index(store), None
     key = (store.url, str(store.collection_id))
     held = _INDEXES.get(key)
     state = store.read.heading_state(held.version if held else -1)
     if not state.current:
-        return HeadingIndex(store.read.scan_headings())
+        return HeadingIndex(store.read.scan_headings()), None
     if held is not None and state.version == held.version:
-        return held.index
+        return held.index, state.version
     if held is None or state.filled > held.version or len(state.changed) > FULL_RELOAD_DOCUMENTS:
         held = _Held(state.version, HeadingIndex(store.read.headings()))
     else:
@@ -77,14 +80,14 @@ def _current_index(store: ElementStore) -> HeadingIndex:
             if state.version > held.version:  # another thread may have applied a later version meanwhile
                 held.index.replace_documents(state.changed, changed)
                 held.version = state.version
-        return held.index
+        return held.index, state.version
     with _INDEXES_LOCK:  # Streamlit sessions ask from several threads
         if len(_INDEXES) >= _INDEXES_MAX and key not in _INDEXES:
             _INDEXES.pop(next(iter(_INDEXES)))
         current = _INDEXES.get(key)
         if current is None or current.version <= held.version:
             _INDEXES[key] = held
-    return held.index
+    return held.index, state.version
 
 
 def held_version(store: ElementStore) -> int | None:

@@ -64,7 +64,7 @@ from core.retrieval.question import QuestionError, validate_question
 from core.retrieval.request import RetrievalRequest
 from core.retrieval.router import route
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
-from core.retrieval.search import MAX_K, SearchConfig, embed_query, fts_scored, ms, search_config
+from core.retrieval.search import MAX_K, SearchConfig, embed_query, fts_scored, ms, read_lexemes, search_config
 from core.retrieval.stages import ContextConfig, SearchContext, Stages, current_stages
 from core.retrieval.statement_path import PathStep
 from core.retrieval.statement_search import find_statement_hits
@@ -126,6 +126,8 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
             factors = {w: f for w, f in factors.items() if w not in ASKING_WORDS}
         candidates = rank_headings(context.question, index, factors)
         things = called_names(analysis.plain, index, plain=True)
+    if candidates and config.fulltext:  # the whole collection is searched by the question, a scope by its query
+        read_lexemes(context.store, (context.question, analysis.query))
     timings = {"match_headings": ms(time.perf_counter() - t0)}
     pool = min(MAX_K, max(k, stages.context.pool)) if stages.context.definitions_first else k
     everywhere, found = context.search(context.question, pool, scope)

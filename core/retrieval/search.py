@@ -173,6 +173,12 @@ def fts_scored(
     return [(hit, f.score) for hit, f in zip(_hits(found), found, strict=True)]
 
 
+def read_lexemes(store: ElementStore, texts: Sequence[str]) -> None:
+    """The lexemes of the texts a question's full-text searches will read, in one round trip (each search would
+    read its own): normalised as :func:`fts_scored` normalises them."""
+    store.read.read_lexemes(unicodedata.normalize("NFKC", text) for text in texts)
+
+
 def fts_search(store: ElementStore, question: str, query_vector: np.ndarray, k: int,
                scope: Scope | None = None) -> list[Hit]:
     """The ``k`` elements that best match the question's words (IDF-weighted), best first."""

@@ -42,6 +42,11 @@ _FTS = f"e.{FTS_COLUMN}"
 # The question's lexemes under the same 'simple' parser as the index, so "NV-24FL", "2.9" or "title_class" split
 # the same way on both sides. The caller quotes them into tsquery text (core.retrieval.search.tsquery_lexeme).
 QUESTION_LEXEMES = "SELECT tsvector_to_array(to_tsvector('simple', %(question)s))"
+# The same for several texts in one round trip, in the order given.
+TEXTS_LEXEMES = (
+    "SELECT tsvector_to_array(to_tsvector('simple', t.text)) "
+    "FROM unnest(%(texts)s::text[]) WITH ORDINALITY AS t(text, ord) ORDER BY t.ord"
+)
 
 # The members of the scope's heading subtrees (%(root_ids)s), walking down parent_id inside each document.
 _WALK = """

@@ -122,6 +122,21 @@ _LEXEMES: BoundedCache[tuple[str, str], tuple[str, ...]] = BoundedCache(4096)
 
 
 @dataclass
+class _KnownCounts:
+    """The stored counts of the terms read at one version of a collection, and its element count then."""
+
+    total: int
+    counts: dict[tuple[str, bool], int] = field(default_factory=dict)
+
+
+# (database URL, collection id, version) -> the term counts read at that version of the collection. Every write of
+# the counts (a document's write, a fill) first takes the collection's next version (core.sql.terms), so a version
+# names one state of them; the version is the heading index's, read once per question (QuestionReads).
+_TERM_COUNTS: BoundedCache[tuple[str, str, int], _KnownCounts] = BoundedCache(16)
+_TERM_COUNTS_MAX = 100_000  # terms kept per collection version; beyond, only read
+
+
+@dataclass
 class QuestionReads:
     """What the reads of one question share (``ElementStore.for_one_question``): each vector search's hits by its
     statement and parameters, each full-text search's by its parameters but ``k`` (with the ``k`` it was read
@@ -133,6 +148,9 @@ class QuestionReads:
     term_counts: dict[tuple, TermCounts] = field(default_factory=dict)
     # The heading index the question reads (core.retrieval.heading_cache), brought up to date once per question.
     heading_index: Any = None
+    # The collection's version that index was read at (None: an index as of a date, or one not current): the
+    # term counts read at it are kept for the next questions (_TERM_COUNTS).
+    collection_version: int | None = None
     total: int | None = None
     # The connection the question's reads are held on (``ElementStore.one_question``); ``primary_too``: the
     # reads meant for the primary too (no standby: it is the primary's).
@@ -362,6 +380,18 @@ class ElementReader:
             _LEXEMES.put(key, held)
         return list(held)
 
+    def read_lexemes(self, texts: Iterable[str]) -> None:
+        """Reads the lexemes of those ``texts`` not read yet in one round trip, for :meth:`question_lexemes` to
+        answer from memory. A single text is left to it: read now, it costs the same round trip, and it may never be
+        asked."""
+        url = self._store.url
+        missing = [text for text in dict.fromkeys(texts) if _LEXEMES.get((url, text)) is None]
+        if len(missing) < 2:
+            return
+        rows = self._query(retrieval_sql.TEXTS_LEXEMES, {"texts": missing}, tables=())
+        for text, row in zip(missing, rows, strict=True):
+            _LEXEMES.put((url, text), tuple(row[0] or ()))
+
     def term_counts(self, keys: Sequence[str], prefix: Sequence[bool]) -> TermCounts:
         """The stored element counts of ``keys`` (``prefix[i]``: key ``i`` is a prefix term)."""
         shared = self._store.question_reads
@@ -369,9 +399,22 @@ class ElementReader:
         if shared is not None and key in shared.term_counts:
             held = shared.term_counts[key]
             return TermCounts(held.complete, held.total, list(held.counts))
-        params = {"collection_id": self._store.collection_id, "keys": list(keys), "prefix": list(prefix)}
-        complete, total, counts = self._query(term_sql.TERM_COUNTS, params, tables=())[0]
-        found = TermCounts(bool(complete), int(total), [int(n) for n in counts])
+        version = shared.collection_version if shared is not None else None
+        at = (self._store.url, str(self._store.collection_id), version)
+        known = _TERM_COUNTS.get(at) if version is not None else None
+        pairs = list(zip(keys, prefix, strict=True))
+        if known is not None and all(pair in known.counts for pair in pairs):
+            found = TermCounts(True, known.total, [known.counts[pair] for pair in pairs])
+        else:
+            params = {"collection_id": self._store.collection_id, "keys": list(keys), "prefix": list(prefix)}
+            complete, total, counts = self._query(term_sql.TERM_COUNTS, params, tables=())[0]
+            found = TermCounts(bool(complete), int(total), [int(n) for n in counts])
+            if version is not None and found.complete:  # counts not filled yet are read again until they are
+                if known is None or known.total != found.total:
+                    known = _KnownCounts(found.total)
+                    _TERM_COUNTS.put(at, known)
+                if len(known.counts) < _TERM_COUNTS_MAX:
+                    known.counts.update(zip(pairs, found.counts, strict=True))
         if shared is not None:
             shared.total = found.total
             shared.term_counts[key] = TermCounts(found.complete, found.total, list(found.counts))
