@@ -1,6 +1,7 @@
 """Where one default question's CPU goes in this process: ``cProfile`` (clocked by ``time.process_time``) over
 ``retrieve`` for the gold questions, three passes, and each SQL statement's wall time as this process sees it (sent,
-waited on, fetched), per question (docs/pipeline-speed.md, speed5). The profiler inflates Python about 3x: read the
+waited on, fetched), per question (docs/pipeline-speed.md, speed5); first, the statements of each question asked for
+the first time, by kind (docs/speed6.md). The profiler inflates Python about 3x: read the
 shares, not the milliseconds.
 
 Run: nice .venv/bin/python bench/profile_question.py > profile.txt
@@ -47,11 +48,23 @@ def main():
     from core.retrieval import RetrievalRequest, retrieve
 
     store, qs, vecs = samples_and_gold_questions(url)
+    # the statements of each question asked for the first time (its texts' lexemes not read yet), by kind
+    orig = psycopg.Cursor.execute
+    first: collections.Counter[str] = collections.Counter()
+
+    def counted(cur, query, *a, **kw):
+        first[" ".join(str(query).split())[:90]] += 1
+        return orig(cur, query, *a, **kw)
+
+    psycopg.Cursor.execute = counted
     for q in qs:
         retrieve(store, RetrievalRequest(q, k=4, query_vector=vecs[q]))
+    psycopg.Cursor.execute = orig
+    print(f"statements per question asked for the first time: {sum(first.values()) / len(qs):.2f}")
+    for k, n in first.most_common():
+        print(f"{n / len(qs):5.2f}/q  {k}")
     # per-statement timing
     stats = collections.defaultdict(list)
-    orig = psycopg.Cursor.execute
 
     def timed(cur, query, *a, **kw):
         t = time.perf_counter()
