@@ -84,9 +84,9 @@ def test_each_text_of_a_question_is_parsed_once(samples_store, question, monkeyp
 
 
 # The statements a default question sends when its texts were read before: the pool's connection check, the heading
-# index's state (once per question, however many stages read the index), the whole collection's vector search and full-
-# text search (its term counts were read at this version of the collection by the first ask), the scope's probe (its
-# vector and full-text search) and, where the probe finds no statement of the attribute, its lookup (full text; the
+# index's state (once per question, however many stages read the index), the whole collection's vector search and
+# full-text search (its term counts were read at this version of the collection by the first ask), the scope's probe
+# (its vector and full-text search) and, where the probe finds no statement of the attribute, its lookup (full text; the
 # vector search is the probe's, kept), the expansion and the versions read. The named-row stage
 # (core.retrieval.named_rows) adds none here: its full-text lookup of a row the question names is the whole collection's
 # search read again with a smaller k, answered from the question's reads.
