@@ -72,3 +72,28 @@ def test_the_tune_multi_fact_answers_are_in_their_documents_under_their_gold_pat
     for corpus in ("cibuildwheel", "npm-cli"):
         questions = json.loads((HELDOUT / f"{corpus}-multi.json").read_text(encoding="utf-8"))["questions"]
         assert_gold_answers_in_their_documents(corpus, questions)
+
+
+def _refs(*paths: tuple[str, ...]) -> list:
+    from core.retrieval.headings import HeadingRef
+
+    return [HeadingRef(f"h{i}", path[-1], path[:-1], path[0], f"{path[0]}.md", i) for i, path in enumerate(paths)]
+
+
+WIDENING = _refs(("Options",), ("Options", "Build customization"), ("Options", "Build customization", "build-frontend"),
+                 ("Options", "Build customization", "container-engine"),
+                 *(("Options", "Build customization", f"tool-{n}") for n in range(30)),
+                 ("Nova 32UX",), ("Nova 32UX", "Specifications"), ("Nova 32UX", "Specifications", "Stand"),
+                 ("Nova 27QX",), ("Nova 27QX", "Specifications"), ("Nova 27QX", "Specifications", "Stand"))
+
+
+def test_a_heading_repeating_its_sections_word_is_the_scope_not_that_section():
+    """"which build frontend" names the option ``build-frontend``: the section above it ("Build customization")
+    shares only the word the option repeats, so the scope is not widened to it (it was: its k hits were other
+    options' examples). A path whose root holds a word the heading lacks (the product) still widens to it."""
+    from core.retrieval.headings import rank_headings
+
+    ranked = rank_headings("cibuildwheel defaults: which build frontend?", WIDENING)
+    assert ranked and [h.text for h in ranked[0].headings] == ["build-frontend"], ranked
+    ranked = rank_headings("how high does the Nova 32UX stand go?", WIDENING)
+    assert ranked and [h.text for h in ranked[0].headings] == ["Nova 32UX"], ranked
