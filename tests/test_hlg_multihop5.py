@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from core.evaluation.metrics import contains_answer
 from core.retrieval.context import Context, ContextElement
 
@@ -70,6 +72,8 @@ def test_the_tune_multi_fact_answers_are_in_their_documents_under_their_gold_pat
     from .helpers_bench import assert_gold_answers_in_their_documents
 
     for corpus in ("cibuildwheel", "npm-cli"):
+        if not (ROOT / "bench" / "corpora" / corpus / ".fetched.json").exists():
+            pytest.skip(f"bench/fetch_corpora.py --corpus {corpus} not run")
         questions = json.loads((HELDOUT / f"{corpus}-multi.json").read_text(encoding="utf-8"))["questions"]
         assert_gold_answers_in_their_documents(corpus, questions)
 
