@@ -45,6 +45,9 @@ Per set and mode it reports:
   document under the gold path holding the gold answer): the answer names the row (its first cell);
 * ``wrong_entity`` (entity grid): the answer states a value cited from another product's sheet (a count);
   ``not_stated_right``: of the questions whose product does not state the attribute, the share answered so;
+* ``all_facts`` (questions listing their ``facts``): every fact's answer is in the context; ``facts_attributed``:
+  every fact's answer is held by an element of the context under *that fact's own* gold path (strict attribution
+  per fact); ``facts_answered``: every fact's answer is in the answer;
 * ``tokens``: mean context tokens (core.tokens);
 * ``search_ms_p50`` / ``latency_ms_p50``: the search stage (heading match, searches, fusion) and the mode's whole
   latency (query embedding, search, its context), median over the questions;
@@ -77,7 +80,8 @@ from _synthetic import remove_scratch_database
 NEAR_TWIN = ROOT / "data" / "near_twin"
 COLUMNS = ("n", "recall", "attribution", "answer_contains", "answer_exact", "tokens", "old_recall",
            "old_attribution", "search_ms_p50", "latency_ms_p50")
-EXTRA_COLUMNS = ("table_right", "wrong_entity", "not_stated_right", "row_key_named", "all_facts")
+EXTRA_COLUMNS = ("table_right", "wrong_entity", "not_stated_right", "row_key_named", "all_facts", "facts_attributed",
+                 "facts_answered")
 DATA = ROOT / "data"
 
 
@@ -218,6 +222,8 @@ def _checks(question, answer: str, context, filenames: dict[str, str], product_f
         if extra.get("facts"):
             text = "\n".join(e.text for e in context.elements)
             out["all_facts"] = all(contains_answer(text, fact["answers"]) for fact in extra["facts"])
+            out["facts_attributed"] = facts_attributed(context, extra["facts"])
+            out["facts_answered"] = all(contains_answer(answer, fact["answers"]) for fact in extra["facts"])
     if "table" not in extra and "entity" not in extra:
         return out
     from core.evaluation.answer_checks import states_value, table_answer_right
@@ -230,6 +236,15 @@ def _checks(question, answer: str, context, filenames: dict[str, str], product_f
         out["wrong_entity"] = states_value(answer) and quoted in product_files and quoted != question.document
         out["not_stated_right"] = (not states_value(answer)) if extra.get("not_stated") else None
     return out
+
+
+def facts_attributed(context, facts: Sequence[dict]) -> bool:
+    """Strict attribution per fact: each fact's answer is held by an element of the context under that fact's own
+    gold path. A question's one ``gold_path`` names one fact's place; the others' are only checked here."""
+    from core.evaluation.metrics import ContextItem, grounded
+
+    items = [ContextItem(e.text, tuple(e.path), e.role, e.category) for e in context.elements]
+    return all(grounded(items, fact["answers"], fact["gold_path"]) for fact in facts)
 
 
 def gold_row_keys(store, questions) -> dict[str, str]:
@@ -333,8 +348,9 @@ def _aggregate(mode_rows: list[dict]) -> dict[str, float | int | None]:
         agg["row_key_named"] = _mean([r.get("row_key_named") for r in mode_rows])
     if any("table_right" in r for r in mode_rows):
         agg["table_right"] = _mean([r.get("table_right") for r in mode_rows])
-    if any("all_facts" in r for r in mode_rows):
-        agg["all_facts"] = _mean([r.get("all_facts") for r in mode_rows])
+    for column in ("all_facts", "facts_attributed", "facts_answered"):
+        if any(column in r for r in mode_rows):
+            agg[column] = _mean([r.get(column) for r in mode_rows])
     if any("wrong_entity" in r for r in mode_rows):
         agg["wrong_entity"] = sum(bool(r.get("wrong_entity")) for r in mode_rows)
         agg["not_stated_right"] = _mean([r.get("not_stated_right") for r in mode_rows])

@@ -473,17 +473,19 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex,
     code = mask({q for q in wanted if factors[q] >= CODE_FACTOR})
     release = mask(versions)
 
-    def levels(matched: int, above: list[int]) -> list[bool]:
+    def levels(matched: int, above: list[int], own: int) -> list[bool]:
         # The levels of the path (root first, the heading last) that name the thing: they hold a distinctive word;
         # a code name when one matched ("In the body-parser package, … of `bodyParser.json([options])`": the call,
         # not the preamble's package title above it); a version when one matched (the release's own section,
-        # not the whole changelog titled with the product's name above it)
+        # not the whole changelog titled with the product's name above it). A word the heading itself repeats
+        # names the heading's own thing: "Build customization › build-frontend" asked "which build frontend" is
+        # the option, not the section whose title shares "build" with it.
         named = matched & distinctive
         if named & code:
             named &= code
         elif named & release:
             named &= release
-        return [bool(a & named) for a in above] + [True]
+        return [bool(a & named & ~own) for a in above] + [True]
 
     def mixes_release(match: HeadingMatch) -> bool:
         owns = [release_heading(h.text) for h in match.headings]
@@ -496,7 +498,8 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex,
         # the weight each heading of the path (root first, the heading last) adds with its own words
         tied = sorted(((m, *t) for m, group in groups.items() if scores[m] == level for t in group),
                       key=lambda t: index.order(t[1]))
-        match = _match_at(index, [(index.headings[i], levels(m, above)) for m, i, above in tied], level, found)
+        match = _match_at(index, [(index.headings[i], levels(m, above, own_of.get(i, 0))) for m, i, above in tied],
+                          level, found)
         if match is not None and mixes_release(match):
             # a version named: a release's own heading ("1.6.0 - 2022-07-23") is its section; a page titled with
             # the version ("Hatch v1.6.0", a release post) only tells about it
