@@ -4,6 +4,7 @@ comparison result, and ``python -m core ask``. Model calls over HTTP are in test
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import subprocess
 
 import pytest
@@ -370,3 +371,20 @@ def test_extractive_does_not_answer_a_part_with_the_total_that_includes_it():
     with_stand = ExtractiveAnswerer().complete("What is the weight with stand of the Nova 34WC?",
                                                Context("hierarchical", "", "", weights, 0))
     assert with_stand.splitlines()[0] == "무게(스탠드 포함): 7.6 kg"
+
+
+def test_a_key_in_the_plural_states_the_attribute_asked_in_the_singular():
+    # the light stemmer cuts "Aliases" to alias and "alias" to alia: the key must still be the attribute asked
+    rule = ("MD007 - Unordered list indentation",)
+    items = [element("t" * 32, "Tags: bullet, indentation, ul", rule, 0.62, 0, category="NarrativeText"),
+             element("a" * 32, "Aliases: ul-indent", rule, 0.64, 1, category="NarrativeText"),
+             element("n" * 32, "Note: See Prettier.md for compatibility information.", rule, 0.63, 2,
+                     category="NarrativeText")]
+    ctx = Context("hierarchical", "", "", items, 0)
+    assert ExtractiveAnswerer().complete("markdownlint MD007 alias?", ctx).splitlines()[0] == "Aliases: ul-indent"
+    assert ExtractiveAnswerer().complete("MD007 tag?", ctx).splitlines()[0] == "Tags: bullet, indentation, ul"
+    # and the other way round: a key in the singular, asked in the plural
+    single = [replace(items[1], text="Alias: ul-indent"), items[2]]
+    assert ExtractiveAnswerer().complete("what are the aliases of MD007?",
+                                         Context("hierarchical", "", "", single, 0)).splitlines()[0] == \
+        "Alias: ul-indent"

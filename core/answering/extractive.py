@@ -417,12 +417,22 @@ def _key_match(asked: frozenset[str], key_terms: frozenset[str], names: frozense
     should hold. "HDMI" for "max refresh rate over HDMI" is all asked for but holds none of the attribute;
     "최대 주사율" (max refresh rate) holds most of it. Given ``key_words`` (the words the context's statements
     state), only the asked words among them count: "default", asking which value, is no word a key lacks."""
+    asked, key_terms, names = _singular(asked), _singular(key_terms), _singular(names)
+    key_words = None if key_words is None else _singular(key_words)
     common = len(asked & key_terms)
     if not common:
         return 0.0
     should_hold = asked - names if key_words is None else (asked & key_words) - names
     precision, recall = common / len(key_terms), min(1.0, common / max(1, len(should_hold)))
     return 2 * precision * recall / (precision + recall)
+
+
+def _singular(words: frozenset[str]) -> frozenset[str]:
+    """Stems with a plural's last ``s`` cut, for matching a key to the question: the light stemmer cuts the
+    ``es`` of "Aliases" (alias) and the ``s`` of "alias" (alia), and leaves "tags" whole, so a key and a question
+    naming the same attribute in its two numbers ("Aliases:" for "… alias?") would share no term. A double
+    ``s`` (class, access) is no plural."""
+    return frozenset(w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words)
 
 
 def _asks_an_included_part(asked: frozenset[str], text: str, stated: tuple[str, str] | None) -> bool:
