@@ -57,7 +57,7 @@ SPECS: dict[str, Unseen] = {s.name: s for s in (
     Unseen("concurrently-cli", "cli", "concurrently",
            "concurrently 9.2.5 docs (npm): CLI documentation, flags told in prose and tables"),
     Unseen("markdownlint-rules", "tool-docs", "markdownlint",
-           "markdownlint 0.36.1 doc/ (npm): a linter's rule reference, aliases, parameters with defaults, custom rules"),
+           "markdownlint 0.36.1 doc/ (npm): a linter's rule reference, aliases, parameter defaults, custom rules"),
     Unseen("korean-pykrx", "korean-prose", "pykrx",
            "pykrx 1.2.9 README and CONTRIBUTING (PyPI sdist): Korean prose, an API guide"),
 )}

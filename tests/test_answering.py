@@ -4,8 +4,8 @@ comparison result, and ``python -m core ask``. Model calls over HTTP are in test
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 import subprocess
+from dataclasses import replace
 
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
@@ -22,6 +22,7 @@ from core.answering import (
 )
 from core.llm import LLMError, RetryPolicy
 from core.retrieval import Context, ContextElement, RetrievalRequest, Scope, retrieve
+from core.retrieval.pipeline import command_flags
 from core.statements import Lexicon
 
 from .conftest import ROOT
@@ -388,3 +389,19 @@ def test_a_key_in_the_plural_states_the_attribute_asked_in_the_singular():
     assert ExtractiveAnswerer().complete("what are the aliases of MD007?",
                                          Context("hierarchical", "", "", single, 0)).splitlines()[0] == \
         "Alias: ul-indent"
+
+
+def test_a_flag_asked_about_is_answered_by_its_definition_not_by_a_mention():
+    # the blackd line mentions --fast and shares more of the question's words; "--fast / --safe" defines it
+    mention = element("m" * 32, "X-Fast-Or-Safe: if set to fast, blackd will act as Black does when passed the --fast "
+                      "command line flag.", ("Black as a server (blackd)", "Protocol"), 0.30, 0,
+                      category="NarrativeText")
+    definition = element("d" * 32, "By default, Black performs an AST safety check after formatting your code. The "
+                         "--fast flag turns off this check and the --safe flag explicitly enables it.",
+                         ("The basics", "Usage", "Command line options", "--fast / --safe"), 0.55, 1,
+                         category="NarrativeText")
+    ctx = Context("hierarchical", "", "", [mention, definition], 0)
+    assert "turns off this check" in ExtractiveAnswerer().complete("what does black --fast do", ctx)
+    # asked without the flag typed, nothing is moved: the unit that scores best is quoted
+    assert ExtractiveAnswerer().evidence("what does blackd do when set to fast", ctx)[0].element is mention
+    assert command_flags("black -W 4 --workers? not pre-commit, --no-ci") == ["-W", "--workers", "--no-ci"]

@@ -29,6 +29,7 @@ from core.quantities import is_unit
 from core.retrieval import Context, ContextElement
 from core.retrieval.named_rows import writes_key
 from core.retrieval.parts import question_parts
+from core.retrieval.pipeline import command_flags, defines_under
 from core.retrieval.shape import bridge_cue, name_runs, question_shape
 from core.statements import (
     documented_statement,
@@ -427,6 +428,21 @@ def _key_match(asked: frozenset[str], key_terms: frozenset[str], names: frozense
     return 2 * precision * recall / (precision + recall)
 
 
+def _definitions_first(question: str, evidence: list[Evidence]) -> list[Evidence]:
+    """``evidence`` with the answering units that only mention the command-line flag the question types after
+    those that define it: "what does black --fast do" is answered under "--fast / --safe", not by another page's
+    line "… as Black does when passed the --fast flag". The same test of a definition as retrieval's
+    (:func:`core.retrieval.pipeline.defines`); a unit that does not answer is neither, and keeps its place."""
+    thing = last_parts(t for flag in command_flags(question) for t in terms(flag))
+    if not thing:
+        return evidence
+    kinds = [defines_under(e.element.path, e.element.text, thing) if e.answers else None for e in evidence]
+    if True not in kinds or False not in kinds:
+        return evidence
+    return ([e for e, d in zip(evidence, kinds, strict=True) if d is not False]
+            + [e for e, d in zip(evidence, kinds, strict=True) if d is False])
+
+
 def _singular(words: frozenset[str]) -> frozenset[str]:
     """Stems with a plural's last ``s`` cut, for matching a key to the question: the light stemmer cuts the
     ``es`` of "Aliases" (alias) and the ``s`` of "alias" (alia), and leaves "tags" whole, so a key and a question
@@ -471,7 +487,7 @@ class ExtractiveAnswerer:
     label = prompts.EXTRACTIVE_LABEL
 
     def evidence(self, question: str, context: Context) -> list[Evidence]:
-        scored = mentions_last(question, score_evidence(question, context))
+        scored = _definitions_first(question, mentions_last(question, score_evidence(question, context)))
         dated = dated_release(question, context)  # asked when a version came out: the line dating it answers
         if dated is None:
             return _release_stated(question, scored)

@@ -223,12 +223,23 @@ def _aside(hit: Hit, pinned: set[str] | None) -> bool:
 def _asked_thing(analysis: QuestionAnalysis, things: frozenset[str]) -> frozenset[str]:
     """The terms of the thing a question asks about, for telling a definition from a mention: the identifiers
     naming an attribute or option (``linenums``, ``keepAliveTimeout``), else the code names, else the names with
-    a digit ("24FL"). Empty when it names none of them (then no hit is moved)."""
-    for names in (analysis.identifiers(things), analysis.codes, analysis.models):
+    a digit ("24FL"); a command-line flag typed as such (``--workers``) names an option like a code name does.
+    Empty when it names none of them (then no hit is moved)."""
+    for names in (analysis.identifiers(things), analysis.codes, command_flags(analysis.text), analysis.models):
         found = last_parts(t for name in names for t in terms(name))
         if found:
             return found
     return frozenset()
+
+
+# A command-line flag as typed ("--workers", "-W", "--no-ci"): dashes right after a space or the start, then a
+# letter; a hyphen inside a word ("pre-commit") is none.
+_FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+
+
+def command_flags(text: str) -> list[str]:
+    """The command-line flags ``text`` types (``--fast``, ``-W``), in order, each once."""
+    return list(dict.fromkeys(_FLAG.findall(text)))
 
 
 # What a line leads with: the key before a colon ("* installer : pip"), else its first word or code span
@@ -245,11 +256,16 @@ def defines(element: Element, thing: frozenset[str]) -> bool | None:
     """``True`` when ``element`` defines ``thing``: its own heading path names it, or its text leads with it (a
     ``key : value`` item, a table's row, a definition list's term); ``False`` when its text only mentions it (a
     changelog line "Add the X option", a blog post, a "see also"); ``None`` when it holds nothing of it."""
+    return defines_under(element.heading_path, element.text, thing)
+
+
+def defines_under(heading_path: tuple[str, ...], text: str, thing: frozenset[str]) -> bool | None:
+    """:func:`defines` for the text of an element under ``heading_path`` (a context's element, a hit's)."""
     if not thing:
         return None
-    if thing <= last_parts(terms(" ".join(element.heading_path))):
+    if thing <= last_parts(terms(" ".join(heading_path))):
         return True
-    text = element.text[:DEFINES_TEXT_LIMIT]
+    text = text[:DEFINES_TEXT_LIMIT]
     if not thing <= last_parts(terms(text)):
         return None
     lines = text.splitlines()
