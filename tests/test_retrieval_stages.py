@@ -10,7 +10,7 @@ from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval import pipeline as pipeline_module
 from core.retrieval.analysis import analyse
 from core.retrieval.hits import Hit
-from core.retrieval.pipeline import _definitions_first, defines
+from core.retrieval.pipeline import _asked_thing, _definitions_first, defines
 from core.retrieval.stages import ContextConfig, EntityHitsConfig, Stages, current_stages, using
 from core.retrieval.strategies import REGISTRY, STAGE_LISTS
 
@@ -54,6 +54,19 @@ def test_mentions_rank_below_definitions_and_nothing_moves_without_one() -> None
     assert _definitions_first([mention, other], thing, ContextConfig()) == [mention, other]
     assert _definitions_first([mention, definition], thing, ContextConfig(definitions_first=False)) == [
         mention, definition]
+
+
+def test_a_typed_command_line_flag_is_the_thing_asked() -> None:
+    # "--workers" names the option as a code span would: its own heading defines it, an env var's line mentions it
+    thing = _asked_thing(analyse("black --workers default?"), frozenset())
+    assert thing == frozenset({"worker"})
+    definition = Hit(_element("Black uses as many workers as the number of CPUs.", ("Usage", "-W, --workers")), 1, .3)
+    mention = Hit(_element("The command line option -W / --workers takes precedence over this variable.",
+                           ("Usage", "Environment variable options", "BLACK_NUM_WORKERS")), 0, 0.2)
+    assert [h.element for h in _definitions_first([mention, definition], thing, ContextConfig())] == [
+        definition.element, mention.element]
+    # a hyphen inside a word is no flag, and a question typing none moves nothing
+    assert _asked_thing(analyse("does black run as a pre-commit hook?"), frozenset()) == frozenset()
 
 
 def test_the_registry_names_each_strategys_stage_list() -> None:
