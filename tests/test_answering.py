@@ -22,7 +22,6 @@ from core.answering import (
 )
 from core.llm import LLMError, RetryPolicy
 from core.retrieval import Context, ContextElement, RetrievalRequest, Scope, retrieve
-from core.retrieval.pipeline import command_flags
 from core.statements import Lexicon
 
 from .conftest import ROOT
@@ -404,4 +403,3 @@ def test_a_flag_asked_about_is_answered_by_its_definition_not_by_a_mention():
     assert "turns off this check" in ExtractiveAnswerer().complete("what does black --fast do", ctx)
     # asked without the flag typed, nothing is moved: the unit that scores best is quoted
     assert ExtractiveAnswerer().evidence("what does blackd do when set to fast", ctx)[0].element is mention
-    assert command_flags("black -W 4 --workers? not pre-commit, --no-ci") == ["-W", "--workers", "--no-ci"]

@@ -29,7 +29,7 @@ from core.quantities import is_unit
 from core.retrieval import Context, ContextElement
 from core.retrieval.named_rows import writes_key
 from core.retrieval.parts import question_parts
-from core.retrieval.pipeline import command_flags, defines_under
+from core.retrieval.pipeline import command_flags, defines_flag
 from core.retrieval.shape import bridge_cue, name_runs, question_shape
 from core.statements import (
     documented_statement,
@@ -431,12 +431,12 @@ def _key_match(asked: frozenset[str], key_terms: frozenset[str], names: frozense
 def _definitions_first(question: str, evidence: list[Evidence]) -> list[Evidence]:
     """``evidence`` with the answering units that only mention the command-line flag the question types after
     those that define it: "what does black --fast do" is answered under "--fast / --safe", not by another page's
-    line "… as Black does when passed the --fast flag". The same test of a definition as retrieval's
-    (:func:`core.retrieval.pipeline.defines`); a unit that does not answer is neither, and keeps its place."""
-    thing = last_parts(t for flag in command_flags(question) for t in terms(flag))
-    if not thing:
+    line "… as Black does when passed the --fast flag". The same test as retrieval's
+    (:func:`core.retrieval.pipeline.defines_flag`); a unit that does not answer is neither, and keeps its place."""
+    flags = command_flags(question)
+    if not flags:
         return evidence
-    kinds = [defines_under(e.element.path, e.element.text, thing) if e.answers else None for e in evidence]
+    kinds = [defines_flag(e.element.path, e.element.text, flags) if e.answers else None for e in evidence]
     if True not in kinds or False not in kinds:
         return evidence
     return ([e for e, d in zip(evidence, kinds, strict=True) if d is not False]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -129,7 +130,8 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
     timings = {"match_headings": ms(time.perf_counter() - t0)}
     pool = min(MAX_K, max(k, stages.context.pool)) if stages.context.definitions_first else k
     everywhere, found = context.search(context.question, pool, scope)
-    everywhere = _definitions_first(everywhere, _asked_thing(context.analysis, things), stages.context)[:k]
+    everywhere = _definitions_first(everywhere, _asked_thing(context.analysis, things), stages.context,
+                                    command_flags(context.analysis.text))[:k]
     timings.update(found)
     cited = _citing(context, everywhere, timings)
     if cited is not None:
@@ -223,9 +225,8 @@ def _aside(hit: Hit, pinned: set[str] | None) -> bool:
 def _asked_thing(analysis: QuestionAnalysis, things: frozenset[str]) -> frozenset[str]:
     """The terms of the thing a question asks about, for telling a definition from a mention: the identifiers
     naming an attribute or option (``linenums``, ``keepAliveTimeout``), else the code names, else the names with
-    a digit ("24FL"); a command-line flag typed as such (``--workers``) names an option like a code name does.
-    Empty when it names none of them (then no hit is moved)."""
-    for names in (analysis.identifiers(things), analysis.codes, command_flags(analysis.text), analysis.models):
+    a digit ("24FL"). Empty when it names none of them (then no hit is moved)."""
+    for names in (analysis.identifiers(things), analysis.codes, analysis.models):
         found = last_parts(t for name in names for t in terms(name))
         if found:
             return found
@@ -235,11 +236,32 @@ def _asked_thing(analysis: QuestionAnalysis, things: frozenset[str]) -> frozense
 # A command-line flag as typed ("--workers", "-W", "--no-ci"): dashes right after a space or the start, then a
 # letter; a hyphen inside a word ("pre-commit") is none.
 _FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+# The flags a line leads with ("-W, --workers", "`--fast` / `--safe`:"), a list marker before them skipped.
+_LEADING_FLAGS = re.compile(r"^\s*(?:[*+]\s+|-\s+(?=-))?(?P<flags>(?:`?--?[A-Za-z][\w-]*`?(?:\s*[,/|]\s*|\s+|$))+)")
 
 
 def command_flags(text: str) -> list[str]:
     """The command-line flags ``text`` types (``--fast``, ``-W``), in order, each once."""
     return list(dict.fromkeys(_FLAG.findall(text)))
+
+
+def defines_flag(heading_path: tuple[str, ...], text: str, flags: Sequence[str]) -> bool | None:
+    """``True`` when an element under ``heading_path`` defines one of the command-line ``flags`` as typed: its own
+    heading spells it ("--fast / --safe", "-W, --workers"), or its text leads with it (an option list's item);
+    ``False`` when its text only spells it further on ("… as Black does when passed the --fast flag"); ``None``
+    when it spells none. The flag itself, not its word: a heading "Offline mode" neither defines ``--offline``
+    nor mentions it."""
+    if not flags:
+        return None
+    wanted = {f.casefold() for f in flags}
+    if any(wanted & {f.casefold() for f in _FLAG.findall(part)} for part in heading_path):
+        return True
+    text = text[:DEFINES_TEXT_LIMIT]
+    spelled = {f.casefold() for f in _FLAG.findall(text)}
+    if not wanted & spelled:
+        return None
+    lead = _LEADING_FLAGS.match(text)
+    return bool(lead and wanted & {f.casefold() for f in _FLAG.findall(lead.group("flags"))})
 
 
 # What a line leads with: the key before a colon ("* installer : pip"), else its first word or code span
@@ -256,16 +278,11 @@ def defines(element: Element, thing: frozenset[str]) -> bool | None:
     """``True`` when ``element`` defines ``thing``: its own heading path names it, or its text leads with it (a
     ``key : value`` item, a table's row, a definition list's term); ``False`` when its text only mentions it (a
     changelog line "Add the X option", a blog post, a "see also"); ``None`` when it holds nothing of it."""
-    return defines_under(element.heading_path, element.text, thing)
-
-
-def defines_under(heading_path: tuple[str, ...], text: str, thing: frozenset[str]) -> bool | None:
-    """:func:`defines` for the text of an element under ``heading_path`` (a context's element, a hit's)."""
     if not thing:
         return None
-    if thing <= last_parts(terms(" ".join(heading_path))):
+    if thing <= last_parts(terms(" ".join(element.heading_path))):
         return True
-    text = text[:DEFINES_TEXT_LIMIT]
+    text = element.text[:DEFINES_TEXT_LIMIT]
     if not thing <= last_parts(terms(text)):
         return None
     lines = text.splitlines()
@@ -278,12 +295,15 @@ def defines_under(heading_path: tuple[str, ...], text: str, thing: frozenset[str
     return False
 
 
-def _definitions_first(hits: list[Hit], thing: frozenset[str], config: ContextConfig) -> list[Hit]:
+def _definitions_first(hits: list[Hit], thing: frozenset[str], config: ContextConfig,
+                       flags: Sequence[str] = ()) -> list[Hit]:
     """``hits`` with every hit that only mentions the thing asked after the hits that define it (each group keeps
-    its order, a hit holding neither keeps its place relative to the definitions)."""
-    if not config.definitions_first or not thing:
+    its order, a hit holding neither keeps its place relative to the definitions). A question naming no such
+    thing but typing command-line ``flags`` has the flags judged (:func:`defines_flag`)."""
+    if not config.definitions_first or not (thing or flags):
         return hits
-    kinds = [defines(h.element, thing) for h in hits]
+    kinds = [defines(h.element, thing) if thing else defines_flag(h.element.heading_path, h.element.text, flags)
+             for h in hits]
     if True not in kinds or False not in kinds:
         return hits
     ordered = [h for h, d in zip(hits, kinds, strict=True) if d is not False] + \
