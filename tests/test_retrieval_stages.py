@@ -9,8 +9,9 @@ from core.elements import Element
 from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval import pipeline as pipeline_module
 from core.retrieval.analysis import analyse
+from core.retrieval.flags import command_flags, defines_flag
 from core.retrieval.hits import Hit
-from core.retrieval.pipeline import _definitions_first, command_flags, defines, defines_flag
+from core.retrieval.pipeline import _definitions_first, defines
 from core.retrieval.stages import ContextConfig, EntityHitsConfig, Stages, current_stages, using
 from core.retrieval.strategies import REGISTRY, STAGE_LISTS
 

@@ -27,9 +27,9 @@ from core.answering.table import ComparisonTable, build_table
 from core.elements import row_cells
 from core.quantities import is_unit
 from core.retrieval import Context, ContextElement
+from core.retrieval.flags import command_flags, defines_flag
 from core.retrieval.named_rows import writes_key
 from core.retrieval.parts import question_parts
-from core.retrieval.pipeline import command_flags, defines_flag
 from core.retrieval.shape import bridge_cue, name_runs, question_shape
 from core.statements import (
     documented_statement,
@@ -444,10 +444,8 @@ def _definitions_first(question: str, evidence: list[Evidence]) -> list[Evidence
 
 
 def _singular(words: frozenset[str]) -> frozenset[str]:
-    """Stems with a plural's last ``s`` cut, for matching a key to the question: the light stemmer cuts the
-    ``es`` of "Aliases" (alias) and the ``s`` of "alias" (alia), and leaves "tags" whole, so a key and a question
-    naming the same attribute in its two numbers ("Aliases:" for "… alias?") would share no term. A double
-    ``s`` (class, access) is no plural."""
+    """Stems with a plural's last ``s`` cut (not a double ``s``: class, access), to match a key to the question:
+    the light stemmer makes alias of "Aliases", alia of "alias", and leaves "tags" whole."""
     return frozenset(w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words)
 
 

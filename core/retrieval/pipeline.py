@@ -45,6 +45,7 @@ from core.retrieval.context import (
 )
 from core.retrieval.contextual import contextual_index, index_dropped
 from core.retrieval.entities import Entity, entity_hits, find_entities
+from core.retrieval.flags import command_flags, defines_flag
 from core.retrieval.heading_cache import heading_index
 from core.retrieval.headings import (
     CODE_FACTOR,
@@ -233,37 +234,6 @@ def _asked_thing(analysis: QuestionAnalysis, things: frozenset[str]) -> frozense
     return frozenset()
 
 
-# A command-line flag as typed ("--workers", "-W", "--no-ci"): dashes right after a space or the start, then a
-# letter; a hyphen inside a word ("pre-commit") is none.
-_FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
-# The flags a line leads with ("-W, --workers", "`--fast` / `--safe`:"), a list marker before them skipped.
-_LEADING_FLAGS = re.compile(r"^\s*(?:[*+]\s+|-\s+(?=-))?(?P<flags>(?:`?--?[A-Za-z][\w-]*`?(?:\s*[,/|]\s*|\s+|$))+)")
-
-
-def command_flags(text: str) -> list[str]:
-    """The command-line flags ``text`` types (``--fast``, ``-W``), in order, each once."""
-    return list(dict.fromkeys(_FLAG.findall(text)))
-
-
-def defines_flag(heading_path: tuple[str, ...], text: str, flags: Sequence[str]) -> bool | None:
-    """``True`` when an element under ``heading_path`` defines one of the command-line ``flags`` as typed: its own
-    heading spells it ("--fast / --safe", "-W, --workers"), or its text leads with it (an option list's item);
-    ``False`` when its text only spells it further on ("… as Black does when passed the --fast flag"); ``None``
-    when it spells none. The flag itself, not its word: a heading "Offline mode" neither defines ``--offline``
-    nor mentions it."""
-    if not flags:
-        return None
-    wanted = {f.casefold() for f in flags}
-    if any(wanted & {f.casefold() for f in _FLAG.findall(part)} for part in heading_path):
-        return True
-    text = text[:DEFINES_TEXT_LIMIT]
-    spelled = {f.casefold() for f in _FLAG.findall(text)}
-    if not wanted & spelled:
-        return None
-    lead = _LEADING_FLAGS.match(text)
-    return bool(lead and wanted & {f.casefold() for f in _FLAG.findall(lead.group("flags"))})
-
-
 # What a line leads with: the key before a colon ("* installer : pip"), else its first word or code span
 # ("`installer` sets …"); a list marker, a number or a table's pipe before it is skipped.
 _LEAD = re.compile(r"^\s*(?:[-*+]|\d+[.)]|\|)?\s*(?:(?P<key>[^:|\n]{1,80}?)\s*:|(?P<word>`[^`\n]+`|[^\s`]+))")
@@ -298,8 +268,7 @@ def defines(element: Element, thing: frozenset[str]) -> bool | None:
 def _definitions_first(hits: list[Hit], thing: frozenset[str], config: ContextConfig,
                        flags: Sequence[str] = ()) -> list[Hit]:
     """``hits`` with every hit that only mentions the thing asked after the hits that define it (each group keeps
-    its order, a hit holding neither keeps its place relative to the definitions). A question naming no such
-    thing but typing command-line ``flags`` has the flags judged (:func:`defines_flag`)."""
+    its order, a hit holding neither keeps its place relative to the definitions); else the typed ``flags``."""
     if not config.definitions_first or not (thing or flags):
         return hits
     kinds = [defines(h.element, thing) if thing else defines_flag(h.element.heading_path, h.element.text, flags)
