@@ -68,7 +68,11 @@ The corpora are documentation folders shipped in packages:
   * ``concurrently-cli`` -> ``docs/**/*.md`` of the ``concurrently`` 9.2.5 npm package: CLI documentation, one page
     per topic (prefixing, restarting, terminating, success conditions), flags named in prose and examples;
   * ``korean-pykrx``     -> ``README.md`` and ``CONTRIBUTING.md`` of the ``pykrx`` 1.2.9 sdist: Korean prose (setup,
-    an API guide of ``#### 2.1.1.2 일자별 OHLCV 조회`` sections over prose, calls and printed frames).
+    an API guide of ``#### 2.1.1.2 일자별 OHLCV 조회`` sections over prose, calls and printed frames);
+  * ``markdownlint-rules`` -> ``doc/**/*.md`` of the ``markdownlint`` 0.36.1 npm package: a linter's tool
+    documentation, one page per rule (``# `MD013` - Line length`` › ``Aliases: `line-length` `` › ``Parameters:``
+    list items with defaults), the same rules again in one ``Rules.md``, custom rules and the Prettier notes (issue 29,
+    faq2).
 
 npm packages are downloaded with ``npm pack NAME@VERSION`` (the registry settings of ``.npmrc`` apply).
 PyPI sdists are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
@@ -136,12 +140,14 @@ NPM_CORPORA: dict[str, tuple[tuple[str, ...], str | None]] = {
     "npm-cli": (("npm@10.9.2",), "docs"),
     "semantic-release": (("semantic-release@24.2.9",), "docs"),
     "concurrently-cli": (("concurrently@9.2.5",), "docs"),
+    "markdownlint-rules": (("markdownlint@0.36.1",), "doc"),
 }
 # SHA-256 of pinned npm tarballs, checked before unpacking (the held-out corpora)
 NPM_SHA256: dict[str, str] = {
     "npm@10.9.2": "5cd1e5ab971ea6333f910bc2d50700167c5ef4e66da279b2a3efc874c6b116e4",
     "semantic-release@24.2.9": "37a1dd9c15fef54250771ec2ff42c43815af625da85272d4faa593a59200b790",
     "concurrently@9.2.5": "87c22977dcffa7fcf2a0e877394eceaa429015b91767c76b5449e5cb41ca6549",
+    "markdownlint@0.36.1": "4a1976dacd933fcf2edd0cb930bae5134119191642e8e993da1f64d21d08162d",
 }
 
 

@@ -12,6 +12,10 @@ semantic-release  faq-policy    the configuration reference (``### tagFormat`` �
 concurrently-cli  cli           a section whose heading names a behaviour and whose first prose names one flag
                                 (``## Terminating on error only`` → ``--kill-others-on-fail``), the tables
                                 (prefix styles, shortcuts); hand-written: flags and defaults told in prose
+markdownlint-     tool-docs     a linter's rule pages (``# `MD013` - Line length`` › ``Aliases: `line-length` `` and
+rules                           ``Parameters:`` items ``line_length: … (integer, default 80)``): a rule's alias, a
+                                parameter's default, the rule that checks a thing; hand-written: custom rules,
+                                Prettier, how people ask about a rule (issue 29, faq2)
 korean-pykrx      korean-prose  a section whose heading names a task (``#### 2.1.1.2 일자별 OHLCV 조회``) and
                                 whose first prose names one function; the tables; hand-written: Korean prose
 ================  ============  ===============================================================================
@@ -52,6 +56,8 @@ SPECS: dict[str, Unseen] = {s.name: s for s in (
            "semantic-release 24.2.9 docs (npm): FAQ, troubleshooting, configuration reference"),
     Unseen("concurrently-cli", "cli", "concurrently",
            "concurrently 9.2.5 docs (npm): CLI documentation, flags told in prose and tables"),
+    Unseen("markdownlint-rules", "tool-docs", "markdownlint",
+           "markdownlint 0.36.1 doc/ (npm): a linter's rule reference, aliases, parameter defaults, custom rules"),
     Unseen("korean-pykrx", "korean-prose", "pykrx",
            "pykrx 1.2.9 README and CONTRIBUTING (PyPI sdist): Korean prose, an API guide"),
 )}
@@ -106,6 +112,33 @@ def heading_function_facts(elements: Sequence, document: str) -> list[HeldFact]:
     return out
 
 
+_RULE_TITLE = re.compile(r"^(?P<rule>MD\d{3}) - (?P<title>.+)$")
+_ALIASES = re.compile(r"^Aliases:\s*(?P<value>[\w-]+)$")
+_PARAMETER = re.compile(r"^(?P<name>\w+): .*\((?P<type>[\w\[\]]+), default (?P<value>[^,()]+)[,)]")
+
+
+def rule_page_facts(elements: Sequence, document: str) -> list[HeldFact]:
+    """A rule's own page (``md013.md``: ``MD013 - Line length``): its alias, each parameter's default, and the rule
+    asked for by what it checks (its title). ``Rules.md`` repeats every page, so facts come from the pages only."""
+    if not re.fullmatch(r"md\d{3}\.md", document):
+        return []
+    out = []
+    for element in elements:
+        path = _path(element)
+        rule = _RULE_TITLE.match(plain(path[0])) if path else None
+        if rule is None:
+            continue
+        if element.category == "NarrativeText" and (alias := _ALIASES.match(element.text.strip())):
+            out.append(HeldFact("field", "alias", alias.group("value"), path, document, rule.group("rule")))
+            out.append(HeldFact("rule", "rule", rule.group("rule"), path, document, rule.group("title").lower()))
+        elif element.category == "ListItem" and (parameter := _PARAMETER.match(element.text.strip())):
+            value = parameter.group("value").strip()
+            if value not in ("true", "false"):  # a boolean's default says little on its own
+                out.append(HeldFact("default", "default", value, path, document,
+                                    f"{rule.group('rule')} {parameter.group('name')}"))
+    return out
+
+
 def corpus_facts(corpus: str) -> tuple[list[HeldFact], list[str]]:
     facts: list[HeldFact] = []
     texts: list[str] = []
@@ -117,6 +150,8 @@ def corpus_facts(corpus: str) -> tuple[list[HeldFact], list[str]]:
         elif corpus == "concurrently-cli":
             facts.extend(heading_flag_facts(elements, document))
             facts.extend(table_facts(elements, document, _subject_last))
+        elif corpus == "markdownlint-rules":
+            facts.extend(rule_page_facts(elements, document))
         elif corpus == "korean-pykrx":
             facts.extend(heading_function_facts(elements, document))
             facts.extend(table_facts(elements, document, _subject_last))
@@ -143,6 +178,9 @@ def ask(spec: Unseen, fact: HeldFact, qid: str) -> str:
         topic = s.lower()
         return _pick([f"{tool} {topic} flag?", f"which {tool} option for {topic}",
                       f"how do I turn on {topic} in {tool}"], qid)
+    if fact.kind == "rule":
+        return _pick([f"which {tool} rule checks {s}", f"{tool} rule for {s}?", f"{s} - what's the {tool} rule id"],
+                     qid)
     if fact.kind == "function":
         return _pick([f"{tool}에서 {s} 하는 함수는?", f"{tool} {s} 어떤 함수 써요?",
                       f"{_topic(s)} {tool} 무슨 함수로 하나요?"], qid)
@@ -255,6 +293,31 @@ HAND: dict[str, tuple[Hand, ...]] = {
         ("concurrently: other than the default, which kill signal can I send?", ("SIGKILL",), "cli/terminating.md",
          "also possible to send"),
     ),
+    "markdownlint-rules": (
+        ("markdownlint max line length default", ("80",), "md013.md", "line_length: Number of characters"),
+        ("how do I allow <br> tags in markdownlint", ("allowed_elements",), "md033.md",
+         "To allow specific HTML elements"),
+        ("markdownlint complains about duplicate headings in my changelog, can it only check siblings?",
+         ("siblings_only",), "md024.md", "If the parameter"),
+        ("ordered list numbering style default markdownlint", ("one_or_ordered",), "md029.md",
+         "style: List style"),
+        ("markdownlint setting for how many spaces a hard tab counts as", ("spaces_per_tab",), "md010.md",
+         "spaces_per_tab: Number of spaces"),
+        ("using markdownlint together with prettier, which config to extend", ("prettier.json",), "Prettier.md",
+         "You can extend the"),
+        ("does markdownlint line length flag long URLs?", ("no whitespace beyond",), "md013.md",
+         "This rule has an exception"),
+        ("markdownlint: make it fail on any long line, even URLs", ("strict",), "md013.md",
+         "To disable this exception"),
+        ("markdownlint: which parameter lists the proper nouns to capitalize", ("names",), "md044.md",
+         "names: List of proper"),
+        ("why does markdownlint treat my text above a --- line as a heading", ("setext-style heading",),
+         "md003.md", "The placement of a horizontal rule"),
+        ("can a markdownlint custom rule be async", ("asynchronous",), "CustomRules.md",
+         "If a rule needs to perform asynchronous operations"),
+        ("which parser should custom markdownlint rules use", ("micromark",), "CustomRules.md",
+         "Custom rules can (should) operate"),
+    ),
     "korean-pykrx": (
         ("pykrx 설치 어떻게 해요?", ("pip install pykrx",), "README.md", "pip을 사용해서 쉽게 설치"),
         ("pykrx 로그인에 필요한 환경변수는?", ("KRX_ID",), "README.md", "KRX 로그인이 필요한 API를 사용하려면"),
@@ -289,6 +352,13 @@ MULTI: dict[str, tuple[Multi, ...]] = {
         ("concurrently: what do yarn:<script> and bun:<script> expand to",
          ((("yarn run <script>",), "cli/shortcuts.md", "yarn run <script>"),
           (("bun run <script>",), "cli/shortcuts.md", "bun run <script>"))),
+    ),
+    "markdownlint-rules": (
+        ("markdownlint MD013 default line length and its alias?",
+         ((("80",), "md013.md", "line_length: Number of characters"),
+          (("line-length",), "md013.md", "Aliases: line-length"))),
+        ("markdownlint rules for trailing spaces and for hard tabs?",
+         ((("MD009",), "md009.md", "Aliases: no-trailing-spaces"), (("MD010",), "md010.md", "Aliases: no-hard-tabs"))),
     ),
     "korean-pykrx": (
         ("pykrx 필수 환경변수 두 개 뭐예요?",

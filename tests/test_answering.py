@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import replace
 
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
@@ -370,3 +371,35 @@ def test_extractive_does_not_answer_a_part_with_the_total_that_includes_it():
     with_stand = ExtractiveAnswerer().complete("What is the weight with stand of the Nova 34WC?",
                                                Context("hierarchical", "", "", weights, 0))
     assert with_stand.splitlines()[0] == "무게(스탠드 포함): 7.6 kg"
+
+
+def test_a_key_in_the_plural_states_the_attribute_asked_in_the_singular():
+    # the light stemmer cuts "Aliases" to alias and "alias" to alia: the key must still be the attribute asked
+    rule = ("MD007 - Unordered list indentation",)
+    items = [element("t" * 32, "Tags: bullet, indentation, ul", rule, 0.62, 0, category="NarrativeText"),
+             element("a" * 32, "Aliases: ul-indent", rule, 0.64, 1, category="NarrativeText"),
+             element("n" * 32, "Note: See Prettier.md for compatibility information.", rule, 0.63, 2,
+                     category="NarrativeText")]
+    ctx = Context("hierarchical", "", "", items, 0)
+    assert ExtractiveAnswerer().complete("markdownlint MD007 alias?", ctx).splitlines()[0] == "Aliases: ul-indent"
+    assert ExtractiveAnswerer().complete("MD007 tag?", ctx).splitlines()[0] == "Tags: bullet, indentation, ul"
+    # and the other way round: a key in the singular, asked in the plural
+    single = [replace(items[1], text="Alias: ul-indent"), items[2]]
+    assert ExtractiveAnswerer().complete("what are the aliases of MD007?",
+                                         Context("hierarchical", "", "", single, 0)).splitlines()[0] == \
+        "Alias: ul-indent"
+
+
+def test_a_flag_asked_about_is_answered_by_its_definition_not_by_a_mention():
+    # the blackd line mentions --fast and shares more of the question's words; "--fast / --safe" defines it
+    mention = element("m" * 32, "X-Fast-Or-Safe: if set to fast, blackd will act as Black does when passed the --fast "
+                      "command line flag.", ("Black as a server (blackd)", "Protocol"), 0.30, 0,
+                      category="NarrativeText")
+    definition = element("d" * 32, "By default, Black performs an AST safety check after formatting your code. The "
+                         "--fast flag turns off this check and the --safe flag explicitly enables it.",
+                         ("The basics", "Usage", "Command line options", "--fast / --safe"), 0.55, 1,
+                         category="NarrativeText")
+    ctx = Context("hierarchical", "", "", [mention, definition], 0)
+    assert "turns off this check" in ExtractiveAnswerer().complete("what does black --fast do", ctx)
+    # asked without the flag typed, nothing is moved: the unit that scores best is quoted
+    assert ExtractiveAnswerer().evidence("what does blackd do when set to fast", ctx)[0].element is mention

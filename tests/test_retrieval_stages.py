@@ -9,6 +9,7 @@ from core.elements import Element
 from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval import pipeline as pipeline_module
 from core.retrieval.analysis import analyse
+from core.retrieval.flags import command_flags, defines_flag
 from core.retrieval.hits import Hit
 from core.retrieval.pipeline import _definitions_first, defines
 from core.retrieval.stages import ContextConfig, EntityHitsConfig, Stages, current_stages, using
@@ -54,6 +55,30 @@ def test_mentions_rank_below_definitions_and_nothing_moves_without_one() -> None
     assert _definitions_first([mention, other], thing, ContextConfig()) == [mention, other]
     assert _definitions_first([mention, definition], thing, ContextConfig(definitions_first=False)) == [
         mention, definition]
+
+
+@pytest.mark.parametrize("text, path, expected", [
+    ("The number of parallel workers to run.", ("Usage", "Command line options", "-W, --workers"), True),
+    ("-W, --workers INTEGER: how many workers to run", ("Usage",), True),
+    ("* `--workers` / `-W`: how many workers to run", ("Usage",), True),
+    ("The command line option -W / --workers takes precedence over this variable.", ("BLACK_NUM_WORKERS",), False),
+    ("Workers run in parallel.", ("Usage", "Parallel workers"), None),  # the word, not the flag
+    ("--workers-max caps them.", ("Usage",), None),  # another flag that begins the same
+])
+def test_an_element_defines_or_only_mentions_a_typed_flag(text, path, expected) -> None:
+    assert defines_flag(path, text, ["--workers"]) is expected
+
+
+def test_a_typed_command_line_flag_puts_its_definition_above_a_mention() -> None:
+    assert command_flags("black -W 4 --workers? not pre-commit, --no-ci") == ["-W", "--workers", "--no-ci"]
+    flags = command_flags("black --workers default?")
+    definition = Hit(_element("Black uses as many workers as the number of CPUs.", ("Usage", "-W, --workers")), 1, .3)
+    mention = Hit(_element("The command line option -W / --workers takes precedence over this variable.",
+                           ("Usage", "Environment variable options", "BLACK_NUM_WORKERS")), 0, 0.2)
+    assert [h.element for h in _definitions_first([mention, definition], frozenset(), ContextConfig(), flags)] == [
+        definition.element, mention.element]
+    # a question typing no flag, or naming a thing by a code span, is judged as before
+    assert _definitions_first([mention, definition], frozenset(), ContextConfig()) == [mention, definition]
 
 
 def test_the_registry_names_each_strategys_stage_list() -> None:

@@ -16,7 +16,7 @@ from .conftest import ROOT
 from .helpers_bench import assert_gold_answers_in_their_documents, bench_module, parsed_elements
 
 TUNE = ROOT / "data" / "tune"
-CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx")
+CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx", "markdownlint-rules")
 
 
 def _sets() -> dict[str, dict]:
@@ -75,6 +75,17 @@ def test_heading_function_facts_take_the_one_function_a_task_section_opens_with(
             "#### 2.1.1.3 두 함수\n\n`get_a_b` 와 `get_c_d` 함수.\n")
     facts = sets.heading_function_facts(parsed_elements(text, "README.md"), "README.md")
     assert [(f.subject, f.value) for f in facts] == [("일자별 OHLCV 조회", "get_market_ohlcv")]
+
+
+def test_rule_page_facts_read_a_rules_alias_its_title_and_a_parameters_default():
+    sets = bench_module("write_tune_sets")
+    text = ("# `MD013` - Line length\n\nTags: `line_length`\n\nAliases: `line-length`\n\nParameters:\n\n"
+            "- `line_length`: Number of characters (`integer`, default `80`)\n"
+            "- `strict`: Strict length checking (`boolean`, default `false`)\n\nThis rule is triggered …\n")
+    facts = sets.rule_page_facts(parsed_elements(text, "md013.md"), "md013.md")
+    assert {(f.kind, f.subject, f.value) for f in facts} == {
+        ("field", "MD013", "line-length"), ("rule", "line length", "MD013"), ("default", "MD013 line_length", "80")}
+    assert sets.rule_page_facts(parsed_elements(text, "Rules.md"), "Rules.md") == []  # the copy of every page
 
 
 @pytest.mark.parametrize("corpus", CORPORA)

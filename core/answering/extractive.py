@@ -27,6 +27,7 @@ from core.answering.table import ComparisonTable, build_table
 from core.elements import row_cells
 from core.quantities import is_unit
 from core.retrieval import Context, ContextElement
+from core.retrieval.flags import command_flags, defines_flag
 from core.retrieval.named_rows import writes_key
 from core.retrieval.parts import question_parts
 from core.retrieval.shape import bridge_cue, name_runs, question_shape
@@ -417,12 +418,35 @@ def _key_match(asked: frozenset[str], key_terms: frozenset[str], names: frozense
     should hold. "HDMI" for "max refresh rate over HDMI" is all asked for but holds none of the attribute;
     "최대 주사율" (max refresh rate) holds most of it. Given ``key_words`` (the words the context's statements
     state), only the asked words among them count: "default", asking which value, is no word a key lacks."""
+    asked, key_terms, names = _singular(asked), _singular(key_terms), _singular(names)
+    key_words = None if key_words is None else _singular(key_words)
     common = len(asked & key_terms)
     if not common:
         return 0.0
     should_hold = asked - names if key_words is None else (asked & key_words) - names
     precision, recall = common / len(key_terms), min(1.0, common / max(1, len(should_hold)))
     return 2 * precision * recall / (precision + recall)
+
+
+def _definitions_first(question: str, evidence: list[Evidence]) -> list[Evidence]:
+    """``evidence`` with the answering units that only mention the command-line flag the question types after
+    those that define it: "what does black --fast do" is answered under "--fast / --safe", not by another page's
+    line "… as Black does when passed the --fast flag". The same test as retrieval's
+    (:func:`core.retrieval.pipeline.defines_flag`); a unit that does not answer is neither, and keeps its place."""
+    flags = command_flags(question)
+    if not flags:
+        return evidence
+    kinds = [defines_flag(e.element.path, e.element.text, flags) if e.answers else None for e in evidence]
+    if True not in kinds or False not in kinds:
+        return evidence
+    return ([e for e, d in zip(evidence, kinds, strict=True) if d is not False]
+            + [e for e, d in zip(evidence, kinds, strict=True) if d is False])
+
+
+def _singular(words: frozenset[str]) -> frozenset[str]:
+    """Stems with a plural's last ``s`` cut (not a double ``s``: class, access), to match a key to the question:
+    the light stemmer makes alias of "Aliases", alia of "alias", and leaves "tags" whole."""
+    return frozenset(w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words)
 
 
 def _asks_an_included_part(asked: frozenset[str], text: str, stated: tuple[str, str] | None) -> bool:
@@ -461,7 +485,7 @@ class ExtractiveAnswerer:
     label = prompts.EXTRACTIVE_LABEL
 
     def evidence(self, question: str, context: Context) -> list[Evidence]:
-        scored = mentions_last(question, score_evidence(question, context))
+        scored = _definitions_first(question, mentions_last(question, score_evidence(question, context)))
         dated = dated_release(question, context)  # asked when a version came out: the line dating it answers
         if dated is None:
             return _release_stated(question, scored)

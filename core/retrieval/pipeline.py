@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -44,6 +45,7 @@ from core.retrieval.context import (
 )
 from core.retrieval.contextual import contextual_index, index_dropped
 from core.retrieval.entities import Entity, entity_hits, find_entities
+from core.retrieval.flags import command_flags, defines_flag
 from core.retrieval.heading_cache import heading_index
 from core.retrieval.headings import (
     CODE_FACTOR,
@@ -131,7 +133,8 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
     timings = {"match_headings": ms(time.perf_counter() - t0)}
     pool = min(MAX_K, max(k, stages.context.pool)) if stages.context.definitions_first else k
     everywhere, found = context.search(context.question, pool, scope)
-    everywhere = _definitions_first(everywhere, _asked_thing(context.analysis, things), stages.context)[:k]
+    everywhere = _definitions_first(everywhere, _asked_thing(context.analysis, things), stages.context,
+                                    command_flags(context.analysis.text))[:k]
     timings.update(found)
     cited = _citing(context, everywhere, timings)
     if cited is not None:
@@ -264,12 +267,14 @@ def defines(element: Element, thing: frozenset[str]) -> bool | None:
     return False
 
 
-def _definitions_first(hits: list[Hit], thing: frozenset[str], config: ContextConfig) -> list[Hit]:
+def _definitions_first(hits: list[Hit], thing: frozenset[str], config: ContextConfig,
+                       flags: Sequence[str] = ()) -> list[Hit]:
     """``hits`` with every hit that only mentions the thing asked after the hits that define it (each group keeps
-    its order, a hit holding neither keeps its place relative to the definitions)."""
-    if not config.definitions_first or not thing:
+    its order, a hit holding neither keeps its place relative to the definitions); else the typed ``flags``."""
+    if not config.definitions_first or not (thing or flags):
         return hits
-    kinds = [defines(h.element, thing) for h in hits]
+    kinds = [defines(h.element, thing) if thing else defines_flag(h.element.heading_path, h.element.text, flags)
+             for h in hits]
     if True not in kinds or False not in kinds:
         return hits
     ordered = [h for h, d in zip(hits, kinds, strict=True) if d is not False] + \
