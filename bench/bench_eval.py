@@ -140,7 +140,7 @@ for _corpus in UNSEEN_CORPORA:
                                         fetched=_corpus, collection=f"unseen-{_corpus}")
 # Tune (data/tune/, bench/write_tune_sets.py): an FAQ, a CLI's docs and Korean prose, the shapes the report sets
 # are weakest on, for tuning the reader without reading a report set.
-TUNE_CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx")
+TUNE_CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx", "korean-moment")
 for _corpus in TUNE_CORPORA:
     SETS[f"tune-{_corpus}"] = SetSpec(f"tune-{_corpus}", CORPORA / _corpus, DATA / "tune" / f"{_corpus}.json",
                                       fetched=_corpus, collection=f"tune-{_corpus}")
