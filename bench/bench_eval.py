@@ -22,7 +22,8 @@ heldout-*          bench/corpora/{cibuildwheel,npm-cli,        data/heldout/*.js
                    korean-nlp,copier,pdm-changelog}             multi-fact and FAQ sets; split by corpus, see its
                                                                README)
 tune-*             bench/corpora/{semantic-release,            data/tune/*.json (generated, plus hand-written; FAQ,
-                   concurrently-cli,korean-pykrx}               CLI, Korean prose; tune)
+                   concurrently-cli,korean-pykrx,               CLI, Korean prose; tune)
+                   korean-moment}
 =================  ==========================================  ====================================================
 
 The comparative, shapes and entity-grid sets come from ``bench/write_question_sets.py``, the api-* sets from

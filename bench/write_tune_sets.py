@@ -16,7 +16,7 @@ korean-pykrx      korean-prose  a section whose heading names a task (``#### 2.1
                                 whose first prose names one function; the tables; hand-written: Korean prose
 korean-moment     korean-prose  three Korean READMEs (kakao-moment-mcp, python-kis, hwpx-kit-cli): the tables,
                                 those inside ``<details>`` included; hand-written: notes and steps inside
-                                ``<details>``, HTML lists, prose, a few asked in English (``--limit 20``)
+                                ``<details>``, HTML lists, prose, a few asked in English (20 generated)
 ================  ============  ===============================================================================
 
 Facts come from the elements the product's parser makes (``core.ingest.parse``), kept only with one right answer
@@ -48,6 +48,8 @@ from write_unseen_sets import Hand, Multi, SetKind, Unseen, heading_flag_facts, 
 
 OUT_DIR = ROOT / "data" / "tune"
 DEFAULT_LIMIT = 30
+# a corpus of many table rows: fewer generated questions, so the hand-written ones weigh as much
+CORPUS_LIMITS = {"korean-moment": 20}
 SPLIT = "tune"
 
 SPECS: dict[str, Unseen] = {s.name: s for s in (
@@ -176,6 +178,7 @@ def generated(corpus: str, facts: Sequence[HeldFact], limit: int) -> list[dict]:
     from core.evaluation.metrics import normalise
 
     spec = SPECS[corpus]
+    limit = min(limit, CORPUS_LIMITS.get(corpus, limit))
     by_kind: dict[str, list[HeldFact]] = {}
     for fact in sorted(facts, key=lambda f: _id(corpus, f)):
         by_kind.setdefault(fact.kind, []).append(fact)
