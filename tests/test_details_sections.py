@@ -52,18 +52,19 @@ SETUP = """\
     """
 
 
-def test_a_summary_is_a_title_whose_section_ends_at_details_close() -> None:
+def test_a_summary_folding_a_table_is_a_title_whose_section_ends_at_details_close() -> None:
     elements = parse(SETUP)
     listing = by_text(elements, "환경변수 전체 목록")
-    install = by_text(elements, "수동 설치")
-    assert listing.category == install.category == "Title"
+    assert listing.category == "Title"
     row = by_text(elements, "변수: LOG_LEVEL")
     assert row.heading_path == ("도구", "고급 설정", "환경변수 전체 목록")
-    assert by_text(elements, "pip install tool").heading_path == ("도구", "고급 설정", "수동 설치")
+    assert not any("details>" in e.text for e in elements if e.start_line is not None and e.start_line < 12)
+    # a summary over markdown prose or code stays raw HTML, its content under the heading (as before)
+    assert by_text(elements, "<details><summary>수동 설치").category == "UncategorizedText"
+    assert by_text(elements, "pip install tool").heading_path == ("도구", "고급 설정")
     # after </details> the section goes on under its heading, and the next heading is no child of a summary
     assert by_text(elements, "설정 후 다시 시작하세요").heading_path == ("도구", "고급 설정")
     assert by_text(elements, "토큰은").heading_path == ("도구", "보안")
-    assert not any("<" in e.text for e in elements if e.category != "CodeSnippet")
 
 
 def test_a_details_block_in_one_piece_gives_its_items_and_text_without_tags() -> None:
@@ -92,17 +93,14 @@ def test_details_inside_a_list_item_stay_that_items_text() -> None:
         # 설치
 
         - 윈도우
-          <details><summary>PowerShell</summary>
-
-          설치 스크립트를 실행합니다.
-
-          </details>
+          <details><summary>PowerShell</summary>설치 스크립트를 실행합니다.</details>
 
         끝.
         """)
     assert not any(e.category == "Title" and e.text == "PowerShell" for e in elements)
     item = by_text(elements, "윈도우")
     assert by_text(elements, "PowerShell").parent_id == item.element_id
+    assert by_text(elements, "설치 스크립트를").parent_id == item.element_id
     assert by_text(elements, "끝.").heading_path == ("설치",)
 
 
@@ -115,6 +113,10 @@ def test_an_unclosed_details_ends_at_the_next_heading_and_a_stray_close_is_ignor
         <details><summary>Notes</summary>
 
         inside
+
+        | k | v |
+        | --- | --- |
+        | a | 1 |
 
         # B
 
