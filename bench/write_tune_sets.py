@@ -18,6 +18,9 @@ rules                           ``Parameters:`` items ``line_length: … (intege
                                 Prettier, how people ask about a rule (issue 29, faq2)
 korean-pykrx      korean-prose  a section whose heading names a task (``#### 2.1.1.2 일자별 OHLCV 조회``) and
                                 whose first prose names one function; the tables; hand-written: Korean prose
+korean-moment     korean-prose  three Korean READMEs (kakao-moment-mcp, python-kis, hwpx-kit-cli): the tables,
+                                those inside ``<details>`` included; hand-written: notes and steps inside
+                                ``<details>``, HTML lists, prose, a few asked in English (20 generated)
 ================  ============  ===============================================================================
 
 Facts come from the elements the product's parser makes (``core.ingest.parse``), kept only with one right answer
@@ -49,6 +52,8 @@ from write_unseen_sets import Hand, Multi, SetKind, Unseen, heading_flag_facts, 
 
 OUT_DIR = ROOT / "data" / "tune"
 DEFAULT_LIMIT = 30
+# a corpus of many table rows: fewer generated questions, so the hand-written ones weigh as much
+CORPUS_LIMITS = {"korean-moment": 20}
 SPLIT = "tune"
 
 SPECS: dict[str, Unseen] = {s.name: s for s in (
@@ -60,6 +65,10 @@ SPECS: dict[str, Unseen] = {s.name: s for s in (
            "markdownlint 0.36.1 doc/ (npm): a linter's rule reference, aliases, parameter defaults, custom rules"),
     Unseen("korean-pykrx", "korean-prose", "pykrx",
            "pykrx 1.2.9 README and CONTRIBUTING (PyPI sdist): Korean prose, an API guide"),
+    # three products in one corpus: a question names the product of its document (the folder's name)
+    Unseen("korean-moment", "korean-prose", "",
+           "kakao-moment-mcp 0.2.3, python-kis 2.1.6 and hwpx-kit-cli 0.13.1 READMEs (PyPI sdists): Korean prose, "
+           "tables and notes inside <details>"),
 )}
 
 
@@ -155,6 +164,8 @@ def corpus_facts(corpus: str) -> tuple[list[HeldFact], list[str]]:
         elif corpus == "korean-pykrx":
             facts.extend(heading_function_facts(elements, document))
             facts.extend(table_facts(elements, document, _subject_last))
+        elif corpus == "korean-moment":
+            facts.extend(table_facts(elements, document, _subject_last))
     # a table fact whose row has no key, a value the parser cut inside parentheses, a "default" that is a
     # sentence (a table's prose cell): each asks nothing
     facts = [f for f in facts if (f.kind != "table" or f.entity) and f.value.count("(") == f.value.count(")")
@@ -167,7 +178,7 @@ def corpus_facts(corpus: str) -> tuple[list[HeldFact], list[str]]:
 
 def ask(spec: Unseen, fact: HeldFact, qid: str) -> str:
     """The question as a person types it (one of a few phrasings, fixed per fact)."""
-    s, k, e, tool = fact.subject, fact.key, fact.entity, spec.tool
+    s, k, e, tool = fact.subject, fact.key, fact.entity, spec.tool or fact.document.split("/")[0]
     if fact.kind == "field":
         return _pick([f"{tool} {s} {k}?", f"what's the {k} for {s} in {tool}", f"{k} of the {s} option ({tool})"],
                      qid)
@@ -205,6 +216,7 @@ def generated(corpus: str, facts: Sequence[HeldFact], limit: int) -> list[dict]:
     from core.evaluation.metrics import normalise
 
     spec = SPECS[corpus]
+    limit = min(limit, CORPUS_LIMITS.get(corpus, limit))
     by_kind: dict[str, list[HeldFact]] = {}
     for fact in sorted(facts, key=lambda f: _id(corpus, f)):
         by_kind.setdefault(fact.kind, []).append(fact)
@@ -335,6 +347,54 @@ HAND: dict[str, tuple[Hand, ...]] = {
         ("pykrx cassette 파일 git에 커밋해야 돼요?", ("커밋되어야",), "CONTRIBUTING.md", "Cassette 파일은 Git에"),
         ("pykrx live 테스트는 CI에서 돌아가나요?", ("CI에서 제외",), "CONTRIBUTING.md", "실제 서버 interface 점검"),
     ),
+    "korean-moment": (
+        ("카카오모먼트 mcp 비즈머니 잔액 보는 도구 이름?", ("get_bizmoney",), "kakao-moment-mcp/README.md",
+         "비즈머니 잔액 + 최근 7일 추이"),
+        ("kakao moment mcp 로그 레벨 기본값 뭐야", ("INFO",), "kakao-moment-mcp/README.md",
+         "DEBUG / INFO / WARNING / ERROR"),
+        ("KAKAO_REDIRECT_URI 기본값은?", ("http://localhost:8765/callback",), "kakao-moment-mcp/README.md",
+         "OAuth 콜백"),
+        ("카카오모먼트 mcp 로그 파일 경로 기본값", ("~/.kakao-moment-mcp/logs",), "kakao-moment-mcp/README.md",
+         "파일 로그 경로"),
+        ("카카오 디벨로퍼스에서 Redirect URI 뭐로 등록해요?", ("http://localhost:8765/callback",),
+         "kakao-moment-mcp/README.md", "Redirect URI 등록"),
+        ("윈도우에서 kakao-moment 인스톨러 파일 이름은?", ("install-windows.bat",), "kakao-moment-mcp/README.md",
+         "SmartScreen 경고"),
+        ("kakao moment mcp 설치 문제 진단하는 명령어", ("kakao-moment-mcp-doctor",), "kakao-moment-mcp/README.md",
+         "kakao-moment-mcp-doctor"),
+        ("Claude Code에 kakao-moment 등록하는 명령?", ("claude mcp add kakao-moment",), "kakao-moment-mcp/README.md",
+         "claude mcp add kakao-moment -- uvx"),
+        ("카카오모먼트 mcp 로그 며칠 보관해?", ("7일",), "kakao-moment-mcp/README.md", "자정 회전, 7일 보관"),
+        ("kakao-moment-mcp: which env var holds the ad account id?", ("KAKAO_AD_ACCOUNT_ID",),
+         "kakao-moment-mcp/README.md", "광고계정 ID (숫자)"),
+        ("광고그룹 입찰가 바꾸는 kakao-moment 도구는?", ("update_adgroup_bid",), "kakao-moment-mcp/README.md",
+         "광고그룹 입찰가 변경"),
+        ("Client Secret 활성화는 카카오 콘솔 어디서 해요?", ("앱 → 보안 → Client Secret",),
+         "kakao-moment-mcp/README.md", "앱 → 보안 → Client Secret"),
+        ("MS 스토어 버전 Claude Desktop에서 kakao-moment 안 되면 권장 해결책?", ("표준 인스톨러",),
+         "kakao-moment-mcp/README.md", "표준 인스톨러 버전 사용"),
+        ("python-kis는 파이썬 몇 버전 기준이에요?", ("3.11",), "python-kis/README.md", "파이썬 3.11을 기준으로"),
+        ("python-kis 설치 명령어", ("pip install python-kis",), "python-kis/README.md", "pip install python-kis"),
+        ("python-kis 시세 조회는 무슨 함수로 해요?", ("quote",), "python-kis/README.md",
+         "함수를 이용하여 국내주식 및 해외주식의 시세"),
+        ("python-kis 잔고 조회 함수", ("balance",), "python-kis/README.md", "함수를 이용하여 예수금 및 보유 종목"),
+        ("python-kis 웹소켓 연결 끊기면 어떻게 돼요?", ("복구",), "python-kis/README.md", "완벽히 복구할 수 있도록"),
+        ("python-kis가 쓰는 websocket-client 버전?", ("1.8.0",), "python-kis/README.md", "websocket-client>=1.8.0"),
+        ("which python version is python-kis written for?", ("3.11",), "python-kis/README.md",
+         "파이썬 3.11을 기준으로"),
+        ("한국투자증권 앱 키는 어디서 신청해요? python-kis", ("KIS Developers",), "python-kis/README.md",
+         "KIS Developers 서비스를 통해 신청"),
+        ("hwpx-kit 수동 설치 pip 명령", ("pip install hwpx-kit-cli",), "hwpx-kit-cli/README.md",
+         "pip install hwpx-kit-cli"),
+        ("hwpx-kit 종료 코드 2는 무슨 뜻?", ("부분 성공",), "hwpx-kit-cli/README.md", "종료 코드"),
+        ("hwpx-kit 누름틀 필드 채우는 키 형식?", ("clickhere:<이름>",), "hwpx-kit-cli/README.md", "누름틀 필드"),
+        (".hwp 변환하려면 hwpx-kit에 뭐가 필요해요?", ("한컴오피스",), "hwpx-kit-cli/README.md",
+         "Windows + 한글(한컴오피스)"),
+        ("hwpx-kit 자동 테스트 몇 개야", ("212개",), "hwpx-kit-cli/README.md", "자동 테스트 212개"),
+        ("금액 한글로 바꿔주는 hwpx-kit 스킬 이름", ("format-convert",), "hwpx-kit-cli/README.md",
+         "금액 병기·날짜 요일"),
+        ("hwpx-kit license?", ("Apache-2.0",), "hwpx-kit-cli/README.md", "Apache-2.0"),
+    ),
 }
 MULTI: dict[str, tuple[Multi, ...]] = {
     "semantic-release": (
@@ -366,6 +426,14 @@ MULTI: dict[str, tuple[Multi, ...]] = {
           (("KRX_PW",), "README.md", "KRX(한국거래소) 회원 로그인 비밀번호"))),
         ("pykrx 최소 파이썬 버전이랑 권장 버전은?",
          ((("3.10",), "README.md", "런타임 최소 요구"), (("3.11",), "README.md", "권장 개발/사용 버전"))),
+    ),
+    "korean-moment": (
+        ("kakao-moment-mcp REST API 키랑 광고계정 ID 환경변수 이름은?",
+         ((("KAKAO_REST_API_KEY",), "kakao-moment-mcp/README.md", "카카오 디벨로퍼스 앱 REST API 키"),
+          (("KAKAO_AD_ACCOUNT_ID",), "kakao-moment-mcp/README.md", "광고계정 ID (숫자)"))),
+        ("python-kis 시세 조회랑 잔고 조회 함수는?",
+         ((("quote",), "python-kis/README.md", "함수를 이용하여 국내주식 및 해외주식의 시세"),
+          (("balance",), "python-kis/README.md", "함수를 이용하여 예수금 및 보유 종목"))),
     ),
 }
 

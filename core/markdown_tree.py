@@ -14,6 +14,7 @@ from langchain_core.documents import Document
 from markdown_it.token import Token
 
 from core.elements import ElementBuilder, add_table
+from core.html_blocks import DETAILS_TAG, html_events, html_text_parts
 from core.html_tables import html_tables, strip_html_tables
 
 # The token core.markdown_loader pushes where content nested past its cap was dropped.
@@ -148,6 +149,8 @@ class _TreeBuilder:
         self._list_depth = 0
         self._by_id: dict[str, Document] = {}
         self._truncation_pending = False  # content was dropped before any element existed to flag
+        self._details: list[int] = []  # open <details>: len(self._titles) when each opened, outermost first
+        self._details_pending = False  # a <details> opened and its <summary> not yet seen
 
     # -- emitting ----------------------------------------------------------------------------------
 
@@ -208,6 +211,7 @@ class _TreeBuilder:
     # -- the walk ----------------------------------------------------------------------------------
 
     def build(self, tokens: list[Token]) -> list[Document]:
+        self._sections = _details_sections(tokens)
         i = 0
         n = len(tokens)
         while i < n:
@@ -243,7 +247,7 @@ class _TreeBuilder:
                 )  # fmt: skip
                 self._mark_started()
             elif kind == "html_block":
-                self._html_block(tok)
+                self._html_block(tok, i)
                 self._mark_started()
             elif kind == "table_open":
                 i = self._table(tokens, i)
@@ -363,9 +367,18 @@ class _TreeBuilder:
             self._by_id[table.metadata["element_id"]] = table
         return i
 
-    def _html_block(self, tok: Token) -> None:
-        """Raw HTML kept verbatim, except its ``<table>``s: each becomes a Table element with its rows."""
+    def _html_block(self, tok: Token, index: int) -> None:
+        """Raw HTML kept verbatim, except its ``<table>``s: each becomes a Table element with its rows; a
+        ``<details>`` that folds a table, or holds its whole content in this one block, is read as a section
+        (:meth:`_details_block`)."""
         raw = tok.content.rstrip("\n")
+        if index in self._sections:
+            self._details_block(tok, raw)
+            return
+        if self._details and DETAILS_TAG.search(raw):  # the close of a section opened before
+            for event in html_events(raw):
+                if event.kind == "close" and self._details:
+                    del self._titles[self._details.pop():]
         parent = self._block_parent()
         tables = html_tables(raw) if "<table" in raw.lower() else []
         if not tables:
@@ -380,6 +393,77 @@ class _TreeBuilder:
                               extra={"source_format": "html"})
             if table is not None:
                 self._by_id[table.metadata["element_id"]] = table
+
+
+    def _details_block(self, tok: Token, raw: str) -> None:
+        """A ``<details>`` section: its ``<summary>`` a Title one level below the open heading, whose children are
+        what follows up to ``</details>`` (tables as rows, ``<li>`` as list items, other HTML as its text). Inside a
+        list item or blockquote the summary is that container's text, as a heading there is."""
+        for event in html_events(raw):
+            if event.kind == "open":
+                self._details.append(len(self._titles))
+                self._details_pending = True
+            elif event.kind == "close":
+                if self._details:
+                    del self._titles[self._details.pop():]
+                self._details_pending = False
+            elif event.kind == "summary":
+                opened, self._details_pending = self._details_pending, False
+                if not opened or self._frames:
+                    self._emit("NarrativeText", event.text, self._block_parent(), 0, tok.map)
+                    continue
+                level = (self._titles[-1][0] if self._titles else 0) + 1
+                element_id = self._emit("Title", event.text, self._block_parent(), level - 1, tok.map)
+                if element_id is not None:
+                    self._titles.append((level, element_id))
+            else:
+                self._html_content(tok, event.text)
+
+    def _html_content(self, tok: Token, fragment: str) -> None:
+        parent = self._block_parent()
+        tables = html_tables(fragment) if "<table" in fragment.lower() else []
+        texts, items = html_text_parts(strip_html_tables(fragment) if tables else fragment)
+        for text in texts:
+            self._emit("NarrativeText", text, parent, 0, tok.map)
+        for item in items:
+            self._emit("ListItem", item, parent, 0, tok.map)
+        start, end = (tok.map[0] + 1, tok.map[1]) if tok.map else (None, None)
+        for header, rows in tables:
+            table = add_table(self._elements, header, rows, parent, 0, start_line=start, end_line=end,
+                              extra={"source_format": "html"})
+            if table is not None:
+                self._by_id[table.metadata["element_id"]] = table
+
+
+def _details_sections(tokens: list[Token]) -> frozenset[int]:
+    """The indexes of the HTML blocks read as ``<details>`` sections: those whose ``<details>`` folds a table (its
+    summary names the table, as a caption does: the rows are found and cited under it) or holds its whole content
+    in the block (``<details><summary>…</summary><ul><li>…</li></ul></details>``), and the blocks closing them. A
+    summary over markdown prose stays raw HTML, as before: measured on the Korean report corpus, making those
+    sections cost recall (docs/korean-reader3.md)."""
+    chosen: set[int] = set()
+    open_at: list[int] = []  # the block index of each open <details>, outermost first
+    for index, tok in enumerate(tokens):
+        if tok.type == "table_open":
+            chosen.update(open_at)
+        if tok.type != "html_block" or not DETAILS_TAG.search(tok.content):
+            if tok.type == "html_block" and "<table" in tok.content.lower():
+                chosen.update(open_at)
+            continue
+        opened_here = 0
+        for event in html_events(tok.content):
+            if event.kind == "open":
+                open_at.append(index)
+                opened_here += 1
+            elif event.kind == "close":
+                if open_at:
+                    started = open_at.pop()
+                    if started in chosen or (started == index and opened_here):
+                        chosen.update((started, index))
+                    opened_here = max(0, opened_here - 1) if started == index else opened_here
+            elif event.kind == "content" and "<table" in event.text.lower():
+                chosen.update(open_at)
+    return frozenset(chosen)
 
 
 def build_elements(tokens: list[Token], *, document_id: str, source: str) -> list[Document]:

@@ -393,7 +393,10 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
 # "아래 표를 참고하세요". Only the element's last sentence can: "See below for details." or "the following
 # releases" inside an answer points elsewhere, and the paragraph still states its own answer.
 _LEAD_IN_END = re.compile(r"(?:[:：]|\b(?:the following|as follows|below)[.!]?)\s*$", re.I)
-_LEAD_IN_KO = re.compile(r"(?:다음|아래)(?:과|와)?\s*같|(?:다음|아래)\s*(?:표|목록|중)")
+# "아래 두 환경변수를 설정해야 합니다", "다음 세 가지를 지원합니다": "below"/"the following" + a count names what
+# comes after as well as "다음과 같습니다" does.
+_LEAD_IN_KO = re.compile(r"(?:다음|아래)(?:과|와)?\s*같|(?:다음|아래)\s*(?:표|목록|중)|아래(?:의)?\s"
+                         r"|(?:다음|아래)(?:의)?\s+(?:[한두세네]|다섯|\d+)\s*(?:개|가지)?\s")
 _LAST_SENTENCE = re.compile(r"(?<=[.!?。])\s+")
 
 

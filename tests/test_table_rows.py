@@ -63,8 +63,8 @@ def test_html_tables_in_details_and_list_items_become_rows_with_their_header_cel
           <table><tr><td>HDMI</td><td>2개</td></tr></table>
         """)
     assert rows_of(elements) == ["항목: 무게 · 값: 2.9 kg", "항목: 보증기간 · 값: 2년", "HDMI · 2개"]
-    summary = next(e for e in elements if e.category == "UncategorizedText")
-    assert "<table" not in summary.text and "사양 표" in summary.text
+    summary = next(e for e in elements if e.category == "Title" and e.text == "사양 표")
+    assert next(e for e in elements if e.category == "Table").parent_id == summary.element_id
     item = next(e for e in elements if e.category == "ListItem")
     tables = [e for e in elements if e.category == "Table"]
     assert tables[1].parent_id == item.element_id

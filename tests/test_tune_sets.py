@@ -16,7 +16,7 @@ from .conftest import ROOT
 from .helpers_bench import assert_gold_answers_in_their_documents, bench_module, parsed_elements
 
 TUNE = ROOT / "data" / "tune"
-CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx", "markdownlint-rules")
+CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx", "markdownlint-rules", "korean-moment")
 
 
 def _sets() -> dict[str, dict]:
