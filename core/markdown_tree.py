@@ -387,13 +387,15 @@ class _TreeBuilder:
         rest = strip_html_tables(raw)
         if re.sub(r"<[^>]*>", "", rest).strip():  # text around the tables (a <summary>) stays as raw HTML
             self._emit("UncategorizedText", rest.strip(), parent, 0, tok.map)
+        self._html_tables(tok, tables, parent)
+
+    def _html_tables(self, tok: Token, tables: list[tuple[list[str], list[list[str]]]], parent: str | None) -> None:
         start, end = (tok.map[0] + 1, tok.map[1]) if tok.map else (None, None)
         for header, rows in tables:
             table = add_table(self._elements, header, rows, parent, 0, start_line=start, end_line=end,
                               extra={"source_format": "html"})
             if table is not None:
                 self._by_id[table.metadata["element_id"]] = table
-
 
     def _details_block(self, tok: Token, raw: str) -> None:
         """A ``<details>`` section: its ``<summary>`` a Title one level below the open heading, whose children are
@@ -427,12 +429,7 @@ class _TreeBuilder:
             self._emit("NarrativeText", text, parent, 0, tok.map)
         for item in items:
             self._emit("ListItem", item, parent, 0, tok.map)
-        start, end = (tok.map[0] + 1, tok.map[1]) if tok.map else (None, None)
-        for header, rows in tables:
-            table = add_table(self._elements, header, rows, parent, 0, start_line=start, end_line=end,
-                              extra={"source_format": "html"})
-            if table is not None:
-                self._by_id[table.metadata["element_id"]] = table
+        self._html_tables(tok, tables, parent)
 
 
 def _details_sections(tokens: list[Token]) -> frozenset[int]:

@@ -9,9 +9,9 @@ from core.answering.extractive import score_evidence
 from core.elements import Element
 from core.html_blocks import html_events, html_text_parts
 from core.markdown_loader import parse_markdown
-from core.partial_tree import merge_trees, short_ids
-from core.retrieval import Context, ContextElement
 from core.statements import is_lead_in
+
+from .helpers_context import tree_context
 
 
 def parse(text: str) -> list[Element]:
@@ -141,23 +141,10 @@ def test_a_korean_lead_in_that_counts_what_follows() -> None:
     assert not is_lead_in("KOSPI가 기본값입니다.")
 
 
-def _context(elements: list[Element], hit_ids: list[str]) -> Context:
-    shorts = short_ids(e.element_id for e in elements)
-    items = []
-    for tree in merge_trees({e.element_id: e for e in elements}, hit_ids):
-        for node in tree.walk():
-            rank = hit_ids.index(node.element_id) if node.element_id in hit_ids else None
-            items.append(ContextElement(node.element_id, shorts[node.element_id],
-                                        "hit" if rank is not None else "ancestor", node.category,
-                                        node.element.text, "doc-1", node.path, 0.5 if rank is not None else None,
-                                        rank, parent_id=node.element.parent_id))
-    return Context("hierarchical", "", "", items, 0)
-
-
 def test_a_row_inside_details_is_quoted_with_its_key_and_summary_path() -> None:
     elements = parse(SETUP)
     rows = [e for e in elements if e.category == "TableRow"]
-    answer = ExtractiveAnswerer().complete("LOG_LEVEL 기본값은?", _context(elements, [r.element_id for r in rows]))
+    answer = ExtractiveAnswerer().complete("LOG_LEVEL 기본값은?", tree_context(elements, [r.element_id for r in rows]))
     assert answer.splitlines()[0].startswith("LOG_LEVEL — 기본값: INFO")
     assert "고급 설정 › 환경변수 전체 목록" in answer
 
@@ -177,6 +164,6 @@ def test_a_counted_lead_in_is_quoted_with_the_rows_it_introduces() -> None:
         """)
     lead = by_text(elements, "로그인이 필요한")
     rows = [e for e in elements if e.category == "TableRow"]
-    context = _context(elements, [lead.element_id, *(r.element_id for r in rows)])
+    context = tree_context(elements, [lead.element_id, *(r.element_id for r in rows)])
     quoted = score_evidence("로그인에 필요한 환경변수는?", context)[0].excerpt
     assert "KRX_ID" in quoted and "KRX_PW" in quoted

@@ -10,9 +10,11 @@ from core.answering.table import build_table
 from core.elements import Element
 from core.markdown_loader import parse_markdown
 from core.partial_tree import merge_trees, render_markdown, short_ids
-from core.retrieval import Context, ContextElement, EntityRef
+from core.retrieval import Context, EntityRef
 from core.statements import question_terms, statement
 from core.versions.diff import diff_elements
+
+from .helpers_context import tree_context
 
 
 def parse(text: str) -> list[Element]:
@@ -114,24 +116,11 @@ def test_the_partial_tree_shows_the_header_and_the_rows_hit_only() -> None:
     assert "installer" not in text
 
 
-def _context(elements: list[Element], hit_ids: list[str]) -> Context:
-    shorts = short_ids(e.element_id for e in elements)
-    items = []
-    for tree in merge_trees({e.element_id: e for e in elements}, hit_ids):
-        for node in tree.walk():
-            rank = hit_ids.index(node.element_id) if node.element_id in hit_ids else None
-            items.append(ContextElement(node.element_id, shorts[node.element_id],
-                                        "hit" if rank is not None else "ancestor", node.category,
-                                        node.element.text, "doc-1", node.path, 0.5 if rank is not None else None,
-                                        rank, parent_id=node.element.parent_id))
-    return Context("hierarchical", "", "", items, 0)
-
-
 def test_the_reader_quotes_the_row_whole_with_its_key_and_path_not_the_lead_in() -> None:
     elements = parse(OPTIONS)
     lead = next(e for e in elements if e.category == "NarrativeText")
     rows = [e for e in elements if e.category == "TableRow"]
-    context = _context(elements, [lead.element_id, rows[0].element_id, rows[1].element_id])
+    context = tree_context(elements, [lead.element_id, rows[0].element_id, rows[1].element_id])
     answer = ExtractiveAnswerer().complete("What is the default installer?", context)
     assert answer.splitlines()[0] == "installer — Default: pip"
     assert "Reference › Options" in answer
@@ -146,7 +135,7 @@ def test_a_lead_in_ranks_after_what_follows_it() -> None:
     elements = parse(OPTIONS)
     lead = next(e for e in elements if e.category == "NarrativeText")
     row = next(e for e in elements if e.category == "TableRow")
-    scored = score_evidence("which installer by default", _context(elements, [lead.element_id, row.element_id]))
+    scored = score_evidence("which installer by default", tree_context(elements, [lead.element_id, row.element_id]))
     assert [e.element.category for e in scored][:2] == ["TableRow", "NarrativeText"]
 
 
@@ -166,7 +155,7 @@ def test_an_answer_that_points_below_is_no_lead_in_and_keeps_its_rank() -> None:
         Magical comments such as noqa may be moved.
         """)
     answer, aside = [e for e in elements if e.category == "NarrativeText"]
-    scored = score_evidence("is the tool safe to use", _context(elements, [answer.element_id, aside.element_id]))
+    scored = score_evidence("is the tool safe to use", tree_context(elements, [answer.element_id, aside.element_id]))
     assert scored[0].element.element_id == answer.element_id
 
 
@@ -183,7 +172,7 @@ def test_a_lead_in_keeps_its_place_before_items_that_state_nothing_of_their_own(
         """)
     lead = next(e for e in elements if e.category == "NarrativeText")
     items = [e for e in elements if e.category == "ListItem"]
-    context = _context(elements, [lead.element_id, *(i.element_id for i in items)])
+    context = tree_context(elements, [lead.element_id, *(i.element_id for i in items)])
     scored = score_evidence("why is my notebook cell not formatted", context)
     assert scored[0].element.element_id == lead.element_id
 
@@ -204,7 +193,7 @@ def test_a_comparison_reads_each_row_of_a_table() -> None:
         | L2 | 7 W | 0.9 kg |
         """)
     rows = [e for e in elements if e.category == "TableRow"]
-    context = _context(elements, [r.element_id for r in rows])
+    context = tree_context(elements, [r.element_id for r in rows])
     context = Context(context.mode, "", "", context.elements, 0, entities=(EntityRef("Lamps", ("Lamps",), "doc-1"),))
     table = build_table("Which is lighter, the L1 or the L2?", context)
     assert table is not None
