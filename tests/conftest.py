@@ -148,6 +148,18 @@ def store(db_url, use_embeddings, collection_name):
     s.drop()
 
 
+@pytest.fixture
+def hash_store(db_url, collection_name):
+    """A collection under the instant hash embedder, for tests about what is stored rather than what is similar."""
+    from core.store import ElementStore
+
+    from .helpers_embeddings import HashEmbeddings
+
+    s = ElementStore(db_url, collection_name, HashEmbeddings())
+    yield s
+    s.drop()
+
+
 @pytest.fixture(scope="session")
 def samples_store(db_url):
     """The sample corpus ingested once into collection ``samples`` for read-only tests."""

@@ -22,8 +22,6 @@ from core.retrieval.headings import (
     words,
 )
 from core.retrieval.shape import split_preamble
-from core.store import ElementStore
-from tests.helpers_embeddings import HashEmbeddings
 from tests.test_retrieval_stored_index import put
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,12 +128,6 @@ def test_the_ranking_by_parent_links_equals_the_ranking_by_place(corpus):
         named += bool(ranked)
     assert named > 50, "the comparison covers questions that name headings"
 
-
-@pytest.fixture
-def hash_store(db_url, collection_name):
-    s = ElementStore(db_url, collection_name, HashEmbeddings())
-    yield s
-    s.drop()
 
 
 def test_the_stored_index_brought_up_to_date_keeps_links_equal_to_a_rebuild(hash_store):

@@ -17,9 +17,7 @@ from core.ingest.tiers import sync_tiers, tiers_built
 from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval.statement_search import StatementsMissingError, question_entity_keys
 from core.retrieval.strategies import REGISTRY, compare_choices, search_choices
-from core.store import ElementStore
 from core.store.hlg_tables import HLGTables
-from tests.helpers_embeddings import HashEmbeddings
 
 PAYLOAD = ("# Orbiter Mission\n## Payloads\n### Lumen Camera\n"
            "* Built by : Aurora Optics Lab\n* Resolution : 2 m per pixel\n\n"
@@ -29,13 +27,6 @@ LAB = ("# Research Labs\n## Aurora Optics Lab\n* Head : Dr. Mira Santos\n* Found
 OTHER = ("# Ground Segment\n## Antenna Farm\n* Head : Tomas Reyes\n* Dishes : 4\n\n"
          "The farm receives telemetry from every spacecraft.\n")
 
-
-@pytest.fixture
-def hash_store(db_url, collection_name):
-    """A collection under the instant hash embedder, for tests about what is stored rather than what is similar."""
-    s = ElementStore(db_url, collection_name, HashEmbeddings())
-    yield s
-    s.drop()
 
 
 def _elements(markdown: str, document_id: str = "d") -> list[Element]:

@@ -5,23 +5,14 @@ question's texts are read in one round trip. Real Postgres; the hash embedder (t
 from __future__ import annotations
 
 import psycopg
-import pytest
 
 from core.ingest import SourceFile, ingest
 from core.retrieval import RetrievalRequest, retrieve
-from core.store import ElementStore
 from core.store import reader as reader_module
-from tests.helpers_embeddings import HashEmbeddings
 
 SHEET = b"# Nova 24FL\n\n## Specifications\n\n* Weight : 4.1 kg\n* HDMI : 2 ports\n\n## Warranty\n\nThree years.\n"
 NEW_SHEET = b"# Nova 99ZB\n\n## Specifications\n\n* Weight : 7.3 kg\n* Zorblax : fitted\n"
 
-
-@pytest.fixture
-def hash_store(db_url, collection_name):
-    s = ElementStore(db_url, collection_name, HashEmbeddings())
-    yield s
-    s.drop()
 
 
 def _sent(monkeypatch) -> list[str]:

@@ -56,12 +56,6 @@ def put(store: ElementStore, document_id: str, items: list[tuple[str, str, list[
     assert store.write.replace_document(record, docs, vectors)
 
 
-@pytest.fixture
-def hash_store(db_url, collection_name):
-    s = ElementStore(db_url, collection_name, HashEmbeddings())
-    yield s
-    s.drop()
-
 
 def _matching(store: ElementStore, where: str, term: str) -> set[str]:
     with store.pool.connection() as conn:

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from core.ingest import SourceFile, ingest, ingest_paths
 from core.retrieval import RetrievalRequest, retrieve
@@ -23,12 +22,6 @@ SAMPLES = ROOT / "data" / "samples"
 
 WITH_COMMENT = b"# Nova 24FL\n\n<!-- history: added in v2 -->\n\n## Ports\n\n* USB-C : 65 W\n* HDMI : 2.0\n"
 
-
-@pytest.fixture
-def hash_store(db_url, collection_name):
-    s = ElementStore(db_url, collection_name, HashEmbeddings())
-    yield s
-    s.drop()
 
 
 def _assert_counts_match(store: ElementStore) -> dict[str, int]:
