@@ -129,6 +129,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                       for t in ts)
     by_id = {e.element_id: e for e in context.elements}
     named_subjects = _named_subjects(question, wanted, context)
+    naming_sections = {(e.document_id, e.path) for e in context.elements
+                       if not e.outside_scope and not named_subjects.isdisjoint(_own_subject(e))}
     named_sections = named_sections_of(wanted, context)
     names = terms(" ".join(name_runs(question)))
     asks_default = bool(wanted & _default_terms())
@@ -179,7 +181,12 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
             attribute *= 0.5  # asked for a default, an item describing the option without one half answers
         semantic = element.similarity or 0.0
         in_named_section = section_key(element) in named_sections
-        documents_named = in_named_section or not named_subjects.isdisjoint(_own_subject(element))
+        own_subject = _own_subject(element)
+        names_own = not named_subjects.isdisjoint(own_subject)
+        # in a section the question names, a row or option item of another thing than the one whose key the
+        # question spells ("KAKAO_MCP_LOG_DIR" beside "KAKAO_MCP_LOG_LEVEL") is its neighbour, not what it documents
+        neighbour = bool(own_subject) and not names_own and (element.document_id, element.path) in naming_sections
+        documents_named = (in_named_section and not neighbour) or names_own
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
                  + ATTRIBUTE_WEIGHT * attribute
@@ -201,11 +208,38 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                    else cell[2] if cell else _excerpt(element.text, wanted, value))
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers,
                                attribute))
+    scored = _description_when_asked_what(question, scored)
     scored = _by_asked_question(scored, context, named_sections)
     return _code_with_its_prose(_after_what_follows(scored, context), context)
 
 
 _QUESTION_MARK = re.compile(r"[?？]")
+
+# Asking what a thing is ("what is svcAmt?", "what does --fast do", "svcAmt 파라미터가 뭐야?", "무슨 뜻이에요"):
+# the question words of both languages, not any corpus's words.
+_ASKS_WHAT = re.compile(
+    r"\bwhat(?:'s|\s+is|\s+are|\s+does\b.*\b(?:mean|do|stand\s+for))\b|\b(?:describe|explain)\b"
+    r"|(?:뭐|무엇|뭔)(?:야|예요|에요|이야|이에요|인가요|입니까|인지|지|죠|니|냐|가요|데|임)?\s*[?？]?\s*(?:\([^()]*\))?\s*$"
+    r"|무슨\s*뜻|뜻이|의미(?:가|는|예요|야)|설명해", re.I)
+# The keys that say what a thing is, in both languages: asked what it is, this item is the answer, not its type,
+# example or default.
+_DESCRIPTION_TERMS = terms("description summary overview definition purpose explanation 설명 개요 요약 정의 의미 용도")
+
+
+def _description_when_asked_what(question: str, scored: list[Evidence]) -> list[Evidence]:
+    """Asked what a thing is, and no statement of the context states an attribute the question names, a statement
+    whose key describes ("설명: 봉사료" beside "타입: N(10)" under "### svcAmt") states the attribute asked: it
+    scores as a key fully asked for (``ATTRIBUTE_WEIGHT``). A question that names a key ("svcAmt 타입이 뭐야")
+    keeps its key."""
+    if not _ASKS_WHAT.search(question) or any(e.attribute > 0 for e in scored):
+        return scored
+    out = []
+    for evidence in scored:
+        key = evidence.key.rsplit(" — ", 1)[-1] if evidence.key else ""
+        if key and terms(key) & _DESCRIPTION_TERMS and evidence.element.category != "Title":
+            evidence = replace(evidence, score=evidence.score + ATTRIBUTE_WEIGHT, attribute=1.0, answers=True)
+        out.append(evidence)
+    return out
 
 
 def _by_asked_question(scored: list[Evidence], context: Context,
