@@ -30,7 +30,8 @@ def env_table() -> Context:
         element(3, "ancestor", "Table", "| 변수 | 기본값 | 설명 |\n| --- | --- | --- |", TABLE),
         element(4, "hit", "TableRow", "변수: KAKAO_MCP_LOG_LEVEL · 기본값: INFO · 설명: DEBUG / INFO / WARNING / ERROR",
                 TABLE, 0.333, 1, parent="e3"),
-        element(5, "hit", "TableRow", "변수: KAKAO_MCP_LOG_DIR · 기본값: ~/.kakao-moment-mcp/logs · 설명: 파일 로그 경로",
+        element(5, "hit", "TableRow",
+                "변수: KAKAO_MCP_LOG_DIR · 기본값: ~/.kakao-moment-mcp/logs · 설명: 파일 로그 경로",
                 TABLE, 0.591, 0, parent="e3"),
     )
 
