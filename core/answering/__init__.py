@@ -26,7 +26,8 @@ from core.answering.comparison import (
     answer_concurrently,
     compare,
 )
-from core.answering.extractive import Evidence, ExtractiveAnswerer, score_evidence
+from core.answering.evidence import Evidence
+from core.answering.extractive import ExtractiveAnswerer, score_evidence
 from core.answering.table import ComparisonTable, TableRow, build_table
 
 __all__ = [

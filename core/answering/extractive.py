@@ -17,11 +17,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
 from core.answering import prompts
+from core.answering.evidence import Evidence
 from core.answering.named_sections import named_sections_of, section_key
+from core.answering.neighbours import code_with_its_prose, items_after
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
 from core.answering.table import ComparisonTable, build_table
 from core.elements import row_cells
@@ -71,34 +72,6 @@ NAMED_SUBJECT_WEIGHT = 0.3
 # this of the section's best and coming before it is the answer's lead (what follows qualifies it).
 SECTION_FIRST_MARGIN = 0.1
 _INCLUSION_REMARK = re.compile(r"\((?:including|incl\.|includes)\s[^()]*\)|\([^()]*\s포함\)", re.I)
-
-@dataclass(frozen=True)
-class Evidence:
-    element: ContextElement
-    score: float
-    semantic: float
-    lexical: float
-    excerpt: str
-    key: str | None = None  # the attribute the element states, when it states one
-    value: str | None = None  # its value
-    answers: bool = True  # False: the best the context has, but it does not answer the question
-    attribute: float = 0.0  # the share of its stated key the question asks for (0: no asked attribute stated)
-    section_score: float | None = None  # under an FAQ question heading: its score with the heading's similarity
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "element_id": self.element.element_id,
-            "score": round(self.score, 4),
-            "semantic": round(self.semantic, 4),
-            "lexical": round(self.lexical, 4),
-            "heading_path": list(self.element.path),
-            "excerpt": self.excerpt,
-            "key": self.key,
-            "value": self.value,
-            "answers": self.answers,
-            "outside_scope": self.element.outside_scope,
-        }
-
 
 _AMOUNT = re.compile(r"\d+(?:[.,]\d+)?\s*([A-Za-z%°µ]+)")
 
@@ -210,7 +183,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                                attribute))
     scored = _description_when_asked_what(question, scored)
     scored = _by_asked_question(scored, context, named_sections)
-    return _code_with_its_prose(_after_what_follows(scored, context), context)
+    return code_with_its_prose(_after_what_follows(scored, context), context)
 
 
 _QUESTION_MARK = re.compile(r"[?？]")
@@ -344,7 +317,7 @@ def _after_what_follows(scored: list[Evidence], context: Context) -> list[Eviden
         ranked = [i for i, e in enumerate(out) if e.element.element_id in followers and e.answers and e.value]
         if not ranked:
             # nothing after it answers alone (a list of names): the lead-in and its items are the one unit quoted
-            items = _items_after(context.elements[start + 1:], lead)
+            items = items_after(context.elements[start + 1:], lead)
             if items:
                 at = out.index(evidence)
                 out[at] = replace(evidence, excerpt=clip(" ".join([" ".join(lead.text.split()), *items]),
@@ -355,52 +328,6 @@ def _after_what_follows(scored: list[Evidence], context: Context) -> list[Eviden
         out.remove(evidence)
         out.insert(ranked[0], evidence)
     return out
-
-
-def _code_with_its_prose(scored: list[Evidence], context: Context) -> list[Evidence]:
-    """A code block and the paragraph right before it in its section are one unit: the paragraph says what the
-    code shows ("It can be limited by setting the --prefix-length flag:", "… after some timeout (in
-    milliseconds) by using the --kill-timeout flag."), the code shows how it is typed ("pip install pykrx" after
-    "pykrx는 pip을 사용해서 쉽게 설치할 수 있습니다."). The better ranked of the two is quoted with the other: the
-    paragraph's excerpt, then the code's, each as it was. A paragraph that states a value by itself ("Default:
-    ASC", "key : value") is a unit of its own: the code after it is an example, not what it says."""
-    if context.mode != "hierarchical":  # a plain context is in rank order: its neighbours are no pair
-        return scored
-    elements = context.elements
-    pair_of: dict[str, str] = {}
-    for before, code in zip(elements, elements[1:], strict=False):
-        if (code.category == "CodeSnippet" and before.category == "NarrativeText" and before.role != "ancestor"
-                and before.document_id == code.document_id and before.path == code.path):
-            pair_of[before.element_id] = pair_of[code.element_id] = f"{before.element_id}\x1f{code.element_id}"
-    if not pair_of:
-        return scored
-    excerpts = {e.element.element_id: e.excerpt for e in scored}
-    stating = {e.element.element_id for e in scored if e.value}
-    out = list(scored)
-    done: set[str] = set()
-    for at, evidence in enumerate(scored):
-        pair = pair_of.get(evidence.element.element_id)
-        if pair is None or pair in done:
-            continue
-        done.add(pair)
-        prose_id, code_id = pair.split("\x1f")
-        if prose_id in excerpts and code_id in excerpts and prose_id not in stating:
-            out[at] = replace(evidence, excerpt=f"{excerpts[prose_id]} {excerpts[code_id]}")
-    return out
-
-
-def _items_after(following: list[ContextElement], lead: ContextElement) -> list[str]:
-    """The list items or table rows right after a lead-in in its section (a table's header line skipped)."""
-    items = []
-    for element in following:
-        if element.document_id != lead.document_id or element.path != lead.path:
-            break
-        if element.category == "Table":
-            continue
-        if element.category not in ("ListItem", "TableRow"):
-            break
-        items.append("· " + " ".join(element.text.split()))
-    return items
 
 
 def _own_subject(element: ContextElement) -> tuple[str, ...]:

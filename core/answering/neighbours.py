@@ -1,0 +1,54 @@
+"""Units quoted with their neighbours in a section: a lead-in's items, a code block and the paragraph before it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from core.answering.evidence import Evidence
+from core.retrieval import Context, ContextElement
+
+
+def code_with_its_prose(scored: list[Evidence], context: Context) -> list[Evidence]:
+    """A code block and the paragraph right before it in its section are one unit: the paragraph says what the
+    code shows ("It can be limited by setting the --prefix-length flag:", "… after some timeout (in
+    milliseconds) by using the --kill-timeout flag."), the code shows how it is typed ("pip install pykrx" after
+    "pykrx는 pip을 사용해서 쉽게 설치할 수 있습니다."). The better ranked of the two is quoted with the other: the
+    paragraph's excerpt, then the code's, each as it was. A paragraph that states a value by itself ("Default:
+    ASC", "key : value") is a unit of its own: the code after it is an example, not what it says."""
+    if context.mode != "hierarchical":  # a plain context is in rank order: its neighbours are no pair
+        return scored
+    elements = context.elements
+    pair_of: dict[str, str] = {}
+    for before, code in zip(elements, elements[1:], strict=False):
+        if (code.category == "CodeSnippet" and before.category == "NarrativeText" and before.role != "ancestor"
+                and before.document_id == code.document_id and before.path == code.path):
+            pair_of[before.element_id] = pair_of[code.element_id] = f"{before.element_id}\x1f{code.element_id}"
+    if not pair_of:
+        return scored
+    excerpts = {e.element.element_id: e.excerpt for e in scored}
+    stating = {e.element.element_id for e in scored if e.value}
+    out = list(scored)
+    done: set[str] = set()
+    for at, evidence in enumerate(scored):
+        pair = pair_of.get(evidence.element.element_id)
+        if pair is None or pair in done:
+            continue
+        done.add(pair)
+        prose_id, code_id = pair.split("\x1f")
+        if prose_id in excerpts and code_id in excerpts and prose_id not in stating:
+            out[at] = replace(evidence, excerpt=f"{excerpts[prose_id]} {excerpts[code_id]}")
+    return out
+
+
+def items_after(following: list[ContextElement], lead: ContextElement) -> list[str]:
+    """The list items or table rows right after a lead-in in its section (a table's header line skipped)."""
+    items = []
+    for element in following:
+        if element.document_id != lead.document_id or element.path != lead.path:
+            break
+        if element.category == "Table":
+            continue
+        if element.category not in ("ListItem", "TableRow"):
+            break
+        items.append("· " + " ".join(element.text.split()))
+    return items
