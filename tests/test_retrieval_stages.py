@@ -9,9 +9,8 @@ from core.elements import Element
 from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval import pipeline as pipeline_module
 from core.retrieval.analysis import analyse
-from core.retrieval.flags import command_flags, defines_flag
+from core.retrieval.definitions import command_flags, defines, defines_flag, definitions_first
 from core.retrieval.hits import Hit
-from core.retrieval.pipeline import _definitions_first, defines
 from core.retrieval.stages import ContextConfig, EntityHitsConfig, Stages, current_stages, using
 from core.retrieval.strategies import REGISTRY, STAGE_LISTS
 
@@ -49,11 +48,11 @@ def test_mentions_rank_below_definitions_and_nothing_moves_without_one() -> None
     other = Hit(_element("Environments are created on first use.", ("Guide",)), 1, 0.2)
     definition = Hit(_element("* installer : pip", ("Options",)), 2, 0.3)
     thing = frozenset({"installer"})
-    ordered = _definitions_first([mention, other, definition], thing, ContextConfig())
+    ordered = definitions_first([mention, other, definition], thing, ContextConfig())
     assert [h.element.text for h in ordered] == [other.element.text, definition.element.text, mention.element.text]
     assert [h.rank for h in ordered] == [0, 1, 2]
-    assert _definitions_first([mention, other], thing, ContextConfig()) == [mention, other]
-    assert _definitions_first([mention, definition], thing, ContextConfig(definitions_first=False)) == [
+    assert definitions_first([mention, other], thing, ContextConfig()) == [mention, other]
+    assert definitions_first([mention, definition], thing, ContextConfig(definitions_first=False)) == [
         mention, definition]
 
 
@@ -75,10 +74,10 @@ def test_a_typed_command_line_flag_puts_its_definition_above_a_mention() -> None
     definition = Hit(_element("Black uses as many workers as the number of CPUs.", ("Usage", "-W, --workers")), 1, .3)
     mention = Hit(_element("The command line option -W / --workers takes precedence over this variable.",
                            ("Usage", "Environment variable options", "BLACK_NUM_WORKERS")), 0, 0.2)
-    assert [h.element for h in _definitions_first([mention, definition], frozenset(), ContextConfig(), flags)] == [
+    assert [h.element for h in definitions_first([mention, definition], frozenset(), ContextConfig(), flags)] == [
         definition.element, mention.element]
     # a question typing no flag, or naming a thing by a code span, is judged as before
-    assert _definitions_first([mention, definition], frozenset(), ContextConfig()) == [mention, definition]
+    assert definitions_first([mention, definition], frozenset(), ContextConfig()) == [mention, definition]
 
 
 def test_the_registry_names_each_strategys_stage_list() -> None:

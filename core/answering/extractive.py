@@ -28,7 +28,7 @@ from core.answering.table import ComparisonTable, build_table
 from core.elements import row_cells
 from core.quantities import is_unit
 from core.retrieval import Context, ContextElement
-from core.retrieval.flags import command_flags, defines_flag
+from core.retrieval.definitions import command_flags, defines_flag
 from core.retrieval.named_rows import writes_key
 from core.retrieval.parts import question_parts
 from core.retrieval.shape import bridge_cue, name_runs, question_shape

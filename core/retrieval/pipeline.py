@@ -14,9 +14,7 @@ the search did is said in :attr:`Retrieval.notes`.
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -29,7 +27,6 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, SkipValidation
 
 from core.changelog import ASKING_WORDS, asks_which_release, cites
-from core.elements import Element
 from core.partial_tree import render_markdown, short_ids
 from core.retrieval.analysis import QuestionAnalysis, analyse
 from core.retrieval.bridge_hop import hop_to_described_section
@@ -44,8 +41,8 @@ from core.retrieval.context import (
     expand,
 )
 from core.retrieval.contextual import contextual_index, index_dropped
+from core.retrieval.definitions import asked_thing, command_flags, definitions_first
 from core.retrieval.entities import Entity, entity_hits, find_entities
-from core.retrieval.flags import command_flags, defines_flag
 from core.retrieval.heading_cache import heading_index
 from core.retrieval.headings import (
     CODE_FACTOR,
@@ -67,16 +64,11 @@ from core.retrieval.request import RetrievalRequest
 from core.retrieval.router import route
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.search import MAX_K, SearchConfig, embed_query, fts_scored, ms, read_lexemes, search_config
-from core.retrieval.stages import ContextConfig, SearchContext, Stages, current_stages
+from core.retrieval.stages import SearchContext, Stages, current_stages
 from core.retrieval.statement_path import PathStep
 from core.retrieval.statement_search import find_statement_hits
 from core.retrieval.strategies import stage_list
 from core.retrieval.topic_search import find_topic_hits
-from core.statements import (
-    last_parts,
-    table_rows,
-    terms,
-)
 from core.store import ElementStore, VersionRecord
 from core.store.hlg_tables import HLGTables
 from core.versions import DateError, check_date_range
@@ -133,7 +125,7 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
     timings = {"match_headings": ms(time.perf_counter() - t0)}
     pool = min(MAX_K, max(k, stages.context.pool)) if stages.context.definitions_first else k
     everywhere, found = context.search(context.question, pool, scope)
-    everywhere = _definitions_first(everywhere, _asked_thing(context.analysis, things), stages.context,
+    everywhere = definitions_first(everywhere, asked_thing(context.analysis, things), stages.context,
                                     command_flags(context.analysis.text))[:k]
     timings.update(found)
     cited = _citing(context, everywhere, timings)
@@ -223,63 +215,6 @@ def _aside(hit: Hit, pinned: set[str] | None) -> bool:
         return False
     own = {w for part in hit.element.heading_path for w in heading_words(part)}
     return not pinned & own
-
-
-def _asked_thing(analysis: QuestionAnalysis, things: frozenset[str]) -> frozenset[str]:
-    """The terms of the thing a question asks about, for telling a definition from a mention: the identifiers
-    naming an attribute or option (``linenums``, ``keepAliveTimeout``), else the code names, else the names with
-    a digit ("24FL"). Empty when it names none of them (then no hit is moved)."""
-    for names in (analysis.identifiers(things), analysis.codes, analysis.models):
-        found = last_parts(t for name in names for t in terms(name))
-        if found:
-            return found
-    return frozenset()
-
-
-# What a line leads with: the key before a colon ("* installer : pip"), else its first word or code span
-# ("`installer` sets …"); a list marker, a number or a table's pipe before it is skipped.
-_LEAD = re.compile(r"^\s*(?:[-*+]|\d+[.)]|\|)?\s*(?:(?P<key>[^:|\n]{1,80}?)\s*:|(?P<word>`[^`\n]+`|[^\s`]+))")
-
-
-# Cost only: whether an element defines or mentions the thing is read from this much of its text, so a hit of
-# megabytes (one huge line) is not analysed word by word for every question; a definition leads its element.
-DEFINES_TEXT_LIMIT = 20_000
-
-
-def defines(element: Element, thing: frozenset[str]) -> bool | None:
-    """``True`` when ``element`` defines ``thing``: its own heading path names it, or its text leads with it (a
-    ``key : value`` item, a table's row, a definition list's term); ``False`` when its text only mentions it (a
-    changelog line "Add the X option", a blog post, a "see also"); ``None`` when it holds nothing of it."""
-    if not thing:
-        return None
-    if thing <= last_parts(terms(" ".join(element.heading_path))):
-        return True
-    text = element.text[:DEFINES_TEXT_LIMIT]
-    if not thing <= last_parts(terms(text)):
-        return None
-    lines = text.splitlines()
-    if text.lstrip().startswith("|"):
-        lines = [r[0] for r in table_rows(text) if r]
-    for line in lines:
-        lead = _LEAD.match(line)
-        if lead and thing <= last_parts(terms(lead.group("key") or lead.group("word"))):
-            return True
-    return False
-
-
-def _definitions_first(hits: list[Hit], thing: frozenset[str], config: ContextConfig,
-                       flags: Sequence[str] = ()) -> list[Hit]:
-    """``hits`` with every hit that only mentions the thing asked after the hits that define it (each group keeps
-    its order, a hit holding neither keeps its place relative to the definitions); else the typed ``flags``."""
-    if not config.definitions_first or not (thing or flags):
-        return hits
-    kinds = [defines(h.element, thing) if thing else defines_flag(h.element.heading_path, h.element.text, flags)
-             for h in hits]
-    if True not in kinds or False not in kinds:
-        return hits
-    ordered = [h for h, d in zip(hits, kinds, strict=True) if d is not False] + \
-              [h for h, d in zip(hits, kinds, strict=True) if d is False]
-    return [Hit(h.element, rank, h.distance, h.outside_scope) for rank, h in enumerate(ordered)]
 
 
 def find_compared(context: SearchContext) -> Found:
