@@ -15,12 +15,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from core.html_tables import element_text
+
 __all__ = ["DETAILS_TAG", "HtmlEvent", "html_events", "html_text_parts"]
 
-# a block holding any of these is read by html_events (others stay raw HTML, as before)
+# a block holding any of these is read by html_events (others stay raw HTML)
 DETAILS_TAG = re.compile(r"<(?:/?details|summary)\b", re.I)
 _EVENT = re.compile(r"<details\b[^>]*>|</details\s*>|<summary\b[^>]*>(?P<summary>.*?)</summary\s*>", re.I | re.S)
-_DROPPED = ("script", "style", "noscript", "template")
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ def html_events(raw: str) -> Iterator[HtmlEvent]:
 def plain_text(fragment: str) -> str:
     """The text ``fragment`` displays, whitespace collapsed ("" when nothing parses)."""
     root = _parse(fragment)
-    return "" if root is None else _text(root)
+    return "" if root is None else element_text(root)
 
 
 def html_text_parts(fragment: str) -> tuple[list[str], list[str]]:
@@ -66,14 +67,14 @@ def html_text_parts(fragment: str) -> tuple[list[str], list[str]]:
     for li in list(root.iter("li")):
         if any(a.tag == "li" for a in li.iterancestors()):
             continue
-        text = _text(li)
+        text = element_text(li)
         if text:
             items.append(text)
     for li in list(root.iter("li")):
         parent = li.getparent()
         if parent is not None and not any(a.tag == "li" for a in li.iterancestors()):
             _drop(li)
-    rest = _text(root)
+    rest = element_text(root)
     return ([rest] if rest else []), items
 
 
@@ -99,24 +100,3 @@ def _drop(node) -> None:  # type: ignore[no-untyped-def]
     else:
         parent.text = (parent.text or "") + " " + tail
     parent.remove(node)
-
-
-def _text(root) -> str:  # type: ignore[no-untyped-def]
-    parts: list[str] = []
-    for node in root.iter():
-        dropped = _inside_dropped(node, root)
-        if node.text and not dropped and isinstance(node.tag, str):
-            parts.append(node.text)
-        if node is not root and node.tail and not _inside_dropped(node.getparent(), root):
-            parts.append(node.tail)
-    return " ".join(" ".join(parts).split())
-
-
-def _inside_dropped(node, root) -> bool:  # type: ignore[no-untyped-def]
-    while node is not None:
-        if isinstance(node.tag, str) and node.tag.lower() in _DROPPED:
-            return True
-        if node is root:
-            return False
-        node = node.getparent()
-    return False

@@ -47,21 +47,23 @@ def strip_html_tables(raw: str) -> str:
     return "".join(kept)
 
 
-def _text(cell) -> str:  # type: ignore[no-untyped-def]
+def element_text(root) -> str:  # type: ignore[no-untyped-def]
+    """The text ``root`` shows: its own and its descendants' text and tails, spaces collapsed; a comment, a script,
+    a style or a template shows nothing."""
     parts: list[str] = []
-    for node in cell.iter():
-        if node.text and not _inside_dropped(node, cell):
+    for node in root.iter():
+        if node.text and isinstance(node.tag, str) and not _inside_dropped(node, root):
             parts.append(node.text)
-        if node is not cell and node.tail and not _inside_dropped(node.getparent(), cell):
+        if node is not root and node.tail and not _inside_dropped(node.getparent(), root):
             parts.append(node.tail)
     return " ".join(" ".join(parts).split())
 
 
-def _inside_dropped(node, cell) -> bool:  # type: ignore[no-untyped-def]
+def _inside_dropped(node, root) -> bool:  # type: ignore[no-untyped-def]
     while node is not None:
         if isinstance(node.tag, str) and node.tag.lower() in _DROPPED:
             return True
-        if node is cell:
+        if node is root:
             return False
         node = node.getparent()
     return False
@@ -90,7 +92,7 @@ def _rows(table) -> tuple[list[str], list[list[str]]]:  # type: ignore[no-untype
                 if left > 1:
                     carried[column] = (text, left - 1)
                 column += 1
-            text = _text(cell)
+            text = element_text(cell)
             down = _span(cell, "rowspan")
             for _ in range(_span(cell, "colspan")):
                 row.append(text)

@@ -89,6 +89,22 @@ def test_merged_empty_and_ragged_cells_keep_every_cell_and_markup_is_text() -> N
     assert "<b>" not in shown and "\\<b\\>bold" in shown
 
 
+def test_an_html_comment_in_a_cell_or_a_details_block_is_not_text() -> None:
+    elements = parse("""\
+        <table><tr><th>Key<!-- internal: rename --></th><th>Value</th></tr>
+        <tr><td>timeout<!-- was 10 --></td><td>15 <!-- TODO check -->s</td></tr></table>
+
+        <details>
+        <summary>Notes<!-- hidden --></summary>
+        <ul><li>one <!-- secret --> item</li></ul>
+        </details>
+        """)
+    assert rows_of(elements) == ["Key: timeout · Value: 15 s"]
+    texts = " ".join(e.text for e in elements)
+    assert "was 10" not in texts and "TODO" not in texts and "internal" not in texts
+    assert "hidden" not in texts and "secret" not in texts and "one item" in texts
+
+
 def test_thousands_of_rows_each_keep_their_cells() -> None:
     # 10,000 rows: bench/bench_parse_limit.py --table-rows (markdown-it's own tokenizing is most of the time)
     body = "\n".join(f"| r{i} | {i} |" for i in range(3_000))
