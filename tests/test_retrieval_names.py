@@ -92,12 +92,22 @@ def _tool_headings() -> list[HeadingRef]:
 
 @pytest.mark.parametrize("key", ["cwd", "stderr"])
 def test_the_tools_own_name_tied_across_its_pages_does_not_hide_the_key_asked(key):
-    """"… in shipit-bot": the name heads 8 of 35 pages, so its words outscore the key and tie over more places
-    than a scope holds. Before, that tie scoped nothing and the key's own heading was never the scope."""
+    """"… in shipit-bot": the name heads 8 of 35 pages (more than MAX_SCOPES documents), so its words outscore the
+    key and tie over more places than a scope holds. Before, that tie scoped nothing and the key's own heading was
+    never the scope."""
     index = HeadingIndex(_tool_headings())
     assert not index.is_platform("shipit-bot")
     match = best_headings(f"what's the default for {key} in shipit-bot", index)
     assert match is not None and [h.text for h in match.headings] == [key], match
+
+
+def test_a_topic_heading_many_sections_of_one_page_is_no_subject_and_nothing_lower_is_guessed():
+    """"plugin hook" heads 8 sections of one page: a topic, not what the collection is about. Its tie still scopes
+    nothing (the search runs everywhere) rather than a lower match on the question's other word."""
+    hooks = [_heading(200 + k, f"Plugin hook: {name}", ("Plugins",), "plugins")
+             for k, name in enumerate(("verify", "analyze", "prepare", "publish", "notify", "fail", "success", "add"))]
+    index = HeadingIndex([*_tool_headings(), _heading(199, "Plugins", (), "plugins"), *hooks])
+    assert best_headings("what's the default for cwd in a plugin hook", index) is None
 
 
 def test_a_class_path_names_its_own_page_not_the_namespace():
