@@ -69,6 +69,47 @@ def test_the_platform_every_guide_names_does_not_outweigh_the_extension(question
     assert match is not None and [h.text for h in match.headings] == ["Footnotes"], match
 
 
+def _tool_headings() -> list[HeadingRef]:
+    """A tool's documentation: its name heads 8 of its 35 pages (below PLATFORM_SHARE, so it is no platform
+    word), the rest are titled by topic; the JavaScript API page holds one heading per configuration key."""
+    out = [_heading(1, "JavaScript API"), _heading(2, "API", ("JavaScript API",)),
+           _heading(3, "config", ("JavaScript API", "API"))]
+    out += [_heading(4 + k, key, ("JavaScript API", "API", "config"), "d") for k, key in enumerate(("cwd", "stderr"))]
+    n = 10
+    for d, title in enumerate(("Using shipit-bot with Travis", "Using shipit-bot with GitLab",
+                               "Using shipit-bot with Jenkins", "Using shipit-bot with CircleCI",
+                               "shipit-bot plugins", "Writing shipit-bot plugins",
+                               "Running shipit-bot in Docker", "shipit-bot and monorepos", "Troubleshooting", "Recipes",
+                               "Branches", "Workflow", "Authentication", "Commit conventions", "Changelog",
+                               "Resources", "Getting started", "Installation", "Contributing", "Migration", "Support",
+                               "Distribution channels", "Environment", "Templates", "Hooks", "Security", "Glossary",
+                               "Roadmap", "Release steps", "Credits", "Shareable configurations", "Dry run",
+                               "Tags", "Notes")):
+        out += [_heading(n, title, (), f"p{d}"), _heading(n + 1, "Setup", (title,), f"p{d}")]
+        n += 2
+    return out
+
+
+@pytest.mark.parametrize("key", ["cwd", "stderr"])
+def test_the_tools_own_name_tied_across_its_pages_does_not_hide_the_key_asked(key):
+    """"… in shipit-bot": the name heads 8 of 35 pages (more than MAX_SCOPES documents), so its words outscore the
+    key and tie over more places than a scope holds. Before, that tie scoped nothing and the key's own heading was
+    never the scope."""
+    index = HeadingIndex(_tool_headings())
+    assert not index.is_platform("shipit-bot")
+    match = best_headings(f"what's the default for {key} in shipit-bot", index)
+    assert match is not None and [h.text for h in match.headings] == [key], match
+
+
+def test_a_topic_heading_many_sections_of_one_page_is_no_subject_and_nothing_lower_is_guessed():
+    """"plugin hook" heads 8 sections of one page: a topic, not what the collection is about. Its tie still scopes
+    nothing (the search runs everywhere) rather than a lower match on the question's other word."""
+    hooks = [_heading(200 + k, f"Plugin hook: {name}", ("Plugins",), "plugins")
+             for k, name in enumerate(("verify", "analyze", "prepare", "publish", "notify", "fail", "success", "add"))]
+    index = HeadingIndex([*_tool_headings(), _heading(199, "Plugins", (), "plugins"), *hooks])
+    assert best_headings("what's the default for cwd in a plugin hook", index) is None
+
+
 def test_a_class_path_names_its_own_page_not_the_namespace():
     match = best_headings("Using `markdown.extensions.wikilinks.WikiLinkExtension(**kwargs)`, what is the default "
                           "`end_url`?", _python_markdown_headings())

@@ -16,9 +16,11 @@ the question's words against every heading path of the collection, lexically, in
   provided its own text holds at least one of them (otherwise its ancestor is the match);
 * the best-scoring headings win, ties included: a heading named the same way in several documents makes a
   scope of all of them. :func:`rank_headings` gives the runners-up too, so the pipeline can choose the scope
-  jointly with the evidence inside it (a scope must hold the attribute asked). Below :data:`MIN_SCORE`, or
-  when more than :data:`MAX_SCOPES` headings tie (a name too generic to mean one place), nothing is scoped
-  and the search runs over the whole collection.
+  jointly with the evidence inside it (a scope must hold the attribute asked). Below :data:`MIN_SCORE`
+  nothing is scoped and the search runs over the whole collection, as when more than :data:`MAX_SCOPES`
+  headings tie at the best score (a name too generic to mean one place). When those headings lie in more than
+  :data:`MAX_SCOPES` documents, the words head many of the collection's pages (the tool's own name, "… in
+  semantic-release"): that level is passed over, and a lower level may still name one.
 
 Deterministic: the same question on the same collection always gives the same scope, and the caller shows it
 ("searched under: …") with a way to search everywhere instead.
@@ -508,8 +510,11 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex,
         if match is not None and all({x.element_id for x in match.headings} != {x.element_id for x in m.headings}
                                      for m in out):
             out.append(match)
-        elif match is None and not out:
-            return []  # the best names too many places: nothing is scoped
+        elif match is None and not out and len(index.documents_holding(i for _, i, _ in tied)) <= MAX_SCOPES:
+            return []  # the best names too many places in a few documents: nothing is scoped
+        # A level tied over more documents than a scope holds is passed over: its words head many of the
+        # collection's pages, so they name what the collection is about ("… in semantic-release"), not a place;
+        # a lower level may still name one.
     if versions:
         # a release's own section before a page titled with its version ("Tool v2.4.0", a release post), which
         # may match more of the question's words (the product's name) but only tells about the release
