@@ -8,6 +8,7 @@ import psycopg
 
 from core.ingest import SourceFile, ingest
 from core.retrieval import RetrievalRequest, retrieve
+from core.store import question_reads
 from core.store import reader as reader_module
 
 SHEET = b"# Nova 24FL\n\n## Specifications\n\n* Weight : 4.1 kg\n* HDMI : 2 ports\n\n## Warranty\n\nThree years.\n"
@@ -59,7 +60,7 @@ def test_kept_counts_rank_as_the_counts_read_now(hash_store):
     ingest(store, [SourceFile("nova-24fl.md", data=SHEET), SourceFile("nova-99zb.md", data=NEW_SHEET)])
     questions = ["What is the weight of the Nova 24FL?", "Nova 99ZB weight?", "Which Nova has HDMI ports?"]
     kept = [[h.element_id for h in retrieve(store, RetrievalRequest(q, k=4)).hits] for q in questions * 2]
-    reader_module._TERM_COUNTS._values.clear()
+    question_reads._TERM_COUNTS._values.clear()
     fresh = [[h.element_id for h in retrieve(store, RetrievalRequest(q, k=4)).hits] for q in questions]
     assert kept == fresh * 2
 

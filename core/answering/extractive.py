@@ -101,9 +101,10 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     named = frozenset(t for h in headings if option_heading(h) is None and (ts := terms(h)) and ts <= wanted
                       for t in ts)
     by_id = {e.element_id: e for e in context.elements}
-    named_subjects = _named_subjects(question, wanted, context)
+    own_subjects = {e.element_id: _own_subject(e) for e in context.elements}
+    named_subjects = _named_subjects(question, wanted, context, own_subjects)
     naming_sections = {(e.document_id, e.path) for e in context.elements
-                       if not e.outside_scope and not named_subjects.isdisjoint(_own_subject(e))}
+                       if not e.outside_scope and not named_subjects.isdisjoint(own_subjects[e.element_id])}
     named_sections = named_sections_of(wanted, context)
     names = terms(" ".join(name_runs(question)))
     asks_default = bool(wanted & _default_terms())
@@ -154,7 +155,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
             attribute *= 0.5  # asked for a default, an item describing the option without one half answers
         semantic = element.similarity or 0.0
         in_named_section = section_key(element) in named_sections
-        own_subject = _own_subject(element)
+        own_subject = own_subjects[element.element_id]
         names_own = not named_subjects.isdisjoint(own_subject)
         # in a section the question names, a row or option item of another thing than the one whose key the
         # question spells ("KAKAO_MCP_LOG_DIR" beside "KAKAO_MCP_LOG_LEVEL") is its neighbour, not what it documents
@@ -355,12 +356,13 @@ def _flags(heading: str) -> tuple[str, ...]:
     return tuple(m.group(1) for m in found if m) if parts and all(found) else ()
 
 
-def _named_subjects(question: str, wanted: frozenset[str], context: Context) -> frozenset[str]:
+def _named_subjects(question: str, wanted: frozenset[str], context: Context,
+                    own_subjects: dict[str, tuple[str, ...]]) -> frozenset[str]:
     """The subjects of the context's elements (inside its scope) that the question's terms name whole; a table
     row's code (``-2``, ``Y``, ``TSJ``: one word, ASCII) that the question writes as a word."""
     out = set()
     for element in context.elements:
-        for subject in () if element.outside_scope else _own_subject(element):
+        for subject in () if element.outside_scope else own_subjects[element.element_id]:
             if element.category == "TableRow":
                 # a row's code is named as the question writes it: "-2" is not "2", "TSJ" not "TS"
                 named = writes_key(question, wanted, subject)

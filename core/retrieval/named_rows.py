@@ -24,7 +24,7 @@ from core.retrieval.search import fts_scored
 from core.retrieval.stages import ContextConfig, SearchContext
 from core.statements import last_parts, terms
 from core.store import ElementStore
-from core.store.reader import Expanded
+from core.store.question_reads import Expanded
 
 __all__ = ["named_row_hit", "named_rows", "row_key", "rows_the_question_names", "writes_key"]
 

@@ -30,7 +30,7 @@ from core.retrieval.strategies import (
     search_config,
 )
 from core.store import ElementStore
-from core.store.reader import Scored
+from core.store.question_reads import Scored
 
 __all__ = [
     "DEFAULT_SEARCH",

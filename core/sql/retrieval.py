@@ -118,7 +118,7 @@ SELECT {cols("b")}, b.distance FROM best b ORDER BY b.distance, b.element_id
 #   scope's.
 # * The collection's size is the sum of its documents' element counts (hke_documents, written in the same
 #   transaction as the elements): a few thousand rows by primary key instead of counting the element table; or
-#   %(total)s, that sum as the question's term counts read it (``core.store.reader.QuestionReads``).
+#   %(total)s, that sum as the question's term counts read it (``core.store.question_reads.QuestionReads``).
 # Each element carries its cosine distance to the query vector, which the contexts show as similarity.
 _FULLTEXT = f"""
 WITH RECURSIVE {{walk}}

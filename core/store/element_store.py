@@ -48,7 +48,8 @@ from core.sql import terms as term_sql
 from core.sql import versions as version_sql
 from core.store import old_layout
 from core.store.date_repair import DateRepair, repair_dates
-from core.store.reader import ElementReader, QuestionReads
+from core.store.question_reads import QuestionReads
+from core.store.reader import ElementReader
 from core.store.records import (
     SIBLING_SEPARATOR,
     CollectionGoneError,
@@ -332,9 +333,9 @@ class ElementStore:
         return twin
 
     def for_one_question(self) -> ElementStore:
-        """This store with the reads of one question shared (:class:`~core.store.reader.QuestionReads`): a search
-        made twice (the scope probed for evidence, then for the attribute's own words) reads once, and the
-        collection's size is read once."""
+        """This store with the reads of one question shared
+        (:class:`~core.store.question_reads.QuestionReads`): a search made twice (the scope probed for evidence,
+        then for the attribute's own words) reads once, and the collection's size is read once."""
         twin = copy.copy(self)
         twin.question_reads = QuestionReads()
         return twin

@@ -14,8 +14,7 @@ candidates on one).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -30,6 +29,14 @@ from core.sql import headings as heading_sql
 from core.sql import retrieval as retrieval_sql
 from core.sql import terms as term_sql
 from core.sql import versions as version_sql
+from core.store.question_reads import (
+    Expanded,
+    QuestionReads,
+    Scored,
+    TermCounts,
+    keep_term_counts,
+    kept_term_counts,
+)
 from core.store.records import (
     CorpusStats,
     HeadingState,
@@ -78,34 +85,6 @@ class Place(Protocol):
     def ids(self) -> tuple[str, ...]: ...
 
 
-@dataclass(frozen=True)
-class Scored:
-    """An element a search found, with its cosine distance to the query vector and (full text) its score."""
-
-    element: Element
-    distance: float
-    score: float = 0.0
-
-
-@dataclass(frozen=True)
-class Expanded:
-    """A row of an expansion: an element, and whether it is a heading hit's descendant (with its distance)."""
-
-    element: Element
-    distance: float | None
-    is_child: bool
-
-
-@dataclass(frozen=True)
-class TermCounts:
-    """The stored counts of a question's terms: whether the counts are complete, the collection's element count
-    and, per term, how many elements hold it (``core.sql.terms.TERM_COUNTS``)."""
-
-    complete: bool
-    total: int
-    counts: list[int]
-
-
 # Where the columns a read as of a date puts in place are: (document id, element id, order, JSON metadata or None).
 _ELEMENT_PLACE = (sql.ELEMENT_COLUMNS.index("document_id"), 0, sql.ELEMENT_COLUMNS.index("order"),
                   sql.ELEMENT_COLUMNS.index(sql.METADATA_JSON_COLUMN))
@@ -119,46 +98,6 @@ _PLACES: BoundedCache[tuple, dict[str, tuple[int, int, int]]] = BoundedCache(512
 
 # (database URL, text) -> the text's lexemes under the server's parser (ElementReader.question_lexemes).
 _LEXEMES: BoundedCache[tuple[str, str], tuple[str, ...]] = BoundedCache(4096)
-
-
-@dataclass
-class _KnownCounts:
-    """The stored counts of the terms read at one version of a collection, and its element count then."""
-
-    total: int
-    counts: dict[tuple[str, bool], int] = field(default_factory=dict)
-
-
-# (database URL, collection id, version) -> the term counts read at that version of the collection. Every write of
-# the counts (a document's write, a fill) first takes the collection's next version (core.sql.terms), so a version
-# names one state of them; the version is the heading index's, read once per question (QuestionReads).
-_TERM_COUNTS: BoundedCache[tuple[str, str, int], _KnownCounts] = BoundedCache(16)
-_TERM_COUNTS_MAX = 100_000  # terms kept per collection version; beyond, only read
-
-
-@dataclass
-class QuestionReads:
-    """What the reads of one question share (``ElementStore.for_one_question``): each vector search's hits by its
-    statement and parameters, each full-text search's by its parameters but ``k`` (with the ``k`` it was read
-    with), the stored counts of each list of terms, and the collection's element count once a full-text search has
-    read it. Within one question the same search reads the same rows, so a repeat is not sent again."""
-
-    vector_hits: dict[tuple, list[Scored]] = field(default_factory=dict)
-    fulltext_hits: dict[tuple, tuple[int, list[Scored]]] = field(default_factory=dict)
-    term_counts: dict[tuple, TermCounts] = field(default_factory=dict)
-    # The heading index the question reads (core.retrieval.heading_cache), brought up to date once per question.
-    heading_index: Any = None
-    # The collection's version that index was read at (None: an index as of a date, or one not current): the
-    # term counts read at it are kept for the next questions (_TERM_COUNTS).
-    collection_version: int | None = None
-    total: int | None = None
-    # The connection the question's reads are held on (``ElementStore.one_question``); ``primary_too``: the
-    # reads meant for the primary too (no standby: it is the primary's).
-    connection: psycopg.Connection | None = None
-    primary_too: bool = False
-    # Writes the question's reads led to (a collection's field pairs, computed once), made once the held connection
-    # is back in the pool: made while it is held, a pool of n lent to n questions would wait for itself.
-    after: list[Callable[[], None]] = field(default_factory=list)
 
 
 class ElementReader:
@@ -401,20 +340,13 @@ class ElementReader:
             return TermCounts(held.complete, held.total, list(held.counts))
         version = shared.collection_version if shared is not None else None
         at = (self._store.url, str(self._store.collection_id), version)
-        known = _TERM_COUNTS.get(at) if version is not None else None
         pairs = list(zip(keys, prefix, strict=True))
-        if known is not None and all(pair in known.counts for pair in pairs):
-            found = TermCounts(True, known.total, [known.counts[pair] for pair in pairs])
-        else:
+        found = kept_term_counts(at, pairs)
+        if found is None:
             params = {"collection_id": self._store.collection_id, "keys": list(keys), "prefix": list(prefix)}
             complete, total, counts = self._query(term_sql.TERM_COUNTS, params, tables=())[0]
             found = TermCounts(bool(complete), int(total), [int(n) for n in counts])
-            if version is not None and found.complete:  # counts not filled yet are read again until they are
-                if known is None or known.total != found.total:
-                    known = _KnownCounts(found.total)
-                    _TERM_COUNTS.put(at, known)
-                if len(known.counts) < _TERM_COUNTS_MAX:
-                    known.counts.update(zip(pairs, found.counts, strict=True))
+            keep_term_counts(at, pairs, found)
         if shared is not None:
             shared.total = found.total
             shared.term_counts[key] = TermCounts(found.complete, found.total, list(found.counts))
