@@ -12,7 +12,9 @@ server and pool threads, could copy a held lock) that has the parsers imported a
 from __future__ import annotations
 
 import multiprocessing
+import sys
 import threading
+import types
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
@@ -25,6 +27,12 @@ T = TypeVar("T")
 _PRELOAD = ["core.parse_preload"]
 _context_lock = threading.Lock()
 _context: Any = None
+_start_lock = threading.Lock()
+# A child re-imports the parent's ``__main__`` from its file before it runs its target. Streamlit installs each page
+# script it runs as ``__main__`` and leaves it there, so a parse started from the app would run a page script (its
+# queries, its widgets) in the parser process first, and a script that only runs inside Streamlit kills it. The
+# children start with this bare module as ``__main__`` instead: a parse needs nothing from it.
+_BARE_MAIN = types.ModuleType("__main__")
 
 
 class ParseTimedOut(RuntimeError):
@@ -65,7 +73,7 @@ def _fork_context() -> Any:
             context.set_forkserver_preload(_PRELOAD)
             # Start the server and let its preload finish now, so that it is not counted in the first parse's limit.
             warm = context.Process(target=_noop, daemon=True)
-            warm.start()
+            _start(warm)
             warm.join()
             _context = context
         return _context
@@ -73,6 +81,19 @@ def _fork_context() -> Any:
 
 def _noop() -> None:
     pass
+
+
+def _start(process: multiprocessing.process.BaseProcess) -> None:
+    """``process.start()`` with :data:`_BARE_MAIN` as ``__main__`` for the moment the child's preparation is read."""
+    with _start_lock:
+        main = sys.modules["__main__"]
+        sys.modules["__main__"] = _BARE_MAIN
+        try:
+            process.start()
+        finally:
+            # Another thread (Streamlit's script runner) may have installed its own __main__ meanwhile: keep it.
+            if sys.modules["__main__"] is _BARE_MAIN:
+                sys.modules["__main__"] = main
 
 
 def _child(sender: Connection, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
@@ -95,7 +116,7 @@ def run_with_time_limit(fn: Callable[..., T], *args: Any, limit: float, **kwargs
     context = _fork_context()
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(target=_child, args=(sender, fn, args, kwargs), daemon=True, name="hke-parse")
-    process.start()
+    _start(process)
     sender.close()  # the child holds its own end: EOF here means it died
     try:
         if not receiver.poll(limit):

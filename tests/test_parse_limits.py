@@ -108,3 +108,22 @@ def test_the_limit_setting_is_validated(monkeypatch):
         parse_time_limit(60)
     monkeypatch.setenv("HKE_PARSE_TIMEOUT", "")
     assert parse_time_limit(60) == 60
+
+
+def test_a_parse_started_while_a_page_script_is_main_does_not_run_that_script(monkeypatch, tmp_path):
+    """Streamlit installs each page script it runs as ``__main__`` and leaves it there. A child that re-imported it
+    ran the page first (a script that only works inside Streamlit killed the parser: "the parser process died")."""
+    import sys
+    import types
+
+    monkeypatch.setenv("HKE_PARSE_TIMEOUT", "60")
+    ran = tmp_path / "page-ran"
+    script = tmp_path / "page.py"
+    script.write_text(f"open({str(ran)!r}, 'w').close()\nraise SystemExit('a page script ran in the parser')\n")
+    page = types.ModuleType("__main__")
+    page.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", page)
+    elements, _, _ = _parse_within(30, b"<h1>Title</h1><p>Body text.</p>", "ok.html")["result"]
+    assert [e.page_content for e in elements] == ["Title", "Body text."]
+    assert not ran.exists()
+    assert sys.modules["__main__"] is page
