@@ -47,7 +47,9 @@ def kill_postmaster():
     time.sleep(1.0)
 
 
-out = {"before": page()}
+out = {}
+if action == "page":
+    out["before"] = page()
 kill_postmaster()
 if action == "page":
     started = time.monotonic()
