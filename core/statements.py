@@ -275,6 +275,22 @@ def attribute_share(asked: frozenset[str], key: str) -> float:
     return len(asked & key_terms) / len(key_terms) if key_terms else 0.0
 
 
+_KEBAB = re.compile(r"(?<=[^\W_])-(?=[^\W_])")
+
+
+def terms_with_parts(text: str) -> frozenset[str]:
+    """:func:`terms`, and the words of each kebab-case name as terms too: a question asks "which container
+    engine" or "the fetch timeout" in words, the document names the option ``container-engine``,
+    ``fetch-timeout``, ``musllinux-aarch64-image`` (one term each, whole)."""
+    return terms(text) | kebab_words(text)
+
+
+def kebab_words(name: str) -> frozenset[str]:
+    """The terms of the words a kebab-case name joins (``fetch-timeout`` → fetch, timeout); none for a text
+    without one."""
+    return terms(_KEBAB.sub(" ", name)) if _KEBAB.search(name) else frozenset()
+
+
 def last_parts(found: Iterable[str]) -> frozenset[str]:
     """Terms of names with a dotted one cut to its last part (``options.msgprefix`` → ``msgprefix``)."""
     return frozenset(english_stem(t.rsplit(".", 1)[-1]) for t in found)

@@ -23,6 +23,7 @@ from core.answering import prompts
 from core.answering.evidence import Evidence
 from core.answering.named_sections import named_sections_of, section_key
 from core.answering.neighbours import code_with_its_prose, items_after
+from core.answering.parts import clause_description, units_for_parts, value_of_section
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
 from core.answering.table import ComparisonTable, build_table
 from core.elements import row_cells
@@ -35,6 +36,7 @@ from core.retrieval.shape import bridge_cue, name_runs, question_shape
 from core.statements import (
     documented_statement,
     is_lead_in,
+    kebab_words,
     last_parts,
     name_share,
     option_heading,
@@ -43,6 +45,7 @@ from core.statements import (
     states_default,
     table_cell,
     terms,
+    terms_with_parts,
 )
 from core.text import clip
 
@@ -114,8 +117,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     compares = shape is not None and shape.kind in ("superlative", "compare")
     read = []
     for element in (e for e in context.elements if e.role != "ancestor"):
-        text_terms = terms(element.text)
-        own_path_terms = terms(" ".join(element.path))
+        text_terms = terms_with_parts(element.text)
+        own_path_terms = terms_with_parts(" ".join(element.path))
         path_terms = own_path_terms - text_terms
         # Terms naming a heading above this element (the product, the API) say where, not what: the element
         # answers by the rest ("weight", "default", "bodyTimeout"). A path that restates the whole question (an
@@ -369,6 +372,9 @@ def _named_subjects(question: str, wanted: frozenset[str], context: Context,
             else:
                 parts = last_parts(terms(subject))
                 named = bool(parts) and parts <= last_parts(wanted)
+            # a kebab-case name is named by its words as well ("the fetch timeout", "musllinux image for aarch64")
+            joined = kebab_words(subject)
+            named = named or bool(joined) and joined <= wanted
             if named:
                 out.add(subject)
     return frozenset(out)
@@ -462,9 +468,11 @@ class ExtractiveAnswerer:
 
     def complete(self, question: str, context: Context) -> str:
         table = self.table(question, context)
-        if table is not None and table.stated:
-            return table.render()
         units = self.units_per_part(question, context)
+        # a table that states fewer than two of the things compared ranks nothing; each part answered from its own
+        # unit states them all, each with its citation ("27QX 높낮이 조절 범위랑 32UX height adjustment 비교")
+        if table is not None and table.stated and not (len(table.stated) < 2 and len(units) > len(table.stated)):
+            return table.render()
         if len(units) > 1:
             return "\n".join(line for unit in units for line in _quoted(unit, context))
         evidence = self.evidence(question, context)
@@ -481,9 +489,12 @@ class ExtractiveAnswerer:
         if not best.answers:
             return prompts.EXTRACTIVE_NOT_FOUND
         bridged = inside and bridge_cue(question) == "relative clause"
-        stated = _value_of_section([e for e in inside if e.answers]) if bridged else best
-        if stated is not best:  # the clause's description found the thing; its section states what is asked of it
-            return "\n".join([*_quoted(stated, context), *_quoted(best, context)])
+        stated = value_of_section([e for e in inside if e.answers]) if bridged else best
+        if bridged:  # each hop stated with its own citation: what is asked, then the clause's description
+            hop = clause_description(question, inside, (stated, best))
+            chosen = {e.element.element_id: e for e in (stated, hop, best) if e is not None}
+            if len(chosen) > 1:
+                return "\n".join(line for unit in chosen.values() for line in _quoted(unit, context))
         lines = _quoted(best, context)
         if context.mode != "hierarchical":
             lines.append(prompts.EXTRACTIVE_PLAIN_NOTE)
@@ -494,33 +505,13 @@ class ExtractiveAnswerer:
     def units_per_part(self, question: str, context: Context) -> list[Evidence]:
         """For a question asking several facts at once (``core.retrieval.parts``), the best unit answering each
         part, one element each, in the order asked; at most one unit when it asks one thing, or when the context
-        answers only one of its parts (then the question is answered as a whole)."""
-        parts = question_parts(question)
-        if len(parts) < 2:
-            return []
-        units: list[Evidence] = []
-        for part in parts:
-            quoted = {u.element.element_id for u in units}
-            answering = [e for e in self.evidence(part, context) if e.answers and not e.element.outside_scope
-                         and e.element.element_id not in quoted]
-            if answering:
-                units.append(_value_of_section(answering))
-        return units if len(units) == len(parts) else []
+        answers only one of its parts (then the question is answered as a whole). A unit that answers several
+        parts goes to the part that scores it highest: the row "musllinux-aarch64-image · Default: musllinux_1_2"
+        answers "which container engine by default?" by its `Default` only, and is the other part's answer."""
+        return units_for_parts(question_parts(question), lambda part: self.evidence(part, context))
 
     def stream(self, question: str, context: Context) -> Iterator[str]:
         yield self.complete(question, context)
-
-
-def _value_of_section(answering: list[Evidence]) -> Evidence:
-    """A part's unit: the best one, or, when it states no value, the best unit of its own section that states one.
-    A part gets one line, and the line names the value: the prose that describes a setting ("The value npm init
-    should use by default for the package license.") shares the part's words better than its `Default: "ISC"`
-    item, which is the answer."""
-    best = answering[0]
-    if best.value:
-        return best
-    section = best.element.path
-    return next((e for e in answering[1:] if e.value and e.element.path == section), best)
 
 
 def _quoted(unit: Evidence, context: Context) -> list[str]:

@@ -1,0 +1,71 @@
+"""The units of an extractive answer that asks several facts at once, or bridges two (issue 31): one unit per part
+of a question asking several things (:mod:`core.retrieval.parts`), each with its own citation, and the hops of a
+question naming a thing by a relative clause."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from core.answering.evidence import Evidence
+from core.retrieval.parts import referred_value, with_referred_value
+from core.statements import terms
+
+__all__ = ["clause_description", "units_for_parts", "value_of_section"]
+
+
+def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evidence]]) -> list[Evidence]:
+    """The best unit answering each of ``parts`` (``evidence_of``: a part's evidence, best first), one element
+    each, in the order asked; none when fewer than two parts, or when the context answers only some (then the
+    question is answered as a whole). A unit that answers several parts goes to the part that scores it highest:
+    the row "musllinux-aarch64-image · Default: musllinux_1_2" answers "which container engine by default?" by its
+    `Default` only, and is the other part's answer. A part pointing back at the value the part before it answered
+    ("005는 어느 은행이고 그 은행 운영시간은") is asked of that value."""
+    if len(parts) < 2:
+        return []
+    answering: list[list[Evidence]] = []
+    for part in parts:
+        if answering and answering[-1]:
+            value = referred_value(part, [value_of_section(answering[-1]).element.text])
+            part = with_referred_value(part, value) if value else part
+        answering.append([e for e in evidence_of(part) if e.answers and not e.element.outside_scope])
+    claimed: dict[str, tuple[float, int]] = {}
+    for i, found in enumerate(answering):
+        for e in found:
+            if e.score > claimed.get(e.element.element_id, (float("-inf"), i))[0]:
+                claimed[e.element.element_id] = (e.score, i)
+    units: list[Evidence] = []
+    for i, found in enumerate(answering):
+        quoted = {u.element.element_id for u in units}
+        free = [e for e in found if e.element.element_id not in quoted]
+        own = [e for e in free if claimed[e.element.element_id][1] == i]
+        if own or free:
+            units.append(value_of_section(own or free))
+    return units if len(units) == len(parts) else []
+
+
+def clause_description(question: str, inside: list[Evidence], quoted: tuple[Evidence, ...]) -> Evidence | None:
+    """The unit that states a relative clause's description ("미리내 3호에 탑재된 레이저 통신 탑재체 '빛살'을
+    개발했습니다." for "the lab that built 미리내 3호's laser payload"): the first hop of a bridge, whose words are the
+    question's, not the attribute's. Of the units (not headings) holding more of the question's terms than every
+    unit already quoted, the one holding the most, the best ranked on a tie; None when no unit does."""
+    asked = terms(question)
+    held = lambda e: len(asked & terms(e.element.text))  # noqa: E731
+    floor = max(held(e) for e in quoted)
+    ids = {e.element.element_id for e in quoted}
+    candidates = [e for e in inside if e.element.category != "Title" and e.element.element_id not in ids
+                  and held(e) > floor]
+    return max(candidates, key=held, default=None)
+
+
+def value_of_section(answering: list[Evidence]) -> Evidence:
+    """A part's unit: the best one, or, when it states no value, the best unit of its own section that states one.
+    A part gets one line, and the line names the value: the prose that describes a setting ("The value npm init
+    should use by default for the package license.") shares the part's words better than its `Default: "ISC"`
+    item, which is the answer."""
+    best = answering[0]
+    if best.value:
+        return best
+    section = best.element.path
+    return next((e for e in answering[1:] if e.value and e.element.path == section), best)
+
+
