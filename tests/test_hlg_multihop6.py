@@ -17,7 +17,7 @@ from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval.context import ContextElement
 from core.retrieval.parts import question_parts, referred_value, with_referred_value
 
-CODES = ("# 은행 코드\n## 코드표\n\n| 코드 | 은행명 |\n| --- | --- |\n| `002` | 산업은행 |\n| `003` | 기업은행 |\n"
+CODES = ("# 은행 코드\n## 코드표\n\n| 코드 | 금융회사 |\n| --- | --- |\n| `002` | 산업은행 |\n| `003` | 기업은행 |\n"
          "| `004` | 국민은행 |\n| `007` | 수협은행 |\n| `011` | 농협은행 |\n| `020` | 우리은행 |\n")
 HOURS = ("# 은행 운영 및 점검시간\n## 참고 시간표\n\n| 은행 | 운영시간 | 정기점검 시간 |\n| --- | --- | --- |\n"
          "| 산업은행 | 00:30~23:30 | 매월 첫째 주 일요일 |\n| 기업은행 | 00:05~23:55 | 매월 둘째 주 일요일 |\n"
@@ -41,7 +41,7 @@ def _cited(answer: str) -> set[str]:
 
 def test_a_clause_pointing_back_at_what_the_first_asks_is_a_part_of_its_own():
     assert question_parts("은행코드 004는 어느 은행이고 그 은행 운영시간은 몇시부터 몇시까지야?") == (
-        "은행코드 004는 어느 은행이?", "그 은행 운영시간은 몇시부터 몇시까지야?")
+        "은행코드 004는 어느 은행?", "그 은행 운영시간은 몇시부터 몇시까지야?")
     # "-고" inside one ask, pointing back at nothing, splits nothing
     assert question_parts("국민은행 운영시간을 알려주고 싶어요?") == ("국민은행 운영시간을 알려주고 싶어요?",)
 

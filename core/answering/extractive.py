@@ -92,6 +92,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     has one: the product or API the question names), and whether it states the attribute asked about.
     """
     wanted = question_terms(question, context.lexicon)
+    written = terms(question)
     # A heading the question names whole ("Dispatcher", "Class: Pool", "Aster H2") is where to look, wherever it
     # sits in the context: its terms never count as the attribute asked about.
     # Only the headings above the evidence inside the scope: an FAQ question heading above a hit kept from
@@ -105,7 +106,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                       for t in ts)
     by_id = {e.element_id: e for e in context.elements}
     own_subjects = {e.element_id: _own_subject(e) for e in context.elements}
-    named_subjects = _named_subjects(question, wanted, context, own_subjects)
+    named_options = _named_options(question, wanted, context)
+    named_subjects = _named_subjects(question, wanted, context, own_subjects, named_options)
     naming_sections = {(e.document_id, e.path) for e in context.elements
                        if not e.outside_scope and not named_subjects.isdisjoint(own_subjects[e.element_id])}
     named_sections = named_sections_of(wanted, context)
@@ -136,7 +138,11 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         by_heading = False
         if stated and not stated[0] and element.path:
             # else the option heading it sits under ("### `bodyLimit`" › "+ Default: `1048576`")
-            stated, by_heading = documented_statement(unplaced, element.text, element.category, element.path[-1])
+            # a kebab-case option heading keys it when the question names that option ("sbom-type", "the script
+            # shell"): another option's bare line is keyed by nothing the question asks
+            dashed = element.path[-1] in named_options
+            stated, by_heading = documented_statement(unplaced, element.text, element.category, element.path[-1],
+                                                      dashed=dashed)
         read.append((element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading))
     # The words the context's statements state, in a key or a value. A key is measured against the asked words
     # among these only: the rest (the words asking for a default, a word's translations, a name the context
@@ -171,7 +177,9 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                  + DEFAULT_WEIGHT * (asks_default and attribute > 0 and states_default(element.text))
                  - INCLUDED_PART_PENALTY * _asks_an_included_part(asked, element.text, stated)
                  + NAMED_SUBJECT_WEIGHT * documents_named)
-        asked_overlap = len(asked & text_terms) / len(asked) if asked else 1.0
+        # every word the question writes placed by the path ("what does --fast do?" under "--fast / --safe"): a
+        # word only the lexicon added ("speed" for "fast") asks nothing the element must repeat
+        asked_overlap = len(asked & text_terms) / len(asked) if asked & written else 1.0
         # a statement about the thing the question names answers it, though its key is in another language
         # ("설명: …" under "### trDt" for "trDt description?")
         answers = not is_title and (
@@ -359,11 +367,26 @@ def _flags(heading: str) -> tuple[str, ...]:
     return tuple(m.group(1) for m in found if m) if parts and all(found) else ()
 
 
+def _named_options(question: str, wanted: frozenset[str], context: Context) -> dict[str, frozenset[str]]:
+    """The kebab-case option headings of the context (``sbom-type``, ``script-shell``) the question names, whole
+    or by their words, with those words; of two so named, only the one whose words hold the other's."""
+    wanted = wanted | kebab_words(question)
+    named: dict[str, frozenset[str]] = {}
+    for heading in {e.path[-1] for e in context.elements if len(e.path) >= 2 and not e.outside_scope}:
+        option = option_heading(heading, dashed=True)
+        words = kebab_words(option) if option else frozenset()
+        if words and (words <= wanted or last_parts(terms(option or "")) <= last_parts(wanted)):
+            named[heading] = words
+    return {h: w for h, w in named.items() if not any(w < other for other in named.values())}
+
+
 def _named_subjects(question: str, wanted: frozenset[str], context: Context,
-                    own_subjects: dict[str, tuple[str, ...]]) -> frozenset[str]:
+                    own_subjects: dict[str, tuple[str, ...]],
+                    named_options: dict[str, frozenset[str]] | None = None) -> frozenset[str]:
     """The subjects of the context's elements (inside its scope) that the question's terms name whole; a table
     row's code (``-2``, ``Y``, ``TSJ``: one word, ASCII) that the question writes as a word."""
     out = set()
+    wanted = wanted | kebab_words(question)
     for element in context.elements:
         for subject in () if element.outside_scope else own_subjects[element.element_id]:
             if element.category == "TableRow":
@@ -377,7 +400,11 @@ def _named_subjects(question: str, wanted: frozenset[str], context: Context,
             named = named or bool(joined) and joined <= wanted
             if named:
                 out.add(subject)
-    return frozenset(out)
+    # the longest name the question's words spell is the one it names: "which shell runs scripts" names
+    # `script-shell`, not also `shell`, whose words are a part of it
+    spelled = {s: kebab_words(s) or last_parts(terms(s)) for s in out}
+    longer = [*spelled.values(), *(named_options or {}).values()]
+    return frozenset(s for s in out if not any(spelled[s] < other for other in longer))
 
 
 def _key_match(asked: frozenset[str], key_terms: frozenset[str], names: frozenset[str] = frozenset(),

@@ -8,7 +8,8 @@ from collections.abc import Callable, Sequence
 
 from core.answering.evidence import Evidence
 from core.retrieval.parts import referred_value, with_referred_value
-from core.statements import terms
+from core.retrieval.shape import name_runs
+from core.statements import terms, terms_with_parts
 
 __all__ = ["clause_description", "units_for_parts", "value_of_section"]
 
@@ -27,7 +28,8 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
         if answering and answering[-1]:
             value = referred_value(part, [value_of_section(answering[-1]).element.text])
             part = with_referred_value(part, value) if value else part
-        answering.append([e for e in evidence_of(part) if e.answers and not e.element.outside_scope])
+        answering.append(_naming_first(part, [e for e in evidence_of(part)
+                                              if e.answers and not e.element.outside_scope]))
     claimed: dict[str, tuple[float, int]] = {}
     for i, found in enumerate(answering):
         for e in found:
@@ -41,6 +43,17 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
         if own or free:
             units.append(value_of_section(own or free))
     return units if len(units) == len(parts) else []
+
+
+def _naming_first(part: str, found: list[Evidence]) -> list[Evidence]:
+    """``found`` with the units that hold every name the part writes ("27QX", "Nova 24FL", "aarch64") in their
+    text or heading path first: the part asks of that thing, and a neighbour's item stating the same key ("높낮이
+    조절 : X" of another monitor) is not its answer, however close the whole question's vector found it."""
+    names = terms(" ".join(name_runs(part)))
+    if not names:
+        return found
+    holds = [e for e in found if names <= terms_with_parts(" ".join([*e.element.path, e.element.text]))]
+    return [*holds, *(e for e in found if e not in holds)]
 
 
 def clause_description(question: str, inside: list[Evidence], quoted: tuple[Evidence, ...]) -> Evidence | None:

@@ -27,7 +27,7 @@ __all__ = ["PartsConfig", "question_parts", "referred_value", "with_referred_val
 # before a clause that points back at what the first asks for ("005는 어느 은행이고 그 은행 운영시간은").
 _JOINS = re.compile(r"\s*(?:,\s*and\s+|\s+(?:and|vs\.?|versus|compared (?:to|with))\s+|,?\s*(?:그리고|및)\s+"
                     r"|(?<=\w\w)(?:이랑|랑)\s+|(?<=[가-힣])고,\s+|(?:(?<=뭐)|(?<=어디)|(?<=언제)|(?<=누구)|(?<=얼마))고\s+"
-                    r"|(?<=[가-힣])고\s+(?=그\s))",
+                    r"|(?<=[가-힣])(?:이)?고\s+(?=그\s))",
                     re.I)
 # A later part that points back at the thing the part before it found by its value ("그 은행 운영시간은", "그 원장이
 # 취임한 건", "and what are that bank's hours"): the demonstrative, and the noun it points with.
@@ -183,14 +183,19 @@ def referred_value(part: str, texts: Sequence[str]) -> str | None:
     if not noun:
         return None
     for text in texts:
-        for line in text.splitlines()[:1]:  # a row, or an item's "key : value" line
-            for key, value in (cell.partition(ROW_KEY_SEPARATOR)[::2] for cell in line.split(ROW_SEPARATOR)):
-                key, value = key.strip(" *`-"), _ASIDE_AFTER.sub("", value).strip(" *`")
-                if not key or not value or len(value) > 60:
-                    continue
-                held = terms(key)
-                if held & noun or any(n in key.casefold() for n in noun):
-                    return value
+        cells = [(key.strip(" *`-"), _ASIDE_AFTER.sub("", value).strip(" *`"))
+                 for key, value in (cell.partition(ROW_KEY_SEPARATOR)[::2]
+                                    for line in text.splitlines()[:1]  # a row, or an item's "key : value" line
+                                    for cell in line.split(ROW_SEPARATOR))]
+        cells = [(key, value) for key, value in cells if key and value and len(value) <= 60]
+        # the key names the noun ("은행명: …" for "그 은행"), else the value is one ("금융회사: KEB하나은행": a
+        # compound names what it is by its last word, as "Kookmin Bank" does)
+        for key, value in cells:
+            if terms(key) & noun or any(n in key.casefold() for n in noun):
+                return value
+        for _key, value in cells:
+            if any(value.casefold().endswith(n) for n in noun):
+                return value
     return None
 
 
