@@ -300,8 +300,14 @@ def name_share(wanted: frozenset[str], key: str) -> float:
     """:func:`attribute_share` for an option's name, dotted parts compared by their last one: the question's
     ``msgPrefix`` names the heading ``options.msgPrefix``, its ``cookie.sameSite`` the key ``sameSite``."""
     key_terms = last_parts(terms(key))
-    whole = len(key_terms & last_parts(wanted)) / len(key_terms) if key_terms else 0.0
-    words = kebab_words(key)  # `script-shell` asked as "which shell runs scripts"
+    return len(key_terms & last_parts(wanted)) / len(key_terms) if key_terms else 0.0
+
+
+def option_share(wanted: frozenset[str], key: str) -> float:
+    """:func:`name_share`, a kebab-case option also named by its words: `script-shell` asked as "which shell runs
+    scripts"."""
+    words = kebab_words(key)
+    whole = name_share(wanted, key)
     return max(whole, len(words & wanted) / len(words)) if words else whole
 
 

@@ -14,7 +14,7 @@ from core.answering.evidence import Evidence
 from core.answering.parts import units_for_parts
 from core.ingest import SourceFile, ingest
 from core.retrieval import RetrievalRequest, retrieve
-from core.retrieval.context import ContextElement
+from core.retrieval.context import Context, ContextElement
 from core.retrieval.parts import question_parts, referred_value, with_referred_value
 
 CODES = ("# 은행 코드\n## 코드표\n\n| 코드 | 금융회사 |\n| --- | --- |\n| `002` | 산업은행 |\n| `003` | 기업은행 |\n"
@@ -95,3 +95,26 @@ def test_a_comparison_whose_table_states_one_thing_is_answered_part_by_part(samp
     answer = ExtractiveAnswerer().complete(question, found.hierarchical)
     assert "130 mm" in answer and "150 mm" in answer, answer
     assert len(_cited(answer)) == 2
+
+
+def _context(*elements: tuple[tuple[str, ...], str]) -> Context:
+    items = [ContextElement(f"e{i}", f"e{i}", "hit", "NarrativeText", text, "d", path)
+             for i, (path, text) in enumerate(elements)]
+    return Context("hierarchical", "", "", items, 0)
+
+
+def test_a_kebab_case_option_asked_in_words_is_the_path_the_value_sits_under():
+    context = _context((("Options", "Build customization", "build-frontend"), "Default: build"),
+                       (("Options", "Build customization", "container-engine"), "Default: docker"))
+    answer = ExtractiveAnswerer().complete("cibuildwheel defaults: which container engine?", context)
+    assert answer.splitlines()[0].endswith("docker"), answer
+
+
+def test_the_longest_option_name_the_question_spells_keys_its_default_line():
+    context = _context((("Config Settings", "shell"), 'Default: SHELL environment variable, or "bash" on Posix'),
+                       (("Config Settings", "script-shell"), "Default: '/bin/sh' on POSIX systems"),
+                       (("Config Settings", "sbom-type"), 'Default: "library"'))
+    answer = ExtractiveAnswerer().complete("which shell runs scripts on posix by default?", context)
+    assert answer.splitlines()[0] == "script-shell: '/bin/sh'", answer
+    answer = ExtractiveAnswerer().complete("what's npm's default sbom-type?", context)
+    assert answer.splitlines()[0] == 'sbom-type: "library"', answer

@@ -38,8 +38,8 @@ from core.statements import (
     is_lead_in,
     kebab_words,
     last_parts,
-    name_share,
     option_heading,
+    option_share,
     question_terms,
     statement,
     states_default,
@@ -120,7 +120,10 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     read = []
     for element in (e for e in context.elements if e.role != "ancestor"):
         text_terms = terms_with_parts(element.text)
-        own_path_terms = terms_with_parts(" ".join(element.path))
+        # a kebab-case heading the question names by its words ("the fetch timeout", "which container engine")
+        # places them; one it writes whole does not place its parts again ("type for npm auth-type" asks `Type:`)
+        own_path_terms = terms(" ".join(element.path)).union(
+            *(kebab_words(h) for h in element.path if not terms(h) <= wanted))
         path_terms = own_path_terms - text_terms
         # Terms naming a heading above this element (the product, the API) say where, not what: the element
         # answers by the rest ("weight", "default", "bodyTimeout"). A path that restates the whole question (an
@@ -140,7 +143,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
             # else the option heading it sits under ("### `bodyLimit`" › "+ Default: `1048576`")
             # a kebab-case option heading keys it when the question names that option ("sbom-type", "the script
             # shell"): another option's bare line is keyed by nothing the question asks
-            dashed = element.path[-1] in named_options
+            dashed = asks_default and element.path[-1] in named_options
             stated, by_heading = documented_statement(unplaced, element.text, element.category, element.path[-1],
                                                       dashed=dashed)
         read.append((element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading))
@@ -154,7 +157,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # the share of the stated key the question asks for ("Weight (with stand)" fully, "Dimensions without
         # stand" a quarter); names of headings do not count, they say where, not what, except the option heading
         # whose value the element states: named by the question, it is the attribute asked
-        attribute = (name_share(wanted, stated[0]) if by_heading and stated
+        attribute = (option_share(wanted, stated[0]) if by_heading and stated
                      else _key_match(asked, key_terms, names, key_words))
         if not attribute and key_terms:
             # the key repeats a section heading above it ("Dimensions & Weight › Weight with stand"): still the
@@ -496,9 +499,10 @@ class ExtractiveAnswerer:
     def complete(self, question: str, context: Context) -> str:
         table = self.table(question, context)
         units = self.units_per_part(question, context)
-        # a table that states fewer than two of the things compared ranks nothing; each part answered from its own
-        # unit states them all, each with its citation ("27QX 높낮이 조절 범위랑 32UX height adjustment 비교")
-        if table is not None and table.stated and not (len(table.stated) < 2 and len(units) > len(table.stated)):
+        # a table that states fewer than two of the things compared ranks nothing; each part answered by a value of
+        # its own states them all, each with its citation ("27QX 높낮이 조절 범위랑 32UX height adjustment 비교")
+        by_parts = len(units) > 1 and all(u.value for u in units)
+        if table is not None and table.stated and not (len(table.stated) < 2 and by_parts):
             return table.render()
         if len(units) > 1:
             return "\n".join(line for unit in units for line in _quoted(unit, context))

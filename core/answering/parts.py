@@ -17,9 +17,9 @@ __all__ = ["clause_description", "units_for_parts", "value_of_section"]
 def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evidence]]) -> list[Evidence]:
     """The best unit answering each of ``parts`` (``evidence_of``: a part's evidence, best first), one element
     each, in the order asked; none when fewer than two parts, or when the context answers only some (then the
-    question is answered as a whole). A unit that answers several parts goes to the part that scores it highest:
-    the row "musllinux-aarch64-image · Default: musllinux_1_2" answers "which container engine by default?" by its
-    `Default` only, and is the other part's answer. A part pointing back at the value the part before it answered
+    question is answered as a whole). A unit that is the best of several parts goes to the part that scores it
+    highest, the other takes its next: the row "Name: main · Repository: …" is the best of "repository urls for
+    main" and, by its key, of "for test" too. A part pointing back at the value the part before it answered
     ("005는 어느 은행이고 그 은행 운영시간은") is asked of that value."""
     if len(parts) < 2:
         return []
@@ -30,26 +30,25 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
             part = with_referred_value(part, value) if value else part
         answering.append(_naming_first(part, [e for e in evidence_of(part)
                                               if e.answers and not e.element.outside_scope]))
-    claimed: dict[str, tuple[float, int]] = {}
-    for i, found in enumerate(answering):
-        for e in found:
-            if e.score > claimed.get(e.element.element_id, (float("-inf"), i))[0]:
-                claimed[e.element.element_id] = (e.score, i)
-    units: list[Evidence] = []
-    for i, found in enumerate(answering):
-        quoted = {u.element.element_id for u in units}
-        free = [e for e in found if e.element.element_id not in quoted]
-        own = [e for e in free if claimed[e.element.element_id][1] == i]
-        if own or free:
-            units.append(value_of_section(own or free))
+    chosen: dict[int, Evidence] = {}
+    while True:  # the part whose best free unit scores highest takes it first
+        taken = {u.element.element_id for u in chosen.values()}
+        offers = [(value_of_section(free), i) for i, found in enumerate(answering) if i not in chosen
+                  and (free := [e for e in found if e.element.element_id not in taken])]
+        if not offers:
+            break
+        unit, i = max(offers, key=lambda offer: (offer[0].score, -offer[1]))
+        chosen[i] = unit
+    units = [chosen[i] for i in sorted(chosen)]
     return units if len(units) == len(parts) else []
 
 
 def _naming_first(part: str, found: list[Evidence]) -> list[Evidence]:
-    """``found`` with the units that hold every name the part writes ("27QX", "Nova 24FL", "aarch64") in their
+    """``found`` with the units that hold every numbered name the part writes ("27QX", "aarch64") in their
     text or heading path first: the part asks of that thing, and a neighbour's item stating the same key ("높낮이
     조절 : X" of another monitor) is not its answer, however close the whole question's vector found it."""
-    names = terms(" ".join(name_runs(part)))
+    # a model number or code ("27QX", "aarch64"): a tool's own name ("Hatch", "CPython") is on every page
+    names = terms(" ".join(run for run in name_runs(part) if any(c.isdigit() for c in run)))
     if not names:
         return found
     holds = [e for e in found if names <= terms_with_parts(" ".join([*e.element.path, e.element.text]))]
