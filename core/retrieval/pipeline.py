@@ -425,7 +425,9 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
         elif config.headings and scope.is_whole and analysis.shape is not None \
                 and stages.entities.one_search_each:
             found = find_compared(context)
-            if config.parts and len(analysis.parts) > 1:  # each thing compared gets its own part's best hit too
+            if config.parts and len(found.entities) < len(analysis.parts):
+                # fewer things found by their headings than the question compares (rows of one table, named by
+                # their keys): each part's own best hit too
                 found = _with_each_parts_best(context, found, scope)
         else:
             found = find_hits(context, scope)
