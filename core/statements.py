@@ -275,6 +275,22 @@ def attribute_share(asked: frozenset[str], key: str) -> float:
     return len(asked & key_terms) / len(key_terms) if key_terms else 0.0
 
 
+_KEBAB = re.compile(r"(?<=[^\W_])-(?=[^\W_])")
+
+
+def terms_with_parts(text: str) -> frozenset[str]:
+    """:func:`terms`, and the words of each kebab-case name as terms too: a question asks "which container
+    engine" or "the fetch timeout" in words, the document names the option ``container-engine``,
+    ``fetch-timeout``, ``musllinux-aarch64-image`` (one term each, whole)."""
+    return terms(text) | kebab_words(text)
+
+
+def kebab_words(name: str) -> frozenset[str]:
+    """The terms of the words a kebab-case name joins (``fetch-timeout`` → fetch, timeout); none for a text
+    without one."""
+    return terms(_KEBAB.sub(" ", name)) if _KEBAB.search(name) else frozenset()
+
+
 def last_parts(found: Iterable[str]) -> frozenset[str]:
     """Terms of names with a dotted one cut to its last part (``options.msgprefix`` → ``msgprefix``)."""
     return frozenset(english_stem(t.rsplit(".", 1)[-1]) for t in found)
@@ -285,6 +301,14 @@ def name_share(wanted: frozenset[str], key: str) -> float:
     ``msgPrefix`` names the heading ``options.msgPrefix``, its ``cookie.sameSite`` the key ``sameSite``."""
     key_terms = last_parts(terms(key))
     return len(key_terms & last_parts(wanted)) / len(key_terms) if key_terms else 0.0
+
+
+def option_share(wanted: frozenset[str], key: str) -> float:
+    """:func:`name_share`, a kebab-case option also named by its words: `script-shell` asked as "which shell runs
+    scripts"."""
+    words = kebab_words(key)
+    whole = name_share(wanted, key)
+    return max(whole, len(words & wanted) / len(words)) if words else whole
 
 
 def clean_value(value: str) -> str:

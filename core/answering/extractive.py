@@ -23,6 +23,7 @@ from core.answering import prompts
 from core.answering.evidence import Evidence
 from core.answering.named_sections import named_sections_of, section_key
 from core.answering.neighbours import code_with_its_prose, items_after
+from core.answering.parts import clause_description, units_for_parts, value_of_section
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
 from core.answering.table import ComparisonTable, build_table
 from core.elements import row_cells
@@ -35,14 +36,16 @@ from core.retrieval.shape import bridge_cue, name_runs, question_shape
 from core.statements import (
     documented_statement,
     is_lead_in,
+    kebab_words,
     last_parts,
-    name_share,
     option_heading,
+    option_share,
     question_terms,
     statement,
     states_default,
     table_cell,
     terms,
+    terms_with_parts,
 )
 from core.text import clip
 
@@ -89,6 +92,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     has one: the product or API the question names), and whether it states the attribute asked about.
     """
     wanted = question_terms(question, context.lexicon)
+    written = terms(question)
     # A heading the question names whole ("Dispatcher", "Class: Pool", "Aster H2") is where to look, wherever it
     # sits in the context: its terms never count as the attribute asked about.
     # Only the headings above the evidence inside the scope: an FAQ question heading above a hit kept from
@@ -102,7 +106,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                       for t in ts)
     by_id = {e.element_id: e for e in context.elements}
     own_subjects = {e.element_id: _own_subject(e) for e in context.elements}
-    named_subjects = _named_subjects(question, wanted, context, own_subjects)
+    named_options = _named_options(question, wanted, context)
+    named_subjects = _named_subjects(question, wanted, context, own_subjects, named_options)
     naming_sections = {(e.document_id, e.path) for e in context.elements
                        if not e.outside_scope and not named_subjects.isdisjoint(own_subjects[e.element_id])}
     named_sections = named_sections_of(wanted, context)
@@ -114,8 +119,11 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     compares = shape is not None and shape.kind in ("superlative", "compare")
     read = []
     for element in (e for e in context.elements if e.role != "ancestor"):
-        text_terms = terms(element.text)
-        own_path_terms = terms(" ".join(element.path))
+        text_terms = terms_with_parts(element.text)
+        # a kebab-case heading the question names by its words ("the fetch timeout", "which container engine")
+        # places them; one it writes whole does not place its parts again ("type for npm auth-type" asks `Type:`)
+        own_path_terms = terms(" ".join(element.path)).union(
+            *(kebab_words(h) for h in element.path if not terms(h) <= wanted))
         path_terms = own_path_terms - text_terms
         # Terms naming a heading above this element (the product, the API) say where, not what: the element
         # answers by the rest ("weight", "default", "bodyTimeout"). A path that restates the whole question (an
@@ -133,7 +141,11 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         by_heading = False
         if stated and not stated[0] and element.path:
             # else the option heading it sits under ("### `bodyLimit`" › "+ Default: `1048576`")
-            stated, by_heading = documented_statement(unplaced, element.text, element.category, element.path[-1])
+            # a kebab-case option heading keys it when the question names that option ("sbom-type", "the script
+            # shell"): another option's bare line is keyed by nothing the question asks
+            dashed = asks_default and element.path[-1] in named_options
+            stated, by_heading = documented_statement(unplaced, element.text, element.category, element.path[-1],
+                                                      dashed=dashed)
         read.append((element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading))
     # The words the context's statements state, in a key or a value. A key is measured against the asked words
     # among these only: the rest (the words asking for a default, a word's translations, a name the context
@@ -145,7 +157,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # the share of the stated key the question asks for ("Weight (with stand)" fully, "Dimensions without
         # stand" a quarter); names of headings do not count, they say where, not what, except the option heading
         # whose value the element states: named by the question, it is the attribute asked
-        attribute = (name_share(wanted, stated[0]) if by_heading and stated
+        attribute = (option_share(wanted, stated[0]) if by_heading and stated
                      else _key_match(asked, key_terms, names, key_words))
         if not attribute and key_terms:
             # the key repeats a section heading above it ("Dimensions & Weight › Weight with stand"): still the
@@ -168,7 +180,9 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                  + DEFAULT_WEIGHT * (asks_default and attribute > 0 and states_default(element.text))
                  - INCLUDED_PART_PENALTY * _asks_an_included_part(asked, element.text, stated)
                  + NAMED_SUBJECT_WEIGHT * documents_named)
-        asked_overlap = len(asked & text_terms) / len(asked) if asked else 1.0
+        # every word the question writes placed by the path ("what does --fast do?" under "--fast / --safe"): a
+        # word only the lexicon added ("speed" for "fast") asks nothing the element must repeat
+        asked_overlap = len(asked & text_terms) / len(asked) if asked & written else 1.0
         # a statement about the thing the question names answers it, though its key is in another language
         # ("설명: …" under "### trDt" for "trDt description?")
         answers = not is_title and (
@@ -356,11 +370,26 @@ def _flags(heading: str) -> tuple[str, ...]:
     return tuple(m.group(1) for m in found if m) if parts and all(found) else ()
 
 
+def _named_options(question: str, wanted: frozenset[str], context: Context) -> dict[str, frozenset[str]]:
+    """The kebab-case option headings of the context (``sbom-type``, ``script-shell``) the question names, whole
+    or by their words, with those words; of two so named, only the one whose words hold the other's."""
+    wanted = wanted | kebab_words(question)
+    named: dict[str, frozenset[str]] = {}
+    for heading in {e.path[-1] for e in context.elements if len(e.path) >= 2 and not e.outside_scope}:
+        option = option_heading(heading, dashed=True)
+        words = kebab_words(option) if option else frozenset()
+        if words and (words <= wanted or last_parts(terms(option or "")) <= last_parts(wanted)):
+            named[heading] = words
+    return {h: w for h, w in named.items() if not any(w < other for other in named.values())}
+
+
 def _named_subjects(question: str, wanted: frozenset[str], context: Context,
-                    own_subjects: dict[str, tuple[str, ...]]) -> frozenset[str]:
+                    own_subjects: dict[str, tuple[str, ...]],
+                    named_options: dict[str, frozenset[str]] | None = None) -> frozenset[str]:
     """The subjects of the context's elements (inside its scope) that the question's terms name whole; a table
     row's code (``-2``, ``Y``, ``TSJ``: one word, ASCII) that the question writes as a word."""
     out = set()
+    wanted = wanted | kebab_words(question)
     for element in context.elements:
         for subject in () if element.outside_scope else own_subjects[element.element_id]:
             if element.category == "TableRow":
@@ -369,9 +398,16 @@ def _named_subjects(question: str, wanted: frozenset[str], context: Context,
             else:
                 parts = last_parts(terms(subject))
                 named = bool(parts) and parts <= last_parts(wanted)
+            # a kebab-case name is named by its words as well ("the fetch timeout", "musllinux image for aarch64")
+            joined = kebab_words(subject)
+            named = named or bool(joined) and joined <= wanted
             if named:
                 out.add(subject)
-    return frozenset(out)
+    # the longest name the question's words spell is the one it names: "which shell runs scripts" names
+    # `script-shell`, not also `shell`, whose words are a part of it
+    spelled = {s: kebab_words(s) or last_parts(terms(s)) for s in out}
+    longer = [*spelled.values(), *(named_options or {}).values()]
+    return frozenset(s for s in out if not any(spelled[s] < other for other in longer))
 
 
 def _key_match(asked: frozenset[str], key_terms: frozenset[str], names: frozenset[str] = frozenset(),
@@ -462,9 +498,12 @@ class ExtractiveAnswerer:
 
     def complete(self, question: str, context: Context) -> str:
         table = self.table(question, context)
-        if table is not None and table.stated:
-            return table.render()
         units = self.units_per_part(question, context)
+        # a table that states fewer than two of the things compared ranks nothing; each part answered by a value of
+        # its own states them all, each with its citation ("27QX 높낮이 조절 범위랑 32UX height adjustment 비교")
+        by_parts = len(units) > 1 and all(u.value for u in units)
+        if table is not None and table.stated and not (len(table.stated) < 2 and by_parts):
+            return table.render()
         if len(units) > 1:
             return "\n".join(line for unit in units for line in _quoted(unit, context))
         evidence = self.evidence(question, context)
@@ -481,9 +520,12 @@ class ExtractiveAnswerer:
         if not best.answers:
             return prompts.EXTRACTIVE_NOT_FOUND
         bridged = inside and bridge_cue(question) == "relative clause"
-        stated = _value_of_section([e for e in inside if e.answers]) if bridged else best
-        if stated is not best:  # the clause's description found the thing; its section states what is asked of it
-            return "\n".join([*_quoted(stated, context), *_quoted(best, context)])
+        stated = value_of_section([e for e in inside if e.answers]) if bridged else best
+        if bridged:  # each hop stated with its own citation: what is asked, then the clause's description
+            hop = clause_description(question, inside, (stated, best))
+            chosen = {e.element.element_id: e for e in (stated, hop, best) if e is not None}
+            if len(chosen) > 1:
+                return "\n".join(line for unit in chosen.values() for line in _quoted(unit, context))
         lines = _quoted(best, context)
         if context.mode != "hierarchical":
             lines.append(prompts.EXTRACTIVE_PLAIN_NOTE)
@@ -494,33 +536,13 @@ class ExtractiveAnswerer:
     def units_per_part(self, question: str, context: Context) -> list[Evidence]:
         """For a question asking several facts at once (``core.retrieval.parts``), the best unit answering each
         part, one element each, in the order asked; at most one unit when it asks one thing, or when the context
-        answers only one of its parts (then the question is answered as a whole)."""
-        parts = question_parts(question)
-        if len(parts) < 2:
-            return []
-        units: list[Evidence] = []
-        for part in parts:
-            quoted = {u.element.element_id for u in units}
-            answering = [e for e in self.evidence(part, context) if e.answers and not e.element.outside_scope
-                         and e.element.element_id not in quoted]
-            if answering:
-                units.append(_value_of_section(answering))
-        return units if len(units) == len(parts) else []
+        answers only one of its parts (then the question is answered as a whole). A unit that answers several
+        parts goes to the part that scores it highest: the row "musllinux-aarch64-image · Default: musllinux_1_2"
+        answers "which container engine by default?" by its `Default` only, and is the other part's answer."""
+        return units_for_parts(question_parts(question), lambda part: self.evidence(part, context))
 
     def stream(self, question: str, context: Context) -> Iterator[str]:
         yield self.complete(question, context)
-
-
-def _value_of_section(answering: list[Evidence]) -> Evidence:
-    """A part's unit: the best one, or, when it states no value, the best unit of its own section that states one.
-    A part gets one line, and the line names the value: the prose that describes a setting ("The value npm init
-    should use by default for the package license.") shares the part's words better than its `Default: "ISC"`
-    item, which is the answer."""
-    best = answering[0]
-    if best.value:
-        return best
-    section = best.element.path
-    return next((e for e in answering[1:] if e.value and e.element.path == section), best)
 
 
 def _quoted(unit: Evidence, context: Context) -> list[str]:

@@ -11,20 +11,29 @@ whole, so a phrase joined by "and" inside a name is never split.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.elements import ROW_KEY_SEPARATOR, ROW_SEPARATOR
 from core.retrieval.shape import split_preamble
 from core.statements import terms
 
-__all__ = ["PartsConfig", "question_parts"]
+__all__ = ["PartsConfig", "question_parts", "referred_value", "with_referred_value"]
 
 # Coordinators that join two asks. "or" joins two only in a question asking which (a choice: "which is bigger, A
 # or B"); elsewhere it names alternatives of one thing ("accessories such as cables, or wall brackets").
 # Korean joins two asks by a word ("그리고", "및"), by the particle "(이)랑" ("X 운영시간이랑 Y 운영시간은?"), and by
-# "-고" closing a clause: after a comma ("언제 전송되고, …") or a question word ("svcAmt는 뭐고 trDt는 뭐야?").
+# "-고" closing a clause: after a comma ("언제 전송되고, …"), a question word ("svcAmt는 뭐고 trDt는 뭐야?"), or
+# before a clause that points back at what the first asks for ("005는 어느 은행이고 그 은행 운영시간은").
 _JOINS = re.compile(r"\s*(?:,\s*and\s+|\s+(?:and|vs\.?|versus|compared (?:to|with))\s+|,?\s*(?:그리고|및)\s+"
-                    r"|(?<=\w\w)(?:이랑|랑)\s+|(?<=[가-힣])고,\s+|(?:(?<=뭐)|(?<=어디)|(?<=언제)|(?<=누구)|(?<=얼마))고\s+)",
+                    r"|(?<=\w\w)(?:이랑|랑)\s+|(?<=[가-힣])고,\s+|(?:(?<=뭐)|(?<=어디)|(?<=언제)|(?<=누구)|(?<=얼마))고\s+"
+                    r"|(?<=[가-힣])(?:이)?고\s+(?=그\s))",
                     re.I)
+# A later part that points back at the thing the part before it found by its value ("그 은행 운영시간은", "그 원장이
+# 취임한 건", "and what are that bank's hours"): the demonstrative, and the noun it points with.
+# English only in the possessive ("that bank's"): "that" also opens a relative clause ("the arch that auto32 picks").
+_BACK_REFERENCE = re.compile(r"(?<![\w])그\s+([^\s,?？]+)|\bthat\s+(\w+)(?='s\b)", re.I)
+_ASIDE_AFTER = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 _OR = re.compile(r",?\s+or\s+", re.I)
 _WHICH = re.compile(r"^\W*which\b", re.I)
 # code spans and parentheses: a join inside `a and b` or "(A vs B)" qualifies one ask, it splits nothing
@@ -160,3 +169,40 @@ def _asks_alone(piece: str, others: list[str], config: PartsConfig, *, later: bo
         return False
     return (later and (framed or bool(_ASKING.match(piece)))) or len(held) >= config.min_terms \
         or bool(_IDENTIFIER.search(piece))
+
+
+def referred_value(part: str, texts: Sequence[str]) -> str | None:
+    """The value a later part points back at ("그 은행 운영시간은" after "005는 어느 은행이"): of ``texts`` (what
+    answered the part before, best first), the first that states a key naming the noun the demonstrative points
+    with ("은행명: KEB하나은행(구 외환은행)", "원장 : 서도윤"), its value without a trailing aside. None when the part
+    points back at nothing, or no text states such a key: the part is then asked as it is."""
+    pointing = _BACK_REFERENCE.search(part)
+    if pointing is None:
+        return None
+    noun = terms(pointing.group(1) or pointing.group(2))
+    if not noun:
+        return None
+    for text in texts:
+        cells = [(key.strip(" *`-"), _ASIDE_AFTER.sub("", value).strip(" *`"))
+                 for key, value in (cell.partition(ROW_KEY_SEPARATOR)[::2]
+                                    for line in text.splitlines()[:1]  # a row, or an item's "key : value" line
+                                    for cell in line.split(ROW_SEPARATOR))]
+        cells = [(key, value) for key, value in cells if key and value and len(value) <= 60]
+        # the key names the noun ("은행명: …" for "그 은행"), else the value is one ("금융회사: KEB하나은행": a
+        # compound names what it is by its last word, as "Kookmin Bank" does)
+        for key, value in cells:
+            if terms(key) & noun or any(n in key.casefold() for n in noun):
+                return value
+        for _key, value in cells:
+            if any(value.casefold().endswith(n) for n in noun):
+                return value
+    return None
+
+
+def with_referred_value(part: str, value: str) -> str:
+    """``part`` with its demonstrative replaced by the value it points at, the noun kept: "그 은행 운영시간은" →
+    "KEB하나은행 은행 운영시간은"."""
+    pointing = _BACK_REFERENCE.search(part)
+    if pointing is None:
+        return part
+    return f"{part[:pointing.start()]}{value} {pointing.group(1) or pointing.group(2)}{part[pointing.end():]}"

@@ -8,8 +8,10 @@ from typing import Any
 
 from core.retrieval.analysis import analyse
 from core.retrieval.hits import Hit
+from core.retrieval.parts import referred_value, with_referred_value
 from core.retrieval.search import embed_query
 from core.retrieval.stages import SearchContext
+from core.statements import terms
 
 __all__ = ["interleave", "search_by_parts"]
 
@@ -29,6 +31,13 @@ def interleave(lists: list[list[Hit]], k: int) -> list[Hit]:
     return out
 
 
+def _answering_first(hits: list[Hit], part: str) -> list[str]:
+    """The texts of a part's hits, those holding more of the part's terms first (the row of the code asked, "005",
+    before its neighbours), in rank order on a tie."""
+    asked = terms(part)
+    return [h.element.text for h in sorted(hits, key=lambda h: (-len(asked & terms(h.element.text)), h.rank))]
+
+
 def search_by_parts(context: SearchContext, search_one: Callable[[SearchContext], Any]
                     ) -> tuple[list[Hit], list[str], dict[str, float], list[Any], tuple[Any, ...]]:
     """Each of ``context``'s question parts searched by ``search_one`` (the config's own path: a part's own vector,
@@ -37,6 +46,9 @@ def search_by_parts(context: SearchContext, search_one: Callable[[SearchContext]
     and the first statement path a part's search joined (the statements search)."""
     found = []
     for part in context.analysis.parts:
+        if found:  # a part pointing back ("그 은행 운영시간은") is asked of the value the part before it found
+            value = referred_value(part, _answering_first(found[-1].hits, context.analysis.parts[len(found) - 1]))
+            part = with_referred_value(part, value) if value else part
         own = SearchContext(context.store, embed_query(context.store, part), context.k, context.config,
                             analyse(part, context.analysis.lexicon), context.stages, context.sibling,
                             index=context.index)

@@ -238,6 +238,22 @@ def find_compared(context: SearchContext) -> Found:
     return add_entity_hits(context, found, pool, named)
 
 
+def _with_each_parts_best(context: SearchContext, found: Found, scope: Scope) -> Found:
+    """``found`` and, after its hits, each part's best hit not among them: a comparison of two table rows
+    ("which has the newer default image, manylinux-armv7l-image or manylinux-riscv64-image?") searched whole finds
+    one row; each part searched on its own finds its own."""
+    hits, _notes, timings, _named, _path = search_by_parts(context, lambda c: _search_one(c, scope))
+    taken = {h.element_id for h in found.hits}
+    # the parts' hits are taken in turns: the first of each part lead
+    best = [h for h in hits[:len(context.analysis.parts)] if h.element_id not in taken]
+    for stage, spent in timings.items():
+        found.timings[stage] = round(found.timings.get(stage, 0.0) + spent, 3)
+    if best:
+        found.hits = [*found.hits, *(Hit(h.element, len(found.hits) + i, h.distance) for i, h in enumerate(best))]
+        found.notes.append(f"each of the {len(context.analysis.parts)} parts searched as well: {len(best)} more")
+    return found
+
+
 def add_entity_hits(context: SearchContext, found: Found, pool: list[Hit] | None = None,
                     named: list[Entity] | None = None) -> Found:
     """For a comparative, superlative or list question, each entity's best hit joins ``found``'s hits. ``named``:
@@ -409,6 +425,10 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
         elif config.headings and scope.is_whole and analysis.shape is not None \
                 and stages.entities.one_search_each:
             found = find_compared(context)
+            if config.parts and len(found.entities) < len(analysis.parts):
+                # fewer things found by their headings than the question compares (rows of one table, named by
+                # their keys): each part's own best hit too
+                found = _with_each_parts_best(context, found, scope)
         else:
             found = find_hits(context, scope)
             if config.headings and scope.is_whole:
