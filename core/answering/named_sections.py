@@ -31,6 +31,17 @@ def _heading_terms(heading: str) -> frozenset[str]:
     return frozenset(t for t in terms(heading) if not _SECTION_NUMBER.fullmatch(t))
 
 
+def _translated(heading: frozenset[str], context: Context) -> frozenset[str]:
+    """The words naming ``heading``'s words in the other script (the pairs the question was read with)."""
+    out: set[str] = set()
+    for source, target in context.lexicon.pairs:
+        if target <= heading:
+            out |= source - heading
+        elif source <= heading:
+            out |= target - heading
+    return frozenset(out)
+
+
 def named_sections_of(wanted: frozenset[str], context: Context) -> frozenset[tuple[str, tuple[str, ...]]]:
     """The sections (inside the scope) whose own heading the question names whole: what the question asks about
     is documented there ("종목별 공매도 잔고 TOP 50은 어떤 함수?" under "2.1.3.8 종목별 공매도 잔고 TOP 50"), though
@@ -43,6 +54,13 @@ def named_sections_of(wanted: frozenset[str], context: Context) -> frozenset[tup
         if key is None or key in named or element.outside_scope or element.role == "ancestor":
             continue
         heading = _heading_terms(element.path[-1])
-        if heading and heading <= wanted and len(heading) > NAMED_SECTION_MIN_SHARE * len(wanted):
+        # the words the share is of: not the page title's (the product every question about it names), nor the
+        # other script's name of a word the heading holds ("license" beside "라이선스")
+        asked = wanted - _heading_terms(element.path[0]) - _translated(heading, context)
+        # a heading the retrieval's scope chose too (``context.named``) is named at half the words as well: two
+        # readings of the question agree ("2.2.2. 시세 조회" for "python-kis 시세 조회는 무슨 함수로 해요?")
+        share = len(heading) / len(asked) if asked else 1.0
+        if heading and heading <= wanted and (share > NAMED_SECTION_MIN_SHARE or (
+                share >= NAMED_SECTION_MIN_SHARE and element.path[-1] in context.named)):
             named[key] = heading
     return frozenset(k for k, h in named.items() if not any(h < other for other in named.values()))
