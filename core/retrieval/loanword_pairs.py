@@ -108,14 +108,17 @@ def _question_words(question: str, kept: frozenset[str]) -> list[tuple[str, bool
     for word in _QUESTION_WORD.findall(question):
         hangul = bool(_HANGUL.fullmatch(word))
         if hangul:
-            word = strip_particles(word)
-            if not _HANGUL.fullmatch(word):
-                continue
-        elif not _LATIN_SOURCE.fullmatch(word.casefold()) or word.casefold() in ENGLISH_STOP_WORDS:
+            # the word without its particles, and the nouns of a compound ("윈도우용": 윈도우)
+            forms = [strip_particles(word), *sorted(match_terms(word))]
+            forms = [f for f in dict.fromkeys(forms) if _HANGUL.fullmatch(f)]
+        elif _LATIN_SOURCE.fullmatch(word.casefold()) and word.casefold() not in ENGLISH_STOP_WORDS:
+            forms = [word]
+        else:
             continue
-        found = terms(word)
-        if found and not found & kept:
-            out.append((word.casefold(), hangul))
+        for form in forms:
+            found = terms(form)
+            if found and not found & kept:
+                out.append((form.casefold(), hangul))
     return list(dict.fromkeys(out))
 
 
