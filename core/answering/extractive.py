@@ -106,8 +106,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     named_subjects = _named_subjects(question, wanted, context, own_subjects)
     naming_sections = {(e.document_id, e.path) for e in context.elements
                        if not e.outside_scope and not named_subjects.isdisjoint(own_subjects[e.element_id])}
-    named_sections = named_sections_of(wanted, context)
     names = terms(" ".join(name_runs(question)))
+    named_sections = named_sections_of(wanted, context, names)
     asks_default = bool(wanted & _default_terms())
     # asked which of several things is most or more, a line stating their amounts side by side states the values
     # compared ("Nova 32UX는 최대 90W, Nova 34WC는 최대 65W로 충전합니다."), as a key : value item states one
@@ -140,10 +140,12 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     # The words the context's statements state, in a key or a value. A key is measured against the asked words
     # among these only: the rest (the words asking for a default, a word's translations, a name the context
     # never states) no statement holds, so they tell no key from another.
-    key_words = frozenset(t for r in read if r[6] for t in _words_of(terms(f"{r[6][0]} {r[6][1]}")))
+    key_words = frozenset(t for r in read if r[6] for w in [terms(f"{r[6][0]} {r[6][1]}")] for t in w | _words_of(w))
     scored = []
     for element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading in read:
-        key_terms = _words_of(terms(stated[0])) if stated else frozenset()
+        key_terms = terms(stated[0]) if stated else frozenset()
+        if not key_terms & asked:  # an identifier key asked by its words ("log level" for KAKAO_MCP_LOG_LEVEL)
+            key_terms = _words_of(key_terms)
         # the share of the stated key the question asks for ("Weight (with stand)" fully, "Dimensions without
         # stand" a quarter); names of headings do not count, they say where, not what, except the option heading
         # whose value the element states: named by the question, it is the attribute asked
