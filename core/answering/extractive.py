@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from core.answering import prompts
+from core.answering.asked_words import names_by_parts, placed_by_translation, words_of
 from core.answering.evidence import Evidence
 from core.answering.named_sections import named_sections_of, section_key
 from core.answering.neighbours import code_with_its_prose, items_after
@@ -45,7 +46,6 @@ from core.statements import (
     terms,
 )
 from core.text import clip
-from core.textnorm import ENGLISH_STOP_WORDS, has_hangul
 
 __all__ = ["Evidence", "ExtractiveAnswerer", "is_lead_in", "score_evidence"]
 
@@ -122,7 +122,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # answers by the rest ("weight", "default", "bodyTimeout"). A path that restates the whole question (an
         # FAQ heading) leaves nothing to ask: any content under it answers. A word whose other script's name the
         # path holds ("license" under "## 라이선스") is placed too.
-        unplaced = wanted - own_path_terms - _placed_by_translation(own_path_terms, context)
+        unplaced = wanted - own_path_terms - placed_by_translation(own_path_terms, context.lexicon)
         asked = unplaced - named
         text_lex = len(wanted & text_terms) / len(wanted) if wanted else 0.0
         path_lex = len(wanted & path_terms) / len(wanted) if wanted else 0.0
@@ -140,12 +140,12 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     # The words the context's statements state, in a key or a value. A key is measured against the asked words
     # among these only: the rest (the words asking for a default, a word's translations, a name the context
     # never states) no statement holds, so they tell no key from another.
-    key_words = frozenset(t for r in read if r[6] for w in [terms(f"{r[6][0]} {r[6][1]}")] for t in w | _words_of(w))
+    key_words = frozenset(t for r in read if r[6] for w in [terms(f"{r[6][0]} {r[6][1]}")] for t in w | words_of(w))
     scored = []
     for element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading in read:
         key_terms = terms(stated[0]) if stated else frozenset()
         if not key_terms & asked:  # an identifier key asked by its words ("log level" for KAKAO_MCP_LOG_LEVEL)
-            key_terms = _words_of(key_terms)
+            key_terms = words_of(key_terms)
         # the share of the stated key the question asks for ("Weight (with stand)" fully, "Dimensions without
         # stand" a quarter); names of headings do not count, they say where, not what, except the option heading
         # whose value the element states: named by the question, it is the attribute asked
@@ -191,40 +191,6 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     return code_with_its_prose(_after_what_follows(scored, context), context)
 
 
-def _words_of(found: frozenset[str]) -> frozenset[str]:
-    """A key's words: a written identifier as its parts (``KAKAO_MCP_LOG_LEVEL`` is kakao, mcp, log, level)."""
-    out = set()
-    for term in found:
-        parts = [p for p in _IDENTIFIER_PARTS.split(term) if len(p) >= 2 and p not in ENGLISH_STOP_WORDS] \
-            if not has_hangul(term) else []
-        out.update(parts if len(parts) > 1 else [term])
-    return frozenset(out)
-
-
-def _names_by_parts(key: str, wanted: frozenset[str], path_terms: frozenset[str]) -> bool:
-    """Whether the question names an identifier (``KAKAO_MCP_LOG_LEVEL``, ``max-line-length``) by its words: every
-    part its heading path does not already name ("kakao", "mcp" under "Kakao Moment MCP") is a word of the
-    question, and there are two or more parts."""
-    parts = [p for p in _IDENTIFIER_PARTS.split(key.strip("`*'\" ").casefold()) if p]
-    if len(parts) < 2 or has_hangul(key):
-        return False
-    rest = {p for p in parts if p not in path_terms}
-    return bool(rest) and rest <= wanted
-
-
-def _placed_by_translation(path_terms: frozenset[str], context: Context) -> frozenset[str]:
-    """The question's words whose name in the other script a heading path holds (the pairs the question was read
-    with, ``context.lexicon``): "license" under "## 라이선스" is as placed as "라이선스" is."""
-    out: set[str] = set()
-    for source, target in context.lexicon.pairs:
-        if target <= path_terms:
-            out |= source
-        elif source <= path_terms:
-            out |= target
-    return frozenset(out)
-
-
-_IDENTIFIER_PARTS = re.compile(r"[._\-/:]")
 _QUESTION_MARK = re.compile(r"[?？]")
 
 # Asking what a thing is ("what is svcAmt?", "what does --fast do", "svcAmt 파라미터가 뭐야?", "무슨 뜻이에요"):
@@ -404,7 +370,7 @@ def _named_subjects(question: str, wanted: frozenset[str], context: Context,
             if element.category == "TableRow":
                 # a row's code is named as the question writes it: "-2" is not "2", "TSJ" not "TS"; an identifier
                 # also by its words ("log level" for KAKAO_MCP_LOG_LEVEL under "Kakao Moment MCP")
-                named = writes_key(question, wanted, subject) or _names_by_parts(
+                named = writes_key(question, wanted, subject) or names_by_parts(
                     subject, wanted, terms(" ".join(element.path)))
             else:
                 parts = last_parts(terms(subject))

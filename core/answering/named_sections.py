@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from core.answering.asked_words import placed_by_translation
 from core.retrieval import Context, ContextElement
 from core.statements import terms
 
@@ -31,17 +32,6 @@ def _heading_terms(heading: str) -> frozenset[str]:
     return frozenset(t for t in terms(heading) if not _SECTION_NUMBER.fullmatch(t))
 
 
-def _translated(heading: frozenset[str], context: Context) -> frozenset[str]:
-    """The words naming ``heading``'s words in the other script (the pairs the question was read with)."""
-    out: set[str] = set()
-    for source, target in context.lexicon.pairs:
-        if target <= heading:
-            out |= source - heading
-        elif source <= heading:
-            out |= target - heading
-    return frozenset(out)
-
-
 def named_sections_of(wanted: frozenset[str], context: Context, names: frozenset[str] = frozenset()
                       ) -> frozenset[tuple[str, tuple[str, ...]]]:
     """The sections (inside the scope) whose own heading the question names whole: what the question asks about
@@ -59,7 +49,8 @@ def named_sections_of(wanted: frozenset[str], context: Context, names: frozenset
         # the words the share is of: not the page title's (the product every question about it names) unless the
         # heading holds them too, nor the other script's name of a word the heading holds ("license" beside
         # "라이선스")
-        asked = wanted - (_heading_terms(element.path[0]) - heading) - _translated(heading, context)
+        elsewhere = _heading_terms(element.path[0]) | placed_by_translation(heading, context.lexicon)
+        asked = wanted - (elsewhere - heading)
         # a heading the retrieval's scope chose too (``context.named``) is named at half the words as well: two
         # readings of the question agree ("2.2.2. 시세 조회" for "python-kis 시세 조회는 무슨 함수로 해요?"); not a
         # heading of the question's names ("Aster H2" for "Who manufactures the casing of the Aster H2?")
