@@ -46,10 +46,13 @@ def named_sections_of(wanted: frozenset[str], context: Context, names: frozenset
         if key is None or key in named or element.outside_scope or element.role == "ancestor":
             continue
         heading = _heading_terms(element.path[-1])
-        # the words the share is of: not the page title's (the product every question about it names) unless the
-        # heading holds them too, nor the other script's name of a word the heading holds ("license" beside
-        # "라이선스")
-        elsewhere = _heading_terms(element.path[0]) | placed_by_translation(heading, context.lexicon)
+        # the words the share is of: not the other script's name of a word the heading holds ("license" beside
+        # "라이선스"); nor the page title's (the product every question about it names) when the question names
+        # every heading between the title and this one too ("hwpx-kit license?" for "hwpx-kit › 라이선스"), unless
+        # the heading holds them
+        elsewhere = placed_by_translation(heading, context.lexicon)
+        if all(_heading_terms(h) & wanted for h in element.path[1:-1]):
+            elsewhere |= _heading_terms(element.path[0])
         asked = wanted - (elsewhere - heading)
         # a heading the retrieval's scope chose too (``context.named``) is named at half the words as well: two
         # readings of the question agree ("2.2.2. 시세 조회" for "python-kis 시세 조회는 무슨 함수로 해요?"); not a
