@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from core.answering import prompts
+from core.answering.asked_words import names_by_parts, placed_by_translation, words_of
 from core.answering.evidence import Evidence
 from core.answering.named_sections import named_sections_of, section_key
 from core.answering.neighbours import code_with_its_prose, items_after
@@ -110,8 +111,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     named_subjects = _named_subjects(question, wanted, context, own_subjects, named_options)
     naming_sections = {(e.document_id, e.path) for e in context.elements
                        if not e.outside_scope and not named_subjects.isdisjoint(own_subjects[e.element_id])}
-    named_sections = named_sections_of(wanted, context)
     names = terms(" ".join(name_runs(question)))
+    named_sections = named_sections_of(wanted, context, names)
     asks_default = bool(wanted & _default_terms())
     # asked which of several things is most or more, a line stating their amounts side by side states the values
     # compared ("Nova 32UX는 최대 90W, Nova 34WC는 최대 65W로 충전합니다."), as a key : value item states one
@@ -127,8 +128,9 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         path_terms = own_path_terms - text_terms
         # Terms naming a heading above this element (the product, the API) say where, not what: the element
         # answers by the rest ("weight", "default", "bodyTimeout"). A path that restates the whole question (an
-        # FAQ heading) leaves nothing to ask: any content under it answers.
-        unplaced = wanted - own_path_terms  # names a table row may carry ("Markdown in HTML" is also a heading)
+        # FAQ heading) leaves nothing to ask: any content under it answers. A word whose other script's name the
+        # path holds ("license" under "## 라이선스") is placed too.
+        unplaced = wanted - own_path_terms - placed_by_translation(own_path_terms, context.lexicon)
         asked = unplaced - named
         text_lex = len(wanted & text_terms) / len(wanted) if wanted else 0.0
         path_lex = len(wanted & path_terms) / len(wanted) if wanted else 0.0
@@ -150,10 +152,12 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     # The words the context's statements state, in a key or a value. A key is measured against the asked words
     # among these only: the rest (the words asking for a default, a word's translations, a name the context
     # never states) no statement holds, so they tell no key from another.
-    key_words = frozenset(t for r in read if r[6] for t in terms(f"{r[6][0]} {r[6][1]}"))
+    key_words = frozenset(t for r in read if r[6] for w in [terms(f"{r[6][0]} {r[6][1]}")] for t in w | words_of(w))
     scored = []
     for element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading in read:
         key_terms = terms(stated[0]) if stated else frozenset()
+        if not key_terms & asked:  # an identifier key asked by its words ("log level" for KAKAO_MCP_LOG_LEVEL)
+            key_terms = words_of(key_terms)
         # the share of the stated key the question asks for ("Weight (with stand)" fully, "Dimensions without
         # stand" a quarter); names of headings do not count, they say where, not what, except the option heading
         # whose value the element states: named by the question, it is the attribute asked
@@ -393,8 +397,10 @@ def _named_subjects(question: str, wanted: frozenset[str], context: Context,
     for element in context.elements:
         for subject in () if element.outside_scope else own_subjects[element.element_id]:
             if element.category == "TableRow":
-                # a row's code is named as the question writes it: "-2" is not "2", "TSJ" not "TS"
-                named = writes_key(question, wanted, subject)
+                # a row's code is named as the question writes it: "-2" is not "2", "TSJ" not "TS"; an identifier
+                # also by its words ("log level" for KAKAO_MCP_LOG_LEVEL under "Kakao Moment MCP")
+                named = writes_key(question, wanted, subject) or names_by_parts(
+                    subject, wanted, terms(" ".join(element.path)))
             else:
                 parts = last_parts(terms(subject))
                 named = bool(parts) and parts <= last_parts(wanted)

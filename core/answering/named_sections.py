@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from core.answering.asked_words import placed_by_translation
 from core.retrieval import Context, ContextElement
 from core.statements import terms
 
@@ -31,18 +32,33 @@ def _heading_terms(heading: str) -> frozenset[str]:
     return frozenset(t for t in terms(heading) if not _SECTION_NUMBER.fullmatch(t))
 
 
-def named_sections_of(wanted: frozenset[str], context: Context) -> frozenset[tuple[str, tuple[str, ...]]]:
+def named_sections_of(wanted: frozenset[str], context: Context, names: frozenset[str] = frozenset()
+                      ) -> frozenset[tuple[str, tuple[str, ...]]]:
     """The sections (inside the scope) whose own heading the question names whole: what the question asks about
     is documented there ("종목별 공매도 잔고 TOP 50은 어떤 함수?" under "2.1.3.8 종목별 공매도 잔고 TOP 50"), though
     their prose says it in other words ("… 메서드는"). Of two named headings where one holds the other's words and
     more ("종목별 공매도 현황" and "종목별 공매도 잔고 현황"), only the one naming more of the question is the
-    section asked about."""
+    section asked about. ``names``: the terms of the question's names (a product, "Aster H2"): a heading of them
+    says where, not what, and is named only by the share alone."""
     named: dict[tuple[str, tuple[str, ...]], frozenset[str]] = {}
     for element in context.elements:
         key = section_key(element)
         if key is None or key in named or element.outside_scope or element.role == "ancestor":
             continue
         heading = _heading_terms(element.path[-1])
-        if heading and heading <= wanted and len(heading) > NAMED_SECTION_MIN_SHARE * len(wanted):
+        # the words the share is of: not the other script's name of a word the heading holds ("license" beside
+        # "라이선스"); nor the page title's (the product every question about it names) when the question names
+        # every heading between the title and this one too ("hwpx-kit license?" for "hwpx-kit › 라이선스"), unless
+        # the heading holds them
+        elsewhere = placed_by_translation(heading, context.lexicon)
+        if all(_heading_terms(h) & wanted for h in element.path[1:-1]):
+            elsewhere |= _heading_terms(element.path[0])
+        asked = wanted - (elsewhere - heading)
+        # a heading the retrieval's scope chose too (``context.named``) is named at half the words as well: two
+        # readings of the question agree ("2.2.2. 시세 조회" for "python-kis 시세 조회는 무슨 함수로 해요?"); not a
+        # heading of the question's names ("Aster H2" for "Who manufactures the casing of the Aster H2?")
+        share = len(heading) / len(asked) if asked else 1.0
+        if heading and heading <= wanted and (share > NAMED_SECTION_MIN_SHARE or (
+                share >= NAMED_SECTION_MIN_SHARE and element.path[-1] in context.named and not heading & names)):
             named[key] = heading
     return frozenset(k for k, h in named.items() if not any(h < other for other in named.values()))

@@ -33,6 +33,7 @@ from core.elements import row_cells
 from core.ingest.embedding import text_sha256
 from core.loanwords import outline
 from core.retrieval.headings import HeadingIndex
+from core.retrieval.loanword_pairs import loanword_pairs
 from core.statements import GENERAL, NO_LEXICON, Lexicon, statement, table_rows, terms
 from core.store import ElementStore
 from core.store.field_pairs import FieldPairTables, StoredFieldPairs
@@ -464,5 +465,21 @@ def lexicon_for(store: ElementStore, question: str, config: LexiconConfig | None
             return [h.text for h in index.headings.values()]
 
     scripts, fields, precomputed = collection_lexicon(store, version, headings, has_hangul(question), config)
-    return question_lexicon(store, scripts, fields, precomputed, question, lambda: name_terms(question),
-                            config), index
+    found = question_lexicon(store, scripts, fields, precomputed, question, lambda: name_terms(question), config)
+    # a loanword of the question in the collection's other script, wherever the collection writes it (a cell, an
+    # identifier, a long heading), not only among its field words
+    loans = loanword_pairs(store, version, question, name_terms(question), _embedder(store, {}))
+    return _joined(found, loans), index
+
+
+def _joined(first: Lexicon, second: Lexicon) -> Lexicon:
+    """The pairs of both lexicons, each pair once, each with its spelling."""
+    if not second:
+        return first
+    spellings = (*first.spellings, *("" for _ in range(len(first.pairs) - len(first.spellings))))
+    pairs, spelled = list(first.pairs), list(spellings)
+    for pair, spelling in zip(second.pairs, second.spellings, strict=True):
+        if pair not in pairs:
+            pairs.append(pair)
+            spelled.append(spelling)
+    return Lexicon(tuple(pairs), tuple(spelled))

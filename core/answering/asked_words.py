@@ -1,0 +1,48 @@
+"""Which words of a question a unit holds, across the ways a document writes them: an identifier's parts
+(``KAKAO_MCP_LOG_LEVEL`` is "log level"), and a word's name in the other script (the question's lexicon pairs:
+"license" under "## 라이선스"). Read by the extractive reader (``core.answering.extractive``) and its named sections
+(``core.answering.named_sections``)."""
+
+from __future__ import annotations
+
+import re
+
+from core.statements import Lexicon
+from core.textnorm import ENGLISH_STOP_WORDS, has_hangul
+
+__all__ = ["names_by_parts", "placed_by_translation", "words_of"]
+
+_IDENTIFIER_PARTS = re.compile(r"[._\-/:]")
+
+
+def words_of(found: frozenset[str]) -> frozenset[str]:
+    """A key's words: a written identifier as its parts (``KAKAO_MCP_LOG_LEVEL`` is kakao, mcp, log, level)."""
+    out = set()
+    for term in found:
+        parts = [p for p in _IDENTIFIER_PARTS.split(term) if len(p) >= 2 and p not in ENGLISH_STOP_WORDS] \
+            if not has_hangul(term) else []
+        out.update(parts if len(parts) > 1 else [term])
+    return frozenset(out)
+
+
+def names_by_parts(key: str, wanted: frozenset[str], path_terms: frozenset[str]) -> bool:
+    """Whether the question names an identifier (``KAKAO_MCP_LOG_LEVEL``, ``max-line-length``) by its words: every
+    part its heading path does not already name ("kakao", "mcp" under "Kakao Moment MCP") is a word of the
+    question, and there are two or more parts."""
+    parts = [p for p in _IDENTIFIER_PARTS.split(key.strip("`*'\" ").casefold()) if p]
+    if len(parts) < 2 or has_hangul(key):
+        return False
+    rest = {p for p in parts if p not in path_terms}
+    return bool(rest) and rest <= wanted
+
+
+def placed_by_translation(found: frozenset[str], lexicon: Lexicon) -> frozenset[str]:
+    """The words whose name in the other script ``found`` holds (the pairs the question was read with): "license"
+    for a heading path holding "라이선스" is as placed as "라이선스" is."""
+    out: set[str] = set()
+    for source, target in lexicon.pairs:
+        if target <= found:
+            out |= source
+        elif source <= found:
+            out |= target
+    return frozenset(out)

@@ -1,0 +1,173 @@
+"""A question's loanwords paired with the collection's own spelling in the other script: "윈도우" asked where the
+collection writes "Windows", "로그 레벨" where it writes ``LOG_LEVEL``, "license" where it writes "라이선스".
+
+The field pairs of ``core.retrieval.lexicon`` know only a collection's field words (keys, header cells, short
+headings); a loanword the question uses is as often a word of a table cell, an identifier or a heading of many
+words. So the question's own words are matched against every word the collection holds (its stored full-text
+lexemes, ``core.sql.terms``):
+
+* a word of the other script with the same consonant outline (``core.loanwords``: Korean writes a loanword's
+  consonants by fixed rules) is a candidate; an English plural is also its singular ("Windows" is written
+  "윈도우"); a Korean word of the collection is read without its particles ("라이선스는" is "라이선스");
+* the collection's embedder decides: the candidate closest to the question's word pairs with it when the two are at
+  least :data:`FLOOR` close and clearly closer than the runner-up (:data:`MARGIN`). An outline shared by chance
+  ("보관" and "begin") is no translation, and the embedder says so.
+
+No word list: the outline is a rule of Korean spelling, the vocabulary the collection's, the judge its embedder.
+Cost: the collection's words are read and outlined once per collection version and process; a question embeds its
+candidate words once per process (the lexicon's word vectors).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.bounded_cache import BoundedCache
+from core.loanwords import outline
+from core.statements import Lexicon, terms
+from core.store import ElementStore
+from core.textnorm import ENGLISH_STOP_WORDS, match_terms, strip_particles
+
+__all__ = ["CollectionWords", "collection_words", "loanword_pairs", "pair_words"]
+
+# A question's word and a collection's word of the same outline are one loanword when the embedder finds them at
+# least this close, and the closest candidate beats the runner-up by MARGIN. A word and its loanword spelling
+# measure .69 ("티커" and "ticker") to .94 ("테스트" and "test") under the bundled embedder; words sharing an outline
+# by chance .2 to .57 ("보관" and "begin", "mean" and "무인").
+FLOOR = 0.65
+MARGIN = 0.05
+# Consonant classes an outline needs ("log" and "로그": LK). Shorter outlines are many words' (every vowel-led word).
+MIN_OUTLINE = 2
+# Candidates of one outline embedded for one question word: the collection's most frequent first.
+MAX_CANDIDATES = 8
+# The syllables of a Korean word read for its stem: a loanword with its particles ("라이선스에서는") fits.
+MAX_SYLLABLES = 8
+# Collection versions whose words one process keeps.
+CACHE_SIZE = 16
+
+_LATIN = re.compile(r"[a-z]{3,}")
+# An English word of the question this long at least: a three-letter one ("get", "use") is as often a verb asked
+# with as a thing named, and the embedder ranks such short words close to many.
+_LATIN_SOURCE = re.compile(r"[a-z]{4,}")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]{2,}")
+_QUESTION_WORD = re.compile(r"\w+(?:[.\-]\w+)*")
+
+
+@dataclass(frozen=True)
+class CollectionWords:
+    """A collection's words of each script by their outline, most frequent first (a Korean word as the syllable
+    prefixes of its lexeme: "라이선스는" under the outlines of 라이, 라이선, 라이선스, 라이선스는)."""
+
+    latin: Mapping[str, tuple[str, ...]]
+    hangul: Mapping[str, tuple[tuple[str, str], ...]]  # outline -> (prefix, the lexeme it starts)
+
+
+_HELD: BoundedCache[tuple, CollectionWords] = BoundedCache(CACHE_SIZE)
+
+
+def _index(counts: Mapping[str, int]) -> CollectionWords:
+    latin: dict[str, list[tuple[int, str]]] = {}
+    hangul: dict[str, list[tuple[int, tuple[str, str]]]] = {}
+    for lexeme, n in counts.items():
+        if _LATIN.fullmatch(lexeme):
+            shapes = {outline(lexeme)}
+            if lexeme.endswith("s") and not lexeme.endswith("ss"):
+                shapes.add(outline(lexeme[:-1]))  # Korean writes the singular: "windows" is 윈도우
+            for shape in shapes:
+                if len(shape) >= MIN_OUTLINE:
+                    latin.setdefault(shape, []).append((n, lexeme))
+        elif _HANGUL.fullmatch(lexeme):
+            for end in range(2, min(len(lexeme), MAX_SYLLABLES) + 1):
+                shape = outline(lexeme[:end])
+                if len(shape) >= MIN_OUTLINE:
+                    hangul.setdefault(shape, []).append((n, (lexeme[:end], lexeme)))
+    return CollectionWords(
+        {k: tuple(dict.fromkeys(w for _, w in sorted(v, key=lambda p: (-p[0], p[1])))) for k, v in latin.items()},
+        {k: tuple(dict.fromkeys(w for _, w in sorted(v, key=lambda p: (-p[0], p[1])))) for k, v in hangul.items()},
+    )
+
+
+def collection_words(store: ElementStore, version: int) -> CollectionWords:
+    """The words of ``store``'s collection at ``version`` (the heading index's) by outline, kept per process."""
+    key = (store.url, str(store.collection_id), version)
+    held = _HELD.get(key)
+    if held is None:
+        held = _index(store.read.stored_term_counts())
+        _HELD.put(key, held)
+    return held
+
+
+def _question_words(question: str, kept: frozenset[str]) -> list[tuple[str, bool]]:
+    """The question's words that may be loanwords, each with its script (``True``: Hangul): whole words of one
+    script, particles cut, not its names (``kept``), not stop words."""
+    out: list[tuple[str, bool]] = []
+    for word in _QUESTION_WORD.findall(question):
+        hangul = bool(_HANGUL.fullmatch(word))
+        if hangul:
+            # the word without its particles, and the nouns of a compound ("윈도우용": 윈도우)
+            forms = [strip_particles(word), *sorted(match_terms(word))]
+            forms = [f for f in dict.fromkeys(forms) if _HANGUL.fullmatch(f)]
+        elif _LATIN_SOURCE.fullmatch(word.casefold()) and word.casefold() not in ENGLISH_STOP_WORDS:
+            forms = [word]
+        else:
+            continue
+        for form in forms:
+            found = terms(form)
+            if found and not found & kept:
+                out.append((form.casefold(), hangul))
+    return list(dict.fromkeys(out))
+
+
+def _candidates(word: str, hangul: bool, words: CollectionWords) -> list[str]:
+    """The collection's words of the other script sharing ``word``'s outline."""
+    if hangul:
+        return [w for w in words.latin.get(outline(word), ())][:MAX_CANDIDATES]
+    shapes = [outline(word)]
+    if word.endswith("s") and not word.endswith("ss"):
+        shapes.append(outline(word[:-1]))
+    out: list[str] = []
+    for shape in shapes:
+        for prefix, lexeme in words.hangul.get(shape, ()) if len(shape) >= MIN_OUTLINE else ():
+            # the prefix is the lexeme's word, the rest its particles ("라이선스는"), not part of a longer word
+            if prefix not in out and prefix in match_terms(lexeme):
+                out.append(prefix)
+            if len(out) >= MAX_CANDIDATES:
+                return out
+    return out
+
+
+def pair_words(sources: Sequence[tuple[str, bool]], words: CollectionWords,
+               embed: Callable[[list[str]], list[np.ndarray]]) -> Lexicon:
+    """Each source word paired with the collection's word of its outline the embedder finds it clearly closest to
+    (unit vectors from ``embed``), at least :data:`FLOOR` close."""
+    wanted = {(word, hangul): _candidates(word, hangul, words) for word, hangul in sources}
+    wanted = {k: v for k, v in wanted.items() if v}
+    if not wanted:
+        return Lexicon()
+    texts = list(dict.fromkeys([*(w for w, _ in wanted), *(c for v in wanted.values() for c in v)]))
+    vectors = dict(zip(texts, embed(texts), strict=True))
+    pairs, spellings = [], []
+    for (word, _hangul), candidates in wanted.items():
+        similarity = sorted(((float(vectors[word] @ vectors[c]), c) for c in candidates), reverse=True)
+        best, chosen = similarity[0]
+        second = similarity[1][0] if len(similarity) > 1 else -1.0
+        if best < FLOOR or best - second < MARGIN:
+            continue
+        source, target = terms(word), terms(chosen)
+        if source and target and source != target:
+            pairs.append((source, target))
+            spellings.append(chosen)
+    return Lexicon(tuple(pairs), tuple(spellings))
+
+
+def loanword_pairs(store: ElementStore, version: int, question: str, kept: frozenset[str],
+                   embed: Callable[[list[str]], list[np.ndarray]]) -> Lexicon:
+    """The loanword pairs of ``question``'s words (its names, ``kept``, left out) over ``store``'s collection."""
+    sources = _question_words(question, kept)
+    if not sources:
+        return Lexicon()
+    return pair_words(sources, collection_words(store, version), embed)
