@@ -21,7 +21,8 @@ from dataclasses import replace
 
 from core.answering import prompts
 from core.answering.evidence import Evidence
-from core.answering.named_sections import named_sections_of, section_key
+from core.answering.instructions import instruction_first
+from core.answering.named_sections import heading_name_terms, named_sections_of, section_key
 from core.answering.neighbours import code_with_its_prose, items_after
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
 from core.answering.table import ComparisonTable, build_table
@@ -98,8 +99,9 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     headings = {e.text for e in context.elements if e.category == "Title" and not e.outside_scope
                 and e.text not in outside} | inside
     # An option's own heading ("##### inflate", "### `bodyLimit`") names what is asked, not where.
-    named = frozenset(t for h in headings if option_heading(h) is None and (ts := terms(h)) and ts <= wanted
-                      for t in ts)
+    # A code and its title ("MD004 - Unordered list style") are named by the title: the code is what is asked.
+    named = frozenset(t for h in headings if option_heading(h) is None and (ts := heading_name_terms(h))
+                      and ts <= wanted for t in ts)
     by_id = {e.element_id: e for e in context.elements}
     own_subjects = {e.element_id: _own_subject(e) for e in context.elements}
     named_subjects = _named_subjects(question, wanted, context, own_subjects)
@@ -183,7 +185,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers,
                                attribute))
     scored = _description_when_asked_what(question, scored)
-    scored = _by_asked_question(scored, context, named_sections)
+    scored = instruction_first(question, _by_asked_question(scored, context, named_sections))
     return code_with_its_prose(_after_what_follows(scored, context), context)
 
 
