@@ -50,12 +50,13 @@ def instruction_first(question: str, scored: list[Evidence]) -> list[Evidence]:
     """``scored`` with, for a question asking how to do something, the best answering unit that instructs put
     first, when the first unit describes instead: it must lie in the first unit's document, in its section or
     below it (the question's place, as ranked), and the first unit must state no value of its own (a key : value
-    item or a row is the answer as it is) nor introduce what follows it ("you have 2 options:" and its items are
-    the ways asked for). Else ``scored`` unchanged."""
+    item or a row is the answer as it is), nor be a list's item or introduce one ("you have 2 options:"): a list's
+    items are the steps or the ways asked for, in whatever mood they are written. Else ``scored`` unchanged."""
     if not scored or not asks_how(question):
         return scored
     top = next((e for e in scored if e.answers), None)
-    if top is None or top.value or instructs(top.element.text) or is_lead_in(top.element.text):
+    if (top is None or top.value or top.element.category == "ListItem" or instructs(top.element.text)
+            or is_lead_in(top.element.text)):
         return scored
     place = top.element.path
     best = next((e for e in scored if e.answers and e is not top
