@@ -40,6 +40,7 @@ from core.statements import (
     name_share,
     option_heading,
     question_terms,
+    singular,
     statement,
     states_default,
     table_cell,
@@ -383,8 +384,8 @@ def _key_match(asked: frozenset[str], key_terms: frozenset[str], names: frozense
     should hold. "HDMI" for "max refresh rate over HDMI" is all asked for but holds none of the attribute;
     "최대 주사율" (max refresh rate) holds most of it. Given ``key_words`` (the words the context's statements
     state), only the asked words among them count: "default", asking which value, is no word a key lacks."""
-    asked, key_terms, names = _singular(asked), _singular(key_terms), _singular(names)
-    key_words = None if key_words is None else _singular(key_words)
+    asked, key_terms, names = singular(asked), singular(key_terms), singular(names)
+    key_words = None if key_words is None else singular(key_words)
     common = len(asked & key_terms)
     if not common:
         return 0.0
@@ -406,12 +407,6 @@ def _definitions_first(question: str, evidence: list[Evidence]) -> list[Evidence
         return evidence
     return ([e for e, d in zip(evidence, kinds, strict=True) if d is not False]
             + [e for e, d in zip(evidence, kinds, strict=True) if d is False])
-
-
-def _singular(words: frozenset[str]) -> frozenset[str]:
-    """Stems with a plural's last ``s`` cut (not a double ``s``: class, access), to match a key to the question:
-    the light stemmer makes alias of "Aliases", alia of "alias", and leaves "tags" whole."""
-    return frozenset(w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words)
 
 
 def _asks_an_included_part(asked: frozenset[str], text: str, stated: tuple[str, str] | None) -> bool:
