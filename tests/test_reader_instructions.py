@@ -1,6 +1,7 @@
 """The reader on how-to questions and on a code-and-title heading (issue 29, docs/heldout-faq4.md): asked how to do
 something, the unit that says what to do answers, not the section's opening description; asked which code (a
-rule, an error) a thing has, the section whose title the question names answers, its heading giving the code.
+rule, an error) a thing has, the section whose title the question names answers, its heading giving the code; a key
+written in the plural ("Aliases:") is found and read when the question asks in the singular.
 The similarities are of the size the USE embedder gives such units; the texts are not any tune corpus's."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from core.answering import ExtractiveAnswerer
 from core.answering.instructions import asks_how, instructs
 from core.answering.named_sections import heading_name_terms
 from core.retrieval import Context, ContextElement
-from core.statements import terms
+from core.statements import attribute_share, in_other_number, question_terms, terms
 
 
 def element(n: int, role: str, category: str, text: str, path: tuple[str, ...], similarity: float | None = None,
@@ -106,3 +107,14 @@ def test_asked_which_code_a_thing_has_the_section_titled_with_it_answers() -> No
     )
     answer = ExtractiveAnswerer().complete("lintkit rule for spaces after list markers?", ctx)
     assert "AB030" in answer
+
+
+
+def test_a_key_in_the_plural_is_the_attribute_asked_in_the_singular_and_is_looked_up_in_both_numbers() -> None:
+    # the stemmer keeps "alias" (alia) and "Aliases" (alias) apart: the probe's key share read 0 before, and its
+    # lookup by "alia" never found the "Aliases: link-image-style" line of a long rule page
+    assert attribute_share(question_terms("what's the alias of ZZ054"), "Aliases") == 1.0
+    assert attribute_share(question_terms("which tags does ZZ054 have"), "Tag") == 1.0
+    assert in_other_number("what's the alias for ZZ054", terms("alias")) == ["alia", "aliases"]
+    assert in_other_number("which policies apply to ZZ054", terms("policies")) == ["policy"]
+    assert in_other_number("최대 주사율 alias", terms("최대")) == []
