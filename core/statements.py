@@ -277,7 +277,7 @@ def attribute_share(asked: frozenset[str], key: str) -> float:
     return len(singular(asked) & key_terms) / len(key_terms) if key_terms else 0.0
 
 
-_PLAIN_WORD = re.compile(r"[A-Za-z]{3,}")
+_PLAIN_WORD = re.compile(r"(?<![\w.$])[A-Za-z]{3,}(?![\w$])")
 
 
 def in_other_number(text: str, stems: frozenset[str]) -> list[str]:
@@ -285,7 +285,7 @@ def in_other_number(text: str, stems: frozenset[str]) -> list[str]:
     "aliases" → "alias", "policy" → "policies"): a key written in the plural ("Aliases: …") shares no stem with the
     question's singular under the stemmer (alia, alias), so a lookup by the asked words spells both."""
     out: list[str] = []
-    for word in (w.casefold() for w in _PLAIN_WORD.findall(text)):
+    for word in (w.casefold() for w in _PLAIN_WORD.findall(text) if w[1:].islower()):  # no identifier's parts
         if word not in stems and not terms(word) & stems:
             continue
         if word.endswith("ies"):
@@ -300,7 +300,8 @@ def in_other_number(text: str, stems: frozenset[str]) -> list[str]:
             others = [word[:-1] + "ies"]
         else:
             others = [word + "s"]
-        out += [o for o in others if o not in out]
+        # only a form the stemmer keeps apart from the word: the others ("passes" for "pass") the lookup finds as is
+        out += [o for o in others if o not in out and not terms(o) & terms(word)]
     return out
 
 
