@@ -186,7 +186,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers,
                                attribute))
     scored = _description_when_asked_what(question, scored)
-    scored = instruction_first(question, _by_asked_question(scored, context, named_sections))
+    scored = instruction_first(question, _by_asked_question(scored, context, named_sections), context)
     return code_with_its_prose(_after_what_follows(scored, context), context)
 
 

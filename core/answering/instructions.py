@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 
 from core.answering.evidence import Evidence
+from core.answering.neighbours import items_after
+from core.retrieval import Context
 from core.retrieval.definitions import command_flags
 from core.statements import is_lead_in
 
@@ -46,17 +48,26 @@ def instructs(text: str) -> bool:
     return _INSTRUCTS.search(text) is not None or bool(command_flags(text))
 
 
-def instruction_first(question: str, scored: list[Evidence]) -> list[Evidence]:
+def _introduces_items(evidence: Evidence, context: Context) -> bool:
+    """Whether the unit is a lead-in ("you have 2 options:") with a list's items after it in the context."""
+    if not is_lead_in(evidence.element.text):
+        return False
+    at = next((i for i, e in enumerate(context.elements) if e.element_id == evidence.element.element_id), None)
+    return at is not None and bool(items_after(context.elements[at + 1:], evidence.element))
+
+
+def instruction_first(question: str, scored: list[Evidence], context: Context) -> list[Evidence]:
     """``scored`` with, for a question asking how to do something, the best answering unit that instructs put
     first, when the first unit describes instead: it must lie in the first unit's document, in its section or
     below it (the question's place, as ranked), and the first unit must state no value of its own (a key : value
-    item or a row is the answer as it is), nor be a list's item or introduce one ("you have 2 options:"): a list's
-    items are the steps or the ways asked for, in whatever mood they are written. Else ``scored`` unchanged."""
+    item or a row is the answer as it is), nor be a list's item or introduce one ("you have 2 options:" with its
+    items after it): a list's items are the steps or the ways asked for, in whatever mood they are written. A
+    lead-in to a code example ("… typing rs does nothing:") is no such list. Else ``scored`` unchanged."""
     if not scored or not asks_how(question):
         return scored
     top = next((e for e in scored if e.answers), None)
     if (top is None or top.value or top.element.category == "ListItem" or instructs(top.element.text)
-            or is_lead_in(top.element.text)):
+            or _introduces_items(top, context)):
         return scored
     place = top.element.path
     best = next((e for e in scored if e.answers and e is not top
