@@ -281,9 +281,9 @@ _PLAIN_WORD = re.compile(r"(?<![\w.$])[A-Za-z]{3,}(?![\w$])")
 
 
 def in_other_number(text: str, stems: frozenset[str]) -> list[str]:
-    """The words of ``text`` whose term is one of ``stems``, each in its other number ("alias" → "aliases",
-    "aliases" → "alias", "policy" → "policies"): a key written in the plural ("Aliases: …") shares no stem with the
-    question's singular under the stemmer (alia, alias), so a lookup by the asked words spells both."""
+    """The words of ``text`` whose term is one of ``stems``, each in its other number where the stemmer splits the
+    two ("alias" → "aliases", "aliases" → "alias", "policy" → "policies"): a key written in the plural ("Aliases:
+    …") shares no stem with the question's singular (alia, alias), so a lookup by the asked words spells both."""
     out: list[str] = []
     for word in (w.casefold() for w in _PLAIN_WORD.findall(text) if w[1:].islower()):  # no identifier's parts
         if word not in stems and not terms(word) & stems:
@@ -299,7 +299,9 @@ def in_other_number(text: str, stems: frozenset[str]) -> list[str]:
         elif word.endswith("y") and word[-2] not in "aeiou":
             others = [word[:-1] + "ies"]
         else:
-            others = [word + "s"]
+            # a plain "s" plural ("rules", "tags") the lookup's prefix match finds from the singular; spelled here,
+            # a verb's "s" form ("use" → "uses", whose stem is "us") only pulls in other words
+            others = []
         # only a form the stemmer keeps apart from the word: the others ("passes" for "pass") the lookup finds as is
         out += [o for o in others if o not in out and not terms(o) & terms(word)]
     return out
