@@ -38,7 +38,9 @@ __all__ = [
     "name_share",
     "option_heading",
     "question_terms",
+    "in_other_number",
     "row_cell",
+    "singular",
     "without_default_phrases",
     "statement",
     "states_default",
@@ -270,9 +272,45 @@ def asked_and_spelled(question: str, lexicon: Lexicon = NO_LEXICON, kept: frozen
 
 def attribute_share(asked: frozenset[str], key: str) -> float:
     """The share of ``key``'s terms the question asks for ("Weight (with stand)" fully, "Dimensions without
-    stand" a quarter)."""
-    key_terms = terms(key)
-    return len(asked & key_terms) / len(key_terms) if key_terms else 0.0
+    stand" a quarter), a key's word in either number (:func:`singular`: "Aliases" states the "alias" asked)."""
+    key_terms = singular(terms(key))
+    return len(singular(asked) & key_terms) / len(key_terms) if key_terms else 0.0
+
+
+_PLAIN_WORD = re.compile(r"(?<![\w.$])[A-Za-z]{3,}(?![\w$])")
+
+
+def in_other_number(text: str, stems: frozenset[str]) -> list[str]:
+    """The words of ``text`` whose term is one of ``stems``, each in its other number where the stemmer splits the
+    two ("alias" → "aliases", "aliases" → "alias", "policy" → "policies"): a key written in the plural ("Aliases:
+    …") shares no stem with the question's singular (alia, alias), so a lookup by the asked words spells both."""
+    out: list[str] = []
+    for word in (w.casefold() for w in _PLAIN_WORD.findall(text) if w[1:].islower()):  # no identifier's parts
+        if word not in stems and not terms(word) & stems:
+            continue
+        if word.endswith("ies"):
+            others = [word[:-3] + "y"]
+        elif word.endswith(("ses", "xes", "zes", "ches", "shes")):
+            others = [word[:-2]]
+        elif word.endswith("s") and not word.endswith("ss"):
+            others = [word[:-1], word + "es"]  # "tags" or "alias": which one, the spelling does not say
+        elif word.endswith(("s", "x", "z", "ch", "sh")):
+            others = [word + "es"]
+        elif word.endswith("y") and word[-2] not in "aeiou":
+            others = [word[:-1] + "ies"]
+        else:
+            # a plain "s" plural ("rules", "tags") the lookup's prefix match finds from the singular; spelled here,
+            # a verb's "s" form ("use" → "uses", whose stem is "us") only pulls in other words
+            others = []
+        # only a form the stemmer keeps apart from the word: the others ("passes" for "pass") the lookup finds as is
+        out += [o for o in others if o not in out and not terms(o) & terms(word)]
+    return out
+
+
+def singular(words: frozenset[str]) -> frozenset[str]:
+    """Stems with a plural's last ``s`` cut (not a double ``s``: class, access), to match a key to the question:
+    the light stemmer makes alias of "Aliases", alia of "alias", and leaves "tags" whole."""
+    return frozenset(w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words)
 
 
 _KEBAB = re.compile(r"(?<=[^\W_])-(?=[^\W_])")

@@ -22,7 +22,8 @@ from dataclasses import replace
 from core.answering import prompts
 from core.answering.asked_words import names_by_parts, placed_by_translation, words_of
 from core.answering.evidence import Evidence
-from core.answering.named_sections import named_sections_of, section_key
+from core.answering.instructions import instruction_first
+from core.answering.named_sections import heading_name_terms, named_sections_of, section_key
 from core.answering.neighbours import code_with_its_prose, items_after
 from core.answering.parts import clause_description, units_for_parts, value_of_section
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
@@ -42,6 +43,7 @@ from core.statements import (
     option_heading,
     option_share,
     question_terms,
+    singular,
     statement,
     states_default,
     table_cell,
@@ -103,8 +105,9 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     headings = {e.text for e in context.elements if e.category == "Title" and not e.outside_scope
                 and e.text not in outside} | inside
     # An option's own heading ("##### inflate", "### `bodyLimit`") names what is asked, not where.
-    named = frozenset(t for h in headings if option_heading(h) is None and (ts := terms(h)) and ts <= wanted
-                      for t in ts)
+    # A code and its title ("MD004 - Unordered list style") are named by the title: the code is what is asked.
+    named = frozenset(t for h in headings if option_heading(h) is None and (ts := heading_name_terms(h))
+                      and ts <= wanted for t in ts)
     by_id = {e.element_id: e for e in context.elements}
     own_subjects = {e.element_id: _own_subject(e) for e in context.elements}
     named_options = _named_options(question, wanted, context)
@@ -201,7 +204,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers,
                                attribute))
     scored = _description_when_asked_what(question, scored)
-    scored = _by_asked_question(scored, context, named_sections)
+    scored = instruction_first(question, _by_asked_question(scored, context, named_sections), context)
     return code_with_its_prose(_after_what_follows(scored, context), context)
 
 
@@ -423,8 +426,8 @@ def _key_match(asked: frozenset[str], key_terms: frozenset[str], names: frozense
     should hold. "HDMI" for "max refresh rate over HDMI" is all asked for but holds none of the attribute;
     "최대 주사율" (max refresh rate) holds most of it. Given ``key_words`` (the words the context's statements
     state), only the asked words among them count: "default", asking which value, is no word a key lacks."""
-    asked, key_terms, names = _singular(asked), _singular(key_terms), _singular(names)
-    key_words = None if key_words is None else _singular(key_words)
+    asked, key_terms, names = singular(asked), singular(key_terms), singular(names)
+    key_words = None if key_words is None else singular(key_words)
     common = len(asked & key_terms)
     if not common:
         return 0.0
@@ -446,12 +449,6 @@ def _definitions_first(question: str, evidence: list[Evidence]) -> list[Evidence
         return evidence
     return ([e for e, d in zip(evidence, kinds, strict=True) if d is not False]
             + [e for e, d in zip(evidence, kinds, strict=True) if d is False])
-
-
-def _singular(words: frozenset[str]) -> frozenset[str]:
-    """Stems with a plural's last ``s`` cut (not a double ``s``: class, access), to match a key to the question:
-    the light stemmer makes alias of "Aliases", alia of "alias", and leaves "tags" whole."""
-    return frozenset(w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words)
 
 
 def _asks_an_included_part(asked: frozenset[str], text: str, stated: tuple[str, str] | None) -> bool:

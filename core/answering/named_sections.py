@@ -8,8 +8,9 @@ import re
 from core.answering.asked_words import placed_by_translation
 from core.retrieval import Context, ContextElement
 from core.statements import terms
+from core.textnorm import is_release_version
 
-__all__ = ["NAMED_SECTION_MIN_SHARE", "named_sections_of", "section_key"]
+__all__ = ["NAMED_SECTION_MIN_SHARE", "heading_name_terms", "named_sections_of", "section_key"]
 
 # A section whose own heading the question names whole documents what is asked, when the heading holds more than
 # this share of the question's words: a heading naming a word or two of a longer question ("Black", "What is
@@ -19,6 +20,19 @@ __all__ = ["NAMED_SECTION_MIN_SHARE", "named_sections_of", "section_key"]
 NAMED_SECTION_MIN_SHARE = 0.5
 
 _SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?")
+# A heading that is a code and a title ("MD004 - Unordered list style", "E403: Forbidden", "W605 – invalid escape
+# sequence"): the code (letters and digits, a letter first) says which entry, the title what it is about.
+_CODED_HEADING = re.compile(r"[`'\"]?(?P<code>(?=[\w.-]*\d)[A-Za-z][\w.-]*)[`'\"]?\s*[-–—:]\s+(?P<title>.*[^\W\d_].*)")
+
+
+def heading_name_terms(heading: str) -> frozenset[str]:
+    """The terms that name a heading's section: all of its terms, or, for a code and a title ("MD004 - Unordered
+    list style"), its title's. A question asking which code documents a thing names the section by its title
+    ("markdownlint rule for unordered list style?"): the code is what it asks for, not a word it must spell."""
+    coded = _CODED_HEADING.fullmatch(heading.strip())
+    if coded is None or is_release_version(coded.group("code")):
+        return terms(heading)
+    return terms(coded.group("title"))
 
 
 def section_key(element: ContextElement) -> tuple[str, tuple[str, ...]] | None:
@@ -28,8 +42,9 @@ def section_key(element: ContextElement) -> tuple[str, tuple[str, ...]] | None:
 
 
 def _heading_terms(heading: str) -> frozenset[str]:
-    """A heading's terms without its numbering ("2.1.3.8 종목별 공매도 잔고 TOP 50": the words, not "2.1.3.8")."""
-    return frozenset(t for t in terms(heading) if not _SECTION_NUMBER.fullmatch(t))
+    """A heading's naming terms (:func:`heading_name_terms`) without its numbering ("2.1.3.8 종목별 공매도 잔고 TOP
+    50": the words, not "2.1.3.8")."""
+    return frozenset(t for t in heading_name_terms(heading) if not _SECTION_NUMBER.fullmatch(t))
 
 
 def named_sections_of(wanted: frozenset[str], context: Context, names: frozenset[str] = frozenset()

@@ -6,7 +6,15 @@ from __future__ import annotations
 from core.retrieval.hits import Hit
 from core.retrieval.scope import Scope
 from core.retrieval.stages import SearchContext
-from core.statements import DEFAULT_WORDS, attribute_share, documented_statement, last_parts, name_share, terms
+from core.statements import (
+    DEFAULT_WORDS,
+    attribute_share,
+    documented_statement,
+    in_other_number,
+    last_parts,
+    name_share,
+    terms,
+)
 
 __all__ = ["probe_scope"]
 
@@ -53,6 +61,10 @@ def probe_scope(context: SearchContext, scope: Scope, asked: frozenset[str],
         # ("angl") matches no stored word; one lookup, both scripts, as a question in either names the field.
         # Only the attribute's: the other script's name of a place the scope's heading names is no attribute
         lookup = [*lookup, *(w for w in analysis.spelled if terms(w) & asked and w not in lookup)]
+    if lookup and not identifiers:
+        # each asked word in both numbers: a key in the plural ("Aliases: ul-indent") shares no stem with the
+        # singular asked ("alias"), and a lookup by the one number never finds it
+        lookup = [*lookup, *(w for w in in_other_number(analysis.plain_rest, frozenset(lookup)) if w not in lookup)]
     lookups = [lookup] if lookup else []
     if lookup and analysis.asks_default and not set(DEFAULT_WORDS) <= set(lookup):
         # then with the words that state a default ("+ Default: `false`"): under an option's own heading every

@@ -1,0 +1,80 @@
+"""Asked how to do something, the unit that says what to do answers, not the one that describes the situation.
+
+"how do I hide a command's output", "squashed commits are ignored, what should I do": the section asked about
+opens with what the tool does ("concurrently offers a few ways to control a command's output", "semantic-release
+parses commits according to a commit message convention …"), which shares the question's words best; the answer
+is the sentence that tells the reader what to do ("… can be hidden by using the --hide flag", "make sure to
+rewrite the resulting commit message"). Both are read from the text's grammar: the question words that ask for a
+way, and the constructions that instruct (an imperative's frame, a modal addressed to the reader, a command-line
+flag to type), in English and Korean, no corpus's words.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.answering.evidence import Evidence
+from core.answering.neighbours import items_after
+from core.retrieval import Context
+from core.retrieval.definitions import command_flags
+from core.statements import is_lead_in
+
+__all__ = ["asks_how", "instruction_first", "instructs"]
+
+# Asking for a way to do something: "how do I …", "how can we …", "how to …", "what should I do", "is there a way
+# to …"; Korean "…하려면" (in order to …), "어떻게 하나요/해요/하면". Not "how long / how many" (a value's form), nor
+# Korean "어떻게 되나요" (what is it).
+_ASKS_HOW = re.compile(
+    r"\bhow\s+(?:do|can|could|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b"
+    r"|\bwhat\s+(?:should|do|can|must)\s+(?:i|we|you)\s+do\b|\bis\s+there\s+a\s+way\s+to\b"
+    r"|려면|어떻게\s*(?:하|해|설정|바꾸|바꿔|변경)", re.I)
+# Constructions that tell the reader what to do: a modal addressed to the reader, the frame of an imperative
+# ("make sure to", "set the …", "by using …"), a necessity; Korean polite imperatives and "…하면 됩니다".
+_INSTRUCTS = re.compile(
+    r"\b(?:make\s+sure|be\s+sure|ensure\s+(?:that|you)|you\s+(?:can|could|should|must|need\s+to|have\s+to|may)"
+    r"|(?:it'?s|it\s+is)\s+(?:necessary|required|recommended)\s+to"
+    r"|by\s+(?:using|setting|passing|adding|running)|(?:set|use|pass|add|run|enable|disable)\s+(?:the|a|an|it)\b)"
+    r"|(?:하세요|하십시오|해야\s*합니다|하면\s*됩니다|해\s*주세요)", re.I)
+
+
+def asks_how(question: str) -> bool:
+    """Whether ``question`` asks for a way to do something (see ``_ASKS_HOW``)."""
+    return _ASKS_HOW.search(question) is not None
+
+
+def instructs(text: str) -> bool:
+    """Whether ``text`` tells the reader what to do: an instruction's construction, or a command-line flag to type
+    (``--hide``, ``-i``)."""
+    return _INSTRUCTS.search(text) is not None or bool(command_flags(text))
+
+
+def _introduces_items(evidence: Evidence, context: Context) -> bool:
+    """Whether the unit is a lead-in ("you have 2 options:") with a list's items after it in the context."""
+    if not is_lead_in(evidence.element.text):
+        return False
+    at = next((i for i, e in enumerate(context.elements) if e.element_id == evidence.element.element_id), None)
+    return at is not None and bool(items_after(context.elements[at + 1:], evidence.element))
+
+
+def instruction_first(question: str, scored: list[Evidence], context: Context) -> list[Evidence]:
+    """``scored`` with, for a question asking how to do something, the best answering unit that instructs put
+    first, when the first unit describes instead: it must lie in the first unit's document, in its section or
+    below it (the question's place, as ranked), and the first unit must state no value of its own (a key : value
+    item or a row is the answer as it is), nor be a list's item or introduce one ("you have 2 options:" with its
+    items after it): a list's items are the steps or the ways asked for, in whatever mood they are written. A
+    lead-in to a code example ("… typing rs does nothing:") is no such list. Else ``scored`` unchanged."""
+    if not scored or not asks_how(question):
+        return scored
+    top = next((e for e in scored if e.answers), None)
+    if (top is None or top.value or top.element.category == "ListItem" or instructs(top.element.text)
+            or _introduces_items(top, context)):
+        return scored
+    place = top.element.path
+    best = next((e for e in scored if e.answers and e is not top
+                 and e.element.document_id == top.element.document_id and e.element.path[: len(place)] == place
+                 and e.element.category not in ("Title", "TableRow") and instructs(e.element.text)), None)
+    if best is None:
+        return scored
+    out = [e for e in scored if e is not best]
+    out.insert(out.index(top), best)
+    return out
