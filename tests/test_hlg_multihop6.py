@@ -12,10 +12,11 @@ import re
 from core.answering import ExtractiveAnswerer
 from core.answering.evidence import Evidence
 from core.answering.parts import units_for_parts
-from core.ingest import SourceFile, ingest
 from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval.context import Context, ContextElement
 from core.retrieval.parts import question_parts, referred_value, with_referred_value
+
+from .test_hlg_multihop3 import LABS, _ingest
 
 CODES = ("# 은행 코드\n## 코드표\n\n| 코드 | 금융회사 |\n| --- | --- |\n| `002` | 산업은행 |\n| `003` | 기업은행 |\n"
          "| `004` | 국민은행 |\n| `007` | 수협은행 |\n| `011` | 농협은행 |\n| `020` | 우리은행 |\n")
@@ -23,16 +24,6 @@ HOURS = ("# 은행 운영 및 점검시간\n## 참고 시간표\n\n| 은행 | �
          "| 산업은행 | 00:30~23:30 | 매월 첫째 주 일요일 |\n| 기업은행 | 00:05~23:55 | 매월 둘째 주 일요일 |\n"
          "| 국민은행 | 00:10~23:40 | 매월 셋째 주 일요일 |\n| 수협은행 | 00:20~23:20 | 정해진 정기점검 없음 |\n"
          "| 농협은행 | 00:40~23:10 | 매월 셋째 주 월요일 |\n| 우리은행 | 00:15~23:25 | 매월 둘째 주 일요일 |\n")
-LABS = ("# Institute\n## Labs\n### Optics Lab\n* Head : Dr. Mira Santos\n* Founded : 2011\n\n"
-        "The lab analyses the images of the Lumen Camera and calibrates its mirrors every month.\n\n"
-        "### Radio Lab\n* Head : Tomas Reyes\n* Founded : 2015\n\n"
-        "The lab runs the antenna farm and decodes the telemetry of every spacecraft.\n\n"
-        "## Missions\n### Lumen Camera\n* Launched : 2019\n\nThe camera maps the polar ice every week.\n")
-
-
-def _ingest(store, files: dict[str, str]) -> None:
-    report = ingest(store, [SourceFile(name, text.encode()) for name, text in files.items()])
-    assert not report.errors, report.errors
 
 
 def _cited(answer: str) -> set[str]:

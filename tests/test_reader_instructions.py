@@ -9,19 +9,10 @@ from __future__ import annotations
 from core.answering import ExtractiveAnswerer
 from core.answering.instructions import asks_how, instructs
 from core.answering.named_sections import heading_name_terms
-from core.retrieval import Context, ContextElement
+from core.retrieval import Context
 from core.statements import attribute_share, in_other_number, question_terms, terms
 
-
-def element(n: int, role: str, category: str, text: str, path: tuple[str, ...], similarity: float | None = None,
-            rank: int | None = None, document: str = "doc-1") -> ContextElement:
-    return ContextElement(f"e{n}", f"s{n}", role, category, text, document, path,
-                          None if similarity is None else 1.0 - similarity, rank)
-
-
-def context(*elements: ContextElement) -> Context:
-    return Context("hierarchical", "", "", list(elements), 0)
-
+from .test_reader_faq import context, element
 
 PAGE = ("Logging",)
 
