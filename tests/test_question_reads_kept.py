@@ -29,7 +29,16 @@ def _sent(monkeypatch) -> list[str]:
 
 
 def _term_count_reads(sent: list[str]) -> int:
-    return sum("FROM hke_term_counts" in s for s in sent)
+    """Reads of the question's words' counts (the whole vocabulary, read for loanword pairs, is counted apart)."""
+    return sum("FROM hke_term_counts" in s and not _is_vocabulary_read(s) for s in sent)
+
+
+def _vocabulary_reads(sent: list[str]) -> int:
+    return sum(_is_vocabulary_read(s) for s in sent)
+
+
+def _is_vocabulary_read(statement: str) -> bool:
+    return statement.startswith("SELECT lexeme, n_elements FROM hke_term_counts")
 
 
 def test_term_counts_read_at_a_version_answer_the_next_question_and_a_write_is_read_afresh(hash_store, monkeypatch):
@@ -38,10 +47,12 @@ def test_term_counts_read_at_a_version_answer_the_next_question_and_a_write_is_r
     sent = _sent(monkeypatch)
     retrieve(store, RetrievalRequest("What is the weight of the Nova 24FL?", k=4))
     assert _term_count_reads(sent) == 1
+    assert _vocabulary_reads(sent) == 1, "the collection's words for loanword pairs: once per version"
     sent.clear()
     # other words, all of them read at this version already (a new text: its lexemes are read, its counts not)
     retrieve(store, RetrievalRequest("Nova 24FL weight?", k=4))
     assert _term_count_reads(sent) == 0, sent
+    assert _vocabulary_reads(sent) == 0, sent
     # a word no element holds is counted 0 at this version: kept as such
     retrieve(store, RetrievalRequest("What is the zorblax of the Nova 24FL?", k=4))
     sent.clear()
@@ -52,6 +63,7 @@ def test_term_counts_read_at_a_version_answer_the_next_question_and_a_write_is_r
     sent.clear()
     result = retrieve(store, RetrievalRequest("Which zorblax has the Nova 24FL?", k=4))
     assert _term_count_reads(sent) == 1, "a write is a new version: its counts are read"
+    assert _vocabulary_reads(sent) == 1, "and its words"
     assert any("Zorblax" in h.element.text for h in result.hits), [h.element.text for h in result.hits]
 
 
