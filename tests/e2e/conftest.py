@@ -9,6 +9,7 @@ CPU-second of Chromium's.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import signal
 import socket
@@ -164,6 +165,9 @@ def wait_for_text(page, text: str, timeout: float = 60_000) -> None:
     page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)
 
 
+_NEAR_CENTRE = ((0, 0), (4, -4), (-4, 4), (4, 4), (-4, -4), (0, 6), (6, 0), (0, -6), (-6, 0))
+
+
 def hover_node(frame, mouse, node_id: str, timeout: float = 20.0, starts_with: str | None = None):
     """Move the mouse onto a node of a network page (``frame``: the page or its iframe's frame) until vis.js shows
     the node's tooltip; returns the tooltip's locator.
@@ -177,11 +181,14 @@ def hover_node(frame, mouse, node_id: str, timeout: float = 20.0, starts_with: s
 
     tooltip = frame.locator(".vis-tooltip")
     deadline = time.monotonic() + timeout
-    while True:
+    for attempt in itertools.count():
         point = frame.evaluate(f"network.canvasToDOM(network.getPositions([{node_id!r}])[{node_id!r}])")
         box = frame.locator("#mynetwork canvas").bounding_box()
-        mouse.move(box["x"] + point["x"], box["y"] + point["y"])
-        mouse.move(box["x"] + point["x"] + 2, box["y"] + point["y"] + 1)
+        # Each try a little off the centre, in turn: the node's edges all start at its centre, and one lying over
+        # it there can take the hover try after try.
+        dx, dy = _NEAR_CENTRE[attempt % len(_NEAR_CENTRE)]
+        mouse.move(box["x"] + point["x"] + dx, box["y"] + point["y"] + dy)
+        mouse.move(box["x"] + point["x"] + dx + 2, box["y"] + point["y"] + dy + 1)
         try:
             tooltip.wait_for(state="visible", timeout=2_000)
             if starts_with is None or tooltip.inner_text().startswith(starts_with):
