@@ -13,8 +13,10 @@ import pytest
 from core import statements
 from core.answering import ExtractiveAnswerer
 from core.retrieval import RetrievalRequest, retrieve
-from core.retrieval.lexicon import lexicon_for
+from core.retrieval.lexicon import LexiconConfig, lexicon_for
 from core.retrieval.loanword_pairs import CollectionWords, pair_words
+
+MARGIN = LexiconConfig().margin
 
 GUIDE = """\
     # Moon Relay
@@ -89,7 +91,7 @@ def test_an_outline_shared_by_chance_pairs_nothing():
     # "보관" (keep) and "begin" share the outline PKN; the embedder finds them far apart
     words = CollectionWords({"PKN": ("begin",)}, {})
     vectors = {"보관": np.array([1.0, 0.0]), "begin": np.array([0.2, 0.98])}
-    assert not pair_words([("보관", True)], words, lambda texts: [vectors[t] for t in texts]).pairs
+    assert not pair_words([("보관", True)], words, lambda texts: [vectors[t] for t in texts], margin=MARGIN).pairs
     vectors["begin"] = np.array([0.9, 0.43])  # as close as a loanword and its spelling: it pairs
-    found = pair_words([("보관", True)], words, lambda texts: [vectors[t] for t in texts])
+    found = pair_words([("보관", True)], words, lambda texts: [vectors[t] for t in texts], margin=MARGIN)
     assert found.pairs == ((frozenset({"보관"}), frozenset({"begin"})),)

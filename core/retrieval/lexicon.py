@@ -457,6 +457,7 @@ def lexicon_for(store: ElementStore, question: str, config: LexiconConfig | None
 
     index = heading_index(store)
     version = held_version(store)
+    config = config or LexiconConfig()
     if version is None:
         return EMPTY, index
 
@@ -465,10 +466,11 @@ def lexicon_for(store: ElementStore, question: str, config: LexiconConfig | None
             return [h.text for h in index.headings.values()]
 
     scripts, fields, precomputed = collection_lexicon(store, version, headings, has_hangul(question), config)
-    found = question_lexicon(store, scripts, fields, precomputed, question, lambda: name_terms(question), config)
+    named = name_terms(question)
+    found = question_lexicon(store, scripts, fields, precomputed, question, lambda: named, config)
     # a loanword of the question in the collection's other script, wherever the collection writes it (a cell, an
     # identifier, a long heading), not only among its field words
-    loans = loanword_pairs(store, version, question, name_terms(question), _embedder(store, {}))
+    loans = loanword_pairs(store, version, question, named, _embedder(store, {}), margin=config.margin)
     return _joined(found, loans), index
 
 
