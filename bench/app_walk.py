@@ -16,6 +16,8 @@ import argparse
 import os
 import re
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -50,6 +52,9 @@ def shot(page, name: str) -> None:
 
 def ingest_samples(page, url: str, collection: str) -> None:
     """As a new user: the empty collection's Overview, "Ingest the samples", until its job is done."""
+    # A link to a collection that does not exist falls back to the default one, so the empty one is made first.
+    subprocess.run([sys.executable, "-m", "core", "collections", "--create", collection], cwd=ROOT, check=True,
+                   capture_output=True)  # fmt: skip
     page.goto(f"{url}/?collection={collection}")
     page.get_by_text("Hierarchical Knowledge Explorer").first.wait_for()
     settle(page)

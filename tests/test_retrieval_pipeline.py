@@ -238,6 +238,42 @@ def test_a_scope_pinned_by_a_model_number_still_sets_another_things_value_aside(
     assert "Not stated" in ExtractiveAnswerer().complete(question, result.hierarchical)
 
 
+RUNNERS = """# Guide
+
+## Platforms
+
+### Architectures
+
+#### Overview
+
+##### arm_32
+
+The older wheel for boards, loads on hardware from before 2015.
+
+## Options
+
+### archs
+
+| Runner | native | auto | auto16 |
+| --- | --- | --- | --- |
+| Linux / Mips 32-bit | mips32 | mips32 | mips16 |
+| Linux / Risc 64-bit | risc64 | risc64 | risc16 |
+"""
+
+
+def test_a_table_row_naming_the_pinned_thing_in_its_cells_is_the_answer_not_an_aside(store):
+    # The scope was read from the bare number of "32-bit" (heading "arm_32"); the row whose own key and column
+    # name the runner and "auto16" states the value, and a table row names its subject by its cells, not by a
+    # heading of its own.
+    assert not ingest(store, [SourceFile("guide.md", RUNNERS.encode())]).errors
+    question = "what does auto16 build on a Linux Mips 32-bit runner?"
+    result = retrieve(store, RetrievalRequest(question, k=4))
+    stating = [h for h in result.hits if "mips16" in h.element.page_content]
+    assert stating and not stating[0].outside_scope, (result.searched_under, result.notes)
+    answer = ExtractiveAnswerer().complete(question, result.hierarchical)
+    assert "mips16" in answer and "Not stated" not in answer, answer
+
+
 def test_comments_and_front_matter_are_stored_but_not_searched(store):
     docs = [SourceFile("a.md", API_A.encode()), SourceFile("b.md", API_B.encode())]
     assert not ingest(store, docs).errors

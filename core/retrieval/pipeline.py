@@ -27,6 +27,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, SkipValidation
 
 from core.changelog import ASKING_WORDS, asks_which_release, cites
+from core.elements import row_cells
 from core.partial_tree import render_markdown, short_ids
 from core.retrieval.analysis import QuestionAnalysis, analyse
 from core.retrieval.bridge_hop import hop_to_described_section
@@ -213,8 +214,18 @@ def _aside(hit: Hit, pinned: set[str] | None) -> bool:
         return True
     if not pinned:
         return False
+    return not pinned & _own_words(hit)
+
+
+def _own_words(hit: Hit) -> set[str]:
+    """The words a hit names its own subject by: its heading path, and for a table row its key and its column
+    names, as a row has no heading of its own ("Runner: Linux / Arm 64-bit · … · auto32: armv7l" is the auto32
+    of that runner)."""
     own = {w for part in hit.element.heading_path for w in heading_words(part)}
-    return not pinned & own
+    if hit.element.category == "TableRow":
+        cells = row_cells(hit.element.text)
+        own.update(w for text in [cells[0][1]] + [header for header, _ in cells] if cells for w in heading_words(text))
+    return own
 
 
 def find_compared(context: SearchContext) -> Found:
