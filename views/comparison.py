@@ -34,7 +34,12 @@ def show_table(question: str, result: ModeResult) -> None:
     picked = escape_markdown(", ".join(r.entity for r in table.picked if r.entity))
     st.caption(f"Comparison table ({len(table.rows)} entities{'; picked: ' + picked if picked else ''}). "
                "“not stated”: nothing under that entity states the attribute; no value is taken from another.")
-    st.dataframe(table.records(), hide_index=True, width="stretch")
+    # The value comes right after the entity, which is cut to a medium width (its whole name on hover): a column
+    # is half the page, and product names as long as the samples' hid the values behind a horizontal scroll.
+    st.dataframe(table.records(), hide_index=True, width="stretch",
+                 column_order=("entity", "value", "picked", "attribute", "element", "path"),
+                 column_config={"entity": st.column_config.TextColumn("entity", width="medium"),
+                                "picked": st.column_config.CheckboxColumn("picked", width="small")})
 
 
 def show_hierarchy_added(comparison: Comparison) -> None:
