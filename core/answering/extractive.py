@@ -32,7 +32,7 @@ from core.elements import row_cells
 from core.quantities import is_unit
 from core.retrieval import Context, ContextElement
 from core.retrieval.definitions import command_flags, defines_flag
-from core.retrieval.named_rows import writes_key
+from core.retrieval.named_rows import code_label, numbered_code, writes_key
 from core.retrieval.parts import question_parts
 from core.retrieval.shape import bridge_cue, name_runs, question_shape
 from core.statements import (
@@ -110,8 +110,14 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                       and ts <= wanted for t in ts)
     by_id = {e.element_id: e for e in context.elements}
     own_subjects = {e.element_id: _own_subject(e) for e in context.elements}
+    # the word that reads a row's code the question writes ("은행코드 005는 어느 은행?") names the row, as a heading
+    # does: the row's other cells are asked ("은행명"), not another row's "은행코드" cell
+    named |= frozenset(t for e in context.elements if e.category == "TableRow" and not e.outside_scope
+                       for s in own_subjects[e.element_id] if (label := code_label(question, s)) for t in terms(label))
     named_options = _named_options(question, wanted, context)
     named_subjects = _named_subjects(question, wanted, context, own_subjects, named_options)
+    # the numbered codes the question names by a row ("005", "TS2"): a row of other codes only states theirs
+    named_codes = frozenset(s for s in named_subjects if numbered_code(s))
     naming_sections = {(e.document_id, e.path) for e in context.elements
                        if not e.outside_scope and not named_subjects.isdisjoint(own_subjects[e.element_id])}
     names = terms(" ".join(name_runs(question)))
@@ -192,7 +198,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         asked_overlap = len(asked & text_terms) / len(asked) if asked & written else 1.0
         # a statement about the thing the question names answers it, though its key is in another language
         # ("설명: …" under "### trDt" for "trDt description?")
-        answers = not is_title and (
+        answers = not is_title and not (named_codes and _states_other_codes(element, named_codes)) and (
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
             or (documents_named and (bool(stated) or element.category == "TableRow")) or in_named_section
         )
@@ -368,6 +374,16 @@ def _own_subject(element: ContextElement) -> tuple[str, ...]:
     return (option,) if option else _flags(element.path[-1])
 
 _FLAG = re.compile(r"`?(-{1,2}[A-Za-z0-9][\w.-]*)`?(?:[ =]<?[\w.-]+>?)?")
+
+
+def _states_other_codes(element: ContextElement, named_codes: frozenset[str]) -> bool:
+    """A table row keyed by numbered codes ("은행코드: 020 · 은행명: 우리은행") none of which the question names: it
+    states another code's values, however well its other cells match the words asked."""
+    if element.category != "TableRow":
+        return False
+    cells = [value for _key, value in row_cells(element.text)]
+    codes = {c.strip("`*'\" ").casefold() for c in cells if numbered_code(c)}
+    return bool(codes) and numbered_code(cells[0]) and not codes & {c.strip("`*'\" ").casefold() for c in named_codes}
 
 
 def _flags(heading: str) -> tuple[str, ...]:

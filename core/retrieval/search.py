@@ -9,6 +9,7 @@ Every search takes a :class:`~core.retrieval.scope.Scope`; the scope is a predic
 
 from __future__ import annotations
 
+import re
 import time
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -31,6 +32,7 @@ from core.retrieval.strategies import (
 )
 from core.store import ElementStore
 from core.store.question_reads import Scored
+from core.store.reader import ElementReader
 
 __all__ = [
     "DEFAULT_SEARCH",
@@ -156,6 +158,7 @@ def fts_scored(
                  if form not in lexemes and form not in named]
         n_exact = len(keys)
         keys += [stem for stem in fts_terms(question) if stem not in lexemes and stem not in named]
+        keys += [stem for stem in _particle_free(read, lexemes) if stem not in named and stem not in keys]
         if not keys:
             return []
         prefix = [i >= n_exact for i in range(len(keys))]
@@ -171,6 +174,24 @@ def fts_scored(
         found = read.fulltext_search(terms, scanned, counts, query_vector, scope, k,
                                      include_metadata=include_metadata)
     return [(hit, f.score) for hit, f in zip(_hits(found), found, strict=True)]
+
+
+def _particle_free(read: ElementReader, lexemes: Sequence[str]) -> list[str]:
+    """The words of the question's lexemes that are a Latin or number word with a Korean particle ("svcamt는",
+    "005는") and that no element holds as written: the parser keeps the two scripts in one lexeme, so the word
+    is searched (as a prefix, as a Korean stem is). A lexeme the collection holds ("git에", written so in a
+    document) is searched as it is; a hyphenated word ("python-kis는") is already searched by the parts the parser
+    cuts from it ("python")."""
+    whole = [lex for lex in lexemes if not _JOINED.search(lex) and not any(
+        other != lex and other.endswith(lex) for other in lexemes)]
+    stems = {lex: stem for lex in whole if (stem := textnorm.without_particle(lex)) != lex and stem not in lexemes}
+    if not stems:
+        return []
+    held = read.term_counts(list(stems), [False] * len(stems))
+    return list(dict.fromkeys(stem for (lex, stem), n in zip(stems.items(), held.counts, strict=True) if n == 0))
+
+
+_JOINED = re.compile(r"[-.]")
 
 
 def read_lexemes(store: ElementStore, texts: Sequence[str]) -> None:
