@@ -25,14 +25,14 @@ from core.answering.evidence import Evidence
 from core.answering.instructions import instruction_first
 from core.answering.named_sections import heading_name_terms, named_sections_of, section_key
 from core.answering.neighbours import code_with_its_prose, items_after
-from core.answering.parts import clause_description, units_for_parts, value_of_section
+from core.answering.parts import clause_description, counted_units, units_for_parts, value_of_section
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
 from core.answering.table import ComparisonTable, build_table
 from core.elements import row_cells
 from core.quantities import is_unit
 from core.retrieval import Context, ContextElement
 from core.retrieval.definitions import command_flags, defines_flag
-from core.retrieval.named_rows import code_label, numbered_code, writes_key
+from core.retrieval.named_rows import code_label, numbered_code, states_other_codes, writes_key
 from core.retrieval.parts import question_parts
 from core.retrieval.shape import bridge_cue, name_runs, question_shape
 from core.statements import (
@@ -198,7 +198,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         asked_overlap = len(asked & text_terms) / len(asked) if asked & written else 1.0
         # a statement about the thing the question names answers it, though its key is in another language
         # ("설명: …" under "### trDt" for "trDt description?")
-        answers = not is_title and not (named_codes and _states_other_codes(element, named_codes)) and (
+        other_codes = element.category == "TableRow" and states_other_codes(element.text, named_codes)
+        answers = not is_title and not other_codes and (
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
             or (documents_named and (bool(stated) or element.category == "TableRow")) or in_named_section
         )
@@ -376,16 +377,6 @@ def _own_subject(element: ContextElement) -> tuple[str, ...]:
 _FLAG = re.compile(r"`?(-{1,2}[A-Za-z0-9][\w.-]*)`?(?:[ =]<?[\w.-]+>?)?")
 
 
-def _states_other_codes(element: ContextElement, named_codes: frozenset[str]) -> bool:
-    """A table row keyed by numbered codes ("은행코드: 020 · 은행명: 우리은행") none of which the question names: it
-    states another code's values, however well its other cells match the words asked."""
-    if element.category != "TableRow":
-        return False
-    cells = [value for _key, value in row_cells(element.text)]
-    codes = {c.strip("`*'\" ").casefold() for c in cells if numbered_code(c)}
-    return bool(codes) and numbered_code(cells[0]) and not codes & {c.strip("`*'\" ").casefold() for c in named_codes}
-
-
 def _flags(heading: str) -> tuple[str, ...]:
     """The flags a command-line option's heading names, when it is only flags (``-W, --workers``)."""
     parts = [p.strip() for p in re.split(r"[,/|]", heading)]
@@ -538,6 +529,9 @@ class ExtractiveAnswerer:
             return prompts.EXTRACTIVE_NOT_STATED.format(entity=" / ".join(context.named))
         if not best.answers:
             return prompts.EXTRACTIVE_NOT_FOUND
+        counted = counted_units(question, best, inside)  # asked for "두 개", each of them quoted and cited
+        if counted:
+            return "\n".join(line for unit in counted for line in _quoted(unit, context))
         bridged = inside and bridge_cue(question) == "relative clause"
         stated = value_of_section([e for e in inside if e.answers]) if bridged else best
         if bridged:  # each hop stated with its own citation: what is asked, then the clause's description

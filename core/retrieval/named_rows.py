@@ -27,7 +27,7 @@ from core.store import ElementStore
 from core.store.question_reads import Expanded
 
 __all__ = ["code_label", "named_row_hit", "named_rows", "numbered_code", "row_key", "rows_the_question_names",
-           "writes_key"]
+           "states_other_codes", "writes_key"]
 
 def row_key(text: str) -> str:
     """A table row's key: its first cell ("" for none)."""
@@ -57,6 +57,17 @@ def _is_code(key: str) -> bool:
 def numbered_code(key: str) -> bool:
     """Whether a row key is a code that holds a digit ("005", "TS2", "-2"): one of a series, each row its own."""
     return _is_code(key) and any(c.isdigit() for c in key)
+
+
+def states_other_codes(row: str, named_codes: frozenset[str]) -> bool:
+    """Whether a table row's text is keyed by numbered codes ("은행코드: 020 · 은행명: 우리은행") none of which is
+    among ``named_codes``, those the question names: the row states another code's values, however well its other
+    cells match the words asked. False when the question names no code."""
+    if not named_codes:
+        return False
+    cells = [value.strip("`*'\" ").casefold() for _key, value in row_cells(row)]
+    codes = {c for c in cells if numbered_code(c)}
+    return bool(cells) and numbered_code(cells[0]) and not codes & {c.strip("`*'\" ").casefold() for c in named_codes}
 
 
 def code_label(question: str, key: str) -> str:
