@@ -42,6 +42,7 @@ __all__ = [
     "term_set",
     "terms",
     "version_forms",
+    "without_particle",
 ]
 
 # Function words of questions and prose that match half of any corpus and carry no subject.
@@ -219,6 +220,19 @@ def _analyses(text: str) -> tuple[_Analysis, ...]:
             index += 1
         out.append(_finish(_cut(word, morphemes)))
     return tuple(out)
+
+
+def without_particle(lexeme: str) -> str:
+    """A Latin or number word written with a Korean particle or ending ("svcamt는", "api에서", "005는") as the word
+    alone ("svcamt", "api", "005"), else ``lexeme`` as it is. Postgres's parser keeps the two scripts of one word in
+    one lexeme, which a document writing the word bare ("### svcAmt", "은행코드: 005") never holds; the analyser cuts
+    the particle by its part of speech, so a compound whose Korean half is a noun keeps it ("kb국민은행")."""
+    if not has_hangul(lexeme) or has_hangul(lexeme[0]):
+        return lexeme
+    found = _analyses(lexeme)
+    if len(found) != 1 or not found[0].term or has_hangul(found[0].term):
+        return lexeme
+    return found[0].term
 
 
 def terms(text: str) -> list[str]:

@@ -25,14 +25,14 @@ from core.answering.evidence import Evidence
 from core.answering.instructions import instruction_first
 from core.answering.named_sections import heading_name_terms, named_sections_of, section_key
 from core.answering.neighbours import code_with_its_prose, items_after
-from core.answering.parts import clause_description, units_for_parts, value_of_section
+from core.answering.parts import clause_description, counted_units, units_for_parts, value_of_section
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
 from core.answering.table import ComparisonTable, build_table
 from core.elements import row_cells
 from core.quantities import is_unit
 from core.retrieval import Context, ContextElement
 from core.retrieval.definitions import command_flags, defines_flag
-from core.retrieval.named_rows import writes_key
+from core.retrieval.named_rows import code_label, numbered_code, states_other_codes, writes_key
 from core.retrieval.parts import question_parts
 from core.retrieval.shape import bridge_cue, name_runs, question_shape
 from core.statements import (
@@ -110,8 +110,14 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                       and ts <= wanted for t in ts)
     by_id = {e.element_id: e for e in context.elements}
     own_subjects = {e.element_id: _own_subject(e) for e in context.elements}
+    # the word that reads a row's code the question writes ("은행코드 005는 어느 은행?") names the row, as a heading
+    # does: the row's other cells are asked ("은행명"), not another row's "은행코드" cell
+    named |= frozenset(t for e in context.elements if e.category == "TableRow" and not e.outside_scope
+                       for s in own_subjects[e.element_id] if (label := code_label(question, s)) for t in terms(label))
     named_options = _named_options(question, wanted, context)
     named_subjects = _named_subjects(question, wanted, context, own_subjects, named_options)
+    # the numbered codes the question names by a row ("005", "TS2"): a row of other codes only states theirs
+    named_codes = frozenset(s for s in named_subjects if numbered_code(s))
     naming_sections = {(e.document_id, e.path) for e in context.elements
                        if not e.outside_scope and not named_subjects.isdisjoint(own_subjects[e.element_id])}
     names = terms(" ".join(name_runs(question)))
@@ -192,7 +198,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         asked_overlap = len(asked & text_terms) / len(asked) if asked & written else 1.0
         # a statement about the thing the question names answers it, though its key is in another language
         # ("설명: …" under "### trDt" for "trDt description?")
-        answers = not is_title and (
+        other_codes = element.category == "TableRow" and states_other_codes(element.text, named_codes)
+        answers = not is_title and not other_codes and (
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
             or (documents_named and (bool(stated) or element.category == "TableRow")) or in_named_section
         )
@@ -522,6 +529,9 @@ class ExtractiveAnswerer:
             return prompts.EXTRACTIVE_NOT_STATED.format(entity=" / ".join(context.named))
         if not best.answers:
             return prompts.EXTRACTIVE_NOT_FOUND
+        counted = counted_units(question, best, inside)  # asked for "두 개", each of them quoted and cited
+        if counted:
+            return "\n".join(line for unit in counted for line in _quoted(unit, context))
         bridged = inside and bridge_cue(question) == "relative clause"
         stated = value_of_section([e for e in inside if e.answers]) if bridged else best
         if bridged:  # each hop stated with its own citation: what is asked, then the clause's description

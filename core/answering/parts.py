@@ -4,6 +4,7 @@ question naming a thing by a relative clause."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from core.answering.evidence import Evidence
@@ -11,7 +12,7 @@ from core.retrieval.parts import referred_value, with_referred_value
 from core.retrieval.shape import name_runs
 from core.statements import terms, terms_with_parts
 
-__all__ = ["clause_description", "units_for_parts", "value_of_section"]
+__all__ = ["asked_count", "clause_description", "counted_units", "units_for_parts", "value_of_section"]
 
 
 def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evidence]]) -> list[Evidence]:
@@ -81,3 +82,48 @@ def value_of_section(answering: list[Evidence]) -> Evidence:
     return next((e for e in answering[1:] if e.value and e.element.path == section), best)
 
 
+
+
+# How many things a question asks for, when it says so ("필수 환경변수 두 개 뭐예요?", "지원 시장 세 가지", "2개",
+# "what are the two required variables"): a Korean number with a counter, or an English number word before a word.
+# "몇 개" (how many) asks a count, not several things; "두 번째" is an ordinal, "세 개월" a duration; a particle may
+# follow the counter ("세 가지는").
+_KO_NUMBERS = {"한": 1, "하나": 1, "두": 2, "둘": 2, "세": 3, "셋": 3, "네": 4, "넷": 4, "다섯": 5, "여섯": 6,
+               "일곱": 7, "여덟": 8, "아홉": 9, "열": 10}
+_EN_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+_KO_NUMBER = "|".join(sorted(_KO_NUMBERS, key=len, reverse=True))
+_COUNTED = re.compile(rf"(?<![\w])({_KO_NUMBER}|\d+)\s*(?:개|가지)(?:[는은이가를을야요의])?(?![가-힣])"
+                      rf"|\b({'|'.join(_EN_NUMBERS)})\s+(?=[a-z])", re.I)
+
+
+def asked_count(question: str) -> int:
+    """How many things ``question`` says it asks for (0 when it does not say)."""
+    found = _COUNTED.search(question)
+    if found is None:
+        return 0
+    ko, en = found.group(1), found.group(2)
+    if en:
+        return _EN_NUMBERS[en.casefold()]
+    return int(ko) if ko.isdigit() else _KO_NUMBERS[ko]
+
+
+def counted_units(question: str, best: Evidence, inside: Sequence[Evidence]) -> list[Evidence]:
+    """Asked for a number of things ("필수 환경변수 두 개"), the best unit and the next best answering units of its
+    kind under the same parent (the rows of its table, the items of its list), that many at most, best first; none
+    when the question names no number of two or more, or the best unit has no such sibling that answers: one row
+    of "변수명: KRX_PW · 필수 여부: 필수" is half of what "the two required variables" asks. Where the best unit
+    states a value for the key asked ("필수 여부: 필수"), a sibling states the same value for the same key: the row
+    "필수 여부: 선택" is a row of the table, not one of the things asked."""
+    wanted = asked_count(question)
+    if wanted < 2:
+        return []
+    kin = [e for e in inside if e.answers and e.element.parent_id == best.element.parent_id
+           and e.element.category == best.element.category and e.element.element_id != best.element.element_id
+           and (not best.value or _states_as(e, best))]
+    return [best, *kin[:wanted - 1]] if kin else []
+
+
+def _states_as(unit: Evidence, best: Evidence) -> bool:
+    """``unit`` states ``best``'s value for the same key (a row's own name before " — " aside)."""
+    key = lambda e: (e.key or "").rsplit(" — ", 1)[-1]  # noqa: E731
+    return unit.value == best.value and key(unit) == key(best)

@@ -26,7 +26,8 @@ from core.statements import last_parts, terms
 from core.store import ElementStore
 from core.store.question_reads import Expanded
 
-__all__ = ["named_row_hit", "named_rows", "row_key", "rows_the_question_names", "writes_key"]
+__all__ = ["code_label", "named_row_hit", "named_rows", "numbered_code", "row_key", "rows_the_question_names",
+           "states_other_codes", "writes_key"]
 
 def row_key(text: str) -> str:
     """A table row's key: its first cell ("" for none)."""
@@ -46,6 +47,38 @@ def writes_key(question: str, wanted: frozenset[str], key: str) -> bool:
         return found.search(question) is not None
     parts = last_parts(terms(key))
     return bool(parts) and parts <= last_parts(wanted)
+
+
+def _is_code(key: str) -> bool:
+    code = key.strip("`*'\" ")
+    return bool(code) and code.isascii() and not any(c.isspace() for c in code)
+
+
+def numbered_code(key: str) -> bool:
+    """Whether a row key is a code that holds a digit ("005", "TS2", "-2"): one of a series, each row its own."""
+    return _is_code(key) and any(c.isdigit() for c in key)
+
+
+def states_other_codes(row: str, named_codes: frozenset[str]) -> bool:
+    """Whether a table row's text is keyed by numbered codes ("은행코드: 020 · 은행명: 우리은행") none of which is
+    among ``named_codes``, those the question names: the row states another code's values, however well its other
+    cells match the words asked. False when the question names no code."""
+    if not named_codes:
+        return False
+    cells = [value.strip("`*'\" ").casefold() for _key, value in row_cells(row)]
+    codes = {c for c in cells if numbered_code(c)}
+    return bool(cells) and numbered_code(cells[0]) and not codes & {c.strip("`*'\" ").casefold() for c in named_codes}
+
+
+def code_label(question: str, key: str) -> str:
+    """The word ``question`` writes right before a row's code that it names ("은행코드" in "은행코드 005는 어느
+    은행", "code" in "error code E3"), the column the question reads the code in: it says which row is asked, not
+    what is asked of it. "" when the key is no code, the question does not write it, or nothing comes before."""
+    if not _is_code(key):
+        return ""
+    code = key.strip("`*'\" ")
+    found = re.search(rf"(\S+)\s+{re.escape(code)}(?![A-Za-z0-9_.-])", question, 0 if len(code) == 1 else re.I)
+    return found.group(1) if found else ""
 
 
 def named_rows(store: ElementStore, hits: list[Hit], question: str, wanted: frozenset[str],
@@ -88,8 +121,7 @@ def named_rows(store: ElementStore, hits: list[Hit], question: str, wanted: froz
 def _pins(key: str) -> bool:
     """Whether a row key pins one thing down by itself: a code (one ASCII word) or a name of two words or more
     ("조회 가능 기간"); one plain word ("조회", "Linux") is a row of many tables."""
-    code = key.strip("`*'\" ")
-    return (code.isascii() and not any(c.isspace() for c in code)) or len(terms(key)) >= 2
+    return _is_code(key) or len(terms(key)) >= 2
 
 
 def named_row_hit(store: ElementStore, hits: list[Hit], question: str, wanted: frozenset[str],

@@ -8,6 +8,7 @@ from typing import Any
 
 from core.retrieval.analysis import analyse
 from core.retrieval.hits import Hit
+from core.retrieval.named_rows import row_key, writes_key
 from core.retrieval.parts import referred_value, with_referred_value
 from core.retrieval.search import embed_query
 from core.retrieval.stages import SearchContext
@@ -32,10 +33,13 @@ def interleave(lists: list[list[Hit]], k: int) -> list[Hit]:
 
 
 def _answering_first(hits: list[Hit], part: str) -> list[str]:
-    """The texts of a part's hits, those holding more of the part's terms first (the row of the code asked, "005",
-    before its neighbours), in rank order on a tie."""
+    """The texts of a part's hits, the rows whose key the part writes first (the row of the code asked, "005",
+    before a row "은행코드: 020 · 은행명: …" that shares more of its words), then those holding more of the part's
+    terms, in rank order on a tie."""
     asked = terms(part)
-    return [h.element.text for h in sorted(hits, key=lambda h: (-len(asked & terms(h.element.text)), h.rank))]
+    named = lambda h: h.element.category == "TableRow" and writes_key(part, asked, row_key(h.element.text))  # noqa: E731
+    return [h.element.text for h in sorted(hits, key=lambda h: (not named(h), -len(asked & terms(h.element.text)),
+                                                                 h.rank))]
 
 
 def search_by_parts(context: SearchContext, search_one: Callable[[SearchContext], Any]

@@ -9,6 +9,7 @@ Every search takes a :class:`~core.retrieval.scope.Scope`; the scope is a predic
 
 from __future__ import annotations
 
+import re
 import time
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -31,6 +32,7 @@ from core.retrieval.strategies import (
 )
 from core.store import ElementStore
 from core.store.question_reads import Scored
+from core.store.reader import ElementReader
 
 __all__ = [
     "DEFAULT_SEARCH",
@@ -150,6 +152,9 @@ def fts_scored(
     named = set(scope.names)
     with store.read.session() as read:
         lexemes = read.question_lexemes(question)
+        # "svcAmt는" is one lexeme to the parser, held by no document writing "svcAmt": read as the word written bare
+        bare = _particle_free(read, lexemes)
+        lexemes = list(dict.fromkeys(bare.get(lex, lex) for lex in lexemes))
         keys = [lex for lex in lexemes if not is_stopword(lex) and lex not in named]
         # a version matches however it is written: "2.29.3" finds "Release v2.29.3", "v1.12.0" finds "1.12.0"
         keys += [form for lex in keys for form in textnorm.version_forms(lex)
@@ -171,6 +176,24 @@ def fts_scored(
         found = read.fulltext_search(terms, scanned, counts, query_vector, scope, k,
                                      include_metadata=include_metadata)
     return [(hit, f.score) for hit, f in zip(_hits(found), found, strict=True)]
+
+
+def _particle_free(read: ElementReader, lexemes: Sequence[str]) -> dict[str, str]:
+    """The question's lexemes that are a Latin or number word with a Korean particle ("svcamt는", "005는") and that
+    no element holds as written, each with its word ("svcamt"): the parser keeps the two scripts of one word in one
+    lexeme, which no document writing the word bare ("### svcAmt") holds. A lexeme the collection holds ("git에",
+    written so in a document) is searched as it is; a hyphenated word ("python-kis는") is already searched by the
+    parts the parser cuts from it ("python")."""
+    whole = [lex for lex in lexemes if not _JOINED.search(lex) and not any(
+        other != lex and other.endswith(lex) for other in lexemes)]
+    stems = {lex: stem for lex in whole if (stem := textnorm.without_particle(lex)) != lex}
+    if not stems:
+        return {}
+    held = read.term_counts(list(stems), [False] * len(stems), for_search=False)
+    return {lex: stem for (lex, stem), n in zip(stems.items(), held.counts, strict=True) if n == 0}
+
+
+_JOINED = re.compile(r"[-.]")
 
 
 def read_lexemes(store: ElementStore, texts: Sequence[str]) -> None:

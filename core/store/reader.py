@@ -331,11 +331,13 @@ class ElementReader:
         for text, row in zip(missing, rows, strict=True):
             _LEXEMES.put((url, text), tuple(row[0] or ()))
 
-    def term_counts(self, keys: Sequence[str], prefix: Sequence[bool]) -> TermCounts:
-        """The stored element counts of ``keys`` (``prefix[i]``: key ``i`` is a prefix term)."""
+    def term_counts(self, keys: Sequence[str], prefix: Sequence[bool], *, for_search: bool = True) -> TermCounts:
+        """The stored element counts of ``keys`` (``prefix[i]``: key ``i`` is a prefix term). ``for_search``: the
+        counts weigh the question's full-text search, whose IDF then reads the total they were read with; a look-up
+        of whether a word is held at all (False) leaves the search's total as it was."""
         shared = self._store.question_reads
         key = (tuple(keys), tuple(prefix))
-        if shared is not None and key in shared.term_counts:
+        if shared is not None and key in shared.term_counts and for_search:
             held = shared.term_counts[key]
             return TermCounts(held.complete, held.total, list(held.counts))
         version = shared.collection_version if shared is not None else None
@@ -347,7 +349,7 @@ class ElementReader:
             complete, total, counts = self._query(term_sql.TERM_COUNTS, params, tables=())[0]
             found = TermCounts(bool(complete), int(total), [int(n) for n in counts])
             keep_term_counts(at, pairs, found)
-        if shared is not None:
+        if shared is not None and for_search:
             shared.total = found.total
             shared.term_counts[key] = TermCounts(found.complete, found.total, list(found.counts))
         return found
