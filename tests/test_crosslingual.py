@@ -5,16 +5,14 @@ Postgres, the product's embedder; the fields asked here are in no list of the co
 from __future__ import annotations
 
 import textwrap
-import uuid
 
 import pytest
 
 from core import statements
-from core.answering import ExtractiveAnswerer
-from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval.heading_cache import held_version
 from core.retrieval.lexicon import EMPTY, LexiconConfig, field_texts, lexicon_for, stored_lexicon
 from core.store.field_pairs import FieldPairTables
+from tests.helpers_context import answer_of, ingested_store
 
 KOREAN_SHEET = """\
     # Sora Tote 상품 정보
@@ -47,17 +45,8 @@ ENGLISH_GUIDE = """\
 
 
 def _collection(db_url, tmp_path_factory, name: str, text: str, *more: str):
-    from core.embeddings import make_embeddings
-    from core.ingest import ingest_paths
-    from core.store import ElementStore
-
-    folder = tmp_path_factory.mktemp(name)
-    for i, body in enumerate((text, *more)):
-        (folder / f"{name}-{i}.md").write_text(textwrap.dedent(body), encoding="utf-8")
-    store = ElementStore(db_url, f"t_{name}_{uuid.uuid4().hex[:6]}", make_embeddings("use"))
-    report = ingest_paths(store, [folder])
-    assert not report.errors, report.errors
-    return store
+    files = {f"{name}-{i}.md": body for i, body in enumerate((text, *more))}
+    return ingested_store(db_url, tmp_path_factory.mktemp(name), files)
 
 
 @pytest.fixture(scope="module")
@@ -74,11 +63,6 @@ def english_store(db_url, tmp_path_factory):
     store.drop()
 
 
-def _answer(store, question: str) -> str:
-    retrieval = retrieve(store, RetrievalRequest(question, k=4))
-    return ExtractiveAnswerer().complete(question, retrieval.hierarchical)
-
-
 def test_no_word_list_names_the_fields_asked():
     listed = {w for row in (*statements.ASKED_AS, *statements.GENERAL) for side in row for w in side.split()}
     assert not {"배송비", "소재", "원산지", "shipping", "material", "origin"} & listed
@@ -91,7 +75,7 @@ def test_no_word_list_names_the_fields_asked():
     ("What is the country of origin of the Sora Tote?", "베트남"),
 ])
 def test_an_english_question_over_a_korean_sheet_quotes_the_right_row(korean_store, question, value):
-    assert value in _answer(korean_store, question)
+    assert value in answer_of(korean_store, question)
 
 
 @pytest.mark.parametrize(("question", "value"), [
@@ -100,7 +84,7 @@ def test_an_english_question_over_a_korean_sheet_quotes_the_right_row(korean_sto
     ("Kite Lamp의 원산지는 어디인가요?", "Portugal"),
 ])
 def test_a_korean_question_over_an_english_sheet_quotes_the_right_row(english_store, question, value):
-    assert value in _answer(english_store, question)
+    assert value in answer_of(english_store, question)
 
 
 def test_a_question_reads_the_field_names_of_the_other_script_and_never_its_names(korean_store):
@@ -249,7 +233,7 @@ def test_the_field_pairs_are_computed_once_per_collection_version_and_read_by_th
     ("What is the color depth of the Nova 34WC?", "8bit"),
 ])
 def test_english_questions_over_the_korean_sample_sheets(samples_store, question, value):
-    assert value in _answer(samples_store, question)
+    assert value in answer_of(samples_store, question)
 
 
 @pytest.mark.parametrize(("question", "value"), [
@@ -257,4 +241,4 @@ def test_english_questions_over_the_korean_sample_sheets(samples_store, question
     ("Nova 32UX의 색 깊이는?", "10bit"),
 ])
 def test_korean_questions_over_the_english_sample_sheet(samples_store, question, value):
-    assert value in _answer(samples_store, question)
+    assert value in answer_of(samples_store, question)

@@ -4,15 +4,12 @@ says how many things it asks for ("필수 환경변수 두 개"). Real Postgres,
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
-from core.answering import ExtractiveAnswerer
 from core.answering.parts import asked_count
-from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval.named_rows import code_label, states_other_codes
 from core.textnorm import without_particle
+from tests.helpers_context import answer_of, ingested_store
 
 BANKS = ["기업은행", "KB국민은행", "KEB하나은행(구 외환은행)", "수협은행", "농협은행", "지역농축협", "우리은행",
          "SC제일은행", "한국씨티은행", "대구은행", "부산은행", "광주은행", "제주은행", "전북은행", "경남은행",
@@ -80,41 +77,28 @@ GUIDE = {
 
 @pytest.fixture(scope="module")
 def bank_store(db_url, tmp_path_factory):
-    from core.embeddings import make_embeddings
-    from core.ingest import ingest_paths
-    from core.store import ElementStore
-
-    folder = tmp_path_factory.mktemp("banks")
-    for name, text in GUIDE.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    store = ElementStore(db_url, f"t_banks_{uuid.uuid4().hex[:6]}", make_embeddings("use"))
-    report = ingest_paths(store, [folder])
-    assert not report.errors, report.errors
+    store = ingested_store(db_url, tmp_path_factory.mktemp("banks"), GUIDE)
     yield store
     store.drop()
 
 
-def _answer(store, question: str) -> str:
-    return ExtractiveAnswerer().complete(question, retrieve(store, RetrievalRequest(question, k=4)).hierarchical)
-
-
 def test_a_parameter_written_with_its_particle_is_searched_as_its_word(bank_store):
     # "svcAmt는" is one lexeme to Postgres's parser; the heading "### svcAmt" holds "svcamt"
-    answer = _answer(bank_store, "현금영수증 등록 API에서 svcAmt는 뭐야?")
+    answer = answer_of(bank_store, "현금영수증 등록 API에서 svcAmt는 뭐야?")
     assert "봉사료" in answer
     assert "등록번호" not in answer.split("\n")[0]
 
 
 def test_a_bank_code_read_in_its_column_answers_with_its_row_and_bridges_to_the_hours(bank_store):
-    first = _answer(bank_store, "가상계좌 은행코드 005는 어느 은행?")
+    first = answer_of(bank_store, "가상계좌 은행코드 005는 어느 은행?")
     assert "KEB하나은행" in first
     assert "우리은행" not in first  # "은행코드: 020 · 은행명: 우리은행" shares more words, and states another code
-    both = _answer(bank_store, "가상계좌 은행코드 005는 어느 은행이고 그 은행 운영시간은 몇시부터 몇시까지야?")
+    both = answer_of(bank_store, "가상계좌 은행코드 005는 어느 은행이고 그 은행 운영시간은 몇시부터 몇시까지야?")
     assert "KEB하나은행" in both and "00:06~23:35" in both
 
 
 def test_a_question_saying_how_many_it_asks_quotes_that_many_rows(bank_store):
-    answer = _answer(bank_store, "quote kit 필수 환경변수 두 개 뭐예요?")
+    answer = answer_of(bank_store, "quote kit 필수 환경변수 두 개 뭐예요?")
     assert "QK_ID" in answer and "QK_PW" in answer
     assert "QK_CACHE" not in answer
 

@@ -4,17 +4,13 @@ the collection writes "Windows" in a table cell, "로그 레벨" where it writes
 
 from __future__ import annotations
 
-import textwrap
-import uuid
-
 import numpy as np
 import pytest
 
 from core import statements
-from core.answering import ExtractiveAnswerer
-from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval.lexicon import LexiconConfig, lexicon_for
 from core.retrieval.loanword_pairs import CollectionWords, pair_words
+from tests.helpers_context import answer_of, ingested_store
 
 MARGIN = LexiconConfig().margin
 
@@ -49,21 +45,9 @@ GUIDE = """\
 
 @pytest.fixture(scope="module")
 def relay_store(db_url, tmp_path_factory):
-    from core.embeddings import make_embeddings
-    from core.ingest import ingest_paths
-    from core.store import ElementStore
-
-    folder = tmp_path_factory.mktemp("relay")
-    (folder / "relay.md").write_text(textwrap.dedent(GUIDE), encoding="utf-8")
-    store = ElementStore(db_url, f"t_relay_{uuid.uuid4().hex[:6]}", make_embeddings("use"))
-    report = ingest_paths(store, [folder])
-    assert not report.errors, report.errors
+    store = ingested_store(db_url, tmp_path_factory.mktemp("relay"), {"relay.md": GUIDE})
     yield store
     store.drop()
-
-
-def _answer(store, question: str) -> str:
-    return ExtractiveAnswerer().complete(question, retrieve(store, RetrievalRequest(question, k=4)).hierarchical)
 
 
 def test_a_korean_loanword_reads_the_english_word_the_collection_writes(relay_store):
@@ -81,9 +65,9 @@ def test_an_english_word_reads_the_korean_loanword_the_collection_writes(relay_s
 
 
 def test_the_row_of_the_loanword_answers(relay_store):
-    assert "relay-windows.bat" in _answer(relay_store, "윈도우용 설치 파일 이름은?")
+    assert "relay-windows.bat" in answer_of(relay_store, "윈도우용 설치 파일 이름은?")
     # the identifier named by its words: LOG_LEVEL, not the LOG_DIR row whose description says 로그
-    first = _answer(relay_store, "moon relay 로그 레벨 기본값 뭐야").splitlines()[0]
+    first = answer_of(relay_store, "moon relay 로그 레벨 기본값 뭐야").splitlines()[0]
     assert first == "MOON_LOG_LEVEL — 기본값: WARNING"
 
 
