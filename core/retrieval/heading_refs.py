@@ -35,6 +35,9 @@ class HeadingMatch:
     headings: tuple[HeadingRef, ...]
     words: tuple[str, ...]
     score: float
+    # an entry the question identifies among its class's (``core.retrieval.entries``): the answer is its name, so
+    # its section holds what is asked whatever the probe finds there
+    entry: bool = False
 
     @property
     def documents(self) -> int:

@@ -43,6 +43,7 @@ from core.retrieval.context import (
 from core.retrieval.contextual import contextual_index, index_dropped
 from core.retrieval.definitions import asked_thing, command_flags, definitions_first
 from core.retrieval.entities import Entity, entity_hits, find_entities
+from core.retrieval.entries import named_entry
 from core.retrieval.heading_cache import heading_index
 from core.retrieval.headings import (
     CODE_FACTOR,
@@ -120,6 +121,11 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
             factors = {w: f for w, f in factors.items() if w not in ASKING_WORDS}
         candidates = rank_headings(context.question, index, factors)
         things = called_names(analysis.plain, index, plain=True)
+        # asked which entry of a class (a rule, an option) it is, the entry named whole is the place to look
+        entry = named_entry(analysis.plain, index)
+        if entry is not None:
+            own = {h.element_id for h in entry.headings}
+            candidates = [entry, *(m for m in candidates if {h.element_id for h in m.headings} != own)]
     if candidates and config.fulltext:  # the whole collection is searched by the question, a scope by its query
         read_lexemes(context.store, (context.question, analysis.query))
     timings = {"match_headings": ms(time.perf_counter() - t0)}
@@ -297,10 +303,10 @@ def _choose_scope(
     for match in allowed:
         # The scope's own names say where, not what: they never count as the attribute asked.
         asked = context.analysis.asked_outside(set(match.words))
-        hits, timings, holds = probe_scope(context, match.scope(), asked, things)
+        hits, timings, holds = probe_scope(context, match.scope(), asked, things, entry=match.entry)
         if first is None:
             first = (match, hits, timings)
-        if not asked or holds:
+        if not asked or holds or match.entry:
             return match, hits, timings
         if len(match.headings) > 1:
             for heading in match.headings:

@@ -41,10 +41,11 @@ def _stating(hits: list[Hit], asked: frozenset[str], wanted: frozenset[str],
 
 
 def probe_scope(context: SearchContext, scope: Scope, asked: frozenset[str],
-           things: frozenset[str] = frozenset()) -> tuple[list[Hit], dict[str, float], bool]:
+           things: frozenset[str] = frozenset(), *, entry: bool = False) -> tuple[list[Hit], dict[str, float], bool]:
     """The scope's ``k`` hits, with the hit stating the attribute among them when the first
     ``EvidenceProbeConfig.k`` hold one, and whether they do. ``things``: the question's identifiers that name
-    things, not the attribute (``core.retrieval.headings.called_names``)."""
+    things, not the attribute (``core.retrieval.headings.called_names``). ``entry``: the scope is the entry the
+    question identifies (``core.retrieval.entries``), so the attribute is looked up word by word too."""
     analysis, k, probe_k = context.analysis, context.k, context.stages.probe.k
     hits, timings = context.search(analysis.query, max(k, probe_k), scope)
     wanted = analysis.terms
@@ -66,6 +67,11 @@ def probe_scope(context: SearchContext, scope: Scope, asked: frozenset[str],
         # singular asked ("alias"), and a lookup by the one number never finds it
         lookup = [*lookup, *(w for w in in_other_number(analysis.plain_rest, frozenset(lookup)) if w not in lookup)]
     lookups = [lookup] if lookup else []
+    if entry and len(lookup) > 1:
+        # the entry is certain, so a field stating one asked word is looked for alone as well: together, a word
+        # every element of the entry holds (the product's name, "semantic-release") outranks the one field
+        # stating the other ("CLI arguments: `--branches`" for "the cli flag of the branches option")
+        lookups += [[word] for word in lookup]
     if lookup and analysis.asks_default and not set(DEFAULT_WORDS) <= set(lookup):
         # then with the words that state a default ("+ Default: `false`"): under an option's own heading every
         # element holds its name, the line stating the value is the one holding these too
