@@ -52,6 +52,8 @@ def _class_headings(index: HeadingIndex, question: str, asked: frozenset[str]
     out = []
     for i in index.held_whole(pool):
         ref = index.headings[i]
+        if all(index.is_platform(w) for w in index.words_of(i)):
+            continue  # the platform's name heads its pages: it names what the collection is about, not a class
         entries = children.get((ref.document_id, (*ref.path, ref.text)), [])
         if len(entries) >= 2:
             out.append((ref, entries))
@@ -61,7 +63,8 @@ def _class_headings(index: HeadingIndex, question: str, asked: frozenset[str]
 def named_entry(question: str, index: HeadingIndex) -> HeadingMatch | None:
     """The entry ``question`` identifies (see the module docstring), as a heading match: the entry's headings
     (the same title heading its own page too, up to ``MAX_SCOPES``) and the question words they hold; ``None``
-    when the question names no class heading, no entry of one whole, or two entries equally."""
+    when the question names no class heading, no entry of one whole, or two entries equally. ``question``: the
+    question proper, its preamble left out ("In Contributing to Python-Markdown, …" names the page, not a class)."""
     asked = terms(question)
     best: list[tuple[HeadingRef, frozenset[str], frozenset[str]]] = []
     size = 0

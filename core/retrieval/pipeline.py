@@ -121,8 +121,11 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
             factors = {w: f for w, f in factors.items() if w not in ASKING_WORDS}
         candidates = rank_headings(context.question, index, factors)
         things = called_names(analysis.plain, index, plain=True)
-        # asked which entry of a class (a rule, an option) it is, the entry named whole is the place to look
-        entry = named_entry(analysis.plain, index)
+        # asked which entry of a class (a rule, an option) it is, the entry named whole is the place to look; a
+        # question naming a thing by its code or model number ("the `cwd` option of `tar.x()`") asks about it,
+        # not which one it is
+        pinned = analysis.codes or analysis.models or things or "`" in analysis.text
+        entry = None if pinned else named_entry(analysis.plain_rest, index)
         if entry is not None:
             own = {h.element_id for h in entry.headings}
             candidates = [entry, *(m for m in candidates if {h.element_id for h in m.headings} != own)]
