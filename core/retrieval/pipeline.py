@@ -148,6 +148,8 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
     for stage, value in found.items():
         timings[f"{stage}_scoped"] = value
     notes = [f"searched under: {match.label}"]
+    if match.entry:
+        notes.append("the question identifies this entry: it names it whole and the heading of its class")
     if match is not candidates[0]:
         notes.append(f"chose it over {candidates[0].label}, which states nothing the question asks")
     if match.documents > 1:
