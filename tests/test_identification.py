@@ -136,3 +136,11 @@ def test_list_inside_a_name_asks_for_no_list() -> None:
     assert question_shape("List the weight of every hub.").kind == "list"
     assert question_shape("can you list the ports of the Aster H1 and the Aster H2?").kind == "list"
     assert question_shape("give me a list of the weights of the Aster H1 and Aster H2").kind == "list"
+
+
+def test_an_entry_named_without_its_class_is_a_runner_up_chosen_by_the_field_it_states(references) -> None:
+    # the guide's heading holds both of the question's names ("quarkbuild", "workers") and is the best-named scope,
+    # but states no command line; the setting "workers", named without its class, states it
+    result, answer = _ask(references, "what's the command line flag for workers in quarkbuild")
+    assert result.searched_under == "Configuration › Settings › workers", result.notes
+    assert "--workers" in answer, answer

@@ -23,7 +23,7 @@ from core.retrieval.headings import MAX_SCOPES, HeadingIndex, words
 from core.statements import in_other_number, terms
 from core.textnorm import is_release_version
 
-__all__ = ["heading_name_terms", "named_entry"]
+__all__ = ["heading_name_terms", "named_entry", "unclassed_entries"]
 
 # A heading that is a code and a title ("MD004 - Unordered list style", "E403: Forbidden", "W605 – invalid escape
 # sequence"): the code (letters and digits, a letter first) says which entry, the title what it is about.
@@ -90,3 +90,24 @@ def named_entry(question: str, index: HeadingIndex) -> HeadingMatch | None:
     # the question's words the entry's path holds, as the heading match names them (the scope's own words)
     held = {w for entry in own for text in (*entry.path, entry.text) for w in words(text) if terms(w) & asked}
     return HeadingMatch(headings, tuple(sorted(held)), float(size), entry=True)
+
+
+def unclassed_entries(question: str, index: HeadingIndex, taken: set[str]) -> HeadingMatch | None:
+    """The entries ``question`` names whole without naming their class ("ci" for "what's the cli flag for ci"):
+    headings among two or more siblings whose every word the question says, outside ``taken`` (the candidates
+    already), as one runner-up scope, or ``None`` when there are none or more than ``MAX_SCOPES`` (a word that
+    heads entries everywhere, "timeout", picks no place). A runner-up is chosen only when its evidence states the
+    attribute asked and the better-named candidates' does not."""
+    children = index.children()
+    found = []
+    for i in index.held_whole(set(words(question))):
+        ref = index.headings[i]
+        if not ref.path or ref.element_id in taken or len(children.get((ref.document_id, ref.path), [])) < 2:
+            continue
+        if all(index.is_platform(w) for w in index.words_of(i)):
+            continue
+        found.append(ref)
+    if not found or len(found) > MAX_SCOPES:
+        return None
+    held = sorted({w for ref in found for w in words(ref.text)})
+    return HeadingMatch(tuple(found), tuple(held), 0.0)

@@ -43,7 +43,7 @@ from core.retrieval.context import (
 from core.retrieval.contextual import contextual_index, index_dropped
 from core.retrieval.definitions import asked_thing, command_flags, definitions_first
 from core.retrieval.entities import Entity, entity_hits, find_entities
-from core.retrieval.entries import named_entry
+from core.retrieval.entries import named_entry, unclassed_entries
 from core.retrieval.heading_cache import heading_index
 from core.retrieval.headings import (
     CODE_FACTOR,
@@ -129,6 +129,10 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
         if entry is not None:
             own = {h.element_id for h in entry.headings}
             candidates = [entry, *(m for m in candidates if {h.element_id for h in m.headings} != own)]
+        elif not pinned and candidates:
+            taken = {h.element_id for m in candidates for h in m.headings}
+            unclassed = unclassed_entries(analysis.plain_rest, index, taken)
+            candidates = [*candidates, unclassed] if unclassed is not None else candidates
     if candidates and config.fulltext:  # the whole collection is searched by the question, a scope by its query
         read_lexemes(context.store, (context.question, analysis.query))
     timings = {"match_headings": ms(time.perf_counter() - t0)}
