@@ -30,6 +30,12 @@ __all__ = ["heading_name_terms", "named_entry", "unclassed_entries"]
 _CODED_HEADING = re.compile(r"[`'\"]?(?P<code>(?=[\w.-]*\d)[A-Za-z][\w.-]*)[`'\"]?\s*[-–—:]\s+(?P<title>.*[^\W\d_].*)")
 
 
+# A heading written as a name is typed, one token with a lower-case first letter ("ci", "tagFormat", "dry-run",
+# "--no-ci"): how a reference heads its options and settings. A capitalised heading ("Factory Reset") is prose, which
+# a question's plain words name in passing ("reset the monitor to factory settings"), not an entry it asks about.
+_TYPED_NAME = re.compile(r"`?-{0,2}[a-z][\w.$-]*`?")
+
+
 def heading_name_terms(heading: str) -> frozenset[str]:
     """The terms that name a heading's section: all of its terms, or, for a code and a title ("MD004 - Unordered
     list style"), its title's. A question asking which code documents a thing names the section by its title
@@ -94,15 +100,18 @@ def named_entry(question: str, index: HeadingIndex) -> HeadingMatch | None:
 
 def unclassed_entries(question: str, index: HeadingIndex, taken: set[str]) -> HeadingMatch | None:
     """The entries ``question`` names whole without naming their class ("ci" for "what's the cli flag for ci"):
-    headings among two or more siblings whose every word the question says, outside ``taken`` (the candidates
-    already), as one runner-up scope, or ``None`` when there are none or more than ``MAX_SCOPES`` (a word that
-    heads entries everywhere, "timeout", picks no place). A runner-up is chosen only when its evidence states the
-    attribute asked and the better-named candidates' does not."""
+    headings among two or more siblings, each written as a name is typed (:data:`_TYPED_NAME`), whose every word
+    the question says, outside ``taken`` (the candidates already), as one runner-up scope, or ``None`` when there
+    are none or more than ``MAX_SCOPES`` (a word that heads entries everywhere, "timeout", picks no place). A
+    runner-up is chosen only when its evidence states the attribute asked and the better-named candidates' does
+    not."""
     children = index.children()
     found = []
     for i in index.held_whole(set(words(question))):
         ref = index.headings[i]
         if not ref.path or ref.element_id in taken or len(children.get((ref.document_id, ref.path), [])) < 2:
+            continue
+        if not _TYPED_NAME.fullmatch(ref.text.strip()):
             continue
         if all(index.is_platform(w) for w in index.words_of(i)):
             continue
