@@ -119,4 +119,4 @@ def unclassed_entries(question: str, index: HeadingIndex, taken: set[str]) -> He
     if not found or len(found) > MAX_SCOPES:
         return None
     held = sorted({w for ref in found for w in words(ref.text)})
-    return HeadingMatch(tuple(found), tuple(held), 0.0)
+    return HeadingMatch(tuple(found), tuple(held), 0.0, keyed=True)

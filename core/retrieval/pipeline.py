@@ -312,7 +312,8 @@ def _choose_scope(
     for match in allowed:
         # The scope's own names say where, not what: they never count as the attribute asked.
         asked = context.analysis.asked_outside(set(match.words))
-        hits, timings, holds = probe_scope(context, match.scope(), asked, things, entry=match.entry)
+        hits, timings, holds = probe_scope(context, match.scope(), asked, things, entry=match.entry,
+                                           keyed=match.keyed)
         if first is None:
             first = (match, hits, timings)
         if not asked or holds or match.entry:
