@@ -313,7 +313,7 @@ def _choose_scope(
         # The scope's own names say where, not what: they never count as the attribute asked.
         asked = context.analysis.asked_outside(set(match.words))
         hits, timings, holds = probe_scope(context, match.scope(), asked, things, entry=match.entry,
-                                           keyed=match.keyed)
+                                           keyed=match.keyed and not context.analysis.asks_default)
         if first is None:
             first = (match, hits, timings)
         if not asked or holds or match.entry:
