@@ -430,6 +430,7 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
     if category == "Table" or text.startswith("|"):
         cell = table_cell(wanted, text)
         return cell[:2] if cell else None
+    text = _field_asked(wanted, text)
     default = _DEFAULT.search(text)
     if default:
         name = _LEADING_NAME.match(text)
@@ -448,6 +449,22 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
     if kv and len(kv.group("value")) <= _MAX_VALUE_CHARS:
         return kv.group("key").strip("`*- "), clean_value(kv.group("value"))
     return None
+
+
+# Fields stated one a line ("Type: `Array`<br>Default: `[]`<br>CLI arguments: `--branches`").
+_FIELD_BREAK = re.compile(r"\s*<br\s*/?>\s*|\n")
+
+
+def _field_asked(wanted: frozenset[str], text: str) -> str:
+    """Of a block of ``key: value`` fields, one a line (a line break or ``<br>`` between them), the field whose key
+    shares more of the question's terms than the first field's does; else ``text``. The block states each field;
+    the question asks one ("the cli flag" of "… CLI arguments: `--branches`" after "Type:" and "Default:")."""
+    lines = _FIELD_BREAK.split(text)
+    if len(lines) < 2:
+        return text
+    shared = [len(terms(kv.group("key")) & wanted) if (kv := _KEY_VALUE.match(line)) else 0 for line in lines]
+    best = max(range(len(lines)), key=lambda i: shared[i])
+    return lines[best] if shared[best] > shared[0] else text
 
 
 # A sentence that introduces what follows it: "… is one of the following:", "다음과 같습니다", "아래 표를 참고하세요".

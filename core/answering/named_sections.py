@@ -7,8 +7,7 @@ import re
 
 from core.answering.asked_words import placed_by_translation
 from core.retrieval import Context, ContextElement
-from core.statements import terms
-from core.textnorm import is_release_version
+from core.retrieval.entries import heading_name_terms
 
 __all__ = ["NAMED_SECTION_MIN_SHARE", "heading_name_terms", "named_sections_of", "section_key"]
 
@@ -20,21 +19,6 @@ __all__ = ["NAMED_SECTION_MIN_SHARE", "heading_name_terms", "named_sections_of",
 NAMED_SECTION_MIN_SHARE = 0.5
 
 _SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?")
-# A heading that is a code and a title ("MD004 - Unordered list style", "E403: Forbidden", "W605 – invalid escape
-# sequence"): the code (letters and digits, a letter first) says which entry, the title what it is about.
-_CODED_HEADING = re.compile(r"[`'\"]?(?P<code>(?=[\w.-]*\d)[A-Za-z][\w.-]*)[`'\"]?\s*[-–—:]\s+(?P<title>.*[^\W\d_].*)")
-
-
-def heading_name_terms(heading: str) -> frozenset[str]:
-    """The terms that name a heading's section: all of its terms, or, for a code and a title ("MD004 - Unordered
-    list style"), its title's. A question asking which code documents a thing names the section by its title
-    ("markdownlint rule for unordered list style?"): the code is what it asks for, not a word it must spell."""
-    coded = _CODED_HEADING.fullmatch(heading.strip())
-    if coded is None or is_release_version(coded.group("code")):
-        return terms(heading)
-    return terms(coded.group("title"))
-
-
 def section_key(element: ContextElement) -> tuple[str, tuple[str, ...]] | None:
     """The section an element sits in, below its page's title (a title names the page or product, which every
     question about it names too); None at the top of a page."""

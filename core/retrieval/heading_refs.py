@@ -35,6 +35,13 @@ class HeadingMatch:
     headings: tuple[HeadingRef, ...]
     words: tuple[str, ...]
     score: float
+    # an entry the question identifies among its class's (``core.retrieval.entries``): the answer is its name, so
+    # its section holds what is asked whatever the probe finds there
+    entry: bool = False
+    # a scope that holds the attribute only by a field whose own key the question asks, not by a bare "Default:"
+    # line read as its heading's unless a default is asked (an entry named without its class: its name is in every
+    # question naming it)
+    keyed: bool = False
 
     @property
     def documents(self) -> int:

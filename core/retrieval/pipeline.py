@@ -44,6 +44,7 @@ from core.retrieval.context import (
 from core.retrieval.contextual import contextual_index, index_dropped
 from core.retrieval.definitions import asked_thing, command_flags, definitions_first
 from core.retrieval.entities import Entity, entity_hits, find_entities
+from core.retrieval.entries import named_entry, unclassed_entries
 from core.retrieval.heading_cache import heading_index
 from core.retrieval.headings import (
     CODE_FACTOR,
@@ -121,6 +122,18 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
             factors = {w: f for w, f in factors.items() if w not in ASKING_WORDS}
         candidates = rank_headings(context.question, index, factors)
         things = called_names(analysis.plain, index, plain=True)
+        # asked which entry of a class (a rule, an option) it is, the entry named whole is the place to look; a
+        # question naming a thing by its code or model number ("the `cwd` option of `tar.x()`") asks about it,
+        # not which one it is
+        pinned = analysis.codes or analysis.models or things or "`" in analysis.text
+        entry = None if pinned else named_entry(analysis.plain_rest, index)
+        if entry is not None:
+            own = {h.element_id for h in entry.headings}
+            candidates = [entry, *(m for m in candidates if {h.element_id for h in m.headings} != own)]
+        elif not pinned and candidates:
+            taken = {h.element_id for m in candidates for h in m.headings}
+            unclassed = unclassed_entries(analysis.plain_rest, index, taken)
+            candidates = [*candidates, unclassed] if unclassed is not None else candidates
     if candidates and config.fulltext:  # the whole collection is searched by the question, a scope by its query
         read_lexemes(context.store, (context.question, analysis.query))
     timings = {"match_headings": ms(time.perf_counter() - t0)}
@@ -140,6 +153,8 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
     for stage, value in found.items():
         timings[f"{stage}_scoped"] = value
     notes = [f"searched under: {match.label}"]
+    if match.entry:
+        notes.append("the question identifies this entry: it names it whole and the heading of its class")
     if match is not candidates[0]:
         notes.append(f"chose it over {candidates[0].label}, which states nothing the question asks")
     if match.documents > 1:
@@ -308,10 +323,11 @@ def _choose_scope(
     for match in allowed:
         # The scope's own names say where, not what: they never count as the attribute asked.
         asked = context.analysis.asked_outside(set(match.words))
-        hits, timings, holds = probe_scope(context, match.scope(), asked, things)
+        hits, timings, holds = probe_scope(context, match.scope(), asked, things, entry=match.entry,
+                                           keyed=match.keyed and not context.analysis.asks_default)
         if first is None:
             first = (match, hits, timings)
-        if not asked or holds:
+        if not asked or holds or match.entry:
             return match, hits, timings
         if len(match.headings) > 1:
             for heading in match.headings:

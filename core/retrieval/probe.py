@@ -20,11 +20,12 @@ __all__ = ["probe_scope"]
 
 
 def _stating(hits: list[Hit], asked: frozenset[str], wanted: frozenset[str],
-             identifiers: frozenset[str] = frozenset(), *, dashed: bool = False) -> tuple[Hit | None, bool]:
+             identifiers: frozenset[str] = frozenset(), *, dashed: bool = False,
+             keyed: bool = False) -> tuple[Hit | None, bool]:
     """The first hit stating the attribute asked (a ``key : value`` item or ``Default:`` line whose key names at
     least half of the question's words), and whether its key is exactly an option the question names by its
     identifier (``identifiers``); such a hit is preferred. A default under the option's own heading counts when
-    the question names that heading (``wanted``)."""
+    the question names that heading (``wanted``), unless ``keyed``."""
     first: Hit | None = None
     for hit in hits:
         heading = hit.element.heading_path[-1] if hit.element.heading_path else None
@@ -32,7 +33,8 @@ def _stating(hits: list[Hit], asked: frozenset[str], wanted: frozenset[str],
         # "Default:" line too
         found, by_heading = documented_statement(asked, hit.element.text, hit.element.category, heading,
                                                  dashed=dashed)
-        if not found or (name_share(wanted, found[0]) if by_heading else attribute_share(asked, found[0])) < 0.5:
+        if not found or (keyed and by_heading) \
+                or (name_share(wanted, found[0]) if by_heading else attribute_share(asked, found[0])) < 0.5:
             continue
         if not identifiers or last_parts(terms(found[0])) <= identifiers:
             return hit, True
@@ -41,16 +43,20 @@ def _stating(hits: list[Hit], asked: frozenset[str], wanted: frozenset[str],
 
 
 def probe_scope(context: SearchContext, scope: Scope, asked: frozenset[str],
-           things: frozenset[str] = frozenset()) -> tuple[list[Hit], dict[str, float], bool]:
+           things: frozenset[str] = frozenset(), *, entry: bool = False,
+           keyed: bool = False) -> tuple[list[Hit], dict[str, float], bool]:
     """The scope's ``k`` hits, with the hit stating the attribute among them when the first
     ``EvidenceProbeConfig.k`` hold one, and whether they do. ``things``: the question's identifiers that name
-    things, not the attribute (``core.retrieval.headings.called_names``)."""
+    things, not the attribute (``core.retrieval.headings.called_names``). ``entry``: the scope is the entry the
+    question identifies (``core.retrieval.entries``), so the attribute is looked up word by word too; ``keyed``: it
+    holds the attribute only by a field whose own key is asked (``HeadingMatch.keyed``)."""
     analysis, k, probe_k = context.analysis, context.k, context.stages.probe.k
     hits, timings = context.search(analysis.query, max(k, probe_k), scope)
     wanted = analysis.terms
     identifiers = analysis.identifiers(things)
     parts = last_parts(t for name in identifiers for t in terms(name))
-    stating, exact = _stating(hits, asked, wanted, parts, dashed=analysis.asks_default) if asked else (None, False)
+    stating, exact = (_stating(hits, asked, wanted, parts, dashed=analysis.asks_default, keyed=keyed) if asked
+                      else (None, False))
     # The attribute is looked up by its own words alone: the option a code span names (`linenums`), else the
     # question proper's words the scope does not hold ("응답속도"). With the whole question, the words every page
     # of the platform repeats ("Python-Markdown", "extension", a preamble) outrank the one item stating it.
@@ -66,6 +72,11 @@ def probe_scope(context: SearchContext, scope: Scope, asked: frozenset[str],
         # singular asked ("alias"), and a lookup by the one number never finds it
         lookup = [*lookup, *(w for w in in_other_number(analysis.plain_rest, frozenset(lookup)) if w not in lookup)]
     lookups = [lookup] if lookup else []
+    if entry and len(lookup) > 1:
+        # the entry is certain, so a field stating one asked word is looked for alone as well: together, a word
+        # every element of the entry holds (the product's name, "semantic-release") outranks the one field
+        # stating the other ("CLI arguments: `--branches`" for "the cli flag of the branches option")
+        lookups += [[word] for word in lookup]
     if lookup and analysis.asks_default and not set(DEFAULT_WORDS) <= set(lookup):
         # then with the words that state a default ("+ Default: `false`"): under an option's own heading every
         # element holds its name, the line stating the value is the one holding these too
@@ -81,7 +92,7 @@ def probe_scope(context: SearchContext, scope: Scope, asked: frozenset[str],
         # `disableRequestLogging`, where its own heading states it too)
         named, found = context.search(" ".join(words), probe_k, scope)
         timings = {s: timings.get(s, 0.0) + found.get(s, 0.0) for s in {*timings, *found}}
-        looked_up, exact = _stating(named, asked, wanted, parts, dashed=analysis.asks_default)
+        looked_up, exact = _stating(named, asked, wanted, parts, dashed=analysis.asks_default, keyed=keyed)
         stating = looked_up if looked_up is not None and (exact or stating is None) else stating
     top = hits[:k]
     if stating is not None and stating not in top[: max(1, k - 1)]:

@@ -51,6 +51,10 @@ _MOST = frozenset(("heaviest longest largest biggest highest brightest greatest 
 _LEAST = frozenset(("lightest shortest smallest lowest cheapest slowest oldest earliest least fewest narrowest "
                     "dimmest").split())
 _LIST = frozenset("list every each all".split())
+# "list" asks for a list as a verb ("List the weight of …", "can you list all …") or in "a list of"; as a noun inside
+# a name ("unordered list style", "task-list", "spaces after list markers") it names the thing asked about.
+_LIST_VERB = re.compile(r"(?:^\s*|[.?!:]\s+|\b(?:please|to|you|and|then)\s+)list\b(?!-)"
+                        r"|(?<![\w-])list\s+(?:of|all|every|each|the|them|those|these)\b", re.I)
 # A list of the things that have what follows: "List the monitors with USB-C", "Which tools support Windows?",
 # "USB-C가 있는 모니터를 모두", "HDR10을 지원하는 모델은 어떤 것". {} is the thing had, a name of the question.
 _HAVING_EN = r"\b(?:with|having|have|has|support|supports|include|includes|offer|offers)\s+(?:an?\s+|the\s+)?{}"
@@ -219,6 +223,8 @@ def question_shape(question: str) -> QuestionShape | None:
     """The question's comparative, superlative or list shape, or ``None`` for a question about one thing."""
     _preamble, rest = split_preamble(question)
     words = [w.casefold() for w in re.findall(r"[A-Za-z]+", _CODE.sub(" ", rest))]
+    if "list" in words and not _LIST_VERB.search(_CODE.sub(" ", rest)):
+        words = [w for w in words if w != "list"]
     korean = bool(re.search(r"[\uac00-\ud7a3]", rest))
     # "A와 B의 Entry Point 비교": what follows the possessive 의, joined to nothing after it, is the attribute
     # asked, not a thing compared ("Orbit의 Connection과 Pool" lists two).
