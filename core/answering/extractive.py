@@ -51,6 +51,7 @@ from core.statements import (
     terms_with_parts,
 )
 from core.text import clip
+from core.textnorm import english_stem
 
 __all__ = ["Evidence", "ExtractiveAnswerer", "is_lead_in", "score_evidence"]
 
@@ -94,8 +95,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     similarity, the question's terms in its text, the terms found only in its heading path (where the context
     has one: the product or API the question names), and whether it states the attribute asked about.
     """
-    wanted = question_terms(question, context.lexicon)
     written = terms(question)
+    wanted = question_terms(question, context.lexicon) | run_together(written, context)
     # A heading the question names whole ("Dispatcher", "Class: Pool", "Aster H2") is where to look, wherever it
     # sits in the context: its terms never count as the attribute asked about.
     # Only the headings above the evidence inside the scope: an FAQ question heading above a hit kept from
@@ -219,6 +220,17 @@ _ASKS_WHAT = re.compile(
 # The keys that say what a thing is, in both languages: asked what it is, this item is the answer, not its type,
 # example or default.
 _DESCRIPTION_TERMS = terms("description summary overview definition purpose explanation 설명 개요 요약 정의 의미 용도")
+
+
+def run_together(written: frozenset[str], context: Context) -> frozenset[str]:
+    """The pairs of the question's words that a heading of the context writes run together: "the max retry
+    timeout" names ``fetch-retry-maxtimeout`` by "max" and "timeout" as well as by "retry" (the pair is looked up
+    among the context's headings, never guessed)."""
+    plain = [w for w in written if w.isascii() and w.isalpha() and len(w) >= 2]
+    if len(plain) < 2:
+        return frozenset()
+    held = frozenset().union(*(terms_with_parts(h) for h in {h for e in context.elements for h in e.path}))
+    return frozenset(j for a in plain for b in plain if a != b and (j := english_stem(a + b)) in held)
 
 
 def _description_when_asked_what(question: str, scored: list[Evidence]) -> list[Evidence]:

@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from core.answering.evidence import Evidence
-from core.retrieval.parts import referred_value, with_referred_value
+from core.retrieval.parts import dates_in, referred_value, with_referred_value
 from core.retrieval.shape import name_runs
 from core.statements import terms, terms_with_parts
+from core.textnorm import english_stem
 
 __all__ = ["clause_description", "units_for_parts", "value_of_section"]
 
@@ -28,8 +29,7 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
         if answering and answering[-1]:
             value = referred_value(part, [value_of_section(answering[-1]).element.text])
             part = with_referred_value(part, value) if value else part
-        answering.append(_naming_first(part, [e for e in evidence_of(part)
-                                              if e.answers and not e.element.outside_scope]))
+        answering.append(_naming_first(part, _answering(part, evidence_of(part))))
     chosen: dict[int, Evidence] = {}
     while True:  # the part whose best free unit scores highest takes it first
         taken = {u.element.element_id for u in chosen.values()}
@@ -43,12 +43,40 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
     return units if len(units) == len(parts) else []
 
 
+def _answering(part: str, evidence: list[Evidence]) -> list[Evidence]:
+    """The units of a part's ``evidence`` that answer it, inside the scope. When none of them states a value, the
+    units stating one under a heading that names two of the part's words, and scoring above them all, come first:
+    "how long is the max retry timeout?" asks for the value of `fetch-retry-maxtimeout`, whose `Default: 60000`
+    line keys nothing the part writes, and the prose of a neighbour section sharing the word "retry" is no answer
+    to it."""
+    inside = [e for e in evidence if not e.element.outside_scope]
+    answering = [e for e in inside if e.answers]
+    if not answering or any(e.value for e in answering):
+        return answering
+    floor = max(e.score for e in answering)
+    valued = sorted((e for e in inside if e.value and not e.answers and e.score > floor
+                     and e.element.category != "Title" and _heading_names(part, e)), key=lambda e: -e.score)
+    return [*valued, *answering]
+
+
+def _heading_names(part: str, unit: Evidence) -> bool:
+    """The unit's own heading holds two of the part's words, a pair written run together counting as one of its
+    words ("max … timeout" in `fetch-retry-maxtimeout`)."""
+    if not unit.element.path:
+        return False
+    heading = terms_with_parts(unit.element.path[-1])
+    written = [w for w in terms(part) if w.isascii() and w.isalpha()]
+    joined = {english_stem(a + b) for a in written for b in written if a != b}
+    return len(heading & (terms(part) | joined)) >= 2
+
+
 def _naming_first(part: str, found: list[Evidence]) -> list[Evidence]:
-    """``found`` with the units that hold every numbered name the part writes ("27QX", "aarch64") in their
+    """``found`` with the units that hold every numbered name the part writes ("27QX", "aarch64", a date) in their
     text or heading path first: the part asks of that thing, and a neighbour's item stating the same key ("높낮이
     조절 : X" of another monitor) is not its answer, however close the whole question's vector found it."""
     # a model number or code ("27QX", "aarch64"): a tool's own name ("Hatch", "CPython") is on every page
-    names = terms(" ".join(run for run in name_runs(part) if any(c.isdigit() for c in run)))
+    # a day ("on 2024-01-25", the part before's date a later part is asked of) names its release as well
+    names = terms(" ".join([*(run for run in name_runs(part) if any(c.isdigit() for c in run)), *dates_in(part)]))
     if not names:
         return found
     holds = [e for e in found if names <= terms_with_parts(" ".join([*e.element.path, e.element.text]))]

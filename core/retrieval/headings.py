@@ -197,7 +197,23 @@ def word_factors(question: str, index: HeadingIndex | None = None, *,
         if index is not None and _names_platform(w, index):
             f = PREAMBLE_FACTOR
         factors.setdefault(w, PREAMBLE_FACTOR if named_rest else f)
-    return _without_asking(question, factors, index)
+    return _run_together(_without_asking(question, factors, index), index)
+
+
+def _run_together(factors: dict[str, float], index: HeadingIndex | None) -> dict[str, float]:
+    """``factors`` and each pair of the question's plain words that some heading of the collection writes run
+    together, as a part of a name (``fetch-retry-maxtimeout`` for "the max retry timeout", ``searchlimit`` for
+    "search limit"): the pair counts as that word, as much as the more telling of the two. The pair is looked up,
+    never guessed: only a word some heading holds is added."""
+    if index is None:
+        return factors
+    plain = [w for w in factors if w.isascii() and w.isalpha() and len(w) >= 2]
+    out = dict(factors)
+    for a in plain:
+        for b in plain:
+            if a != b and (a + b) not in out and index.postings.get(a + b):
+                out[a + b] = max(factors[a], factors[b])
+    return out
 
 
 def _without_asking(question: str, factors: dict[str, float], index: HeadingIndex | None) -> dict[str, float]:

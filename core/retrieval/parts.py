@@ -18,7 +18,7 @@ from core.elements import ROW_KEY_SEPARATOR, ROW_SEPARATOR
 from core.retrieval.shape import split_preamble
 from core.statements import terms
 
-__all__ = ["PartsConfig", "question_parts", "referred_value", "with_referred_value"]
+__all__ = ["PartsConfig", "dates_in", "question_parts", "referred_value", "with_referred_value"]
 
 # Coordinators that join two asks. "or" joins two only in a question asking which (a choice: "which is bigger, A
 # or B"); elsewhere it names alternatives of one thing ("accessories such as cables, or wall brackets").
@@ -33,6 +33,10 @@ _JOINS = re.compile(r"\s*(?:,\s*and\s+|\s+(?:and|vs\.?|versus|compared (?:to|wit
 # 취임한 건", "and what are that bank's hours"): the demonstrative, and the noun it points with.
 # English only in the possessive ("that bank's"): "that" also opens a relative clause ("the arch that auto32 picks").
 _BACK_REFERENCE = re.compile(r"(?<![\w])그\s+([^\s,?？]+)|\bthat\s+(\w+)(?='s\b)", re.I)
+# A later part that points back at the day the part before found ("which hatchling version came out the same day",
+# "같은 날 나온 버전은"): asked of that date.
+_SAME_DAY = re.compile(r"\b(?:on\s+)?the\s+same\s+(?:day|date)\b|같은\s*날(?:에|짜에)?", re.I)
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{4}[./]\d{1,2}[./]\d{1,2}\b")
 _ASIDE_AFTER = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 _OR = re.compile(r",?\s+or\s+", re.I)
 _WHICH = re.compile(r"^\W*which\b", re.I)
@@ -83,7 +87,8 @@ def question_parts(question: str, config: PartsConfig = DEFAULT_PARTS) -> tuple[
     if not all(_asks_alone(p, [q for q in pieces if q is not p], config, later=i > 0, framed=completed[i] != p)
                for i, p in enumerate(pieces)):
         return (question,)
-    pieces = _shared_tail(_shared_head(completed), framed=completed[-1] != pieces[-1])
+    framed = [c != p for c, p in zip(completed, pieces, strict=True)]
+    pieces = _shared_tail(_shared_head(completed, framed), framed=framed[-1])
     lead = preamble.strip()
     return tuple(f"{lead} {p}?".strip() if lead else f"{p}?" for p in pieces)
 
@@ -101,7 +106,7 @@ def _completed(piece: str, first: str) -> str:
     words = first.split()
     at = max((i for i, w in enumerate(words) if w.casefold() == head), default=-1)
     if 0 < at and len(piece.split()) < len(words):
-        return " ".join([*words[:at], piece])
+        return " ".join([*words[:at], *_with_its_noun(piece, words[at:]), *_carried(piece, words[at:])])
     if "," in first:
         return f"{first.rsplit(',', 1)[0]}, {piece}"
     if len(piece.split()) == 1 and len(words) > 2:  # "… cache folder on linux vs windows": the last word's alternative
@@ -109,6 +114,44 @@ def _completed(piece: str, first: str) -> str:
             return " ".join([*words[:-2], piece, words[-1]])
         return " ".join([*words[:-1], piece])
     return piece
+
+
+# Words opening a qualifier ("on intel", "for pypy", "in ms"): a later side that replaces one of the first side's
+# qualifiers leaves the others asked of it as well.
+_QUALIFIER = frozenset({"for", "on", "in", "of", "with", "at", "from", "under", "by", "via", "within", "without"})
+# The pro-form a later side names the first side's thing by ("the max retry timeout … the min one").
+_ONE = re.compile(r"^ones?\W*$", re.I)
+
+
+def _carried(piece: str, replaced: list[str]) -> list[str]:
+    """The first side's qualifiers after the one ``piece`` replaces (``replaced``: the first side from the word
+    the piece begins with): "… for cpython 3.9-3.11 on intel and for pypy" asks for pypy on intel, the elided
+    "on intel" is the first side's. Only when the piece opens with a qualifier word and has none of the kind it
+    would carry ("… for A on intel and for B on arm" carries nothing)."""
+    if replaced[0].casefold() not in _QUALIFIER:
+        return []
+    at = next((i for i in range(1, len(replaced)) if replaced[i].casefold() in _QUALIFIER), None)
+    if at is None:
+        return []
+    own = {w.casefold() for w in piece.split()}
+    tail = replaced[at:]
+    return [] if any(w.casefold() in own for w in tail if w.casefold() in _QUALIFIER) else tail
+
+
+def _with_its_noun(piece: str, replaced: list[str]) -> list[str]:
+    """``piece``'s words with the pro-form "one" in place of the first side's noun it stands for: "the min one,
+    in ms" after "the max retry timeout" is "the min retry timeout, in ms" (the words aligned with the piece's,
+    from the one after its modifier up to a qualifier or the end, the modifier being the piece's own)."""
+    words = piece.split()
+    at = next((i for i, w in enumerate(words) if i >= 2 and _ONE.match(w)), None)
+    if at is None or at >= len(replaced):
+        return words
+    end = next((i for i in range(at, len(replaced)) if replaced[i].casefold() in _QUALIFIER), len(replaced))
+    noun = [w.rstrip(",;:") for w in replaced[at:end]]
+    if not noun:
+        return words
+    trailing = words[at][len(words[at].rstrip(",;:")):]
+    return [*words[:at], *noun[:-1], noun[-1] + trailing, *words[at + 1:]]
 
 
 def _shared_tail(pieces: list[str], *, framed: bool) -> list[str]:
@@ -131,15 +174,16 @@ def _shared_tail(pieces: list[str], *, framed: bool) -> list[str]:
     return [f"{pieces[0]} {tail}", *pieces[1:]]
 
 
-def _shared_head(pieces: list[str]) -> list[str]:
+def _shared_head(pieces: list[str], framed: list[bool]) -> list[str]:
     """A later side that repeats the first side's ask for another thing takes the words the first side leads
     with: "가상계좌 국민은행 운영시간이랑 우리은행 운영시간은" → "가상계좌 우리은행 운영시간은" (its last word, the
-    thing asked or the question word, is the first side's, and it is shorter by the leading words it leaves out)."""
+    thing asked or the question word, is the first side's, and it is shorter by the leading words it leaves out).
+    A side already asked in the first side's frame (``framed``) has its lead."""
     first = pieces[0].split()
     out = [pieces[0]]
-    for piece in pieces[1:]:
+    for piece, own_frame in zip(pieces[1:], framed[1:], strict=True):
         words = piece.split()
-        if _ASKING.match(piece) or not 1 < len(words) < len(first):
+        if own_frame or _ASKING.match(piece) or not 1 < len(words) < len(first):
             out.append(piece)
         elif _same_ask(words[-1], first[-1]):
             out.append(" ".join([*first[:len(first) - len(words)], piece]))
@@ -176,6 +220,8 @@ def referred_value(part: str, texts: Sequence[str]) -> str | None:
     answered the part before, best first), the first that states a key naming the noun the demonstrative points
     with ("은행명: KEB하나은행(구 외환은행)", "원장 : 서도윤"), its value without a trailing aside. None when the part
     points back at nothing, or no text states such a key: the part is then asked as it is."""
+    if _SAME_DAY.search(part):  # the day the part before found: the first date its answer states
+        return next((m.group(0) for text in texts if (m := _DATE.search(text))), None)
     pointing = _BACK_REFERENCE.search(part)
     if pointing is None:
         return None
@@ -199,9 +245,17 @@ def referred_value(part: str, texts: Sequence[str]) -> str | None:
     return None
 
 
+def dates_in(text: str) -> list[str]:
+    """The dates ``text`` writes ("2024-01-25")."""
+    return _DATE.findall(text)
+
+
 def with_referred_value(part: str, value: str) -> str:
     """``part`` with its demonstrative replaced by the value it points at, the noun kept: "그 은행 운영시간은" →
-    "KEB하나은행 은행 운영시간은"."""
+    "KEB하나은행 은행 운영시간은"; "the same day" by "on" the date."""
+    same_day = _SAME_DAY.search(part)
+    if same_day is not None:
+        return f"{part[:same_day.start()]}on {value}{part[same_day.end():]}"
     pointing = _BACK_REFERENCE.search(part)
     if pointing is None:
         return part
