@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
+from core.answering import parts as answer_parts
 from core.answering import prompts
 from core.answering.asked_words import names_by_parts, placed_by_translation, words_of
 from core.answering.evidence import Evidence
@@ -51,7 +52,6 @@ from core.statements import (
     terms_with_parts,
 )
 from core.text import clip
-from core.textnorm import english_stem
 
 __all__ = ["Evidence", "ExtractiveAnswerer", "is_lead_in", "score_evidence"]
 
@@ -96,7 +96,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     has one: the product or API the question names), and whether it states the attribute asked about.
     """
     written = terms(question)
-    wanted = question_terms(question, context.lexicon) | run_together(written, context)
+    wanted = question_terms(question, context.lexicon) | answer_parts.run_together(written, context)
     # A heading the question names whole ("Dispatcher", "Class: Pool", "Aster H2") is where to look, wherever it
     # sits in the context: its terms never count as the attribute asked about.
     # Only the headings above the evidence inside the scope: an FAQ question heading above a hit kept from
@@ -220,17 +220,6 @@ _ASKS_WHAT = re.compile(
 # The keys that say what a thing is, in both languages: asked what it is, this item is the answer, not its type,
 # example or default.
 _DESCRIPTION_TERMS = terms("description summary overview definition purpose explanation 설명 개요 요약 정의 의미 용도")
-
-
-def run_together(written: frozenset[str], context: Context) -> frozenset[str]:
-    """The pairs of the question's words that a heading of the context writes run together: "the max retry
-    timeout" names ``fetch-retry-maxtimeout`` by "max" and "timeout" as well as by "retry" (the pair is looked up
-    among the context's headings, never guessed)."""
-    plain = [w for w in written if w.isascii() and w.isalpha() and len(w) >= 2]
-    if len(plain) < 2:
-        return frozenset()
-    held = frozenset().union(*(terms_with_parts(h) for h in {h for e in context.elements for h in e.path}))
-    return frozenset(j for a in plain for b in plain if a != b and (j := english_stem(a + b)) in held)
 
 
 def _description_when_asked_what(question: str, scored: list[Evidence]) -> list[Evidence]:
@@ -538,7 +527,11 @@ class ExtractiveAnswerer:
         stated = value_of_section([e for e in inside if e.answers]) if bridged else best
         if bridged:  # each hop stated with its own citation: what is asked, then the clause's description
             hop = clause_description(question, inside, (stated, best))
-            chosen = {e.element.element_id: e for e in (stated, hop, best) if e is not None}
+            # and the clause's own thing, where the question names its section ("미리내 2호 … 연구실 실장은?")
+            start = answer_parts.named_section_unit(question, inside, context.named, (stated, hop, best))
+            # or, a value the clause names ("auto32: armv7l¹"), what is asked of that value, then the value
+            through = answer_parts.through_clause_value(question, inside, lambda q: self.evidence(q, context))
+            chosen = {e.element.element_id: e for e in (through or (stated, hop, best, start)) if e is not None}
             if len(chosen) > 1:
                 return "\n".join(line for unit in chosen.values() for line in _quoted(unit, context))
         lines = _quoted(best, context)

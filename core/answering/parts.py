@@ -7,12 +7,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from core.answering.evidence import Evidence
-from core.retrieval.parts import dates_in, referred_value, with_referred_value
+from core.retrieval.context import Context
+from core.retrieval.parts import asked_of_clause_value, dates_in, referred_value, with_referred_value
 from core.retrieval.shape import name_runs
 from core.statements import terms, terms_with_parts
 from core.textnorm import english_stem
 
-__all__ = ["clause_description", "units_for_parts", "value_of_section"]
+__all__ = ["clause_description", "named_section_unit", "run_together", "through_clause_value", "units_for_parts",
+           "value_of_section"]
+
+# A part with no answering unit stating a value takes one under a heading holding this many of its words: one word
+# is any neighbour option sharing "retry"; two are the option it names (bench/sweep.py, data/tuning/).
+HEADING_NAMED_WORDS = 2
 
 
 def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evidence]]) -> list[Evidence]:
@@ -50,7 +56,11 @@ def _answering(part: str, evidence: list[Evidence]) -> list[Evidence]:
     line keys nothing the part writes, and the prose of a neighbour section sharing the word "retry" is no answer
     to it."""
     inside = [e for e in evidence if not e.element.outside_scope]
-    answering = [e for e in inside if e.answers]
+    # a part asked of a day ("which backend version came out on 2024-01-25", the part before's date) is answered
+    # by the entry dated so: its release heading holds the date, its text shares nothing with the part
+    dated = terms(" ".join(dates_in(part)))
+    answering = [e for e in inside if e.answers or (dated and e.element.category != "Title" and dated <= terms(
+        " ".join([*e.element.path, e.element.text])))]
     if not answering or any(e.value for e in answering):
         return answering
     floor = max(e.score for e in answering)
@@ -60,14 +70,14 @@ def _answering(part: str, evidence: list[Evidence]) -> list[Evidence]:
 
 
 def _heading_names(part: str, unit: Evidence) -> bool:
-    """The unit's own heading holds two of the part's words, a pair written run together counting as one of its
-    words ("max … timeout" in `fetch-retry-maxtimeout`)."""
+    """The unit's own heading holds :data:`HEADING_NAMED_WORDS` of the part's words, a pair written run together
+    counting as one of its words ("max … timeout" in `fetch-retry-maxtimeout`)."""
     if not unit.element.path:
         return False
     heading = terms_with_parts(unit.element.path[-1])
     written = [w for w in terms(part) if w.isascii() and w.isalpha()]
     joined = {english_stem(a + b) for a in written for b in written if a != b}
-    return len(heading & (terms(part) | joined)) >= 2
+    return len(heading & (terms(part) | joined)) >= HEADING_NAMED_WORDS
 
 
 def _naming_first(part: str, found: list[Evidence]) -> list[Evidence]:
@@ -97,6 +107,24 @@ def clause_description(question: str, inside: list[Evidence], quoted: tuple[Evid
     return max(candidates, key=held, default=None)
 
 
+def named_section_unit(question: str, inside: list[Evidence], named: Sequence[str],
+                       quoted: tuple[Evidence | None, ...]) -> Evidence | None:
+    """The unit of the section the question names by its heading (``named``: the retrieval's scope, "미리내 2호"
+    for "미리내 2호 입자 검출기 자료를 분석하는 연구실 실장은?") that holds the most of the question's words: the
+    clause's own thing, the hop the bridge starts from ("임무 : 태양풍 입자 관측"), when no quoted unit sits there.
+    None when nothing there holds a word of the question's that its heading does not."""
+    if not named:
+        return None
+    places = {e.element.path for e in quoted if e is not None}
+    under = [e for e in inside if e.element.category != "Title" and e.element.path and e.element.path[-1] in named]
+    if not under or any(e.element.path in places for e in under):
+        return None
+    asked = terms(question)
+    held = lambda e: len((asked - terms(" ".join(e.element.path))) & terms(e.element.text))  # noqa: E731
+    best = max(under, key=held)
+    return best if held(best) else None
+
+
 def value_of_section(answering: list[Evidence]) -> Evidence:
     """A part's unit: the best one, or, when it states no value, the best unit of its own section that states one.
     A part gets one line, and the line names the value: the prose that describes a setting ("The value npm init
@@ -109,3 +137,32 @@ def value_of_section(answering: list[Evidence]) -> Evidence:
     return next((e for e in answering[1:] if e.value and e.element.path == section), best)
 
 
+
+
+def run_together(written: frozenset[str], context: Context) -> frozenset[str]:
+    """The pairs of the question's words that a heading of the context writes run together: "the max retry
+    timeout" names ``fetch-retry-maxtimeout`` by "max" and "timeout" as well as by "retry" (the pair is looked up
+    among the context's headings, never guessed)."""
+    plain = [w for w in written if w.isascii() and w.isalpha() and len(w) >= 2]
+    if len(plain) < 2:
+        return frozenset()
+    held = frozenset().union(*(terms_with_parts(h) for h in {h for e in context.elements for h in e.path}))
+    return frozenset(j for a in plain for b in plain if a != b and (j := english_stem(a + b)) in held)
+
+
+def through_clause_value(question: str, inside: list[Evidence], evidence_of: Callable[[str], list[Evidence]]
+                         ) -> list[Evidence]:
+    """A question naming a value by a relative clause ("the default manylinux image for the arch that auto32
+    picks on a Linux Arm 64-bit runner"): the unit answering it asked of that value ("… for armv7l?",
+    ``evidence_of``: a question's evidence, best first) and the unit stating the value (the row "… auto32:
+    armv7l¹"), each a hop cited; none when no unit of ``inside`` states the clause's value, or nothing states a
+    value for the question so asked."""
+    asked = terms(question)
+    ranked = sorted(inside, key=lambda e: -len(asked & terms(e.element.text)))
+    found = asked_of_clause_value(question, [e.element.text for e in ranked])
+    if found is None:
+        return []
+    row = ranked[found[1]]
+    answer = next((e for e in evidence_of(found[0]) if e.answers and e.value and not e.element.outside_scope
+                   and e.element.element_id != row.element.element_id), None)
+    return [answer, row] if answer is not None else []

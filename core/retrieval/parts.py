@@ -18,7 +18,8 @@ from core.elements import ROW_KEY_SEPARATOR, ROW_SEPARATOR
 from core.retrieval.shape import split_preamble
 from core.statements import terms
 
-__all__ = ["PartsConfig", "dates_in", "question_parts", "referred_value", "with_referred_value"]
+__all__ = ["PartsConfig", "asked_of_clause_value", "dates_in", "question_parts", "referred_value",
+           "with_referred_value"]
 
 # Coordinators that join two asks. "or" joins two only in a question asking which (a choice: "which is bigger, A
 # or B"); elsewhere it names alternatives of one thing ("accessories such as cables, or wall brackets").
@@ -242,6 +243,34 @@ def referred_value(part: str, texts: Sequence[str]) -> str | None:
         for _key, value in cells:
             if any(value.casefold().endswith(n) for n in noun):
                 return value
+    return None
+
+
+# A thing named by a relative clause in English ("the arch that auto32 picks on a Linux Arm 64-bit runner"): the
+# clause runs to the end of the question or of its clause.
+_CLAUSE_EN = re.compile(r"\bthe\s+[A-Za-z][\w-]*\s+(?:that|which)\s+(?P<clause>[^?？,;]+)", re.I)
+# marks a cell's value carries that are not the value ("armv7l¹": a footnote)
+_MARKS = re.compile(r"[\u00b9\u00b2\u00b3\u2070-\u209f*†‡]+$")
+
+
+def asked_of_clause_value(question: str, texts: Sequence[str]) -> tuple[str, int] | None:
+    """``question`` asked of the value its relative clause names, and the index of the text it was read from:
+    "what's the default manylinux image for the arch that auto32 picks on a Linux Arm 64-bit runner?" is asked as
+    "… for armv7l?" when a row of ``texts`` (what the first search found, best first) states the cell
+    "auto32: armv7l¹": a key the clause writes whose value it does not (the row's "Runner: Linux / Arm 64-bit"
+    is the clause's own condition). None when the question has no such clause, or no text states such a cell."""
+    clause = _CLAUSE_EN.search(question)
+    if clause is None:
+        return None
+    written = terms(clause.group("clause"))
+    for i, text in enumerate(texts):
+        for line in text.splitlines()[:1]:  # a row, or an item's "key : value" line
+            for cell in line.split(ROW_SEPARATOR):
+                key, _sep, value = cell.partition(ROW_KEY_SEPARATOR)
+                key, value = key.strip(" *`-"), _MARKS.sub("", value.strip(" *`")).strip()
+                named = terms(key)
+                if named and value and len(value) <= 60 and named <= written and not terms(value) & written:
+                    return f"{question[:clause.start()]}{value}{question[clause.end():]}", i
     return None
 
 
