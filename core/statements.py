@@ -38,6 +38,7 @@ __all__ = [
     "name_share",
     "option_heading",
     "question_terms",
+    "run_together_pairs",
     "in_other_number",
     "row_cell",
     "singular",
@@ -321,6 +322,19 @@ def terms_with_parts(text: str) -> frozenset[str]:
     engine" or "the fetch timeout" in words, the document names the option ``container-engine``,
     ``fetch-timeout``, ``musllinux-aarch64-image`` (one term each, whole)."""
     return terms(text) | kebab_words(text)
+
+
+_STANDALONE = re.compile(r"(?<![\w.\-/:@`])[A-Za-z]{2,}(?![\w.\-/:@`(])")
+
+
+def run_together_pairs(text: str) -> frozenset[str]:
+    """Each ordered pair of the words ``text`` writes apart, as plain words (not a part of a dotted, hyphenated or
+    code name: "stream.Readable", "semantic-release"), run together and casefolded: "the max retry timeout" →
+    maxretry, maxtimeout, retrytimeout, …; what a name may write as one word (``fetch-retry-maxtimeout``)."""
+    # a camelCase word is a code name already ("emitClose")
+    words = list(dict.fromkeys(w.casefold() for w in _STANDALONE.findall(text) if w[1:].islower() or w.isupper()))
+    words = [w for w in words if terms(w)]  # no stop words
+    return frozenset(a + b for a in words for b in words if a != b)
 
 
 def kebab_words(name: str) -> frozenset[str]:

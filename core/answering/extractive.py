@@ -96,7 +96,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     has one: the product or API the question names), and whether it states the attribute asked about.
     """
     written = terms(question)
-    wanted = question_terms(question, context.lexicon) | answer_parts.run_together(written, context)
+    wanted = question_terms(question, context.lexicon) | answer_parts.run_together(question, context)
     # A heading the question names whole ("Dispatcher", "Class: Pool", "Aster H2") is where to look, wherever it
     # sits in the context: its terms never count as the attribute asked about.
     # Only the headings above the evidence inside the scope: an FAQ question heading above a hit kept from

@@ -10,7 +10,7 @@ from core.answering.evidence import Evidence
 from core.retrieval.context import Context
 from core.retrieval.parts import asked_of_clause_value, dates_in, referred_value, with_referred_value
 from core.retrieval.shape import name_runs
-from core.statements import terms, terms_with_parts
+from core.statements import run_together_pairs, terms, terms_with_parts
 from core.textnorm import english_stem
 
 __all__ = ["clause_description", "named_section_unit", "run_together", "through_clause_value", "units_for_parts",
@@ -75,8 +75,7 @@ def _heading_names(part: str, unit: Evidence) -> bool:
     if not unit.element.path:
         return False
     heading = terms_with_parts(unit.element.path[-1])
-    written = [w for w in terms(part) if w.isascii() and w.isalpha()]
-    joined = {english_stem(a + b) for a in written for b in written if a != b}
+    joined = {english_stem(pair) for pair in run_together_pairs(part)}
     return len(heading & (terms(part) | joined)) >= HEADING_NAMED_WORDS
 
 
@@ -139,15 +138,15 @@ def value_of_section(answering: list[Evidence]) -> Evidence:
 
 
 
-def run_together(written: frozenset[str], context: Context) -> frozenset[str]:
-    """The pairs of the question's words that a heading of the context writes run together: "the max retry
-    timeout" names ``fetch-retry-maxtimeout`` by "max" and "timeout" as well as by "retry" (the pair is looked up
-    among the context's headings, never guessed)."""
-    plain = [w for w in written if w.isascii() and w.isalpha() and len(w) >= 2]
-    if len(plain) < 2:
+def run_together(question: str, context: Context) -> frozenset[str]:
+    """The pairs of the question's words, written apart, that a heading of the context writes run together: "the
+    max retry timeout" names ``fetch-retry-maxtimeout`` by "max" and "timeout" as well as by "retry" (the pair is
+    looked up among the context's headings, never guessed; :func:`core.statements.run_together_pairs`)."""
+    pairs = run_together_pairs(question)
+    if not pairs:
         return frozenset()
     held = frozenset().union(*(terms_with_parts(h) for h in {h for e in context.elements for h in e.path}))
-    return frozenset(j for a in plain for b in plain if a != b and (j := english_stem(a + b)) in held)
+    return frozenset(t for pair in pairs if (t := english_stem(pair)) in held)
 
 
 def through_clause_value(question: str, inside: list[Evidence], evidence_of: Callable[[str], list[Evidence]]

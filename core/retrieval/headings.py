@@ -40,7 +40,7 @@ from core import textnorm
 from core.changelog import release_heading
 from core.retrieval.heading_refs import HeadingMatch, HeadingRef, _ref, load_headings
 from core.retrieval.shape import IDENTIFIER, asking_words, code_names, name_runs, split_preamble
-from core.statements import without_default_phrases
+from core.statements import run_together_pairs, without_default_phrases
 from core.store import StoredHeading
 from core.textnorm import is_release_version
 
@@ -197,22 +197,22 @@ def word_factors(question: str, index: HeadingIndex | None = None, *,
         if index is not None and _names_platform(w, index):
             f = PREAMBLE_FACTOR
         factors.setdefault(w, PREAMBLE_FACTOR if named_rest else f)
-    return _run_together(_without_asking(question, factors, index), index)
+    return _run_together(question, _without_asking(question, factors, index), index)
 
 
-def _run_together(factors: dict[str, float], index: HeadingIndex | None) -> dict[str, float]:
-    """``factors`` and each pair of the question's plain words that some heading of the collection writes run
-    together, as a part of a name (``fetch-retry-maxtimeout`` for "the max retry timeout", ``searchlimit`` for
-    "search limit"): the pair counts as that word, as much as the more telling of the two. The pair is looked up,
-    never guessed: only a word some heading holds is added."""
+def _run_together(question: str, factors: dict[str, float], index: HeadingIndex | None) -> dict[str, float]:
+    """``factors`` and each pair of the question's plain words, written apart, that some heading of the collection
+    writes run together as a part of a name (``fetch-retry-maxtimeout`` for "the max retry timeout"): the pair
+    counts as that word, as much as the more telling of the two. The pair is looked up, never guessed: only a
+    word some heading holds is added; and the words of one name ("stream.Readable", "semantic-release") are no
+    pair (a parameter ``streamReadable`` is not what they name)."""
     if index is None:
         return factors
-    plain = [w for w in factors if w.isascii() and w.isalpha() and len(w) >= 2]
     out = dict(factors)
-    for a in plain:
-        for b in plain:
-            if a != b and (a + b) not in out and index.postings.get(a + b):
-                out[a + b] = max(factors[a], factors[b])
+    for pair in run_together_pairs(question):
+        a = next((w for w in factors if pair.startswith(w) and pair[len(w):] in factors), None)
+        if a is not None and pair not in out and index.postings.get(pair):
+            out[pair] = max(factors[a], factors[pair[len(a):]])
     return out
 
 
