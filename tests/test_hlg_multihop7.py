@@ -105,3 +105,14 @@ def test_the_row_a_later_part_asks_keeps_the_first_parts_qualifier(store):
     answer = ExtractiveAnswerer().complete(question, found.hierarchical)
     assert "10.9" in answer and "10.15" in answer, answer
     assert "Minimum target: 11" not in answer, answer
+
+
+def test_an_option_named_in_the_other_number_is_found_and_answered(store):
+    # "retry" names `fetch-retries` as well as the `fetch-retry-*` options; a heading in words keeps its own number
+    _ingest(store, {"config.md": CONFIG})
+    question = "how many times does npm retry a fetch by default, and what's the fetch timeout?"
+    found = retrieve(store, RetrievalRequest(question, k=4))
+    assert any(n == "searched under: Config Settings › fetch-retries" for n in found.notes), found.notes
+    answer = ExtractiveAnswerer().complete(question, found.hierarchical)
+    assert answer.splitlines()[0].endswith("2"), answer
+    assert "300000" in answer and "60000" not in answer.replace("300000", ""), answer

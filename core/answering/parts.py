@@ -10,7 +10,7 @@ from core.answering.evidence import Evidence
 from core.retrieval.context import Context
 from core.retrieval.parts import asked_of_clause_value, dates_in, referred_value, with_referred_value
 from core.retrieval.shape import name_runs
-from core.statements import run_together_pairs, terms, terms_with_parts
+from core.statements import kebab_words, number_forms, run_together_pairs, standalone_words, terms, terms_with_parts
 from core.textnorm import english_stem
 
 __all__ = ["clause_description", "named_section_unit", "run_together", "through_clause_value", "units_for_parts",
@@ -141,12 +141,18 @@ def value_of_section(answering: list[Evidence]) -> Evidence:
 def run_together(question: str, context: Context) -> frozenset[str]:
     """The pairs of the question's words, written apart, that a heading of the context writes run together: "the
     max retry timeout" names ``fetch-retry-maxtimeout`` by "max" and "timeout" as well as by "retry" (the pair is
-    looked up among the context's headings, never guessed; :func:`core.statements.run_together_pairs`)."""
+    looked up among the context's headings, never guessed; :func:`core.statements.run_together_pairs`); and each
+    word's other number an option's name writes ("retries" in ``fetch-retries`` for "how many times does npm
+    retry")."""
     pairs = run_together_pairs(question)
-    if not pairs:
+    forms = {f for w in standalone_words(question) for f in number_forms(w)}
+    if not pairs and not forms:
         return frozenset()
-    held = frozenset().union(*(terms_with_parts(h) for h in {h for e in context.elements for h in e.path}))
-    return frozenset(t for pair in pairs if (t := english_stem(pair)) in held)
+    headings = {h for e in context.elements for h in e.path}
+    held = frozenset().union(*(terms_with_parts(h) for h in headings))
+    named = frozenset().union(*(kebab_words(h) for h in headings))  # a form as a part of an option's name only
+    return frozenset({t for pair in pairs if (t := english_stem(pair)) in held}
+                     | {t for form in forms if (t := english_stem(form)) in named})
 
 
 def through_clause_value(question: str, inside: list[Evidence], evidence_of: Callable[[str], list[Evidence]]

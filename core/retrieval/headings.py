@@ -40,7 +40,7 @@ from core import textnorm
 from core.changelog import release_heading
 from core.retrieval.heading_refs import HeadingMatch, HeadingRef, _ref, load_headings
 from core.retrieval.shape import IDENTIFIER, asking_words, code_names, name_runs, split_preamble
-from core.statements import run_together_pairs, without_default_phrases
+from core.statements import number_forms, run_together_pairs, without_default_phrases
 from core.store import StoredHeading
 from core.textnorm import is_release_version
 
@@ -197,7 +197,23 @@ def word_factors(question: str, index: HeadingIndex | None = None, *,
         if index is not None and _names_platform(w, index):
             f = PREAMBLE_FACTOR
         factors.setdefault(w, PREAMBLE_FACTOR if named_rest else f)
-    return _run_together(question, _without_asking(question, factors, index), index)
+    return _other_number(_run_together(question, _without_asking(question, factors, index), index), index)
+
+
+def _other_number(factors: dict[str, float], index: HeadingIndex | None) -> dict[str, float]:
+    """``factors`` and each word's other number that some heading holds as a part of an option's name
+    ("retries" in ``fetch-retries`` for "how many times does npm retry"), counted as the word: a name joins its
+    words in whatever number the option's author chose, a question asks in its own. Looked up, never guessed: only
+    a form some heading's name holds is added; a heading in words ("Warranty Periods") keeps its own number."""
+    if index is None:
+        return factors
+    out = dict(factors)
+    for word, factor in factors.items():
+        for form in number_forms(word):
+            if form not in out and any(form in _PARTS.split(w) for i in index.postings.get(form, ())
+                                       for w in index.words_of(i) if _PARTS.search(w)):
+                out[form] = factor
+    return out
 
 
 def _run_together(question: str, factors: dict[str, float], index: HeadingIndex | None) -> dict[str, float]:
