@@ -51,10 +51,10 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
 
 def _answering(part: str, evidence: list[Evidence]) -> list[Evidence]:
     """The units of a part's ``evidence`` that answer it, inside the scope. When none of them states a value, the
-    units stating one under a heading that names two of the part's words, and scoring above them all, come first:
-    "how long is the max retry timeout?" asks for the value of `fetch-retry-maxtimeout`, whose `Default: 60000`
-    line keys nothing the part writes, and the prose of a neighbour section sharing the word "retry" is no answer
-    to it."""
+    units stating one under a heading that names :data:`HEADING_NAMED_WORDS` of the part's words, and more of them
+    than the best answering unit's heading, come first (most named, then best scored): "how long is the max retry
+    timeout?" asks for the value of `fetch-retry-maxtimeout`, whose `Default: 60000` line keys nothing the part
+    writes, and the prose of a neighbour option sharing the word "retry" is no answer to it."""
     inside = [e for e in evidence if not e.element.outside_scope]
     # a part asked of a day ("which backend version came out on 2024-01-25", the part before's date) is answered
     # by the entry dated so: its release heading holds the date, its text shares nothing with the part
@@ -63,20 +63,18 @@ def _answering(part: str, evidence: list[Evidence]) -> list[Evidence]:
         " ".join([*e.element.path, e.element.text])))]
     if not answering or any(e.value for e in answering):
         return answering
-    floor = max(e.score for e in answering)
-    valued = sorted((e for e in inside if e.value and not e.answers and e.score > floor
-                     and e.element.category != "Title" and _heading_names(part, e)), key=lambda e: -e.score)
+    asked = terms(part) | {english_stem(pair) for pair in run_together_pairs(part)}
+    named = {id(e): _heading_named(asked, e) for e in inside}
+    floor = max(HEADING_NAMED_WORDS, named[id(answering[0])] + 1)
+    valued = sorted((e for e in inside if e.value and not e.answers and e.element.category != "Title"
+                     and named[id(e)] >= floor), key=lambda e: (-named[id(e)], -e.score))
     return [*valued, *answering]
 
 
-def _heading_names(part: str, unit: Evidence) -> bool:
-    """The unit's own heading holds :data:`HEADING_NAMED_WORDS` of the part's words, a pair written run together
-    counting as one of its words ("max … timeout" in `fetch-retry-maxtimeout`)."""
-    if not unit.element.path:
-        return False
-    heading = terms_with_parts(unit.element.path[-1])
-    joined = {english_stem(pair) for pair in run_together_pairs(part)}
-    return len(heading & (terms(part) | joined)) >= HEADING_NAMED_WORDS
+def _heading_named(asked: frozenset[str], unit: Evidence) -> int:
+    """How many of the part's words (``asked``: its terms, and its pairs written run together: "max … timeout"
+    in `fetch-retry-maxtimeout`) the unit's own heading holds."""
+    return len(terms_with_parts(unit.element.path[-1]) & asked) if unit.element.path else 0
 
 
 def _naming_first(part: str, found: list[Evidence]) -> list[Evidence]:
