@@ -13,6 +13,7 @@ import pytest
 
 from core.answering import ExtractiveAnswerer
 from core.retrieval import RetrievalRequest, retrieve
+from core.retrieval.named_rows import writes_key
 from core.retrieval.parts import asked_of_clause_value, question_parts, referred_value, with_referred_value
 
 from .test_hlg_multihop3 import _ingest
@@ -116,3 +117,14 @@ def test_an_option_named_in_the_other_number_is_found_and_answered(store):
     answer = ExtractiveAnswerer().complete(question, found.hierarchical)
     assert answer.splitlines()[0].endswith("2"), answer
     assert "300000" in answer and "60000" not in answer.replace("300000", ""), answer
+
+
+def test_a_row_keyed_by_the_initials_of_the_name_a_part_writes_is_the_row_it_names(store):
+    assert writes_key("minimum target on Apple Silicon?", frozenset(), "AS")
+    assert not writes_key("minimum target on Apple Silicon?", frozenset(), "ASI")  # as many words as letters
+    assert not writes_key("minimum target on apple silicon?", frozenset(), "AS")  # a capitalised name only
+    _ingest(store, {"platforms.md": TARGETS})
+    question = "minimum macOS target for CPython 3.12 wheels on Intel vs on Apple Silicon?"
+    found = retrieve(store, RetrievalRequest(question, k=4))
+    answer = ExtractiveAnswerer().complete(question, found.hierarchical)
+    assert "10.13" in answer and "Minimum target: 11" in answer, answer
