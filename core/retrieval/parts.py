@@ -102,7 +102,7 @@ def _completed(piece: str, first: str) -> str:
     Korean question word that ends it ("X의 A는 뭐고 B는" → "X의 B는 뭐"). A side asking by its own question word
     stands as it is."""
     if _ASKING.match(piece):
-        return piece
+        return _with_antecedents(piece, first)
     head = piece.split()[0].casefold() if piece.split() else ""
     words = first.split()
     at = max((i for i, w in enumerate(words) if w.casefold() == head), default=-1)
@@ -122,6 +122,27 @@ def _completed(piece: str, first: str) -> str:
 _QUALIFIER = frozenset({"for", "on", "in", "of", "with", "at", "from", "under", "by", "via", "within", "without"})
 # The pro-form a later side names the first side's thing by ("the max retry timeout … the min one").
 _ONE = re.compile(r"^ones?\W*$", re.I)
+
+
+# A first part asking of a thing by a question word and a noun, then its subject: "how many log files does npm
+# keep", "which build frontend does cibuildwheel use".
+_WH_NOUN = re.compile(r"^(?:how\s+many|how\s+much|which|what)\s+(?P<noun>[^,?]+?)\s+"
+                      r"(?:does|do|did|is|are|was|were|can|will|should)\s+(?P<subject>[\w.@/-]+)\b", re.I)
+_IT = re.compile(r"\bit\b", re.I)
+_THEM = re.compile(r"\b(?:them|they)\b", re.I)
+
+
+def _with_antecedents(piece: str, first: str) -> str:
+    """A later part asking by its own question word with the first part's thing as pronouns: "where does it write
+    them?" after "how many log files does npm keep" asks "where does npm write log files?" ("them"/"they": the
+    first part's noun; "it" beside them: its subject, alone: its noun, "where is it configured" after "which build
+    frontend does cibuildwheel use"). As it is when the first part asks no thing so, or the piece points at
+    nothing."""
+    found = _WH_NOUN.match(first)
+    if found is None or not (_IT.search(piece) or _THEM.search(piece)):
+        return piece
+    it = found.group("subject") if _THEM.search(piece) else found.group("noun")
+    return _THEM.sub(found.group("noun"), _IT.sub(it, piece))
 
 
 def _carried(piece: str, replaced: list[str]) -> list[str]:
