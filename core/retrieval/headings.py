@@ -201,17 +201,19 @@ def word_factors(question: str, index: HeadingIndex | None = None, *,
 
 
 def _other_number(factors: dict[str, float], index: HeadingIndex | None) -> dict[str, float]:
-    """``factors`` and each word's other number that some heading holds as a part of an option's name
+    """``factors`` and each word's other number that headings hold only as a part of an option's name
     ("retries" in ``fetch-retries`` for "how many times does npm retry"), counted as the word: a name joins its
-    words in whatever number the option's author chose, a question asks in its own. Looked up, never guessed: only
-    a form some heading's name holds is added; a heading in words ("Warranty Periods") keeps its own number."""
+    words in whatever number the option's author chose, a question asks in its own. Looked up, never guessed: a
+    form a heading in words holds ("Warranty Periods", "… with my releases?") keeps its own number, and the
+    headings holding it would gain a word the question does not write."""
     if index is None:
         return factors
     out = dict(factors)
     for word, factor in factors.items():
         for form in number_forms(word):
-            if form not in out and any(form in _PARTS.split(w) for i in index.postings.get(form, ())
-                                       for w in index.words_of(i) if _PARTS.search(w)):
+            held = index.postings.get(form, ())
+            if form not in out and held and all(any(form in _PARTS.split(w) for w in index.words_of(i)
+                                                    if _PARTS.search(w)) for i in held):
                 out[form] = factor
     return out
 
