@@ -58,11 +58,12 @@ def _cited(answer: str) -> set[str]:
     # "one" stands for the first part's noun
     ("npm: how long is the max retry timeout compared to the min one, in ms?",
      ("npm: how long is the max retry timeout?", "npm: how long is the min retry timeout, in ms?")),
-    # pronouns for the first part's thing: "them" its noun, "it" beside them its subject, alone its noun
+    # pronouns for the first part's thing: "them" its noun, "it" beside them its subject; "it" alone stays (the
+    # subject as often as the noun)
     ("how many log files does npm keep by default and where does it write them?",
      ("how many log files does npm keep by default?", "where does npm write log files?")),
-    ("which build frontend does cibuildwheel use, and where is it configured?",
-     ("which build frontend does cibuildwheel use?", "where is build frontend configured?")),
+    ("which python versions can black run on, and does it run on pypy?",
+     ("which python versions can black run on?", "does it run on pypy?")),
 ])
 def test_a_later_part_is_completed_from_the_first(question, parts):
     assert question_parts(question) == parts

@@ -135,14 +135,13 @@ _THEM = re.compile(r"\b(?:them|they)\b", re.I)
 def _with_antecedents(piece: str, first: str) -> str:
     """A later part asking by its own question word with the first part's thing as pronouns: "where does it write
     them?" after "how many log files does npm keep" asks "where does npm write log files?" ("them"/"they": the
-    first part's noun; "it" beside them: its subject, alone: its noun, "where is it configured" after "which build
-    frontend does cibuildwheel use"). As it is when the first part asks no thing so, or the piece points at
-    nothing."""
+    first part's noun, "it" beside them: its subject). "it" alone stays: it is the subject as often ("… and does
+    it run on pypy?" after "which python versions can black run on") as the noun ("… and where is it
+    configured?"). As it is when the first part asks no thing so, or the piece points at nothing plural."""
     found = _WH_NOUN.match(first)
-    if found is None or not (_IT.search(piece) or _THEM.search(piece)):
+    if found is None or not _THEM.search(piece):
         return piece
-    it = found.group("subject") if _THEM.search(piece) else found.group("noun")
-    return _THEM.sub(found.group("noun"), _IT.sub(it, piece))
+    return _THEM.sub(found.group("noun"), _IT.sub(found.group("subject"), piece))
 
 
 def _carried(piece: str, replaced: list[str]) -> list[str]:
