@@ -134,3 +134,21 @@ def test_a_row_keyed_by_the_initials_of_the_name_a_part_writes_is_the_row_it_nam
     found = retrieve(store, RetrievalRequest(question, k=4))
     answer = ExtractiveAnswerer().complete(question, found.hierarchical)
     assert "10.13" in answer and "Minimum target: 11" in answer, answer
+
+
+STYLE = ("# The Code Style\n\n## Stability Policy\n\n"
+         "The first release in a new calendar year may contain formatting changes, kept as small as possible.\n\n"
+         "- If code has been formatted once, it will remain unchanged when formatted with the same options using any "
+         "other release in the same calendar year.\n- Bugs that crash on some code may still be fixed.\n\n"
+         "## Line length\n\nThe default line length is 88 characters.\n")
+CHANGES = ("# Change Log\n\n## 24.1.0\n\n### Highlights\n\nThere are many changes to the preview style; try it out.\n\n"
+           "### Stable style\n\nIntroduce the 2024 stable style.\n\n## 23.1.0\n\n### Highlights\n\n"
+           "Many changes to the preview style were promoted.\n\n### Stable style\n\nIntroduce the 2023 stable style.\n")
+
+
+def test_a_part_whose_scope_holds_nothing_as_close_as_a_passage_elsewhere_searches_that_passages_section(store):
+    _ingest(store, {"style.md": STYLE, "changes.md": CHANGES})
+    question = "what is the default line length, and will it change formatting within a calendar year?"
+    found = retrieve(store, RetrievalRequest(question, k=4))
+    assert any(n.endswith("Stability Policy: searched under it as well") for n in found.notes), found.notes
+    assert any("remain unchanged" in e.text for e in found.hierarchical.elements), "the passage's neighbour"
