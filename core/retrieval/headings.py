@@ -39,8 +39,9 @@ from functools import lru_cache
 from core import textnorm
 from core.changelog import release_heading
 from core.retrieval.heading_refs import HeadingMatch, HeadingRef, _ref, load_headings
+from core.retrieval.name_forms import other_number, run_together
 from core.retrieval.shape import IDENTIFIER, asking_words, code_names, name_runs, split_preamble
-from core.statements import number_forms, run_together_pairs, without_default_phrases
+from core.statements import without_default_phrases
 from core.store import StoredHeading
 from core.textnorm import is_release_version
 
@@ -197,41 +198,7 @@ def word_factors(question: str, index: HeadingIndex | None = None, *,
         if index is not None and _names_platform(w, index):
             f = PREAMBLE_FACTOR
         factors.setdefault(w, PREAMBLE_FACTOR if named_rest else f)
-    return _other_number(_run_together(question, _without_asking(question, factors, index), index), index)
-
-
-def _other_number(factors: dict[str, float], index: HeadingIndex | None) -> dict[str, float]:
-    """``factors`` and each word's other number that headings hold only as a part of an option's name
-    ("retries" in ``fetch-retries`` for "how many times does npm retry"), counted as the word: a name joins its
-    words in whatever number the option's author chose, a question asks in its own. Looked up, never guessed: a
-    form a heading in words holds ("Warranty Periods", "… with my releases?") keeps its own number, and the
-    headings holding it would gain a word the question does not write."""
-    if index is None:
-        return factors
-    out = dict(factors)
-    for word, factor in factors.items():
-        for form in number_forms(word):
-            held = index.postings.get(form, ())
-            if form not in out and held and all(any(form in _PARTS.split(w) for w in index.words_of(i)
-                                                    if _PARTS.search(w)) for i in held):
-                out[form] = factor
-    return out
-
-
-def _run_together(question: str, factors: dict[str, float], index: HeadingIndex | None) -> dict[str, float]:
-    """``factors`` and each pair of the question's plain words, written apart, that some heading of the collection
-    writes run together as a part of a name (``fetch-retry-maxtimeout`` for "the max retry timeout"): the pair
-    counts as that word, as much as the more telling of the two. The pair is looked up, never guessed: only a
-    word some heading holds is added; and the words of one name ("stream.Readable", "semantic-release") are no
-    pair (a parameter ``streamReadable`` is not what they name)."""
-    if index is None:
-        return factors
-    out = dict(factors)
-    for pair in run_together_pairs(question):
-        a = next((w for w in factors if pair.startswith(w) and pair[len(w):] in factors), None)
-        if a is not None and pair not in out and index.postings.get(pair):
-            out[pair] = max(factors[a], factors[pair[len(a):]])
-    return out
+    return other_number(run_together(question, _without_asking(question, factors, index), index), index)
 
 
 def _without_asking(question: str, factors: dict[str, float], index: HeadingIndex | None) -> dict[str, float]:
