@@ -36,8 +36,11 @@ __all__ = [
     "is_lead_in",
     "last_parts",
     "name_share",
+    "number_forms",
     "option_heading",
     "question_terms",
+    "run_together_pairs",
+    "standalone_words",
     "in_other_number",
     "row_cell",
     "singular",
@@ -321,6 +324,40 @@ def terms_with_parts(text: str) -> frozenset[str]:
     engine" or "the fetch timeout" in words, the document names the option ``container-engine``,
     ``fetch-timeout``, ``musllinux-aarch64-image`` (one term each, whole)."""
     return terms(text) | kebab_words(text)
+
+
+def number_forms(word: str) -> tuple[str, ...]:
+    """The plural of an English singular and the singular of a plural ("retry" ↔ "retries", "log" ↔ "logs",
+    "box" ↔ "boxes"), as written; () for a word of fewer than three letters or not plain letters."""
+    if len(word) < 3 or not word.isascii() or not word.isalpha():
+        return ()
+    if word.endswith("ies") and len(word) > 4:
+        return (word[:-3] + "y",)
+    if word.endswith("es") and len(word) > 4:
+        return (word[:-2], word[:-1])
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return (word[:-1],)
+    if word.endswith("y") and word[-2] not in "aeiou":
+        return (word[:-1] + "ies",)
+    return (word + "s", word + "es")
+
+
+_STANDALONE = re.compile(r"(?<![\w.\-/:@`])[A-Za-z]{2,}(?![\w.\-/:@`(])")
+
+
+def standalone_words(text: str) -> list[str]:
+    """The words ``text`` writes apart as plain words, casefolded, once each, no stop words: not a part of a dotted,
+    hyphenated or code name ("stream.Readable", "semantic-release"), nor a camelCase name ("emitClose")."""
+    return [w for w in dict.fromkeys(w.casefold() for w in _STANDALONE.findall(text)
+                                     if w[1:].islower() or w.isupper()) if terms(w)]
+
+
+def run_together_pairs(text: str) -> frozenset[str]:
+    """Each ordered pair of the words ``text`` writes apart, as plain words (not a part of a dotted, hyphenated or
+    code name: "stream.Readable", "semantic-release"), run together and casefolded: "the max retry timeout" →
+    maxretry, maxtimeout, retrytimeout, …; what a name may write as one word (``fetch-retry-maxtimeout``)."""
+    words = standalone_words(text)
+    return frozenset(a + b for a in words for b in words if a != b)
 
 
 def kebab_words(name: str) -> frozenset[str]:

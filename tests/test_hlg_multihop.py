@@ -50,7 +50,7 @@ def _ingest(store, files: dict[str, str]) -> None:
     ("cibuildwheel default cache folder on linux vs windows?",
      ("cibuildwheel default cache folder on linux?", "cibuildwheel default cache folder on windows?")),
     ("minimum macos target for cpython 3.9-3.11 on intel and for pypy?",
-     ("minimum macos target for cpython 3.9-3.11 on intel?", "minimum macos target for pypy?")),
+     ("minimum macos target for cpython 3.9-3.11 on intel?", "minimum macos target for pypy on intel?")),
     # Korean: the particle "(이)랑", "-고" after a question word or before a comma
     ("가상계좌 국민은행 운영시간이랑 우리은행 운영시간은?",
      ("가상계좌 국민은행 운영시간?", "가상계좌 우리은행 운영시간은?")),

@@ -97,4 +97,6 @@ def test_a_bridge_whose_best_unit_is_its_description_quotes_the_value_of_that_se
     answer = ExtractiveAnswerer().complete(question, found.hierarchical)
     assert answer.splitlines()[0] == "실장: 오세린", answer
     assert "입자 검출기 자료를 분석합니다" in answer, "the description that found the lab, after the value"
-    assert len(set(re.findall(r"\[e:(\w+)\]", answer))) == 2, "each line cited"
+    # and the clause's own thing, whose section the question names (multihop7): each hop cited
+    assert "태양풍 입자 관측" in answer, answer
+    assert len(set(re.findall(r"\[e:(\w+)\]", answer))) == 3, "each line cited"

@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
+from core.answering import parts as answer_parts
 from core.answering import prompts
 from core.answering.asked_words import names_by_parts, placed_by_translation, words_of
 from core.answering.evidence import Evidence
@@ -94,8 +95,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     similarity, the question's terms in its text, the terms found only in its heading path (where the context
     has one: the product or API the question names), and whether it states the attribute asked about.
     """
-    wanted = question_terms(question, context.lexicon)
     written = terms(question)
+    wanted = question_terms(question, context.lexicon) | answer_parts.run_together(question, context)
     # A heading the question names whole ("Dispatcher", "Class: Pool", "Aster H2") is where to look, wherever it
     # sits in the context: its terms never count as the attribute asked about.
     # Only the headings above the evidence inside the scope: an FAQ question heading above a hit kept from
@@ -536,7 +537,11 @@ class ExtractiveAnswerer:
         stated = value_of_section([e for e in inside if e.answers]) if bridged else best
         if bridged:  # each hop stated with its own citation: what is asked, then the clause's description
             hop = clause_description(question, inside, (stated, best))
-            chosen = {e.element.element_id: e for e in (stated, hop, best) if e is not None}
+            # and the clause's own thing, where the question names its section ("미리내 2호 … 연구실 실장은?")
+            start = answer_parts.named_section_unit(question, inside, context.named, (stated, hop, best))
+            # or, a value the clause names ("auto32: armv7l¹"), what is asked of that value, then the value
+            through = answer_parts.through_clause_value(question, inside, lambda q: self.evidence(q, context))
+            chosen = {e.element.element_id: e for e in (through or (stated, hop, best, start)) if e is not None}
             if len(chosen) > 1:
                 return "\n".join(line for unit in chosen.values() for line in _quoted(unit, context))
         lines = _quoted(best, context)

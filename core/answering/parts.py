@@ -8,11 +8,19 @@ import re
 from collections.abc import Callable, Sequence
 
 from core.answering.evidence import Evidence
-from core.retrieval.parts import referred_value, with_referred_value
+from core.retrieval.context import Context
+from core.retrieval.parts import asked_of_clause_value, dates_in, referred_value, with_referred_value
 from core.retrieval.shape import name_runs
-from core.statements import terms, terms_with_parts
+from core.statements import kebab_words, number_forms, run_together_pairs, standalone_words, terms, terms_with_parts
+from core.textnorm import english_stem
 
-__all__ = ["asked_count", "clause_description", "counted_units", "units_for_parts", "value_of_section"]
+__all__ = ["asked_count", "clause_description", "counted_units", "named_section_unit", "run_together",
+           "through_clause_value", "units_for_parts", "value_of_section"]
+
+
+# A part with no answering unit stating a value takes one under a heading holding this many of its words: one word
+# is any neighbour option sharing "retry"; two are the option it names (bench/sweep.py, data/tuning/).
+HEADING_NAMED_WORDS = 2
 
 
 def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evidence]]) -> list[Evidence]:
@@ -29,8 +37,7 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
         if answering and answering[-1]:
             value = referred_value(part, [value_of_section(answering[-1]).element.text])
             part = with_referred_value(part, value) if value else part
-        answering.append(_naming_first(part, [e for e in evidence_of(part)
-                                              if e.answers and not e.element.outside_scope]))
+        answering.append(_naming_first(part, _answering(part, evidence_of(part))))
     chosen: dict[int, Evidence] = {}
     while True:  # the part whose best free unit scores highest takes it first
         taken = {u.element.element_id for u in chosen.values()}
@@ -44,12 +51,41 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
     return units if len(units) == len(parts) else []
 
 
+def _answering(part: str, evidence: list[Evidence]) -> list[Evidence]:
+    """The units of a part's ``evidence`` that answer it, inside the scope. When none of them states a value, the
+    units stating one under a heading that names :data:`HEADING_NAMED_WORDS` of the part's words, and more of them
+    than the best answering unit's heading, come first (most named, then best scored): "how long is the max retry
+    timeout?" asks for the value of `fetch-retry-maxtimeout`, whose `Default: 60000` line keys nothing the part
+    writes, and the prose of a neighbour option sharing the word "retry" is no answer to it."""
+    inside = [e for e in evidence if not e.element.outside_scope]
+    # a part asked of a day ("which backend version came out on 2024-01-25", the part before's date) is answered
+    # by the entry dated so: its release heading holds the date, its text shares nothing with the part
+    dated = terms(" ".join(dates_in(part)))
+    answering = [e for e in inside if e.answers or (dated and e.element.category != "Title" and dated <= terms(
+        " ".join([*e.element.path, e.element.text])))]
+    if not answering or any(e.value for e in answering):
+        return answering
+    asked = terms(part) | {english_stem(pair) for pair in run_together_pairs(part)}
+    named = {id(e): _heading_named(asked, e) for e in inside}
+    floor = max(HEADING_NAMED_WORDS, named[id(answering[0])] + 1)
+    valued = sorted((e for e in inside if e.value and not e.answers and e.element.category != "Title"
+                     and named[id(e)] >= floor), key=lambda e: (-named[id(e)], -e.score))
+    return [*valued, *answering]
+
+
+def _heading_named(asked: frozenset[str], unit: Evidence) -> int:
+    """How many of the part's words (``asked``: its terms, and its pairs written run together: "max … timeout"
+    in `fetch-retry-maxtimeout`) the unit's own heading holds."""
+    return len(terms_with_parts(unit.element.path[-1]) & asked) if unit.element.path else 0
+
+
 def _naming_first(part: str, found: list[Evidence]) -> list[Evidence]:
-    """``found`` with the units that hold every numbered name the part writes ("27QX", "aarch64") in their
+    """``found`` with the units that hold every numbered name the part writes ("27QX", "aarch64", a date) in their
     text or heading path first: the part asks of that thing, and a neighbour's item stating the same key ("높낮이
     조절 : X" of another monitor) is not its answer, however close the whole question's vector found it."""
     # a model number or code ("27QX", "aarch64"): a tool's own name ("Hatch", "CPython") is on every page
-    names = terms(" ".join(run for run in name_runs(part) if any(c.isdigit() for c in run)))
+    # a day ("on 2024-01-25", the part before's date a later part is asked of) names its release as well
+    names = terms(" ".join([*(run for run in name_runs(part) if any(c.isdigit() for c in run)), *dates_in(part)]))
     if not names:
         return found
     holds = [e for e in found if names <= terms_with_parts(" ".join([*e.element.path, e.element.text]))]
@@ -68,6 +104,24 @@ def clause_description(question: str, inside: list[Evidence], quoted: tuple[Evid
     candidates = [e for e in inside if e.element.category != "Title" and e.element.element_id not in ids
                   and held(e) > floor]
     return max(candidates, key=held, default=None)
+
+
+def named_section_unit(question: str, inside: list[Evidence], named: Sequence[str],
+                       quoted: tuple[Evidence | None, ...]) -> Evidence | None:
+    """The unit of the section the question names by its heading (``named``: the retrieval's scope, "미리내 2호"
+    for "미리내 2호 입자 검출기 자료를 분석하는 연구실 실장은?") that holds the most of the question's words: the
+    clause's own thing, the hop the bridge starts from ("임무 : 태양풍 입자 관측"), when no quoted unit sits there.
+    None when nothing there holds a word of the question's that its heading does not."""
+    if not named:
+        return None
+    places = {e.element.path for e in quoted if e is not None}
+    under = [e for e in inside if e.element.category != "Title" and e.element.path and e.element.path[-1] in named]
+    if not under or any(e.element.path in places for e in under):
+        return None
+    asked = terms(question)
+    held = lambda e: len((asked - terms(" ".join(e.element.path))) & terms(e.element.text))  # noqa: E731
+    best = max(under, key=held)
+    return best if held(best) else None
 
 
 def value_of_section(answering: list[Evidence]) -> Evidence:
@@ -127,3 +181,38 @@ def _states_as(unit: Evidence, best: Evidence) -> bool:
     """``unit`` states ``best``'s value for the same key (a row's own name before " — " aside)."""
     key = lambda e: (e.key or "").rsplit(" — ", 1)[-1]  # noqa: E731
     return unit.value == best.value and key(unit) == key(best)
+
+
+def run_together(question: str, context: Context) -> frozenset[str]:
+    """The pairs of the question's words, written apart, that a heading of the context writes run together: "the
+    max retry timeout" names ``fetch-retry-maxtimeout`` by "max" and "timeout" as well as by "retry" (the pair is
+    looked up among the context's headings, never guessed; :func:`core.statements.run_together_pairs`); and each
+    word's other number an option's name writes ("retries" in ``fetch-retries`` for "how many times does npm
+    retry")."""
+    pairs = run_together_pairs(question)
+    forms = {f for w in standalone_words(question) for f in number_forms(w)}
+    if not pairs and not forms:
+        return frozenset()
+    headings = {h for e in context.elements for h in e.path}
+    held = frozenset().union(*(terms_with_parts(h) for h in headings))
+    named = frozenset().union(*(kebab_words(h) for h in headings))  # a form as a part of an option's name only
+    return frozenset({t for pair in pairs if (t := english_stem(pair)) in held}
+                     | {t for form in forms if (t := english_stem(form)) in named})
+
+
+def through_clause_value(question: str, inside: list[Evidence], evidence_of: Callable[[str], list[Evidence]]
+                         ) -> list[Evidence]:
+    """A question naming a value by a relative clause ("the default manylinux image for the arch that auto32
+    picks on a Linux Arm 64-bit runner"): the unit answering it asked of that value ("… for armv7l?",
+    ``evidence_of``: a question's evidence, best first) and the unit stating the value (the row "… auto32:
+    armv7l¹"), each a hop cited; none when no unit of ``inside`` states the clause's value, or nothing states a
+    value for the question so asked."""
+    asked = terms(question)
+    ranked = sorted(inside, key=lambda e: -len(asked & terms(e.element.text)))
+    found = asked_of_clause_value(question, [e.element.text for e in ranked])
+    if found is None:
+        return []
+    row = ranked[found[1]]
+    answer = next((e for e in evidence_of(found[0]) if e.answers and e.value and not e.element.outside_scope
+                   and e.element.element_id != row.element.element_id), None)
+    return [answer, row] if answer is not None else []

@@ -12,14 +12,23 @@ is the subject of the ask. A section the first search already scoped to adds not
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Protocol
+
 from core.elements import Element
+from core.retrieval.analysis import analyse
 from core.retrieval.hits import Hit
+from core.retrieval.parts import asked_of_clause_value
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
-from core.retrieval.search import MAX_K
+from core.retrieval.search import MAX_K, embed_query
 from core.retrieval.stages import SearchContext
 from core.statements import terms
 
-__all__ = ["described_section", "hop_to_described_section"]
+
+class _Found(Protocol):
+    hits: list[Hit]
+
+__all__ = ["described_section", "hop_through_clause_value", "hop_to_described_section"]
 
 
 def described_section(context: SearchContext, hits: list[Hit]) -> Element | None:
@@ -55,3 +64,29 @@ def hop_to_described_section(context: SearchContext, hits: list[Hit]) -> tuple[l
         return hits, []
     out = [*hits, *(Hit(h.element, len(hits) + i, h.distance) for i, h in enumerate(added))]
     return out, [f"the relative clause describes {label}: searched under it as well"]
+
+
+def hop_through_clause_value(context: SearchContext, hits: list[Hit], search_one: Callable[[SearchContext], _Found]
+                             ) -> tuple[list[Hit], list[str]]:
+    """``hits`` and, after them, the ``k`` best hits of the question asked of the value its relative clause names
+    (:func:`core.retrieval.parts.asked_of_clause_value`): "the default manylinux image for the arch that auto32
+    picks on a Linux Arm 64-bit runner" is a value bridge, the row found states "auto32: armv7l¹", and the image
+    is asked for armv7l, on the config's own path (``search_one``). Unchanged when no hit states the clause's
+    value; one embedding and one search more when one does."""
+    asked = context.analysis.terms
+    ranked = sorted(hits, key=lambda h: (-len(asked & terms(h.element.text)), h.rank))
+    found = asked_of_clause_value(context.question, [h.element.text for h in ranked])
+    if found is None:
+        return hits, []
+    question = found[0]
+    own = SearchContext(context.store, embed_query(context.store, question), context.k, context.config,
+                        analyse(question, context.analysis.lexicon), context.stages, context.sibling,
+                        index=context.index)
+    more = search_one(own).hits
+    context.searches += own.searches
+    taken = {h.element_id for h in hits}
+    added = [h for h in more if h.element_id not in taken][:context.k]
+    if not added:
+        return hits, []
+    out = [*hits, *(Hit(h.element, len(hits) + i, h.distance) for i, h in enumerate(added))]
+    return out, [f"the relative clause names a value: asked as \"{question}\" as well"]

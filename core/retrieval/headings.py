@@ -39,6 +39,7 @@ from functools import lru_cache
 from core import textnorm
 from core.changelog import release_heading
 from core.retrieval.heading_refs import HeadingMatch, HeadingRef, _ref, load_headings
+from core.retrieval.name_forms import other_number, run_together
 from core.retrieval.shape import IDENTIFIER, asking_words, code_names, name_runs, split_preamble
 from core.statements import without_default_phrases
 from core.store import StoredHeading
@@ -197,7 +198,7 @@ def word_factors(question: str, index: HeadingIndex | None = None, *,
         if index is not None and _names_platform(w, index):
             f = PREAMBLE_FACTOR
         factors.setdefault(w, PREAMBLE_FACTOR if named_rest else f)
-    return _without_asking(question, factors, index)
+    return other_number(run_together(question, _without_asking(question, factors, index), index), index)
 
 
 def _without_asking(question: str, factors: dict[str, float], index: HeadingIndex | None) -> dict[str, float]:

@@ -44,7 +44,7 @@ def writes_key(question: str, wanted: frozenset[str], key: str) -> bool:
         return False
     if code.isascii() and not any(c.isspace() for c in code):
         found = re.compile(rf"(?<![\w.-]){re.escape(code)}(?![A-Za-z0-9_.-])", 0 if len(code) == 1 else re.I)
-        return found.search(question) is not None
+        return found.search(question) is not None or _spells_initials(question, code)
     parts = last_parts(terms(key))
     return bool(parts) and parts <= last_parts(wanted)
 
@@ -79,6 +79,22 @@ def code_label(question: str, key: str) -> str:
     code = key.strip("`*'\" ")
     found = re.search(rf"(\S+)\s+{re.escape(code)}(?![A-Za-z0-9_.-])", question, 0 if len(code) == 1 else re.I)
     return found.group(1) if found else ""
+
+
+# A run of capitalised words ("Apple Silicon"): a name whose initials a table may write for it ("AS").
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
+
+
+def _spells_initials(question: str, code: str) -> bool:
+    """Whether ``question`` writes the name an abbreviation ``code`` stands for: "AS" for "… on Apple Silicon", the
+    initials of consecutive capitalised words, as many as the code has letters (two to five capitals)."""
+    if not (code.isalpha() and code.isupper() and 2 <= len(code) <= 5):
+        return False
+    for run in _CAPITALISED_RUN.findall(question):
+        words = run.split()
+        if any("".join(w[0] for w in words[i:i + len(code)]) == code for i in range(len(words) - len(code) + 1)):
+            return True
+    return False
 
 
 def named_rows(store: ElementStore, hits: list[Hit], question: str, wanted: frozenset[str],

@@ -18,7 +18,8 @@ from core.elements import ROW_KEY_SEPARATOR, ROW_SEPARATOR
 from core.retrieval.shape import split_preamble
 from core.statements import terms
 
-__all__ = ["PartsConfig", "question_parts", "referred_value", "with_referred_value"]
+__all__ = ["PartsConfig", "asked_of_clause_value", "dates_in", "question_parts", "referred_value",
+           "with_referred_value"]
 
 # Coordinators that join two asks. "or" joins two only in a question asking which (a choice: "which is bigger, A
 # or B"); elsewhere it names alternatives of one thing ("accessories such as cables, or wall brackets").
@@ -33,6 +34,10 @@ _JOINS = re.compile(r"\s*(?:,\s*and\s+|\s+(?:and|vs\.?|versus|compared (?:to|wit
 # 취임한 건", "and what are that bank's hours"): the demonstrative, and the noun it points with.
 # English only in the possessive ("that bank's"): "that" also opens a relative clause ("the arch that auto32 picks").
 _BACK_REFERENCE = re.compile(r"(?<![\w])그\s+([^\s,?？]+)|\bthat\s+(\w+)(?='s\b)", re.I)
+# A later part that points back at the day the part before found ("which hatchling version came out the same day",
+# "같은 날 나온 버전은"): asked of that date.
+_SAME_DAY = re.compile(r"\b(?:on\s+)?the\s+same\s+(?:day|date)\b|같은\s*날(?:에|짜에)?", re.I)
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{4}[./]\d{1,2}[./]\d{1,2}\b")
 _ASIDE_AFTER = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 _OR = re.compile(r",?\s+or\s+", re.I)
 _WHICH = re.compile(r"^\W*which\b", re.I)
@@ -83,7 +88,8 @@ def question_parts(question: str, config: PartsConfig = DEFAULT_PARTS) -> tuple[
     if not all(_asks_alone(p, [q for q in pieces if q is not p], config, later=i > 0, framed=completed[i] != p)
                for i, p in enumerate(pieces)):
         return (question,)
-    pieces = _shared_tail(_shared_head(completed), framed=completed[-1] != pieces[-1])
+    framed = [c != p for c, p in zip(completed, pieces, strict=True)]
+    pieces = _shared_tail(_shared_head(completed, framed), framed=framed[-1])
     lead = preamble.strip()
     return tuple(f"{lead} {p}?".strip() if lead else f"{p}?" for p in pieces)
 
@@ -96,12 +102,12 @@ def _completed(piece: str, first: str) -> str:
     Korean question word that ends it ("X의 A는 뭐고 B는" → "X의 B는 뭐"). A side asking by its own question word
     stands as it is."""
     if _ASKING.match(piece):
-        return piece
+        return _with_antecedents(piece, first)
     head = piece.split()[0].casefold() if piece.split() else ""
     words = first.split()
     at = max((i for i, w in enumerate(words) if w.casefold() == head), default=-1)
     if 0 < at and len(piece.split()) < len(words):
-        return " ".join([*words[:at], piece])
+        return " ".join([*words[:at], *_with_its_noun(piece, words[at:]), *_carried(piece, words[at:])])
     if "," in first:
         return f"{first.rsplit(',', 1)[0]}, {piece}"
     if len(piece.split()) == 1 and len(words) > 2:  # "… cache folder on linux vs windows": the last word's alternative
@@ -109,6 +115,64 @@ def _completed(piece: str, first: str) -> str:
             return " ".join([*words[:-2], piece, words[-1]])
         return " ".join([*words[:-1], piece])
     return piece
+
+
+# Words opening a qualifier ("on intel", "for pypy", "in ms"): a later side that replaces one of the first side's
+# qualifiers leaves the others asked of it as well.
+_QUALIFIER = frozenset({"for", "on", "in", "of", "with", "at", "from", "under", "by", "via", "within", "without"})
+# The pro-form a later side names the first side's thing by ("the max retry timeout … the min one").
+_ONE = re.compile(r"^ones?\W*$", re.I)
+
+
+# A first part asking of a thing by a question word and a noun, then its subject: "how many log files does npm
+# keep", "which build frontend does cibuildwheel use".
+_WH_NOUN = re.compile(r"^(?:how\s+many|how\s+much|which|what)\s+(?P<noun>[^,?]+?)\s+"
+                      r"(?:does|do|did|is|are|was|were|can|will|should)\s+(?P<subject>[\w.@/-]+)\b", re.I)
+_IT = re.compile(r"\bit\b", re.I)
+_THEM = re.compile(r"\b(?:them|they)\b", re.I)
+
+
+def _with_antecedents(piece: str, first: str) -> str:
+    """A later part asking by its own question word with the first part's thing as pronouns: "where does it write
+    them?" after "how many log files does npm keep" asks "where does npm write log files?" ("them"/"they": the
+    first part's noun, "it" beside them: its subject). "it" alone stays: it is the subject as often ("… and does
+    it run on pypy?" after "which python versions can black run on") as the noun ("… and where is it
+    configured?"). As it is when the first part asks no thing so, or the piece points at nothing plural."""
+    found = _WH_NOUN.match(first)
+    if found is None or not _THEM.search(piece):
+        return piece
+    return _THEM.sub(found.group("noun"), _IT.sub(found.group("subject"), piece))
+
+
+def _carried(piece: str, replaced: list[str]) -> list[str]:
+    """The first side's qualifiers after the one ``piece`` replaces (``replaced``: the first side from the word
+    the piece begins with): "… for cpython 3.9-3.11 on intel and for pypy" asks for pypy on intel, the elided
+    "on intel" is the first side's. Only when the piece opens with a qualifier word and has none of the kind it
+    would carry ("… for A on intel and for B on arm" carries nothing)."""
+    if replaced[0].casefold() not in _QUALIFIER:
+        return []
+    at = next((i for i in range(1, len(replaced)) if replaced[i].casefold() in _QUALIFIER), None)
+    if at is None:
+        return []
+    own = {w.casefold() for w in piece.split()}
+    tail = replaced[at:]
+    return [] if any(w.casefold() in own for w in tail if w.casefold() in _QUALIFIER) else tail
+
+
+def _with_its_noun(piece: str, replaced: list[str]) -> list[str]:
+    """``piece``'s words with the pro-form "one" in place of the first side's noun it stands for: "the min one,
+    in ms" after "the max retry timeout" is "the min retry timeout, in ms" (the words aligned with the piece's,
+    from the one after its modifier up to a qualifier or the end, the modifier being the piece's own)."""
+    words = piece.split()
+    at = next((i for i, w in enumerate(words) if i >= 2 and _ONE.match(w)), None)
+    if at is None or at >= len(replaced):
+        return words
+    end = next((i for i in range(at, len(replaced)) if replaced[i].casefold() in _QUALIFIER), len(replaced))
+    noun = [w.rstrip(",;:") for w in replaced[at:end]]
+    if not noun:
+        return words
+    trailing = words[at][len(words[at].rstrip(",;:")):]
+    return [*words[:at], *noun[:-1], noun[-1] + trailing, *words[at + 1:]]
 
 
 def _shared_tail(pieces: list[str], *, framed: bool) -> list[str]:
@@ -131,15 +195,16 @@ def _shared_tail(pieces: list[str], *, framed: bool) -> list[str]:
     return [f"{pieces[0]} {tail}", *pieces[1:]]
 
 
-def _shared_head(pieces: list[str]) -> list[str]:
+def _shared_head(pieces: list[str], framed: list[bool]) -> list[str]:
     """A later side that repeats the first side's ask for another thing takes the words the first side leads
     with: "가상계좌 국민은행 운영시간이랑 우리은행 운영시간은" → "가상계좌 우리은행 운영시간은" (its last word, the
-    thing asked or the question word, is the first side's, and it is shorter by the leading words it leaves out)."""
+    thing asked or the question word, is the first side's, and it is shorter by the leading words it leaves out).
+    A side already asked in the first side's frame (``framed``) has its lead."""
     first = pieces[0].split()
     out = [pieces[0]]
-    for piece in pieces[1:]:
+    for piece, own_frame in zip(pieces[1:], framed[1:], strict=True):
         words = piece.split()
-        if _ASKING.match(piece) or not 1 < len(words) < len(first):
+        if own_frame or _ASKING.match(piece) or not 1 < len(words) < len(first):
             out.append(piece)
         elif _same_ask(words[-1], first[-1]):
             out.append(" ".join([*first[:len(first) - len(words)], piece]))
@@ -176,6 +241,8 @@ def referred_value(part: str, texts: Sequence[str]) -> str | None:
     answered the part before, best first), the first that states a key naming the noun the demonstrative points
     with ("은행명: KEB하나은행(구 외환은행)", "원장 : 서도윤"), its value without a trailing aside. None when the part
     points back at nothing, or no text states such a key: the part is then asked as it is."""
+    if _SAME_DAY.search(part):  # the day the part before found: the first date its answer states
+        return next((m.group(0) for text in texts if (m := _DATE.search(text))), None)
     pointing = _BACK_REFERENCE.search(part)
     if pointing is None:
         return None
@@ -199,9 +266,45 @@ def referred_value(part: str, texts: Sequence[str]) -> str | None:
     return None
 
 
+# A thing named by a relative clause in English ("the arch that auto32 picks on a Linux Arm 64-bit runner"): the
+# clause runs to the end of the question or of its clause.
+_CLAUSE_EN = re.compile(r"\bthe\s+[A-Za-z][\w-]*\s+(?:that|which)\s+(?P<clause>[^?？,;]+)", re.I)
+# marks a cell's value carries that are not the value ("armv7l¹": a footnote)
+_MARKS = re.compile(r"[\u00b9\u00b2\u00b3\u2070-\u209f*†‡]+$")
+
+
+def asked_of_clause_value(question: str, texts: Sequence[str]) -> tuple[str, int] | None:
+    """``question`` asked of the value its relative clause names, and the index of the text it was read from:
+    "what's the default manylinux image for the arch that auto32 picks on a Linux Arm 64-bit runner?" is asked as
+    "… for armv7l?" when a row of ``texts`` (what the first search found, best first) states the cell
+    "auto32: armv7l¹": a key the clause writes whose value it does not (the row's "Runner: Linux / Arm 64-bit"
+    is the clause's own condition). None when the question has no such clause, or no text states such a cell."""
+    clause = _CLAUSE_EN.search(question)
+    if clause is None:
+        return None
+    written = terms(clause.group("clause"))
+    for i, text in enumerate(texts):
+        for line in text.splitlines()[:1]:  # a row, or an item's "key : value" line
+            for cell in line.split(ROW_SEPARATOR):
+                key, _sep, value = cell.partition(ROW_KEY_SEPARATOR)
+                key, value = key.strip(" *`-"), _MARKS.sub("", value.strip(" *`")).strip()
+                named = terms(key)
+                if named and value and len(value) <= 60 and named <= written and not terms(value) & written:
+                    return f"{question[:clause.start()]}{value}{question[clause.end():]}", i
+    return None
+
+
+def dates_in(text: str) -> list[str]:
+    """The dates ``text`` writes ("2024-01-25")."""
+    return _DATE.findall(text)
+
+
 def with_referred_value(part: str, value: str) -> str:
     """``part`` with its demonstrative replaced by the value it points at, the noun kept: "그 은행 운영시간은" →
-    "KEB하나은행 은행 운영시간은"."""
+    "KEB하나은행 은행 운영시간은"; "the same day" by "on" the date."""
+    same_day = _SAME_DAY.search(part)
+    if same_day is not None:
+        return f"{part[:same_day.start()]}on {value}{part[same_day.end():]}"
     pointing = _BACK_REFERENCE.search(part)
     if pointing is None:
         return part

@@ -10,6 +10,7 @@ from core.retrieval.analysis import analyse
 from core.retrieval.hits import Hit
 from core.retrieval.named_rows import row_key, writes_key
 from core.retrieval.parts import referred_value, with_referred_value
+from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.search import embed_query
 from core.retrieval.stages import SearchContext
 from core.statements import terms
@@ -42,6 +43,38 @@ def _answering_first(hits: list[Hit], part: str) -> list[str]:
                                                                  h.rank))]
 
 
+def _with_closer_section(context: SearchContext, found: Any) -> tuple[Any, int]:
+    """A part's hits and, when its scope (read from the part's words) holds nothing as close to the part as the
+    whole collection's best hit kept from outside it, the part's ``k`` best hits inside that hit's own section as
+    well: a part is a few words, and one of them heading a section ("will black **change** formatting" → "Change
+    Log") is no place it asks about when the closest passage lies elsewhere; the passage's neighbours ("it will
+    remain unchanged … in the same calendar year" beside "The first release in a new calendar year …") answer it
+    as well. One search more, only then. With the number of hits added (their room is the part's own)."""
+    match = getattr(found, "heading_match", None)
+    if match is None or not found.hits:
+        return found, 0
+    kept = found.hits[-1]
+    inside = [h.distance for h in found.hits if match.contains(h.element) and h.distance is not None]
+    if match.contains(kept.element) or kept.distance is None or not inside or kept.distance >= min(inside):
+        return found, 0
+    chain = context.store.ancestors([kept.element_id])
+    section = chain.get(kept.element.parent_id or "")
+    while section is not None and not section.is_heading:
+        section = chain.get(section.parent_id or "")
+    if section is None:
+        return found, 0
+    label = PATH_SEPARATOR.join(short_text(p, 60) for p in (*section.heading_path, section.text))
+    more, _timings = context.search(context.question, context.k + len(found.hits), Scope.subtree(
+        section.element_id, label))
+    taken = {h.element_id for h in found.hits}
+    added = [h for h in more if h.element_id not in taken and h.element_id != section.element_id][:context.k]
+    if added:
+        n = len(found.hits)
+        found.hits = [*found.hits, *(Hit(h.element, n + i, h.distance) for i, h in enumerate(added))]
+        found.notes.append(f"the scope holds nothing as close as {label}: searched under it as well")
+    return found, len(added)
+
+
 def search_by_parts(context: SearchContext, search_one: Callable[[SearchContext], Any]
                     ) -> tuple[list[Hit], list[str], dict[str, float], list[Any], tuple[Any, ...]]:
     """Each of ``context``'s question parts searched by ``search_one`` (the config's own path: a part's own vector,
@@ -49,6 +82,7 @@ def search_by_parts(context: SearchContext, search_one: Callable[[SearchContext]
     fact asked gets the room one question gets. With the parts' notes, their summed stage timings and entities,
     and the first statement path a part's search joined (the statements search)."""
     found = []
+    extra = 0  # hits a part took from the section closer than its scope: room of its own
     for part in context.analysis.parts:
         if found:  # a part pointing back ("그 은행 운영시간은") is asked of the value the part before it found
             value = referred_value(part, _answering_first(found[-1].hits, context.analysis.parts[len(found) - 1]))
@@ -56,11 +90,14 @@ def search_by_parts(context: SearchContext, search_one: Callable[[SearchContext]
         own = SearchContext(context.store, embed_query(context.store, part), context.k, context.config,
                             analyse(part, context.analysis.lexicon), context.stages, context.sibling,
                             index=context.index)
-        found.append(search_one(own))
+        part_found, more = _with_closer_section(own, search_one(own))
+        found.append(part_found)
+        extra += more
         context.searches += own.searches
     timings: dict[str, float] = {}
     for f in found:
         for stage, spent in f.timings.items():
             timings[stage] = round(timings.get(stage, 0.0) + spent, 3)
-    return (interleave([f.hits for f in found], context.k * len(found)), [n for f in found for n in f.notes], timings,
-            [e for f in found for e in f.entities], next((f.path for f in found if f.path), ()))
+    hits = interleave([f.hits for f in found], context.k * len(found) + extra)
+    return (hits, [n for f in found for n in f.notes], timings, [e for f in found for e in f.entities],
+            next((f.path for f in found if f.path), ()))

@@ -30,7 +30,7 @@ from core.changelog import ASKING_WORDS, asks_which_release, cites
 from core.elements import row_cells
 from core.partial_tree import render_markdown, short_ids
 from core.retrieval.analysis import QuestionAnalysis, analyse
-from core.retrieval.bridge_hop import hop_to_described_section
+from core.retrieval.bridge_hop import hop_through_clause_value, hop_to_described_section
 from core.retrieval.context import (
     DEFAULT_CHILDREN_BUDGET,
     Context,
@@ -464,6 +464,9 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
             found.notes += named
             if config.parts and config.headings and scope.is_whole and analysis.bridge == "relative clause":
                 found.hits, hopped = hop_to_described_section(context, found.hits)  # its thing's own section
+                found.notes += hopped
+                # or the value its row states ("the arch that auto32 picks …": armv7l), asked of in its place
+                found.hits, hopped = hop_through_clause_value(context, found.hits, lambda c: _search_one(c, scope))
                 found.notes += hopped
         t2 = time.perf_counter()
         plain = build_plain_context(found.hits, max_tokens)
