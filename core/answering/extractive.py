@@ -21,30 +21,28 @@ from dataclasses import replace
 
 from core.answering import parts as answer_parts
 from core.answering import prompts
-from core.answering.asked_words import names_by_parts, placed_by_translation, words_of
+from core.answering.asked_words import placed_by_translation, words_of
 from core.answering.evidence import Evidence
 from core.answering.instructions import instruction_first
 from core.answering.named_sections import heading_name_terms, named_sections_of, section_key
 from core.answering.neighbours import code_with_its_prose, items_after
 from core.answering.parts import clause_description, counted_units, units_for_parts, value_of_section
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
+from core.answering.subjects import key_match, named_options_of, named_subjects_of, own_subject
 from core.answering.table import ComparisonTable, build_table
-from core.elements import row_cells
 from core.quantities import is_unit
-from core.retrieval import Context, ContextElement
+from core.retrieval import Context
 from core.retrieval.definitions import command_flags, defines_flag
-from core.retrieval.named_rows import code_label, numbered_code, states_other_codes, writes_key
+from core.retrieval.named_rows import code_label, numbered_code, states_other_codes
 from core.retrieval.parts import question_parts
 from core.retrieval.shape import bridge_cue, name_runs, question_shape
 from core.statements import (
     documented_statement,
     is_lead_in,
     kebab_words,
-    last_parts,
     option_heading,
     option_share,
     question_terms,
-    singular,
     statement,
     states_default,
     table_cell,
@@ -110,13 +108,13 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     named = frozenset(t for h in headings if option_heading(h) is None and (ts := heading_name_terms(h))
                       and ts <= wanted for t in ts)
     by_id = {e.element_id: e for e in context.elements}
-    own_subjects = {e.element_id: _own_subject(e) for e in context.elements}
+    own_subjects = {e.element_id: own_subject(e) for e in context.elements}
     # the word that reads a row's code the question writes ("은행코드 005는 어느 은행?") names the row, as a heading
     # does: the row's other cells are asked ("은행명"), not another row's "은행코드" cell
     named |= frozenset(t for e in context.elements if e.category == "TableRow" and not e.outside_scope
                        for s in own_subjects[e.element_id] if (label := code_label(question, s)) for t in terms(label))
-    named_options = _named_options(question, wanted, context)
-    named_subjects = _named_subjects(question, wanted, context, own_subjects, named_options)
+    named_options = named_options_of(question, wanted, context)
+    named_subjects = named_subjects_of(question, wanted, context, own_subjects, named_options)
     # the numbered codes the question names by a row ("005", "TS2"): a row of other codes only states theirs
     named_codes = frozenset(s for s in named_subjects if numbered_code(s))
     naming_sections = {(e.document_id, e.path) for e in context.elements
@@ -172,7 +170,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # stand" a quarter); names of headings do not count, they say where, not what, except the option heading
         # whose value the element states: named by the question, it is the attribute asked
         attribute = (option_share(wanted, stated[0]) if by_heading and stated
-                     else _key_match(asked, key_terms, names, key_words))
+                     else key_match(asked, key_terms, names, key_words))
         if not attribute and key_terms:
             # the key repeats a section heading above it ("Dimensions & Weight › Weight with stand"): still the
             # attribute asked about, counted at half weight
@@ -358,90 +356,6 @@ def _after_what_follows(scored: list[Evidence], context: Context) -> list[Eviden
         out.remove(evidence)
         out.insert(ranked[0], evidence)
     return out
-
-
-def _own_subject(element: ContextElement) -> tuple[str, ...]:
-    """What an element documents by name: a table row's first cell, else the option heading right above it
-    (``### trDt`` › ``- **설명**: …``), or each flag of a command-line option's heading (``-l, --line-length``,
-    ``--fast / --safe``); empty for none."""
-    if element.category == "TableRow":
-        cells = row_cells(element.text)
-        first = cells[0][1].strip() if cells else ""
-        return (first,) if first else ()
-    # the heading right above it, below the page's title: a title names the page or product ("# PDM"), which
-    # every question about it names too
-    if len(element.path) < 2:
-        return ()
-    option = option_heading(element.path[-1])
-    return (option,) if option else _flags(element.path[-1])
-
-_FLAG = re.compile(r"`?(-{1,2}[A-Za-z0-9][\w.-]*)`?(?:[ =]<?[\w.-]+>?)?")
-
-
-def _flags(heading: str) -> tuple[str, ...]:
-    """The flags a command-line option's heading names, when it is only flags (``-W, --workers``)."""
-    parts = [p.strip() for p in re.split(r"[,/|]", heading)]
-    found = [_FLAG.fullmatch(p) for p in parts]
-    return tuple(m.group(1) for m in found if m) if parts and all(found) else ()
-
-
-def _named_options(question: str, wanted: frozenset[str], context: Context) -> dict[str, frozenset[str]]:
-    """The kebab-case option headings of the context (``sbom-type``, ``script-shell``) the question names, whole
-    or by their words, with those words; of two so named, only the one whose words hold the other's."""
-    wanted = wanted | kebab_words(question)
-    named: dict[str, frozenset[str]] = {}
-    for heading in {e.path[-1] for e in context.elements if len(e.path) >= 2 and not e.outside_scope}:
-        option = option_heading(heading, dashed=True)
-        words = kebab_words(option) if option else frozenset()
-        if words and (words <= wanted or last_parts(terms(option or "")) <= last_parts(wanted)):
-            named[heading] = words
-    return {h: w for h, w in named.items() if not any(w < other for other in named.values())}
-
-
-def _named_subjects(question: str, wanted: frozenset[str], context: Context,
-                    own_subjects: dict[str, tuple[str, ...]],
-                    named_options: dict[str, frozenset[str]] | None = None) -> frozenset[str]:
-    """The subjects of the context's elements (inside its scope) that the question's terms name whole; a table
-    row's code (``-2``, ``Y``, ``TSJ``: one word, ASCII) that the question writes as a word."""
-    out = set()
-    wanted = wanted | kebab_words(question)
-    for element in context.elements:
-        for subject in () if element.outside_scope else own_subjects[element.element_id]:
-            if element.category == "TableRow":
-                # a row's code is named as the question writes it: "-2" is not "2", "TSJ" not "TS"; an identifier
-                # also by its words ("log level" for KAKAO_MCP_LOG_LEVEL under "Kakao Moment MCP")
-                named = writes_key(question, wanted, subject) or names_by_parts(
-                    subject, wanted, terms(" ".join(element.path)))
-            else:
-                parts = last_parts(terms(subject))
-                named = bool(parts) and parts <= last_parts(wanted)
-            # a kebab-case name is named by its words as well ("the fetch timeout", "musllinux image for aarch64")
-            joined = kebab_words(subject)
-            named = named or bool(joined) and joined <= wanted
-            if named:
-                out.add(subject)
-    # the longest name the question's words spell is the one it names: "which shell runs scripts" names
-    # `script-shell`, not also `shell`, whose words are a part of it
-    spelled = {s: kebab_words(s) or last_parts(terms(s)) for s in out}
-    longer = [*spelled.values(), *(named_options or {}).values()]
-    return frozenset(s for s in out if not any(spelled[s] < other for other in longer))
-
-
-def _key_match(asked: frozenset[str], key_terms: frozenset[str], names: frozenset[str] = frozenset(),
-               key_words: frozenset[str] | None = None) -> float:
-    """How well a stated key matches what is asked: the harmonic mean of the share of the key asked for and the
-    share of the asked words the key holds, the question's names ("34WC", "HDMI") not counted among the words it
-    should hold. "HDMI" for "max refresh rate over HDMI" is all asked for but holds none of the attribute;
-    "최대 주사율" (max refresh rate) holds most of it. Given ``key_words`` (the words the context's statements
-    state), only the asked words among them count: "default", asking which value, is no word a key lacks."""
-    asked, key_terms, names = singular(asked), singular(key_terms), singular(names)
-    key_words = None if key_words is None else singular(key_words)
-    common = len(asked & key_terms)
-    if not common:
-        return 0.0
-    should_hold = asked - names if key_words is None else (asked & key_words) - names
-    precision, recall = common / len(key_terms), min(1.0, common / max(1, len(should_hold)))
-    return 2 * precision * recall / (precision + recall)
 
 
 def _definitions_first(question: str, evidence: list[Evidence]) -> list[Evidence]:
