@@ -44,6 +44,7 @@ from core.retrieval.context import (
 from core.retrieval.contextual import contextual_index, index_dropped
 from core.retrieval.definitions import asked_thing, command_flags, definitions_first
 from core.retrieval.entities import Entity, entity_hits, find_entities
+from core.retrieval.faq_headings import faq_heading_match
 from core.retrieval.heading_cache import heading_index
 from core.retrieval.headings import (
     CODE_FACTOR,
@@ -120,6 +121,9 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
         if asks_which_release(context.question):
             factors = {w: f for w, f in factors.items() if w not in ASKING_WORDS}
         candidates = rank_headings(context.question, index, factors)
+        faq = faq_heading_match(context.store, index, context.vector, stages.heading_scope.faq_floor)
+        if faq is not None:  # the FAQ's own question, asked in other words, is the first place to look
+            candidates = [faq, *(m for m in candidates if m.headings != faq.headings)]
         things = called_names(analysis.plain, index, plain=True)
     if candidates and config.fulltext:  # the whole collection is searched by the question, a scope by its query
         read_lexemes(context.store, (context.question, analysis.query))
