@@ -445,9 +445,17 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
             value = f"{value} {unit.group(1)}"  # "Default: 8 MiB": the unit belongs to the value
         return key.strip("`* "), value
     kv = _KEY_VALUE.match(text.splitlines()[0]) if text else None
-    if kv and len(kv.group("value")) <= _MAX_VALUE_CHARS:
+    if kv and len(kv.group("value")) <= _MAX_VALUE_CHARS and not _is_reply(kv.group("key")):
         return kv.group("key").strip("`*- "), clean_value(kv.group("value"))
     return None
+
+
+# An FAQ's answer may open with its reply and a colon ("Yes: the port gives 10 W …"): the reply is no field name.
+_REPLIES = frozenset({"yes", "no", "not yet", "네", "예", "아니요", "아니오"})
+
+
+def _is_reply(key: str) -> bool:
+    return key.strip("`*- ").casefold() in _REPLIES
 
 
 # A sentence that introduces what follows it: "… is one of the following:", "다음과 같습니다", "아래 표를 참고하세요".

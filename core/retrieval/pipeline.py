@@ -140,6 +140,8 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
         note = "no heading named in the question: searched the whole collection"
         return Found(everywhere, scope, None, [note], timings, index=index)
     match, scoped, found = _choose_scope(context, candidates, factors, things)
+    if faq is not None and match is faq:
+        scoped = _with_asked_heading(context, faq, scoped)
     scoped_scope = match.scope()
     for stage, value in found.items():
         timings[f"{stage}_scoped"] = value
@@ -176,6 +178,18 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
             notes.append(f"the scope holds fewer than {k} matches: the rest come from the whole collection")
     hits = [Hit(h.element, rank, h.distance, h.outside_scope) for rank, h in enumerate(scoped[:k])]
     return Found(hits, scoped_scope, match, notes, timings, index=index)
+
+
+def _with_asked_heading(context: SearchContext, faq: HeadingMatch, scoped: list[Hit]) -> list[Hit]:
+    """``scoped`` led by the FAQ question heading the question asks in other words: a heading hit brings its own
+    section (its answer's paragraphs) and carries the similarity the reader weighs the section by."""
+    heading = faq.headings[0]
+    if any(h.element_id == heading.element_id for h in scoped):
+        return scoped
+    found = context.store.read.get([heading.element_id])
+    if not found:
+        return scoped
+    return [Hit(found[0], 0, 1.0 - faq.score), *scoped]
 
 
 def _citing(context: SearchContext, everywhere: list[Hit], timings: dict[str, float]) -> Found | None:
