@@ -53,7 +53,7 @@ class HeadingScopeConfig:
 
     outside_slot: bool = True
     pinned_veto: bool = True
-    faq_floor: float = 0.62
+    faq_floor: float = 0.68
 
 
 @dataclass(frozen=True)
