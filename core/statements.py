@@ -483,7 +483,7 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
             value = f"{value} {unit.group(1)}"  # "Default: 8 MiB": the unit belongs to the value
         return key.strip("`* "), value
     kv = _KEY_VALUE.match(text.splitlines()[0]) if text else None
-    if kv and len(kv.group("value")) <= _MAX_VALUE_CHARS:
+    if kv and len(kv.group("value")) <= _MAX_VALUE_CHARS and not _is_reply(kv.group("key")):
         return kv.group("key").strip("`*- "), clean_value(kv.group("value"))
     return None
 
@@ -502,6 +502,14 @@ def _field_asked(wanted: frozenset[str], text: str) -> str:
     shared = [len(terms(kv.group("key")) & wanted) if (kv := _KEY_VALUE.match(line)) else 0 for line in lines]
     best = max(range(len(lines)), key=lambda i: shared[i])
     return lines[best] if shared[best] > shared[0] else text
+
+
+# An FAQ's answer may open with its reply and a colon ("Yes: the port gives 10 W …"): the reply is no field name.
+_REPLIES = frozenset({"yes", "no", "not yet", "네", "예", "아니요", "아니오"})
+
+
+def _is_reply(key: str) -> bool:
+    return key.strip("`*- ").casefold() in _REPLIES
 
 
 # A sentence that introduces what follows it: "… is one of the following:", "다음과 같습니다", "아래 표를 참고하세요".

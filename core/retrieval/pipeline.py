@@ -45,6 +45,7 @@ from core.retrieval.contextual import contextual_index, index_dropped
 from core.retrieval.definitions import asked_thing, command_flags, definitions_first
 from core.retrieval.entities import Entity, entity_hits, find_entities
 from core.retrieval.entries import named_entry, unclassed_entries
+from core.retrieval.faq_headings import faq_heading_match, led_by_asked_heading
 from core.retrieval.heading_cache import heading_index
 from core.retrieval.headings import (
     CODE_FACTOR,
@@ -121,6 +122,9 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
         if asks_which_release(context.question):
             factors = {w: f for w, f in factors.items() if w not in ASKING_WORDS}
         candidates = rank_headings(context.question, index, factors)
+        faq = faq_heading_match(context.store, index, context.vector, stages.heading_scope.faq_floor)
+        if faq is not None:  # the FAQ's own question, asked in other words, is the first place to look
+            candidates = [faq, *(m for m in candidates if m.headings != faq.headings)]
         things = called_names(analysis.plain, index, plain=True)
         # asked which entry of a class (a rule, an option) it is, the entry named whole is the place to look; a
         # question naming a thing by its code or model number ("the `cwd` option of `tar.x()`") asks about it,
@@ -149,6 +153,8 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
         note = "no heading named in the question: searched the whole collection"
         return Found(everywhere, scope, None, [note], timings, index=index)
     match, scoped, found = _choose_scope(context, candidates, factors, things)
+    if faq is not None and match is faq:
+        scoped = led_by_asked_heading(context.store, faq, scoped)
     scoped_scope = match.scope()
     for stage, value in found.items():
         timings[f"{stage}_scoped"] = value

@@ -47,10 +47,13 @@ class HeadingScopeConfig:
     """``outside_slot``: the whole collection's best hit keeps the last place when the scope does not find it.
     ``pinned_veto``: a hit from outside the scope is set aside (the answer says "not stated" for the scope) only
     when the scope is pinned by a model number or code name its path and text lack; ``False``: every hit from
-    outside is set aside (the earlier rule, which let a guessed heading veto the right hit)."""
+    outside is set aside (the earlier rule, which let a guessed heading veto the right hit).
+    ``faq_floor``: the cosine at which an FAQ question heading asks what the question asks and leads the scope
+    candidates (``core.retrieval.faq_headings``); above 1, never."""
 
     outside_slot: bool = True
     pinned_veto: bool = True
+    faq_floor: float = 0.68
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,70 @@
+"""An FAQ's question headings matched by meaning: a user asks an FAQ's question in other words ("how can I see
+which version would publish without releasing" for "Is there a way to preview which version would currently get
+published?"), which the heading scope's word match misses or sends elsewhere. The embedder reads one question
+against the other; a question heading close enough (``HeadingScopeConfig.faq_floor``) is a scope candidate ahead
+of the word match.
+
+A heading is an FAQ question when it is written as a question (ends with "?" or "？"). The headings' vectors are
+embedded once per process for each set of question headings (the embedder's own cache answers a text seen before),
+so a question costs one matrix product and no statement.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.bounded_cache import BoundedCache
+from core.retrieval.heading_refs import HeadingMatch, HeadingRef
+from core.retrieval.headings import HeadingIndex
+from core.retrieval.hits import Hit
+from core.store import ElementStore
+
+__all__ = ["faq_heading_match", "led_by_asked_heading", "question_headings"]
+
+CACHE_SIZE = 16  # sets of question headings (collections, versions) whose vectors one process keeps
+_QUESTION_MARKS = ("?", "？")
+
+_VECTORS: BoundedCache[tuple, np.ndarray] = BoundedCache(CACHE_SIZE)
+
+
+def question_headings(index: HeadingIndex) -> list[HeadingRef]:
+    """The headings of ``index`` written as questions, in the index's order."""
+    return [h for h in index.headings.values() if h.text.rstrip().endswith(_QUESTION_MARKS)]
+
+
+def _vectors(store: ElementStore, headings: list[HeadingRef]) -> np.ndarray:
+    key = (store.url, str(store.collection_id), tuple(h.element_id for h in headings))
+    held = _VECTORS.get(key)
+    if held is None:
+        raw = np.asarray(store.embeddings.embed_documents([h.text for h in headings]), dtype=np.float32)
+        held = raw / np.maximum(np.linalg.norm(raw, axis=1, keepdims=True), 1e-9)
+        _VECTORS.put(key, held)
+    return held
+
+
+def faq_heading_match(store: ElementStore, index: HeadingIndex, query_vector: np.ndarray,
+                      floor: float) -> HeadingMatch | None:
+    """The FAQ question heading that asks what the question asks (cosine at least ``floor``), as a heading match
+    with no words of the question (its words are not what it matched by); ``None`` when there is none."""
+    headings = question_headings(index)
+    if not headings:
+        return None
+    query = np.asarray(query_vector, dtype=np.float32)
+    query = query / max(float(np.linalg.norm(query)), 1e-9)
+    scores = _vectors(store, headings) @ query
+    best = int(np.argmax(scores))
+    if float(scores[best]) < floor:
+        return None
+    return HeadingMatch((headings[best],), (), float(scores[best]))
+
+
+def led_by_asked_heading(store: ElementStore, faq: HeadingMatch, scoped: list[Hit]) -> list[Hit]:
+    """``scoped`` led by the FAQ question heading the question asks in other words: a heading hit brings its own
+    section (its answer's paragraphs) and carries the similarity the reader weighs the section by."""
+    heading = faq.headings[0]
+    if any(h.element_id == heading.element_id for h in scoped):
+        return scoped
+    found = store.read.get([heading.element_id])
+    if not found:
+        return scoped
+    return [Hit(found[0], 0, 1.0 - faq.score), *scoped]
