@@ -28,7 +28,7 @@ from core.answering.named_sections import heading_name_terms, named_sections_of,
 from core.answering.neighbours import code_with_its_prose, items_after
 from core.answering.parts import clause_description, counted_units, units_for_parts, value_of_section
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
-from core.answering.subjects import key_match, named_options_of, named_subjects_of, own_subject
+from core.answering.subjects import documented_names, key_match, named_options_of, named_subjects_of
 from core.answering.table import ComparisonTable, build_table
 from core.quantities import is_unit
 from core.retrieval import Context
@@ -108,7 +108,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     named = frozenset(t for h in headings if option_heading(h) is None and (ts := heading_name_terms(h))
                       and ts <= wanted for t in ts)
     by_id = {e.element_id: e for e in context.elements}
-    own_subjects = {e.element_id: own_subject(e) for e in context.elements}
+    own_subjects = {e.element_id: documented_names(e) for e in context.elements}
     # the word that reads a row's code the question writes ("은행코드 005는 어느 은행?") names the row, as a heading
     # does: the row's other cells are asked ("은행명"), not another row's "은행코드" cell
     named |= frozenset(t for e in context.elements if e.category == "TableRow" and not e.outside_scope

@@ -11,10 +11,10 @@ from core.retrieval import Context, ContextElement
 from core.retrieval.named_rows import writes_key
 from core.statements import kebab_words, last_parts, option_heading, singular, terms
 
-__all__ = ["key_match", "named_options_of", "named_subjects_of", "own_subject"]
+__all__ = ["documented_names", "key_match", "named_options_of", "named_subjects_of"]
 
 
-def own_subject(element: ContextElement) -> tuple[str, ...]:
+def documented_names(element: ContextElement) -> tuple[str, ...]:
     """What an element documents by name: a table row's first cell, else the option heading right above it
     (``### trDt`` › ``- **설명**: …``), or each flag of a command-line option's heading (``-l, --line-length``,
     ``--fast / --safe``); empty for none."""
