@@ -12,7 +12,7 @@ import pytest
 from core.answering import ExtractiveAnswerer
 from core.ingest import SourceFile, ingest
 from core.retrieval import RetrievalRequest, retrieve
-from core.retrieval.entries import named_entry
+from core.retrieval.entries import named_entry, unclassed_entries
 from core.retrieval.heading_refs import HeadingRef
 from core.retrieval.headings import HeadingIndex
 from core.retrieval.shape import question_shape
@@ -120,6 +120,20 @@ def test_an_entry_is_identified_only_when_named_whole_under_its_class_and_alone(
     assert named_entry("which guide covers heading style", index) is None  # a class of one child names no entry
     assert named_entry("which rule checks style", index) is None  # no title held whole
     assert named_entry("what is heading style", index) is None  # no class named
+
+
+def test_an_entry_named_without_its_class_is_no_asking_word_and_no_part_of_a_longer_name() -> None:
+    settings = [_ref(0, "Settings", ()), *(_ref(i, name, ("Settings",)) for i, name in enumerate(
+        ["long", "timeout", "shell", "script-shell", "color"], start=1))]
+    index = HeadingIndex(settings)
+    found = unclassed_entries("what's the default color", index, set())
+    assert found is not None and [h.text for h in found.headings] == ["color"]
+    # "how long is …" asks a duration: the word after "how" names no setting
+    assert unclassed_entries("how long is the color fade", index, set()) is not None
+    assert "long" not in [h.text for h in unclassed_entries("how long is the color fade", index, set()).headings]
+    # "which shell runs scripts" says `script-shell` whole ("scripts" in the other number): not the `shell` in it
+    assert unclassed_entries("which shell runs scripts on posix?", index, set()) is None
+    assert [h.text for h in unclassed_entries("which shell is used?", index, set()).headings] == ["shell"]
 
 
 def test_a_block_of_fields_states_the_field_asked() -> None:

@@ -20,7 +20,8 @@ import re
 
 from core.retrieval.heading_refs import HeadingMatch, HeadingRef
 from core.retrieval.headings import MAX_SCOPES, HeadingIndex, words
-from core.statements import in_other_number, terms
+from core.retrieval.shape import asking_words
+from core.statements import in_other_number, number_forms, terms
 from core.textnorm import is_release_version
 
 __all__ = ["heading_name_terms", "named_entry", "unclassed_entries"]
@@ -107,9 +108,14 @@ def unclassed_entries(question: str, index: HeadingIndex, taken: set[str]) -> He
     not."""
     children = index.children()
     found = []
-    for i in index.held_whole(set(words(question))):
+    # the word after "how" says how it asks ("how long is …"), never which entry: not the setting `long`
+    said = set(words(question)) - asking_words(question)
+    spelled = said | {f for w in said for f in number_forms(w)}
+    for i in index.held_whole(said):
         ref = index.headings[i]
         if not ref.path or ref.element_id in taken or len(children.get((ref.document_id, ref.path), [])) < 2:
+            continue
+        if _inside_a_longer_name(index, i, spelled):
             continue
         if not _TYPED_NAME.fullmatch(ref.text.strip()):
             continue
@@ -120,3 +126,15 @@ def unclassed_entries(question: str, index: HeadingIndex, taken: set[str]) -> He
         return None
     held = sorted({w for ref in found for w in words(ref.text)})
     return HeadingMatch(tuple(found), tuple(held), 0.0, keyed=True)
+
+
+def _inside_a_longer_name(index: HeadingIndex, i: int, spelled: set[str]) -> bool:
+    """Whether heading ``i``'s words are a part of another heading's name whose every word the question spells, a
+    word in either number: "which shell runs scripts" says `script-shell`, and names it, not the `shell` inside it.
+    A joined name's whole token ("script-shell") is no word the question must spell."""
+    own = index.words_of(i)
+    for j in set().union(*(index.holding(w) for w in own)) - {i}:
+        other = index.words_of(j)
+        if own < other and {w for w in other if w.isalnum()} <= spelled:
+            return True
+    return False
