@@ -3,6 +3,7 @@ database), a small collection ingested from markdown, and its extractive answer.
 
 from __future__ import annotations
 
+import re
 import textwrap
 import uuid
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 from core.answering import ExtractiveAnswerer
 from core.elements import Element
 from core.partial_tree import merge_trees, short_ids
-from core.retrieval import Context, ContextElement, RetrievalRequest, retrieve
+from core.retrieval import Context, ContextElement, Retrieval, RetrievalRequest, retrieve
 from core.store import ElementStore
 
 
@@ -45,3 +46,14 @@ def ingested_store(db_url: str, folder: Path, files: dict[str, str]) -> ElementS
 def answer_of(store: ElementStore, question: str, k: int = 4) -> str:
     """The extractive answer from the hierarchical context of the default search's ``k`` hits."""
     return ExtractiveAnswerer().complete(question, retrieve(store, RetrievalRequest(question, k=k)).hierarchical)
+
+
+def ask(store: ElementStore, question: str, k: int = 4) -> tuple[Retrieval, str]:
+    """The default search's retrieval and the extractive answer from its hierarchical context."""
+    result = retrieve(store, RetrievalRequest(question, k=k))
+    return result, ExtractiveAnswerer().complete(question, result.hierarchical)
+
+
+def cited(answer: str) -> set[str]:
+    """The short element ids an answer cites (``[e:1a2b3c4d]``)."""
+    return set(re.findall(r"\[e:(\w+)\]", answer))

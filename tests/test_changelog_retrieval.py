@@ -8,13 +8,12 @@ import uuid
 
 import pytest
 
-from core.answering import ExtractiveAnswerer
 from core.changelog import cites
 from core.ingest import SourceFile, ingest
-from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval.analysis import analyse
 from core.store import ElementStore
 from core.textnorm import is_release_version, name_words, version_forms
+from tests.helpers_context import ask
 
 # Two changelog styles: "### vX.Y.Z" over a date line, and Keep a Changelog's "## [X.Y.Z](…) - date"; release
 # numbers that share digits (1.4.0 / 1.14.0, 2.4.0 / 2.14.0), so only an exact match finds the right one.
@@ -80,10 +79,6 @@ def changelogs(db_url, use_embeddings):
     store.drop()
 
 
-def _ask(store, question: str) -> tuple[object, str]:
-    result = retrieve(store, RetrievalRequest(question, k=4))
-    return result, ExtractiveAnswerer().complete(question, result.hierarchical)
-
 
 def test_a_version_written_with_or_without_v_is_one_word() -> None:
     assert version_forms("2.4.0") == ("v2.4.0",) and version_forms("V2.4.0") == ("2.4.0",)
@@ -99,7 +94,7 @@ def test_a_version_written_with_or_without_v_is_one_word() -> None:
     ("what day did plugin v1.14.0 come out", "1.14.0", "2023-04-02"),
 ])
 def test_the_release_a_question_names_is_its_scope_and_its_date_the_answer(changelogs, question, version, date):
-    result, answer = _ask(changelogs, question)
+    result, answer = ask(changelogs, question)
     assert result.searched_under is not None and result.searched_under.split(" › ")[-1].startswith(
         version if version.startswith("v") else f"{version} ")
     assert answer.splitlines()[0].endswith(date), answer
@@ -109,7 +104,7 @@ def test_the_release_a_question_names_is_its_scope_and_its_date_the_answer(chang
 def test_a_cited_issue_pins_its_entry_and_the_answer_names_the_release(changelogs):
     question = "which tool release has the change for issue #4702?"
     assert analyse(question).references == ("4702",)
-    result, answer = _ask(changelogs, question)
+    result, answer = ask(changelogs, question)
     assert cites(result.hits[0].element.page_content, "4702")  # the one entry citing it leads the hits
     assert "cites #4702" in result.notes[0]
     # its release leads the answer; "Making a release"-like headings named by "release" are no place to look
@@ -119,19 +114,19 @@ def test_a_cited_issue_pins_its_entry_and_the_answer_names_the_release(changelog
 
 def test_the_words_asking_which_release_name_no_heading(changelogs):
     question = "in what tool release did this land: updates the pinned macOS images to their 14 March release"
-    result, answer = _ask(changelogs, question)
+    result, answer = ask(changelogs, question)
     assert "Making a release" not in (result.searched_under or ""), result.notes
     assert answer.splitlines()[0] == "Release: v2.4.0", answer
 
 
 def test_asked_which_release_added_a_thing_the_entry_and_its_release_answer(changelogs):
-    _result, answer = _ask(changelogs, "which plugin version added the only-include option for source distributions?")
+    _result, answer = ask(changelogs, "which plugin version added the only-include option for source distributions?")
     assert answer.splitlines()[0].startswith("Release: 1.14.0"), answer
     assert "only-include" in answer
 
 
 def test_asked_about_the_thing_the_definition_answers_not_the_changelog_line(changelogs):
-    _result, answer = _ask(changelogs, "what is the default of only-include?")
+    _result, answer = ask(changelogs, "what is the default of only-include?")
     assert "[]" in answer and "Build configuration" in answer, answer
     assert "Release:" not in answer
 

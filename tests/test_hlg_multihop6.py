@@ -7,14 +7,13 @@ Real embedded Postgres, the bundled offline embedder, small synthetic corpora (a
 
 from __future__ import annotations
 
-import re
-
 from core.answering import ExtractiveAnswerer
 from core.answering.evidence import Evidence
 from core.answering.parts import units_for_parts
 from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval.context import Context, ContextElement
 from core.retrieval.parts import question_parts, referred_value, with_referred_value
+from tests.helpers_context import cited
 
 from .test_hlg_multihop3 import LABS, _ingest
 
@@ -25,9 +24,6 @@ HOURS = ("# 은행 운영 및 점검시간\n## 참고 시간표\n\n| 은행 | �
          "| 국민은행 | 00:10~23:40 | 매월 셋째 주 일요일 |\n| 수협은행 | 00:20~23:20 | 정해진 정기점검 없음 |\n"
          "| 농협은행 | 00:40~23:10 | 매월 셋째 주 월요일 |\n| 우리은행 | 00:15~23:25 | 매월 둘째 주 일요일 |\n")
 
-
-def _cited(answer: str) -> set[str]:
-    return set(re.findall(r"\[e:(\w+)\]", answer))
 
 
 def test_a_clause_pointing_back_at_what_the_first_asks_is_a_part_of_its_own():
@@ -55,7 +51,7 @@ def test_a_part_pointing_back_is_searched_and_answered_with_the_value_the_first_
     found = retrieve(store, RetrievalRequest(question, k=4))
     answer = ExtractiveAnswerer().complete(question, found.hierarchical)
     assert "농협은행" in answer and "00:40~23:10" in answer, answer
-    assert len(_cited(answer)) == 2, "each part with its own citation"
+    assert len(cited(answer)) == 2, "each part with its own citation"
 
 
 def _unit(element_id: str, score: float) -> Evidence:
@@ -77,7 +73,7 @@ def test_a_bridge_states_the_clauses_description_as_well_as_the_value_asked(stor
     answer = ExtractiveAnswerer().complete(question, found.hierarchical)
     assert answer.startswith("Head: Dr. Mira Santos"), answer
     assert "calibrates its mirrors" in answer, "the first hop, the lab's description, stated too"
-    assert len(_cited(answer)) == 2
+    assert len(cited(answer)) == 2
 
 
 def test_a_comparison_whose_table_states_one_thing_is_answered_part_by_part(samples_store):
@@ -85,7 +81,7 @@ def test_a_comparison_whose_table_states_one_thing_is_answered_part_by_part(samp
     found = retrieve(samples_store, RetrievalRequest(question, k=4))
     answer = ExtractiveAnswerer().complete(question, found.hierarchical)
     assert "130 mm" in answer and "150 mm" in answer, answer
-    assert len(_cited(answer)) == 2
+    assert len(cited(answer)) == 2
 
 
 def _context(*elements: tuple[tuple[str, ...], str]) -> Context:

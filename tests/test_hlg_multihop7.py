@@ -7,14 +7,13 @@ Real embedded Postgres, the bundled offline embedder, small synthetic corpora (a
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from core.answering import ExtractiveAnswerer
 from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval.named_rows import writes_key
 from core.retrieval.parts import asked_of_clause_value, question_parts, referred_value, with_referred_value
+from tests.helpers_context import cited
 
 from .test_hlg_multihop3 import _ingest
 
@@ -43,9 +42,6 @@ TARGETS = ("# Platforms\n\n## macOS\n\n### Version compatibility\n\nThe lowest d
            "| Intel | CPython 3.9-3.11 | 10.9 |\n| Intel | CPython 3.12+ | 10.13 |\n"
            "| AS | CPython or PyPy | 11 |\n| Intel | PyPy 3.9+ | 10.15 |\n")
 
-
-def _cited(answer: str) -> set[str]:
-    return set(re.findall(r"\[e:(\w+)\]", answer))
 
 
 @pytest.mark.parametrize(("question", "parts"), [
@@ -77,7 +73,7 @@ def test_an_option_asked_by_words_it_writes_run_together_is_found_and_answered(s
     answer = ExtractiveAnswerer().complete(question, found.hierarchical)
     assert "60000" in answer and "10000" in answer, answer
     assert "300000" not in answer, answer
-    assert len(_cited(answer)) == 2
+    assert len(cited(answer)) == 2
 
 
 def test_the_same_day_is_the_date_the_part_before_found(store):
@@ -102,7 +98,7 @@ def test_a_value_named_by_a_relative_clause_is_asked_of_in_its_place(store):
     assert any(n.startswith("the relative clause names a value") for n in found.notes), found.notes
     answer = ExtractiveAnswerer().complete(question, found.hierarchical)
     assert answer.splitlines()[0].endswith("base_2_31"), answer
-    assert "armv7l" in answer and len(_cited(answer)) == 2, "each hop cited"
+    assert "armv7l" in answer and len(cited(answer)) == 2, "each hop cited"
 
 
 def test_the_row_a_later_part_asks_keeps_the_first_parts_qualifier(store):

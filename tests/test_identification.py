@@ -9,15 +9,14 @@ import uuid
 
 import pytest
 
-from core.answering import ExtractiveAnswerer
 from core.ingest import SourceFile, ingest
-from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval.entries import named_entry, unclassed_entries
 from core.retrieval.heading_refs import HeadingRef
 from core.retrieval.headings import HeadingIndex
 from core.retrieval.shape import question_shape
 from core.statements import statement, terms
 from core.store import ElementStore
+from tests.helpers_context import ask
 
 # A linter's reference: its checks under "Checks", each a code and a title. "check" is a rare word of the headings
 # (only C310's title holds it in the singular) and "comment" a common one, so a match by the rarest word picks C310.
@@ -83,19 +82,15 @@ def references(db_url, use_embeddings):
     store.drop()
 
 
-def _ask(store, question: str) -> tuple[object, str]:
-    result = retrieve(store, RetrievalRequest(question, k=4))
-    return result, ExtractiveAnswerer().complete(question, result.hierarchical)
-
 
 def test_asked_which_check_does_a_thing_the_entry_titled_with_it_is_the_scope_and_the_answer(references) -> None:
-    result, answer = _ask(references, "which check enforces comment style")
+    result, answer = ask(references, "which check enforces comment style")
     assert result.searched_under is not None and "C205 - Comment style" in result.searched_under, result.notes
     assert "C205" in answer and "C310" not in answer.splitlines()[0], answer
 
 
 def test_the_field_asked_of_a_setting_named_under_its_class_is_reached(references) -> None:
-    result, answer = _ask(references, "command line flag of the workers setting (quarkbuild)")
+    result, answer = ask(references, "command line flag of the workers setting (quarkbuild)")
     assert result.searched_under == "Configuration › Settings › workers", result.notes
     assert "--workers" in answer, answer
 
@@ -155,6 +150,6 @@ def test_list_inside_a_name_asks_for_no_list() -> None:
 def test_an_entry_named_without_its_class_is_a_runner_up_chosen_by_the_field_it_states(references) -> None:
     # the guide's heading holds both of the question's names ("quarkbuild", "workers") and is the best-named scope,
     # but states no command line; the setting "workers", named without its class, states it
-    result, answer = _ask(references, "what's the command line flag for workers in quarkbuild")
+    result, answer = ask(references, "what's the command line flag for workers in quarkbuild")
     assert result.searched_under == "Configuration › Settings › workers", result.notes
     assert "--workers" in answer, answer
