@@ -13,6 +13,7 @@ from core.retrieval.loanword_pairs import CollectionWords, pair_words
 from tests.helpers_context import answer_of, ingested_store
 
 MARGIN = LexiconConfig().margin
+FLOOR = LexiconConfig().pairing_floor
 
 GUIDE = """\
     # Moon Relay
@@ -75,7 +76,8 @@ def test_an_outline_shared_by_chance_pairs_nothing():
     # "보관" (keep) and "begin" share the outline PKN; the embedder finds them far apart
     words = CollectionWords({"PKN": ("begin",)}, {})
     vectors = {"보관": np.array([1.0, 0.0]), "begin": np.array([0.2, 0.98])}
-    assert not pair_words([("보관", True)], words, lambda texts: [vectors[t] for t in texts], margin=MARGIN).pairs
+    embed = lambda texts: [vectors[t] for t in texts]  # noqa: E731
+    assert not pair_words([("보관", True)], words, embed, floor=FLOOR, margin=MARGIN).pairs
     vectors["begin"] = np.array([0.9, 0.43])  # as close as a loanword and its spelling: it pairs
-    found = pair_words([("보관", True)], words, lambda texts: [vectors[t] for t in texts], margin=MARGIN)
+    found = pair_words([("보관", True)], words, embed, floor=FLOOR, margin=MARGIN)
     assert found.pairs == ((frozenset({"보관"}), frozenset({"begin"})),)

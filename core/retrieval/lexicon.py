@@ -56,6 +56,10 @@ class LexiconConfig:
     # a question's word pairs with a field of a collection in the other script at least this close: only the
     # question's few words are matched, not every field with every field, so fewer pairs happen by chance
     question_threshold: float = 0.5
+    # a question's word and a collection's word of the same outline are one loanword at least this close
+    # (core.retrieval.loanword_pairs): a word and its loanword spelling measure .69 ("티커", "ticker") to .94
+    # ("테스트", "test") under the bundled embedder; words sharing an outline by chance .2 to .57 ("보관", "begin")
+    pairing_floor: float = 0.65
 
 
 # The share of a collection's field words a script needs for the collection to hold fields in that script.
@@ -470,7 +474,8 @@ def lexicon_for(store: ElementStore, question: str, config: LexiconConfig | None
     found = question_lexicon(store, scripts, fields, precomputed, question, lambda: named, config)
     # a loanword of the question in the collection's other script, wherever the collection writes it (a cell, an
     # identifier, a long heading), not only among its field words
-    loans = loanword_pairs(store, version, question, named, _embedder(store, {}), margin=config.margin)
+    loans = loanword_pairs(store, version, question, named, _embedder(store, {}),
+                          floor=config.pairing_floor, margin=config.margin)
     return _joined(found, loans), index
 
 

@@ -10,7 +10,7 @@ lexemes, ``core.sql.terms``):
   consonants by fixed rules) is a candidate; an English plural is also its singular ("Windows" is written
   "윈도우"); a Korean word of the collection is read without its particles ("라이선스는" is "라이선스");
 * the collection's embedder decides: the candidate closest to the question's word pairs with it when the two are at
-  least :data:`FLOOR` close and clearly closer than the runner-up (the lexicon's own margin,
+  least ``LexiconConfig.pairing_floor`` close and clearly closer than the runner-up (the lexicon's own margin,
   ``LexiconConfig.margin``). An outline shared by chance ("보관" and "begin") is no translation, and the embedder
   says so.
 
@@ -35,11 +35,6 @@ from core.textnorm import ENGLISH_STOP_WORDS, match_terms, strip_particles
 
 __all__ = ["CollectionWords", "collection_words", "loanword_pairs", "pair_words"]
 
-# A question's word and a collection's word of the same outline are one loanword when the embedder finds them at
-# least this close, and the closest candidate beats the runner-up by the lexicon's margin. A word and its loanword
-# spelling measure .69 ("티커" and "ticker") to .94 ("테스트" and "test") under the bundled embedder; words sharing
-# an outline by chance .2 to .57 ("보관" and "begin", "mean" and "무인").
-FLOOR = 0.65
 # Consonant classes an outline needs ("log" and "로그": LK). Shorter outlines are many words' (every vowel-led word).
 MIN_OUTLINE = 2
 # Candidates of one outline embedded for one question word: the collection's most frequent first.
@@ -141,9 +136,10 @@ def _candidates(word: str, hangul: bool, words: CollectionWords) -> list[str]:
 
 
 def pair_words(sources: Sequence[tuple[str, bool]], words: CollectionWords,
-               embed: Callable[[list[str]], list[np.ndarray]], *, margin: float) -> Lexicon:
+               embed: Callable[[list[str]], list[np.ndarray]], *, floor: float, margin: float) -> Lexicon:
     """Each source word paired with the collection's word of its outline the embedder finds it closest to (unit
-    vectors from ``embed``), at least :data:`FLOOR` close and ``margin`` closer than the runner-up."""
+    vectors from ``embed``), at least ``floor`` close (``LexiconConfig.pairing_floor``) and ``margin`` closer than
+    the runner-up."""
     wanted = {(word, hangul): _candidates(word, hangul, words) for word, hangul in sources}
     wanted = {k: v for k, v in wanted.items() if v}
     if not wanted:
@@ -155,7 +151,7 @@ def pair_words(sources: Sequence[tuple[str, bool]], words: CollectionWords,
         similarity = sorted(((float(vectors[word] @ vectors[c]), c) for c in candidates), reverse=True)
         best, chosen = similarity[0]
         second = similarity[1][0] if len(similarity) > 1 else -1.0
-        if best < FLOOR or best - second < margin:
+        if best < floor or best - second < margin:
             continue
         source, target = terms(word), terms(chosen)
         if source and target and source != target:
@@ -165,9 +161,9 @@ def pair_words(sources: Sequence[tuple[str, bool]], words: CollectionWords,
 
 
 def loanword_pairs(store: ElementStore, version: int, question: str, kept: frozenset[str],
-                   embed: Callable[[list[str]], list[np.ndarray]], *, margin: float) -> Lexicon:
+                   embed: Callable[[list[str]], list[np.ndarray]], *, floor: float, margin: float) -> Lexicon:
     """The loanword pairs of ``question``'s words (its names, ``kept``, left out) over ``store``'s collection."""
     sources = _question_words(question, kept)
     if not sources:
         return Lexicon()
-    return pair_words(sources, collection_words(store, version), embed, margin=margin)
+    return pair_words(sources, collection_words(store, version), embed, floor=floor, margin=margin)
