@@ -10,6 +10,7 @@ so the two spellings of one word meet. Pure text: no dictionary, no model.
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["outline"]
@@ -29,6 +30,8 @@ _R_AFTER_VOWEL = re.compile(r"(?<=[aeiou])r(?![aeiouy])")
 _DOUBLE = re.compile(r"([a-z])\1")
 _HANGUL = re.compile(r"[\uac00-\ud7a3]+")
 _LATIN = re.compile(r"[a-z]+")
+# Outlines kept per process: a collection's field words are outlined again at each of its versions.
+CACHE_SIZE = 16_384
 
 
 def _english(word: str) -> str:
@@ -56,6 +59,7 @@ def _korean(word: str) -> str:
     return re.sub(r"(L)\1", r"\1", "".join(out))  # 컬러 writes one l twice
 
 
+@functools.lru_cache(maxsize=CACHE_SIZE)
 def outline(word: str) -> str:
     """The consonant classes of ``word`` (English or Hangul), "" for a word of other letters or of both."""
     if _HANGUL.fullmatch(word):

@@ -21,22 +21,28 @@ stored field words. A collection with no Hangul at all and an English question r
 
 from __future__ import annotations
 
+import hashlib
 import re
+import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
+import core.elements
+import core.statements
+import core.textnorm
 from core.bounded_cache import BoundedCache
-from core.elements import row_cells
+from core.elements import Element, row_cells
 from core.ingest.embedding import text_sha256
 from core.loanwords import outline
 from core.retrieval.headings import HeadingIndex
 from core.retrieval.loanword_pairs import loanword_pairs
 from core.statements import GENERAL, NO_LEXICON, Lexicon, statement, table_rows, terms
 from core.store import ElementStore
-from core.store.field_pairs import FieldPairTables, StoredFieldPairs
+from core.store.field_pairs import DocumentFields, FieldPairTables, StoredFieldPairs
 from core.textnorm import has_hangul, strip_particles
 
 __all__ = ["EMPTY", "lexicon_for", "FieldVocabulary", "Lexicon", "LexiconConfig", "collection_lexicon", "field_texts",
@@ -75,11 +81,16 @@ CACHE_SIZE = 16
 WORD_VECTORS = 4096
 # The shape of a stored row (core.store.field_pairs): a change here computes every collection's row again.
 FORMAT = "4"
+# An element longer than this is prose or code, never a field's label.
+MAX_FIELD_TEXT = 2000
 
 _WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
 _TOKEN = re.compile(r"\w+")
 _PARENTHESES = re.compile(r"\([^()]*\)|\[[^\]]*\]")
 _DIGIT = re.compile(r"\d")
+# The modules whose code decides a document's field words (:func:`_fields_format`).
+_FIELD_CODE = (core.statements, core.textnorm, core.elements, sys.modules[__name__])
+_FORMAT_HELD: str | None = None
 
 
 EMPTY = NO_LEXICON
@@ -126,34 +137,61 @@ def _units(text: str) -> list[str]:
     return out
 
 
+def _element_fields(text: str, category: str) -> tuple[list[str], str | None]:
+    """The labels an element names fields with (a ``key : value`` item's key, a table's header cells), and the key
+    it states a value under when that key can name a field (a few words, no digit)."""
+    key = None
+    if category not in ("CodeSnippet", "Table", "TableRow"):
+        found = statement(frozenset(), text, category)
+        key = found[0] if found and found[0] else None
+    item = key if key and len(key.split()) <= MAX_FIELD_WORDS and not _DIGIT.search(key) else None
+    if category == "CodeSnippet":
+        return [], None
+    if category == "TableRow":
+        return [header for header, _cell in row_cells(text)], None
+    if category == "Table" or text.lstrip().startswith("|"):
+        rows = table_rows(text)
+        return list(rows[0]) if rows else [], item
+    return ([key] if key else []), item
+
+
+def _count(counts: dict[str, int], label: str, times: int = 1) -> None:
+    for unit in _units(label):
+        counts[unit] = counts.get(unit, 0) + times
+
+
+def _ranked(counts: Mapping[str, int], headings: Iterable[str]) -> list[str]:
+    counts = dict(counts)
+    for heading in headings:
+        if len(heading.split()) <= MAX_FIELD_WORDS:
+            _count(counts, heading)
+    return sorted(counts, key=lambda u: (-counts[u], u))[:MAX_VOCABULARY]
+
+
 def field_texts(texts: Iterable[tuple[str, str]], headings: Iterable[str]) -> list[str]:
     """The field words of elements ``(text, category)`` and of ``headings``, most frequent first: the keys of
     ``key : value`` items, the header cells of tables and table rows, and headings of a few words."""
     counts: dict[str, int] = {}
-
-    def add(label: str) -> None:
-        for unit in _units(label):
-            counts[unit] = counts.get(unit, 0) + 1
-
     for text, category in texts:
-        if category == "CodeSnippet":
+        for label in _element_fields(text, category)[0]:
+            _count(counts, label)
+    return _ranked(counts, headings)
+
+
+def document_fields(elements: Iterable[Element], source_key: str = "", fmt: str = "") -> DocumentFields:
+    """What one document's elements contribute to the collection's field words (:func:`field_texts`' counts)
+    and to its items (key, sha256 of the item's text)."""
+    counts: dict[str, int] = {}
+    items: list[tuple[str, str]] = []
+    for e in elements:
+        if len(e.text) > MAX_FIELD_TEXT:
             continue
-        if category == "TableRow":
-            for header, _cell in row_cells(text):
-                add(header)
-        elif category == "Table" or text.lstrip().startswith("|"):
-            rows = table_rows(text)
-            for cell in rows[0] if rows else ():
-                add(cell)
-        else:
-            found = statement(frozenset(), text, category)
-            if found and found[0]:
-                add(found[0])
-    for heading in headings:
-        if len(heading.split()) <= MAX_FIELD_WORDS:
-            add(heading)
-    ranked = sorted(counts, key=lambda u: (-counts[u], u))
-    return ranked[:MAX_VOCABULARY]
+        labels, item = _element_fields(e.text, e.category or "")
+        for label in labels:
+            _count(counts, label)
+        if item:
+            items.append((item, text_sha256(e.text)))
+    return DocumentFields(source_key, fmt, counts, tuple(items))
 
 
 def _unit_rows(matrix: np.ndarray) -> np.ndarray:
@@ -253,17 +291,43 @@ _HELD: BoundedCache[tuple, _Held] = BoundedCache(CACHE_SIZE)
 _WORD_VECTORS: BoundedCache[tuple, np.ndarray] = BoundedCache(WORD_VECTORS)
 
 
+def _fields_format() -> str:
+    """What a stored document contribution was computed with: this extraction's code (the modules that read
+    fields) and limits, so that a new release computes the contributions again instead of reading stale ones."""
+    global _FORMAT_HELD
+    if _FORMAT_HELD is None:
+        code = b"".join(Path(m.__file__).read_bytes() for m in _FIELD_CODE if m.__file__)
+        limits = repr((FORMAT, MAX_FIELD_WORDS, MAX_FIELD_TEXT)).encode()
+        _FORMAT_HELD = hashlib.sha256(code + limits).hexdigest()[:16]
+    return _FORMAT_HELD
+
+
 def _read_fields(store: ElementStore, headings: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
-    """The collection's field words (:func:`field_texts`), and its ``key : value`` items by key (their texts)."""
-    texts = [(e.text, e.category or "") for d in store.read.document_ids() for e in store.read.elements(d)
-             if len(e.text) <= 2000]  # on the question's held connection: a pool lent out whole would wait for it
+    """The collection's field words (:func:`field_texts`), and its ``key : value`` items by key (the sha256 of
+    their texts). Each document's contribution is stored (``core.store.field_pairs``): after a change only the
+    documents changed are read again, not the collection. Reads run on the question's held connection (a pool
+    lent out whole would wait for it)."""
+    fmt = _fields_format()
+    if store.as_of_date is not None:  # a date's elements: computed, never stored
+        found = [document_fields(store.read.elements(d), "", fmt) for d in store.read.document_ids()]
+    else:
+        tables = FieldPairTables(store)
+        sources = store.read.document_sources()
+        stored = tables.read_documents()
+        fresh = {d: document_fields(store.read.elements(d), key, fmt) for d, key in sources
+                 if (held := stored.get(d)) is None or held.source_key != key or held.format != fmt}
+        current = [d for d, _ in sources]
+        if fresh or set(stored) - set(current):
+            tables.write_documents(fresh, current)
+        found = [fresh.get(d) or stored[d] for d in current]
+    counts: dict[str, int] = {}
     items: dict[str, list[str]] = {}
-    for text, category in texts:
-        found = statement(frozenset(), text, category) if category not in ("CodeSnippet", "Table", "TableRow") \
-            else None
-        if found and found[0] and len(found[0].split()) <= MAX_FIELD_WORDS and not _DIGIT.search(found[0]):
-            items.setdefault(found[0], []).append(text)
-    return field_texts(texts, headings), items
+    for contribution in found:
+        for unit, times in contribution.units.items():
+            counts[unit] = counts.get(unit, 0) + times
+        for key, sha in contribution.items:
+            items.setdefault(key, []).append(sha)
+    return _ranked(counts, headings), items
 
 
 def _embedder(store: ElementStore, known: Mapping[str, np.ndarray]) -> Callable[[list[str]], list[list[float]]]:
@@ -293,15 +357,14 @@ def _general_terms() -> frozenset[str]:
 def item_pairs(store: ElementStore, items: dict[str, list[str]], config: LexiconConfig) -> Lexicon:
     """Keys of the two scripts paired by what their items state, key and value together ("Contrast ratio :
     1,000:1" and "명암비 : 3,000:1", "Country of origin : China" and "제조국 : 중국"): each key's items' stored
-    vectors (the embedding cache: nothing is embedded), averaged. Keys close alike to a source ("무게(스탠드 포함)",
-    "무게(스탠드 제외)") give it the terms they share."""
-    hashes = {t: text_sha256(t) for texts in items.values() for t in texts}
-    stored = store.cached_vectors(hashes.values(), primary=False)  # a question's read: a standby serves it
-    keys = [k for k, texts in items.items() if any(hashes[t] in stored for t in texts)]
+    vectors (``items``: key → the sha256 of its items' texts; the embedding cache: nothing is embedded), averaged.
+    Keys close alike to a source ("무게(스탠드 포함)", "무게(스탠드 제외)") give it the terms they share."""
+    # a question's read: a standby serves it
+    stored = store.cached_vectors({h for hashes in items.values() for h in hashes}, primary=False)
+    keys = [k for k, hashes in items.items() if any(h in stored for h in hashes)]
     if not keys:
         return EMPTY
-    matrix = _unit_rows(np.stack([np.mean([stored[hashes[t]] for t in items[k] if hashes[t] in stored], axis=0)
-                                  for k in keys]))
+    matrix = _unit_rows(np.stack([np.mean([stored[h] for h in items[k] if h in stored], axis=0) for k in keys]))
     hangul = np.array([has_hangul(k) for k in keys], dtype=bool)
     general = _general_terms()
     pairs, spellings = [], []
@@ -329,12 +392,12 @@ def item_pairs(store: ElementStore, items: dict[str, list[str]], config: Lexicon
 
 
 def _fingerprint(store: ElementStore, config: LexiconConfig) -> tuple[str, str]:
-    """What a stored row was computed with: the embedder, and the embedder with the config, :data:`FORMAT` and the
-    module's limits (a sweep sets them per process)."""
+    """What a stored row was computed with: the embedder, and the embedder with the config, :data:`FORMAT`, the
+    extraction's code (:func:`_fields_format`) and the module's limits (a sweep sets them per process)."""
     info = store.embeddings.info
     embedder = f"{info.provider}/{info.model}/{info.dimension}"
     limits = (MIN_SCRIPT_SHARE, MIN_OUTLINE, MAX_FIELD_WORDS, MAX_VOCABULARY)
-    return f"{embedder}|{FORMAT}|{config!r}|{limits!r}", embedder
+    return f"{embedder}|{FORMAT}|{_fields_format()}|{config!r}|{limits!r}", embedder
 
 
 def _pairs(store: ElementStore, vocab: FieldVocabulary, items: dict[str, list[str]],

@@ -314,6 +314,11 @@ DOCUMENT_HASH = "SELECT content_hash FROM hke_documents WHERE collection_id = %s
 
 DOCUMENT_HASHES = "SELECT document_id, content_hash FROM hke_documents WHERE collection_id = %s"
 
+# Each document with what its elements were parsed from (content hash and loader), in LIST_DOCUMENTS' order.
+DOCUMENT_SOURCES = """
+SELECT document_id, content_hash || '|' || loader FROM hke_documents WHERE collection_id = %s ORDER BY filename, source
+"""
+
 LIST_DOCUMENTS = """
 SELECT document_id, source, filename, title, content_hash, loader, n_elements, n_bytes, encoding,
        front_matter, ingested_at

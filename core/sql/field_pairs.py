@@ -1,5 +1,6 @@
 """SQL of a collection's stored field pairs (``core.retrieval.lexicon``): its field words of both scripts, their
-vectors under the collection's embedder and the cross-script pairs computed from them, one row per collection.
+vectors under the collection's embedder and the cross-script pairs computed from them, one row per collection; and
+what each document contributes to them (``hke_document_fields``), one row per document.
 
 * ``version``: the heading index's version (``core.sql.headings``, counting the collection's document writes)
   the row was computed at; a reader whose collection is at another version computes the row again.
@@ -34,7 +35,40 @@ CREATE_SCHEMA = [
         updated_at    timestamptz NOT NULL DEFAULT now()
     )
     """,
+    # What each document contributes to its collection's row, so that a change re-reads only the documents it
+    # changed: its field units with how many of its elements name each, and its ``key : value`` items (the key
+    # and the sha256 of the item's text, whose vector the embedding cache holds), in document order.
+    """
+    CREATE TABLE IF NOT EXISTS hke_document_fields (
+        collection_id uuid NOT NULL REFERENCES hke_collections (id) ON DELETE CASCADE,
+        document_id   text NOT NULL,
+        source_key    text NOT NULL,  -- the content hash and loader the document's elements were parsed from
+        format        text NOT NULL,  -- the extraction's code and limits
+        units         jsonb NOT NULL, -- {unit: elements naming it}
+        items         jsonb NOT NULL, -- [[key, text sha256], ...]
+        PRIMARY KEY (collection_id, document_id)
+    )
+    """,
 ]
+
+READ_DOCUMENT_FIELDS = """
+SELECT document_id, source_key, format, units, items FROM hke_document_fields WHERE collection_id = %(collection_id)s
+"""
+
+WRITE_DOCUMENT_FIELDS = """
+INSERT INTO hke_document_fields AS f (collection_id, document_id, source_key, format, units, items)
+SELECT %(collection_id)s, d.document_id, d.source_key, %(format)s, d.units, d.items
+FROM unnest(%(document_ids)s::text[], %(source_keys)s::text[], %(units)s::jsonb[], %(items)s::jsonb[])
+     AS d(document_id, source_key, units, items)
+ON CONFLICT (collection_id, document_id) DO UPDATE SET
+    source_key = EXCLUDED.source_key, format = EXCLUDED.format, units = EXCLUDED.units, items = EXCLUDED.items
+"""
+
+# The rows of documents the collection no longer holds.
+FORGET_DOCUMENT_FIELDS = """
+DELETE FROM hke_document_fields
+WHERE collection_id = %(collection_id)s AND NOT (document_id = ANY(%(document_ids)s::text[]))
+"""
 
 # What every process reads: a few hundred bytes to a few kilobytes.
 READ_HEAD = """

@@ -18,7 +18,7 @@ from core.sql import field_pairs as sql
 if TYPE_CHECKING:
     from core.store.element_store import ElementStore
 
-__all__ = ["FieldPairTables", "StoredFieldHead", "StoredFieldPairs"]
+__all__ = ["DocumentFields", "FieldPairTables", "StoredFieldHead", "StoredFieldPairs"]
 
 _schema_ready: set[int] = set()
 
@@ -54,6 +54,18 @@ class StoredFieldPairs:
     spellings: tuple[str, ...] = ()  # each pair's target as the collection writes it
 
 
+@dataclass(frozen=True)
+class DocumentFields:
+    """What one document contributes to its collection's field words, computed from its elements as parsed from
+    ``source_key`` (content hash and loader) by code and limits ``format``: each field unit with how many of its
+    elements name it, and its ``key : value`` items (key, sha256 of the item's text) in document order."""
+
+    source_key: str
+    format: str
+    units: dict[str, int]
+    items: tuple[tuple[str, str], ...]
+
+
 def _pairs(rows: list) -> tuple[tuple[tuple[frozenset[str], frozenset[str]], ...], tuple[str, ...]]:
     return tuple((frozenset(a), frozenset(b)) for a, b, _ in rows), tuple(w for _, _, w in rows)
 
@@ -83,6 +95,45 @@ class FieldPairTables:
                 return conn.execute(statement, params).fetchone()
         except psycopg.errors.UndefinedTable:
             return None
+
+    def read_documents(self) -> dict[str, DocumentFields]:
+        """Every stored document contribution of the collection, by document id (none before any was written)."""
+        params = {"collection_id": self.store.collection_id}
+        shared = self.store.question_reads
+        try:
+            if shared is not None and shared.connection is not None:
+                rows = shared.connection.execute(sql.READ_DOCUMENT_FIELDS, params).fetchall()
+            else:
+                with read_connection(self.store.reader) as conn:
+                    rows = conn.execute(sql.READ_DOCUMENT_FIELDS, params).fetchall()
+        except psycopg.errors.UndefinedTable:
+            return {}
+        return {document_id: DocumentFields(source_key, fmt, dict(units), tuple((k, h) for k, h in items))
+                for document_id, source_key, fmt, units, items in rows}
+
+    def write_documents(self, fresh: dict[str, DocumentFields], kept: list[str]) -> None:
+        """Store the ``fresh`` contributions and forget those of documents not in ``kept`` (the collection's
+        documents now); deferred, like :meth:`write`, past a question that holds a connection."""
+        shared = self.store.question_reads
+        if shared is not None and shared.connection is not None:
+            shared.after.append(lambda: self.write_documents(fresh, kept))
+            return
+        self.ensure_schema()
+        ids = list(fresh)
+        formats = {f.format for f in fresh.values()}
+        try:
+            with self.store.pool.connection() as conn, conn.transaction():
+                conn.execute(sql.FORGET_DOCUMENT_FIELDS, {"collection_id": self.store.collection_id,
+                                                          "document_ids": kept})
+                for fmt in formats:
+                    chosen = [d for d in ids if fresh[d].format == fmt]
+                    conn.execute(sql.WRITE_DOCUMENT_FIELDS, {
+                        "collection_id": self.store.collection_id, "format": fmt, "document_ids": chosen,
+                        "source_keys": [fresh[d].source_key for d in chosen],
+                        "units": [Jsonb(fresh[d].units) for d in chosen],
+                        "items": [Jsonb([list(i) for i in fresh[d].items]) for d in chosen]})
+        except psycopg.errors.ForeignKeyViolation:
+            pass
 
     def read_head(self) -> StoredFieldHead | None:
         """The collection's stored pairs, without the words; ``None`` when it has none."""

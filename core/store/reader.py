@@ -241,6 +241,12 @@ class ElementReader:
         """The collection's documents, in the order the store lists them."""
         return [row[0] for row in self._query(sql.LIST_DOCUMENTS, (self._store.collection_id,), tables=())]
 
+    def document_sources(self) -> list[tuple[str, str]]:
+        """Each document's id and what its elements were parsed from (content hash and loader), in the order
+        :meth:`document_ids` lists them."""
+        return [(row[0], row[1]) for row in self._query(sql.DOCUMENT_SOURCES, (self._store.collection_id,),
+                                                        tables=())]
+
     def elements(self, document_id: str) -> list[Element]:
         """All elements of one document, in document order."""
         rows = self._query(sql.ELEMENTS_OF_DOCUMENT, {"document_id": document_id}, place=_ELEMENT_PLACE)
