@@ -21,6 +21,7 @@ stored field words. A collection with no Hangul at all and an English question r
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import sys
@@ -83,6 +84,8 @@ WORD_VECTORS = 4096
 FORMAT = "4"
 # An element longer than this is prose or code, never a field's label.
 MAX_FIELD_TEXT = 2000
+# Labels whose field units this process keeps (headings and keys recur at every version of a collection).
+UNITS_CACHE = 32_768
 
 _WORD = re.compile(r"[A-Za-z]+|[\uac00-\ud7a3]+")
 _TOKEN = re.compile(r"\w+")
@@ -122,19 +125,25 @@ class FieldVocabulary:
         return frozenset(h for h, part in ((True, share), (False, 1.0 - share)) if part >= MIN_SCRIPT_SHARE)
 
 
-def _units(text: str) -> list[str]:
+def _units(text: str) -> tuple[str, ...]:
     """A field text's words, and the text itself when it is a phrase of a few words (parentheses dropped)."""
+    return _units_within(text, MAX_FIELD_WORDS)
+
+
+# Cached: every version of a collection counts all of its headings again. The limit is part of the key, since a
+# sweep sets it per process.
+@functools.lru_cache(maxsize=UNITS_CACHE)
+def _units_within(text: str, max_words: int) -> tuple[str, ...]:
     text = _PARENTHESES.sub(" ", text)
     if _DIGIT.search(text) and len(text.split()) == 1:
-        return []
+        return ()
     words = [w for w in _WORD.findall(text) if len(w) > 1 and terms(w)]
     out = [w.casefold() for w in words]
     # the nouns inside a Korean compound name fields of their own ("소비전력": 소비, 전력)
     out += [t for w in words if has_hangul(w) for t in sorted(terms(w)) if t != w and len(t) > 1 and has_hangul(t)]
-    if 1 < len(words) <= MAX_FIELD_WORDS and not _DIGIT.search(text) \
-            and len({has_hangul(w) for w in words}) == 1:
+    if 1 < len(words) <= max_words and not _DIGIT.search(text) and len({has_hangul(w) for w in words}) == 1:
         out.append(" ".join(text.split()).casefold())
-    return out
+    return tuple(out)
 
 
 def _element_fields(text: str, category: str) -> tuple[list[str], str | None]:
