@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from core import statements
+from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval.heading_cache import held_version
 from core.retrieval.lexicon import EMPTY, LexiconConfig, field_texts, lexicon_for, stored_lexicon
 from core.store.field_pairs import FieldPairTables
@@ -242,3 +243,15 @@ def test_english_questions_over_the_korean_sample_sheets(samples_store, question
 ])
 def test_korean_questions_over_the_english_sample_sheet(samples_store, question, value):
     assert value in answer_of(samples_store, question)
+
+
+def test_warm_up_leaves_the_first_question_no_encoder_to_load(samples_store):
+    from core import tokens
+    from core.retrieval import warm_up
+
+    tokens._encoding.cache_clear()
+    warm_up(samples_store)
+    loaded = tokens._encoding.cache_info().misses
+    assert loaded >= 1
+    retrieve(samples_store, RetrievalRequest("Nova 24FL 무게", k=4))
+    assert tokens._encoding.cache_info().misses == loaded
