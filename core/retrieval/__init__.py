@@ -52,8 +52,6 @@ if TYPE_CHECKING:
     )
     from core.retrieval.pipeline import (
         MODES,
-        HierarchicalRetriever,
-        PlainRetriever,
         Retrieval,
         RetrievalRequest,
         find_hits,
@@ -64,6 +62,10 @@ if TYPE_CHECKING:
         MAX_QUESTION_CHARS,
         QuestionError,
         validate_question,
+    )
+    from core.retrieval.retrievers import (
+        HierarchicalRetriever,
+        PlainRetriever,
     )
     from core.retrieval.scope import (
         Scope,
@@ -112,8 +114,8 @@ _WHERE: dict[str, str] = {
     "match_headings": "core.retrieval.heading_cache",
     "Hit": "core.retrieval.hits",
     "MODES": "core.retrieval.pipeline",
-    "HierarchicalRetriever": "core.retrieval.pipeline",
-    "PlainRetriever": "core.retrieval.pipeline",
+    "HierarchicalRetriever": "core.retrieval.retrievers",
+    "PlainRetriever": "core.retrieval.retrievers",
     "Retrieval": "core.retrieval.pipeline",
     "RetrievalRequest": "core.retrieval.pipeline",
     "find_hits": "core.retrieval.pipeline",
