@@ -110,6 +110,8 @@ def _completed(piece: str, first: str) -> str:
         return " ".join([*words[:at], *_with_its_noun(piece, words[at:]), *_carried(piece, words[at:])])
     if "," in first:
         return f"{first.rsplit(',', 1)[0]}, {piece}"
+    if (alternative := _qualifier_alternative(piece, words)) is not None:
+        return alternative
     if len(piece.split()) == 1 and len(words) > 2:  # "… cache folder on linux vs windows": the last word's alternative
         if _KO_ASKING.match(words[-1]) and not _KO_ASKING.match(piece):  # "X의 A는 뭐고 B는": the word before it
             return " ".join([*words[:-2], piece, words[-1]])
@@ -142,6 +144,28 @@ def _with_antecedents(piece: str, first: str) -> str:
     if found is None or not _THEM.search(piece):
         return piece
     return _THEM.sub(found.group("noun"), _IT.sub(found.group("subject"), piece))
+
+
+def _qualifier_alternative(piece: str, words: list[str]) -> str | None:
+    """A later side of several words naming only the alternative to the object of the first side's last
+    qualifier: "minimum macos target for cpython 3.12 on intel vs apple silicon" asks the second side "… for
+    cpython 3.12 on apple silicon" (the first side up to and with its last qualifier word, then the piece). Only
+    when the piece opens no qualifier of its own, is no longer than that object's room (``_ALTERNATIVE_WORDS``),
+    and the object is as short; one word is the last word's alternative (:func:`_completed`). None otherwise."""
+    own = piece.split()
+    if len(own) < 2 or len(own) > _ALTERNATIVE_WORDS or any(w.casefold() in _QUALIFIER for w in own) \
+            or own[0].casefold() in _DETERMINERS:
+        return None
+    at = max((i for i, w in enumerate(words) if w.casefold() in _QUALIFIER), default=-1)
+    if at < 1 or not 1 <= len(words) - at - 1 <= _ALTERNATIVE_WORDS:
+        return None
+    return " ".join([*words[:at + 1], *own])
+
+
+# The most words an alternative names, and the object of the qualifier it stands in for ("apple silicon", "intel").
+_ALTERNATIVE_WORDS = 3
+# A piece opening so names a thing of its own ("the location", "its default"), not the qualifier's alternative.
+_DETERMINERS = frozenset({"the", "a", "an", "its", "their", "this", "that", "these", "those", "each", "every"})
 
 
 def _carried(piece: str, replaced: list[str]) -> list[str]:
