@@ -18,7 +18,7 @@ from core.elements import ROW_KEY_SEPARATOR, ROW_SEPARATOR
 from core.retrieval.shape import split_preamble
 from core.statements import terms
 
-__all__ = ["PartsConfig", "asked_of_clause_value", "dates_in", "question_parts", "referred_value",
+__all__ = ["PartsConfig", "asked_noun", "asked_of_clause_value", "dates_in", "question_parts", "referred_value",
            "with_referred_value"]
 
 # Coordinators that join two asks. "or" joins two only in a question asking which (a choice: "which is bigger, A
@@ -132,6 +132,12 @@ _WH_NOUN = re.compile(r"^(?:how\s+many|how\s+much|which|what)\s+(?P<noun>[^,?]+?
                       r"(?:does|do|did|is|are|was|were|can|will|should)\s+(?P<subject>[\w.@/-]+)\b", re.I)
 _IT = re.compile(r"\bit\b", re.I)
 _THEM = re.compile(r"\b(?:them|they)\b", re.I)
+
+
+def asked_noun(part: str) -> str | None:
+    """The noun a part asks of its subject by ("log files" in "how many log files does npm keep"), or None."""
+    found = _WH_NOUN.match(part)
+    return found.group("noun") if found else None
 
 
 def _with_antecedents(piece: str, first: str) -> str:
