@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from core.elements import ROW_KEY_SEPARATOR, ROW_SEPARATOR
 from core.retrieval.shape import split_preamble
-from core.statements import terms
+from core.statements import option_heading, terms
 
-__all__ = ["PartsConfig", "asked_noun", "asked_of_clause_value", "dates_in", "question_parts", "referred_value",
-           "with_referred_value"]
+__all__ = ["PartsConfig", "asked_noun", "asked_of_clause_value", "dates_in", "question_parts", "referred_thing",
+           "referred_value", "with_referred_thing", "with_referred_value"]
 
 # Coordinators that join two asks. "or" joins two only in a question asking which (a choice: "which is bigger, A
 # or B"); elsewhere it names alternatives of one thing ("accessories such as cables, or wall brackets").
@@ -339,3 +339,26 @@ def with_referred_value(part: str, value: str) -> str:
     if pointing is None:
         return part
     return f"{part[:pointing.start()]}{value} {pointing.group(1) or pointing.group(2)}{part[pointing.end():]}"
+
+
+# A later part asking of "its" attribute after a first part asking which thing does something ("Which option sets
+# the build frontend, and what is its default?"): "its" is the thing the first part found, not the first part's
+# words. A first part asking "what is …" asks a value, not a thing.
+_ITS = re.compile(r"\bits\b", re.I)
+_WHICH_THING = re.compile(r"^\W*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can)\b)[\w-]+\s+\w", re.I)
+
+
+def referred_thing(part: str, first: str, headings: Sequence[str]) -> str | None:
+    """The option a later part's "its" stands for: after a first part asking which option does something
+    ("Which option sets the build frontend"), the option whose own heading is the first of ``headings`` (the
+    headings of what answered the first part, best first) that names one (``build-frontend``). None when the
+    part says no "its", the first part asks no "which …", or no heading names an option: the part is then asked
+    as it is."""
+    if not _ITS.search(part) or not _WHICH_THING.match(first):
+        return None
+    return next((name for heading in headings if (name := option_heading(heading, dashed=True))), None)
+
+
+def with_referred_thing(part: str, name: str) -> str:
+    """``part`` asked of ``name`` in place of "its": "what is its default?" → "what is build-frontend default?"."""
+    return _ITS.sub(name, part, count=1)
