@@ -17,9 +17,10 @@ from core.retrieval.hits import Hit
 from core.retrieval.parts import asked_noun
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.stages import SearchContext
+from core.retrieval.strategies import MAX_K
 from core.statements import asks_default, number_forms, option_heading, states_default, terms, terms_with_parts
 
-__all__ = ["mentioned_definitions", "with_mentioned_definition"]
+__all__ = ["mentioned_definitions", "named_definitions", "with_mentioned_definition"]
 
 # an option a passage names: kebab-case or dotted, as a flag ("--logs-max=0") or a word ("the logs-dir option")
 _NAMED = re.compile(r"(?<![\w.-])(?:--)?([a-z][a-z0-9]*(?:[-.][a-z0-9]+)+)(?![\w-])")
@@ -37,6 +38,33 @@ def _asked(part: str) -> frozenset[str]:
     """The part's terms, each in the other number as well ("log files" names ``logs-max``)."""
     held = terms(part)
     return held | {form for word in held for form in number_forms(word)}
+
+
+def _name_words(name: str) -> frozenset[str]:
+    """The words an option's name is made of (``dist-tag``: dist, tag; ``init.author.url``: init, author, url)."""
+    return frozenset(w for part in re.split(r"[-.]", name) for w in terms(part)) or terms(name)
+
+
+def named_definitions(part: str, hits: list[Hit], index: HeadingIndex) -> list[HeadingRef]:
+    """The option definitions ``part`` names whole (every word of the option's name is one the part writes, in
+    either number: "npm default dist tag" names ``tag``, "npm default registry url" names ``registry``), each a
+    heading under a section, none holding a hit already; [] when the part asks no default, or a hit states one
+    under such a definition already (the ``Default: ""`` of ``init.author.url`` answers no part naming "url"
+    alone)."""
+    if not asks_default(part):
+        return []
+    asked = _asked(part) - _DEFAULT_WORDS
+    whole = lambda text: bool((name := option_heading(text, dashed=True)) and asked >= _name_words(name) != set())  # noqa: E731
+    if any(states_default(h.element.text) and h.element.heading_path and whole(h.element.heading_path[-1])
+           for h in hits):
+        return []
+    places = {tuple(h.element.heading_path) for h in hits}
+    out = []
+    for ref in index.headings.values():
+        own = (*ref.path, ref.text)
+        if ref.path and whole(ref.text) and not any(place[:len(own)] == own for place in places):
+            out.append(ref)
+    return out
 
 
 def mentioned_definitions(part: str, hits: list[Hit], index: HeadingIndex) -> list[HeadingRef]:
@@ -87,22 +115,41 @@ def _best_defined(part: str, hits: list[Hit], refs: list[HeadingRef], index: Hea
     return sorted(chosen, key=lambda h: not states_default(h.element.text))
 
 
+def _stating(hits: list[Hit], refs: list[HeadingRef]) -> list[Hit]:
+    """The ``hits`` under those of ``refs`` whose found passages state a default, those stating it first: a
+    definition named whole is the option asked only where it has a default to give."""
+    def ref_of(hit: Hit) -> str | None:
+        place = tuple(hit.element.heading_path)
+        return next((r.element_id for r in refs if place[:len(r.path) + 1] == (*r.path, r.text)), None)
+    stating = {ref_of(h) for h in hits if states_default(h.element.text)} - {None}
+    return sorted((h for h in hits if ref_of(h) in stating), key=lambda h: not states_default(h.element.text))
+
+
 def with_mentioned_definition(context: SearchContext, found: _Found, index: HeadingIndex | None) -> int:
-    """``found`` (a part's hits) with the part's ``k`` best hits under the definitions its hits mention
-    (:func:`mentioned_definitions`) added after them; one search more, only then. The number of hits added
+    """``found`` (a part's hits) with the part's ``k`` best hits under the definitions it names whole
+    (:func:`named_definitions`: those stating a default), else under those its hits mention
+    (:func:`mentioned_definitions`), added after them; a search more for each tried, only then. The number of hits added
     (their room is the part's own)."""
     if index is None or not found.hits:
         return 0
-    refs = mentioned_definitions(context.question, found.hits, index)
-    if not refs:
-        return 0
-    label = "; ".join(PATH_SEPARATOR.join(short_text(p, 60) for p in (*r.path, r.text)) for r in refs)
-    more, _timings = context.search(context.question, context.k + len(found.hits),
-                                    Scope.subtrees([r.element_id for r in refs], label))
-    taken = {h.element_id for h in found.hits}
-    ids = {r.element_id for r in refs}
-    added = [h for h in _best_defined(context.question, more, refs, index)
-             if h.element_id not in taken and h.element_id not in ids][:context.k]
+    added: list[Hit] = []
+    label = ""
+    named = named_definitions(context.question, found.hits, index)
+    for refs, whole in ((named, True), (mentioned_definitions(context.question, found.hits, index), False)):
+        if added or not refs:
+            continue
+        label = "; ".join(PATH_SEPARATOR.join(short_text(p, 60) for p in (*r.path, r.text)) for r in refs[:3])
+        # an option named whole is often defined again on every page that takes it: its default lines are what
+        # the part asks, searched by the word that states them, one each
+        text, k = ("default", context.k + len(refs)) if whole else (context.question, context.k)
+        more, _timings = context.search(text, min(MAX_K, k + len(found.hits)),
+                                        Scope.subtrees([r.element_id for r in refs], label))
+        taken = {h.element_id for h in found.hits}
+        ids = {r.element_id for r in refs}
+        chosen = _stating(more, refs) if whole else _best_defined(context.question, more, refs, index)
+        seen: set[str] = set()
+        added = [h for h in chosen if h.element_id not in taken and h.element_id not in ids
+                 and not (h.element.text in seen or seen.add(h.element.text))][:context.k]
     if added:
         n = len(found.hits)
         found.hits = [*found.hits, *(Hit(h.element, n + i, h.distance) for i, h in enumerate(added))]
