@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from core.retrieval.parts import question_parts, referred_thing, with_referred_thing
+from core.retrieval.shape import bridge_cue
 from tests.helpers_context import ask, cited
 
 from .test_hlg_multihop3 import _ingest
@@ -108,3 +109,14 @@ def test_a_part_asking_a_default_hops_to_the_option_it_names_whole(store):
     assert 'Default: "latest"' in texts and 'Default: "https://registry.npmjs.org/"' in texts, texts
     assert "latest" in answer and "registry.npmjs.org" in answer, answer
     assert len(cited(answer)) == 2
+
+
+@pytest.mark.parametrize(("question", "cue"), [
+    # the argument before the comma is the first clause's: the second names no thing by a clause of its own
+    ("취소 요청은 은행에 언제 전달되고, 재시도 되는 응답코드는 몇 개야?", ""),
+    ("은행에 언제 전달되는 응답코드는 몇 개야?", "relative clause"),
+    # a connective ending alone joins two verbs of one clause
+    ("USB-C 케이블 하나로 노트북을 연결하고 충전할 수 있는 모델 중 충전 전력이 가장 높은 모델은?", "relative clause"),
+])
+def test_a_korean_relative_clause_takes_its_argument_from_its_own_clause(question, cue):
+    assert bridge_cue(question) == cue
