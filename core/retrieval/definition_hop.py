@@ -4,7 +4,11 @@ does npm keep by default?" is scoped to the logging guide's "Setting Log File Lo
 heading in the config reference holds its ``Default:`` line. The hop goes from the mention to the definition: the
 options the part's hits name that head a section of their own, those whose names share the most of the part's
 words, are searched by the part as well, their hits with room of their own. Looked up, never guessed: a name no
-heading holds is no definition."""
+heading holds is no definition.
+
+An option the part names whole ("npm default dist tag" names ``tag``, "npm default registry url" ``registry``) is
+its first place to look, when no hit states a default under one: "registry" heads a third of the documents, "url"
+names ``init-author-url``, "dist tag" the command ``npm dist-tag``, and the heading match reads them so."""
 
 from __future__ import annotations
 
@@ -133,12 +137,13 @@ def with_mentioned_definition(context: SearchContext, found: _Found, index: Head
     if index is None or not found.hits:
         return 0
     added: list[Hit] = []
-    label = ""
+    label, why = "", ""
     named = named_definitions(context.question, found.hits, index)
     for refs, whole in ((named, True), (mentioned_definitions(context.question, found.hits, index), False)):
         if added or not refs:
             continue
         label = "; ".join(PATH_SEPARATOR.join(short_text(p, 60) for p in (*r.path, r.text)) for r in refs[:3])
+        why = "the part names an option whole" if whole else "the hits name an option defined elsewhere"
         # an option named whole is often defined again on every page that takes it: its default lines are what
         # the part asks, searched by the word that states them, one each
         text, k = ("default", context.k + len(refs)) if whole else (context.question, context.k)
@@ -153,5 +158,5 @@ def with_mentioned_definition(context: SearchContext, found: _Found, index: Head
     if added:
         n = len(found.hits)
         found.hits = [*found.hits, *(Hit(h.element, n + i, h.distance) for i, h in enumerate(added))]
-        found.notes.append(f"the hits name an option defined elsewhere and state no default: searched {label} as well")
+        found.notes.append(f"{why}, no hit stating its default: searched {label} as well")
     return len(added)
