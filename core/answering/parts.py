@@ -9,7 +9,14 @@ from collections.abc import Callable, Sequence
 
 from core.answering.evidence import Evidence
 from core.retrieval.context import Context
-from core.retrieval.parts import asked_of_clause_value, dates_in, referred_value, with_referred_value
+from core.retrieval.parts import (
+    asked_of_clause_value,
+    dates_in,
+    referred_thing,
+    referred_value,
+    with_referred_thing,
+    with_referred_value,
+)
 from core.retrieval.shape import name_runs
 from core.statements import kebab_words, number_forms, run_together_pairs, standalone_words, terms, terms_with_parts
 from core.textnorm import english_stem
@@ -35,8 +42,10 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
     answering: list[list[Evidence]] = []
     for part in parts:
         if answering and answering[-1]:
-            value = referred_value(part, [value_of_section(answering[-1]).element.text])
-            part = with_referred_value(part, value) if value else part
+            unit = value_of_section(answering[-1])
+            value = referred_value(part, [unit.element.text])
+            thing = None if value else referred_thing(part, parts[len(answering) - 1], unit.element.path[-1:])
+            part = with_referred_value(part, value) if value else with_referred_thing(part, thing) if thing else part
         answering.append(_naming_first(part, _answering(part, evidence_of(part))))
     chosen: dict[int, Evidence] = {}
     while True:  # the part whose best free unit scores highest takes it first

@@ -7,15 +7,23 @@ of the word match.
 A heading is an FAQ question when it is written as a question (ends with "?" or "？"). The headings' vectors are
 embedded once per process for each set of question headings (the embedder's own cache answers a text seen before),
 so a question costs one matrix product and no statement.
+
+A question heading the question opens as ("why does flake8 complain about black's code?" and "Why does Flake8
+report warnings?": the same words up to and with a word naming a thing, not the platform's) asks what it asks
+whatever the cosine: the bundled embedder reads a short question by its topic words, and another heading sharing
+"why does black … code" comes closer. A part of a question asking several things (``core.retrieval.parts``) is
+matched so as well, each part against the headings on its own.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
 from core.bounded_cache import BoundedCache
 from core.retrieval.heading_refs import HeadingMatch, HeadingRef
-from core.retrieval.headings import HeadingIndex
+from core.retrieval.headings import HeadingIndex, words
 from core.retrieval.hits import Hit
 from core.store import ElementStore
 
@@ -23,6 +31,8 @@ __all__ = ["faq_heading_match", "led_by_asked_heading", "question_headings"]
 
 CACHE_SIZE = 16  # sets of question headings (collections, versions) whose vectors one process keeps
 _QUESTION_MARKS = ("?", "？")
+
+_TOKEN = re.compile(r"[^\W_][\w.+-]*")
 
 _VECTORS: BoundedCache[tuple, np.ndarray] = BoundedCache(CACHE_SIZE)
 
@@ -43,9 +53,10 @@ def _vectors(store: ElementStore, headings: list[HeadingRef]) -> np.ndarray:
 
 
 def faq_heading_match(store: ElementStore, index: HeadingIndex, query_vector: np.ndarray,
-                      floor: float) -> HeadingMatch | None:
-    """The FAQ question heading that asks what the question asks (cosine at least ``floor``), as a heading match
-    with no words of the question (its words are not what it matched by); ``None`` when there is none."""
+                      floor: float, question: str = "") -> HeadingMatch | None:
+    """The FAQ question heading that asks what the question asks (cosine at least ``floor``, else the one
+    ``question`` opens as: :func:`opened_as`), as a heading match with no words of the question (its words are not
+    what it matched by); ``None`` when there is none."""
     headings = question_headings(index)
     if not headings:
         return None
@@ -54,8 +65,30 @@ def faq_heading_match(store: ElementStore, index: HeadingIndex, query_vector: np
     scores = _vectors(store, headings) @ query
     best = int(np.argmax(scores))
     if float(scores[best]) < floor:
-        return None
+        opening = [i for i, h in enumerate(headings) if opened_as(question, h.text, index)]
+        if not opening:
+            return None
+        best = max(opening, key=lambda i: float(scores[i]))
     return HeadingMatch((headings[best],), (), float(scores[best]))
+
+
+def opened_as(question: str, heading: str, index: HeadingIndex) -> bool:
+    """``question`` opens with ``heading``'s own first words, a question word first, up to and with a word that
+    names a thing (one :func:`~core.retrieval.headings.words` keeps, not the collection's platform): "why does
+    flake8 …" is "Why does Flake8 report warnings?", "how do i …" is no FAQ's question by its asking words alone."""
+    asked, asking = _TOKEN.findall(question.casefold()), _TOKEN.findall(heading.casefold())
+    if not asked or not asking or asked[0] != asking[0] or not _ASKING.match(asked[0]):
+        return False
+    for mine, theirs in zip(asked, asking, strict=False):
+        if mine != theirs:
+            return False
+        if words(mine) - {w for w in words(mine) if index.is_platform(w)}:
+            return True
+    return False
+
+
+# the words a question heading opens with
+_ASKING = re.compile(r"^(?:what|which|who|whom|whose|where|when|why|how|is|are|does|do|can|should|will)$")
 
 
 def led_by_asked_heading(store: ElementStore, faq: HeadingMatch, scoped: list[Hit]) -> list[Hit]:

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from core.elements import ROW_KEY_SEPARATOR, ROW_SEPARATOR
 from core.retrieval.shape import split_preamble
-from core.statements import terms
+from core.statements import option_heading, terms
 
-__all__ = ["PartsConfig", "asked_of_clause_value", "dates_in", "question_parts", "referred_value",
-           "with_referred_value"]
+__all__ = ["PartsConfig", "asked_noun", "asked_of_clause_value", "dates_in", "question_parts", "referred_thing",
+           "referred_value", "with_referred_thing", "with_referred_value"]
 
 # Coordinators that join two asks. "or" joins two only in a question asking which (a choice: "which is bigger, A
 # or B"); elsewhere it names alternatives of one thing ("accessories such as cables, or wall brackets").
@@ -110,6 +110,8 @@ def _completed(piece: str, first: str) -> str:
         return " ".join([*words[:at], *_with_its_noun(piece, words[at:]), *_carried(piece, words[at:])])
     if "," in first:
         return f"{first.rsplit(',', 1)[0]}, {piece}"
+    if (alternative := _qualifier_alternative(piece, words)) is not None:
+        return alternative
     if len(piece.split()) == 1 and len(words) > 2:  # "… cache folder on linux vs windows": the last word's alternative
         if _KO_ASKING.match(words[-1]) and not _KO_ASKING.match(piece):  # "X의 A는 뭐고 B는": the word before it
             return " ".join([*words[:-2], piece, words[-1]])
@@ -132,6 +134,12 @@ _IT = re.compile(r"\bit\b", re.I)
 _THEM = re.compile(r"\b(?:them|they)\b", re.I)
 
 
+def asked_noun(part: str) -> str | None:
+    """The noun a part asks of its subject by ("log files" in "how many log files does npm keep"), or None."""
+    found = _WH_NOUN.match(part)
+    return found.group("noun") if found else None
+
+
 def _with_antecedents(piece: str, first: str) -> str:
     """A later part asking by its own question word with the first part's thing as pronouns: "where does it write
     them?" after "how many log files does npm keep" asks "where does npm write log files?" ("them"/"they": the
@@ -142,6 +150,28 @@ def _with_antecedents(piece: str, first: str) -> str:
     if found is None or not _THEM.search(piece):
         return piece
     return _THEM.sub(found.group("noun"), _IT.sub(found.group("subject"), piece))
+
+
+def _qualifier_alternative(piece: str, words: list[str]) -> str | None:
+    """A later side of several words naming only the alternative to the object of the first side's last
+    qualifier: "minimum macos target for cpython 3.12 on intel vs apple silicon" asks the second side "… for
+    cpython 3.12 on apple silicon" (the first side up to and with its last qualifier word, then the piece). Only
+    when the piece opens no qualifier of its own, is no longer than that object's room (``_ALTERNATIVE_WORDS``),
+    and the object is as short; one word is the last word's alternative (:func:`_completed`). None otherwise."""
+    own = piece.split()
+    if len(own) < 2 or len(own) > _ALTERNATIVE_WORDS or any(w.casefold() in _QUALIFIER for w in own) \
+            or own[0].casefold() in _DETERMINERS:
+        return None
+    at = max((i for i, w in enumerate(words) if w.casefold() in _QUALIFIER), default=-1)
+    if at < 1 or not 1 <= len(words) - at - 1 <= _ALTERNATIVE_WORDS:
+        return None
+    return " ".join([*words[:at + 1], *own])
+
+
+# The most words an alternative names, and the object of the qualifier it stands in for ("apple silicon", "intel").
+_ALTERNATIVE_WORDS = 3
+# A piece opening so names a thing of its own ("the location", "its default"), not the qualifier's alternative.
+_DETERMINERS = frozenset({"the", "a", "an", "its", "their", "this", "that", "these", "those", "each", "every"})
 
 
 def _carried(piece: str, replaced: list[str]) -> list[str]:
@@ -309,3 +339,26 @@ def with_referred_value(part: str, value: str) -> str:
     if pointing is None:
         return part
     return f"{part[:pointing.start()]}{value} {pointing.group(1) or pointing.group(2)}{part[pointing.end():]}"
+
+
+# A later part asking of "its" attribute after a first part asking which thing does something ("Which option sets
+# the build frontend, and what is its default?"): "its" is the thing the first part found, not the first part's
+# words. A first part asking "what is …" asks a value, not a thing.
+_ITS = re.compile(r"\bits\b", re.I)
+_WHICH_THING = re.compile(r"^\W*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can)\b)[\w-]+\s+\w", re.I)
+
+
+def referred_thing(part: str, first: str, headings: Sequence[str]) -> str | None:
+    """The option a later part's "its" stands for: after a first part asking which option does something
+    ("Which option sets the build frontend"), the option whose own heading is the first of ``headings`` (the
+    headings of what answered the first part, best first) that names one (``build-frontend``). None when the
+    part says no "its", the first part asks no "which …", or no heading names an option: the part is then asked
+    as it is."""
+    if not _ITS.search(part) or not _WHICH_THING.match(first):
+        return None
+    return next((name for heading in headings if (name := option_heading(heading, dashed=True))), None)
+
+
+def with_referred_thing(part: str, name: str) -> str:
+    """``part`` asked of ``name`` in place of "its": "what is its default?" → "what is build-frontend default?"."""
+    return _ITS.sub(name, part, count=1)

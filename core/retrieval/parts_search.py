@@ -7,9 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 from core.retrieval.analysis import analyse
+from core.retrieval.definition_hop import with_mentioned_definition
 from core.retrieval.hits import Hit
 from core.retrieval.named_rows import row_key, writes_key
-from core.retrieval.parts import referred_value, with_referred_value
+from core.retrieval.parts import referred_thing, referred_value, with_referred_thing, with_referred_value
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.search import embed_query
 from core.retrieval.stages import SearchContext
@@ -33,14 +34,13 @@ def interleave(lists: list[list[Hit]], k: int) -> list[Hit]:
     return out
 
 
-def _answering_first(hits: list[Hit], part: str) -> list[str]:
-    """The texts of a part's hits, the rows whose key the part writes first (the row of the code asked, "005",
-    before a row "은행코드: 020 · 은행명: …" that shares more of its words), then those holding more of the part's
-    terms, in rank order on a tie."""
+def _answering_first(hits: list[Hit], part: str) -> list[Hit]:
+    """A part's hits, the rows whose key the part writes first (the row of the code asked, "005", before a row
+    "은행코드: 020 · 은행명: …" that shares more of its words), then those holding more of the part's terms, in
+    rank order on a tie."""
     asked = terms(part)
     named = lambda h: h.element.category == "TableRow" and writes_key(part, asked, row_key(h.element.text))  # noqa: E731
-    return [h.element.text for h in sorted(hits, key=lambda h: (not named(h), -len(asked & terms(h.element.text)),
-                                                                 h.rank))]
+    return sorted(hits, key=lambda h: (not named(h), -len(asked & terms(h.element.text)), h.rank))
 
 
 def _with_closer_section(context: SearchContext, found: Any) -> tuple[Any, int]:
@@ -85,12 +85,18 @@ def search_by_parts(context: SearchContext, search_one: Callable[[SearchContext]
     extra = 0  # hits a part took from the section closer than its scope: room of its own
     for part in context.analysis.parts:
         if found:  # a part pointing back ("그 은행 운영시간은") is asked of the value the part before it found
-            value = referred_value(part, _answering_first(found[-1].hits, context.analysis.parts[len(found) - 1]))
-            part = with_referred_value(part, value) if value else part
+            before = context.analysis.parts[len(found) - 1]
+            answered = _answering_first(found[-1].hits, before)
+            value = referred_value(part, [h.element.text for h in answered])
+            # "its" (after "which option …") is the option the part before found: its answer's own heading
+            thing = None if value else referred_thing(part, before, [h.element.heading_path[-1]
+                                                                     for h in answered if h.element.heading_path])
+            part = with_referred_value(part, value) if value else with_referred_thing(part, thing) if thing else part
         own = SearchContext(context.store, embed_query(context.store, part), context.k, context.config,
                             analyse(part, context.analysis.lexicon), context.stages, context.sibling,
                             index=context.index)
         part_found, more = _with_closer_section(own, search_one(own))
+        more += with_mentioned_definition(own, part_found, getattr(part_found, "index", None) or context.index)
         found.append(part_found)
         extra += more
         context.searches += own.searches

@@ -115,7 +115,8 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
         if asks_which_release(context.question):
             factors = {w: f for w, f in factors.items() if w not in ASKING_WORDS}
         candidates = rank_headings(context.question, index, factors)
-        faq = faq_heading_match(context.store, index, context.vector, stages.heading_scope.faq_floor)
+        faq = faq_heading_match(context.store, index, context.vector, stages.heading_scope.faq_floor,
+                                context.question)
         if faq is not None:  # the FAQ's own question, asked in other words, is the first place to look
             candidates = [faq, *(m for m in candidates if m.headings != faq.headings)]
         things = called_names(analysis.plain, index, plain=True)

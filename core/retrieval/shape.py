@@ -276,6 +276,7 @@ _TWO_ASKS_EN = re.compile(r"\b(?:what|which|who|where|when|how)\b.*\band\b.*\b(?
                           re.I)
 _KO_NOUN = frozenset({"NNG", "NNP", "NNB", "SL", "SN"})
 _KO_ARGUMENT = frozenset({"JKO", "JKS", "JKB", "JKC"})  # object, subject, adverbial, complement particles
+_KO_CLAUSE_END = frozenset({"SP"})  # a comma: the clause before it ends there
 
 
 def _korean_relative(text: str) -> bool:
@@ -287,8 +288,11 @@ def _korean_relative(text: str) -> bool:
     tokens = [(t.form, t.tag) for t in textnorm.kiwi_tokenize([text])[0]]
     for i, (_form, tag) in enumerate(tokens):
         # a clause: its verb has an argument marked before it ("탑재체를 만든", "연구실이 속한"); a name that only
-        # reads as a verb form ("해온 미니 K1") has none
-        if tag != "ETM" or not any(t in _KO_ARGUMENT for _f, t in tokens[:i]):
+        # reads as a verb form ("해온 미니 K1") has none. Its own argument: one before a comma belongs to the
+        # clause before it ("국세청에 언제 전송되고, 자동재처리 되는 오류코드는"); a connective ending alone joins
+        # two verbs of one clause ("노트북을 연결하고 충전할 수 있는 모델")
+        start = max((k + 1 for k, (_f, t) in enumerate(tokens[:i]) if t in _KO_CLAUSE_END), default=0)
+        if tag != "ETM" or not any(t in _KO_ARGUMENT for _f, t in tokens[start:i]):
             continue
         j = i + 1
         while j < len(tokens) and tokens[j][1] in _KO_NOUN:
