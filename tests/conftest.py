@@ -128,33 +128,12 @@ def data_dir() -> Path:
     shutil.rmtree(path, ignore_errors=True)
 
 
-# The session's own server keeps nothing across a crash that no test makes (the tests that kill a server start their
-# own, tests/test_faults.py): a commit waits for no disk flush. Measured on this kind of machine under load, 300
-# one-row commits took 2.7 s with Postgres' defaults and 0.2 s so; the suite commits each document, job and run.
-# Transactions, locks and what a reader sees are unchanged. Not applied to a DATABASE_URL server, which is not ours.
-THROWAWAY_SERVER_SETTINGS = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
-
-
-def relax_durability(url: str) -> None:
-    """Apply THROWAWAY_SERVER_SETTINGS to the embedded server at ``url`` (its superuser, over its Unix socket)."""
-    import psycopg
-
-    from core.db.urls import psycopg_conninfo
-
-    with psycopg.connect(psycopg_conninfo(url), autocommit=True) as conn:
-        for name, value in THROWAWAY_SERVER_SETTINGS.items():
-            conn.execute(f"ALTER SYSTEM SET {name} = {value}")
-        conn.execute("SELECT pg_reload_conf()")
-
-
 @pytest.fixture(scope="session")
 def db_url(data_dir: Path) -> str:
     from core.db import database_url, stop_embedded
     from core.db.pool import close_pools
 
     url = database_url()
-    if not os.environ.get("DATABASE_URL"):
-        relax_durability(url)
     yield url
     close_pools()
     if not os.environ.get("DATABASE_URL"):

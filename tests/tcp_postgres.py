@@ -169,10 +169,7 @@ def run(command: list[str]) -> int:
         signal.signal(signum, on_signal)
     started = time.monotonic()
     try:
-        # A throw-away server, as the test session's own: no commit waits for a disk flush.
-        from tests.conftest import THROWAWAY_SERVER_SETTINGS
-
-        url = start(root, options=" ".join(f"-c {k}={v}" for k, v in THROWAWAY_SERVER_SETTINGS.items()))
+        url = start(root)
         print(f"tcp_postgres: server on {url.split('@')[1]} (password auth, no Unix socket) up in "
               f"{time.monotonic() - started:.1f}s; running: {' '.join(command)}", flush=True)
         return subprocess.run(command, env={**os.environ, "DATABASE_URL": url}, check=False).returncode
