@@ -28,11 +28,18 @@ for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HKE_EMBEDDINGS", "HKE_CHAT_M
 
 
 # The database tests of these modules run a second time in CI, against tests/tcp_postgres.py's server (TCP, a
-# password, a role that is not superuser, no Unix socket): `pytest -m remote`. Each proves something only such a
-# server shows: URL forms and the password kept out of sight (cli, database, app: the sidebar the browser shows), the
-# store's DDL and writes without superuser rights (store_layout, ingest, embedding_cache, migrate, graph_index,
-# evaluation_runs), the pool over TCP (pool) and the retrieval SQL (retrieval_pipeline). Every other database test
-# goes through those same doors with the same statements, so running it again would prove nothing new.
+# password, a role that is not superuser, no Unix socket): `pytest -m remote`. A test runs there when what it asserts
+# could come out otherwise against such a server, and only then:
+# - the server's address: URL forms and the password kept out of sight (cli, database; app: the sidebar);
+# - the connection: the pool over TCP, its settings, a failed statement giving its connection back (pool);
+# - what the role that is not superuser runs to create, change or fill the schema: each door's DDL and writes
+#   (store_layout, ingest, embedding_cache, migrate, evaluation_runs; graph_index: the index's build, rebuild and
+#   rollback; app: the job runner's ingest from a page);
+# - the retrieval SQL: each search strategy, the heading scope and the held heading index (retrieval_pipeline).
+# A test that only reads back what such a test wrote and reasons over it in Python (rankings, answers, estimates,
+# reports, a page's drawing) runs the same statements through the same doors: it runs in the main pass only.
+# Modules all of whose database tests are of that kind mark none; a module with both kinds marks its remote tests
+# `@pytest.mark.remote` (app, graph_index, retrieval_pipeline), and only those run again.
 REMOTE_MODULES = frozenset({
     "test_app.py", "test_cli.py", "test_database.py", "test_embedding_cache.py", "test_evaluation_runs.py",
     "test_graph_index.py", "test_ingest.py", "test_migrate.py", "test_pool.py", "test_retrieval_pipeline.py",
@@ -64,11 +71,18 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that talks to the session's database (it uses ``db_url``, directly or through ``store`` or
-    ``samples_store``) ``database``, and those of REMOTE_MODULES also ``remote``."""
+    ``samples_store``) ``database``, and those of REMOTE_MODULES also ``remote``, all of a module's unless it marks
+    its remote tests itself. A test marked ``remote`` that CI's remote pass would not collect (outside
+    REMOTE_MODULES) or that has no database is an error, not a test that silently never runs there."""
+    marks_its_own = {item.path for item in items if item.get_closest_marker("remote")}
     for item in items:
-        if "db_url" in getattr(item, "fixturenames", ()):
+        uses_db = "db_url" in getattr(item, "fixturenames", ())
+        if item.get_closest_marker("remote") and (item.path.name not in REMOTE_MODULES or not uses_db):
+            raise pytest.UsageError(f"{item.nodeid} is marked remote but is not a database test of REMOTE_MODULES "
+                                    "(tests/conftest.py)")
+        if uses_db:
             item.add_marker(pytest.mark.database)
-            if item.path.name in REMOTE_MODULES:
+            if item.path.name in REMOTE_MODULES and item.path not in marks_its_own:
                 item.add_marker(pytest.mark.remote)
 
 

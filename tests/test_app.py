@@ -6,6 +6,7 @@ import os
 import uuid
 from urllib.parse import unquote, urlparse
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from .conftest import ROOT
@@ -25,6 +26,7 @@ def _texts(at: AppTest) -> str:
     return "\n".join(str(p) for p in parts)
 
 
+@pytest.mark.remote
 def test_empty_state_tells_a_new_user_what_to_do(db_url):
     at = _app(f"empty_{uuid.uuid4().hex[:8]}").run()
     assert not at.exception
@@ -144,6 +146,7 @@ def test_the_first_page_loads_the_report_pages_modules_in_the_background(db_url,
     assert gc.get_freeze_count() > 100_000, "the loaded modules' objects are frozen"
 
 
+@pytest.mark.remote
 def test_ingest_the_manual_fills_its_own_collection_and_switches_to_it(db_url, use_embeddings, tmp_path, monkeypatch):
     """The Overview's second demo corpus: the manual's files go into a collection of their own, which the sidebar
     then shows; the progress and the table name the files, never the server's folder."""

@@ -59,6 +59,7 @@ def indexed(samples_store):
     return samples_store, result, stages
 
 
+@pytest.mark.remote
 def test_index_report_and_progress(indexed):
     store, result, stages = indexed
     report = result.report
@@ -169,6 +170,7 @@ def test_structural_communities_follow_headings(indexed):
     assert "서도윤" in {e.title for e in community_subgraph(store, hanbit.id)[0]}
 
 
+@pytest.mark.remote
 def test_reindex_is_deterministic(indexed):
     store, _result, _ = indexed
     before = snapshot(store)
@@ -176,6 +178,7 @@ def test_reindex_is_deterministic(indexed):
     assert snapshot(store) == before
 
 
+@pytest.mark.remote
 def test_reindex_is_atomic_when_the_write_fails(indexed):
     """A report that violates a DB constraint (rating 11) aborts the replace midway: the old index stays."""
     store, result, _ = indexed
@@ -357,6 +360,7 @@ def test_cli_reports_global_export(indexed, tmp_path, capsys):
     assert g.number_of_nodes() == len(entities) and g.number_of_edges() > 0
 
 
+@pytest.mark.remote
 def test_cli_index_json_and_missing_index(store, capsys):
     from core.cli import main
     from core.ingest import ingest_paths
@@ -377,6 +381,7 @@ def test_cli_index_json_and_missing_index(store, capsys):
     assert all(isinstance(k, str) for k in payload["communities"])
 
 
+@pytest.mark.remote
 def test_hostile_names_round_trip(store, tmp_path):
     """Names are data: stored and read back exactly, through parameterised SQL only (the UI escapes them)."""
     from core.ingest import ingest_paths
@@ -398,6 +403,7 @@ def test_hostile_names_round_trip(store, tmp_path):
     assert any("<img src=x onerror=alert(1)>" in r.title for r in load_reports(store, kind="structural"))
 
 
+@pytest.mark.remote
 def test_empty_collection_indexes_to_an_empty_index(store):
     report = run_index(store, config=OFFLINE).report
     assert (report.text_units, report.entities, report.relationships, report.reports) == (0, 0, 0, 0)

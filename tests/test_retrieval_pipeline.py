@@ -96,6 +96,7 @@ def test_strategies_are_named_configs_and_unknown_ones_are_refused():
         SearchConfig("nothing", vector=False, fulltext=False)
 
 
+@pytest.mark.remote
 def test_each_strategy_runs_and_says_which_it_was(twins):
     seen = {}
     for name in ("vector", "fulltext", "hybrid"):
@@ -109,6 +110,7 @@ def test_each_strategy_runs_and_says_which_it_was(twins):
     assert seen["vector"] != seen["fulltext"]
 
 
+@pytest.mark.remote
 def test_a_named_heading_scopes_the_search_and_says_so_english(twins):
     result = retrieve(twins, RetrievalRequest("How heavy is the Borealis 500?", k=4))
     assert result.searched_under == "Product catalogue › Borealis 500"
@@ -121,6 +123,7 @@ def test_a_named_heading_scopes_the_search_and_says_so_english(twins):
     assert not any(w in result.hierarchical.text for w in WEIGHTS if w != "3.4 kg")
 
 
+@pytest.mark.remote
 def test_a_named_heading_scopes_the_search_korean(twins):
     result = retrieve(twins, RetrievalRequest("노바 S2 스캐너의 무게는 얼마인가요?", k=3))
     assert result.searched_under is not None and "노바 S2 스캐너" in result.searched_under
@@ -338,6 +341,7 @@ def test_eval_default_mode_runs_exactly_what_ask_runs(twins):
         assert row.details["notes"] == asked.notes and row.score.recall
 
 
+@pytest.mark.remote
 def test_cli_ask_takes_a_search_and_reports_the_scope(twins, monkeypatch, capsys):
     from core.cli import main
 
@@ -366,6 +370,7 @@ def test_a_small_scope_fills_the_rest_of_k_from_the_whole_collection(twins):
     assert [h.rank for h in result.hits] == list(range(8))
 
 
+@pytest.mark.remote
 def test_the_heading_index_follows_the_collection_and_matches_like_a_fresh_scan(store):
     from core.retrieval.heading_cache import heading_index
     from core.retrieval.headings import best_headings, load_headings

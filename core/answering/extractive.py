@@ -222,9 +222,12 @@ _ASKS_WHAT = re.compile(
     r"\bwhat(?:'s|\s+is|\s+are|\s+does\b.*\b(?:mean|do|stand\s+for))\b|\b(?:describe|explain)\b"
     r"|(?:뭐|무엇|뭔)(?:야|예요|에요|이야|이에요|인가요|입니까|인지|지|죠|니|냐|가요|데|임)?\s*[?？]?\s*(?:\([^()]*\))?\s*$"
     r"|무슨\s*뜻|뜻이|의미(?:가|는|예요|야)|설명해", re.I)
-# The keys that say what a thing is, in both languages: asked what it is, this item is the answer, not its type,
-# example or default.
-_DESCRIPTION_TERMS = terms("description summary overview definition purpose explanation 설명 개요 요약 정의 의미 용도")
+@functools.cache
+def _description_terms() -> frozenset[str]:
+    """The keys that say what a thing is, in both languages: asked what it is, this item is the answer, not its type,
+    example or default. Read on first use, not at import: the Korean analyser takes seconds to load, which every
+    process importing the answerers paid (a CLI run, an app server, a test's child process), Korean or not."""
+    return terms("description summary overview definition purpose explanation 설명 개요 요약 정의 의미 용도")
 
 
 def _description_when_asked_what(question: str, scored: list[Evidence]) -> list[Evidence]:
@@ -237,7 +240,7 @@ def _description_when_asked_what(question: str, scored: list[Evidence]) -> list[
     out = []
     for evidence in scored:
         key = evidence.key.rsplit(" — ", 1)[-1] if evidence.key else ""
-        if key and terms(key) & _DESCRIPTION_TERMS and evidence.element.category != "Title":
+        if key and terms(key) & _description_terms() and evidence.element.category != "Title":
             evidence = replace(evidence, score=evidence.score + ATTRIBUTE_WEIGHT, attribute=1.0, answers=True)
         out.append(evidence)
     return out
