@@ -39,6 +39,7 @@ from functools import lru_cache
 from core import textnorm
 from core.changelog import release_heading
 from core.retrieval.heading_refs import HeadingMatch, HeadingRef, _ref, load_headings
+from core.retrieval.joined_words import joined_score
 from core.retrieval.name_forms import other_number, run_together
 from core.retrieval.shape import IDENTIFIER, asking_words, code_names, name_runs, split_preamble
 from core.statements import without_default_phrases
@@ -466,7 +467,10 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex,
         return sum(bit[q] for q in words)
 
     groups = _by_path_words(index, own_of, required, lambda h: [mask(found(ws)) for ws in path_words(h)])
-    scores = {m: round(sum(weight.get(q, 0.0) for q, b in bit.items() if m & b), 6) for m in groups}
+    # a hyphenated or dotted plain word counts once (its parts are the same word); a code name's parts are the
+    # thing and its namespace, weighed by kind already (`child_process.execFile` whole tells it from `…exec`)
+    score = joined_score(question, {q for q in wanted if factors[q] < NAME_FACTOR}, bit, weight)
+    scores = {m: score(m) for m in groups}
     if not scores:
         return []
     best = max(scores.values())
