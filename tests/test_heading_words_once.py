@@ -46,3 +46,40 @@ def test_a_name_still_scopes_where_it_is_the_only_word_matched():
     match = best_headings("does auto-deploy work with gitlab?", _tool_docs())
     assert match is not None
     assert [h.text for h in match.headings] == ["Using auto-deploy with GitLab"]
+
+
+# -- a clipped word ----------------------------------------------------------------------------------------------
+
+
+def _config_docs() -> HeadingIndex:
+    texts = [
+        ("Configuration", (), "config"),
+        ("Configuration file", ("Configuration",), "config"),
+        ("Options", ("Configuration",), "config"),
+        ("Using auto-deploy with CircleCI", (), "circle"),
+        (".circleci/config.yml for auto-deploy jobs", ("Using auto-deploy with CircleCI",), "circle"),
+        ("Custom Rules", (), "rules"),
+        ("Authoring", ("Custom Rules",), "rules"),
+        ("Asynchronous Rules", ("Custom Rules", "Authoring"), "rules"),
+        ("Important notes", (), "notes"),
+    ]
+    texts += [(f"Section {n}", (), f"doc{n}") for n in range(12)]
+    return HeadingIndex(_heading(i, text, path, doc) for i, (text, path, doc) in enumerate(texts, 1))
+
+
+def test_a_clipped_word_names_the_heading_writing_it_whole():
+    # "config" is "configuration" clipped: the heading of the configuration file, not the CI page whose file name
+    # holds "config" and whose title repeats the tool's name
+    match = best_headings("where can auto-deploy config live? file names", _config_docs())
+    assert match is not None
+    assert [h.text for h in match.headings] == ["Configuration file"]
+    index = _config_docs()
+    assert index.long_forms("config") == ["configuration"]
+    assert index.long_forms("async") == ["asynchronous"]
+
+
+def test_an_inflection_or_a_word_sharing_a_stem_is_no_clipped_form():
+    index = _config_docs()
+    assert index.long_forms("import") == []  # "important" is not "import" clipped
+    assert index.long_forms("option") == []  # "options" is its plural, matched as such elsewhere
+    assert index.long_forms("rule") == []  # four letters: too short to tell a clipped word from another
