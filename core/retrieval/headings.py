@@ -41,6 +41,9 @@ from core.changelog import release_heading
 from core.retrieval.heading_refs import HeadingMatch, HeadingRef, _ref, load_headings
 from core.retrieval.name_forms import other_number, run_together
 from core.retrieval.shape import IDENTIFIER, asking_words, code_names, name_runs, split_preamble
+from core.retrieval.word_forms import clipped as _clipped
+from core.retrieval.word_forms import joined_score, prose_words
+from core.retrieval.word_forms import matches as _matches
 from core.statements import without_default_phrases
 from core.store import StoredHeading
 from core.textnorm import is_release_version
@@ -228,11 +231,6 @@ def _whole_heading_words(pool: set[str], index: HeadingIndex) -> set[str]:
     return out
 
 
-def _matches(question_word: str, heading_word: str) -> bool:
-    return question_word == heading_word or (bool(_HANGUL.match(question_word))
-                                              and heading_word.startswith(question_word))
-
-
 class HeadingIndex:
     """A collection's headings with an inverted index from each word to the headings whose own text holds it,
     updated a document at a time (:meth:`replace_documents`).
@@ -248,7 +246,8 @@ class HeadingIndex:
         self._words: dict[int, frozenset[str]] = {}
         self._places: dict[tuple[str, tuple[str, ...]], int] = {}
         self._documents: dict[str, list[int]] = {}
-        self._hangul: list[str] = []  # the Hangul-initial words, sorted: prefix lookups by bisection
+        self._sorted: list[str] = []  # the Hangul-initial and prose words, sorted: prefix lookups by bisection
+        self.prose: set[str] = set()  # the words headings write as prose (a clipped word's whole, see _matches)
         # Per document, how many of its headings hold each word; per word, how many documents: the platform words
         # (PLATFORM_SHARE) follow each document's change without a rescan.
         self._document_words: dict[str, Counter[str]] = {}
@@ -272,6 +271,7 @@ class HeadingIndex:
         for h in headings:
             ref = h if isinstance(h, HeadingRef) else _ref(h)
             own_words = (h.words | _initials(h.text)) if isinstance(h, StoredHeading) else heading_words(h.text)
+            prose = prose_words(h.text)
             i = self._next
             self._next += 1
             self.headings[i] = ref
@@ -291,14 +291,17 @@ class HeadingIndex:
                     ids = self.postings[w] = set()
                     if _HANGUL.match(w):
                         new_hangul.add(w)
+                if _clipped(w) and w not in self.prose and w in prose:
+                    self.prose.add(w)
+                    new_hangul.add(w)
                 ids.add(i)
         if len(new_hangul) > 64:
-            self._hangul = sorted(set(self._hangul) | new_hangul)
+            self._sorted = sorted(set(self._sorted) | new_hangul)
         else:
             for w in new_hangul:
-                at = bisect.bisect_left(self._hangul, w)
-                if at == len(self._hangul) or self._hangul[at] != w:
-                    self._hangul.insert(at, w)
+                at = bisect.bisect_left(self._sorted, w)
+                if at == len(self._sorted) or self._sorted[at] != w:
+                    self._sorted.insert(at, w)
         for document_id in added:
             self._link(document_id)
 
@@ -328,7 +331,7 @@ class HeadingIndex:
                     if ids is not None:
                         ids.discard(i)
                         if not ids:
-                            del self.postings[w]  # a stale entry of _hangul is skipped by holding()
+                            del self.postings[w]  # a stale entry of _sorted is skipped by holding()
                 place = (ref.document_id, (*ref.path, ref.text))
                 if self._places.get(place) == i:
                     del self._places[place]
@@ -356,13 +359,19 @@ class HeadingIndex:
 
     def holding(self, question_word: str) -> set[int]:
         """The headings whose own text holds a word that ``question_word`` matches (see :func:`_matches`)."""
-        if not _HANGUL.match(question_word):
-            return set(self.postings.get(question_word, ()))
-        out: set[int] = set()
-        at = bisect.bisect_left(self._hangul, question_word)
-        while at < len(self._hangul) and self._hangul[at].startswith(question_word):
-            out.update(self.postings.get(self._hangul[at], ()))
-            at += 1
+        out = set(self.postings.get(question_word, ()))
+        for w in self.long_forms(question_word):
+            out.update(self.postings.get(w, ()))
+        return out
+
+    def long_forms(self, question_word: str) -> list[str]:
+        """The longer heading words ``question_word`` matches: a Korean word's, a clipped word's whole ("config")."""
+        at, out = bisect.bisect_left(self._sorted, question_word), []
+        if _HANGUL.match(question_word) or _clipped(question_word):
+            while at < len(self._sorted) and self._sorted[at].startswith(question_word):
+                if self._sorted[at] != question_word and _matches(question_word, self._sorted[at], self.prose):
+                    out.append(self._sorted[at])
+                at += 1
         return out
 
     def words_of(self, i: int) -> frozenset[str]:
@@ -427,7 +436,7 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex,
 
     def found(heading_words: Iterable[str]) -> set[str]:
         pool = list(heading_words)
-        return {q for q in wanted if any(_matches(q, w) for w in pool)}
+        return {q for q in wanted if any(_matches(q, w, index.prose) for w in pool)}
 
     def path_words(h: HeadingRef, *, own: bool = False) -> list[frozenset[str]]:
         """The words of each heading of ``h``'s path, root first (and of ``h`` itself with ``own``)."""
@@ -466,7 +475,10 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex,
         return sum(bit[q] for q in words)
 
     groups = _by_path_words(index, own_of, required, lambda h: [mask(found(ws)) for ws in path_words(h)])
-    scores = {m: round(sum(weight.get(q, 0.0) for q, b in bit.items() if m & b), 6) for m in groups}
+    # a hyphenated or dotted plain word counts once (its parts are the same word); a code name's parts are the
+    # thing and its namespace, weighed by kind already (`child_process.execFile` whole tells it from `…exec`)
+    score = joined_score(question, {q for q in wanted if factors[q] < NAME_FACTOR}, bit, weight)
+    scores = {m: score(m) for m in groups}
     if not scores:
         return []
     best = max(scores.values())

@@ -15,7 +15,7 @@ the search did is said in :attr:`Retrieval.notes`.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -67,6 +67,7 @@ from core.retrieval.statement_path import PathStep
 from core.retrieval.statement_search import find_statement_hits
 from core.retrieval.strategies import stage_list
 from core.retrieval.topic_search import find_topic_hits
+from core.retrieval.word_forms import clipped
 from core.store import ElementStore, VersionRecord
 from core.store.hlg_tables import HLGTables
 from core.versions import DateError, check_date_range
@@ -115,6 +116,10 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
         if asks_which_release(context.question):
             factors = {w: f for w, f in factors.items() if w not in ASKING_WORDS}
         candidates = rank_headings(context.question, index, factors)
+        # a clipped word ("config", "async") found its headings by their long form: a scope is searched by it too
+        long = [w for q in factors if clipped(q) for w in index.long_forms(q) if w not in factors]
+        if long:
+            analysis = context.analysis = replace(analysis, query=f"{analysis.query} {' '.join(dict.fromkeys(long))}")
         faq = faq_heading_match(context.store, index, context.vector, stages.heading_scope.faq_floor,
                                 context.question)
         if faq is not None:  # the FAQ's own question, asked in other words, is the first place to look
