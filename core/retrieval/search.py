@@ -155,7 +155,6 @@ def fts_scored(
         # "svcAmt는" is one lexeme to the parser, held by no document writing "svcAmt": read as the word written bare
         bare = _particle_free(read, lexemes)
         lexemes = list(dict.fromkeys(bare.get(lex, lex) for lex in lexemes))
-        lexemes = _joined_once(read, question, lexemes)
         keys = [lex for lex in lexemes if not is_stopword(lex) and lex not in named]
         # a version matches however it is written: "2.29.3" finds "Release v2.29.3", "v1.12.0" finds "1.12.0"
         keys += [form for lex in keys for form in textnorm.version_forms(lex)
@@ -177,23 +176,6 @@ def fts_scored(
         found = read.fulltext_search(terms, scanned, counts, query_vector, scope, k,
                                      include_metadata=include_metadata)
     return [(hit, f.score) for hit, f in zip(_hits(found), found, strict=True)]
-
-
-def _joined_once(read: ElementReader, question: str, lexemes: list[str]) -> list[str]:
-    """``lexemes`` less the parts of a hyphenated word the collection holds whole ("semantic", "release" of
-    "semantic-release"): the parser reads the word and each part, so every element writing it scored it three times
-    over, above one holding the question's other words. A part the question writes alone stays; a word no element
-    holds whole ("python-kis는") is found by its parts."""
-    joined = [lex for lex in lexemes if "-" in lex.strip("-")]
-    if not joined:
-        return lexemes
-    alone = set(textnorm.name_words(_HYPHENATED.sub(" ", question)))
-    held = read.term_counts(joined, [False] * len(joined), for_search=False).counts
-    parts = {p for lex, n in zip(joined, held, strict=True) if n for p in lex.split("-")}
-    return [lex for lex in lexemes if lex not in parts or lex in alone]
-
-
-_HYPHENATED = re.compile(r"\S*\w-\w\S*")
 
 
 def _particle_free(read: ElementReader, lexemes: Sequence[str]) -> dict[str, str]:
