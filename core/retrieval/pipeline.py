@@ -527,9 +527,9 @@ def warm_up(store: ElementStore) -> None:
     heading index and the unit registry the extractive answer uses."""
     from core import textnorm
     from core.quantities import registry
-    from core.tokens import count_tokens
+    from core.tokens import load_encoding
 
     textnorm.terms("워밍업 warm-up")
-    count_tokens("warm-up")
+    load_encoding()
     heading_index(store)
     registry()
