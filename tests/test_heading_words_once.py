@@ -11,6 +11,12 @@ def _heading(i: int, text: str, path: tuple[str, ...] = (), doc: str = "d") -> H
     return HeadingRef(f"{i:032x}", text, path, doc, f"{doc}.md")
 
 
+def _index(texts: list[tuple[str, tuple[str, ...], str]]) -> HeadingIndex:
+    """``texts`` (heading, path, document) with a dozen unrelated documents, so that word rarities are a corpus's."""
+    texts = [*texts, *((f"Section {n}", (), f"doc{n}") for n in range(12))]
+    return HeadingIndex(_heading(i, text, path, doc) for i, (text, path, doc) in enumerate(texts, 1))
+
+
 def _tool_docs() -> HeadingIndex:
     """A tool's FAQ and troubleshooting pages among its other pages; a few headings repeat the tool's name."""
     faq, trouble = ("Frequently Asked Questions",), ("Troubleshooting",)
@@ -30,8 +36,7 @@ def _tool_docs() -> HeadingIndex:
         ("Configuration file", (), "config"),
         ("Options", (), "config"),
     ]
-    texts += [(f"Section {n}", (), f"doc{n}") for n in range(12)]
-    return HeadingIndex(_heading(i, text, path, doc) for i, (text, path, doc) in enumerate(texts, 1))
+    return _index(texts)
 
 
 def test_a_hyphenated_name_counts_once_so_the_heading_stating_the_error_is_the_scope():
@@ -63,8 +68,7 @@ def _config_docs() -> HeadingIndex:
         ("Asynchronous Rules", ("Custom Rules", "Authoring"), "rules"),
         ("Important notes", (), "notes"),
     ]
-    texts += [(f"Section {n}", (), f"doc{n}") for n in range(12)]
-    return HeadingIndex(_heading(i, text, path, doc) for i, (text, path, doc) in enumerate(texts, 1))
+    return _index(texts)
 
 
 def test_a_clipped_word_names_the_heading_writing_it_whole():

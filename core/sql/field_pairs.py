@@ -57,9 +57,9 @@ SELECT document_id, source_key, format, units, items FROM hke_document_fields WH
 
 WRITE_DOCUMENT_FIELDS = """
 INSERT INTO hke_document_fields AS f (collection_id, document_id, source_key, format, units, items)
-SELECT %(collection_id)s, d.document_id, d.source_key, %(format)s, d.units, d.items
-FROM unnest(%(document_ids)s::text[], %(source_keys)s::text[], %(units)s::jsonb[], %(items)s::jsonb[])
-     AS d(document_id, source_key, units, items)
+SELECT %(collection_id)s, d.document_id, d.source_key, d.format, d.units, d.items
+FROM unnest(%(document_ids)s::text[], %(source_keys)s::text[], %(formats)s::text[], %(units)s::jsonb[],
+            %(items)s::jsonb[]) AS d(document_id, source_key, format, units, items)
 ON CONFLICT (collection_id, document_id) DO UPDATE SET
     source_key = EXCLUDED.source_key, format = EXCLUDED.format, units = EXCLUDED.units, items = EXCLUDED.items
 """

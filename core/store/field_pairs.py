@@ -83,33 +83,27 @@ class FieldPairTables:
         apply_schema(self.store.pool, sql.CREATE_SCHEMA, sql.SCHEMA_LOCK_KEY)
         _schema_ready.add(id(self.store.pool))
 
-    def _row(self, statement: str) -> tuple | None:
-        """The collection's row; a database no process has written one to yet has no table (a read never makes
-        it: no DDL and its lock on a question's path)."""
+    def _rows(self, statement: str) -> list[tuple]:
+        """The collection's rows of ``statement``; a database no process has written one to yet has no table (a
+        read never makes it: no DDL and its lock on a question's path)."""
         params = {"collection_id": self.store.collection_id}
         shared = self.store.question_reads
         try:
             if shared is not None and shared.connection is not None:  # a pool of one would wait for it
-                return shared.connection.execute(statement, params).fetchone()
+                return shared.connection.execute(statement, params).fetchall()
             with read_connection(self.store.reader) as conn:
-                return conn.execute(statement, params).fetchone()
+                return conn.execute(statement, params).fetchall()
         except psycopg.errors.UndefinedTable:
-            return None
+            return []
+
+    def _row(self, statement: str) -> tuple | None:
+        rows = self._rows(statement)
+        return rows[0] if rows else None
 
     def read_documents(self) -> dict[str, DocumentFields]:
         """Every stored document contribution of the collection, by document id (none before any was written)."""
-        params = {"collection_id": self.store.collection_id}
-        shared = self.store.question_reads
-        try:
-            if shared is not None and shared.connection is not None:
-                rows = shared.connection.execute(sql.READ_DOCUMENT_FIELDS, params).fetchall()
-            else:
-                with read_connection(self.store.reader) as conn:
-                    rows = conn.execute(sql.READ_DOCUMENT_FIELDS, params).fetchall()
-        except psycopg.errors.UndefinedTable:
-            return {}
         return {document_id: DocumentFields(source_key, fmt, dict(units), tuple((k, h) for k, h in items))
-                for document_id, source_key, fmt, units, items in rows}
+                for document_id, source_key, fmt, units, items in self._rows(sql.READ_DOCUMENT_FIELDS)}
 
     def write_documents(self, fresh: dict[str, DocumentFields], kept: list[str]) -> None:
         """Store the ``fresh`` contributions and forget those of documents not in ``kept`` (the collection's
@@ -120,18 +114,15 @@ class FieldPairTables:
             return
         self.ensure_schema()
         ids = list(fresh)
-        formats = {f.format for f in fresh.values()}
         try:
             with self.store.pool.connection() as conn, conn.transaction():
                 conn.execute(sql.FORGET_DOCUMENT_FIELDS, {"collection_id": self.store.collection_id,
                                                           "document_ids": kept})
-                for fmt in formats:
-                    chosen = [d for d in ids if fresh[d].format == fmt]
-                    conn.execute(sql.WRITE_DOCUMENT_FIELDS, {
-                        "collection_id": self.store.collection_id, "format": fmt, "document_ids": chosen,
-                        "source_keys": [fresh[d].source_key for d in chosen],
-                        "units": [Jsonb(fresh[d].units) for d in chosen],
-                        "items": [Jsonb([list(i) for i in fresh[d].items]) for d in chosen]})
+                conn.execute(sql.WRITE_DOCUMENT_FIELDS, {
+                    "collection_id": self.store.collection_id, "document_ids": ids,
+                    "source_keys": [fresh[d].source_key for d in ids], "formats": [fresh[d].format for d in ids],
+                    "units": [Jsonb(fresh[d].units) for d in ids],
+                    "items": [Jsonb([list(i) for i in fresh[d].items]) for d in ids]})
         except psycopg.errors.ForeignKeyViolation:
             pass
 
