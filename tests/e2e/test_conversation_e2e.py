@@ -10,6 +10,7 @@ import uuid
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect
 
 from .conftest import screenshot, wait_for_text
 from .test_compare_e2e import MAIN, open_compare
@@ -55,9 +56,10 @@ def test_a_conversation_on_compare(app_url, page, samples_store):
 
     page.get_by_role("button", name="New conversation").click()
     wait_for_text(page, "· 0 turn(s)", timeout=30_000)
-    # Streamlit keeps the last run's elements on screen (stale) until the new run replaces them.
-    page.get_by_text("Turn 1 ·", exact=False).first.wait_for(state="detached", timeout=30_000)
-    text = page.locator(MAIN).inner_text()
-    assert "Turn 1 ·" not in text and "Understood as" not in text
+    # Streamlit keeps the last run's elements on screen (stale) until the new run ends: a new element drawn in the
+    # first turn's place does not mean the turns below it are gone yet, so wait on the whole main area.
+    main = page.locator(MAIN)
+    expect(main).not_to_contain_text("Turn 1 ·", timeout=30_000)
+    expect(main).not_to_contain_text("Understood as", timeout=30_000)
     assert re.search(r"conversation=c-[0-9a-f]{12}", page.url) and conversation not in page.url
     screenshot(page, "compare_conversation_new")
