@@ -36,6 +36,7 @@ from core.retrieval.definitions import command_flags, defines_flag
 from core.retrieval.named_rows import code_label, numbered_code, states_other_codes
 from core.retrieval.parts import question_parts
 from core.retrieval.shape import bridge_cue, name_runs, question_shape
+from core.retrieval.word_forms import clipped, matches, prose_words
 from core.statements import (
     documented_statement,
     is_lead_in,
@@ -126,9 +127,15 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     # compared ("Nova 32UX는 최대 90W, Nova 34WC는 최대 65W로 충전합니다."), as a key : value item states one
     shape = question_shape(question)
     compares = shape is not None and shape.kind in ("superlative", "compare")
+    # a clipped word ("async", "config") is held by a text writing its whole ("asynchronous"), as the heading scope
+    # reads it (core.retrieval.word_forms): else the scope's one paragraph saying "asynchronous" ranked below
+    # those repeating the tool's name
+    clipped_words = frozenset(w for w in written & wanted if clipped(w))
     read = []
     for element in (e for e in context.elements if e.role != "ancestor"):
         text_terms = terms_with_parts(element.text)
+        if clipped_words - text_terms:
+            text_terms |= _clipped_held(clipped_words - text_terms, element.text)
         # a kebab-case heading the question names by its words ("the fetch timeout", "which container engine")
         # places them; one it writes whole does not place its parts again ("type for npm auth-type" asks `Type:`)
         own_path_terms = terms(" ".join(element.path)).union(
@@ -206,7 +213,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         cell = table_cell(unplaced, element.text) if stated and element.text.lstrip().startswith("|") else None
         # a table row is one unit: quoted whole, its row name and every header with it
         excerpt = (" ".join(element.text.split()) if element.category == "TableRow"
-                   else cell[2] if cell else _excerpt(element.text, wanted, value))
+                   else cell[2] if cell else _excerpt(element.text, wanted, value, written))
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers,
                                attribute))
     scored = _description_when_asked_what(question, scored)
@@ -376,6 +383,12 @@ def _definitions_first(question: str, evidence: list[Evidence]) -> list[Evidence
             + [e for e, d in zip(evidence, kinds, strict=True) if d is False])
 
 
+def _clipped_held(words: frozenset[str], text: str) -> frozenset[str]:
+    """Those of the clipped ``words`` whose whole ``text`` writes as prose ("async" in "… asynchronous operations")."""
+    prose = prose_words(text)
+    return frozenset(w for w in words if any(matches(w, p, prose) for p in prose if p.startswith(w)))
+
+
 def _asks_an_included_part(asked: frozenset[str], text: str, stated: tuple[str, str] | None) -> bool:
     """An asked term appears in the text only inside a remark that the stated value includes it. A remark in
     the key ("무게(스탠드 포함)", weight with stand) names which value the key is, so it is no part of a total."""
@@ -383,8 +396,11 @@ def _asks_an_included_part(asked: frozenset[str], text: str, stated: tuple[str, 
     return bool(remarks) and bool((asked & terms(" ".join(remarks))) - terms(_INCLUSION_REMARK.sub(" ", text)))
 
 
-def _excerpt(text: str, wanted: frozenset[str], value: str | None = None) -> str:
-    """The element, or for a long one the sentence stating the value (else overlapping the question most)."""
+def _excerpt(text: str, wanted: frozenset[str], value: str | None = None,
+             written: frozenset[str] = frozenset()) -> str:
+    """The element, or for a long one the sentence stating the value (else overlapping the question most; of
+    sentences overlapping it as much, the one holding more of the words the question itself writes: a word the
+    lexicon added, "length" for "long line", asks less than "long" and "URLs" themselves)."""
     text = " ".join(text.split())
     if len(text) <= EXCERPT_CHARS:
         return text
@@ -392,7 +408,8 @@ def _excerpt(text: str, wanted: frozenset[str], value: str | None = None) -> str
     if len(sentences) < 2:
         return clip(text, EXCERPT_CHARS, at_word=False)
     holding = [i for i, s in enumerate(sentences) if value and value in s]
-    best = holding[0] if holding else max(range(len(sentences)), key=lambda i: len(wanted & terms(sentences[i])))
+    best = holding[0] if holding else max(range(len(sentences)), key=lambda i: (
+        len(wanted & (held := terms(sentences[i]))), len(written & held)))
     excerpt = sentences[best]
     if best + 1 < len(sentences) and len(excerpt) + len(sentences[best + 1]) < EXCERPT_CHARS:
         excerpt += " " + sentences[best + 1]

@@ -155,6 +155,7 @@ def fts_scored(
         # "svcAmt는" is one lexeme to the parser, held by no document writing "svcAmt": read as the word written bare
         bare = _particle_free(read, lexemes)
         lexemes = list(dict.fromkeys(bare.get(lex, lex) for lex in lexemes))
+        lexemes = _repeated_name_once(read, question, lexemes)
         keys = [lex for lex in lexemes if not is_stopword(lex) and lex not in named]
         # a version matches however it is written: "2.29.3" finds "Release v2.29.3", "v1.12.0" finds "1.12.0"
         keys += [form for lex in keys for form in textnorm.version_forms(lex)
@@ -176,6 +177,35 @@ def fts_scored(
         found = read.fulltext_search(terms, scanned, counts, query_vector, scope, k,
                                      include_metadata=include_metadata)
     return [(hit, f.score) for hit, f in zip(_hits(found), found, strict=True)]
+
+
+# A hyphenated word held by at least this share of the collection's elements is a name the collection repeats
+# (the tool "semantic-release" on a quarter of its elements, the port "USB-C" on a fifth of the monitor sheets'),
+# not the question's subject: its parts are not searched beside it. Option and file names ("sbom-type",
+# "build-verbosity", "e-books") sit on under 3 % of the elements of every tune corpus: they keep their parts.
+JOINED_NAME_SHARE = 0.1
+
+
+def _repeated_name_once(read: ElementReader, question: str, lexemes: list[str]) -> list[str]:
+    """``lexemes`` less the parts of a hyphenated name the collection repeats (:data:`JOINED_NAME_SHARE`):
+    Postgres's parser reads "semantic-release" as the word and each of its parts, so every element writing the
+    tool's name matched the question three times over, above the one holding the question's other words. A part
+    the question writes alone stays; a word no element holds whole ("python-kis는") is found by its parts, and a
+    rare one ("e-books", a row's own subject) keeps them: counted once it fell below elements holding the
+    question's other, commoner words."""
+    joined = [lex for lex in lexemes if "-" in lex.strip("-")]
+    if not joined:
+        return lexemes
+    held = read.term_counts(joined, [False] * len(joined), for_search=False)
+    if not held.total:
+        return lexemes
+    alone = set(textnorm.name_words(_HYPHENATED.sub(" ", question)))
+    parts = {p for lex, n in zip(joined, held.counts, strict=True) if n >= JOINED_NAME_SHARE * held.total
+             for p in lex.split("-")}
+    return [lex for lex in lexemes if lex not in parts or lex in alone]
+
+
+_HYPHENATED = re.compile(r"\S*\w-\w\S*")
 
 
 def _particle_free(read: ElementReader, lexemes: Sequence[str]) -> dict[str, str]:
