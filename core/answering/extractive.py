@@ -25,7 +25,7 @@ from core.answering.asked_words import placed_by_translation, words_of
 from core.answering.evidence import Evidence
 from core.answering.instructions import instruction_first
 from core.answering.named_sections import heading_name_terms, named_sections_of, section_key
-from core.answering.neighbours import code_with_its_prose, items_after
+from core.answering.neighbours import code_with_its_prose, items_after, steps_of
 from core.answering.parts import clause_description, counted_units, units_for_parts, value_of_section
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
 from core.answering.subjects import documented_names, key_match, named_options_of, named_subjects_of
@@ -298,17 +298,19 @@ def _by_asked_question(scored: list[Evidence], context: Context,
 
     ranked = sorted(out, key=lambda e: (-e.answers, -unit_score(e), -e.score,
                                         e.element.rank if e.element.rank is not None else 1_000_000))
-    return _section_leads_with_its_first(ranked, section_of, context)
+    return _section_leads_with_its_first(ranked, section_of, context, frozenset(asked))
 
 
 def _section_leads_with_its_first(ranked: list[Evidence], section_of: dict[str, tuple[str, tuple[str, ...]]],
-                                  context: Context) -> list[Evidence]:
+                                  context: Context,
+                                  asked: frozenset[tuple[str, tuple[str, ...]]] = frozenset()) -> list[Evidence]:
     """A section's answer leads with what it answers ("Not yet", "Black provides no options to configure the
     indentation style"; "get_shorting_balance_by_date 메서드는 …" before the frame it prints): of the section's
     paragraphs that answer and score within ``SECTION_FIRST_MARGIN`` of its best, the first in the document
     leads the section. A table row is measured against the other rows, never put first by its place. A lead-in
     before a table's rows, or before items that state values of their own, is no answer by itself (they are
-    quoted instead, :func:`_after_what_follows`)."""
+    quoted instead, :func:`_after_what_follows`). Under an FAQ question heading (``asked``), a lead that is one
+    step of a list is quoted with its list (:func:`steps_of`)."""
     position = {e.element_id: i for i, e in enumerate(context.elements)}
     stating_paths = {(e.element.document_id, e.element.path) for e in ranked
                      if e.element.category == "TableRow" or (e.value and e.element.category in _FOLLOWER_CATEGORIES)}
@@ -326,7 +328,9 @@ def _section_leads_with_its_first(ranked: list[Evidence], section_of: dict[str, 
                  and not (is_lead_in(out[i].element.text)
                           and (out[i].element.document_id, out[i].element.path) in stating_paths)]
         first = min(close, key=lambda e: position.get(e.element.element_id, 0), default=top)
-        if first is not top:
+        if section in asked:
+            out[out.index(first)] = first = steps_of(first, ranked, context, EXCERPT_CHARS)
+        if first is not out[members[0]]:
             out.remove(first)
             out.insert(members[0], first)
     return out

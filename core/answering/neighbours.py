@@ -52,3 +52,35 @@ def items_after(following: list[ContextElement], lead: ContextElement) -> list[s
             break
         items.append("· " + " ".join(element.text.split()))
     return items
+
+
+def steps_of(lead: Evidence, scored: list[Evidence], context: Context, limit: int) -> Evidence:
+    """``lead`` (the list item an FAQ answer leads with) quoted with the items of its list: an FAQ that answers in
+    steps ("check the cable · try another outlet · … · else call 1599-0427") answers by the list, not its first
+    step, and the embedder measures a question against one short step no better than against the others. Only a
+    list whose items state no value of their own (a "key: value" item is a unit by itself), of two items or more,
+    the whole of it quoted within ``limit`` characters; else ``lead`` as it was."""
+    element = lead.element
+    if element.category != "ListItem" or lead.value:
+        return lead
+    elements = context.elements
+    at = next((i for i, e in enumerate(elements) if e.element_id == element.element_id), None)
+    if at is None:
+        return lead
+
+    def same_list(e: ContextElement) -> bool:
+        # a nested list's items and the item they nest under ("check in this order:") are one list
+        return e.category == "ListItem" and e.document_id == element.document_id and e.path == element.path
+
+    start = at
+    while start > 0 and same_list(elements[start - 1]):
+        start -= 1
+    end = at + 1
+    while end < len(elements) and same_list(elements[end]):
+        end += 1
+    run = elements[start:end]
+    stating = {e.element.element_id for e in scored if e.value}
+    if len(run) < 2 or any(e.element_id in stating for e in run):
+        return lead
+    excerpt = " · ".join(" ".join(e.text.split()) for e in run)
+    return replace(lead, excerpt=excerpt) if len(excerpt) <= limit else lead
