@@ -45,6 +45,7 @@ from core.retrieval.heading_cache import heading_index
 from core.retrieval.headings import (
     CODE_FACTOR,
     NAME_FACTOR,
+    PREAMBLE_FACTOR,
     HeadingIndex,
     HeadingMatch,
     called_names,
@@ -61,7 +62,16 @@ from core.retrieval.question import QuestionError, validate_question
 from core.retrieval.request import RetrievalRequest
 from core.retrieval.router import route
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
-from core.retrieval.search import MAX_K, SearchConfig, embed_query, fts_scored, ms, read_lexemes, search_config
+from core.retrieval.search import (
+    MAX_K,
+    SearchConfig,
+    collection_words,
+    embed_query,
+    fts_scored,
+    ms,
+    read_lexemes,
+    search_config,
+)
 from core.retrieval.stages import SearchContext, Stages, current_stages
 from core.retrieval.statement_path import PathStep
 from core.retrieval.statement_search import find_statement_hits
@@ -115,6 +125,9 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
         factors = word_factors(context.question, index, plain_parts=(analysis.plain_preamble, analysis.plain_rest))
         if asks_which_release(context.question):
             factors = {w: f for w, f in factors.items() if w not in ASKING_WORDS}
+        # a word on most of the collection's elements names the collection, as a platform word does
+        factors = {w: min(f, PREAMBLE_FACTOR) if w in common else f
+                   for common in [collection_words(context.store, list(factors))] for w, f in factors.items()}
         candidates = rank_headings(context.question, index, factors)
         # a clipped word ("config", "async") found its headings by their long form: a scope is searched by it too
         long = [w for q in factors if clipped(q) for w in index.long_forms(q) if w not in factors]

@@ -43,6 +43,7 @@ __all__ = [
     "embed_query",
     "fts_scored",
     "fts_search",
+    "collection_words",
     "fts_terms",
     "fuse",
     "rrf_fuse",
@@ -162,6 +163,7 @@ def fts_scored(
                  if form not in lexemes and form not in named]
         n_exact = len(keys)
         keys += [stem for stem in fts_terms(question) if stem not in lexemes and stem not in named]
+        keys += [lex for lex in _bare_korean(read, keys[:n_exact]) if lex not in keys[n_exact:]]
         if not keys:
             return []
         prefix = [i >= n_exact for i in range(len(keys))]
@@ -206,6 +208,42 @@ def _repeated_name_once(read: ElementReader, question: str, lexemes: list[str]) 
 
 
 _HYPHENATED = re.compile(r"\S*\w-\w\S*")
+
+# A word held by at least this share of the collection's elements (in their text or heading path) names what the
+# whole collection documents ("pykrx" on 88 % of a two-document collection's elements, under its README's title),
+# not a place in it: the heading scope weighs it as a platform word.
+COLLECTION_WORD_SHARE = 0.5
+
+
+def collection_words(store: ElementStore, words: Sequence[str]) -> frozenset[str]:
+    """Those of ``words`` that name the whole collection (:data:`COLLECTION_WORD_SHARE`), from the stored term
+    counts; none while the counts are not filled yet."""
+    plain = [w for w in words if w and not textnorm.has_hangul(w)]
+    if not plain:
+        return frozenset()
+    with store.read.session() as read:
+        held = read.term_counts(plain, [False] * len(plain), for_search=False)
+    if not held.complete or not held.total:
+        return frozenset()
+    return frozenset(w for w, n in zip(plain, held.counts, strict=True) if n >= COLLECTION_WORD_SHARE * held.total)
+
+
+# A Korean word of at least this many syllables that the question writes bare and no element holds bare is searched
+# as a prefix too: the documents write it with a particle ("수정주가를", "수정주가가"), one lexeme each to the
+# parser. A shorter word ("파일", "반영") begins other words as well ("파일명"), so its prefix finds what it is not.
+KOREAN_PREFIX_MIN = 3
+
+
+def _bare_korean(read: ElementReader, lexemes: Sequence[str]) -> list[str]:
+    """The Hangul ``lexemes`` of :data:`KOREAN_PREFIX_MIN` syllables or more that no element holds as written."""
+    bare = [lex for lex in lexemes if len(lex) >= KOREAN_PREFIX_MIN and _ALL_HANGUL.fullmatch(lex)]
+    if not bare:
+        return []
+    held = read.term_counts(bare, [False] * len(bare), for_search=False)
+    return [lex for lex, n in zip(bare, held.counts, strict=True) if n == 0]
+
+
+_ALL_HANGUL = re.compile(r"[\uac00-\ud7a3]+")
 
 
 def _particle_free(read: ElementReader, lexemes: Sequence[str]) -> dict[str, str]:
