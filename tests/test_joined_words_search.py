@@ -1,6 +1,8 @@
-"""Full-text search counts a hyphenated word once (issue 29): Postgres's parser reads "auto-deploy" as the word and
-each of its parts, so an element that only repeats the tool's name outranked the one holding the question's other
-words. A real embedded Postgres, bundled embeddings."""
+"""Full-text search counts a hyphenated name the collection repeats once (issue 29): Postgres's parser reads
+"auto-deploy" as the word and each of its parts, so an element that only repeats the tool's name outranked the one
+holding the question's other words. A rare hyphenated word (a row's own subject) keeps its parts, and a Korean
+compound the question writes bare finds the documents writing it with a particle. A real embedded Postgres,
+bundled embeddings."""
 
 from __future__ import annotations
 
@@ -65,4 +67,53 @@ def test_a_part_the_question_also_writes_alone_still_counts(config_store):
     vector = np.asarray(embed_query(config_store, question), dtype=np.float32)
     found = fts_scored(config_store, question, vector, 3, Scope.whole())
     assert found and found[0][0].element.page_content.startswith("Each plugin adds a step"), \
+        [(h.element.page_content[:40], s) for h, s in found]
+
+
+LOANS = "# Library rules\n\n## Loans\n\ne-books: three per person\n\n" + "".join(
+    f"Rule {n}: a user who keeps an item past its due date may not borrow for as many days as it was late.\n\n"
+    for n in range(12))
+
+PRICES = """\
+# API
+
+## 일자별 조회
+
+get_ohlcv 함수는 기본적으로 수정주가를 반영하여 정보를 가져옵니다.
+adjusted 파라미터를 사용해서 수정주가가 반영되지 않은 값을 조회할 수 있습니다.
+
+## 시장
+
+두 번째 파라미터 market은 조회할 시장을 지정합니다.
+
+## 빈도
+
+frequency 파라미터를 추가할 수 있습니다.
+"""
+
+
+@pytest.fixture(scope="module")
+def loans_store(db_url, tmp_path_factory):
+    store = ingested_store(db_url, tmp_path_factory.mktemp("loans"), {"loans.md": LOANS, "prices.md": PRICES})
+    yield store
+    store.drop()
+
+
+def test_a_rare_hyphenated_word_keeps_its_parts(loans_store):
+    # "e-books" is on one element of many: the question's subject, not a name every page repeats; counted once it
+    # fell below the rules holding "user" and "borrow"
+    question = "How many e-books may a user borrow?"
+    vector = np.asarray(embed_query(loans_store, question), dtype=np.float32)
+    found = fts_scored(loans_store, question, vector, 3, Scope.whole())
+    assert found and found[0][0].element.page_content.startswith("e-books"), \
+        [(h.element.page_content[:40], s) for h, s in found]
+
+
+def test_a_korean_compound_written_bare_finds_it_with_a_particle(loans_store):
+    # the documents write "수정주가를", "수정주가가": one lexeme each, which the bare "수정주가" never matched, so
+    # the paragraph writing "파라미터" bare ranked first
+    question = "수정주가 반영 안 하려면 어떤 파라미터?"
+    vector = np.asarray(embed_query(loans_store, question), dtype=np.float32)
+    found = fts_scored(loans_store, question, vector, 3, Scope.whole())
+    assert found and found[0][0].element.page_content.startswith("get_ohlcv"), \
         [(h.element.page_content[:40], s) for h, s in found]

@@ -229,9 +229,10 @@ def collection_words(store: ElementStore, words: Sequence[str]) -> frozenset[str
 
 
 # A Korean word of at least this many syllables that the question writes bare and no element holds bare is searched
-# as a prefix too: the documents write it with a particle ("수정주가를", "수정주가가"), one lexeme each to the
-# parser. A shorter word ("파일", "반영") begins other words as well ("파일명"), so its prefix finds what it is not.
-KOREAN_PREFIX_MIN = 3
+# as a prefix too: the documents write it with a particle or an ending ("수정주가를", "반영하여"), one lexeme each to
+# the parser, so the bare word matched nothing. A one-syllable word begins too many others. Swept: 2, 3 and 4 gain
+# the same pykrx question, 2 three entity-grid questions besides; off gains none.
+KOREAN_PREFIX_MIN = 2
 
 
 def _bare_korean(read: ElementReader, lexemes: Sequence[str]) -> list[str]:
