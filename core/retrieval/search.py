@@ -211,13 +211,16 @@ _HYPHENATED = re.compile(r"\S*\w-\w\S*")
 
 # A word held by at least this share of the collection's elements (in their text or heading path) names what the
 # whole collection documents ("pykrx" on 88 % of a two-document collection's elements, under its README's title),
-# not a place in it: the heading scope weighs it as a platform word.
+# not a place in it: the heading scope weighs it as a platform word. Only a word held by COLLECTION_WORD_MIN
+# elements or more: in a collection of a few sections, half of them share words that name things ("fetch" heads
+# four of five npm options).
 COLLECTION_WORD_SHARE = 0.5
+COLLECTION_WORD_MIN = 100
 
 
 def collection_words(store: ElementStore, words: Sequence[str]) -> frozenset[str]:
-    """Those of ``words`` that name the whole collection (:data:`COLLECTION_WORD_SHARE`), from the stored term
-    counts; none while the counts are not filled yet."""
+    """Those of ``words`` that name the whole collection (:data:`COLLECTION_WORD_SHARE`,
+    :data:`COLLECTION_WORD_MIN`), from the stored term counts; none while the counts are not filled yet."""
     plain = [w for w in words if w and not textnorm.has_hangul(w)]
     if not plain:
         return frozenset()
@@ -225,14 +228,16 @@ def collection_words(store: ElementStore, words: Sequence[str]) -> frozenset[str
         held = read.term_counts(plain, [False] * len(plain), for_search=False)
     if not held.complete or not held.total:
         return frozenset()
-    return frozenset(w for w, n in zip(plain, held.counts, strict=True) if n >= COLLECTION_WORD_SHARE * held.total)
+    least = max(COLLECTION_WORD_MIN, COLLECTION_WORD_SHARE * held.total)
+    return frozenset(w for w, n in zip(plain, held.counts, strict=True) if n >= least)
 
 
 # A Korean word of at least this many syllables that the question writes bare and no element holds bare is searched
 # as a prefix too: the documents write it with a particle or an ending ("수정주가를", "반영하여"), one lexeme each to
-# the parser, so the bare word matched nothing. A one-syllable word begins too many others. Swept: 2, 3 and 4 gain
-# the same pykrx question, 2 three entity-grid questions besides; off gains none.
-KOREAN_PREFIX_MIN = 2
+# the parser, so the bare word matched nothing. A shorter word begins too many others: at 2, an English
+# superlative over two product families ("Which Aster hub has the longest warranty?") ranked the Korean family's
+# rows, though entity-grid gained three questions. Swept: 2, 3 and 4 gain the same pykrx question; off gains none.
+KOREAN_PREFIX_MIN = 3
 
 
 def _bare_korean(read: ElementReader, lexemes: Sequence[str]) -> list[str]:
