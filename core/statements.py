@@ -163,6 +163,9 @@ class Lexicon:
     # each pair's target as the collection writes it ("viewing angle" for the terms view, angl), "" when unknown:
     # full-text search matches words as written, and a term cut to its stem ("angl") matches no stored word
     spellings: tuple[str, ...] = ()
+    # the spellings that are names the question writes in the other script's letters ("kookmin" for 국민은행,
+    # core.retrieval.loanword_pairs): a name pins what it names, where a field's word is every table's
+    names: frozenset[str] = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.pairs)

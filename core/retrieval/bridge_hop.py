@@ -21,6 +21,7 @@ from core.retrieval.hits import Hit
 from core.retrieval.parts import asked_of_clause_value
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.search import MAX_K, embed_query
+from core.retrieval.shape import asks_of_container
 from core.retrieval.stages import SearchContext
 from core.statements import terms
 
@@ -48,22 +49,49 @@ def described_section(context: SearchContext, hits: list[Hit]) -> Element | None
     return element
 
 
+def _section_hits(context: SearchContext, section: Element, hits: list[Hit], *, own: bool = False) -> list[Hit]:
+    """The ``k`` best hits of the question inside ``section``, not among ``hits`` nor its heading; ``own``: only
+    those written right under its heading, not under a heading below it (the section's own items)."""
+    label = PATH_SEPARATOR.join(short_text(p, 60) for p in (*section.heading_path, section.text))
+    # the section's own heading and the hits already taken come back too: ask for room past them
+    wanted = MAX_K if own else min(MAX_K, context.k + len(hits) + 1)
+    found, _timings = context.search(context.question, wanted, Scope.subtree(section.element_id, label))
+    taken = {h.element_id for h in hits}
+    path = (*section.heading_path, section.text)
+    return [h for h in found if h.element_id not in taken and h.element_id != section.element_id
+            and (not own or (tuple(h.element.heading_path) == path and not h.element.is_heading))][:context.k]
+
+
+def _parent_section(context: SearchContext, section: Element) -> Element | None:
+    chain = context.store.ancestors([section.element_id])
+    element = chain.get(section.parent_id or "")
+    while element is not None and not element.is_heading:
+        element = chain.get(element.parent_id or "")
+    return element
+
+
 def hop_to_described_section(context: SearchContext, hits: list[Hit]) -> tuple[list[Hit], list[str]]:
     """``hits`` and, after them, the ``k`` best hits of the question inside the section its relative clause
-    describes (:func:`described_section`), each element once; with a note naming the section."""
+    describes (:func:`described_section`), each element once; with a note naming the section. Asked of what holds
+    that thing ("who heads the division of the lab that built …"), the section's parent is the thing asked about:
+    its own items (not those of the sections under it: they are its other members') come first."""
     section = described_section(context, hits)
     if section is None:
         return hits, []
     label = PATH_SEPARATOR.join(short_text(p, 60) for p in (*section.heading_path, section.text))
-    # the section's own heading and the hits already taken come back too: ask for room past them
-    wanted = min(MAX_K, context.k + len(hits) + 1)
-    found, _timings = context.search(context.question, wanted, Scope.subtree(section.element_id, label))
-    taken = {h.element_id for h in hits}
-    added = [h for h in found if h.element_id not in taken and h.element_id != section.element_id][:context.k]
+    notes = []
+    if asks_of_container(context.question):
+        parent = _parent_section(context, section)
+        held = _section_hits(context, parent, hits, own=True) if parent is not None else []
+        if parent is not None and held:
+            hits = [*hits, *(Hit(h.element, len(hits) + i, h.distance) for i, h in enumerate(held))]
+            notes.append(f"the question asks of what holds {label}: searched {short_text(parent.text, 60)}'s own "
+                         "items as well")
+    added = _section_hits(context, section, hits)
     if not added:
-        return hits, []
+        return hits, notes
     out = [*hits, *(Hit(h.element, len(hits) + i, h.distance) for i, h in enumerate(added))]
-    return out, [f"the relative clause describes {label}: searched under it as well"]
+    return out, [*notes, f"the relative clause describes {label}: searched under it as well"]
 
 
 def hop_through_clause_value(context: SearchContext, hits: list[Hit], search_one: Callable[[SearchContext], _Found]
