@@ -173,8 +173,9 @@ class Lexicon:
     def _fired(self, found: frozenset[str] | set[str], kept: frozenset[str]) -> list[int]:
         """The pairs ``found`` asks for, the longest match first: a pair whose source is part of another pair's
         the question holds is not used ("contrast ratio" → 명암비, not also "ratio" → 비율); a pair touching
-        ``kept`` (the question's names) never is."""
-        fired = [i for i, (source, _) in enumerate(self.pairs) if source <= found and not source & kept]
+        ``kept`` (the question's names) never is, but a name's own spelling in the other script (``names``)."""
+        fired = [i for i, (source, _) in enumerate(self.pairs) if source <= found
+                 and (not source & kept or (i < len(self.spellings) and self.spellings[i] in self.names))]
         return [i for i in fired if not any(self.pairs[i][0] < self.pairs[j][0] for j in fired)]
 
     def translate(self, found: frozenset[str] | set[str], kept: frozenset[str] = frozenset()) -> frozenset[str]:

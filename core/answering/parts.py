@@ -17,7 +17,7 @@ from core.retrieval.parts import (
     with_referred_thing,
     with_referred_value,
 )
-from core.retrieval.shape import asks_of_container, name_runs
+from core.retrieval.shape import container_noun, name_runs
 from core.statements import kebab_words, number_forms, run_together_pairs, standalone_words, terms, terms_with_parts
 from core.textnorm import english_stem
 
@@ -116,19 +116,23 @@ def clause_description(question: str, inside: list[Evidence], quoted: tuple[Evid
 
 
 def container_unit(question: str, inside: list[Evidence]) -> Evidence | None:
-    """Asked of what holds the thing a relative clause describes ("who heads the division of the lab that built
-    …", ``core.retrieval.shape.asks_of_container``), the unit stating a value right under the heading above the
-    description's section ("본부장 : 류하진" under 위성기술본부, above 광통신연구실 where "'빛살'을 개발했습니다"
-    sits), the best ranked; None when the question asks no such thing or no unit sits there. The description is
-    the unit holding the most of the question's terms."""
-    if not asks_of_container(question):
+    """Asked a noun of the thing a relative clause describes that its section does not state ("who heads the
+    division of the lab that built …", ``core.retrieval.shape.container_noun``), the unit stating a value right
+    under the heading above the description's section ("본부장 : 류하진" under 위성기술본부, above 광통신연구실
+    where "'빛살'을 개발했습니다" sits), the best ranked; None when the question asks no such noun, the section
+    states it ("the default of the option that …": its ``Default:``) or no unit sits above. The description is the
+    unit holding the most of the question's terms."""
+    noun = container_noun(question)
+    if noun is None:
         return None
     asked = terms(question)
     units = [e for e in inside if e.element.category != "Title" and e.element.path]
     described = max(units, key=lambda e: len(asked & terms(e.element.text)), default=None)
     if described is None or len(described.element.path) < 2:
         return None
-    above = described.element.path[:-1]
+    own, above = described.element.path, described.element.path[:-1]
+    if any(e.element.path[:len(own)] == own and terms(noun) & terms(e.element.text) for e in units):
+        return None
     return next((e for e in units if e.element.path == above and e.value), None)
 
 

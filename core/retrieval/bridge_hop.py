@@ -8,6 +8,11 @@ search finds the description; this hop searches the question again inside the se
 most of the question's terms, ``k`` more hits, as a part of a question of two asks gets ``k`` of its own
 (``core.retrieval.parts_search``). The hop is the heading tree's own bridge: the answer of the clause (the section)
 is the subject of the ask. A section the first search already scoped to adds nothing new and costs one search.
+
+Asked a noun of the thing that its section does not state ("who heads the **division** of the lab that built …":
+the lab's section states its 실장 and what it built, no division), the noun names what holds the thing: the section
+above (위성기술본부), whose own items ("본부장 : 류하진") are searched as well, one search more. A noun the section
+states ("the default of the option that …": its ``Default:``) stays the thing's own.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from core.retrieval.hits import Hit
 from core.retrieval.parts import asked_of_clause_value
 from core.retrieval.scope import PATH_SEPARATOR, Scope, short_text
 from core.retrieval.search import MAX_K, embed_query
-from core.retrieval.shape import asks_of_container
+from core.retrieval.shape import container_noun
 from core.retrieval.stages import SearchContext
 from core.statements import terms
 
@@ -72,26 +77,38 @@ def _parent_section(context: SearchContext, section: Element) -> Element | None:
 
 def hop_to_described_section(context: SearchContext, hits: list[Hit]) -> tuple[list[Hit], list[str]]:
     """``hits`` and, after them, the ``k`` best hits of the question inside the section its relative clause
-    describes (:func:`described_section`), each element once; with a note naming the section. Asked of what holds
-    that thing ("who heads the division of the lab that built …"), the section's parent is the thing asked about:
-    its own items (not those of the sections under it: they are its other members') come first."""
+    describes (:func:`described_section`), each element once; with a note naming the section. Asked a noun of that
+    thing which its section does not state ("who heads the division of the lab that built …"), the noun names what
+    holds it: the section above, whose own items (not those of the sections under it: its other members') come
+    first."""
     section = described_section(context, hits)
     if section is None:
         return hits, []
     label = PATH_SEPARATOR.join(short_text(p, 60) for p in (*section.heading_path, section.text))
+    added = _section_hits(context, section, hits)
     notes = []
-    if asks_of_container(context.question):
+    noun = container_noun(context.question)
+    if noun is not None and not _states(context, noun, [*hits, *added], section):
         parent = _parent_section(context, section)
         held = _section_hits(context, parent, hits, own=True) if parent is not None else []
         if parent is not None and held:
             hits = [*hits, *(Hit(h.element, len(hits) + i, h.distance) for i, h in enumerate(held))]
-            notes.append(f"the question asks of what holds {label}: searched {short_text(parent.text, 60)}'s own "
-                         "items as well")
-    added = _section_hits(context, section, hits)
+            taken = {h.element_id for h in held}
+            added = [h for h in added if h.element_id not in taken]
+            notes.append(f"the question asks the {noun} of {label}, which it does not state: searched "
+                         f"{short_text(parent.text, 60)}'s own items as well")
     if not added:
         return hits, notes
     out = [*hits, *(Hit(h.element, len(hits) + i, h.distance) for i, h in enumerate(added))]
     return out, [*notes, f"the relative clause describes {label}: searched under it as well"]
+
+
+def _states(context: SearchContext, noun: str, hits: list[Hit], section: Element) -> bool:
+    """Whether a hit inside ``section`` states ``noun`` (its terms, or their names in the other script)."""
+    wanted = terms(noun)
+    wanted |= context.analysis.lexicon.translate(wanted) if context.analysis.lexicon else frozenset()
+    path = (*section.heading_path, section.text)
+    return any(tuple(h.element.heading_path[:len(path)]) == path and wanted & terms(h.element.text) for h in hits)
 
 
 def hop_through_clause_value(context: SearchContext, hits: list[Hit], search_one: Callable[[SearchContext], _Found]

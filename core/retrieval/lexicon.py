@@ -554,7 +554,8 @@ def lexicon_for(store: ElementStore, question: str, config: LexiconConfig | None
     found = question_lexicon(store, scripts, fields, precomputed, question, lambda: kept, config)
     joined = _joined(found, loans)
     if romanised:
-        asked = joined.translate(terms(question), named)
+        # a name's own words count ("Kookmin Bank": the bank is the name's kind, 국민은행)
+        asked = joined.translate(terms(question))
         joined = with_name_compounds(joined, romanised, collection_words(store, version), asked)
     return joined, index
 

@@ -138,12 +138,14 @@ def _candidates(word: str, hangul: bool, words: CollectionWords) -> list[str]:
 
 def pair_words(sources: Sequence[tuple[str, bool]], words: CollectionWords,
                embed: Callable[[list[str]], list[np.ndarray]], *, floor: float, margin: float,
-               romanised: dict[str, frozenset[str]] | None = None) -> Lexicon:
+               romanised: dict[str, frozenset[str]] | None = None,
+               romanised_only: frozenset[str] = frozenset()) -> Lexicon:
     """Each source word paired with the collection's word of its outline the embedder finds it closest to (unit
     vectors from ``embed``), at least ``floor`` close (``LexiconConfig.pairing_floor``) and ``margin`` closer than
     the runner-up; a word that writes a candidate letter for letter in the other script (``core.loanwords.romanises``)
     pairs with it (the closest such) whatever the embedder says, and goes into ``romanised`` when given (the
-    candidate, as the collection writes it, with the word's terms)."""
+    candidate, as the collection writes it, with the word's terms). A word of ``romanised_only`` (a name) pairs
+    only so."""
     wanted = {(word, hangul): _candidates(word, hangul, words) for word, hangul in sources}
     wanted = {k: v for k, v in wanted.items() if v}
     if not wanted:
@@ -158,7 +160,7 @@ def pair_words(sources: Sequence[tuple[str, bool]], words: CollectionWords,
         similarity = sorted(((float(vectors[word] @ vectors[c]), c) for c in spelled or candidates), reverse=True)
         best, chosen = similarity[0]
         second = similarity[1][0] if len(similarity) > 1 else -1.0
-        if not spelled and (best < floor or best - second < margin):
+        if not spelled and (word in romanised_only or best < floor or best - second < margin):
             continue
         source, target = terms(word), terms(chosen)
         if source and target and source != target:
@@ -175,10 +177,12 @@ def loanword_pairs(store: ElementStore, version: int, question: str, kept: froze
     """The loanword pairs of ``question``'s words (its names, ``kept``, left out) over ``store``'s collection;
     the words it writes romanised go into ``romanised`` (:func:`pair_words`)."""
     sources = _question_words(question, kept)
-    if not sources:
+    # a name ("KB Kookmin Bank") is never a loanword, but it may be the collection's name written in Latin letters
+    names = [w for w in _question_words(question, frozenset()) if w not in sources and not w[1]]
+    if not sources and not names:
         return Lexicon()
-    return pair_words(sources, collection_words(store, version), embed, floor=floor, margin=margin,
-                      romanised=romanised)
+    return pair_words([*sources, *names], collection_words(store, version), embed, floor=floor, margin=margin,
+                      romanised=romanised, romanised_only=frozenset(w for w, _ in names))
 
 
 def with_name_compounds(lexicon: Lexicon, romanised: Mapping[str, frozenset[str]], words: CollectionWords,
