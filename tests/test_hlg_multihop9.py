@@ -178,3 +178,42 @@ def test_a_noun_the_described_section_states_is_not_asked_of_the_section_above(s
     found, answer = ask(store, "what is the default of the option that sets the frontend of every build?")
     assert "auto" not in answer.splitlines()[0] and "build" in answer.splitlines()[0], answer
     assert not any("does not state" in n for n in found.notes), found.notes
+
+
+ERRORS = """# 오류코드
+
+## 오류코드 목록
+
+| 오류코드 | 재처리 | 오류내용 |
+|----------|--------|----------|
+| E1 | O | 항목 입력 오류 |
+| E2 | X | 중복 요청 오류 |
+| E3 | O | 레이아웃 오류 |
+| E4 | X | 사업자 미등록 오류 |
+
+## 재처리 안내
+
+> ℹ️ **재처리 가능 오류코드**
+>
+> 재처리가 'O'로 표시된 오류코드는 자동으로 재처리되는 오류코드입니다.
+
+**재처리 가능 오류코드 (2개):**
+E1, E3
+
+**재처리 불가 오류코드 (2개):**
+E2, E4
+"""
+
+RECEIPT = """# 현금영수증 등록
+
+## 주의사항
+
+- 등록한 현금영수증은 익일(D+1) 00시에 국세청으로 일괄 전송됩니다.
+"""
+
+
+def test_a_part_asking_how_many_reads_the_line_that_counts_them(store):
+    _ingest(store, {"errors.md": ERRORS, "receipt.md": RECEIPT})
+    found, answer = ask(store, "현금영수증은 국세청에 언제 전송되고, 재처리 되는 오류코드는 몇 개야?")
+    assert "재처리 가능 오류코드 (2개)" in answer, answer
+    assert any("(2개)" in h.element.text for h in found.hits), [h.element.text for h in found.hits]

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 
 from core.answering.evidence import Evidence
 from core.retrieval.context import Context
+from core.retrieval.count_hop import asked_counter, states_count
 from core.retrieval.parts import (
     asked_of_clause_value,
     dates_in,
@@ -46,7 +47,7 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
             value = referred_value(part, [unit.element.text])
             thing = None if value else referred_thing(part, parts[len(answering) - 1], unit.element.path[-1:])
             part = with_referred_value(part, value) if value else with_referred_thing(part, thing) if thing else part
-        answering.append(_naming_first(part, _answering(part, evidence_of(part))))
+        answering.append(_counted_first(part, _naming_first(part, _answering(part, evidence_of(part)))))
     chosen: dict[int, Evidence] = {}
     while True:  # the part whose best free unit scores highest takes it first
         taken = {u.element.element_id for u in chosen.values()}
@@ -58,6 +59,17 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
         chosen[i] = unit
     units = [chosen[i] for i in sorted(chosen)]
     return units if len(units) == len(parts) else []
+
+
+def _counted_first(part: str, units: list[Evidence]) -> list[Evidence]:
+    """Asked how many by a Korean counter ("몇 개야?", ``core.retrieval.count_hop``), the units stating a number
+    with it ("자동재처리 가능 오류코드 (8개): …") first: a row of one of the things counted shares the part's words
+    better and states no count."""
+    counter = asked_counter(part)
+    if counter is None:
+        return units
+    counted = [e for e in units if states_count(e.element.text, counter)]
+    return [*counted, *(e for e in units if e not in counted)]
 
 
 def _answering(part: str, evidence: list[Evidence]) -> list[Evidence]:
