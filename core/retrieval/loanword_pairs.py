@@ -14,6 +14,12 @@ lexemes, ``core.sql.terms``):
   ``LexiconConfig.margin``). An outline shared by chance ("보관" and "begin") is no translation, and the embedder
   says so.
 
+A name written in Latin letters ("kookmin" for 국민, "nonghyup" for 농협) is judged by its spelling instead: it
+writes the Korean vowels as well (``core.loanwords.romanises``), where the embedder reads it as a foreign string
+(.35 from 국민). It pairs whatever the embedder says, a name of the question too (only so), and a name followed in
+the collection by a word the question asks (국민은행, "bank" asked as 은행) is spelled as that compound
+(:func:`with_name_compounds`, docs/hlg-multihop9.md).
+
 No word list: the outline is a rule of Korean spelling, the vocabulary the collection's, the judge its embedder.
 Cost: the collection's words are read and outlined once per collection version and process; a question embeds its
 candidate words once per process (the lexicon's word vectors).
