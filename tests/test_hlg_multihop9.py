@@ -54,6 +54,20 @@ def test_a_romanised_name_pairs_though_the_embedder_finds_it_far():
     assert romanised == {"국민": frozenset({"kookmin"})}
 
 
+def test_an_english_word_spelled_like_a_korean_one_by_chance_pairs_nothing():
+    # "change" spells 장애 (jang-ae, "ch" and "e" as names write them); the embedder finds them .27 apart, farther
+    # than a romanised name from its word (.35 for kookmin): under the loanword floor, no pair
+    assert romanises("change", "장애")
+    words = CollectionWords({}, {"JNK": (("장애", "장애"),)})
+    vectors = {"change": np.array([1.0, 0.0]), "장애": np.array([0.27, 0.96])}
+    floor = LexiconConfig().loanword_floor
+    assert not pair_words([("change", False)], words, _embed(vectors), floor=FLOOR, margin=MARGIN,
+                          spelling_floor=floor).pairs
+    vectors["장애"] = np.array([0.35, 0.94])
+    assert pair_words([("change", False)], words, _embed(vectors), floor=FLOOR, margin=MARGIN,
+                      spelling_floor=floor).pairs
+
+
 def test_a_name_pairs_only_by_its_romanisation():
     # "gukmul" shares 국민's outline (KKMN) and a close vector, but not its vowels: a name pairs by spelling only
     words = CollectionWords({}, {"KKMN": (("국민", "국민"),)})

@@ -56,7 +56,8 @@ class LexiconConfig:
 
     threshold: float = 0.7
     margin: float = 0.05
-    # a loanword ("틸트" for "tilt") pairs by its outline when the embedder finds it at least this close
+    # a loanword ("틸트" for "tilt") pairs by its outline when the embedder finds it at least this close, and a
+    # romanised name ("kookmin" for 국민, core.retrieval.loanword_pairs) by its spelling
     loanword_floor: float = 0.3
     # two keys pair by their items (key and value together) at least this close (item_pairs)
     item_threshold: float = 0.5
@@ -547,7 +548,8 @@ def lexicon_for(store: ElementStore, question: str, config: LexiconConfig | None
     # identifier, a long heading), not only among its field words
     romanised: dict[str, frozenset[str]] = {}
     loans = loanword_pairs(store, version, question, named, _embedder(store, {}),
-                          floor=config.pairing_floor, margin=config.margin, romanised=romanised)
+                          floor=config.pairing_floor, margin=config.margin, romanised=romanised,
+                          spelling_floor=config.loanword_floor)
     # a word the question writes romanised ("nonghyup" for 농협) is a name: no run of words holding it is a field
     # by meaning ("virtual accounts nonghyup" read as 가상계좌 would hide the name's own pair)
     kept = named.union(*romanised.values())

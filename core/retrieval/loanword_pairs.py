@@ -145,13 +145,13 @@ def _candidates(word: str, hangul: bool, words: CollectionWords) -> list[str]:
 def pair_words(sources: Sequence[tuple[str, bool]], words: CollectionWords,
                embed: Callable[[list[str]], list[np.ndarray]], *, floor: float, margin: float,
                romanised: dict[str, frozenset[str]] | None = None,
-               romanised_only: frozenset[str] = frozenset()) -> Lexicon:
+               romanised_only: frozenset[str] = frozenset(), spelling_floor: float = 0.0) -> Lexicon:
     """Each source word paired with the collection's word of its outline the embedder finds it closest to (unit
     vectors from ``embed``), at least ``floor`` close (``LexiconConfig.pairing_floor``) and ``margin`` closer than
     the runner-up; a word that writes a candidate letter for letter in the other script (``core.loanwords.romanises``)
-    pairs with it (the closest such) whatever the embedder says, and goes into ``romanised`` when given (the
-    candidate, as the collection writes it, with the word's terms). A word of ``romanised_only`` (a name) pairs
-    only so."""
+    pairs with it (the closest such) when the embedder finds them only ``spelling_floor`` close (a loanword's floor,
+    ``LexiconConfig.loanword_floor``), and goes into ``romanised`` when given (the candidate, as the collection
+    writes it, with the word's terms). A word of ``romanised_only`` (a name) pairs only so."""
     wanted = {(word, hangul): _candidates(word, hangul, words) for word, hangul in sources}
     wanted = {k: v for k, v in wanted.items() if v}
     if not wanted:
@@ -160,9 +160,11 @@ def pair_words(sources: Sequence[tuple[str, bool]], words: CollectionWords,
     vectors = dict(zip(texts, embed(texts), strict=True))
     pairs, spellings = [], []
     for (word, hangul), candidates in wanted.items():
-        # a word written letter for letter in the other script (a romanised name: "kookmin" for 국민) is that word,
-        # whatever its meaning's vector says (the embedder reads a romanisation as a foreign string)
-        spelled = [c for c in candidates if (romanises(c, word) if hangul else romanises(word, c))]
+        # a word written letter for letter in the other script (a romanised name: "kookmin" for 국민, .35) is that
+        # word though the embedder reads it as a foreign string; only an English word spelled like a Korean one by
+        # chance ("change" and 장애, .27; "data" and 닫아, .15) it finds farther still
+        spelled = [c for c in candidates if (romanises(c, word) if hangul else romanises(word, c))
+                   and float(vectors[word] @ vectors[c]) >= spelling_floor]
         similarity = sorted(((float(vectors[word] @ vectors[c]), c) for c in spelled or candidates), reverse=True)
         best, chosen = similarity[0]
         second = similarity[1][0] if len(similarity) > 1 else -1.0
@@ -179,7 +181,7 @@ def pair_words(sources: Sequence[tuple[str, bool]], words: CollectionWords,
 
 def loanword_pairs(store: ElementStore, version: int, question: str, kept: frozenset[str],
                    embed: Callable[[list[str]], list[np.ndarray]], *, floor: float, margin: float,
-                   romanised: dict[str, frozenset[str]] | None = None) -> Lexicon:
+                   romanised: dict[str, frozenset[str]] | None = None, spelling_floor: float = 0.0) -> Lexicon:
     """The loanword pairs of ``question``'s words (its names, ``kept``, left out) over ``store``'s collection;
     the words it writes romanised go into ``romanised`` (:func:`pair_words`)."""
     sources = _question_words(question, kept)
@@ -188,7 +190,8 @@ def loanword_pairs(store: ElementStore, version: int, question: str, kept: froze
     if not sources and not names:
         return Lexicon()
     return pair_words([*sources, *names], collection_words(store, version), embed, floor=floor, margin=margin,
-                      romanised=romanised, romanised_only=frozenset(w for w, _ in names))
+                      romanised=romanised, romanised_only=frozenset(w for w, _ in names),
+                      spelling_floor=spelling_floor)
 
 
 def with_name_compounds(lexicon: Lexicon, romanised: Mapping[str, frozenset[str]], words: CollectionWords,
