@@ -215,6 +215,19 @@ def _build() -> tuple[dict[tuple[str, bool], str], dict[tuple[str, bool], str]]:
 _VECTOR, _FULLTEXT_BY_SCOPE = _build()
 
 
+# A scope of one heading (most are) names its root by equality, %(root_id)s, in place of the array %(root_ids)s: the
+# plan cache then finds the generic plan as cheap as a custom one and keeps it, where an array of unknown length
+# made every execution plan anew (the scoped vector search, 0.34 -> 0.19 ms of server time on the samples). The walk
+# is the same either way, and each statement orders its rows completely, so the plan never changes what it returns.
+_ROOTS = "e.element_id = ANY(%(root_ids)s)"
+_ONE_ROOT = "e.element_id = %(root_id)s"
+
+
+def one_root(statement: str) -> str:
+    """A subtree statement for a scope of one root heading, passed as %(root_id)s."""
+    return statement.replace(_ROOTS, _ONE_ROOT)
+
+
 def vector_statement(scope_kind: str, include_metadata: bool = False) -> str:
     """Nearest neighbours of %(query)s inside a scope (``collection``, ``document`` or ``subtree``)."""
     return _VECTOR[scope_kind, include_metadata]
