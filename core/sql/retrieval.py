@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 
-from core.sql.elements import FTS_COLUMN, WALK_COLUMNS, ancestor_walk, cols
+from core.sql.elements import FTS_COLUMN, PLANNED_ONCE_IDS, WALK_COLUMNS, ancestor_walk, cols
 from core.sql.terms import METADATA_ELEMENT, TERM_COUNTS
 
 __all__ = ["METADATA_ELEMENT", "TERM_COUNTS", "fulltext_statement", "vector_statement"]
@@ -256,7 +256,7 @@ WITH RECURSIVE {ancestor_walk("up")},
 down ({WALK_COLUMNS}, distance, depth) AS (
     SELECT {cols("e")}, e.embedding <=> %(query)s, 0
     FROM {{elements}} e
-    WHERE e.element_id = ANY(%(heading_ids)s)
+    WHERE e.element_id = ANY({PLANNED_ONCE_IDS.format(name="heading_ids")})
   UNION ALL
     SELECT {cols("c")}, c.embedding <=> %(query)s, d.depth + 1
     FROM down d
