@@ -131,7 +131,7 @@ matched AS MATERIALIZED (
     SELECT e.element_id, {{held}} AS held
     FROM {{elements}} e
     WHERE true {{scope}} {{content}}
-      AND {{tsv}} @@ to_tsquery('simple', %(query)s)
+      AND {{tsv}} @@ {{query}}
 ),
 term_sets AS (
     SELECT m.held, count(*) AS n FROM matched m GROUP BY m.held
@@ -183,6 +183,13 @@ _HELD_BIT = "CASE WHEN {tsv} @@ (SELECT t.query FROM terms t WHERE t.ord = {ord}
 _HOLDS_BIT = "s.held & (1::bigint << ({ord} - 1)) <> 0"
 
 
+_QUERY = "to_tsquery('simple', %(query)s)"
+# In a subtree the walk finds the candidates, not the GIN index, and the plan cache keeps a generic plan for a scope
+# of one heading (:func:`one_root`), which would parse the query again for every element walked: parsed once, in a
+# sub-select (0.47 -> 0.34 ms of server time a scoped full-text search on the samples; the same rows).
+_SUBTREE_QUERY = f"(SELECT {_QUERY})"
+
+
 def _fulltext(kind: str, include_metadata: bool, n_terms: int | None) -> str:
     """The full-text statement of a scope kind, candidates' terms as a bit mask of ``n_terms`` (else an array)."""
     if n_terms is None:
@@ -192,6 +199,7 @@ def _fulltext(kind: str, include_metadata: bool, n_terms: int | None) -> str:
         held = "(" + " | ".join(tests) + ")"
         holds = _HOLDS_BIT
     return _FULLTEXT.format(walk=_WALK if kind == "subtree" else "", scope=_SCOPE_FILTER[kind],
+                            query=_SUBTREE_QUERY if kind == "subtree" else _QUERY,
                             content="" if include_metadata else _CONTENT_ONLY, tsv=_FTS, held=held,
                             holds_t=holds.format(ord="t.ord"), holds_w=holds.format(ord="w.ord"),
                             elements="{elements}")  # filled in per collection by core.sql.elements.bind
