@@ -1,8 +1,8 @@
 """Where one default question's CPU goes in this process: ``cProfile`` (clocked by ``time.process_time``) over
 ``retrieve`` for the gold questions, three passes, and each SQL statement's wall time as this process sees it (sent,
-waited on, fetched), per question (docs/pipeline-speed.md, speed5); first, the statements of each question asked for
-the first time, by kind (docs/speed6.md). The profiler inflates Python about 3x: read the
-shares, not the milliseconds.
+waited on, fetched) and its server backend's CPU time (``/proc/PID/schedstat``), per question
+(docs/pipeline-speed.md, speed5); first, the statements of each question asked for the first time, by kind
+(docs/speed6.md). The profiler inflates Python about 3x: read the shares, not the milliseconds.
 
 Run: nice .venv/bin/python bench/profile_question.py > profile.txt
 """
@@ -63,13 +63,24 @@ def main():
     print(f"statements per question asked for the first time: {sum(first.values()) / len(qs):.2f}")
     for k, n in first.most_common():
         print(f"{n / len(qs):5.2f}/q  {k}")
-    # per-statement timing
+    # per-statement timing: wall as this process sees it, and the server backend's CPU (schedstat, nanoseconds)
     stats = collections.defaultdict(list)
+    server = collections.defaultdict(list)
+
+    def backend_cpu_ms(pid):
+        try:
+            with open(f"/proc/{pid}/schedstat") as f:
+                return int(f.read().split()[0]) / 1e6
+        except (OSError, IndexError, ValueError):  # another machine's server, or no schedstat
+            return float("nan")
 
     def timed(cur, query, *a, **kw):
-        t = time.perf_counter()
+        pid = cur.connection.info.backend_pid
+        t, c = time.perf_counter(), backend_cpu_ms(pid)
         r = orig(cur, query, *a, **kw)
-        stats[" ".join(str(query).split())[:90]].append((time.perf_counter() - t) * 1000)
+        key = " ".join(str(query).split())[:90]
+        stats[key].append((time.perf_counter() - t) * 1000)
+        server[key].append(backend_cpu_ms(pid) - c)
         return r
 
     walls = []
@@ -86,8 +97,9 @@ def main():
     tot = 0
     for k, v in sorted(stats.items(), key=lambda kv: -sum(kv[1])):
         tot += sum(v)
-        print(f"{sum(v) / len(qs):7.2f} ms/q  n={len(v):4d}  med={statistics.median(v):.2f}  {k}")
-    print("sql execute total per q", tot / len(qs))
+        print(f"{sum(v) / len(qs):7.2f} ms/q  server {sum(server[k]) / len(qs):5.2f} ms/q  n={len(v):4d}  "
+              f"med={statistics.median(v):.2f}  {k}")
+    print("sql execute total per q", tot / len(qs), "server", sum(sum(v) for v in server.values()) / len(qs))
     walls = []
     for q in qs:
         t = time.perf_counter()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["outline"]
+__all__ = ["outline", "romanises"]
 
 # Hangul syllable = initial * 588 + medial * 28 + final, from U+AC00.
 _INITIALS = ["K", "K", "N", "T", "T", "L", "M", "P", "P", "S", "S", "", "J", "J", "J", "K", "T", "P", "H"]
@@ -67,3 +67,33 @@ def outline(word: str) -> str:
     if _LATIN.fullmatch(word.casefold()):
         return _english(word)
     return ""
+
+
+# How Korean is written in Latin letters, per jamo: the Revised Romanization, McCune-Reischauer without its marks and
+# the spellings names and brands commonly use ("kookmin" 국민, "hyundai" 현대, "nonghyup" 농협, "woori" 우리). A final
+# consonant is also written as it sounds before the next syllable (국민 is said "gungmin": k, g or ng).
+_R_INITIALS = ["g|k", "kk|gg|k|g", "n", "d|t", "tt|dd|t|d", "r|l|n", "m", "b|p", "pp|bb|p|b", "s|sh", "ss|s", "",
+               "j|ch", "jj|tch|j|ch", "ch|j", "k", "t", "p", "h|"]
+_R_MEDIALS = ["a", "ae|ai|e", "ya", "yae|ye", "eo|o|u", "e", "yeo|yo|yu", "ye", "o|oh", "wa", "wae", "oe|oi|we",
+              "yo", "u|oo|wu|woo", "wo|weo", "we", "wi", "yu|yoo", "eu|u", "ui|eui|i", "i|ee"]
+_R_FINALS = ["", "k|g|ng", "k|g|ng", "k|g", "n|l", "n", "n", "t|d|n|s", "l|r|n", "k|l", "m|l", "l|p", "l", "l",
+             "p|l", "l", "m", "p|b|m", "p", "t|s|n|d", "t|s|n", "ng|n", "t|n", "t|n", "k", "t|n", "p", "t|n|"]
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _romanised(hangul: str) -> re.Pattern[str] | None:
+    parts = []
+    for char in hangul:
+        code = ord(char) - 0xAC00
+        if not 0 <= code < 11172:
+            return None
+        parts.append(f"(?:{_R_INITIALS[code // 588]})(?:{_R_MEDIALS[code % 588 // 28]})(?:{_R_FINALS[code % 28]})")
+    return re.compile("".join(parts))
+
+
+def romanises(latin: str, hangul: str) -> bool:
+    """Whether ``latin`` is ``hangul`` written in Latin letters, vowels and all: a transliterated name ("kookmin" for
+    "국민"), which a meaning embedder places no closer than a chance look-alike, where a loanword's outline alone
+    says too little (its vowels are the other language's)."""
+    pattern = _romanised(hangul) if _HANGUL.fullmatch(hangul) else None
+    return bool(pattern and pattern.fullmatch(latin.casefold()))

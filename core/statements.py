@@ -163,6 +163,9 @@ class Lexicon:
     # each pair's target as the collection writes it ("viewing angle" for the terms view, angl), "" when unknown:
     # full-text search matches words as written, and a term cut to its stem ("angl") matches no stored word
     spellings: tuple[str, ...] = ()
+    # the spellings that are names the question writes in the other script's letters ("kookmin" for 국민은행,
+    # core.retrieval.loanword_pairs): a name pins what it names, where a field's word is every table's
+    names: frozenset[str] = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.pairs)
@@ -170,8 +173,9 @@ class Lexicon:
     def _fired(self, found: frozenset[str] | set[str], kept: frozenset[str]) -> list[int]:
         """The pairs ``found`` asks for, the longest match first: a pair whose source is part of another pair's
         the question holds is not used ("contrast ratio" → 명암비, not also "ratio" → 비율); a pair touching
-        ``kept`` (the question's names) never is."""
-        fired = [i for i, (source, _) in enumerate(self.pairs) if source <= found and not source & kept]
+        ``kept`` (the question's names) never is, but a name's own spelling in the other script (``names``)."""
+        fired = [i for i, (source, _) in enumerate(self.pairs) if source <= found
+                 and (not source & kept or (i < len(self.spellings) and self.spellings[i] in self.names))]
         return [i for i in fired if not any(self.pairs[i][0] < self.pairs[j][0] for j in fired)]
 
     def translate(self, found: frozenset[str] | set[str], kept: frozenset[str] = frozenset()) -> frozenset[str]:

@@ -473,6 +473,8 @@ class ExtractiveAnswerer:
             return "\n".join(line for unit in counted for line in _quoted(unit, context))
         bridged = inside and bridge_cue(question) == "relative clause"
         stated = value_of_section([e for e in inside if e.answers]) if bridged else best
+        # asked of what holds the clause's thing ("the division of the lab that …"): what the section above states
+        stated = (answer_parts.container_unit(question, inside) or stated) if bridged else stated
         if bridged:  # each hop stated with its own citation: what is asked, then the clause's description
             hop = clause_description(question, inside, (stated, best))
             # and the clause's own thing, where the question names its section ("미리내 2호 … 연구실 실장은?")

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 
 from core.answering.evidence import Evidence
 from core.retrieval.context import Context
+from core.retrieval.count_hop import asked_counter, states_count
 from core.retrieval.parts import (
     asked_of_clause_value,
     dates_in,
@@ -17,7 +18,7 @@ from core.retrieval.parts import (
     with_referred_thing,
     with_referred_value,
 )
-from core.retrieval.shape import name_runs
+from core.retrieval.shape import container_noun, name_runs
 from core.statements import kebab_words, number_forms, run_together_pairs, standalone_words, terms, terms_with_parts
 from core.textnorm import english_stem
 
@@ -46,7 +47,7 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
             value = referred_value(part, [unit.element.text])
             thing = None if value else referred_thing(part, parts[len(answering) - 1], unit.element.path[-1:])
             part = with_referred_value(part, value) if value else with_referred_thing(part, thing) if thing else part
-        answering.append(_naming_first(part, _answering(part, evidence_of(part))))
+        answering.append(_counted_first(part, _naming_first(part, _answering(part, evidence_of(part)))))
     chosen: dict[int, Evidence] = {}
     while True:  # the part whose best free unit scores highest takes it first
         taken = {u.element.element_id for u in chosen.values()}
@@ -58,6 +59,17 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
         chosen[i] = unit
     units = [chosen[i] for i in sorted(chosen)]
     return units if len(units) == len(parts) else []
+
+
+def _counted_first(part: str, units: list[Evidence]) -> list[Evidence]:
+    """Asked how many by a Korean counter ("몇 개야?", ``core.retrieval.count_hop``), the units stating a number
+    with it ("자동재처리 가능 오류코드 (8개): …") first: a row of one of the things counted shares the part's words
+    better and states no count."""
+    counter = asked_counter(part)
+    if counter is None:
+        return units
+    counted = [e for e in units if states_count(e.element.text, counter)]
+    return [*counted, *(e for e in units if e not in counted)]
 
 
 def _answering(part: str, evidence: list[Evidence]) -> list[Evidence]:
@@ -113,6 +125,27 @@ def clause_description(question: str, inside: list[Evidence], quoted: tuple[Evid
     candidates = [e for e in inside if e.element.category != "Title" and e.element.element_id not in ids
                   and held(e) > floor]
     return max(candidates, key=held, default=None)
+
+
+def container_unit(question: str, inside: list[Evidence]) -> Evidence | None:
+    """Asked a noun of the thing a relative clause describes that its section does not state ("who heads the
+    division of the lab that built …", ``core.retrieval.shape.container_noun``), the unit stating a value right
+    under the heading above the description's section ("본부장 : 류하진" under 위성기술본부, above 광통신연구실
+    where "'빛살'을 개발했습니다" sits), the best ranked; None when the question asks no such noun, the section
+    states it ("the default of the option that …": its ``Default:``) or no unit sits above. The description is the
+    unit holding the most of the question's terms."""
+    noun = container_noun(question)
+    if noun is None:
+        return None
+    asked = terms(question)
+    units = [e for e in inside if e.element.category != "Title" and e.element.path]
+    described = max(units, key=lambda e: len(asked & terms(e.element.text)), default=None)
+    if described is None or len(described.element.path) < 2:
+        return None
+    own, above = described.element.path, described.element.path[:-1]
+    if any(e.element.path[:len(own)] == own and terms(noun) & terms(e.element.text) for e in units):
+        return None
+    return next((e for e in units if e.element.path == above and e.value), None)
 
 
 def named_section_unit(question: str, inside: list[Evidence], named: Sequence[str],

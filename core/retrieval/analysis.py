@@ -60,7 +60,9 @@ class QuestionAnalysis:
     * ``lexicon``: the collection's field names across scripts its terms were read with
       (``core.retrieval.lexicon``); a stage reading another text of the question (a part, an attribute) reads it
       with the same; ``spelled``: the fields it asks for in the other script, as the collection writes them
-      ("viewing angle" for "시야각"; full-text search matches words as written, not their stems).
+      ("viewing angle" for "시야각"; full-text search matches words as written, not their stems);
+      ``spelled_names``: those that are names it writes in the other script's letters ("kookmin bank" for
+      국민은행, ``Lexicon.names``), which the search of the whole collection reads with the question.
     """
 
     text: str
@@ -83,6 +85,7 @@ class QuestionAnalysis:
     references: tuple[str, ...] = ()
     lexicon: Lexicon = NO_LEXICON
     spelled: tuple[str, ...] = ()
+    spelled_names: tuple[str, ...] = ()
 
     def identifiers(self, things: frozenset[str] = frozenset()) -> list[str]:
         """The identifiers naming an attribute (``core.retrieval.shape.attribute_identifiers``), ``things``
@@ -143,4 +146,5 @@ def analyse(question: str, lexicon: Lexicon = NO_LEXICON) -> QuestionAnalysis:
         references=references(question),
         lexicon=lexicon,
         spelled=spelled,
+        spelled_names=tuple(w for w in spelled if w in lexicon.names),
     )

@@ -56,9 +56,9 @@ _COMMENT = re.compile(r"^\s*<!--.*-->\s*$", re.S)
 
 def context_token_budget() -> int:
     """``HKE_CONTEXT_TOKENS`` (at least :data:`MIN_CONTEXT_TOKENS`), else :data:`DEFAULT_CONTEXT_TOKENS`."""
-    from core.config import load_settings
+    from core.config import context_tokens_setting
 
-    raw = load_settings().context_tokens
+    raw = context_tokens_setting()
     if not raw:
         return DEFAULT_CONTEXT_TOKENS
     try:

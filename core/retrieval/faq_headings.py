@@ -18,6 +18,7 @@ matched so as well, each part against the headings on its own.
 from __future__ import annotations
 
 import re
+import weakref
 
 import numpy as np
 
@@ -37,9 +38,23 @@ _TOKEN = re.compile(r"[^\W_][\w.+-]*")
 _VECTORS: BoundedCache[tuple, np.ndarray] = BoundedCache(CACHE_SIZE)
 
 
+# Per heading index, the state it was read at (headings held, the last one's number) and its question headings:
+# every question asks them, and reading every heading of the collection each time cost a short question about
+# 0.2 ms. Headings are numbered upwards as they are added, so adding some changes the last number and only dropping
+# some leaves fewer: either changes the state.
+_QUESTION_HEADINGS: weakref.WeakKeyDictionary[HeadingIndex, tuple[tuple[int, int], list[HeadingRef]]] = \
+    weakref.WeakKeyDictionary()
+
+
 def question_headings(index: HeadingIndex) -> list[HeadingRef]:
     """The headings of ``index`` written as questions, in the index's order."""
-    return [h for h in index.headings.values() if h.text.rstrip().endswith(_QUESTION_MARKS)]
+    state = (len(index.headings), next(reversed(index.headings), -1))
+    held = _QUESTION_HEADINGS.get(index)
+    if held is not None and held[0] == state:
+        return list(held[1])
+    found = [h for h in index.headings.values() if h.text.rstrip().endswith(_QUESTION_MARKS)]
+    _QUESTION_HEADINGS[index] = (state, found)
+    return list(found)
 
 
 def _vectors(store: ElementStore, headings: list[HeadingRef]) -> np.ndarray:

@@ -40,7 +40,7 @@ from core.elements import Element, row_cells
 from core.ingest.embedding import text_sha256
 from core.loanwords import outline
 from core.retrieval.headings import HeadingIndex
-from core.retrieval.loanword_pairs import loanword_pairs
+from core.retrieval.loanword_pairs import collection_words, loanword_pairs, with_name_compounds
 from core.statements import GENERAL, NO_LEXICON, Lexicon, statement, table_rows, terms
 from core.store import ElementStore
 from core.store.field_pairs import DocumentFields, FieldPairTables, StoredFieldPairs
@@ -56,7 +56,8 @@ class LexiconConfig:
 
     threshold: float = 0.7
     margin: float = 0.05
-    # a loanword ("틸트" for "tilt") pairs by its outline when the embedder finds it at least this close
+    # a loanword ("틸트" for "tilt") pairs by its outline when the embedder finds it at least this close, and a
+    # romanised name ("kookmin" for 국민, core.retrieval.loanword_pairs) by its spelling
     loanword_floor: float = 0.3
     # two keys pair by their items (key and value together) at least this close (item_pairs)
     item_threshold: float = 0.5
@@ -543,12 +544,22 @@ def lexicon_for(store: ElementStore, question: str, config: LexiconConfig | None
 
     scripts, fields, precomputed = collection_lexicon(store, version, headings, has_hangul(question), config)
     named = name_terms(question)
-    found = question_lexicon(store, scripts, fields, precomputed, question, lambda: named, config)
     # a loanword of the question in the collection's other script, wherever the collection writes it (a cell, an
     # identifier, a long heading), not only among its field words
+    romanised: dict[str, frozenset[str]] = {}
     loans = loanword_pairs(store, version, question, named, _embedder(store, {}),
-                          floor=config.pairing_floor, margin=config.margin)
-    return _joined(found, loans), index
+                          floor=config.pairing_floor, margin=config.margin, romanised=romanised,
+                          spelling_floor=config.loanword_floor)
+    # a word the question writes romanised ("nonghyup" for 농협) is a name: no run of words holding it is a field
+    # by meaning ("virtual accounts nonghyup" read as 가상계좌 would hide the name's own pair)
+    kept = named.union(*romanised.values())
+    found = question_lexicon(store, scripts, fields, precomputed, question, lambda: kept, config)
+    joined = _joined(found, loans)
+    if romanised:
+        # a name's own words count ("Kookmin Bank": the bank is the name's kind, 국민은행)
+        asked = joined.translate(terms(question))
+        joined = with_name_compounds(joined, romanised, collection_words(store, version), asked)
+    return joined, index
 
 
 def _joined(first: Lexicon, second: Lexicon) -> Lexicon:
@@ -561,4 +572,4 @@ def _joined(first: Lexicon, second: Lexicon) -> Lexicon:
         if pair not in pairs:
             pairs.append(pair)
             spelled.append(spelling)
-    return Lexicon(tuple(pairs), tuple(spelled))
+    return Lexicon(tuple(pairs), tuple(spelled), first.names | second.names)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core.retrieval.analysis import analyse
+from core.retrieval.count_hop import with_counted
 from core.retrieval.definition_hop import with_mentioned_definition
 from core.retrieval.hits import Hit
 from core.retrieval.named_rows import row_key, writes_key
@@ -97,6 +98,7 @@ def search_by_parts(context: SearchContext, search_one: Callable[[SearchContext]
                             index=context.index)
         part_found, more = _with_closer_section(own, search_one(own))
         more += with_mentioned_definition(own, part_found, getattr(part_found, "index", None) or context.index)
+        more += with_counted(own, part_found)  # asked how many, the passage counting them
         found.append(part_found)
         extra += more
         context.searches += own.searches

@@ -154,7 +154,11 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
         read_lexemes(context.store, (context.question, analysis.query))
     timings = {"match_headings": ms(time.perf_counter() - t0)}
     pool = min(MAX_K, max(k, stages.context.pool)) if stages.context.definitions_first else k
-    everywhere, found = context.search(context.question, pool, scope)
+    # the whole collection is searched by the question's own words, and by the names it writes in the other
+    # script's letters as the collection writes them ("kookmin bank": 국민은행): a field's translation there pulls
+    # in every table of that field (core.retrieval.lexicon), a name only what it names
+    text = " ".join((context.question, *context.analysis.spelled_names))
+    everywhere, found = context.search(text, pool, scope)
     everywhere = definitions_first(everywhere, asked_thing(context.analysis, things), stages.context,
                                     command_flags(context.analysis.text))[:k]
     timings.update(found)

@@ -98,17 +98,24 @@ def cols(alias: str) -> str:
     return ", ".join(f'{alias}."{c}"' if c == "order" else f"{alias}.{c}" for c in ELEMENT_COLUMNS)
 
 
+# An array of ids as a sub-select the planner cannot see into: a custom plan then costs what the generic one does,
+# and the plan cache keeps the generic plan after five executions instead of planning every execution anew. For the
+# expansion, planning was a third of its server time (0.8 -> 0.4 ms a question on the samples). The plan is a
+# look-up by primary key either way, and the rows are the same.
+PLANNED_ONCE_IDS = "(SELECT %({name})s::text[])::text[]"
+
+
 def ancestor_walk(name: str) -> str:
     """The recursive CTE ``name`` (for a ``WITH RECURSIVE``): the rows of ``%(ids)s`` and all their ancestors.
 
     It walks parent_id up through the primary key carrying whole rows (joining walked ids back afterwards let the
     planner pick a sequential scan), and UNION stops at an ancestor already reached from another hit, so shared
-    ancestors are fetched once.
+    ancestors are fetched once. The ids are read through a sub-select (:data:`PLANNED_ONCE_IDS`).
     """
     return f"""{name} ({WALK_COLUMNS}) AS (
     SELECT {cols("e")}
     FROM {{elements}} e
-    WHERE e.element_id = ANY(%(ids)s)
+    WHERE e.element_id = ANY({PLANNED_ONCE_IDS.format(name="ids")})
   UNION
     SELECT {cols("p")}
     FROM {name} w

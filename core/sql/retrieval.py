@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 
-from core.sql.elements import FTS_COLUMN, WALK_COLUMNS, ancestor_walk, cols
+from core.sql.elements import FTS_COLUMN, PLANNED_ONCE_IDS, WALK_COLUMNS, ancestor_walk, cols
 from core.sql.terms import METADATA_ELEMENT, TERM_COUNTS
 
 __all__ = ["METADATA_ELEMENT", "TERM_COUNTS", "fulltext_statement", "vector_statement"]
@@ -131,7 +131,7 @@ matched AS MATERIALIZED (
     SELECT e.element_id, {{held}} AS held
     FROM {{elements}} e
     WHERE true {{scope}} {{content}}
-      AND {{tsv}} @@ to_tsquery('simple', %(query)s)
+      AND {{tsv}} @@ {{query}}
 ),
 term_sets AS (
     SELECT m.held, count(*) AS n FROM matched m GROUP BY m.held
@@ -183,6 +183,13 @@ _HELD_BIT = "CASE WHEN {tsv} @@ (SELECT t.query FROM terms t WHERE t.ord = {ord}
 _HOLDS_BIT = "s.held & (1::bigint << ({ord} - 1)) <> 0"
 
 
+_QUERY = "to_tsquery('simple', %(query)s)"
+# In a subtree the walk finds the candidates, not the GIN index, and the plan cache keeps a generic plan for a scope
+# of one heading (:func:`one_root`), which would parse the query again for every element walked: parsed once, in a
+# sub-select (0.47 -> 0.34 ms of server time a scoped full-text search on the samples; the same rows).
+_SUBTREE_QUERY = f"(SELECT {_QUERY})"
+
+
 def _fulltext(kind: str, include_metadata: bool, n_terms: int | None) -> str:
     """The full-text statement of a scope kind, candidates' terms as a bit mask of ``n_terms`` (else an array)."""
     if n_terms is None:
@@ -192,6 +199,7 @@ def _fulltext(kind: str, include_metadata: bool, n_terms: int | None) -> str:
         held = "(" + " | ".join(tests) + ")"
         holds = _HOLDS_BIT
     return _FULLTEXT.format(walk=_WALK if kind == "subtree" else "", scope=_SCOPE_FILTER[kind],
+                            query=_SUBTREE_QUERY if kind == "subtree" else _QUERY,
                             content="" if include_metadata else _CONTENT_ONLY, tsv=_FTS, held=held,
                             holds_t=holds.format(ord="t.ord"), holds_w=holds.format(ord="w.ord"),
                             elements="{elements}")  # filled in per collection by core.sql.elements.bind
@@ -213,6 +221,19 @@ def _build() -> tuple[dict[tuple[str, bool], str], dict[tuple[str, bool], str]]:
 
 
 _VECTOR, _FULLTEXT_BY_SCOPE = _build()
+
+
+# A scope of one heading (most are) names its root by equality, %(root_id)s, in place of the array %(root_ids)s: the
+# plan cache then finds the generic plan as cheap as a custom one and keeps it, where an array of unknown length
+# made every execution plan anew (the scoped vector search, 0.34 -> 0.19 ms of server time on the samples). The walk
+# is the same either way, and each statement orders its rows completely, so the plan never changes what it returns.
+_ROOTS = "e.element_id = ANY(%(root_ids)s)"
+_ONE_ROOT = "e.element_id = %(root_id)s"
+
+
+def one_root(statement: str) -> str:
+    """A subtree statement for a scope of one root heading, passed as %(root_id)s."""
+    return statement.replace(_ROOTS, _ONE_ROOT)
 
 
 def vector_statement(scope_kind: str, include_metadata: bool = False) -> str:
@@ -243,7 +264,7 @@ WITH RECURSIVE {ancestor_walk("up")},
 down ({WALK_COLUMNS}, distance, depth) AS (
     SELECT {cols("e")}, e.embedding <=> %(query)s, 0
     FROM {{elements}} e
-    WHERE e.element_id = ANY(%(heading_ids)s)
+    WHERE e.element_id = ANY({PLANNED_ONCE_IDS.format(name="heading_ids")})
   UNION ALL
     SELECT {cols("c")}, c.embedding <=> %(query)s, d.depth + 1
     FROM down d

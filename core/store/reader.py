@@ -100,6 +100,11 @@ _PLACES: BoundedCache[tuple, dict[str, tuple[int, int, int]]] = BoundedCache(512
 _LEXEMES: BoundedCache[tuple[str, str], tuple[str, ...]] = BoundedCache(4096)
 
 
+def _one_root(statement: str, params: Mapping[str, Any]) -> str:
+    """``statement`` for a scope of one root heading when ``params`` name one (``core.sql.retrieval.one_root``)."""
+    return retrieval_sql.one_root(statement) if "root_id" in params else statement
+
+
 class ElementReader:
     """The reads of one collection's elements (see the module docstring)."""
 
@@ -293,7 +298,8 @@ class ElementReader:
         if place.kind == "document":
             params["document_id"] = place.id
         elif place.kind == "subtree":
-            params["root_ids"] = list(place.ids or (place.id,))
+            roots = list(place.ids or (place.id,))
+            params.update({"root_id": roots[0]} if len(roots) == 1 else {"root_ids": roots})
         elif place.kind != "collection":
             raise ValueError(f"unknown scope kind {place.kind!r}")
         return params
@@ -307,7 +313,7 @@ class ElementReader:
                np.asarray(query_vector, dtype=np.float32).tobytes())
         if shared is not None and key in shared.vector_hits:
             return list(shared.vector_hits[key])
-        rows = self._query(retrieval_sql.vector_statement(place.kind, include_metadata), params,
+        rows = self._query(_one_root(retrieval_sql.vector_statement(place.kind, include_metadata), params), params,
                            place=_ELEMENT_PLACE)
         found = [Scored(element_from_row(r), float(r[sql.ELEMENT_WIDTH])) for r in rows]
         if shared is not None:
@@ -386,8 +392,8 @@ class ElementReader:
         params = {**self._place(place), "terms": list(terms), "scanned": list(scanned), "counts": list(counts),
                   "query": " | ".join(t for t, on in zip(terms, scanned, strict=True) if on),
                   "query_vector": query_vector, "k": k, "total": total}
-        rows = self._query(retrieval_sql.fulltext_statement(place.kind, include_metadata, len(terms)), params,
-                           place=_ELEMENT_PLACE)
+        statement = _one_root(retrieval_sql.fulltext_statement(place.kind, include_metadata, len(terms)), params)
+        rows = self._query(statement, params, place=_ELEMENT_PLACE)
         found = [Scored(element_from_row(r), float(r[sql.ELEMENT_WIDTH]), float(r[sql.ELEMENT_WIDTH + 1]))
                  for r in rows]
         if shared is not None:
