@@ -213,7 +213,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         cell = table_cell(unplaced, element.text) if stated and element.text.lstrip().startswith("|") else None
         # a table row is one unit: quoted whole, its row name and every header with it
         excerpt = (" ".join(element.text.split()) if element.category == "TableRow"
-                   else cell[2] if cell else _excerpt(element.text, wanted, value, written))
+                   else cell[2] if cell else _excerpt(element.text, wanted, value, written,
+                                                           code=element.category == "CodeSnippet"))
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers,
                                attribute))
     scored = _description_when_asked_what(question, scored)
@@ -401,24 +402,35 @@ def _asks_an_included_part(asked: frozenset[str], text: str, stated: tuple[str, 
 
 
 def _excerpt(text: str, wanted: frozenset[str], value: str | None = None,
-             written: frozenset[str] = frozenset()) -> str:
+             written: frozenset[str] = frozenset(), *, code: bool = False) -> str:
     """The element, or for a long one the sentence stating the value (else overlapping the question most; of
     sentences overlapping it as much, the one holding more of the words the question itself writes: a word the
-    lexicon added, "length" for "long line", asks less than "long" and "URLs" themselves)."""
+    lexicon added, "length" for "long line", asks less than "long" and "URLs" themselves).
+
+    A long code block is read by its stanzas (lines between blank lines: an example's comment and the lines it
+    explains) instead of sentences, which code rarely punctuates: cut from its top, a block of examples showed
+    only the first few."""
+    pieces = [" ".join(p.split()) for p in re.split(r"\n[ \t]*\n", text) if p.strip()] if code else []
     text = " ".join(text.split())
     if len(text) <= EXCERPT_CHARS:
         return text
-    sentences = [s for s in re.split(r"(?<=[.!?。])\s+|(?<=다\.)\s*", text) if s.strip()]
-    if len(sentences) < 2:
+    if len(pieces) < 2:
+        pieces = [s for s in re.split(r"(?<=[.!?。])\s+|(?<=다\.)\s*", text) if s.strip()]
+    if len(pieces) < 2:
         return clip(text, EXCERPT_CHARS, at_word=False)
-    holding = [i for i, s in enumerate(sentences) if value and value in s]
-    best = holding[0] if holding else max(range(len(sentences)), key=lambda i: (
-        len(wanted & (held := terms(sentences[i]))), len(written & held)))
-    excerpt = sentences[best]
-    if best + 1 < len(sentences) and len(excerpt) + len(sentences[best + 1]) < EXCERPT_CHARS:
-        excerpt += " " + sentences[best + 1]
+    held = [terms(p) for p in pieces]
+    # The stanzas of a block of examples share most of their words ("skip", the option's name): a word counts by
+    # how few stanzas hold it, so the stanza of the one word that tells the examples apart wins.
+    weight = (dict.fromkeys(wanted, 1.0) if not code else
+              {w: 1 / max(1, sum(w in h for h in held)) for w in wanted})
+    holding = [i for i, s in enumerate(pieces) if value and value in s]
+    best = holding[0] if holding else max(range(len(pieces)), key=lambda i: (
+        sum(weight[w] for w in wanted & held[i]), len(written & held[i])))
+    excerpt = pieces[best]
+    if not code and best + 1 < len(pieces) and len(excerpt) + len(pieces[best + 1]) < EXCERPT_CHARS:
+        excerpt += " " + pieces[best + 1]
     excerpt = clip(excerpt, EXCERPT_CHARS, at_word=False)
-    return ("… " if best else "") + excerpt + (" …" if best + 1 < len(sentences) else "")
+    return ("… " if best else "") + excerpt + (" …" if best + 1 < len(pieces) else "")
 
 
 class ExtractiveAnswerer:
