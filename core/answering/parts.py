@@ -47,7 +47,9 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
             value = referred_value(part, [unit.element.text])
             thing = None if value else referred_thing(part, parts[len(answering) - 1], unit.element.path[-1:])
             part = with_referred_value(part, value) if value else with_referred_thing(part, thing) if thing else part
-        answering.append(_counted_first(part, _naming_first(part, _stated_first(_answering(part, evidence_of(part))))))
+        others = [p for i, p in enumerate(parts) if i != len(answering)]
+        found = _own_words_first(part, others, _answering(part, evidence_of(part)))
+        answering.append(_stated_first(_counted_first(part, _naming_first(part, found))))
     chosen: dict[int, Evidence] = {}
     while True:  # the part whose best free unit scores highest takes it first
         taken = {u.element.element_id for u in chosen.values()}
@@ -63,6 +65,23 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
 
 # "how many", "how much": an English part asking a number, whatever noun it counts
 _ASKS_NUMBER = re.compile(r"\bhow\s+(?:many|much)\b", re.I)
+
+
+def _own_words_first(part: str, others: Sequence[str], units: list[Evidence]) -> list[Evidence]:
+    """``units`` with those whose text holds none of the part's words but one of another part's own (a word the
+    part does not write) after the others, when the text of some unit holds a word the part alone writes. A unit's
+    similarity is to the part whose search found it: "ℹ️ 자동재처리 가능 오류코드", found for "자동재처리 되는
+    오류코드는 몇 개야?", is as close as the line "… 익일(D+1) 국세청에 일괄 전송되므로 …" that "현금영수증은
+    국세청에 언제 전송되?" asks, and its words say which part it answers. A unit sharing a word of both parts
+    ("logs") stays where it is."""
+    asked = terms(part)
+    theirs = frozenset().union(*(terms(p) for p in others)) - asked
+    own = asked - frozenset().union(*(terms(p) for p in others))
+    held = {id(e): terms_with_parts(e.element.text) for e in units}
+    if not theirs or not any(held[id(e)] & own for e in units):
+        return units
+    leaning = [e for e in units if not held[id(e)] & asked and held[id(e)] & theirs]
+    return [*(e for e in units if e not in leaning), *leaning]
 
 
 # A passage opening with an example marker illustrates what the passage before it states ("For example, if you
