@@ -47,7 +47,9 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
             value = referred_value(part, [unit.element.text])
             thing = None if value else referred_thing(part, parts[len(answering) - 1], unit.element.path[-1:])
             part = with_referred_value(part, value) if value else with_referred_thing(part, thing) if thing else part
-        answering.append(_counted_first(part, _naming_first(part, _answering(part, evidence_of(part)))))
+        others = [p for i, p in enumerate(parts) if i != len(answering)]
+        found = _own_words_first(part, others, _answering(part, evidence_of(part)))
+        answering.append(_stated_first(_counted_first(part, _naming_first(part, found))))
     chosen: dict[int, Evidence] = {}
     while True:  # the part whose best free unit scores highest takes it first
         taken = {u.element.element_id for u in chosen.values()}
@@ -61,13 +63,64 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
     return units if len(units) == len(parts) else []
 
 
+# "how many", "how much": an English part asking a number, whatever noun it counts
+_ASKS_NUMBER = re.compile(r"\bhow\s+(?:many|much)\b", re.I)
+
+
+def _own_words_first(part: str, others: Sequence[str], units: list[Evidence]) -> list[Evidence]:
+    """``units`` with those whose text holds none of the part's words but one of another part's own (a word the
+    part does not write) after the others, when the text of some unit holds a word the part alone writes. A unit's
+    similarity is to the part whose search found it: "ℹ️ 자동재처리 가능 오류코드", found for "자동재처리 되는
+    오류코드는 몇 개야?", is as close as the line "… 익일(D+1) 국세청에 일괄 전송되므로 …" that "현금영수증은
+    국세청에 언제 전송되?" asks, and its words say which part it answers. A unit sharing a word of both parts
+    ("logs") stays where it is."""
+    asked = terms(part)
+    theirs = frozenset().union(*(terms(p) for p in others)) - asked
+    own = asked - frozenset().union(*(terms(p) for p in others))
+    held = {id(e): terms_with_parts(e.element.text) for e in units}
+    if not theirs or not any(held[id(e)] & own for e in units):
+        return units
+    leaning = [e for e in units if not held[id(e)] & asked and held[id(e)] & theirs]
+    return [*(e for e in units if e not in leaning), *leaning]
+
+
+# A passage opening with an example marker illustrates what the passage before it states ("For example, if you
+# wanted to write all your logs to the current working directory, you could run: …").
+_EXAMPLE_OPENING = re.compile(r"^\W*(?:for\s+example|for\s+instance|e\.\s?g\.|예를\s*들어|예컨대)", re.I)
+
+
+def _stated_first(units: list[Evidence]) -> list[Evidence]:
+    """``units`` with each one opening with an example ("For example, if you wanted to write all your logs to
+    the current working directory …") after the answering units of its own section that do not: a part gets one
+    line, and the example shares the part's words ("write", "logs") better than the line it illustrates ("The
+    default location of the logs directory is a directory named _logs …"), which states what is."""
+    example = lambda e: bool(_EXAMPLE_OPENING.match(e.element.text))  # noqa: E731
+    out: list[Evidence] = []
+    held: list[Evidence] = []  # examples waiting for a stating unit of their section, ranked below them
+    for i, unit in enumerate(units):
+        if example(unit) and any(not example(e) and e.element.path == unit.element.path for e in units[i + 1:]):
+            held.append(unit)
+            continue
+        out.append(unit)
+        if not example(unit):
+            out += [e for e in held if e.element.path == unit.element.path]
+            held = [e for e in held if e.element.path != unit.element.path]
+    return out
+
+
 def _counted_first(part: str, units: list[Evidence]) -> list[Evidence]:
     """Asked how many by a Korean counter ("몇 개야?", ``core.retrieval.count_hop``), the units stating a number
     with it ("자동재처리 가능 오류코드 (8개): …") first: a row of one of the things counted shares the part's words
-    better and states no count."""
+    better and states no count. Asked "how many" in English, when the best unit states no number, the units whose
+    stated value is one come first: "how many log files does npm keep by default?" shares its words with the
+    prose about the logs directory, and `logs-max`'s `Default: 10` is the answer. Only a key : value item counts
+    (its value read as such), not any digit of a passage: every passage with a version or a date has one."""
     counter = asked_counter(part)
     if counter is None:
-        return units
+        if not units or not _ASKS_NUMBER.search(part) or re.search(r"\d", units[0].element.text):
+            return units
+        numbered = [e for e in units if e.value and re.search(r"\d", e.value)]
+        return [*numbered, *(e for e in units if e not in numbered)]
     counted = [e for e in units if states_count(e.element.text, counter)]
     return [*counted, *(e for e in units if e not in counted)]
 
