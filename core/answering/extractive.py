@@ -131,8 +131,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     # reads it (core.retrieval.word_forms): else the scope's one paragraph saying "asynchronous" ranked below
     # those repeating the tool's name
     clipped_words = frozenset(w for w in written & wanted if clipped(w))
-    # a lead-in sentence and the items after it are one unit to the reader: it holds their words, and states a value
-    # when one of them does ("Integration 테스트는 vcrpy를 사용하여 HTTP 요청을 녹화/재생합니다:" › "첫 실행: …")
+    # a lead-in sentence and the items after it are one unit to the reader: it holds the words of those stating a
+    # value, and states one through them ("Integration 테스트는 vcrpy를 사용하여 …:" › "첫 실행: …")
     units = lead_in_items(context)
     read = []
     for element in (e for e in context.elements if e.role != "ancestor"):
@@ -151,11 +151,13 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         unplaced = wanted - own_path_terms - placed_by_translation(own_path_terms, context.lexicon)
         asked = unplaced - named
         stated = statement(unplaced, element.text, element.category)
-        items = units.get(element.element_id, [])
+        # only the items stating a value of their own continue the sentence ("…: 첫 실행: … 녹화"); one stating
+        # nothing is a choice among several, which the question picks by its own words ("Commit with type fix")
+        items = [i for i in units.get(element.element_id, []) if statement(unplaced, i.text, i.category)]
         for item in items:
             text_terms = text_terms | terms_with_parts(item.text)
         path_terms = own_path_terms - text_terms
-        unit_states = any(statement(unplaced, item.text, item.category) for item in items)
+        unit_states = bool(items)
         text_lex = len(wanted & text_terms) / len(wanted) if wanted else 0.0
         path_lex = len(wanted & path_terms) / len(wanted) if wanted else 0.0
         parent = by_id.get(element.parent_id or "")
@@ -376,9 +378,12 @@ def _after_what_follows(scored: list[Evidence], context: Context) -> list[Eviden
         if ranked[0] < out.index(evidence):
             continue
         items = items_after(context.elements[start + 1:], lead)
-        if items and evidence.score > out[ranked[0]].score:
+        best = out[ranked[0]]
+        if items and evidence.score > best.score and not best.attribute:
             # read with its items, the sentence answers better than its best item alone ("Integration 테스트는
-            # vcrpy를 사용하여 …:" over "첫 실행: …"): the unit is quoted where the sentence ranks
+            # vcrpy를 사용하여 …:" over "첫 실행: …"), which states no attribute asked (a row whose key the question
+            # asks, "Commit with type fix · Release type: Patch release", is the answer by itself): the unit is
+            # quoted where the sentence ranks
             at = out.index(evidence)
             out[at] = replace(evidence, excerpt=clip(" ".join([" ".join(lead.text.split()), *items]),
                                                      EXCERPT_CHARS, at_word=False))
