@@ -383,10 +383,11 @@ def _after_what_follows(scored: list[Evidence], context: Context) -> list[Eviden
             # read with its items, the sentence answers better than its best item alone ("Integration 테스트는
             # vcrpy를 사용하여 …:" over "첫 실행: …"), which states no attribute asked (a row whose key the question
             # asks, "Commit with type fix · Release type: Patch release", is the answer by itself): the unit is
-            # quoted where the sentence ranks
-            at = out.index(evidence)
-            out[at] = replace(evidence, excerpt=clip(" ".join([" ".join(lead.text.split()), *items]),
-                                                     EXCERPT_CHARS, at_word=False))
+            # quoted where the sentence ranks; when the whole list is too long, with its best item
+            unit = " ".join([" ".join(lead.text.split()), *items])
+            if len(unit) > EXCERPT_CHARS:
+                unit = f"{' '.join(lead.text.split())} · {' '.join(best.element.text.split())} …"
+            out[out.index(evidence)] = replace(evidence, excerpt=clip(unit, EXCERPT_CHARS, at_word=False))
             continue
         out.remove(evidence)
         out.insert(ranked[0], evidence)
