@@ -25,7 +25,7 @@ from core.answering.asked_words import placed_by_translation, words_of
 from core.answering.evidence import Evidence
 from core.answering.instructions import instruction_first
 from core.answering.named_sections import heading_name_terms, named_sections_of, section_key
-from core.answering.neighbours import code_with_its_prose, items_after, steps_of
+from core.answering.neighbours import code_with_its_prose, items_after, lead_in_items, steps_of
 from core.answering.parts import clause_description, counted_units, units_for_parts, value_of_section
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
 from core.answering.subjects import documented_names, key_match, named_options_of, named_subjects_of
@@ -131,6 +131,9 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     # reads it (core.retrieval.word_forms): else the scope's one paragraph saying "asynchronous" ranked below
     # those repeating the tool's name
     clipped_words = frozenset(w for w in written & wanted if clipped(w))
+    # a lead-in sentence and the items after it are one unit to the reader: it holds the words of those stating a
+    # value, and states one through them ("Integration 테스트는 vcrpy를 사용하여 …:" › "첫 실행: …")
+    units = lead_in_items(context)
     read = []
     for element in (e for e in context.elements if e.role != "ancestor"):
         text_terms = terms_with_parts(element.text)
@@ -147,9 +150,16 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # path holds ("license" under "## 라이선스") is placed too.
         unplaced = wanted - own_path_terms - placed_by_translation(own_path_terms, context.lexicon)
         asked = unplaced - named
+        stated = statement(unplaced, element.text, element.category)
+        # only the items stating a value of their own continue the sentence ("…: 첫 실행: … 녹화"); one stating
+        # nothing is a choice among several, which the question picks by its own words ("Commit with type fix")
+        items = [i for i in units.get(element.element_id, []) if statement(unplaced, i.text, i.category)]
+        for item in items:
+            text_terms = text_terms | terms_with_parts(item.text)
+        path_terms = own_path_terms - text_terms
+        unit_states = bool(items)
         text_lex = len(wanted & text_terms) / len(wanted) if wanted else 0.0
         path_lex = len(wanted & path_terms) / len(wanted) if wanted else 0.0
-        stated = statement(unplaced, element.text, element.category)
         parent = by_id.get(element.parent_id or "")
         if stated and not stated[0] and parent is not None:
             # a bare "Default: x" paragraph documents the item it belongs to ("`end_url`: String to append …")
@@ -163,13 +173,13 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
             dashed = asks_default and element.path[-1] in named_options
             stated, by_heading = documented_statement(unplaced, element.text, element.category, element.path[-1],
                                                       dashed=dashed)
-        read.append((element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading))
+        read.append((element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading, unit_states))
     # The words the context's statements state, in a key or a value. A key is measured against the asked words
     # among these only: the rest (the words asking for a default, a word's translations, a name the context
     # never states) no statement holds, so they tell no key from another.
     key_words = frozenset(t for r in read if r[6] for w in [terms(f"{r[6][0]} {r[6][1]}")] for t in w | words_of(w))
     scored = []
-    for element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading in read:
+    for element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading, unit_states in read:
         key_terms = terms(stated[0]) if stated else frozenset()
         if not key_terms & asked:  # an identifier key asked by its words ("log level" for KAKAO_MCP_LOG_LEVEL)
             key_terms = words_of(key_terms)
@@ -195,7 +205,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
                  + ATTRIBUTE_WEIGHT * attribute
-                 + VALUE_WEIGHT * (bool(stated) or (compares and _amounts(element.text) >= 2))
+                 + VALUE_WEIGHT * (bool(stated) or unit_states or (compares and _amounts(element.text) >= 2))
                  + DEFAULT_WEIGHT * (asks_default and attribute > 0 and states_default(element.text))
                  - INCLUDED_PART_PENALTY * _asks_an_included_part(asked, element.text, stated)
                  + NAMED_SUBJECT_WEIGHT * documents_named)
@@ -367,6 +377,18 @@ def _after_what_follows(scored: list[Evidence], context: Context) -> list[Eviden
                                                          EXCERPT_CHARS, at_word=False))
             continue
         if ranked[0] < out.index(evidence):
+            continue
+        items = items_after(context.elements[start + 1:], lead)
+        best = out[ranked[0]]
+        if items and evidence.score > best.score and not best.attribute:
+            # read with its items, the sentence answers better than its best item alone ("Integration 테스트는
+            # vcrpy를 사용하여 …:" over "첫 실행: …"), which states no attribute asked (a row whose key the question
+            # asks, "Commit with type fix · Release type: Patch release", is the answer by itself): the unit is
+            # quoted where the sentence ranks; when the whole list is too long, with its best item
+            unit = " ".join([" ".join(lead.text.split()), *items])
+            if len(unit) > EXCERPT_CHARS:
+                unit = f"{' '.join(lead.text.split())} · {' '.join(best.element.text.split())} …"
+            out[out.index(evidence)] = replace(evidence, excerpt=clip(unit, EXCERPT_CHARS, at_word=False))
             continue
         out.remove(evidence)
         out.insert(ranked[0], evidence)

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from core.answering.evidence import Evidence
 from core.retrieval import Context, ContextElement
+from core.statements import is_lead_in
 
 
 def code_with_its_prose(scored: list[Evidence], context: Context) -> list[Evidence]:
@@ -40,7 +41,22 @@ def code_with_its_prose(scored: list[Evidence], context: Context) -> list[Eviden
     return out
 
 
-def items_after(following: list[ContextElement], lead: ContextElement) -> list[str]:
+def lead_in_items(context: Context) -> dict[str, list[ContextElement]]:
+    """Each lead-in sentence of a hierarchical context ("… 녹화/재생합니다:", "one of the following:") with the list
+    items or table rows right after it in its section: one unit to the reader, the sentence saying what the items
+    are, the items what it lists (items_after)."""
+    if context.mode != "hierarchical":  # a plain context is in rank order: nothing there "follows" a sentence
+        return {}
+    elements = context.elements
+    out = {}
+    for at, lead in enumerate(elements):
+        if lead.role != "ancestor" and lead.category == "NarrativeText" and is_lead_in(lead.text):
+            if items := _item_elements(elements[at + 1:], lead):
+                out[lead.element_id] = items
+    return out
+
+
+def _item_elements(following: list[ContextElement], lead: ContextElement) -> list[ContextElement]:
     """The list items or table rows right after a lead-in in its section (a table's header line skipped)."""
     items = []
     for element in following:
@@ -50,8 +66,13 @@ def items_after(following: list[ContextElement], lead: ContextElement) -> list[s
             continue
         if element.category not in ("ListItem", "TableRow"):
             break
-        items.append("· " + " ".join(element.text.split()))
+        items.append(element)
     return items
+
+
+def items_after(following: list[ContextElement], lead: ContextElement) -> list[str]:
+    """The list items or table rows right after a lead-in in its section (a table's header line skipped)."""
+    return ["· " + " ".join(e.text.split()) for e in _item_elements(following, lead)]
 
 
 def steps_of(lead: Evidence, scored: list[Evidence], context: Context, limit: int) -> Evidence:
