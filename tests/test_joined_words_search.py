@@ -44,6 +44,21 @@ Tags are pushed to the remote.
 """
 
 
+def _full_text_hits(store, question: str):
+    """The whole collection's full-text hits for ``question``, best first, with their scores."""
+    vector = np.asarray(embed_query(store, question), dtype=np.float32)
+    return fts_scored(store, question, vector, 3, Scope.whole())
+
+
+def _shown(found) -> list:
+    return [(h.element.page_content[:40], s) for h, s in found]
+
+
+def _assert_first_starts_with(store, question: str, start: str) -> None:
+    found = _full_text_hits(store, question)
+    assert found and found[0][0].element.page_content.startswith(start), _shown(found)
+
+
 @pytest.fixture(scope="module")
 def config_store(db_url, tmp_path_factory):
     store = ingested_store(db_url, tmp_path_factory.mktemp("joined"), {"configuration.md": CONFIGURATION})
@@ -53,21 +68,16 @@ def config_store(db_url, tmp_path_factory):
 
 def test_a_hyphenated_name_counts_once_in_full_text_search(config_store):
     question = "do cli arguments override the auto-deploy file"
-    vector = np.asarray(embed_query(config_store, question), dtype=np.float32)
-    found = fts_scored(config_store, question, vector, 3, Scope.whole())
+    found = _full_text_hits(config_store, question)
     assert found, "full-text search found nothing"
     top = found[0][0].element.page_content
-    assert "CLI" in top and "arguments" in top and "auto-deploy" not in top, \
-        [(h.element.page_content[:40], s) for h, s in found]
+    assert "CLI" in top and "arguments" in top and "auto-deploy" not in top, _shown(found)
 
 
 def test_a_part_the_question_also_writes_alone_still_counts(config_store):
     # "deploy" written on its own is a word of the question, not only a part of the tool's name
     question = "which plugin adds a step to a deploy run of auto-deploy"
-    vector = np.asarray(embed_query(config_store, question), dtype=np.float32)
-    found = fts_scored(config_store, question, vector, 3, Scope.whole())
-    assert found and found[0][0].element.page_content.startswith("Each plugin adds a step"), \
-        [(h.element.page_content[:40], s) for h, s in found]
+    _assert_first_starts_with(config_store, question, "Each plugin adds a step")
 
 
 LOANS = "# Library rules\n\n## Loans\n\ne-books: three per person\n\n" + "".join(
@@ -103,17 +113,11 @@ def test_a_rare_hyphenated_word_keeps_its_parts(loans_store):
     # "e-books" is on one element of many: the question's subject, not a name every page repeats; counted once it
     # fell below the rules holding "user" and "borrow"
     question = "How many e-books may a user borrow?"
-    vector = np.asarray(embed_query(loans_store, question), dtype=np.float32)
-    found = fts_scored(loans_store, question, vector, 3, Scope.whole())
-    assert found and found[0][0].element.page_content.startswith("e-books"), \
-        [(h.element.page_content[:40], s) for h, s in found]
+    _assert_first_starts_with(loans_store, question, "e-books")
 
 
 def test_a_korean_compound_written_bare_finds_it_with_a_particle(loans_store):
     # the documents write "수정주가를", "수정주가가": one lexeme each, which the bare "수정주가" never matched, so
     # the paragraph writing "파라미터" bare ranked first
     question = "수정주가 반영 안 하려면 어떤 파라미터?"
-    vector = np.asarray(embed_query(loans_store, question), dtype=np.float32)
-    found = fts_scored(loans_store, question, vector, 3, Scope.whole())
-    assert found and found[0][0].element.page_content.startswith("get_ohlcv"), \
-        [(h.element.page_content[:40], s) for h, s in found]
+    _assert_first_starts_with(loans_store, question, "get_ohlcv")
