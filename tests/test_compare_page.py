@@ -271,3 +271,23 @@ def test_a_comparative_question_shows_its_table_per_column(samples_store):
     assert any("24FL" in e and v == "2.5 kg" for e, v in values.items()), values
     assert any("32UX" in e and v == "5.6 kg" for e, v in values.items()), values
     assert hierarchical["picked"].sum() == 1
+
+
+EXAMPLES = "# Build options\n\n## skip\n\nBuilds to skip.\n\n### Examples\n\n```toml\n" + "\n\n".join(
+    f"# Skip the {tool} builds\nskip = \"{tool}-*\"" for tool in ("alpha", "beta", "gamma", "delta")) + "\n```\n"
+
+
+@pytest.fixture
+def examples_collection(db_url, use_embeddings):
+    with ingested_store(db_url, use_embeddings, "examples", {"options.md": EXAMPLES}) as store:
+        yield store.collection
+
+
+def test_a_source_is_one_line_of_its_list_even_when_its_text_has_blank_lines(examples_collection):
+    # a code block's blank lines inside a list item end the item: the rest showed as body text below the list
+    at = ask(compare_page(examples_collection).run(), "How do I skip the gamma builds?")
+    assert not at.exception
+    sources = [b for b in markdown_bodies(at) if b.startswith(("- cited", "- hit"))]
+    code = [s for s in sources if "Skip the alpha builds" in s]
+    assert code, sources
+    assert all("\n" not in s for s in sources), code

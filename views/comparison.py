@@ -125,7 +125,7 @@ def show_details(result: ModeResult, plain_tokens: int, x_max: float, comparison
     day = comparison.as_of.date() if comparison.as_of is not None else None
     for source in result.sources:
         where = " › ".join(source.heading_path)
-        text = source.text if len(source.text) <= 160 else source.text[:159] + "…"
+        text = ui.source_text(source.text)
         tag = "cited" if source.cited else "hit"
         path = f"*{escape_markdown(where)}* › " if where else ""
         st.markdown(f"- {tag} [`e:{source.short_id}`]({ui.tree_link(source.element_id, collection, day)}) "

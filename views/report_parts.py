@@ -287,8 +287,7 @@ def show_report(view: Level, rep: Report) -> None:
 def source_line(element: Element, collection: str) -> str:
     """A cited element as a markdown list item linking to the Document tree, with its heading path."""
     where = " › ".join(element.heading_path)
-    text = " ".join(element.text.split())
-    text = text if len(text) <= 160 else text[:159] + "…"
+    text = ui.source_text(element.text)
     link = ui.tree_link(element.element_id, quote(collection, safe=""))
     line = f"- [`e:{element.element_id[:8]}`]({link}) {esc(text)}"
     return line + (f"  \n  *{esc(where)}*" if where else "")

@@ -223,6 +223,16 @@ def require_documents(store_: ElementStore | None = None) -> ElementStore:
     return store_ or store()
 
 
+SOURCE_LINE_CHARS = 160
+
+
+def source_text(text: str) -> str:
+    """An element's text as one line of a sources list, cut at SOURCE_LINE_CHARS: a blank line (a code block's)
+    inside a markdown list item would end the item and show the rest as body text below the list."""
+    text = " ".join(text.split())
+    return text if len(text) <= SOURCE_LINE_CHARS else text[: SOURCE_LINE_CHARS - 1] + "…"
+
+
 def tree_link(element_id: str, collection: str | None = None, as_of: date | None = None) -> str:
     """A URL of the Document tree page with ``element_id`` highlighted (in the tree as of ``as_of``, if given)."""
     day = f"&as_of={as_of.isoformat()}" if as_of is not None else ""
