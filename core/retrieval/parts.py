@@ -56,6 +56,8 @@ _KO_ASKING = re.compile(r"^(?:뭐|무엇|언제|어디|누구|얼마|몇)")
 class PartsConfig:
     min_terms: int = 2  # a part without a question word or an identifier holds this many terms
     max_parts: int = 3  # a question of more parts is a list: the comparison table's, not one quote each
+    # the most words an alternative names, and the object of the qualifier it stands in for ("apple silicon")
+    alternative_words: int = 3
 
 
 DEFAULT_PARTS = PartsConfig()
@@ -84,7 +86,7 @@ def question_parts(question: str, config: PartsConfig = DEFAULT_PARTS) -> tuple[
     pieces = [body[cuts[i]:cuts[i + 1]].strip(" ,") for i in range(0, len(cuts), 2)]
     if not 2 <= len(pieces) <= config.max_parts:
         return (question,)
-    completed = [pieces[0], *(_completed(p, pieces[0]) for p in pieces[1:])]
+    completed = [pieces[0], *(_completed(p, pieces[0], config) for p in pieces[1:])]
     if not all(_asks_alone(p, [q for q in pieces if q is not p], config, later=i > 0, framed=completed[i] != p)
                for i, p in enumerate(pieces)):
         return (question,)
@@ -94,7 +96,7 @@ def question_parts(question: str, config: PartsConfig = DEFAULT_PARTS) -> tuple[
     return tuple(f"{lead} {p}?".strip() if lead else f"{p}?" for p in pieces)
 
 
-def _completed(piece: str, first: str) -> str:
+def _completed(piece: str, first: str, config: PartsConfig = DEFAULT_PARTS) -> str:
     """A later side that names only the alternative, asked as the first side is: "… wheels on Intel vs on Apple
     Silicon" → "… wheels on Apple Silicon" (the first side from its last word that the alternative begins with),
     "which is bigger in npm, searchlimit or fetch-retry-factor" → "which is bigger in npm, fetch-retry-factor" (the
@@ -110,7 +112,7 @@ def _completed(piece: str, first: str) -> str:
         return " ".join([*words[:at], *_with_its_noun(piece, words[at:]), *_carried(piece, words[at:])])
     if "," in first:
         return f"{first.rsplit(',', 1)[0]}, {piece}"
-    if (alternative := _qualifier_alternative(piece, words)) is not None:
+    if (alternative := _qualifier_alternative(piece, words, config.alternative_words)) is not None:
         return alternative
     if len(piece.split()) == 1 and len(words) > 2:  # "… cache folder on linux vs windows": the last word's alternative
         if _KO_ASKING.match(words[-1]) and not _KO_ASKING.match(piece):  # "X의 A는 뭐고 B는": the word before it
@@ -152,24 +154,22 @@ def _with_antecedents(piece: str, first: str) -> str:
     return _THEM.sub(found.group("noun"), _IT.sub(found.group("subject"), piece))
 
 
-def _qualifier_alternative(piece: str, words: list[str]) -> str | None:
+def _qualifier_alternative(piece: str, words: list[str], most: int) -> str | None:
     """A later side of several words naming only the alternative to the object of the first side's last
     qualifier: "minimum macos target for cpython 3.12 on intel vs apple silicon" asks the second side "… for
     cpython 3.12 on apple silicon" (the first side up to and with its last qualifier word, then the piece). Only
-    when the piece opens no qualifier of its own, is no longer than that object's room (``_ALTERNATIVE_WORDS``),
+    when the piece opens no qualifier of its own, is no longer than that object's room (``most`` words),
     and the object is as short; one word is the last word's alternative (:func:`_completed`). None otherwise."""
     own = piece.split()
-    if len(own) < 2 or len(own) > _ALTERNATIVE_WORDS or any(w.casefold() in _QUALIFIER for w in own) \
+    if len(own) < 2 or len(own) > most or any(w.casefold() in _QUALIFIER for w in own) \
             or own[0].casefold() in _DETERMINERS:
         return None
     at = max((i for i, w in enumerate(words) if w.casefold() in _QUALIFIER), default=-1)
-    if at < 1 or not 1 <= len(words) - at - 1 <= _ALTERNATIVE_WORDS:
+    if at < 1 or not 1 <= len(words) - at - 1 <= most:
         return None
     return " ".join([*words[:at + 1], *own])
 
 
-# The most words an alternative names, and the object of the qualifier it stands in for ("apple silicon", "intel").
-_ALTERNATIVE_WORDS = 3
 # A piece opening so names a thing of its own ("the location", "its default"), not the qualifier's alternative.
 _DETERMINERS = frozenset({"the", "a", "an", "its", "their", "this", "that", "these", "those", "each", "every"})
 

@@ -126,8 +126,9 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
         if asks_which_release(context.question):
             factors = {w: f for w, f in factors.items() if w not in ASKING_WORDS}
         # a word on most of the collection's elements names the collection, as a platform word does
-        factors = {w: min(f, PREAMBLE_FACTOR) if w in common else f
-                   for common in [collection_words(context.store, list(factors))] for w, f in factors.items()}
+        common = collection_words(context.store, list(factors), stages.heading_scope.collection_word_share,
+                                  stages.heading_scope.collection_word_min)
+        factors = {w: min(f, PREAMBLE_FACTOR) if w in common else f for w, f in factors.items()}
         candidates = rank_headings(context.question, index, factors)
         # a clipped word ("config", "async") found its headings by their long form: a scope is searched by it too
         long = [w for q in factors if clipped(q) for w in index.long_forms(q) if w not in factors]

@@ -209,18 +209,10 @@ def _repeated_name_once(read: ElementReader, question: str, lexemes: list[str]) 
 
 _HYPHENATED = re.compile(r"\S*\w-\w\S*")
 
-# A word held by at least this share of the collection's elements (in their text or heading path) names what the
-# whole collection documents ("pykrx" on 88 % of a two-document collection's elements, under its README's title),
-# not a place in it: the heading scope weighs it as a platform word. Only a word held by COLLECTION_WORD_MIN
-# elements or more: in a collection of a few sections, half of them share words that name things ("fetch" heads
-# four of five npm options).
-COLLECTION_WORD_SHARE = 0.5
-COLLECTION_WORD_MIN = 100
-
-
-def collection_words(store: ElementStore, words: Sequence[str]) -> frozenset[str]:
-    """Those of ``words`` that name the whole collection (:data:`COLLECTION_WORD_SHARE`,
-    :data:`COLLECTION_WORD_MIN`), from the stored term counts; none while the counts are not filled yet."""
+def collection_words(store: ElementStore, words: Sequence[str], share: float, least: int) -> frozenset[str]:
+    """Those of ``words`` that name the whole collection, held by at least ``share`` of its elements (in their text
+    or heading path) and at least ``least`` of them (``HeadingScopeConfig``), from the stored term counts; none
+    while the counts are not filled yet."""
     plain = [w for w in words if w and not textnorm.has_hangul(w)]
     if not plain:
         return frozenset()
@@ -228,8 +220,8 @@ def collection_words(store: ElementStore, words: Sequence[str]) -> frozenset[str
         held = read.term_counts(plain, [False] * len(plain), for_search=False)
     if not held.complete or not held.total:
         return frozenset()
-    least = max(COLLECTION_WORD_MIN, COLLECTION_WORD_SHARE * held.total)
-    return frozenset(w for w, n in zip(plain, held.counts, strict=True) if n >= least)
+    floor = max(least, share * held.total)
+    return frozenset(w for w, n in zip(plain, held.counts, strict=True) if n >= floor)
 
 
 # A Korean word of at least this many syllables that the question writes bare and no element holds bare is searched

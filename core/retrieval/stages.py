@@ -49,11 +49,17 @@ class HeadingScopeConfig:
     when the scope is pinned by a model number or code name its path and text lack; ``False``: every hit from
     outside is set aside (the earlier rule, which let a guessed heading veto the right hit).
     ``faq_floor``: the cosine at which an FAQ question heading asks what the question asks and leads the scope
-    candidates (``core.retrieval.faq_headings``); above 1, never."""
+    candidates (``core.retrieval.faq_headings``); above 1, never.
+    ``collection_word_share`` / ``collection_word_min``: a question word held by at least this share of the
+    collection's elements, and by at least this many, names what the whole collection documents ("pykrx" on 88 % of
+    a two-document collection), not a place in it, and is weighed as a platform word; the floor keeps a collection
+    of a few sections, half of which share a word that names things ("fetch" heads four of five npm options), out."""
 
     outside_slot: bool = True
     pinned_veto: bool = True
     faq_floor: float = 0.68
+    collection_word_share: float = 0.5
+    collection_word_min: int = 100
 
 
 @dataclass(frozen=True)
