@@ -247,6 +247,22 @@ def test_samples_cross_language_comparison_picks_by_value(samples_store):
     assert any("24FL" in r and "2.5 kg" in r and "[e:" in r for r in rows)
 
 
+def test_samples_a_model_number_in_several_documents_is_still_a_thing_compared(samples_store):
+    # "32UX" heads its sheet, a release notes' section and a setup guide's, so it reads as the collection's
+    # platform word; listed as one of two things compared it is the thing, and the 24FL and 34WC are not rows
+    answers = _answers(samples_store, "Which is brighter, the 27QX or the 32UX?")
+    first, *rows = answers["hierarchical"].splitlines()
+    assert "32UX" in first and "400 cd/m²" in first
+    assert any("27QX" in r and "350 cd/m²" in r for r in rows)
+    assert not any("24FL" in r or "34WC" in r for r in rows), rows
+
+
+def test_samples_the_monitors_having_a_thing_named_in_plain_words(samples_store):
+    first = _answers(samples_store, "Which monitors have speakers?")["hierarchical"].splitlines()[0]
+    assert first.startswith("With speakers:"), first
+    assert all(m in first for m in ("27QX", "34WC", "32UX")) and "24FL" not in first, first  # 24FL: "스피커 : X"
+
+
 def test_samples_korean_superlative(samples_store):
     answers = _answers(samples_store, "Nova 24FL, Nova 27QX, Nova 34WC 중 스탠드 포함 무게가 가장 가벼운 모니터는?")
     first = answers["hierarchical"].splitlines()[0]

@@ -38,6 +38,12 @@ SHEETS = {
     ("Which monitors support HDR10?", "HDR10"),
     ("USB-C가 있는 램프를 모두 알려줘", "USB-C"),
     ("HDR10을 지원하는 모니터는 어떤 것인가요?", "HDR10"),
+    # a thing had that is no name: the words closing the question after the verb
+    ("Which monitors have built-in speakers?", "built-in speakers"),
+    ("List the lamps with a dimmer", "dimmer"),
+    # a Korean relative clause closing the question on the class asked for, without 모든 or 어떤
+    ("USB-C를 지원하는 램프는?", "USB-C"),
+    ("스피커가 있는 모니터는?", "스피커"),
 ])
 def test_a_list_of_things_having_a_name_reads_that_name_as_what_is_had(question, had):
     shape = question_shape(question)
@@ -49,6 +55,10 @@ def test_a_list_of_things_having_a_name_reads_that_name_as_what_is_had(question,
     "Which version has the fix for USB-C?",  # one thing asked: no plural class, no list word
     "What is the USB-C power of the A1?",
     "Which is lighter, the A1 or the B2?",
+    "How many monitors have speakers?",  # a count, not a list
+    "What lamps come with a dimmer?",  # "with" lists only after a list word
+    "HDMI를 지원하는 모니터의 최대 주사율은?",  # the clause names the thing whose attribute is asked
+    "노트북을 연결하고 충전할 수 있는 모델은?",  # 수 있는: "can", nothing had
 ])
 def test_other_questions_have_nothing_had(question):
     shape = question_shape(question)
@@ -86,3 +96,28 @@ def test_an_ingest_asked_for_the_tiers_answers_the_list_with_nothing_else_run(st
     assert tiers_built(store) and report.tiers_seconds > 0
     first = compare(store, RetrievalRequest("List the lamps with USB-C", k=4)).hierarchical.answer.text.splitlines()[0]
     assert first.startswith("With USB-C:") and "Lumo A1" in first and "Lumo C3" in first and "Lumo B2" not in first
+
+
+
+@pytest.fixture(scope="module")
+def samples_with_tiers(db_url):
+    """The samples as "Ingest the samples" leaves them: statement tiers built (their embeddings are cached)."""
+    from core.embeddings import make_embeddings
+    from core.ingest import ingest_paths
+    from core.store import ElementStore
+    from tests.conftest import SAMPLES
+
+    s = ElementStore(db_url, "samples-tiers", make_embeddings("use"))
+    report = ingest_paths(s, [SAMPLES], statement_tiers=True)
+    assert not report.errors, report.errors
+    return s
+
+
+@pytest.mark.parametrize("question", ["Which monitors support USB-C?", "USB-C를 지원하는 모니터는?"])
+def test_the_verb_of_a_list_question_is_not_the_key_read(samples_with_tiers, question):
+    # "support" is also 지원, the Korean sheets' "지원 색 깊이" (supported colour depth): read as the key, it was
+    # the 34WC's best row and its USB-C row never reached the context
+    text = compare(samples_with_tiers, RetrievalRequest(question)).hierarchical.answer.text
+    first = text.splitlines()[0]
+    assert first.startswith("With USB-C:"), text
+    assert "34WC" in first and "32UX" in first and "24FL" not in first and "27QX" not in first, first

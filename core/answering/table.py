@@ -140,7 +140,7 @@ def _asked(question: str, shape: QuestionShape, context: Context) -> frozenset[s
     """The question's terms that name the attribute: not the names of the entities it compares. (A section
     heading the question names, "Warranty", stays: in a comparison it is the attribute.)"""
     if shape.having:
-        return terms(shape.having)
+        return question_terms(shape.having, context.lexicon)
     labels = {t for e in context.entities for t in terms(e.label)}
     # a part no entity's heading names ("LAN" in "Compare the LAN port of the A and the B") is the attribute
     parts = [p for p in shape.parts if not context.entities or terms(p) <= labels]

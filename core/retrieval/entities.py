@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.retrieval.headings import HeadingIndex, HeadingRef, rank_headings
+from core.retrieval.headings import HeadingIndex, HeadingRef, rank_headings, thing_factors
 from core.retrieval.hits import Hit
 from core.retrieval.scope import Scope
 from core.retrieval.shape import QuestionShape
@@ -87,7 +87,7 @@ def find_entities(index: HeadingIndex, shape: QuestionShape, hits: Sequence[Hit]
     if len(shape.parts) >= 2:
         named: list[Entity] = []
         for part in shape.parts:
-            ranked = rank_headings(part, index)
+            ranked = rank_headings(part, index, thing_factors(part, index))
             if ranked:
                 named += [Entity(h, part=part) for h in ranked[0].headings if all(e.heading != h for e in named)]
         if len({e.part for e in named}) >= 2:
@@ -156,7 +156,8 @@ def entity_hits(
     ``named``: the things the question's parts name, found already (then the hits are not read for them)."""
     config = context.stages.entities
     question = context.question
-    asked = context.analysis.terms
+    # a list of the things that have X reads X of each ("support" in "Which monitors support USB-C?" is no key)
+    asked = question_terms(shape.having, context.analysis.lexicon) if shape.having else context.analysis.terms
     entities = list(named) if named else find_entities(index, shape, hits, asked, config.max_entities)
     if not entities and shape.having:
         # "the monitors with USB-C": every element stating the key, where the statement tier holds it; a search
