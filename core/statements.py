@@ -13,7 +13,7 @@ and the nouns they ask for, :data:`GENERAL` the few words every spec uses in bot
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -41,6 +41,7 @@ __all__ = [
     "question_terms",
     "run_together_pairs",
     "standalone_words",
+    "as_written",
     "in_other_number",
     "row_cell",
     "singular",
@@ -285,6 +286,18 @@ def attribute_share(asked: frozenset[str], key: str) -> float:
 
 
 _PLAIN_WORD = re.compile(r"(?<![\w.$])[A-Za-z]{3,}(?![\w$])")
+
+
+def as_written(text: str, stems: Sequence[str]) -> list[str]:
+    """``stems``, each as ``text`` writes it where it writes it as another word ("speaker" as "speakers", "requir" as
+    "required"): a lookup searches its words as written and their stems as prefixes, so a stem searched as a word
+    matches only a document writing exactly it, and hides the prefix search of the word it was cut from."""
+    written: dict[str, str] = {}
+    for word in (w.casefold() for w in _PLAIN_WORD.findall(text) if w[1:].islower()):  # no identifier's parts
+        for stem in terms(word):
+            if stem != word:
+                written.setdefault(stem, word)
+    return [written.get(stem, stem) for stem in stems]
 
 
 def in_other_number(text: str, stems: frozenset[str]) -> list[str]:

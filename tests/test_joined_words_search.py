@@ -125,3 +125,22 @@ def test_a_korean_compound_written_bare_finds_it_with_a_particle(loans_store):
     # "파라미터" bare is on the market paragraph, "수정주가" (as a prefix) on get_ohlcv's: one word each, a tie that
     # the element ids break; before, get_ohlcv's paragraph matched no word of the question at all
     assert "get_ohlcv" in scores and scores["get_ohlcv"] == max(scores.values()), _shown(found)
+
+
+def test_an_attribute_lookup_searches_the_word_as_written_not_its_stem(config_store):
+    # the probe looks the asked attribute up by its terms, which are stems ("plugin" of "plugins", "requir" of
+    # "required"); searched as words they match only an element writing exactly them, never the plural
+    from core.statements import as_written, terms
+
+    question = "which plugins accept arguments?"
+    stems = sorted(terms("plugins"))
+    written = as_written(question, stems)
+    assert stems == ["plugin"] and written == ["plugins"]
+    assert as_written("is a config required?", sorted(terms("required"))) == ["required"]
+
+    def texts(query: str) -> list[str]:
+        return [h.element.page_content for h, _ in fts_scored(config_store, query, np.zeros(512, np.float32), 10,
+                                                              Scope.whole())]
+
+    assert "Plugins accept CLI arguments too." not in texts(" ".join(stems))
+    assert "Plugins accept CLI arguments too." in texts(" ".join(written))

@@ -8,6 +8,7 @@ from core.retrieval.scope import Scope
 from core.retrieval.stages import SearchContext
 from core.statements import (
     DEFAULT_WORDS,
+    as_written,
     attribute_share,
     documented_statement,
     in_other_number,
@@ -71,6 +72,7 @@ def probe_scope(context: SearchContext, scope: Scope, asked: frozenset[str],
         # each asked word in both numbers: a key in the plural ("Aliases: ul-indent") shares no stem with the
         # singular asked ("alias"), and a lookup by the one number never finds it
         lookup = [*lookup, *(w for w in in_other_number(analysis.plain_rest, frozenset(lookup)) if w not in lookup)]
+        lookup = list(dict.fromkeys(as_written(analysis.plain_rest, lookup)))
     lookups = [lookup] if lookup else []
     if entry and len(lookup) > 1:
         # the entry is certain, so a field stating one asked word is looked for alone as well: together, a word
