@@ -31,13 +31,15 @@ __all__ = ["asked_count", "clause_description", "counted_units", "named_section_
 HEADING_NAMED_WORDS = 2
 
 
-def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evidence]]) -> list[Evidence]:
+def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evidence]]) -> list[Evidence | None]:
     """The best unit answering each of ``parts`` (``evidence_of``: a part's evidence, best first), one element
-    each, in the order asked; none when fewer than two parts, or when the context answers only some (then the
-    question is answered as a whole). A unit that is the best of several parts goes to the part that scores it
-    highest, the other takes its next: the row "Name: main · Repository: …" is the best of "repository urls for
-    main" and, by its key, of "for test" too. A part pointing back at the value the part before it answered
-    ("005는 어느 은행이고 그 은행 운영시간은") is asked of that value."""
+    each, in the order asked, None for a part the context does not answer (said so in the answer, the other parts
+    still quoted: "MD013 default line length and its alias?" answered by its alias alone hides that the length was
+    asked); none when fewer than two parts, or when the context answers none of them (then the question is
+    answered as a whole). A unit that is the best of several parts goes to the part that scores it highest, the
+    other takes its next: the row "Name: main · Repository: …" is the best of "repository urls for main" and, by
+    its key, of "for test" too. A part pointing back at the value the part before it answered ("005는 어느 은행이고
+    그 은행 운영시간은") is asked of that value."""
     if len(parts) < 2:
         return []
     answering: list[list[Evidence]] = []
@@ -59,8 +61,7 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
             break
         unit, i = max(offers, key=lambda offer: (offer[0].score, -offer[1]))
         chosen[i] = unit
-    units = [chosen[i] for i in sorted(chosen)]
-    return units if len(units) == len(parts) else []
+    return [chosen.get(i) for i in range(len(parts))] if chosen else []
 
 
 # "how many", "how much": an English part asking a number, whatever noun it counts
