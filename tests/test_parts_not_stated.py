@@ -53,3 +53,15 @@ def test_the_answered_part_is_quoted_and_the_other_is_said_to_be_unanswered(stor
     # Compare shows the answer as literal text, one line each: the unanswered part stays a line of its own
     shown = answer_markdown(answer).split("  \n")
     assert escape_markdown(prompts.EXTRACTIVE_PART_NOT_STATED.format(part=parts[1])) in shown, shown
+
+
+def test_a_later_side_opening_with_its_asks_of_what_the_first_side_names():
+    assert question_parts("markdownlint MD013 default line length and its alias?") == (
+        "markdownlint MD013 default line length?", "markdownlint MD013 alias?")
+    assert question_parts("semantic-release tagFormat default and its cli flag?") == (
+        "semantic-release tagFormat default?", "semantic-release tagFormat cli flag?")
+    # the first side names nothing "its" could point at: the side is judged as written (too thin: one ask)
+    assert question_parts("the default line length and its alias?") == ("the default line length and its alias?",)
+    # a side asking by its own question word keeps its "its" for the answer's reader (the thing the first part found)
+    assert question_parts("Which option sets the build frontend, and what is its default?") == (
+        "Which option sets the build frontend?", "what is its default?")
