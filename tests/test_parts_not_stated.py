@@ -65,3 +65,25 @@ def test_a_later_side_opening_with_its_asks_of_what_the_first_side_names():
     # a side asking by its own question word keeps its "its" for the answer's reader (the thing the first part found)
     assert question_parts("Which option sets the build frontend, and what is its default?") == (
         "Which option sets the build frontend?", "what is its default?")
+
+
+def _placed(text: str, path: tuple[str, ...], score: float, *, answers: bool, category: str = "NarrativeText"
+            ) -> Evidence:
+    element = ContextElement(text, text[:8], "hit", category, text, "d", path=path)
+    return Evidence(element, score, score, 0.0, text, answers=answers)
+
+
+def test_a_part_whose_words_name_a_section_is_answered_there_not_by_a_light_word_elsewhere():
+    parts = ["how do i report a security issue in black?", "which versions get security fixes?"]
+    contact = _placed("To report a security vulnerability, please use the Tidelift security contact.",
+                      ("Security Policy", "Security contact information"), 0.6, answers=True)
+    supported = _placed("Only the latest non-prerelease version is supported.",
+                        ("Security Policy", "Supported Versions"), 0.55, answers=False)
+    heading = _placed("Supported Versions", ("Security Policy",), 0.54, answers=False, category="Title")
+    light = _placed("You can get easily started by reading over this document.", ("Issue triage",), 0.2, answers=True)
+    evidence = {parts[0]: [contact, light], parts[1]: [light, supported, heading]}
+    units = units_for_parts(parts, evidence.__getitem__)
+    assert [u.element.text if u else None for u in units] == [contact.element.text, supported.element.text]
+    # a section naming one word of the part ("Security contact information") places nothing: the part is unanswered
+    evidence[parts[1]] = [_placed(contact.element.text, contact.element.path, 0.5, answers=False)]
+    assert units_for_parts(parts, evidence.__getitem__)[1] is None

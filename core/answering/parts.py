@@ -138,14 +138,31 @@ def _answering(part: str, evidence: list[Evidence]) -> list[Evidence]:
     dated = terms(" ".join(dates_in(part)))
     answering = [e for e in inside if e.answers or (dated and e.element.category != "Title" and dated <= terms(
         " ".join([*e.element.path, e.element.text])))]
-    if not answering or any(e.value for e in answering):
-        return answering
     asked = terms(part) | {english_stem(pair) for pair in run_together_pairs(part)}
+    if any(e.value for e in answering):
+        return answering
+    placed = _placed_by_section(asked, inside, answering)
+    if not answering:
+        return placed
     named = {id(e): _heading_named(asked, e) for e in inside}
     floor = max(HEADING_NAMED_WORDS, named[id(answering[0])] + 1)
     valued = sorted((e for e in inside if e.value and not e.answers and e.element.category != "Title"
                      and named[id(e)] >= floor), key=lambda e: (-named[id(e)], -e.score))
-    return [*valued, *answering]
+    return [*valued, *(e for e in placed if e not in valued), *answering]
+
+
+def _placed_by_section(asked: frozenset[str], inside: list[Evidence], answering: list[Evidence]) -> list[Evidence]:
+    """The units the part's words place by their section, when nothing answering states a value: those (not
+    headings) whose heading path holds :data:`HEADING_NAMED_WORDS` of the part's words, and more of them than the
+    best answering unit's path, scoring above every answering unit; most named, then best scored. "which versions
+    get security fixes?" is answered under "Security Policy › Supported Versions" ("Only the latest
+    non-prerelease version is supported."), whose text repeats none of the words the path does not hold ("get",
+    "fixes"), and not by a line elsewhere sharing the light word "get"."""
+    path_named = lambda e: len(terms_with_parts(" ".join(e.element.path)) & asked)  # noqa: E731
+    floor = max(HEADING_NAMED_WORDS, path_named(answering[0]) + 1 if answering else 0)
+    best = max((e.score for e in answering), default=float("-inf"))
+    return sorted((e for e in inside if not e.answers and e.element.category != "Title" and e.score > best
+                   and path_named(e) >= floor), key=lambda e: (-path_named(e), -e.score))
 
 
 def _heading_named(asked: frozenset[str], unit: Evidence) -> int:
