@@ -87,3 +87,22 @@ def test_a_part_whose_words_name_a_section_is_answered_there_not_by_a_light_word
     # a section naming one word of the part ("Security contact information") places nothing: the part is unanswered
     evidence[parts[1]] = [_placed(contact.element.text, contact.element.path, 0.5, answers=False)]
     assert units_for_parts(parts, evidence.__getitem__)[1] is None
+
+
+def test_a_unit_two_parts_share_answers_both_and_the_whole_questions_unit_answers_a_part_nothing_else_does():
+    row = _placed("tagFormat · Default: v${version} · CLI arguments: -t, --tag-format", ("Options", "tagFormat"),
+                  0.9, answers=True)
+    parts = ["tagFormat default?", "tagFormat cli flag?"]
+    evidence = {parts[0]: [row], parts[1]: [row]}
+    assert units_for_parts(parts, evidence.__getitem__) == [row, row], "one row states both: neither is unanswered"
+    # nothing answers the second part as it reads, but the unit the whole question is answered by holds its word
+    parts = ["what is the weight?", "which battery does it take?"]
+    weight = _placed("Weight : 2.9 kg", ("Specifications",), 0.9, answers=True)
+    battery = _placed("Battery : 1800 mAh", ("Specifications",), 0.8, answers=True)
+    evidence = {parts[0]: [weight], parts[1]: []}
+    assert units_for_parts(parts, evidence.__getitem__, lambda: [battery, weight]) == [weight, battery]
+    # the whole question's unit is the other part's, or holds no word of this part alone: still unanswered
+    assert units_for_parts(parts, evidence.__getitem__, lambda: [weight]) == [weight, None]
+    care = _placed("Keep the lens cap on.", ("Care",), 0.7, answers=True)
+    assert units_for_parts(parts, evidence.__getitem__, lambda: [care]) == [weight, None]
+

@@ -482,15 +482,18 @@ class ExtractiveAnswerer:
     def complete(self, question: str, context: Context) -> str:
         table = self.table(question, context)
         parts = question_parts(question)
-        units = units_for_parts(parts, lambda part: self.evidence(part, context))
+        units = units_for_parts(parts, lambda part: self.evidence(part, context),
+                                lambda: self.evidence(question, context))
         # a table that states fewer than two of the things compared ranks nothing; each part answered by a value of
         # its own states them all, each with its citation ("27QX 높낮이 조절 범위랑 32UX height adjustment 비교")
         by_parts = len(units) > 1 and all(u is not None and u.value for u in units)
         if table is not None and table.stated and not (len(table.stated) < 2 and by_parts):
             return table.render()
-        if len(units) > 1:  # each part quoted, or said to be unanswered: never one part's answer passed off as all
-            return "\n".join(line for part, unit in zip(parts, units, strict=True) for line in (
-                _quoted(unit, context) if unit else [prompts.EXTRACTIVE_PART_NOT_STATED.format(part=part)]))
+        if len(units) > 1:  # each part quoted (a unit two parts share, once), or said to be unanswered
+            firsts = {u.element.element_id: i for i, u in reversed(list(enumerate(units))) if u is not None}
+            return "\n".join(line for i, (part, unit) in enumerate(zip(parts, units, strict=True)) for line in (
+                (_quoted(unit, context) if firsts[unit.element.element_id] == i else []) if unit
+                else [prompts.EXTRACTIVE_PART_NOT_STATED.format(part=part)]))
         evidence = self.evidence(question, context)
         if not evidence:
             return prompts.EXTRACTIVE_EMPTY

@@ -31,15 +31,19 @@ __all__ = ["asked_count", "clause_description", "counted_units", "named_section_
 HEADING_NAMED_WORDS = 2
 
 
-def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evidence]]) -> list[Evidence | None]:
+def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evidence]],
+                    whole: Callable[[], list[Evidence]] | None = None) -> list[Evidence | None]:
     """The best unit answering each of ``parts`` (``evidence_of``: a part's evidence, best first), one element
     each, in the order asked, None for a part the context does not answer (said so in the answer, the other parts
     still quoted: "MD013 default line length and its alias?" answered by its alias alone hides that the length was
     asked); none when fewer than two parts, or when the context answers none of them (then the question is
     answered as a whole). A unit that is the best of several parts goes to the part that scores it highest, the
     other takes its next: the row "Name: main · Repository: …" is the best of "repository urls for main" and, by
-    its key, of "for test" too. A part pointing back at the value the part before it answered ("005는 어느 은행이고
-    그 은행 운영시간은") is asked of that value."""
+    its key, of "for test" too; a part whose every answering unit another part took shares that part's unit (one
+    row stating both). A part nothing answers takes the best unit answering the whole question (``whole``: its
+    evidence, best first) when no other part took it and it holds a word this part alone writes: the unit the
+    question was answered by before it was read part by part. A part pointing back at the value the part before
+    it answered ("005는 어느 은행이고 그 은행 운영시간은") is asked of that value."""
     if len(parts) < 2:
         return []
     answering: list[list[Evidence]] = []
@@ -61,6 +65,18 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
             break
         unit, i = max(offers, key=lambda offer: (offer[0].score, -offer[1]))
         chosen[i] = unit
+    for i, found in enumerate(answering):
+        if i not in chosen and found:  # its units all taken: the one it answers best states it as well
+            chosen[i] = value_of_section(found)
+    if chosen and len(chosen) < len(parts) and whole is not None:
+        taken = {u.element.element_id for u in chosen.values()}
+        best = next((e for e in whole() if e.answers and not e.element.outside_scope), None)
+        for i in (i for i in range(len(parts)) if i not in chosen and best is not None):
+            own = terms(parts[i]) - frozenset().union(*(terms(p) for j, p in enumerate(parts) if j != i))
+            held = terms_with_parts(" ".join([*best.element.path, best.element.text]))
+            if best.element.element_id not in taken and own & held:
+                chosen[i] = best
+                taken.add(best.element.element_id)
     return [chosen.get(i) for i in range(len(parts))] if chosen else []
 
 
