@@ -481,14 +481,19 @@ class ExtractiveAnswerer:
 
     def complete(self, question: str, context: Context) -> str:
         table = self.table(question, context)
-        units = self.units_per_part(question, context)
+        parts = question_parts(question)
+        units = units_for_parts(parts, lambda part: self.evidence(part, context),
+                                lambda: self.evidence(question, context))
         # a table that states fewer than two of the things compared ranks nothing; each part answered by a value of
         # its own states them all, each with its citation ("27QX 높낮이 조절 범위랑 32UX height adjustment 비교")
-        by_parts = len(units) > 1 and all(u.value for u in units)
+        by_parts = len(units) > 1 and all(u is not None and u.value for u in units)
         if table is not None and table.stated and not (len(table.stated) < 2 and by_parts):
             return table.render()
-        if len(units) > 1:
-            return "\n".join(line for unit in units for line in _quoted(unit, context))
+        if len(units) > 1:  # each part quoted (a unit two parts share, once), or said to be unanswered
+            firsts = {u.element.element_id: i for i, u in reversed(list(enumerate(units))) if u is not None}
+            return "\n".join(line for i, (part, unit) in enumerate(zip(parts, units, strict=True)) for line in (
+                (_quoted(unit, context) if firsts[unit.element.element_id] == i else []) if unit
+                else [prompts.EXTRACTIVE_PART_NOT_STATED.format(part=part)]))
         evidence = self.evidence(question, context)
         if not evidence:
             return prompts.EXTRACTIVE_EMPTY
@@ -525,12 +530,12 @@ class ExtractiveAnswerer:
             lines.append(prompts.EXTRACTIVE_WEAK_NOTE)
         return "\n".join(lines)
 
-    def units_per_part(self, question: str, context: Context) -> list[Evidence]:
+    def units_per_part(self, question: str, context: Context) -> list[Evidence | None]:
         """For a question asking several facts at once (``core.retrieval.parts``), the best unit answering each
-        part, one element each, in the order asked; at most one unit when it asks one thing, or when the context
-        answers only one of its parts (then the question is answered as a whole). A unit that answers several
-        parts goes to the part that scores it highest: the row "musllinux-aarch64-image · Default: musllinux_1_2"
-        answers "which container engine by default?" by its `Default` only, and is the other part's answer."""
+        part, one element each, in the order asked, None for a part the context does not answer; none when it asks
+        one thing, or when the context answers none of its parts (then the question is answered as a whole). A
+        unit that answers several parts goes to the part that scores it highest: the row "musllinux-aarch64-image ·
+        Default: musllinux_1_2" answers "which container engine by default?" by its `Default` only."""
         return units_for_parts(question_parts(question), lambda part: self.evidence(part, context))
 
     def stream(self, question: str, context: Context) -> Iterator[str]:

@@ -31,13 +31,19 @@ __all__ = ["asked_count", "clause_description", "counted_units", "named_section_
 HEADING_NAMED_WORDS = 2
 
 
-def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evidence]]) -> list[Evidence]:
+def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evidence]],
+                    whole: Callable[[], list[Evidence]] | None = None) -> list[Evidence | None]:
     """The best unit answering each of ``parts`` (``evidence_of``: a part's evidence, best first), one element
-    each, in the order asked; none when fewer than two parts, or when the context answers only some (then the
-    question is answered as a whole). A unit that is the best of several parts goes to the part that scores it
-    highest, the other takes its next: the row "Name: main · Repository: …" is the best of "repository urls for
-    main" and, by its key, of "for test" too. A part pointing back at the value the part before it answered
-    ("005는 어느 은행이고 그 은행 운영시간은") is asked of that value."""
+    each, in the order asked, None for a part the context does not answer (said so in the answer, the other parts
+    still quoted: "MD013 default line length and its alias?" answered by its alias alone hides that the length was
+    asked); none when fewer than two parts, or when the context answers none of them (then the question is
+    answered as a whole). A unit that is the best of several parts goes to the part that scores it highest, the
+    other takes its next: the row "Name: main · Repository: …" is the best of "repository urls for main" and, by
+    its key, of "for test" too; a part whose every answering unit another part took shares that part's unit (one
+    row stating both). A part nothing answers takes the best unit answering the whole question (``whole``: its
+    evidence, best first) when no other part took it and it holds a word this part alone writes: the unit the
+    question was answered by before it was read part by part. A part pointing back at the value the part before
+    it answered ("005는 어느 은행이고 그 은행 운영시간은") is asked of that value."""
     if len(parts) < 2:
         return []
     answering: list[list[Evidence]] = []
@@ -59,8 +65,19 @@ def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evid
             break
         unit, i = max(offers, key=lambda offer: (offer[0].score, -offer[1]))
         chosen[i] = unit
-    units = [chosen[i] for i in sorted(chosen)]
-    return units if len(units) == len(parts) else []
+    for i, found in enumerate(answering):
+        if i not in chosen and found:  # its units all taken: the one it answers best states it as well
+            chosen[i] = value_of_section(found)
+    if chosen and len(chosen) < len(parts) and whole is not None:
+        taken = {u.element.element_id for u in chosen.values()}
+        best = next((e for e in whole() if e.answers and not e.element.outside_scope), None)
+        for i in (i for i in range(len(parts)) if i not in chosen and best is not None):
+            own = terms(parts[i]) - frozenset().union(*(terms(p) for j, p in enumerate(parts) if j != i))
+            held = terms_with_parts(" ".join([*best.element.path, best.element.text]))
+            if best.element.element_id not in taken and own & held:
+                chosen[i] = best
+                taken.add(best.element.element_id)
+    return [chosen.get(i) for i in range(len(parts))] if chosen else []
 
 
 # "how many", "how much": an English part asking a number, whatever noun it counts
@@ -137,14 +154,31 @@ def _answering(part: str, evidence: list[Evidence]) -> list[Evidence]:
     dated = terms(" ".join(dates_in(part)))
     answering = [e for e in inside if e.answers or (dated and e.element.category != "Title" and dated <= terms(
         " ".join([*e.element.path, e.element.text])))]
-    if not answering or any(e.value for e in answering):
-        return answering
     asked = terms(part) | {english_stem(pair) for pair in run_together_pairs(part)}
+    if any(e.value for e in answering):
+        return answering
+    placed = _placed_by_section(asked, inside, answering)
+    if not answering:
+        return placed
     named = {id(e): _heading_named(asked, e) for e in inside}
     floor = max(HEADING_NAMED_WORDS, named[id(answering[0])] + 1)
     valued = sorted((e for e in inside if e.value and not e.answers and e.element.category != "Title"
                      and named[id(e)] >= floor), key=lambda e: (-named[id(e)], -e.score))
-    return [*valued, *answering]
+    return [*valued, *(e for e in placed if e not in valued), *answering]
+
+
+def _placed_by_section(asked: frozenset[str], inside: list[Evidence], answering: list[Evidence]) -> list[Evidence]:
+    """The units the part's words place by their section, when nothing answering states a value: those (not
+    headings) whose heading path holds :data:`HEADING_NAMED_WORDS` of the part's words, and more of them than the
+    best answering unit's path, scoring above every answering unit; most named, then best scored. "which versions
+    get security fixes?" is answered under "Security Policy › Supported Versions" ("Only the latest
+    non-prerelease version is supported."), whose text repeats none of the words the path does not hold ("get",
+    "fixes"), and not by a line elsewhere sharing the light word "get"."""
+    path_named = lambda e: len(terms_with_parts(" ".join(e.element.path)) & asked)  # noqa: E731
+    floor = max(HEADING_NAMED_WORDS, path_named(answering[0]) + 1 if answering else 0)
+    best = max((e.score for e in answering), default=float("-inf"))
+    return sorted((e for e in inside if not e.answers and e.element.category != "Title" and e.score > best
+                   and path_named(e) >= floor), key=lambda e: (-path_named(e), -e.score))
 
 
 def _heading_named(asked: frozenset[str], unit: Evidence) -> int:

@@ -132,6 +132,8 @@ EXTRACTIVE_WEAK_NOTE = "(Weak match: nothing in the context matches the question
 EXTRACTIVE_EMPTY = "No evidence: the context is empty."
 EXTRACTIVE_NOT_FOUND = "Not found: no element of the context states what the question asks."
 EXTRACTIVE_NOT_STATED = "Not stated for {entity}: nothing under it in the context states what the question asks."
+# one part of a question asking several things that no element of the context answers (the others are quoted)
+EXTRACTIVE_PART_NOT_STATED = "Not stated in the documents: {part}"
 EXTRACTIVE_ASIDE = "(Aside, not the answer: outside {entity}, {where} states {statement} {citation})"
 EXTRACTIVE_ASIDE_PLAIN_WHERE = "a hit from another part of the collection"
 EXTRACTIVE_NAMED_FALLBACK = "the headings the question names"

@@ -105,6 +105,8 @@ def _completed(piece: str, first: str, config: PartsConfig = DEFAULT_PARTS) -> s
     stands as it is."""
     if _ASKING.match(piece):
         return _with_antecedents(piece, first)
+    if (owned := _of_its_owner(piece, first)) is not None:
+        return owned
     head = piece.split()[0].casefold() if piece.split() else ""
     words = first.split()
     at = max((i for i, w in enumerate(words) if w.casefold() == head), default=-1)
@@ -119,6 +121,28 @@ def _completed(piece: str, first: str, config: PartsConfig = DEFAULT_PARTS) -> s
             return " ".join([*words[:-2], piece, words[-1]])
         return " ".join([*words[:-1], piece])
     return piece
+
+
+# A later side opening with a possessive ("its alias", "their default") asks an attribute of what the first side
+# names: the first side's words up to its last name (a word with a digit, an inner dash, dot or underscore, or an
+# inner capital: "MD013", "semantic-release", "tagFormat").
+_POSSESSIVE = re.compile(r"^(?:its|their)\s+(?=\w)", re.I)
+_NAME_WORD = re.compile(r"\w*\d\w*|\w+[-_.][\w.-]*\w|\w*[a-z][A-Z]\w*")
+
+
+def _of_its_owner(piece: str, first: str) -> str | None:
+    """``piece`` asked of the thing the first side names, when it opens with "its" or "their": "markdownlint MD013
+    default line length and its alias" asks "markdownlint MD013 alias" (its owner: the first side up to its last
+    name). None when the piece opens otherwise or the first side writes no name: "its" then points at nothing a
+    word of the question says, and the side is judged as written."""
+    possessive = _POSSESSIVE.match(piece)
+    if possessive is None:
+        return None
+    words = first.split()
+    last = max((i for i, w in enumerate(words) if _NAME_WORD.fullmatch(w.strip(",:;`'\"()"))), default=-1)
+    if last < 0:
+        return None
+    return " ".join([*words[:last + 1], piece[possessive.end():]])
 
 
 # Words opening a qualifier ("on intel", "for pypy", "in ms"): a later side that replaces one of the first side's
