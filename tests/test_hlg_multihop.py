@@ -57,6 +57,13 @@ def _ingest(store, files: dict[str, str]) -> None:
     ("등록 API에서 svcAmt는 뭐고 조회 API의 trDt는 뭐야?", ("등록 API에서 svcAmt는 뭐?", "조회 API의 trDt는 뭐야?")),
     ("현금영수증은 언제 전송되고, 자동재처리 오류코드는 몇 개야?",
      ("현금영수증은 언제 전송되?", "자동재처리 오류코드는 몇 개야?")),
+    # two attributes of one owner named once: after the last in English, before the first in Korean
+    ("What are the weight and the warranty of the Nova 24FL?",
+     ("What are the weight of the Nova 24FL?", "the warranty of the Nova 24FL?")),
+    ("weight and warranty of the Nova 24FL", ("weight of the Nova 24FL?", "warranty of the Nova 24FL?")),
+    ("Nova 24FL 무게와 보증기간은?", ("Nova 24FL 무게?", "Nova 24FL 보증기간은?")),
+    ("Nova 27QX의 주사율과 응답속도를 알려줘", ("Nova 27QX의 주사율?", "Nova 27QX의 응답속도를 알려줘?")),
+    ("24FL 밝기랑 명암비는?", ("24FL 밝기?", "24FL 명암비는?")),
 ])
 def test_a_question_of_several_asks_is_read_as_its_parts(question, parts):
     assert question_parts(question) == parts
@@ -71,6 +78,8 @@ def test_a_question_of_several_asks_is_read_as_its_parts(question, parts):
     "What is the weight of the Nova 24FL?",
     "사랑 노래 추천해 주세요",  # "랑" ending a word of two syllables is no particle
     "결제 결과 조회 API는 뭐예요?",
+    "Nova 24FL과 Nova 27QX 중 더 무거운 것은?",  # names joined: things compared, the table's reading
+    "국민은행과 우리은행 운영시간은?",
 ])
 def test_a_question_asking_one_thing_stays_whole(question):
     assert question_parts(question) == (question,)
@@ -147,3 +156,12 @@ def test_the_compare_page_draws_the_statement_path_escaped_each_step_linked_to_i
     assert shown.count("](") == 2
     assert "[e:abcdef01](/document_tree?collection=things&element=abcdef0123456789)" in shown
     assert "[e:01234567](/document_tree?collection=things&element=0123456789abcdef)" in shown
+
+
+@pytest.mark.parametrize("question", ["Nova 24FL 무게와 보증기간은?",
+                                      "What are the weight and the warranty of the Nova 24FL?"])
+def test_two_attributes_of_one_product_are_both_answered_on_the_samples(samples_store, question):
+    # read whole, each question was answered by one of the two (the warranty alone, or "not stated")
+    context = retrieve(samples_store, RetrievalRequest(question)).hierarchical
+    text = ExtractiveAnswerer().complete(question, context)
+    assert "2.9 kg" in text and ("1년" in text or "1 year" in text), text

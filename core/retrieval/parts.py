@@ -84,6 +84,11 @@ def question_parts(question: str, config: PartsConfig = DEFAULT_PARTS) -> tuple[
         cuts += [m.start(), m.end()]
     cuts.append(len(body))
     pieces = [body[cuts[i]:cuts[i + 1]].strip(" ,") for i in range(0, len(cuts), 2)]
+    shared = _korean_attributes(body) if len(pieces) <= 2 else None
+    shared = _owner_shared(pieces) if shared is None and len(pieces) == 2 else shared
+    lead = preamble.strip()
+    if shared is not None:
+        return tuple(f"{lead} {p}?".strip() if lead else f"{p}?" for p in shared)
     if not 2 <= len(pieces) <= config.max_parts:
         return (question,)
     completed = [pieces[0], *(_completed(p, pieces[0], config) for p in pieces[1:])]
@@ -92,8 +97,53 @@ def question_parts(question: str, config: PartsConfig = DEFAULT_PARTS) -> tuple[
         return (question,)
     framed = [c != p for c, p in zip(completed, pieces, strict=True)]
     pieces = _shared_tail(_shared_head(completed, framed), framed=framed[-1])
-    lead = preamble.strip()
     return tuple(f"{lead} {p}?".strip() if lead else f"{p}?" for p in pieces)
+
+
+# Two attributes of one owner: "(what are) the weight and the warranty of the Nova 24FL" (each side a short phrase).
+_FIRST_ATTRIBUTE = re.compile(r"^(?:(?:what|which)\s+(?:is|are|was|were)\s+)?(?:the\s+)?"
+                              r"(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*$", re.I)
+_LAST_ATTRIBUTE = re.compile(r"^(?:the\s+)?(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*\s+of\s+(?P<owner>.*\S)$", re.I)
+
+
+def _owner_shared(pieces: list[str]) -> list[str] | None:
+    """Two attributes asked of one owner named once, after the last: "the weight and the warranty of the Nova
+    24FL" → "the weight of the Nova 24FL", "the warranty of the Nova 24FL". The first side alone names no owner,
+    so it was too thin to be asked and the question was answered whole, by one of the two."""
+    first, last = pieces
+    owner = _LAST_ATTRIBUTE.match(last)
+    if owner is None or not _FIRST_ATTRIBUTE.match(first):
+        return None
+    return [f"{first} of {owner.group('owner')}", last]
+
+
+def _korean_attributes(body: str) -> list[str] | None:
+    """Two attributes of one owner joined by a conjunctive particle in Korean ("Nova 24FL 무게와 보증기간은", "X의
+    무게하고 보증기간을 알려줘"): each asked with what leads the first ("Nova 24FL의 무게", "Nova 24FL의 보증기간을
+    알려줘"). Only common nouns on both sides: names joined so ("국민은행과 우리은행 운영시간") are things compared or
+    listed, and the comparison's own reading keeps them."""
+    if not _HANGUL.search(body):
+        return None
+    from core import textnorm
+
+    tokens = textnorm.kiwi_tokenize([body])[0]
+    joins = [i for i, t in enumerate(tokens) if t.form in _KO_ATTRIBUTE_JOINS and t.tag in ("JC", "JKB")
+             and 0 < i < len(tokens) - 1 and tokens[i - 1].tag in _KO_NOUN and tokens[i + 1].tag == "NNG"
+             and tokens[i - 1].start + tokens[i - 1].len == t.start]
+    if len(joins) != 1:
+        return None
+    join = tokens[joins[0]]
+    # the first attribute: the nouns right before the particle, back to the first that is no common noun
+    at = joins[0] - 1
+    while at > 0 and tokens[at - 1].tag in _KO_NOUN and tokens[at - 1].start + tokens[at - 1].len == tokens[at].start:
+        at -= 1
+    lead, first = body[: tokens[at].start], body[tokens[at].start: join.start]
+    return [f"{lead}{first}".strip(), f"{lead}{body[join.start + join.len:].strip()}".strip()]
+
+
+_HANGUL = re.compile(r"[가-힣]")
+_KO_ATTRIBUTE_JOINS = frozenset({"와", "과", "하고", "랑", "이랑"})
+_KO_NOUN = frozenset({"NNG", "XSN"})  # a common noun, and a suffix making one ("주사" + "율")
 
 
 def _completed(piece: str, first: str, config: PartsConfig = DEFAULT_PARTS) -> str:
