@@ -64,6 +64,8 @@ def _ingest(store, files: dict[str, str]) -> None:
     ("Nova 24FL 무게와 보증기간은?", ("Nova 24FL 무게?", "Nova 24FL 보증기간은?")),
     ("Nova 27QX의 주사율과 응답속도를 알려줘", ("Nova 27QX의 주사율?", "Nova 27QX의 응답속도를 알려줘?")),
     ("24FL 밝기랑 명암비는?", ("24FL 밝기?", "24FL 명암비는?")),
+    ("hatch build data: type of build_hooks and type of force_include?",  # each side names its own owner
+     ("hatch build data: type of build_hooks?", "hatch build data: type of force_include?")),
 ])
 def test_a_question_of_several_asks_is_read_as_its_parts(question, parts):
     assert question_parts(question) == parts

@@ -112,7 +112,8 @@ def _owner_shared(pieces: list[str]) -> list[str] | None:
     so it was too thin to be asked and the question was answered whole, by one of the two."""
     first, last = pieces
     owner = _LAST_ATTRIBUTE.match(last)
-    if owner is None or not _FIRST_ATTRIBUTE.match(first):
+    # a first side naming its own owner ("type of build_hooks and type of force_include") is asked as it is
+    if owner is None or not _FIRST_ATTRIBUTE.match(first) or re.search(r"\bof\b", first, re.I):
         return None
     return [f"{first} of {owner.group('owner')}", last]
 
@@ -132,6 +133,15 @@ def _korean_attributes(body: str) -> list[str] | None:
              and tokens[i - 1].start + tokens[i - 1].len == t.start]
     if len(joins) != 1:
         return None
+    # the second attribute is one word of nouns, and nothing after it names anything ("보증기간은?", "응답속도를
+    # 알려줘"): a longer side ("광고계정 ID 환경변수 이름은", "발급오류내역 조회 API의 2001 설명은") shares a head
+    # noun with the first, or names its own owner
+    end = joins[0] + 1
+    while end + 1 < len(tokens) and tokens[end + 1].tag in _KO_NOUN \
+            and tokens[end].start + tokens[end].len == tokens[end + 1].start:
+        end += 1
+    if any(t.tag in _KO_NAMING for t in tokens[end + 1:]):
+        return None
     join = tokens[joins[0]]
     # the first attribute: the nouns right before the particle, back to the first that is no common noun
     at = joins[0] - 1
@@ -144,6 +154,7 @@ def _korean_attributes(body: str) -> list[str] | None:
 _HANGUL = re.compile(r"[가-힣]")
 _KO_ATTRIBUTE_JOINS = frozenset({"와", "과", "하고", "랑", "이랑"})
 _KO_NOUN = frozenset({"NNG", "XSN"})  # a common noun, and a suffix making one ("주사" + "율")
+_KO_NAMING = frozenset({"NNG", "NNP", "NNB", "SL", "SN", "SH"})
 
 
 def _completed(piece: str, first: str, config: PartsConfig = DEFAULT_PARTS) -> str:
