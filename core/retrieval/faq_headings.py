@@ -103,12 +103,13 @@ def _stands_out(store: ElementStore, headings: list[HeadingRef], query: np.ndarr
 
 
 def faq_heading_match(store: ElementStore, index: HeadingIndex, query_vector: np.ndarray,
-                      floor: float, question: str = "", *, near_floor: float = 1.01,
-                      margin: float = 1.01) -> HeadingMatch | None:
+                      floor: float, question: str = "", *, near_floor: float = 1.01, margin: float = 1.01,
+                      centred_min: int = 8, pinned: frozenset[str] = frozenset()) -> HeadingMatch | None:
     """The FAQ question heading that asks what the question asks (cosine at least ``floor``; or at least
-    ``near_floor`` and standing out from the others by ``margin``, :func:`_stands_out`; else the one ``question``
-    opens as: :func:`opened_as`), as a heading match with no words of the question (its words are not what it
-    matched by); ``None`` when there is none."""
+    ``near_floor`` and standing out from the others by ``margin``, :func:`_stands_out`, in a collection of at
+    least ``centred_min`` question headings, the heading holding every name the question pins (``pinned``: a
+    model number, a code); else the one ``question`` opens as: :func:`opened_as`), as a heading match with no
+    words of the question (its words are not what it matched by); ``None`` when there is none."""
     headings = question_headings(index)
     if not headings:
         return None
@@ -116,7 +117,10 @@ def faq_heading_match(store: ElementStore, index: HeadingIndex, query_vector: np
     query = query / max(float(np.linalg.norm(query)), 1e-9)
     scores = _vectors(store, headings) @ query
     best = int(np.argmax(scores))
-    clear = near_floor <= float(scores[best]) < floor and _stands_out(store, headings, query, best, margin)
+    # a weaker match never outweighs a name the question pins and the heading lacks ("Nova 27QX … 스피커 사양" is the
+    # product's sheet, not "Q. 모니터에 스피커가 있나요?")
+    clear = near_floor <= float(scores[best]) < floor and len(headings) >= centred_min \
+        and pinned <= words(headings[best].text) and _stands_out(store, headings, query, best, margin)
     if float(scores[best]) < floor and not clear:
         opening = [i for i, h in enumerate(headings) if opened_as(question, h.text, index)]
         if not opening:

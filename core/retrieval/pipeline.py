@@ -136,7 +136,10 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
             analysis = context.analysis = replace(analysis, query=f"{analysis.query} {' '.join(dict.fromkeys(long))}")
         faq = faq_heading_match(context.store, index, context.vector, stages.heading_scope.faq_floor,
                                 context.question, near_floor=stages.heading_scope.faq_near_floor,
-                                margin=stages.heading_scope.faq_margin)
+                                margin=stages.heading_scope.faq_margin,
+                                centred_min=stages.heading_scope.faq_centred_min,
+                                pinned=frozenset(w for name in (*analysis.models, *analysis.codes)
+                                                 for w in heading_words(name)))
         if faq is not None:  # the FAQ's own question, asked in other words, is the first place to look
             candidates = [faq, *(m for m in candidates if m.headings != faq.headings)]
         things = called_names(analysis.plain, index, plain=True)
