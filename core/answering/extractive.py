@@ -335,7 +335,7 @@ def _section_leads_with_its_first(ranked: list[Evidence], section_of: dict[str, 
             continue
         close = [out[i] for i in members
                  if out[i].answers and out[i].score >= top.score - SECTION_FIRST_MARGIN
-                 and out[i].element.category != "TableRow"
+                 and out[i].element.category != "TableRow" and out[i].element.path == top.element.path
                  and not (is_lead_in(out[i].element.text)
                           and (out[i].element.document_id, out[i].element.path) in stating_paths)]
         first = min(close, key=lambda e: position.get(e.element.element_id, 0), default=top)

@@ -146,7 +146,9 @@ def expand(
         else:
             elements[element_id] = row.element
     headings = _lead_ins_placed(headings, [s for s in lead_ins if s not in hit_ids], elements)
-    children = _within_budget(headings, elements, candidates, children_budget, distances, lead_ins)
+    # a hit under a heading hit is in the context as a hit: walking to it costs the budget nothing but its chain
+    children = _within_budget(headings, elements, candidates, children_budget, distances, lead_ins,
+                              hits=frozenset(hit_ids))
     for element_id in children:
         elements[element_id] = candidates[element_id]
     return elements, children, {c: distances[c] for c in children}
@@ -159,6 +161,8 @@ def _within_budget(
     budget: int,
     distances: Mapping[str, float],
     lead_ins: Mapping[str, int] | None = None,
+    *,
+    hits: frozenset[str] = frozenset(),
 ) -> list[str]:
     """The parts of the heading hits' sections closest to the question, while the budget lasts.
 
@@ -189,7 +193,7 @@ def _within_budget(
             new = [e for e in reversed(chain) if e not in taken]
             if not new:
                 continue
-            cost = sum(count_tokens(by_id[e].text) + 8 for e in new)  # + marker, bullet and newline
+            cost = sum(count_tokens(by_id[e].text) + 8 for e in new if e not in hits)  # + marker, bullet, newline
             if spent + cost > budget:
                 continue
             spent += cost

@@ -8,6 +8,14 @@ A heading is an FAQ question when it is written as a question (ends with "?" or 
 embedded once per process for each set of question headings (the embedder's own cache answers a text seen before),
 so a question costs one matrix product and no statement.
 
+Below the floor, the closest question heading still leads when the embedder's choice is clear: its cosine is at
+least ``faq_near_floor`` and, with the mean of the question headings' vectors taken out of every vector (what every
+heading of the FAQ shares: the tool's name, "Can I …", which the bundled embedder weighs heavily and which brings a
+heading sharing only the tool's name close), it leads the others by ``faq_margin``. "how can I see which version
+semantic-release would publish without releasing" is .63 from "Is there a way to preview which version would
+currently get published?" and .61 from "Can I use semantic-release to publish non-JavaScript packages?"; centred,
+.40 against .21.
+
 A question heading the question opens as ("why does flake8 complain about black's code?" and "Why does Flake8
 report warnings?": the same words up to and with a word naming a thing, not the platform's) asks what it asks
 whatever the cosine: the bundled embedder reads a short question by its topic words, and another heading sharing
@@ -28,7 +36,7 @@ from core.retrieval.headings import HeadingIndex, words
 from core.retrieval.hits import Hit
 from core.store import ElementStore
 
-__all__ = ["faq_heading_match", "led_by_asked_heading", "question_headings"]
+__all__ = ["asked_heading", "faq_heading_match", "led_by_asked_heading", "question_headings"]
 
 CACHE_SIZE = 16  # sets of question headings (collections, versions) whose vectors one process keeps
 _QUESTION_MARKS = ("?", "？")
@@ -36,6 +44,7 @@ _QUESTION_MARKS = ("?", "？")
 _TOKEN = re.compile(r"[^\W_][\w.+-]*")
 
 _VECTORS: BoundedCache[tuple, np.ndarray] = BoundedCache(CACHE_SIZE)
+_CENTRED: BoundedCache[tuple, tuple[np.ndarray, np.ndarray]] = BoundedCache(CACHE_SIZE)
 
 
 # Per heading index, the state it was read at (headings held, the last one's number) and its question headings:
@@ -67,11 +76,40 @@ def _vectors(store: ElementStore, headings: list[HeadingRef]) -> np.ndarray:
     return held
 
 
+def _centred(store: ElementStore, headings: list[HeadingRef]) -> tuple[np.ndarray, np.ndarray]:
+    """The question headings' vectors less their mean, normalised, and that mean."""
+    key = (store.url, str(store.collection_id), tuple(h.element_id for h in headings))
+    held = _CENTRED.get(key)
+    if held is None:
+        vectors = _vectors(store, headings)
+        mean = vectors.mean(axis=0)
+        centred = vectors - mean
+        held = (centred / np.maximum(np.linalg.norm(centred, axis=1, keepdims=True), 1e-9), mean)
+        _CENTRED.put(key, held)
+    return held
+
+
+def _stands_out(store: ElementStore, headings: list[HeadingRef], query: np.ndarray, best: int,
+                margin: float) -> bool:
+    """Whether heading ``best`` leads every other question heading by ``margin`` once the headings' mean vector
+    is taken out of them and of the question: what all of them share tells none apart."""
+    if len(headings) < 2:
+        return False
+    centred, mean = _centred(store, headings)
+    asked = query - mean
+    scores = centred @ (asked / max(float(np.linalg.norm(asked)), 1e-9))
+    others = np.delete(scores, best)
+    return float(scores[best]) - float(others.max()) >= margin
+
+
 def faq_heading_match(store: ElementStore, index: HeadingIndex, query_vector: np.ndarray,
-                      floor: float, question: str = "") -> HeadingMatch | None:
-    """The FAQ question heading that asks what the question asks (cosine at least ``floor``, else the one
-    ``question`` opens as: :func:`opened_as`), as a heading match with no words of the question (its words are not
-    what it matched by); ``None`` when there is none."""
+                      floor: float, question: str = "", *, near_floor: float = 1.01, margin: float = 1.01,
+                      centred_min: int = 8, pinned: frozenset[str] = frozenset()) -> HeadingMatch | None:
+    """The FAQ question heading that asks what the question asks (cosine at least ``floor``; or at least
+    ``near_floor`` and standing out from the others by ``margin``, :func:`_stands_out`, in a collection of at
+    least ``centred_min`` question headings, the heading holding every name the question pins (``pinned``: a
+    model number, a code); else the one ``question`` opens as: :func:`opened_as`), as a heading match with no
+    words of the question (its words are not what it matched by); ``None`` when there is none."""
     headings = question_headings(index)
     if not headings:
         return None
@@ -79,12 +117,35 @@ def faq_heading_match(store: ElementStore, index: HeadingIndex, query_vector: np
     query = query / max(float(np.linalg.norm(query)), 1e-9)
     scores = _vectors(store, headings) @ query
     best = int(np.argmax(scores))
-    if float(scores[best]) < floor:
+    # a weaker match never outweighs a name the question pins and the heading lacks ("Nova 27QX … 스피커 사양" is the
+    # product's sheet, not "Q. 모니터에 스피커가 있나요?")
+    clear = near_floor <= float(scores[best]) < floor and len(headings) >= centred_min \
+        and pinned <= words(headings[best].text) and _stands_out(store, headings, query, best, margin)
+    if float(scores[best]) < floor and not clear:
         opening = [i for i, h in enumerate(headings) if opened_as(question, h.text, index)]
         if not opening:
             return None
         best = max(opening, key=lambda i: float(scores[i]))
     return HeadingMatch((headings[best],), (), float(scores[best]))
+
+
+def asked_heading(store: ElementStore, index: HeadingIndex, query_vector: np.ndarray,
+                  match: HeadingMatch) -> HeadingMatch | None:
+    """``match`` as the FAQ question heading it is, with the question's cosine to it, when it is one heading
+    written as a question (found by the question's words, not by meaning); ``None`` otherwise. Such a heading is
+    the definition of its section as much as one matched by meaning: it leads the hits
+    (:func:`led_by_asked_heading`), so its answer's paragraphs closest to the question come with it, whichever of
+    its sub-headings holds them."""
+    if len(match.headings) != 1:
+        return None
+    heading = match.headings[0]
+    headings = question_headings(index)
+    at = next((i for i, h in enumerate(headings) if h.element_id == heading.element_id), None)
+    if at is None:
+        return None
+    query = np.asarray(query_vector, dtype=np.float32)
+    query = query / max(float(np.linalg.norm(query)), 1e-9)
+    return HeadingMatch((heading,), match.words, float(_vectors(store, headings)[at] @ query))
 
 
 def opened_as(question: str, heading: str, index: HeadingIndex) -> bool:
@@ -110,8 +171,9 @@ def led_by_asked_heading(store: ElementStore, faq: HeadingMatch, scoped: list[Hi
     """``scoped`` led by the FAQ question heading the question asks in other words: a heading hit brings its own
     section (its answer's paragraphs) and carries the similarity the reader weighs the section by."""
     heading = faq.headings[0]
-    if any(h.element_id == heading.element_id for h in scoped):
-        return scoped
+    held = next((h for h in scoped if h.element_id == heading.element_id), None)
+    if held is not None:  # found among the scope's hits: it leads them, the last place may go outside the scope
+        return [held, *(h for h in scoped if h is not held)]
     found = store.read.get([heading.element_id])
     if not found:
         return scoped

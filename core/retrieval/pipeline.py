@@ -40,7 +40,7 @@ from core.retrieval.contextual import contextual_index, index_dropped
 from core.retrieval.definitions import asked_thing, command_flags, definitions_first
 from core.retrieval.entities import Entity, entity_hits, find_entities
 from core.retrieval.entries import named_entry, unclassed_entries
-from core.retrieval.faq_headings import faq_heading_match, led_by_asked_heading
+from core.retrieval.faq_headings import asked_heading, faq_heading_match, led_by_asked_heading
 from core.retrieval.heading_cache import heading_index
 from core.retrieval.headings import (
     CODE_FACTOR,
@@ -135,7 +135,11 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
         if long:
             analysis = context.analysis = replace(analysis, query=f"{analysis.query} {' '.join(dict.fromkeys(long))}")
         faq = faq_heading_match(context.store, index, context.vector, stages.heading_scope.faq_floor,
-                                context.question)
+                                context.question, near_floor=stages.heading_scope.faq_near_floor,
+                                margin=stages.heading_scope.faq_margin,
+                                centred_min=stages.heading_scope.faq_centred_min,
+                                pinned=frozenset(w for name in (*analysis.models, *analysis.codes)
+                                                 for w in heading_words(name)))
         if faq is not None:  # the FAQ's own question, asked in other words, is the first place to look
             candidates = [faq, *(m for m in candidates if m.headings != faq.headings)]
         things = called_names(analysis.plain, index, plain=True)
@@ -172,6 +176,8 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
     match, scoped, found = _choose_scope(context, candidates, factors, things)
     if faq is not None and match is faq:
         scoped = led_by_asked_heading(context.store, faq, scoped)
+    elif (asked := asked_heading(context.store, index, context.vector, match)) is not None:
+        scoped = led_by_asked_heading(context.store, asked, scoped)
     scoped_scope = match.scope()
     for stage, value in found.items():
         timings[f"{stage}_scoped"] = value

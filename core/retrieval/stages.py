@@ -49,7 +49,11 @@ class HeadingScopeConfig:
     when the scope is pinned by a model number or code name its path and text lack; ``False``: every hit from
     outside is set aside (the earlier rule, which let a guessed heading veto the right hit).
     ``faq_floor``: the cosine at which an FAQ question heading asks what the question asks and leads the scope
-    candidates (``core.retrieval.faq_headings``); above 1, never.
+    candidates (``core.retrieval.faq_headings``); above 1, never. ``faq_near_floor`` / ``faq_margin``: below
+    ``faq_floor``, the closest question heading still leads when its cosine is at least ``faq_near_floor`` and it
+    stands out from the others by ``faq_margin`` once what every question heading shares is taken out (the tool's
+    name, "Can I …"); a margin above 1, never. ``faq_centred_min``: the question headings the collection must
+    hold for that reading: the mean of a few stray question headings is no FAQ's shared wording.
     ``collection_word_share`` / ``collection_word_min``: a question word held by at least this share of the
     collection's elements, and by at least this many, names what the whole collection documents ("pykrx" on 88 % of
     a two-document collection), not a place in it, and is weighed as a platform word; the floor keeps a collection
@@ -58,6 +62,9 @@ class HeadingScopeConfig:
     outside_slot: bool = True
     pinned_veto: bool = True
     faq_floor: float = 0.68
+    faq_near_floor: float = 0.6
+    faq_margin: float = 0.15
+    faq_centred_min: int = 8
     collection_word_share: float = 0.5
     collection_word_min: int = 100
 
