@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.retrieval.headings import HeadingIndex, HeadingRef, rank_headings, thing_factors
+from core.retrieval.headings import NAME_FACTOR, HeadingIndex, HeadingRef, rank_headings, word_factors, words
 from core.retrieval.hits import Hit
 from core.retrieval.scope import Scope
-from core.retrieval.shape import QuestionShape
+from core.retrieval.shape import QuestionShape, name_runs
 from core.retrieval.stages import MAX_ENTITIES, SearchContext
 from core.retrieval.strategies import MAX_K
 from core.statements import (
@@ -81,13 +81,24 @@ def sibling_entities(index: HeadingIndex, document_id: str, path: Sequence[str],
     return []
 
 
+def _thing_factors(name: str, index: HeadingIndex) -> dict[str, float]:
+    """``word_factors`` of one thing a question lists ("the 27QX or the 32UX"): when each of its names is a
+    platform word ("32UX" heads its sheet, a release notes' section and a setup guide's), it is the thing itself,
+    named by the question as one of the things compared, and weighs as a name."""
+    factors = word_factors(name, index)
+    named = {w for run in name_runs(name) for w in words(run)} & factors.keys()
+    if not named or not all(index.is_platform(w) for w in named):
+        return factors
+    return {w: max(f, NAME_FACTOR) if w in named else f for w, f in factors.items()}
+
+
 def find_entities(index: HeadingIndex, shape: QuestionShape, hits: Sequence[Hit],
                   asked: frozenset[str], limit: int = MAX_ENTITIES) -> list[Entity]:
     """The headings ``shape``'s question is about: its listed parts, else the siblings of its best evidence."""
     if len(shape.parts) >= 2:
         named: list[Entity] = []
         for part in shape.parts:
-            ranked = rank_headings(part, index, thing_factors(part, index))
+            ranked = rank_headings(part, index, _thing_factors(part, index))
             if ranked:
                 named += [Entity(h, part=part) for h in ranked[0].headings if all(e.heading != h for e in named)]
         if len({e.part for e in named}) >= 2:

@@ -49,7 +49,7 @@ from core.store import StoredHeading
 from core.textnorm import is_release_version
 
 __all__ = ["MAX_SCOPES", "MIN_SCORE", "HeadingIndex", "HeadingMatch", "HeadingRef", "called_names", "load_headings",
-           "rank_headings", "thing_factors", "words"]
+           "rank_headings", "words"]
 
 # Below this a match is one common word (idf of a word in ~1 heading of 10); measured on the bench sets.
 MIN_SCORE = 2.3
@@ -202,18 +202,6 @@ def word_factors(question: str, index: HeadingIndex | None = None, *,
             f = PREAMBLE_FACTOR
         factors.setdefault(w, PREAMBLE_FACTOR if named_rest else f)
     return other_number(run_together(question, _without_asking(question, factors, index), index), index)
-
-
-def thing_factors(name: str, index: HeadingIndex) -> dict[str, float]:
-    """:func:`word_factors` of one thing a question lists ("the 27QX or the 32UX"): when each of its names is a
-    platform word ("32UX" heads its sheet, a release notes' section and a setup guide's), it is the thing itself,
-    named by the question as one of the things compared, and keeps its kind's factor."""
-    factors = word_factors(name, index)
-    kinds = _kinds(name)
-    named = [w for w, f in kinds.items() if f >= NAME_FACTOR]
-    if not named or not all(_names_platform(w, index) for w in named):
-        return factors
-    return {w: max(f, kinds.get(w, f)) for w, f in factors.items()}
 
 
 def _without_asking(question: str, factors: dict[str, float], index: HeadingIndex | None) -> dict[str, float]:
