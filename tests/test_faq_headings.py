@@ -79,3 +79,12 @@ def test_a_question_no_faq_entry_asks_leaves_the_word_match_alone(lamp_store):
     assert found is not None and found.headings[0].text == "Why does the lamp blink red?"
     assert faq_heading_match(lamp_store, index, embed_query(lamp_store, "lamp flashes red"), 1.01) is None
     assert "800 lm" in answer_of(lamp_store, "what is the max brightness")
+
+
+def test_asked_how_the_faq_entry_asking_it_is_the_scope_over_a_value_elsewhere(samples_store):
+    # "Q. 펌웨어는 어떻게 업데이트하나요?" answers in prose; the 32UX sheet's "Current firmware : 1.08" states a value
+    # holding the asked word, which made the scope chooser pass the FAQ entry over as stating nothing asked
+    found = retrieve(samples_store, RetrievalRequest("how do I update the firmware?"))
+    match = found.heading_match
+    assert match is not None and "펌웨어는 어떻게 업데이트하나요" in match.label, found.notes
+    assert any("Nova Flash" in e.text for e in found.hierarchical.elements), found.notes

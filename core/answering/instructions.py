@@ -17,17 +17,11 @@ from core.answering.evidence import Evidence
 from core.answering.neighbours import items_after
 from core.retrieval import Context
 from core.retrieval.definitions import command_flags
+from core.retrieval.shape import asks_how
 from core.statements import is_lead_in
 
 __all__ = ["asks_how", "instruction_first", "instructs"]
 
-# Asking for a way to do something: "how do I …", "how can we …", "how to …", "what should I do", "is there a way
-# to …"; Korean "…하려면" (in order to …), "어떻게 하나요/해요/하면". Not "how long / how many" (a value's form), nor
-# Korean "어떻게 되나요" (what is it).
-_ASKS_HOW = re.compile(
-    r"\bhow\s+(?:do|can|could|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b"
-    r"|\bwhat\s+(?:should|do|can|must)\s+(?:i|we|you)\s+do\b|\bis\s+there\s+a\s+way\s+to\b"
-    r"|려면|어떻게\s*(?:하|해|설정|바꾸|바꿔|변경)", re.I)
 # Constructions that tell the reader what to do: a modal addressed to the reader, the frame of an imperative
 # ("make sure to", "set the …", "by using …"), a necessity; Korean polite imperatives and "…하면 됩니다".
 _INSTRUCTS = re.compile(
@@ -35,11 +29,6 @@ _INSTRUCTS = re.compile(
     r"|(?:it'?s|it\s+is)\s+(?:necessary|required|recommended)\s+to"
     r"|by\s+(?:using|setting|passing|adding|running)|(?:set|use|pass|add|run|enable|disable)\s+(?:the|a|an|it)\b)"
     r"|(?:하세요|하십시오|해야\s*합니다|하면\s*됩니다|해\s*주세요)", re.I)
-
-
-def asks_how(question: str) -> bool:
-    """Whether ``question`` asks for a way to do something (see ``_ASKS_HOW``)."""
-    return _ASKS_HOW.search(question) is not None
 
 
 def instructs(text: str) -> bool:

@@ -72,6 +72,7 @@ from core.retrieval.search import (
     read_lexemes,
     search_config,
 )
+from core.retrieval.shape import asks_how
 from core.retrieval.stages import SearchContext, Stages, current_stages
 from core.retrieval.statement_path import PathStep
 from core.retrieval.statement_search import find_statement_hits
@@ -173,7 +174,10 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
     if not candidates:
         note = "no heading named in the question: searched the whole collection"
         return Found(everywhere, scope, None, [note], timings, index=index)
-    match, scoped, found = _choose_scope(context, candidates, factors, things)
+    # asked how to do something, the FAQ entry asking it is the answer's place: what its section holds is a way,
+    # never the value the other candidates are tried for ("Current firmware : 1.08" for "how do I update it?")
+    settled = faq is not None and candidates[0] is faq and asks_how(analysis.plain_rest)
+    match, scoped, found = _choose_scope(context, candidates, factors, things, settled=settled)
     if faq is not None and match is faq:
         scoped = led_by_asked_heading(context.store, faq, scoped)
     elif (asked := asked_heading(context.store, index, context.vector, match)) is not None:
@@ -337,6 +341,7 @@ def _strong_names(match: HeadingMatch, factors: dict[str, float]) -> set[str]:
 
 def _choose_scope(
     context: SearchContext, candidates: list[HeadingMatch], factors: dict[str, float], things: frozenset[str],
+    *, settled: bool = False,
 ) -> tuple[HeadingMatch, list[Hit], dict[str, float]]:
     """The named headings whose subtree holds the attribute asked, best-named first; the best-named when none
     does. The scope is chosen with the evidence inside it, not from heading words alone: "Nova 32UX ›
@@ -356,7 +361,7 @@ def _choose_scope(
                                            keyed=match.keyed and not context.analysis.asks_default)
         if first is None:
             first = (match, hits, timings)
-        if not asked or holds or match.entry:
+        if not asked or holds or match.entry or settled:
             return match, hits, timings
         if len(match.headings) > 1:
             for heading in match.headings:

@@ -22,8 +22,8 @@ from typing import Literal
 
 from core.textnorm import name_words
 
-__all__ = ["IDENTIFIER", "QuestionShape", "asking_words", "attribute_identifiers", "bridge_cue", "code_names",
-           "container_noun", "name_runs", "question_shape", "split_preamble"]
+__all__ = ["IDENTIFIER", "QuestionShape", "asking_words", "asks_how", "attribute_identifiers", "bridge_cue",
+           "code_names", "container_noun", "name_runs", "question_shape", "split_preamble"]
 
 Kind = Literal["compare", "superlative", "list"]
 Direction = Literal["max", "min"]
@@ -97,6 +97,20 @@ def split_preamble(question: str) -> tuple[str, str]:
         if m and m.end() < len(question):
             return question[: m.end()], question[m.end():]
     return "", question
+
+
+# Asking for a way to do something: "how do I …", "how can we …", "how to …", "what should I do", "is there a way
+# to …"; Korean "…하려면" (in order to …), "어떻게 하나요/해요/하면". Not "how long / how many" (a value's form), nor
+# Korean "어떻게 되나요" (what is it).
+_ASKS_HOW = re.compile(
+    r"\bhow\s+(?:do|can|could|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b"
+    r"|\bwhat\s+(?:should|do|can|must)\s+(?:i|we|you)\s+do\b|\bis\s+there\s+a\s+way\s+to\b"
+    r"|려면|어떻게\s*(?:하|해|설정|바꾸|바꿔|변경)", re.I)
+
+
+def asks_how(question: str) -> bool:
+    """Whether ``question`` asks for a way to do something (see ``_ASKS_HOW``)."""
+    return _ASKS_HOW.search(question) is not None
 
 
 # "how long is …", "how often does …", "how big a …": the word after "how" is the form of the question (a duration,
