@@ -28,7 +28,13 @@ from core.answering.named_sections import heading_name_terms, named_sections_of,
 from core.answering.neighbours import code_with_its_prose, items_after, lead_in_items, steps_of
 from core.answering.parts import clause_description, counted_units, units_for_parts, value_of_section
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
-from core.answering.subjects import documented_names, key_match, named_options_of, named_subjects_of
+from core.answering.subjects import (
+    documented_names,
+    key_match,
+    named_options_of,
+    named_subjects_of,
+    worded_options_of,
+)
 from core.answering.table import ComparisonTable, build_table
 from core.quantities import is_unit
 from core.retrieval import Context
@@ -123,6 +129,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     names = terms(" ".join(name_runs(question)))
     named_sections = named_sections_of(wanted, context, names)
     asks_default = bool(wanted & _default_terms())
+    worded_options = worded_options_of(wanted, context) if asks_default else frozenset()
     # asked which of several things is most or more, a line stating their amounts side by side states the values
     # compared ("Nova 32UX는 최대 90W, Nova 34WC는 최대 65W로 충전합니다."), as a key : value item states one
     shape = question_shape(question)
@@ -170,9 +177,11 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
             # else the option heading it sits under ("### `bodyLimit`" › "+ Default: `1048576`")
             # a kebab-case option heading keys it when the question names that option ("sbom-type", "the script
             # shell"): another option's bare line is keyed by nothing the question asks
+            # so does a heading in words the question names ("## Wrap Length" › "Default: 0" for "wrap length
+            # default?"): else a line under another option mentioning both words and a default outranks it
             dashed = asks_default and element.path[-1] in named_options
             stated, by_heading = documented_statement(unplaced, element.text, element.category, element.path[-1],
-                                                      dashed=dashed)
+                                                      dashed=dashed, worded=element.path[-1] in worded_options)
         read.append((element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading, unit_states))
     # The words the context's statements state, in a key or a value. A key is measured against the asked words
     # among these only: the rest (the words asking for a default, a word's translations, a name the context

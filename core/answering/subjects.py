@@ -11,7 +11,7 @@ from core.retrieval import Context, ContextElement
 from core.retrieval.named_rows import writes_key
 from core.statements import kebab_words, last_parts, option_heading, singular, terms
 
-__all__ = ["documented_names", "key_match", "named_options_of", "named_subjects_of"]
+__all__ = ["documented_names", "key_match", "named_options_of", "named_subjects_of", "worded_options_of"]
 
 
 def documented_names(element: ContextElement) -> tuple[str, ...]:
@@ -50,6 +50,18 @@ def named_options_of(question: str, wanted: frozenset[str], context: Context) ->
         if words and (words <= wanted or last_parts(terms(option or "")) <= last_parts(wanted)):
             named[heading] = words
     return {h: w for h, w in named.items() if not any(w < other for other in named.values())}
+
+
+# An option heading written in words, as a configuration reference titles its options ("Wrap Length", "Force Sort
+# Within Sections"): two to six words of letters. One capitalised word names a section ("Options", "Usage").
+_WORDED_HEADING = re.compile(r"[A-Za-z][A-Za-z'-]*(?: [A-Za-z][A-Za-z'-]*){1,5}")
+
+
+def worded_options_of(wanted: frozenset[str], context: Context) -> frozenset[str]:
+    """The headings written in words (``## Wrap Length`` over ``Default: 0``) the question names whole, every word
+    of them among its terms: the option whose bare ``Default:`` line sits under it. Not the page's title."""
+    return frozenset(h for h in {e.path[-1] for e in context.elements if len(e.path) >= 2 and not e.outside_scope}
+                     if _WORDED_HEADING.fullmatch(h.strip()) and (ts := terms(h)) and ts <= wanted)
 
 
 def named_subjects_of(question: str, wanted: frozenset[str], context: Context,
