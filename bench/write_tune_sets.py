@@ -472,7 +472,7 @@ HAND: dict[str, tuple[Hand, ...]] = {
          "has 12 possible settings"),
         ("what line length does the black profile of isort set", ("88",), "configuration/profiles.md",
          "line_length: 88"),
-        ("isort 5 no longer moves imports to the top, how do I get that back", ("--float-to-top",),
+        ("isort 5 no longer moves imports to the top, how do I get that back", ("--float-to-top", "float_to_top=true"),
          "upgrade_guides/5.0.0.md", "If you want to move all imports to the top"),
         ("isort 5 says --recursive is deprecated, what should I do", ("should simply be removed",),
          "upgrade_guides/5.0.0.md", "The --recursive option was necessary"),
@@ -483,6 +483,14 @@ HAND: dict[str, tuple[Hand, ...]] = {
          "isort will never have dependencies"),
         ("since which isort version is black compatibility built in", ("version 5",),
          "configuration/black_compatibility.md", "comes baked in starting with version 5"),
+        # an option asked by the name it is typed as, its definition under a heading spelling it in words, its
+        # mentions elsewhere (a profile's items, another option's prose)
+        ("isort force_sort_within_sections default?", ("False",), "configuration/options.md",
+         "Python & Config File Name: force_sort_within_sections"),
+        ("what does --show-config do in isort", ("sources of config options",), "configuration/options.md",
+         "See isort's determined config"),
+        ("what does --float-to-top do in isort", ("float to the top of the file",), "configuration/options.md",
+         "Causes all non-indented imports to float to the top"),
     ),
 }
 MULTI: dict[str, tuple[Multi, ...]] = {
