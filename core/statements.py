@@ -512,8 +512,9 @@ def _field_asked(wanted: frozenset[str], text: str) -> str:
     return lines[best] if shared[best] > shared[0] else text
 
 
-# An FAQ's answer may open with its reply and a colon ("Yes: the port gives 10 W …"): the reply is no field name.
-_REPLIES = frozenset({"yes", "no", "not yet", "네", "예", "아니요", "아니오"})
+# An FAQ's answer may open with its reply and a colon ("Yes: the port gives 10 W …"): the reply is no field name;
+# nor is a cross-reference's "See: https://…", which points at where the value is stated.
+_REPLIES = frozenset({"yes", "no", "not yet", "네", "예", "아니요", "아니오", "see", "see also"})
 
 
 def _is_reply(key: str) -> bool:

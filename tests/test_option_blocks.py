@@ -1,8 +1,10 @@
 """A configuration reference whose options are not in tables (issue 29, ref11): each option a heading written in
 words (``## Wrap Width``) over prose and a block of bold field lines (``**Type:** Int``, ``**Default:** `0` ``,
 ``**Config default:** `0` ``, ``**CLI Flags:**`` over a list of flags). The reader takes the ``Default:`` line of the
-heading the question names as that option's value, not prose saying what the default behaviour "is to" do, nor
-the next field's name under an empty ``Default:``.
+heading the question names (in words, or by the name it is typed as) as that option's value, not prose saying
+what the default behaviour "is to" do, nor the next field's name under an empty ``Default:``; asked what a flag
+does, the section under the heading spelling its words, not the flag's own list item nor another option's
+mention.
 
 Real embedded Postgres, the bundled offline embedder, a made-up corpus of that shape (not the tune corpus)."""
 
@@ -31,6 +33,8 @@ OPTIONS = ("# Configuration options for pysort\n\nEvery option of the import sor
                      ("--gc", "--grid-columns"))
            + _option("Wrap Width", "How wide wrapped lines should be; the line limit when not set.", "Int", "7",
                      "wrap_width", ("--ww", "--wrap-width"))
+           + _option("No Wrap Width", "Turns --wrap-width off. See --wrap-width for more information.", "Bool",
+                     "False", "no_wrap_width", ("--no-wrap-width",))
            + "## Base Style\n\nThe style to start from.\n\n**Type:** String  \n**Default:** ` `  \n"
            "**Config default:** ` `  \n**Python & Config File Name:** base_style  \n**CLI Flags:**\n\n- --style\n\n"
            + "".join(_option(f"Sort Knob {n}", f"Tunes the sorter's knob number {n}.", "Int", str(100 + n),
@@ -45,6 +49,7 @@ OPTIONS = ("# Configuration options for pysort\n\nEvery option of the import sor
     ("Type: String\nDefault: \nConfig default: \nPython & Config File Name: base_style", None),  # empty, not "Config"
     ("Default:\n`pinned`", "pinned"),  # a value on the next line, which is no field of its own
     ("Default: http://localhost:8080", "http://localhost:8080"),
+    ("See: https://example.org/options.html#wrap-width", None),  # a cross-reference, no field "See"
 ])
 def test_a_default_line_states_a_value_only_where_it_writes_one(text, value):
     found = statement(frozenset({"default"}), text)
@@ -59,8 +64,9 @@ def test_the_default_line_under_the_heading_the_question_names_answers(store):
     for question, value, heading in [
         # the section's prose says what the default behaviour is to do: its field line states the value
         ("if I don't pass target release, what does pysort use?", "r3", "Target Release"),
-        # another option's prose mentions both words and "defaults to 2": the named heading's line answers
         ("pysort wrap width default?", "7", "Wrap Width"),
+        # the option asked by the name it is typed as: the heading spells it in words
+        ("pysort target_release default?", "r3", "Target Release"),
         ("what's the default for grid columns in pysort", "0", "Grid Columns"),
     ]:
         context = retrieve(store, RetrievalRequest(question, k=4)).hierarchical
@@ -69,3 +75,16 @@ def test_the_default_line_under_the_heading_the_question_names_answers(store):
         assert evidence and (evidence[0].key, evidence[0].value) == (heading, value), (
             question, [(e.element.path[-1], e.key, e.value, round(e.score, 3)) for e in evidence[:3]])
         assert reader.complete(question, context).splitlines()[0] == f"{heading}: {value}", question
+
+
+def test_a_flag_asked_what_it_does_is_answered_by_its_definition_not_its_list_item_nor_a_mention(store):
+    """"--wrap-width" names ``## Wrap Width`` (its words, word for word), which defines it; its flag list's item
+    only repeats the flag, and ``## No Wrap Width``'s prose only mentions it."""
+    report = ingest(store, [SourceFile("options.md", OPTIONS.encode())])
+    assert not report.errors, report.errors
+    question = "what does --wrap-width do in pysort"
+    context = retrieve(store, RetrievalRequest(question, k=4)).hierarchical
+    evidence = ExtractiveAnswerer().evidence(question, context)
+    assert evidence[0].element.path[-1] == "Wrap Width" and evidence[0].element.text != "--wrap-width", [
+        (e.element.path[-1], e.element.text[:40], round(e.score, 3)) for e in evidence[:4]]
+    assert evidence[0].answers and not any(e.answers for e in evidence if e.element.text == "--wrap-width")

@@ -24,7 +24,13 @@ from core.answering import prompts
 from core.answering.asked_words import placed_by_translation, words_of
 from core.answering.evidence import Evidence
 from core.answering.instructions import instruction_first
-from core.answering.named_sections import heading_name_terms, named_sections_of, section_key
+from core.answering.named_sections import (
+    definitions_first,
+    heading_name_terms,
+    named_sections_of,
+    section_key,
+    spelled_sections_of,
+)
 from core.answering.neighbours import code_with_its_prose, items_after, lead_in_items, steps_of
 from core.answering.parts import clause_description, counted_units, units_for_parts, value_of_section
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
@@ -38,7 +44,6 @@ from core.answering.subjects import (
 from core.answering.table import ComparisonTable, build_table
 from core.quantities import is_unit
 from core.retrieval import Context
-from core.retrieval.definitions import command_flags, defines_flag
 from core.retrieval.named_rows import code_label, numbered_code, states_other_codes
 from core.retrieval.parts import question_parts
 from core.retrieval.shape import bridge_cue, name_runs, question_shape
@@ -127,9 +132,11 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     naming_sections = {(e.document_id, e.path) for e in context.elements
                        if not e.outside_scope and not named_subjects.isdisjoint(own_subjects[e.element_id])}
     names = terms(" ".join(name_runs(question)))
-    named_sections = named_sections_of(wanted, context, names)
+    named_sections = named_sections_of(wanted, context, names) | spelled_sections_of(question, context)
     asks_default = bool(wanted & _default_terms())
-    worded_options = worded_options_of(wanted, context) if asks_default else frozenset()
+    # a heading in words is named by a name the question writes in code as well ("force_sort_within_sections")
+    spelled = wanted | terms(" ".join(words_of(wanted)))
+    worded_options = worded_options_of(question, wanted, context) if asks_default else frozenset()
     # asked which of several things is most or more, a line stating their amounts side by side states the values
     # compared ("Nova 32UX는 최대 90W, Nova 34WC는 최대 65W로 충전합니다."), as a key : value item states one
     shape = question_shape(question)
@@ -141,6 +148,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     # a lead-in sentence and the items after it are one unit to the reader: it holds the words of those stating a
     # value, and states one through them ("Integration 테스트는 vcrpy를 사용하여 …:" › "첫 실행: …")
     units = lead_in_items(context)
+    asked_text = " ".join(question.split()).casefold()
     read = []
     for element in (e for e in context.elements if e.role != "ancestor"):
         text_terms = terms_with_parts(element.text)
@@ -195,8 +203,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # the share of the stated key the question asks for ("Weight (with stand)" fully, "Dimensions without
         # stand" a quarter); names of headings do not count, they say where, not what, except the option heading
         # whose value the element states: named by the question, it is the attribute asked
-        attribute = (option_share(wanted, stated[0]) if by_heading and stated
-                     else key_match(asked, key_terms, names, key_words))
+        attribute = (option_share(spelled if stated[0] in worded_options else wanted, stated[0])
+                     if by_heading and stated else key_match(asked, key_terms, names, key_words))
         if not attribute and key_terms:
             # the key repeats a section heading above it ("Dimensions & Weight › Weight with stand"): still the
             # attribute asked about, counted at half weight
@@ -224,7 +232,10 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # a statement about the thing the question names answers it, though its key is in another language
         # ("설명: …" under "### trDt" for "trDt description?")
         other_codes = element.category == "TableRow" and states_other_codes(element.text, named_codes)
-        answers = not is_title and not other_codes and (
+        # a unit that only repeats a name the question writes (the flag item "--float-to-top" of its option's
+        # list) tells nothing about it
+        echoes = " ".join(element.text.split()).casefold() in asked_text
+        answers = not is_title and not other_codes and not echoes and (
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
             or (documents_named and (bool(stated) or element.category == "TableRow")) or in_named_section
         )
@@ -404,21 +415,6 @@ def _after_what_follows(scored: list[Evidence], context: Context) -> list[Eviden
     return out
 
 
-def _definitions_first(question: str, evidence: list[Evidence]) -> list[Evidence]:
-    """``evidence`` with the answering units that only mention the command-line flag the question types after
-    those that define it: "what does black --fast do" is answered under "--fast / --safe", not by another page's
-    line "… as Black does when passed the --fast flag". The same test as retrieval's
-    (:func:`core.retrieval.pipeline.defines_flag`); a unit that does not answer is neither, and keeps its place."""
-    flags = command_flags(question)
-    if not flags:
-        return evidence
-    kinds = [defines_flag(e.element.path, e.element.text, flags) if e.answers else None for e in evidence]
-    if True not in kinds or False not in kinds:
-        return evidence
-    return ([e for e, d in zip(evidence, kinds, strict=True) if d is not False]
-            + [e for e, d in zip(evidence, kinds, strict=True) if d is False])
-
-
 def _clipped_held(words: frozenset[str], text: str) -> frozenset[str]:
     """Those of the clipped ``words`` whose whole ``text`` writes as prose ("async" in "… asynchronous operations")."""
     prose = prose_words(text)
@@ -476,7 +472,7 @@ class ExtractiveAnswerer:
     label = prompts.EXTRACTIVE_LABEL
 
     def evidence(self, question: str, context: Context) -> list[Evidence]:
-        scored = _definitions_first(question, mentions_last(question, score_evidence(question, context)))
+        scored = definitions_first(question, mentions_last(question, score_evidence(question, context)))
         dated = dated_release(question, context)  # asked when a version came out: the line dating it answers
         if dated is None:
             return _release_stated(question, scored)
