@@ -44,6 +44,7 @@ from core.answering.subjects import (
 from core.answering.table import ComparisonTable, build_table
 from core.quantities import is_unit
 from core.retrieval import Context
+from core.retrieval.definitions import command_flags
 from core.retrieval.named_rows import code_label, numbered_code, states_other_codes
 from core.retrieval.parts import question_parts
 from core.retrieval.shape import bridge_cue, name_runs, question_shape
@@ -148,7 +149,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     # a lead-in sentence and the items after it are one unit to the reader: it holds the words of those stating a
     # value, and states one through them ("Integration 테스트는 vcrpy를 사용하여 …:" › "첫 실행: …")
     units = lead_in_items(context)
-    asked_text = " ".join(question.split()).casefold()
+    typed_flags = frozenset(command_flags(question))
     read = []
     for element in (e for e in context.elements if e.role != "ancestor"):
         text_terms = terms_with_parts(element.text)
@@ -232,9 +233,9 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # a statement about the thing the question names answers it, though its key is in another language
         # ("설명: …" under "### trDt" for "trDt description?")
         other_codes = element.category == "TableRow" and states_other_codes(element.text, named_codes)
-        # a unit that only repeats a name the question writes (the flag item "--float-to-top" of its option's
-        # list) tells nothing about it
-        echoes = " ".join(element.text.split()).casefold() in asked_text
+        # a unit that is only a flag the question types (the item "--float-to-top" of its option's flag list) tells
+        # nothing about it; a longer text the question quotes (a changelog entry asked which release) still answers
+        echoes = element.text.strip() in typed_flags
         answers = not is_title and not other_codes and not echoes and (
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
             or (documents_named and (bool(stated) or element.category == "TableRow")) or in_named_section
