@@ -23,7 +23,8 @@ heldout-*          bench/corpora/{cibuildwheel,npm-cli,        data/heldout/*.js
                                                                README)
 tune-*             bench/corpora/{semantic-release,            data/tune/*.json (generated, plus hand-written; FAQ,
                     concurrently-cli,korean-pykrx,               CLI, Korean prose, a tool's rule reference; tune)
-                    markdownlint-rules,korean-moment}
+                    markdownlint-rules,korean-moment,
+                    isort-config}
 =================  ==========================================  ====================================================
 
 The comparative, shapes and entity-grid sets come from ``bench/write_question_sets.py``, the api-* sets from
@@ -145,7 +146,8 @@ for _corpus in UNSEEN_CORPORA:
                                         fetched=_corpus, collection=f"unseen-{_corpus}")
 # Tune (data/tune/, bench/write_tune_sets.py): an FAQ, a CLI's docs and Korean prose, the shapes the report sets
 # are weakest on, for tuning the reader without reading a report set.
-TUNE_CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx", "markdownlint-rules", "korean-moment")
+TUNE_CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx", "markdownlint-rules", "korean-moment",
+                "isort-config")
 for _corpus in TUNE_CORPORA:
     SETS[f"tune-{_corpus}"] = SetSpec(f"tune-{_corpus}", CORPORA / _corpus, DATA / "tune" / f"{_corpus}.json",
                                       fetched=_corpus, collection=f"tune-{_corpus}")

@@ -76,6 +76,11 @@ The corpora are documentation folders shipped in packages:
   * ``korean-moment``    -> the ``README.md`` of the ``kakao-moment-mcp`` 0.2.3, ``python-kis`` 2.1.6 and
     ``hwpx-kit-cli`` 0.13.1 sdists: Korean prose whose notes, setup steps and reference tables (environment
     variables, tools, commands) sit inside ``<details>`` blocks, beside HTML lists.
+  * ``isort-config``     -> ``docs/**/*.md`` of the ``isort`` 6.0.1 sdist: a configuration reference whose options
+    are NOT in tables: each a ``## Force Sort Within Sections`` heading over prose and a block of bold field lines
+    (``**Type:** Bool``, ``**Default:** `False` ``, ``**Python & Config File Name:** force_sort_within_sections``,
+    ``**CLI Flags:**`` over a list of flags), plus the profiles, the multi-line output modes, action comments and
+    the guides that mention the same options.
 
 npm packages are downloaded with ``npm pack NAME@VERSION`` (the registry settings of ``.npmrc`` apply).
 PyPI sdists are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
@@ -212,6 +217,8 @@ SDIST_CORPORA: dict[str, tuple[SdistPart, ...]] = {
         SdistPart("hwpx-kit-cli==0.13.1", "a70efb5ce43383ed6841144affb75bb2a4f7f9315f154d782376ae1fd4d877af",
                   ("README.md",), prefix="hwpx-kit-cli"),
     ),
+    "isort-config": (SdistPart("isort==6.0.1", "1cb5df28dfbc742e490c5e41bad6da41b805b0a8be7bc93cd0fb2a8a890ac450",
+                               ("docs",)),),
 }
 MARKER = ".fetched.json"
 DEFAULT_DEST = Path(__file__).resolve().parent / "corpora"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Three TUNE question sets (data/tune/) of the shapes issue 29's report corpora are weakest on: an FAQ, a CLI's
-documentation and Korean prose. Retrieval and answering may be tuned on them (their questions and answers may be
-read); the report-only sets (data/unseen/, korean-nlp, copier, copier-faq, pdm-changelog) stay the check.
+"""Six TUNE question sets (data/tune/) of the shapes issue 29's report corpora are weakest on: an FAQ, a CLI's
+documentation, Korean prose and a configuration reference. Retrieval and answering may be tuned on them (their
+questions and answers may be read); the report-only sets (data/unseen/, korean-nlp, copier, copier-faq,
+pdm-changelog) stay the check.
 
 ================  ============  ===============================================================================
 corpus            shape         facts read off
@@ -21,6 +22,11 @@ korean-pykrx      korean-prose  a section whose heading names a task (``#### 2.1
 korean-moment     korean-prose  three Korean READMEs (kakao-moment-mcp, python-kis, hwpx-kit-cli): the tables,
                                 those inside ``<details>`` included; hand-written: notes and steps inside
                                 ``<details>``, HTML lists, prose, a few asked in English (20 generated)
+isort-config      config-       a configuration reference whose options are not in tables: ``## Skip Glob`` over
+                  reference     prose and bold field lines (``**Default:** `…` ``, ``**Config default:**``,
+                                ``**Python & Config File Name:**``, ``**CLI Flags:**`` over a list of flags): an
+                                option's default, config-file name, CLI flag; hand-written: config files, action
+                                comments, output modes, a profile's items under a label that is not a heading
 ================  ============  ===============================================================================
 
 Facts come from the elements the product's parser makes (``core.ingest.parse``), kept only with one right answer
@@ -69,6 +75,9 @@ SPECS: dict[str, Unseen] = {s.name: s for s in (
     Unseen("korean-moment", "korean-prose", "",
            "kakao-moment-mcp 0.2.3, python-kis 2.1.6 and hwpx-kit-cli 0.13.1 READMEs (PyPI sdists): Korean prose, "
            "tables and notes inside <details>"),
+    Unseen("isort-config", "config-reference", "isort",
+           "isort 6.0.1 docs (PyPI sdist): a configuration reference of option headings over bold field lines "
+           "(Default, Config default, config-file name, CLI flags), profiles, output modes, guides"),
 )}
 
 
@@ -148,6 +157,55 @@ def rule_page_facts(elements: Sequence, document: str) -> list[HeldFact]:
     return out
 
 
+_BLOCK_FIELD = re.compile(r"^(?P<key>Default|Config default|Python & Config File Name|CLI Flags):\s*(?P<value>.*)$")
+_BLOCK_KEYS = {"Python & Config File Name": "config name"}
+
+
+def option_block_facts(elements: Sequence, document: str) -> list[HeldFact]:
+    """``## Skip Glob`` › prose › ``**Type:** … **Default:** `frozenset()` **Config default:** `[]` **Python & Config
+    File Name:** skip_glob **CLI Flags:**`` › ``- --sg`` ``- --skip-glob``: the option's default (the config default
+    answers too, unless it is as short as ``3`` or ``[]``, which any text holds), its config-file name and its CLI
+    flag (any long flag of the list after ``CLI Flags:`` answers), asked by the heading's words. A boolean's
+    default, stated by most options, says nothing alone; argparse's ``==SUPPRESS==`` is no value; a config name
+    the heading spells is given away."""
+    out = []
+    flags: list[str] = []
+    flags_of: tuple[str, ...] = ()  # the option whose "CLI Flags:" list is being read
+
+    def flag_fact() -> None:
+        if flags:
+            out.append(HeldFact("field", "cli flag", flags[0], flags_of, document, plain(flags_of[-1]).lower(),
+                                answers=tuple(flags)))
+            flags.clear()
+
+    for element in elements:
+        path = _path(element)
+        if element.category == "ListItem" and flags_of and flags_of == path:
+            if element.text.strip().startswith("--"):
+                flags.append(element.text.strip())
+            continue
+        flag_fact()
+        flags_of = ()
+        if element.category != "NarrativeText" or not path:
+            continue
+        fields = {m.group("key"): m.group("value").strip() for line in element.text.splitlines()
+                  if (m := _BLOCK_FIELD.match(line.strip()))}
+        if "Default" not in fields:
+            continue
+        subject = plain(path[-1]).lower()
+        default, config = fields["Default"], fields.get("Config default", "")
+        if default and len(default) <= 40 and default not in ("True", "False", "None", "==SUPPRESS=="):
+            answers = tuple(dict.fromkeys(v for v in (default, config) if 3 <= len(v) <= 40 or v == default))
+            out.append(HeldFact("default", "default", default, path, document, subject, answers=answers))
+        name = fields.get("Python & Config File Name", "")
+        if re.fullmatch(r"\w+", name) and name.replace("_", " ") != subject:
+            out.append(HeldFact("field", _BLOCK_KEYS["Python & Config File Name"], name, path, document, subject))
+        if "CLI Flags" in fields:
+            flags_of = path
+    flag_fact()
+    return out
+
+
 def corpus_facts(corpus: str) -> tuple[list[HeldFact], list[str]]:
     facts: list[HeldFact] = []
     texts: list[str] = []
@@ -166,6 +224,8 @@ def corpus_facts(corpus: str) -> tuple[list[HeldFact], list[str]]:
             facts.extend(table_facts(elements, document, _subject_last))
         elif corpus == "korean-moment":
             facts.extend(table_facts(elements, document, _subject_last))
+        elif corpus == "isort-config":
+            facts.extend(option_block_facts(elements, document))
     # a table fact whose row has no key, a value the parser cut inside parentheses, a "default" that is a
     # sentence (a table's prose cell): each asks nothing
     facts = [f for f in facts if (f.kind != "table" or f.entity) and f.value.count("(") == f.value.count(")")
@@ -395,6 +455,43 @@ HAND: dict[str, tuple[Hand, ...]] = {
          "금액 병기·날짜 요일"),
         ("hwpx-kit license?", ("Apache-2.0",), "hwpx-kit-cli/README.md", "Apache-2.0"),
     ),
+    "isort-config": (
+        ("how many parent folders does isort search for a config file", ("25",), "configuration/config_files.md",
+         "traverse up to 25 parent directories"),
+        ("does isort merge settings from several config files?", ("never merges",),
+         "configuration/config_files.md", "never merges config files together"),
+        ("how do I check which config file isort picked up", ("--show-config", "--verbose"),
+         "configuration/config_files.md", "You can always introspect the configuration settings"),
+        ("how do I make isort ignore a whole file", ("skip_file",), "configuration/action_comments.md",
+         "Tells isort to skip the entire file"),
+        ("comment to keep isort from sorting one import line", ("isort: skip",), "configuration/action_comments.md",
+         "If placed on the same line as"),
+        ("can I still use multi line output mode 6 in isort?", ("Deprecated",),
+         "configuration/multi_line_output_modes.md", "Same as Mode 5"),
+        ("how many multi line output modes does isort have", ("12",), "configuration/multi_line_output_modes.md",
+         "has 12 possible settings"),
+        ("what line length does the black profile of isort set", ("88",), "configuration/profiles.md",
+         "line_length: 88"),
+        ("isort 5 no longer moves imports to the top, how do I get that back", ("--float-to-top", "float_to_top=true"),
+         "upgrade_guides/5.0.0.md", "If you want to move all imports to the top"),
+        ("isort 5 says --recursive is deprecated, what should I do", ("should simply be removed",),
+         "upgrade_guides/5.0.0.md", "The --recursive option was necessary"),
+        ("isort warning W0501 meaning", ("will be ignored",), "warning_and_error_codes/W0500.md",
+         "This warning will be shown if a CLI flag is passed into the isort command that is no longer supported "
+         "but can safely be ignored"),
+        ("does isort have any dependencies?", ("never have dependencies",), "major_releases/release_policy.md",
+         "isort will never have dependencies"),
+        ("since which isort version is black compatibility built in", ("version 5",),
+         "configuration/black_compatibility.md", "comes baked in starting with version 5"),
+        # an option asked by the name it is typed as, its definition under a heading spelling it in words, its
+        # mentions elsewhere (a profile's items, another option's prose)
+        ("isort force_sort_within_sections default?", ("False",), "configuration/options.md",
+         "Python & Config File Name: force_sort_within_sections"),
+        ("what does --show-config do in isort", ("sources of config options",), "configuration/options.md",
+         "See isort's determined config"),
+        ("what does --float-to-top do in isort", ("float to the top of the file",), "configuration/options.md",
+         "Causes all non-indented imports to float to the top"),
+    ),
 }
 MULTI: dict[str, tuple[Multi, ...]] = {
     "semantic-release": (
@@ -434,6 +531,14 @@ MULTI: dict[str, tuple[Multi, ...]] = {
         ("python-kis 시세 조회랑 잔고 조회 함수는?",
          ((("quote",), "python-kis/README.md", "함수를 이용하여 국내주식 및 해외주식의 시세"),
           (("balance",), "python-kis/README.md", "함수를 이용하여 예수금 및 보유 종목"))),
+    ),
+    "isort-config": (
+        ("isort line length default and its cli flag?",
+         ((("79",), "configuration/options.md", "Python & Config File Name: line_length"),
+          (("--line-length", "--line-width"), "configuration/options.md", "--line-width"))),
+        ("isort comments to turn sorting off and back on?",
+         ((("isort: off",), "configuration/action_comments.md", "Turns isort parsing off"),
+          (("isort: on",), "configuration/action_comments.md", "Turns isort parsing back on"))),
     ),
 }
 

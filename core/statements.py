@@ -99,8 +99,12 @@ _ASKED: dict[str, frozenset[str]] = _table(ASKED_AS, both_ways=False)
 _TRANSLATED: dict[str, frozenset[str]] = _table(GENERAL, both_ways=True)
 
 _KEY_VALUE = re.compile(r"^\s*(?:[-*+]\s+)?(?P<key>[^:：\n]{1,60}?)\s*[:：]\s+(?P<value>\S[^\n]*)$")
+# "The default is to assume any version" states a behaviour, not a value: "is to" reads no value ("to"). An empty
+# "Default:" line in a block of fields ("Default: ` `" › "Config default: …") states none: the value is read on the
+# next line only when that line is not the next field.
 _DEFAULT = re.compile(
-    r"\bdefaults?(?:\s+value)?(?:\s+(?:to|is)\s+|\s*:\s*|\s+(?=`)"
+    r"\bdefaults?(?:\s+value)?(?:\s+to\s+|\s+is\s+(?!to\b)|[ \t]*:[ \t]*(?:\n\s*(?![^\n:]{1,60}:(?:\s|$)))?"
+    r"|\s+(?=`)"
     r"|\s+(?=(?:true|false|null|undefined|none|-?\d[\d_.]*)(?!\w|\.\d)))"  # "Default false.", "Default 10."
     r"(?P<value>`[^`\n]+`|'[^'\n]*'|\"[^\"\n]*\"|-?\d[\d_.]*(?:\s*[*+/x×-]\s*\d[\d_.]*)+(?![\w.])|[^\s,;]+)",
     re.I,
@@ -521,8 +525,9 @@ def _field_asked(wanted: frozenset[str], text: str) -> str:
     return lines[best] if shared[best] > shared[0] else text
 
 
-# An FAQ's answer may open with its reply and a colon ("Yes: the port gives 10 W …"): the reply is no field name.
-_REPLIES = frozenset({"yes", "no", "not yet", "네", "예", "아니요", "아니오"})
+# An FAQ's answer may open with its reply and a colon ("Yes: the port gives 10 W …"): the reply is no field name;
+# nor is a cross-reference's "See: https://…", which points at where the value is stated.
+_REPLIES = frozenset({"yes", "no", "not yet", "네", "예", "아니요", "아니오", "see", "see also"})
 
 
 def _is_reply(key: str) -> bool:
@@ -566,13 +571,14 @@ def option_heading(heading: str, *, dashed: bool = False) -> str | None:
 
 
 def documented_statement(wanted: frozenset[str], text: str, category: str = "",
-                         heading: str | None = None, *, dashed: bool = False) -> tuple[Statement | None, bool]:
+                         heading: str | None = None, *, dashed: bool = False,
+                         worded: bool = False) -> tuple[Statement | None, bool]:
     """:func:`statement`, a default stated without its option's name (``+ Default: `0` ``, "When set to true, …
     Defaults to true.") keyed by the option heading it sits under; and whether the key is that heading.
-    ``dashed``: as :func:`option_heading`'s."""
+    ``dashed``: as :func:`option_heading`'s; ``worded``: the heading names the option in words ("Wrap Length")."""
     found = statement(wanted, text, category)
     if found and not found[0] and heading:
-        option = option_heading(heading, dashed=dashed)
+        option = option_heading(heading, dashed=dashed) or (heading.strip() if worded else None)
         if option:
             return (option, found[1]), True
     return found, False

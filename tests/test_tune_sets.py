@@ -16,7 +16,8 @@ from .conftest import ROOT
 from .helpers_bench import assert_gold_answers_in_their_documents, bench_module, parsed_elements
 
 TUNE = ROOT / "data" / "tune"
-CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx", "markdownlint-rules", "korean-moment")
+CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx", "markdownlint-rules", "korean-moment",
+           "isort-config")
 
 
 def _sets() -> dict[str, dict]:
@@ -86,6 +87,26 @@ def test_rule_page_facts_read_a_rules_alias_its_title_and_a_parameters_default()
     assert {(f.kind, f.subject, f.value) for f in facts} == {
         ("field", "MD013", "line-length"), ("rule", "line length", "MD013"), ("default", "MD013 line_length", "80")}
     assert sets.rule_page_facts(parsed_elements(text, "Rules.md"), "Rules.md") == []  # the copy of every page
+
+
+def test_option_block_facts_read_the_default_config_name_and_long_flags_below_an_option_heading():
+    sets = bench_module("write_tune_sets")
+    text = ("# Configuration options\n\n## Skip Glob\n\nFiles to skip.\n\n**Type:** List of Strings  \n"
+            "**Default:** `frozenset()`  \n**Config default:** `[]`  \n**Python & Config File Name:** skip_glob  \n"
+            "**CLI Flags:**\n\n- --sg\n- -s\n- --skip-glob\n\n**Examples:**\n\n"
+            "## Python Version\n\nThe target.\n\n**Type:** String  \n**Default:** `py3`  \n**Config default:** `3`  \n"
+            "**Python & Config File Name:** py_version  \n**CLI Flags:**\n\n- --py\n\n"
+            "## Atomic\n\nSafe.\n\n**Type:** Bool  \n**Default:** `False`  \n**Config default:** `false`  \n"
+            "**Python & Config File Name:** atomic  \n**CLI Flags:**\n\n- --ac\n- --atomic\n")
+    facts = sets.option_block_facts(parsed_elements(text, "options.md"), "options.md")
+    assert {(f.subject, f.key, f.value, f.answers) for f in facts} == {
+        ("skip glob", "default", "frozenset()", ("frozenset()",)),  # "[]" alone would match any empty list
+        ("skip glob", "cli flag", "--sg", ("--sg", "--skip-glob")),  # the long flags, not "-s"
+        ("python version", "default", "py3", ("py3",)),  # the config default ("3") would match any number
+        ("python version", "config name", "py_version", ()),
+        ("python version", "cli flag", "--py", ("--py",)),
+        ("atomic", "cli flag", "--ac", ("--ac", "--atomic"))}  # a boolean's default and a spelled name: no fact
+    assert all(f.path[-1] in ("Skip Glob", "Python Version", "Atomic") for f in facts)
 
 
 @pytest.mark.parametrize("corpus", CORPORA)

@@ -10,7 +10,7 @@ import re
 from core.statements import Lexicon
 from core.textnorm import ENGLISH_STOP_WORDS, has_hangul
 
-__all__ = ["names_by_parts", "placed_by_translation", "words_of"]
+__all__ = ["code_names", "heading_in_words", "names_by_parts", "placed_by_translation", "words_of"]
 
 _IDENTIFIER_PARTS = re.compile(r"[._\-/:]")
 
@@ -46,3 +46,22 @@ def placed_by_translation(found: frozenset[str], lexicon: Lexicon) -> frozenset[
         elif source <= found:
             out |= target
     return frozenset(out)
+
+
+# An option heading written in words, as a configuration reference titles its options ("Wrap Length", "Force Sort
+# Within Sections"): two to six words of letters. One capitalised word names a section ("Options", "Usage").
+_WORDED_HEADING = re.compile(r"[A-Za-z][A-Za-z']*(?: [A-Za-z][A-Za-z']*){1,5}")
+# A name of two or more parts written in code: a setting ("float_to_top") or a flag ("--float-to-top").
+_CODE_NAME = re.compile(r"(?<![\w-])-{0,2}([A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+)")
+
+
+def heading_in_words(heading: str) -> tuple[str, ...]:
+    """The words, casefolded, of a heading written in words ("Float To Top" → float, to, top); none for another."""
+    heading = heading.strip()
+    return tuple(heading.casefold().split()) if _WORDED_HEADING.fullmatch(heading) else ()
+
+
+def code_names(text: str) -> frozenset[tuple[str, ...]]:
+    """The words, casefolded, of each name of two or more parts ``text`` writes in code (``float_to_top``,
+    "--float-to-top" → float, to, top): every word, "to" included, so "--float-to-top" is not "No Float Top"."""
+    return frozenset(tuple(re.split(r"[-_]", m.casefold())) for m in _CODE_NAME.findall(text))

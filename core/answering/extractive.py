@@ -24,15 +24,27 @@ from core.answering import prompts
 from core.answering.asked_words import placed_by_translation, words_of
 from core.answering.evidence import Evidence
 from core.answering.instructions import instruction_first
-from core.answering.named_sections import heading_name_terms, named_sections_of, section_key
+from core.answering.named_sections import (
+    definitions_first,
+    heading_name_terms,
+    named_sections_of,
+    section_key,
+    spelled_sections_of,
+)
 from core.answering.neighbours import code_with_its_prose, items_after, lead_in_items, steps_of
 from core.answering.parts import clause_description, counted_units, units_for_parts, value_of_section
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
-from core.answering.subjects import documented_names, key_match, named_options_of, named_subjects_of
+from core.answering.subjects import (
+    documented_names,
+    key_match,
+    named_options_of,
+    named_subjects_of,
+    worded_options_of,
+)
 from core.answering.table import ComparisonTable, build_table
 from core.quantities import is_unit
 from core.retrieval import Context
-from core.retrieval.definitions import command_flags, defines_flag
+from core.retrieval.definitions import command_flags
 from core.retrieval.named_rows import code_label, numbered_code, states_other_codes
 from core.retrieval.parts import question_parts
 from core.retrieval.shape import bridge_cue, name_runs, question_shape
@@ -121,8 +133,11 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     naming_sections = {(e.document_id, e.path) for e in context.elements
                        if not e.outside_scope and not named_subjects.isdisjoint(own_subjects[e.element_id])}
     names = terms(" ".join(name_runs(question)))
-    named_sections = named_sections_of(wanted, context, names)
+    named_sections = named_sections_of(wanted, context, names) | spelled_sections_of(question, context)
     asks_default = bool(wanted & _default_terms())
+    # a heading in words is named by a name the question writes in code as well ("force_sort_within_sections")
+    spelled = wanted | terms(" ".join(words_of(wanted)))
+    worded_options = worded_options_of(question, wanted, context) if asks_default else frozenset()
     # asked which of several things is most or more, a line stating their amounts side by side states the values
     # compared ("Nova 32UX는 최대 90W, Nova 34WC는 최대 65W로 충전합니다."), as a key : value item states one
     shape = question_shape(question)
@@ -134,6 +149,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     # a lead-in sentence and the items after it are one unit to the reader: it holds the words of those stating a
     # value, and states one through them ("Integration 테스트는 vcrpy를 사용하여 …:" › "첫 실행: …")
     units = lead_in_items(context)
+    typed_flags = frozenset(command_flags(question))
     read = []
     for element in (e for e in context.elements if e.role != "ancestor"):
         text_terms = terms_with_parts(element.text)
@@ -170,9 +186,11 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
             # else the option heading it sits under ("### `bodyLimit`" › "+ Default: `1048576`")
             # a kebab-case option heading keys it when the question names that option ("sbom-type", "the script
             # shell"): another option's bare line is keyed by nothing the question asks
+            # so does a heading in words the question names ("## Wrap Length" › "Default: 0" for "wrap length
+            # default?"): else a line under another option mentioning both words and a default outranks it
             dashed = asks_default and element.path[-1] in named_options
             stated, by_heading = documented_statement(unplaced, element.text, element.category, element.path[-1],
-                                                      dashed=dashed)
+                                                      dashed=dashed, worded=element.path[-1] in worded_options)
         read.append((element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading, unit_states))
     # The words the context's statements state, in a key or a value. A key is measured against the asked words
     # among these only: the rest (the words asking for a default, a word's translations, a name the context
@@ -186,8 +204,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # the share of the stated key the question asks for ("Weight (with stand)" fully, "Dimensions without
         # stand" a quarter); names of headings do not count, they say where, not what, except the option heading
         # whose value the element states: named by the question, it is the attribute asked
-        attribute = (option_share(wanted, stated[0]) if by_heading and stated
-                     else key_match(asked, key_terms, names, key_words))
+        attribute = (option_share(spelled if stated[0] in worded_options else wanted, stated[0])
+                     if by_heading and stated else key_match(asked, key_terms, names, key_words))
         if not attribute and key_terms:
             # the key repeats a section heading above it ("Dimensions & Weight › Weight with stand"): still the
             # attribute asked about, counted at half weight
@@ -215,7 +233,10 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         # a statement about the thing the question names answers it, though its key is in another language
         # ("설명: …" under "### trDt" for "trDt description?")
         other_codes = element.category == "TableRow" and states_other_codes(element.text, named_codes)
-        answers = not is_title and not other_codes and (
+        # a unit that is only a flag the question types (the item "--float-to-top" of its option's flag list) tells
+        # nothing about it; a longer text the question quotes (a changelog entry asked which release) still answers
+        echoes = element.text.strip() in typed_flags
+        answers = not is_title and not other_codes and not echoes and (
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
             or (documents_named and (bool(stated) or element.category == "TableRow")) or in_named_section
         )
@@ -395,21 +416,6 @@ def _after_what_follows(scored: list[Evidence], context: Context) -> list[Eviden
     return out
 
 
-def _definitions_first(question: str, evidence: list[Evidence]) -> list[Evidence]:
-    """``evidence`` with the answering units that only mention the command-line flag the question types after
-    those that define it: "what does black --fast do" is answered under "--fast / --safe", not by another page's
-    line "… as Black does when passed the --fast flag". The same test as retrieval's
-    (:func:`core.retrieval.pipeline.defines_flag`); a unit that does not answer is neither, and keeps its place."""
-    flags = command_flags(question)
-    if not flags:
-        return evidence
-    kinds = [defines_flag(e.element.path, e.element.text, flags) if e.answers else None for e in evidence]
-    if True not in kinds or False not in kinds:
-        return evidence
-    return ([e for e, d in zip(evidence, kinds, strict=True) if d is not False]
-            + [e for e, d in zip(evidence, kinds, strict=True) if d is False])
-
-
 def _clipped_held(words: frozenset[str], text: str) -> frozenset[str]:
     """Those of the clipped ``words`` whose whole ``text`` writes as prose ("async" in "… asynchronous operations")."""
     prose = prose_words(text)
@@ -467,7 +473,7 @@ class ExtractiveAnswerer:
     label = prompts.EXTRACTIVE_LABEL
 
     def evidence(self, question: str, context: Context) -> list[Evidence]:
-        scored = _definitions_first(question, mentions_last(question, score_evidence(question, context)))
+        scored = definitions_first(question, mentions_last(question, score_evidence(question, context)))
         dated = dated_release(question, context)  # asked when a version came out: the line dating it answers
         if dated is None:
             return _release_stated(question, scored)

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import re
 
-from core.answering.asked_words import placed_by_translation
+from core.answering.asked_words import code_names, heading_in_words, placed_by_translation
+from core.answering.evidence import Evidence
 from core.retrieval import Context, ContextElement
+from core.retrieval.definitions import command_flags, defines_flag
 from core.retrieval.entries import heading_name_terms
 
-__all__ = ["NAMED_SECTION_MIN_SHARE", "heading_name_terms", "named_sections_of", "section_key"]
+__all__ = ["NAMED_SECTION_MIN_SHARE", "definitions_first", "heading_name_terms", "named_sections_of", "section_key",
+           "spelled_sections_of"]
 
 # A section whose own heading the question names whole documents what is asked, when the heading holds more than
 # this share of the question's words: a heading naming a word or two of a longer question ("Black", "What is
@@ -61,3 +64,32 @@ def named_sections_of(wanted: frozenset[str], context: Context, names: frozenset
                 share >= NAMED_SECTION_MIN_SHARE and element.path[-1] in context.named and not heading & names)):
             named[key] = heading
     return frozenset(k for k, h in named.items() if not any(h < other for other in named.values()))
+
+
+def spelled_sections_of(question: str, context: Context) -> frozenset[tuple[str, tuple[str, ...]]]:
+    """The sections whose heading, written in words, is a name the question writes in code: "--float-to-top" or
+    ``float_to_top`` names ``## Float To Top`` (a configuration reference titles its options in words, the
+    question types the flag or the setting). Word for word: "--float-to-top" names neither ``## Dont Float To
+    Top`` nor ``## Float Top``."""
+    typed = code_names(question)
+    return frozenset(key for e in context.elements if (key := section_key(e)) is not None and not e.outside_scope
+                     and e.role != "ancestor" and heading_in_words(e.path[-1]) in typed)
+
+
+def definitions_first(question: str, evidence: list[Evidence]) -> list[Evidence]:
+    """``evidence`` with the answering units that only mention the command-line flag the question types after
+    those that define it: "what does black --fast do" is answered under "--fast / --safe", not by another page's
+    line "… as Black does when passed the --fast flag". The same test as retrieval's
+    (:func:`core.retrieval.pipeline.defines_flag`), and a heading that spells the flag's words defines it too
+    ("## Float To Top" for "--float-to-top", not "## Dont Float To Top"); a unit that does not answer is neither,
+    and keeps its place."""
+    flags = command_flags(question)
+    if not flags:
+        return evidence
+    typed = code_names(" ".join(flags))
+    kinds = [(True if e.element.path and heading_in_words(e.element.path[-1]) in typed
+              else defines_flag(e.element.path, e.element.text, flags)) if e.answers else None for e in evidence]
+    if True not in kinds or False not in kinds:
+        return evidence
+    return ([e for e, d in zip(evidence, kinds, strict=True) if d is not False]
+            + [e for e, d in zip(evidence, kinds, strict=True) if d is False])

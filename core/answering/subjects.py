@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 
-from core.answering.asked_words import names_by_parts
+from core.answering.asked_words import code_names, heading_in_words, names_by_parts
 from core.elements import row_cells
 from core.retrieval import Context, ContextElement
 from core.retrieval.named_rows import writes_key
 from core.statements import kebab_words, last_parts, option_heading, singular, terms
 
-__all__ = ["documented_names", "key_match", "named_options_of", "named_subjects_of"]
+__all__ = ["documented_names", "key_match", "named_options_of", "named_subjects_of", "worded_options_of"]
 
 
 def documented_names(element: ContextElement) -> tuple[str, ...]:
@@ -50,6 +50,21 @@ def named_options_of(question: str, wanted: frozenset[str], context: Context) ->
         if words and (words <= wanted or last_parts(terms(option or "")) <= last_parts(wanted)):
             named[heading] = words
     return {h: w for h, w in named.items() if not any(w < other for other in named.values())}
+
+
+def worded_options_of(question: str, wanted: frozenset[str], context: Context) -> frozenset[str]:
+    """The headings written in words (``## Wrap Length`` over ``Default: 0``) the question names whole: the option
+    whose bare ``Default:`` line sits under it. Named by the name it is typed as (``wrap_length``), or word for
+    word: each word among the question's terms, a word of none ("No", "To") written in the question itself ("No
+    Wrap Length" is not named by "wrap length"). Not the page's title."""
+    typed = code_names(question)
+    written = set(re.findall(r"[a-z0-9]+", question.casefold()))
+    out = set()
+    for heading in {e.path[-1] for e in context.elements if len(e.path) >= 2 and not e.outside_scope}:
+        words = heading_in_words(heading)
+        if words and (words in typed or all(ts <= wanted if (ts := terms(w)) else w in written for w in words)):
+            out.add(heading)
+    return frozenset(out)
 
 
 def named_subjects_of(question: str, wanted: frozenset[str], context: Context,
