@@ -121,3 +121,12 @@ def test_the_verb_of_a_list_question_is_not_the_key_read(samples_with_tiers, que
     first = text.splitlines()[0]
     assert first.startswith("With USB-C:"), text
     assert "34WC" in first and "32UX" in first and "24FL" not in first and "27QX" not in first, first
+
+
+def test_a_list_in_one_language_finds_the_sheets_of_the_other(samples_with_tiers):
+    # the Korean question's hits are the Korean sheets; the English sheet states "Speakers : 5 W x 2", found by the
+    # key as the collection writes it in the other script
+    answer = compare(samples_with_tiers, RetrievalRequest("스피커가 있는 모니터는?")).hierarchical.answer
+    first = answer.text.splitlines()[0]
+    assert first.startswith("With 스피커:"), first
+    assert all(m in first for m in ("27QX", "34WC", "32UX")) and "24FL" not in first, first

@@ -169,12 +169,15 @@ def entity_hits(
     question = context.question
     # a list of the things that have X reads X of each ("support" in "Which monitors support USB-C?" is no key)
     asked = question_terms(shape.having, context.analysis.lexicon) if shape.having else context.analysis.terms
-    entities = list(named) if named else find_entities(index, shape, hits, asked, config.max_entities)
-    if not entities and shape.having:
-        # "the monitors with USB-C": every element stating the key, where the statement tier holds it; a search
-        # for a name that titles some of the documents ranks those documents' every element first
-        stating = _stating_elements(context, shape.having, config.probe_hits)
-        entities = find_entities(index, shape, stating, asked, config.max_entities)
+    if shape.having and not named:
+        # "the monitors with USB-C": every element stating the key, where the statement tier holds it, in either
+        # script ("스피커" and the English sheet's "Speakers"); a search for a name that titles some of the
+        # documents ranks those documents' every element first, and a search in one language finds its sheets
+        keys = dict.fromkeys([shape.having, *(w for w in context.analysis.spelled if terms(w) & asked)])
+        stating = [h for key in keys for h in _stating_elements(context, key, config.probe_hits)]
+        entities = find_entities(index, shape, [*hits, *stating], asked, config.max_entities)
+    else:
+        entities = list(named) if named else find_entities(index, shape, hits, asked, config.max_entities)
     if not entities and len(shape.parts) < 2:
         # "Which monitor is the lightest?": no hit states the attribute, so one search of the whole collection for
         # the elements that state it, whose headings are the things ranked; the nouns its comparative word asks
