@@ -141,6 +141,7 @@ def scanned_terms(counts: Sequence[int], total: int, *, share: float | None = No
 def fts_scored(
     store: ElementStore, question: str, query_vector: np.ndarray, k: int, scope: Scope | None = None, *,
     include_metadata: bool = False, common_share: float | None = None, common_floor: int | None = None,
+    config: SearchConfig = DEFAULT_SEARCH,
 ) -> list[tuple[Hit, float]]:
     """The ``k`` elements inside ``scope`` that best match the question's words, best first, with their
     IDF-sum scores. The words that named the scope (``scope.names``) are left out: inside it they match all.
@@ -156,14 +157,15 @@ def fts_scored(
         # "svcAmt는" is one lexeme to the parser, held by no document writing "svcAmt": read as the word written bare
         bare = _particle_free(read, lexemes)
         lexemes = list(dict.fromkeys(bare.get(lex, lex) for lex in lexemes))
-        lexemes = _repeated_name_once(read, question, lexemes)
+        lexemes = _repeated_name_once(read, question, lexemes, config.joined_name_share)
         keys = [lex for lex in lexemes if not is_stopword(lex) and lex not in named]
         # a version matches however it is written: "2.29.3" finds "Release v2.29.3", "v1.12.0" finds "1.12.0"
         keys += [form for lex in keys for form in textnorm.version_forms(lex)
                  if form not in lexemes and form not in named]
         n_exact = len(keys)
         keys += [stem for stem in fts_terms(question) if stem not in lexemes and stem not in named]
-        keys += [lex for lex in _bare_korean(read, keys[:n_exact]) if lex not in keys[n_exact:]]
+        keys += [lex for lex in _bare_korean(read, keys[:n_exact], config.korean_prefix_min)
+                 if lex not in keys[n_exact:]]
         if not keys:
             return []
         prefix = [i >= n_exact for i in range(len(keys))]
@@ -181,15 +183,14 @@ def fts_scored(
     return [(hit, f.score) for hit, f in zip(_hits(found), found, strict=True)]
 
 
-# A hyphenated word held by at least this share of the collection's elements is a name the collection repeats
+# A hyphenated word on at least ``SearchConfig.joined_name_share`` of the elements is a name the collection repeats
 # (the tool "semantic-release" on a quarter of its elements, the port "USB-C" on a fifth of the monitor sheets'),
 # not the question's subject: its parts are not searched beside it. Option and file names ("sbom-type",
 # "build-verbosity", "e-books") sit on under 3 % of the elements of every tune corpus: they keep their parts.
-JOINED_NAME_SHARE = 0.1
 
 
-def _repeated_name_once(read: ElementReader, question: str, lexemes: list[str]) -> list[str]:
-    """``lexemes`` less the parts of a hyphenated name the collection repeats (:data:`JOINED_NAME_SHARE`):
+def _repeated_name_once(read: ElementReader, question: str, lexemes: list[str], share: float) -> list[str]:
+    """``lexemes`` less the parts of a hyphenated name the collection repeats (on ``share`` of its elements):
     Postgres's parser reads "semantic-release" as the word and each of its parts, so every element writing the
     tool's name matched the question three times over, above the one holding the question's other words. A part
     the question writes alone stays; a word no element holds whole ("python-kis는") is found by its parts, and a
@@ -202,7 +203,7 @@ def _repeated_name_once(read: ElementReader, question: str, lexemes: list[str]) 
     if not held.total:
         return lexemes
     alone = set(textnorm.name_words(_HYPHENATED.sub(" ", question)))
-    parts = {p for lex, n in zip(joined, held.counts, strict=True) if n >= JOINED_NAME_SHARE * held.total
+    parts = {p for lex, n in zip(joined, held.counts, strict=True) if n >= share * held.total
              for p in lex.split("-")}
     return [lex for lex in lexemes if lex not in parts or lex in alone]
 
@@ -224,17 +225,17 @@ def collection_words(store: ElementStore, words: Sequence[str], share: float, le
     return frozenset(w for w, n in zip(plain, held.counts, strict=True) if n >= floor)
 
 
-# A Korean word of at least this many syllables that the question writes bare and no element holds bare is searched
-# as a prefix too: the documents write it with a particle or an ending ("수정주가를", "반영하여"), one lexeme each to
-# the parser, so the bare word matched nothing. A shorter word begins too many others: at 2, an English
-# superlative over two product families ("Which Aster hub has the longest warranty?") ranked the Korean family's
-# rows, though entity-grid gained three questions. Swept: 2, 3 and 4 gain the same pykrx question; off gains none.
-KOREAN_PREFIX_MIN = 3
+# A Korean word of at least ``SearchConfig.korean_prefix_min`` syllables that the question writes bare and no element
+# holds bare is searched as a prefix too: the documents write it with a particle or an ending ("수정주가를",
+# "반영하여"), one lexeme each to the parser, so the bare word matched nothing. A shorter word begins too many others:
+# at 2, an English superlative over two product families ("Which Aster hub has the longest warranty?") ranked the
+# Korean family's rows, though entity-grid gained three questions. Swept: 2, 3 and 4 gain the same pykrx question;
+# off gains none.
 
 
-def _bare_korean(read: ElementReader, lexemes: Sequence[str]) -> list[str]:
-    """The Hangul ``lexemes`` of :data:`KOREAN_PREFIX_MIN` syllables or more that no element holds as written."""
-    bare = [lex for lex in lexemes if len(lex) >= KOREAN_PREFIX_MIN and _ALL_HANGUL.fullmatch(lex)]
+def _bare_korean(read: ElementReader, lexemes: Sequence[str], least: int) -> list[str]:
+    """The Hangul ``lexemes`` of ``least`` syllables or more that no element holds as written."""
+    bare = [lex for lex in lexemes if len(lex) >= least and _ALL_HANGUL.fullmatch(lex)]
     if not bare:
         return []
     held = read.term_counts(bare, [False] * len(bare), for_search=False)
@@ -353,7 +354,8 @@ def search(
         timings["vector_search"] = ms(time.perf_counter() - t0)
     if config.fulltext:
         t0 = time.perf_counter()
-        lexical = fts_scored(store, question, query_vector, pool, scope, include_metadata=config.include_metadata)
+        lexical = fts_scored(store, question, query_vector, pool, scope, include_metadata=config.include_metadata,
+                             config=config)
         timings["fts_search"] = ms(time.perf_counter() - t0)
     if not config.hybrid:
         return (vector if config.vector else [h for h, _ in lexical])[:k], timings

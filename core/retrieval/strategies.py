@@ -49,6 +49,11 @@ class SearchConfig:
       by the ratio of the two weights only, so the vector list's weight is the unit, not a setting.
     * ``fulltext_cutoff``: lexical candidates under this share of the best lexical score are dropped before
       fusion, so a long tail that shares one common word cannot outvote the element holding the rare token.
+    * ``joined_name_share``: a hyphenated word held by at least this share of the collection's elements is a name
+      the collection repeats ("semantic-release", "USB-C"), not the question's subject: full-text search drops the
+      parts the parser reads beside it (``core.retrieval.search``, docs/repeated-names.md).
+    * ``korean_prefix_min``: a Korean word of at least this many syllables that the question writes bare and no
+      element holds bare is searched as a prefix too (the documents write it with a particle or an ending).
     * ``headings``: match the question's names against heading paths and search inside the matching subtrees
       first (``core.retrieval.headings``); ``False`` is "search everywhere".
     * ``include_metadata``: also search elements that are only HTML comments (stored, not content by default).
@@ -72,6 +77,8 @@ class SearchConfig:
     fulltext_weight: float = 2.0
     candidates: int = 20
     fulltext_cutoff: float = 0.5
+    joined_name_share: float = 0.1
+    korean_prefix_min: int = 3
     headings: bool = True
     include_metadata: bool = False
     statements: bool = False
