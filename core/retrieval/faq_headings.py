@@ -89,6 +89,10 @@ def _centred(store: ElementStore, headings: list[HeadingRef]) -> tuple[np.ndarra
     return held
 
 
+def _unit(vector: np.ndarray) -> np.ndarray:
+    return vector / max(float(np.linalg.norm(vector)), 1e-9)
+
+
 def _stands_out(store: ElementStore, headings: list[HeadingRef], query: np.ndarray, best: int,
                 margin: float) -> bool:
     """Whether heading ``best`` leads every other question heading by ``margin`` once the headings' mean vector
@@ -97,7 +101,7 @@ def _stands_out(store: ElementStore, headings: list[HeadingRef], query: np.ndarr
         return False
     centred, mean = _centred(store, headings)
     asked = query - mean
-    scores = centred @ (asked / max(float(np.linalg.norm(asked)), 1e-9))
+    scores = centred @ _unit(asked)
     others = np.delete(scores, best)
     return float(scores[best]) - float(others.max()) >= margin
 
@@ -113,8 +117,7 @@ def faq_heading_match(store: ElementStore, index: HeadingIndex, query_vector: np
     headings = question_headings(index)
     if not headings:
         return None
-    query = np.asarray(query_vector, dtype=np.float32)
-    query = query / max(float(np.linalg.norm(query)), 1e-9)
+    query = _unit(np.asarray(query_vector, dtype=np.float32))
     scores = _vectors(store, headings) @ query
     best = int(np.argmax(scores))
     # a weaker match never outweighs a name the question pins and the heading lacks ("Nova 27QX … 스피커 사양" is the
@@ -143,8 +146,7 @@ def asked_heading(store: ElementStore, index: HeadingIndex, query_vector: np.nda
     at = next((i for i, h in enumerate(headings) if h.element_id == heading.element_id), None)
     if at is None:
         return None
-    query = np.asarray(query_vector, dtype=np.float32)
-    query = query / max(float(np.linalg.norm(query)), 1e-9)
+    query = _unit(np.asarray(query_vector, dtype=np.float32))
     return HeadingMatch((heading,), match.words, float(_vectors(store, headings)[at] @ query))
 
 

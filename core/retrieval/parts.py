@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
+from core import textnorm
 from core.elements import ROW_KEY_SEPARATOR, ROW_SEPARATOR
 from core.retrieval.shape import split_preamble
 from core.statements import option_heading, terms
@@ -86,9 +88,8 @@ def question_parts(question: str, config: PartsConfig = DEFAULT_PARTS) -> tuple[
     pieces = [body[cuts[i]:cuts[i + 1]].strip(" ,") for i in range(0, len(cuts), 2)]
     shared = _korean_attributes(body) if len(pieces) <= 2 else None
     shared = _owner_shared(pieces) if shared is None and len(pieces) == 2 else shared
-    lead = preamble.strip()
     if shared is not None:
-        return tuple(f"{lead} {p}?".strip() if lead else f"{p}?" for p in shared)
+        return _asked_with(preamble, shared)
     if not 2 <= len(pieces) <= config.max_parts:
         return (question,)
     completed = [pieces[0], *(_completed(p, pieces[0], config) for p in pieces[1:])]
@@ -96,7 +97,12 @@ def question_parts(question: str, config: PartsConfig = DEFAULT_PARTS) -> tuple[
                for i, p in enumerate(pieces)):
         return (question,)
     framed = [c != p for c, p in zip(completed, pieces, strict=True)]
-    pieces = _shared_tail(_shared_head(completed, framed), framed=framed[-1])
+    return _asked_with(preamble, _shared_tail(_shared_head(completed, framed), framed=framed[-1]))
+
+
+def _asked_with(preamble: str, pieces: Sequence[str]) -> tuple[str, ...]:
+    """Each piece asked as a question of its own, after the leading clause every piece shares."""
+    lead = preamble.strip()
     return tuple(f"{lead} {p}?".strip() if lead else f"{p}?" for p in pieces)
 
 
@@ -118,15 +124,16 @@ def _owner_shared(pieces: list[str]) -> list[str] | None:
     return [f"{first} of {owner.group('owner')}", last]
 
 
-def _korean_attributes(body: str) -> list[str] | None:
+@lru_cache(maxsize=4096)
+def _korean_attributes(body: str) -> tuple[str, ...] | None:
     """Two attributes of one owner joined by a conjunctive particle in Korean ("Nova 24FL 무게와 보증기간은", "X의
     무게하고 보증기간을 알려줘"): each asked with what leads the first ("Nova 24FL의 무게", "Nova 24FL의 보증기간을
     알려줘"). Only common nouns on both sides: names joined so ("국민은행과 우리은행 운영시간") are things compared or
     listed, and the comparison's own reading keeps them."""
     if not _HANGUL.search(body):
         return None
-    from core import textnorm
-
+    # kept per text: the analysis, the extractive answer and the part reader each ask it of the same question, and
+    # the analyser's pass is most of a short Korean question's own Python time
     tokens = textnorm.kiwi_tokenize([body])[0]
     joins = [i for i, t in enumerate(tokens) if t.form in _KO_ATTRIBUTE_JOINS and t.tag in ("JC", "JKB")
              and 0 < i < len(tokens) - 1 and tokens[i - 1].tag in _KO_NOUN and tokens[i + 1].tag == "NNG"
@@ -148,7 +155,7 @@ def _korean_attributes(body: str) -> list[str] | None:
     while at > 0 and tokens[at - 1].tag in _KO_NOUN and tokens[at - 1].start + tokens[at - 1].len == tokens[at].start:
         at -= 1
     lead, first = body[: tokens[at].start], body[tokens[at].start: join.start]
-    return [f"{lead}{first}".strip(), f"{lead}{body[join.start + join.len:].strip()}".strip()]
+    return f"{lead}{first}".strip(), f"{lead}{body[join.start + join.len:].strip()}".strip()
 
 
 _HANGUL = re.compile(r"[가-힣]")

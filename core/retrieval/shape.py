@@ -57,19 +57,19 @@ _LIST_VERB = re.compile(r"(?:^\s*|[.?!:]\s+|\b(?:please|to|you|and|then)\s+)list
                         r"|(?<![\w-])list\s+(?:of|all|every|each|the|them|those|these)\b", re.I)
 # A list of the things that have what follows: "List the monitors with USB-C", "Which tools support Windows?",
 # "USB-C가 있는 모니터를 모두", "HDR10을 지원하는 모델은 어떤 것". {} is the thing had, a name of the question.
-_HAVING_EN = r"\b(?:with|having|have|has|support|supports|include|includes|offer|offers)\s+(?:an?\s+|the\s+)?{}"
+_HAD_VERBS = frozenset("with have has support supports include includes offer offers".split())
+_HAVING_EN = r"\b(?:having|" + "|".join(sorted(_HAD_VERBS)) + r")\s+(?:an?\s+|the\s+)?{}"
 _KO_HAVING = r"\s*(?:이|가|을|를)?\s*(?:있는|지원하는|지원되는|포함된|포함하는|탑재된|갖춘)"
 _HAVING_KO = "{}" + _KO_HAVING
 # A plural class after "which"/"what" ("which monitors", "what tools"): the question asks for several things.
 _PLURAL_CLASS = re.compile(r"\b(?:which|what)\s+(?:[a-z]+\s+)?[a-z]{3,}s\b", re.I)
 # What a list question's things have, written without a name: up to four plain words closing the question.
-_HAD_TAIL = re.compile(r"\b(with|have|has|support|supports|include|includes|offer|offers)\s+(?:an?\s+|the\s+)?"
+_HAD_TAIL = re.compile(r"\b(" + "|".join(sorted(_HAD_VERBS)) + r")\s+(?:an?\s+|the\s+)?"
                        r"((?:[a-z][\w-]*\s+){0,3}[a-z][\w-]*)\s*[?.!]?\s*$", re.I)
 # "할 수 있는": 수 is "can", not a thing had.
 _HAD_KO_CLOSING = re.compile(r"(?<![\w.\-])(?!수\s)([\w.\-]+?)" + _KO_HAVING
                              + r"\s*[\uac00-\ud7a3]+?(?:은|는|이|가|을|를)?\s*"
                              r"(?:뭐|무엇|어떤|어느|알려|있나|있어|\?|$)")
-_HAD_VERBS = frozenset("with have has support supports include includes offer offers".split())
 _KO_MANY = re.compile(r"(모든|모두|전부|어떤|어느|목록)")
 _KO_MORE = ("무거", "무겁", "길", "긴", "크", "큰", "높", "많", "밝", "넓", "비싸", "비싼", "빠르", "빠른", "늦")
 _KO_LESS = ("가벼", "가볍", "짧", "작", "낮", "적", "어둡", "좁", "싸", "싼", "저렴", "느리", "느린", "이른")
