@@ -144,6 +144,12 @@ UNSEEN_CORPORA = ("bumpversion-ref", "httpie-cli", "korean-caselaw", "jupytext-f
 for _corpus in UNSEEN_CORPORA:
     SETS[f"unseen-{_corpus}"] = SetSpec(f"unseen-{_corpus}", CORPORA / _corpus, DATA / "unseen" / f"{_corpus}.json",
                                         fetched=_corpus, collection=f"unseen-{_corpus}")
+# Report-only, the second batch (data/unseen2/, bench/write_unseen2_sets.py): four more corpora nothing was tuned on.
+UNSEEN2_CORPORA = ("webpack-options", "dotenv-faq", "korean-admdong", "structlog-guide")
+for _corpus in UNSEEN2_CORPORA:
+    SETS[f"unseen2-{_corpus}"] = SetSpec(f"unseen2-{_corpus}", CORPORA / _corpus,
+                                         DATA / "unseen2" / f"{_corpus}.json", fetched=_corpus,
+                                         collection=f"unseen2-{_corpus}")
 # Tune (data/tune/, bench/write_tune_sets.py): an FAQ, a CLI's docs and Korean prose, the shapes the report sets
 # are weakest on, for tuning the reader without reading a report set.
 TUNE_CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx", "markdownlint-rules", "korean-moment",

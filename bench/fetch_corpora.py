@@ -60,6 +60,19 @@ The corpora are documentation folders shipped in packages:
     configuration and CLI pages;
   * ``pydantic-history`` -> ``HISTORY.md`` and ``README.md`` of the ``pydantic`` 2.11.7 sdist: a 280 KB changelog
     (``## v2.11.7 (2025-06-14)`` › ``#### Fixes`` › ``* … by @user in [#N](…)``).
+* the second unseen batch of ``bench/write_unseen2_sets.py`` (``data/unseen2/``), pinned the same way:
+
+  * ``webpack-options`` -> the READMEs of the ``html-webpack-plugin`` 5.6.8, ``postcss-loader`` 8.2.1,
+    ``copy-webpack-plugin`` 14.0.0, ``css-loader`` 7.1.5 and ``mini-css-extract-plugin`` 2.10.2 npm packages: an
+    API/config reference whose options sit in ``| Name | Type | Default | Description |`` tables or under
+    ``#### `name` `` headings over ``Type:`` / ``Default:`` lines, the same option names in several packages;
+  * ``dotenv-faq``      -> ``README.md`` and ``CHANGELOG.md`` of the ``dotenv`` 16.4.7 npm package (not its Spanish
+    README): a tool's docs with an FAQ section (questions as headings), the options, and a dated changelog;
+  * ``korean-admdong``  -> ``README.md`` and ``INDEX_ARCHITECTURE.md`` of the ``admdongkor`` 0.7.1 sdist and the
+    ``README.md`` of the ``pyupbit`` 0.2.33 sdist: Korean documentation (tables of environment variables, index
+    schemas and terms, numbered sections, an API guide of ``#### 최근 체결가격`` sections over calls);
+  * ``structlog-guide`` -> ``docs/**/*.md`` and ``CHANGELOG.md`` of the ``structlog`` 25.4.0 sdist: a multi-page
+    guide (MyST markdown) and a changelog of ``## [25.4.0](…) - 2025-06-02`` › ``### Added`` entries.
 * the FAQ / CLI / Korean-prose tune corpora of ``bench/write_tune_sets.py`` (``data/tune/``), pinned the same way:
 
   * ``semantic-release`` -> ``docs/**/*.md`` of the ``semantic-release`` 24.2.9 npm package: an FAQ (``## How can I
@@ -136,13 +149,15 @@ APT_CORPORA: dict[str, tuple[str, str]] = {
     "ws": ("node-ws", "usr/share/doc/node-ws"),
 }
 # corpus name -> (npm packages, pinned; the package folder whose markdown makes the corpus, or None for each
-# package's README alone, written as <package>.md)
+# package's README alone, written as <package>.md, or a tuple of files at the package's root, kept by name)
 EXPRESS_MIDDLEWARE = ("body-parser@2.4.0", "compression@1.8.2", "connect-timeout@1.9.1", "cookie@1.1.1",
                       "cookie-parser@1.4.7", "cors@2.8.6", "csurf@1.11.0", "errorhandler@1.5.2",
                       "express-session@1.19.0", "finalhandler@2.1.1", "method-override@3.0.0", "morgan@1.12.1",
                       "multer@2.5.0", "response-time@2.3.4", "send@1.2.1", "serve-favicon@2.5.1",
                       "serve-index@1.9.2", "serve-static@2.2.1", "vhost@3.0.2")
-NPM_CORPORA: dict[str, tuple[tuple[str, ...], str | None]] = {
+WEBPACK_OPTIONS = ("html-webpack-plugin@5.6.8", "postcss-loader@8.2.1", "copy-webpack-plugin@14.0.0",
+                   "css-loader@7.1.5", "mini-css-extract-plugin@2.10.2")
+NPM_CORPORA: dict[str, tuple[tuple[str, ...], str | tuple[str, ...] | None]] = {
     "fastify": (("fastify@5.12.8",), "docs"),
     "pino": (("pino@10.4.0",), "docs"),
     "piscina": (("piscina@5.3.2",), "docs"),
@@ -152,6 +167,9 @@ NPM_CORPORA: dict[str, tuple[tuple[str, ...], str | None]] = {
     "semantic-release": (("semantic-release@24.2.9",), "docs"),
     "concurrently-cli": (("concurrently@9.2.5",), "docs"),
     "markdownlint-rules": (("markdownlint@0.36.1",), "doc"),
+    # the second unseen batch (bench/write_unseen2_sets.py, data/unseen2/)
+    "webpack-options": (WEBPACK_OPTIONS, None),
+    "dotenv-faq": (("dotenv@16.4.7",), ("README.md", "CHANGELOG.md")),  # not README-es.md (a translation)
 }
 # SHA-256 of pinned npm tarballs, checked before unpacking (the held-out corpora)
 NPM_SHA256: dict[str, str] = {
@@ -159,6 +177,12 @@ NPM_SHA256: dict[str, str] = {
     "semantic-release@24.2.9": "37a1dd9c15fef54250771ec2ff42c43815af625da85272d4faa593a59200b790",
     "concurrently@9.2.5": "87c22977dcffa7fcf2a0e877394eceaa429015b91767c76b5449e5cb41ca6549",
     "markdownlint@0.36.1": "4a1976dacd933fcf2edd0cb930bae5134119191642e8e993da1f64d21d08162d",
+    "html-webpack-plugin@5.6.8": "f23790bd521697a96bce6fc67b25d7fef818cc5fe80ebfb48f37ee307be644fd",
+    "postcss-loader@8.2.1": "ecfbd359400ba88e19487230a18c0f338c926e6e2b4d5c26523e45878f86ac78",
+    "copy-webpack-plugin@14.0.0": "d8f45be44b8f743da0ef02f08c829ce166396c68fcc7ff53f70528445ea1d6ff",
+    "css-loader@7.1.5": "f35d4683874821d4aee8b795d9a5bb5a2b30a25e9962708e99a993983c252171",
+    "mini-css-extract-plugin@2.10.2": "1b5d7e3d640a6db1a566b931b358f01860bfb7bc787d224cb1cde69286413af4",
+    "dotenv@16.4.7": "feafa398912235c4b812af721280a5dec7ddcb1e4812e1ec8fbc6e4fde4bc4d0",
 }
 
 
@@ -224,6 +248,16 @@ SDIST_CORPORA: dict[str, tuple[SdistPart, ...]] = {
                                ("docs",)),),
     "molecule-faq": (SdistPart("molecule==26.10.0",
                                "32533aaba78c29eed80bcaab5d03ff63fe48b8f43071cf77953f391e0732d439", ("docs",)),),
+    # the second unseen batch (bench/write_unseen2_sets.py, data/unseen2/)
+    "korean-admdong": (
+        SdistPart("admdongkor==0.7.1", "a487a5d9101c11c232b3b7e3dfaf33277872d2ffbbb8a6ae27aa42c673e950e1",
+                  ("README.md", "INDEX_ARCHITECTURE.md"), prefix="admdongkor"),
+        SdistPart("pyupbit==0.2.33", "0b842876fc13bf5bbdc61e4b1acdc0ae45ed41c4b7987f67df46ef4899f33f60",
+                  ("README.md",), prefix="pyupbit"),
+    ),
+    "structlog-guide": (SdistPart("structlog==25.4.0",
+                                  "186cd1b0a8ae762e29417095664adf1d6a31702160a46dacb7796ea82f7409e4",
+                                  ("docs", "CHANGELOG.md")),),
 }
 MARKER = ".fetched.json"
 DEFAULT_DEST = Path(__file__).resolve().parent / "corpora"
@@ -358,9 +392,10 @@ def npm_pack(spec: str, workdir: Path) -> Path:
     return tarball
 
 
-def extract_npm_docs(tarball: Path, folder: str | None, out_dir: Path) -> list[Path]:
+def extract_npm_docs(tarball: Path, folder: str | tuple[str, ...] | None, out_dir: Path) -> list[Path]:
     """The markdown files under ``package/<folder>/`` of an npm tarball (paths relative to the folder kept), or
-    with ``folder`` None its README alone, written as ``<package>.md`` (the name from ``name@version``)."""
+    with ``folder`` None its README alone, written as ``<package>.md`` (the name from ``name@version``), or with
+    a tuple of names those files at the package's root, under their own names."""
     written: list[Path] = []
     package = re.sub(r"-\d[^-]*\.tgz$", "", tarball.name)
     try:
@@ -368,10 +403,12 @@ def extract_npm_docs(tarball: Path, folder: str | None, out_dir: Path) -> list[P
             for member in tf.getmembers():
                 if not member.isfile():
                     continue
+                parts = PurePosixPath(member.name).parts
                 if folder is None:
-                    parts = PurePosixPath(member.name).parts
                     rel = (PurePosixPath(f"{package}.md") if len(parts) == 2 and parts[1].lower() == "readme.md"
                            else None)
+                elif isinstance(folder, tuple):
+                    rel = PurePosixPath(parts[1]) if len(parts) == 2 and parts[1] in folder else None
                 else:
                     rel = _docs_relpath(member.name, folder)
                 fh = tf.extractfile(member) if rel is not None else None
@@ -383,7 +420,8 @@ def extract_npm_docs(tarball: Path, folder: str | None, out_dir: Path) -> list[P
     except (tarfile.TarError, OSError) as exc:
         raise FetchError(f"cannot unpack {tarball.name}: {exc}") from exc
     if not written:
-        where = f"{folder}/**/*.md files" if folder else "README.md"
+        where = (", ".join(folder) if isinstance(folder, tuple) else f"{folder}/**/*.md files" if folder
+                 else "README.md")
         raise FetchError(f"{tarball.name} has no {where}; the package layout may have changed.")
     return written
 

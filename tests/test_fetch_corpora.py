@@ -93,6 +93,19 @@ def test_extract_npm_docs_keeps_the_docs_folder_or_the_readme(tmp_path):
     assert (readme / "body-parser.md").read_text(encoding="utf-8") == "# body-parser\n"
 
 
+def test_extract_npm_docs_takes_the_root_files_it_names_and_no_other(tmp_path):
+    fetch = _fetch_corpora()
+    tarball = _npm_tarball(tmp_path, "dotenv-16.4.7.tgz", {
+        "package/README.md": b"# dotenv\n", "package/CHANGELOG.md": b"# Changelog\n",
+        "package/README-es.md": b"# dotenv (es)\n", "package/docs/CHANGELOG.md": b"# nested\n",
+    })
+    written = fetch.extract_npm_docs(tarball, ("README.md", "CHANGELOG.md"), tmp_path / "out")
+    assert sorted(p.relative_to(tmp_path / "out").as_posix() for p in written) == ["CHANGELOG.md", "README.md"]
+    assert (tmp_path / "out" / "CHANGELOG.md").read_text(encoding="utf-8") == "# Changelog\n"  # the root one
+    with pytest.raises(fetch.FetchError, match="no NOTES.md"):
+        fetch.extract_npm_docs(tarball, ("NOTES.md",), tmp_path / "none")
+
+
 def test_extract_npm_docs_refuses_a_package_without_them(tmp_path):
     fetch = _fetch_corpora()
     tarball = _npm_tarball(tmp_path, "empty-1.0.0.tgz", {"package/index.js": b"x"})
