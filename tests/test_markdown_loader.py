@@ -725,3 +725,56 @@ def test_myst_roles_read_as_their_text_not_their_markup():
     assert docs[1].page_content == "See pip cache, Installing and keyring; {x} y."
     assert docs[1].metadata["code_spans"] == ["pip cache", "Installing", "keyring", "y"]
     assert docs[2].page_content == "/etc/pip.conf: the site file"
+
+
+def test_an_admonition_body_is_prose_of_its_section_and_its_marker_keeps_only_written_words():
+    # MkDocs admonitions: without the rule the indented body was a code block and "!!! warning" a paragraph
+    text = textwrap.dedent("""\
+        # Configuration
+
+        ## Variable Substitution
+
+        !!! warning
+
+            If a variable is not set, the tool substitutes an empty string.
+
+        !!! note "Reserved prefix"
+            Do not prefix your own variables with TOOL_.
+
+            ```yaml
+            a: 1
+            ```
+
+        !!! Important: read this first
+
+        After it.
+        """)
+    docs = parse_markdown(text, source="c.md", document_id="d")
+    got = [(d.metadata["category"], d.page_content, d.metadata["heading_path"][-1]) for d in docs[2:]]
+    section = "Variable Substitution"
+    assert got == [
+        ("NarrativeText", "If a variable is not set, the tool substitutes an empty string.", section),
+        ("NarrativeText", "Reserved prefix", section),
+        ("NarrativeText", "Do not prefix your own variables with TOOL_.", section),
+        ("CodeSnippet", "a: 1", section),
+        ("NarrativeText", "Important: read this first", section),
+        ("NarrativeText", "After it.", section),
+    ]
+    assert docs[2].metadata["start_line"] == 7
+    # an indented example of the syntax stays code
+    code = parse_markdown("# T\n\n    !!! note\n        body\n", source="x.md", document_id="d")
+    assert [d.metadata["category"] for d in code] == ["Title", "CodeSnippet"]
+
+
+def test_a_file_with_an_admonition_is_parsed_again_on_its_next_ingest_and_only_such_a_file():
+    import hashlib
+
+    from core.ingest.parsing import PARSER_VERSION, content_hash
+
+    def before(data: bytes) -> str:  # the hash as it was before admonitions were read (no table in these files)
+        return hashlib.sha256(f"{PARSER_VERSION}\x1fmarkdown-it\x1f0\x1f".encode() + data).hexdigest()
+
+    plain = b"# T\n\nNo markers here!!! at all.\n"
+    marked = b"# T\n\n!!! warning\n    Body.\n"
+    assert content_hash(plain, "markdown-it", False) == before(plain)
+    assert content_hash(marked, "markdown-it", False) != before(marked)

@@ -6,6 +6,8 @@ The similarities are of the size the USE embedder gives such units; the texts ar
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from core.answering import ExtractiveAnswerer
 from core.answering.instructions import asks_how, instructs
 from core.answering.named_sections import heading_name_terms
@@ -109,3 +111,34 @@ def test_a_key_in_the_plural_is_the_attribute_asked_in_the_singular_and_is_looke
     assert in_other_number("what's the alias for ZZ054", terms("alias")) == ["aliases"]
     assert in_other_number("which policies apply to ZZ054", terms("policies")) == ["policy"]
     assert in_other_number("최대 주사율 alias", terms("최대")) == []
+
+
+def _warmup_page(outside: bool) -> Context:
+    """A section the question names ("Warm-up") whose way to turn it off shares no other word of the question
+    ("skip" against "disable"), a later instruction refining it, and a better-scoring paragraph elsewhere holding
+    the question's "skip" (kept from outside the scope when ``outside``)."""
+    section = ("Configuration", "Warm-up")
+    ctx = context(
+        element(0, "ancestor", "Title", section[0], ()),
+        element(1, "hit", "Title", section[1], section[:1], 0.35, 0),
+        element(2, "hit", "NarrativeText", "To help the runner find its plugins, the tool performs a warm-up set of "
+                "actions before each run.", section, 0.42, 1),
+        element(3, "child", "NarrativeText", "If the warm-up does not suit your needs, you can still disable it by "
+                "adding warmup: false inside the configuration file.", section, 0.23),
+        element(4, "child", "NarrativeText", "Keep in mind that you can add this value to the global configuration "
+                "file too.", section, 0.35),
+        element(5, "hit", "NarrativeText", "The tool will skip tasks which are tagged with notest.",
+                ("Configuration", "Runner"), 0.65, 2),
+    )
+    if outside:
+        ctx.elements[5] = replace(ctx.elements[5], outside_scope=True)
+    return replace(ctx, named=(section[1],))
+
+
+def test_asked_how_the_first_instruction_of_the_named_section_answers_though_it_shares_no_other_word() -> None:
+    for outside in (False, True):
+        answer = ExtractiveAnswerer().complete("how do I skip the warm-up step", _warmup_page(outside))
+        assert "warmup: false" in answer, answer
+    # not asked how: the section's instruction is not promoted
+    first = ExtractiveAnswerer().evidence("what is the warm-up step", _warmup_page(False))[0]
+    assert "warmup: false" not in first.element.text

@@ -17,7 +17,7 @@ from .helpers_bench import assert_gold_answers_in_their_documents, bench_module,
 
 TUNE = ROOT / "data" / "tune"
 CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx", "markdownlint-rules", "korean-moment",
-           "isort-config")
+           "isort-config", "molecule-faq")
 
 
 def _sets() -> dict[str, dict]:
@@ -114,3 +114,14 @@ def test_gold_answers_are_in_their_documents_under_their_gold_paths(corpus):
     if not (ROOT / "bench" / "corpora" / corpus / ".fetched.json").exists():
         pytest.skip(f"bench/fetch_corpora.py --corpus {corpus} not run")
     assert_gold_answers_in_their_documents(corpus, _sets()[corpus]["questions"])
+
+
+def test_faq_answer_facts_take_the_first_sentence_of_an_answer_that_is_not_a_lead_in():
+    sets = bench_module("write_tune_sets")
+    text = ("# FAQ\n\n## Why are playbooks used?\n\nSimplicity. Ansible already supports them.\n\n"
+            "## Can I pick IDs?\n\nThis depends on the CI but the basic recipe is as follows.\n\n"
+            "## Where is the config?\n\nBy default it is in the home. However, it can move.\n\n"
+            "## How do I add one?\n\nThis can be achieved like this:\n\n```yaml\na: 1\n```\n\n"
+            "## Plain heading\n\nNot a question.\n")
+    facts = sets.faq_answer_facts(parsed_elements(text, "faq.md"), "faq.md")
+    assert [(f.subject, f.value) for f in facts] == [("Why are playbooks used", "Simplicity")]

@@ -12,6 +12,7 @@ flag to type), in English and Korean, no corpus's words.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from core.answering.evidence import Evidence
 from core.answering.neighbours import items_after
@@ -45,13 +46,32 @@ def _introduces_items(evidence: Evidence, context: Context) -> bool:
     return at is not None and bool(items_after(context.elements[at + 1:], evidence.element))
 
 
+def _named_section_instruction(scored: list[Evidence], context: Context, top: Evidence) -> Evidence | None:
+    """The first unit, in the document's order, that instructs in a section the question named (its scope,
+    ``context.named``: "how do I skip the prerun step" under "Prerun"): the section is the question's place, so its
+    instruction answers though it shares none of the question's other words ("… you can still disable it by
+    adding prerun: false"); a later one refines it ("Keep in mind that you can add this value to …"). Only inside
+    the scope, never a heading or a row."""
+    if not context.named:
+        return None
+    by_id = {e.element.element_id: e for e in scored if e is not top}
+    for element in context.elements:
+        unit = by_id.get(element.element_id)
+        if (unit is not None and element.role != "ancestor" and not element.outside_scope and element.path
+                and element.path[-1] in context.named and element.category not in ("Title", "TableRow")
+                and instructs(element.text)):
+            return unit if unit.answers else replace(unit, answers=True)
+    return None
+
+
 def instruction_first(question: str, scored: list[Evidence], context: Context) -> list[Evidence]:
     """``scored`` with, for a question asking how to do something, the best answering unit that instructs put
     first, when the first unit describes instead: it must lie in the first unit's document, in its section or
     below it (the question's place, as ranked), and the first unit must state no value of its own (a key : value
     item or a row is the answer as it is), nor be a list's item or introduce one ("you have 2 options:" with its
     items after it): a list's items are the steps or the ways asked for, in whatever mood they are written. A
-    lead-in to a code example ("… typing rs does nothing:") is no such list. Else ``scored`` unchanged."""
+    lead-in to a code example ("… typing rs does nothing:") is no such list. Failing such a unit, the first
+    instruction of a section the question named (:func:`_named_section_instruction`). Else ``scored`` unchanged."""
     if not scored or not asks_how(question):
         return scored
     top = next((e for e in scored if e.answers), None)
@@ -62,8 +82,9 @@ def instruction_first(question: str, scored: list[Evidence], context: Context) -
     best = next((e for e in scored if e.answers and e is not top
                  and e.element.document_id == top.element.document_id and e.element.path[: len(place)] == place
                  and e.element.category not in ("Title", "TableRow") and instructs(e.element.text)), None)
+    best = best or _named_section_instruction(scored, context, top)
     if best is None:
         return scored
-    out = [e for e in scored if e is not best]
+    out = [e for e in scored if e.element.element_id != best.element.element_id]
     out.insert(out.index(top), best)
     return out

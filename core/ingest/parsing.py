@@ -20,6 +20,10 @@ PARSER_VERSION = "1"
 # without tables get no empty new version.
 TABLE_ROWS_VERSION = "table-rows"
 _TABLE_LINE = re.compile(rb"^[ \t>*+-]*\|.*\|[ \t]*$|<table\b", re.M | re.I)
+# MkDocs admonitions ("!!! warning" over an indented body) became the section's prose instead of a code block
+# (core.markdown_loader): a file holding a marker line is parsed again on its next ingest, and only such a file.
+ADMONITIONS_VERSION = "admonitions"
+_ADMONITION_LINE = re.compile(rb"^[ \t]*(?:!!!|\?\?\?\+?)[ \t]+\S", re.M)
 
 
 def content_hash(data: bytes, loader: str, contextual: bool) -> str:
@@ -28,6 +32,8 @@ def content_hash(data: bytes, loader: str, contextual: bool) -> str:
     h.update(f"{PARSER_VERSION}\x1f{loader}\x1f{int(contextual)}\x1f".encode())
     if _TABLE_LINE.search(data):
         h.update(f"{TABLE_ROWS_VERSION}\x1f".encode())
+    if _ADMONITION_LINE.search(data):
+        h.update(f"{ADMONITIONS_VERSION}\x1f".encode())
     h.update(data)
     return h.hexdigest()
 

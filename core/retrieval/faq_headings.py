@@ -31,12 +31,13 @@ import weakref
 import numpy as np
 
 from core.bounded_cache import BoundedCache
+from core.elements import Element
 from core.retrieval.heading_refs import HeadingMatch, HeadingRef
 from core.retrieval.headings import HeadingIndex, words
 from core.retrieval.hits import Hit
 from core.store import ElementStore
 
-__all__ = ["asked_heading", "faq_heading_match", "led_by_asked_heading", "question_headings"]
+__all__ = ["asked_heading", "faq_entry_match", "faq_heading_match", "led_by_asked_heading", "question_headings"]
 
 CACHE_SIZE = 16  # sets of question headings (collections, versions) whose vectors one process keeps
 _QUESTION_MARKS = ("?", "？")
@@ -44,6 +45,7 @@ _QUESTION_MARKS = ("?", "？")
 _TOKEN = re.compile(r"[^\W_][\w.+-]*")
 
 _VECTORS: BoundedCache[tuple, np.ndarray] = BoundedCache(CACHE_SIZE)
+_ENTRY_VECTORS: BoundedCache[tuple, np.ndarray] = BoundedCache(CACHE_SIZE)
 _CENTRED: BoundedCache[tuple, tuple[np.ndarray, np.ndarray]] = BoundedCache(CACHE_SIZE)
 
 
@@ -74,6 +76,49 @@ def _vectors(store: ElementStore, headings: list[HeadingRef]) -> np.ndarray:
         held = raw / np.maximum(np.linalg.norm(raw, axis=1, keepdims=True), 1e-9)
         _VECTORS.put(key, held)
     return held
+
+
+def _entry_text(heading: HeadingRef, elements: list[Element]) -> str:
+    """An FAQ entry as one text: its question heading and the first paragraph of its answer (the heading alone
+    where the answer opens with no paragraph)."""
+    first = next((e for e in elements if e.parent_id == heading.element_id and e.category == "NarrativeText"), None)
+    return f"{heading.text} {first.text}" if first is not None else heading.text
+
+
+def _entry_vectors(store: ElementStore, headings: list[HeadingRef]) -> np.ndarray:
+    """The FAQ entries' vectors (:func:`_entry_text`), normalised; each document holding a question heading is read
+    once per set of question headings, as their vectors are embedded once."""
+    key = (store.url, str(store.collection_id), tuple(h.element_id for h in headings))
+    held = _ENTRY_VECTORS.get(key)
+    if held is None:
+        documents: dict[str, list[Element]] = {}
+        for heading in headings:
+            if heading.document_id not in documents:
+                documents[heading.document_id] = sorted(store.read.elements(heading.document_id),
+                                                        key=lambda e: e.order)
+        texts = [_entry_text(h, documents[h.document_id]) for h in headings]
+        raw = np.asarray(store.embeddings.embed_documents(texts), dtype=np.float32)
+        held = raw / np.maximum(np.linalg.norm(raw, axis=1, keepdims=True), 1e-9)
+        _ENTRY_VECTORS.put(key, held)
+    return held
+
+
+def faq_entry_match(store: ElementStore, headings: list[HeadingRef], query: np.ndarray, floor: float,
+                    margin: float) -> tuple[int, float] | None:
+    """The FAQ entry whose question and first answer paragraph, read together, ask what the question asks in
+    other words: its cosine is at least ``floor`` and leads every other entry's by ``margin``; its index in
+    ``headings`` and that cosine, or ``None``. A user's paraphrase shares the answer's words more than the heading's
+    ("does it check idempotence itself or just look at ansible's output?" for "Why is my idempotence action
+    failing?" over "… will simply run the converge action twice and check against Ansible's standard output").
+    A floor above 1: never."""
+    if floor > 1 or len(headings) < 2:
+        return None
+    scores = _entry_vectors(store, headings) @ query
+    order = np.argsort(-scores)
+    best, second = float(scores[order[0]]), float(scores[order[1]])
+    if best < floor or best - second < margin:
+        return None
+    return int(order[0]), best
 
 
 def _centred(store: ElementStore, headings: list[HeadingRef]) -> tuple[np.ndarray, np.ndarray]:
@@ -108,12 +153,15 @@ def _stands_out(store: ElementStore, headings: list[HeadingRef], query: np.ndarr
 
 def faq_heading_match(store: ElementStore, index: HeadingIndex, query_vector: np.ndarray,
                       floor: float, question: str = "", *, near_floor: float = 1.01, margin: float = 1.01,
-                      centred_min: int = 8, pinned: frozenset[str] = frozenset()) -> HeadingMatch | None:
+                      centred_min: int = 8, pinned: frozenset[str] = frozenset(), entry_floor: float = 1.01,
+                      entry_margin: float = 1.01) -> HeadingMatch | None:
     """The FAQ question heading that asks what the question asks (cosine at least ``floor``; or at least
     ``near_floor`` and standing out from the others by ``margin``, :func:`_stands_out`, in a collection of at
     least ``centred_min`` question headings, the heading holding every name the question pins (``pinned``: a
-    model number, a code); else the one ``question`` opens as: :func:`opened_as`), as a heading match with no
-    words of the question (its words are not what it matched by); ``None`` when there is none."""
+    model number, a code); else the one ``question`` opens as: :func:`opened_as`; else the entry whose heading
+    and first answer paragraph read together match it, :func:`faq_entry_match` with ``entry_floor`` and
+    ``entry_margin``), as a heading match with no words of the question (its words are not what it matched by),
+    scored by the cosine it matched by; ``None`` when there is none."""
     headings = question_headings(index)
     if not headings:
         return None
@@ -127,8 +175,14 @@ def faq_heading_match(store: ElementStore, index: HeadingIndex, query_vector: np
     if float(scores[best]) < floor and not clear:
         opening = [i for i, h in enumerate(headings) if opened_as(question, h.text, index)]
         if not opening:
-            return None
-        best = max(opening, key=lambda i: float(scores[i]))
+            entry = faq_entry_match(store, headings, query, entry_floor, entry_margin)
+            if entry is None or not pinned <= words(headings[entry[0]].text):
+                return None
+            return HeadingMatch((headings[entry[0]],), (), entry[1], answered=True)
+        # several open as the question ("why does molecule call …": "Why does Molecule make so many shell calls?",
+        # "Why does Molecule only support …"): what their answers say tells them apart, not their shared opening
+        ranked = _entry_vectors(store, headings) @ query if len(opening) > 1 and entry_floor <= 1 else scores
+        best = max(opening, key=lambda i: float(ranked[i]))
     return HeadingMatch((headings[best],), (), float(scores[best]))
 
 

@@ -42,6 +42,10 @@ class HeadingMatch:
     # line read as its heading's unless a default is asked (an entry named without its class: its name is in every
     # question naming it)
     keyed: bool = False
+    # an FAQ entry matched by its question heading and its answer's first paragraph read together
+    # (``core.retrieval.faq_headings.faq_entry_match``): the question was read against what the section states,
+    # so it holds what is asked whatever the probe's words find there
+    answered: bool = False
 
     @property
     def documents(self) -> int:

@@ -139,6 +139,8 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
                                 context.question, near_floor=stages.heading_scope.faq_near_floor,
                                 margin=stages.heading_scope.faq_margin,
                                 centred_min=stages.heading_scope.faq_centred_min,
+                                entry_floor=stages.heading_scope.faq_entry_floor,
+                                entry_margin=stages.heading_scope.faq_entry_margin,
                                 pinned=frozenset(w for name in (*analysis.models, *analysis.codes)
                                                  for w in heading_words(name)))
         if faq is not None:  # the FAQ's own question, asked in other words, is the first place to look
@@ -361,7 +363,7 @@ def _choose_scope(
                                            keyed=match.keyed and not context.analysis.asks_default)
         if first is None:
             first = (match, hits, timings)
-        if not asked or holds or match.entry or settled:
+        if not asked or holds or match.entry or match.answered or settled:
             return match, hits, timings
         if len(match.headings) > 1:
             for heading in match.headings:

@@ -54,6 +54,9 @@ class HeadingScopeConfig:
     stands out from the others by ``faq_margin`` once what every question heading shares is taken out (the tool's
     name, "Can I …"); a margin above 1, never. ``faq_centred_min``: the question headings the collection must
     hold for that reading: the mean of a few stray question headings is no FAQ's shared wording.
+    ``faq_entry_floor`` / ``faq_entry_margin``: failing those, the FAQ entry whose question heading and first answer
+    paragraph, embedded together, are at least this close to the question and lead every other entry by the margin
+    leads (a paraphrase sharing the answer's words, not the heading's); a floor above 1, never.
     ``collection_word_share`` / ``collection_word_min``: a question word held by at least this share of the
     collection's elements, and by at least this many, names what the whole collection documents ("pykrx" on 88 % of
     a two-document collection), not a place in it, and is weighed as a platform word; the floor keeps a collection
@@ -65,6 +68,8 @@ class HeadingScopeConfig:
     faq_near_floor: float = 0.6
     faq_margin: float = 0.15
     faq_centred_min: int = 8
+    faq_entry_floor: float = 0.66
+    faq_entry_margin: float = 0.04
     collection_word_share: float = 0.5
     collection_word_min: int = 100
 
