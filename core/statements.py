@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from core.elements import ROW_SEPARATOR, row_cells
 from core.quantities import is_unit
-from core.textnorm import english_stem, match_terms
+from core.textnorm import english_stem, is_function_word, match_terms
 
 __all__ = [
     "DEFAULT_WORDS",
@@ -506,7 +506,16 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
     kv = _KEY_VALUE.match(text.splitlines()[0]) if text else None
     if kv and len(kv.group("value")) <= _MAX_VALUE_CHARS and not _is_reply(kv.group("key")):
         return kv.group("key").strip("`*- "), clean_value(kv.group("value"))
+    means = _MEANS.match(text.splitlines()[0]) if text else None
+    if means and len(means.group("value")) <= _MAX_VALUE_CHARS and not is_function_word(means.group("key").split()[0]):
+        return means.group("key"), clean_value(means.group("value").rstrip(";."))
     return None
+
+
+# A definition states its term as a key: '"user" means a person who …', "4 means you specified an option …" (a
+# list of exit codes). Asked what the term means, or what the code is, the key is what the question names.
+_MEANS = re.compile(r"^\s*(?:[-*+]\s+)?(?:\(\w{1,3}\)\s+|\d{1,2}\.\s+)?[\"“'`]?"
+                    r"(?P<key>[\w.\-]{1,30}(?: [\w.\-]{1,30}){0,2})[\"”'`]?\s+means\s+(?P<value>\S[^\n]*)$")
 
 
 # Fields stated one a line ("Type: `Array`<br>Default: `[]`<br>CLI arguments: `--branches`").

@@ -48,8 +48,9 @@ __all__ = [
 # Function words of questions and prose that match half of any corpus and carry no subject.
 ENGLISH_STOP_WORDS: frozenset[str] = frozenset(
     "a an and any are as at be been but by can could did do does doing for from had has have how i if in into "
-    "is it its me much many my no not of on or our should so than that the their them then there these they "
-    "this those to us was we were what when where which while who whom whose why will with would you your".split()
+    "is it its may me might much many must my no not of on or our shall should so than that the their them then "
+    "there these they this those to us was we were what when where which while who whom whose why will with would "
+    "you your".split()
 )
 
 # A word: letters/digits (any script, underscore included) joined by inner dots and hyphens; trailing

@@ -158,6 +158,7 @@ def fts_scored(
         bare = _particle_free(read, lexemes)
         lexemes = list(dict.fromkeys(bare.get(lex, lex) for lex in lexemes))
         lexemes = _repeated_name_once(read, question, lexemes, config.joined_name_share)
+        lexemes = _parts_for_the_whole(lexemes)
         keys = [lex for lex in lexemes if not is_stopword(lex) and lex not in named]
         # a version matches however it is written: "2.29.3" finds "Release v2.29.3", "v1.12.0" finds "1.12.0"
         keys += [form for lex in keys for form in textnorm.version_forms(lex)
@@ -209,6 +210,22 @@ def _repeated_name_once(read: ElementReader, question: str, lexemes: list[str], 
 
 
 _HYPHENATED = re.compile(r"\S*\w-\w\S*")
+
+
+def _parts_for_the_whole(lexemes: list[str]) -> list[str]:
+    """``lexemes`` less each hyphenated word whose every part is searched (its stop words aside, one part at
+    least): an element writing the word holds its parts too, so the word added a second count of the same words.
+    "built-in" on a section heading (and so in the path of each of its items) counted as itself and "built", above
+    the one line stating "Speakers" for "built-in speakers". The parts count, as a standard analyser splits the
+    word; a rare word of several parts ("e-books") still weighs as several. A name whose parts were left out
+    (:func:`_repeated_name_once`; "semantic-release" with only "release" written alone) is searched whole."""
+    held = set(lexemes)
+
+    def replaced(lex: str) -> bool:
+        parts = [p for p in lex.split("-") if p and not is_stopword(p)]
+        return "-" in lex.strip("-") and bool(parts) and all(p in held for p in parts)
+
+    return [lex for lex in lexemes if not replaced(lex)]
 
 def collection_words(store: ElementStore, words: Sequence[str], share: float, least: int) -> frozenset[str]:
     """Those of ``words`` that name the whole collection, held by at least ``share`` of its elements (in their text
