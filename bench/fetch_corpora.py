@@ -81,6 +81,10 @@ The corpora are documentation folders shipped in packages:
     (``**Type:** Bool``, ``**Default:** `False` ``, ``**Python & Config File Name:** force_sort_within_sections``,
     ``**CLI Flags:**`` over a list of flags), plus the profiles, the multi-line output modes, action comments and
     the guides that mention the same options.
+  * ``mkdocstrings-options`` -> ``docs/**/*.md`` of the ``mkdocstrings-python`` 2.0.11 sdist: a handler's options
+    reference whose options are ``## `show_source` `` headings over ONE bullet holding the type and the default
+    (``- **:octicons-package-24: Type [`bool`][] :material-equal: `True`{ title="default value" }**``), prose,
+    YAML examples and ``/// admonition`` previews; usage and docstring-style pages that mention the same options.
 
 npm packages are downloaded with ``npm pack NAME@VERSION`` (the registry settings of ``.npmrc`` apply).
 PyPI sdists are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
@@ -219,6 +223,9 @@ SDIST_CORPORA: dict[str, tuple[SdistPart, ...]] = {
     ),
     "isort-config": (SdistPart("isort==6.0.1", "1cb5df28dfbc742e490c5e41bad6da41b805b0a8be7bc93cd0fb2a8a890ac450",
                                ("docs",)),),
+    "mkdocstrings-options": (SdistPart("mkdocstrings-python==2.0.11",
+                                       "12d9b8bb1ccdb160a220a771a169300b788e8af5ad6456a0b8aeabbb103d42b2",
+                                       ("docs",)),),
 }
 MARKER = ".fetched.json"
 DEFAULT_DEST = Path(__file__).resolve().parent / "corpora"
