@@ -19,6 +19,7 @@ from functools import lru_cache
 
 from core.elements import ROW_SEPARATOR, row_cells
 from core.quantities import is_unit
+from core.site_markup import is_block_fence, read_markup
 from core.textnorm import english_stem, match_terms
 
 __all__ = [
@@ -472,25 +473,6 @@ def row_cell(wanted: frozenset[str], text: str) -> tuple[str, str, str] | None:
     return name, header[column], pairs[column][1]
 
 
-# Markup a documentation site renders that the parser keeps as text. An icon's shortcode (pymdownx.emoji:
-# ":octicons-package-24:", ":material-equal:") draws a picture and states nothing. A value given a title by an
-# attribute list (`` `True`{ title="default value" } ``, attr_list on inline code) is labelled by it: the title is
-# the value's key, as "default value: True" would be written in words.
-_ICON_SHORTCODE = re.compile(r"(?<![\w:]):[a-z][a-z0-9]*(?:-[a-z0-9]+)+:(?![\w:])")
-_TITLED_VALUE = re.compile(r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s{}]+)\{\s*title=(?P<q>[\"'])(?P<label>[^\"'\n]{1,40})"
-                           r"(?P=q)\s*\}")
-
-
-def read_markup(text: str) -> str:
-    """``text`` with a rendered site's markup read as words: icon shortcodes dropped, a titled value written
-    ``title: value`` (``:octicons-package-24: Type [int][] :material-equal: 60{ title="default value" }`` →
-    ``Type [int][] default value: 60``)."""
-    if "{" not in text and ":" not in text:
-        return text
-    text = _TITLED_VALUE.sub(lambda m: f"{m.group('label')}: {m.group('value')}", text)
-    return re.sub(r"[ \t]{2,}", " ", _ICON_SHORTCODE.sub(" ", text)).strip()
-
-
 def states_default(text: str) -> bool:
     """Whether ``text`` states a default value ("Defaults to `None`", "Default: `'/'`", a value titled "default
     value")."""
@@ -508,6 +490,8 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
     if category == "Table" or text.startswith("|"):
         cell = table_cell(wanted, text)
         return cell[:2] if cell else None
+    if is_block_fence(text):
+        return None  # "/// admonition | Preview type: preview": a container's options, not the documented values
     text = _field_asked(wanted, read_markup(text))
     default = _DEFAULT.search(text)
     if default:

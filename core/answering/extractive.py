@@ -62,6 +62,7 @@ from core.statements import (
     terms,
     terms_with_parts,
 )
+from core.site_markup import is_block_fence
 from core.text import clip
 
 __all__ = ["Evidence", "ExtractiveAnswerer", "is_lead_in", "score_evidence"]
@@ -235,7 +236,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         other_codes = element.category == "TableRow" and states_other_codes(element.text, named_codes)
         # a unit that is only a flag the question types (the item "--float-to-top" of its option's flag list) tells
         # nothing about it; a longer text the question quotes (a changelog entry asked which release) still answers
-        echoes = element.text.strip() in typed_flags
+        echoes = element.text.strip() in typed_flags or is_block_fence(element.text)  # a block's fence: markup
         answers = not is_title and not other_codes and not echoes and (
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
             or (documents_named and (bool(stated) or element.category == "TableRow")) or in_named_section
