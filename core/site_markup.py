@@ -17,8 +17,8 @@ __all__ = ["is_block_fence", "read_markup"]
 # pymdownx.emoji: ":name-with-parts:" (a bare ":warning:" is left: "key:value:" text holds such runs)
 _ICON_SHORTCODE = re.compile(r"(?<![\w:]):[a-z][a-z0-9]*(?:-[a-z0-9]+)+:(?![\w:])")
 # attr_list on an inline element: the value (quoted, an empty mapping, or one run without spaces) and its title
-_TITLED_VALUE = re.compile(r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|\{[^\s{}]*\}|[^\s{}]+)\{\s*title=(?P<q>[\"'])(?P<label>[^\"'\n]{1,40})"
-                           r"(?P=q)\s*\}")
+_TITLED_VALUE = re.compile(r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|\{[^\s{}]*\}|[^\s{}]+)"
+                           r"\{\s*title=(?P<q>[\"'])(?P<label>[^\"'\n]{1,40})(?P=q)\s*\}")
 # pymdownx.blocks: three or more slashes, then the block's name and title, or nothing (a closing fence); the
 # parser joins the fence with its option lines and the fences closing after it ("//// ///")
 _BLOCK_FENCE = re.compile(r"^/{3,}(?:\s*[A-Za-z][\w-]*(?:\s*\|[^\n]*)?)?(?:\s+/{3,})*\s*$")

@@ -49,6 +49,7 @@ from core.retrieval.named_rows import code_label, numbered_code, states_other_co
 from core.retrieval.parts import question_parts
 from core.retrieval.shape import bridge_cue, name_runs, question_shape
 from core.retrieval.word_forms import clipped, matches, prose_words
+from core.site_markup import is_block_fence
 from core.statements import (
     documented_statement,
     is_lead_in,
@@ -62,7 +63,6 @@ from core.statements import (
     terms,
     terms_with_parts,
 )
-from core.site_markup import is_block_fence
 from core.text import clip
 
 __all__ = ["Evidence", "ExtractiveAnswerer", "is_lead_in", "score_evidence"]
