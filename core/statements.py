@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from core.elements import ROW_SEPARATOR, row_cells
 from core.quantities import is_unit
-from core.site_markup import is_block_fence, read_markup
+from core.site_markup import is_markup_only, read_markup
 from core.textnorm import english_stem, match_terms
 
 __all__ = [
@@ -503,7 +503,7 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
     if category == "Table" or text.startswith("|"):
         cell = table_cell(wanted, text)
         return cell[:2] if cell else None
-    if is_block_fence(text):
+    if is_markup_only(text):
         return None  # "/// admonition | Preview type: preview": a container's options, not the documented values
     text = _field_asked(wanted, read_markup(text))
     default = _DEFAULT.search(text)

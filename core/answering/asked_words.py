@@ -10,7 +10,8 @@ import re
 from core.statements import Lexicon
 from core.textnorm import ENGLISH_STOP_WORDS, has_hangul
 
-__all__ = ["code_names", "heading_in_words", "names_by_parts", "placed_by_translation", "words_of"]
+__all__ = ["asks_what_it_does", "code_names", "heading_in_words", "names_by_parts", "placed_by_translation",
+           "words_of"]
 
 _IDENTIFIER_PARTS = re.compile(r"[._\-/:]")
 
@@ -71,3 +72,12 @@ def code_names(text: str) -> frozenset[tuple[str, ...]]:
     """The words, casefolded, of each name of two or more parts ``text`` writes in code (``float_to_top``,
     "--float-to-top" → float, to, top): every word, "to" included, so "--float-to-top" is not "No Float Top"."""
     return frozenset(tuple(re.split(r"[-_]", m.casefold())) for m in _CODE_NAME.findall(text))
+
+
+# Asking what a named thing does or means ("what does load_external_modules do"): its description, not an example.
+_ASKS_DOES = re.compile(r"\bwhat\s+(?:does|do)\b.*\b(?:do|mean|stand\s+for)\b|\b(?:describe|explain)\b", re.I)
+
+
+def asks_what_it_does(question: str) -> bool:
+    """Whether ``question`` asks what a thing does or means ("what does X do", "explain X")."""
+    return _ASKS_DOES.search(question) is not None
