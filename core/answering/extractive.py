@@ -135,7 +135,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                        if not e.outside_scope and not named_subjects.isdisjoint(own_subjects[e.element_id])}
     names = terms(" ".join(name_runs(question)))
     named_sections = named_sections_of(wanted, context, names) | spelled_sections_of(question, context)
-    asks_default = bool(wanted & _default_terms())
+    asks_default, describes = bool(wanted & _default_terms()), asks_what_it_does(question)
     # a heading in words is named by a name the question writes in code as well ("force_sort_within_sections")
     spelled = wanted | terms(" ".join(words_of(wanted)))
     worded_options = worded_options_of(question, wanted, context) if asks_default else frozenset()
@@ -192,6 +192,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
             dashed = asks_default and element.path[-1] in named_options
             stated, by_heading = documented_statement(unplaced, element.text, element.category, element.path[-1],
                                                       dashed=dashed, worded=element.path[-1] in worded_options)
+            if by_heading and describes:  # asked what the option does: its bare default line says nothing of it
+                stated, by_heading = None, False
         read.append((element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading, unit_states))
     # The words the context's statements state, in a key or a value. A key is measured against the asked words
     # among these only: the rest (the words asking for a default, a word's translations, a name the context
@@ -252,8 +254,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers,
                                attribute))
     scored = _description_when_asked_what(question, scored)
-    scored = instruction_first(question, _by_asked_question(scored, context, named_sections,
-                                                            asks_what_it_does(question)), context)
+    scored = instruction_first(question, _by_asked_question(scored, context, named_sections, describes), context)
     return code_with_its_prose(_after_what_follows(scored, context), context)
 
 
