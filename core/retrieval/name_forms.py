@@ -59,8 +59,9 @@ def other_number(factors: dict[str, float], index: HeadingIndex | None) -> dict[
 
 
 T = TypeVar("T")
-# An option heading that is one code name of two or more parts (``docstring_style``, ``build-frontend``).
-_CODE_NAME_HEADING = re.compile(r"`?[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+`?")
+# An option heading that is one code name of two or more parts, in lower case (``docstring_style``,
+# ``build-frontend``); a product's name in capitals ("USB-C", "NV-34WC") is no option's.
+_CODE_NAME_HEADING = re.compile(r"`?[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+`?")
 
 
 def spelled_whole(tied: list[T], text_of: Callable[[T], str], named: Callable[[str], bool]) -> list[T]:
