@@ -33,8 +33,9 @@ def read_markup(text: str) -> str:
     value: 60``, as the page says it in words)."""
     if "{" not in text and ":" not in text:
         return text
-    text = _TITLED_VALUE.sub(lambda m: f"{m.group('label')}: {m.group('value')}", text)
-    return re.sub(r"[ \t]{2,}", " ", _ICON_SHORTCODE.sub(" ", text)).strip()
+    read = _ICON_SHORTCODE.sub(" ", _TITLED_VALUE.sub(lambda m: f"{m.group('label')}: {m.group('value')}", text))
+    # only a text whose markup was read changes: any other is every reader's as written, spaces and all
+    return text if read == text else re.sub(r"[ \t]{2,}", " ", read).strip()
 
 
 def is_markup_only(text: str) -> bool:
