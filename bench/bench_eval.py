@@ -24,7 +24,8 @@ heldout-*          bench/corpora/{cibuildwheel,npm-cli,        data/heldout/*.js
 tune-*             bench/corpora/{semantic-release,            data/tune/*.json (generated, plus hand-written; FAQ,
                     concurrently-cli,korean-pykrx,               CLI, Korean prose, a tool's rule reference; tune)
                     markdownlint-rules,korean-moment,
-                    isort-config,molecule-faq}
+                    isort-config,molecule-faq,
+                    mkdocstrings-options}
 =================  ==========================================  ====================================================
 
 The comparative, shapes and entity-grid sets come from ``bench/write_question_sets.py``, the api-* sets from
@@ -153,7 +154,7 @@ for _corpus in UNSEEN2_CORPORA:
 # Tune (data/tune/, bench/write_tune_sets.py): an FAQ, a CLI's docs and Korean prose, the shapes the report sets
 # are weakest on, for tuning the reader without reading a report set.
 TUNE_CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx", "markdownlint-rules", "korean-moment",
-                "isort-config", "molecule-faq")
+                "isort-config", "molecule-faq", "mkdocstrings-options")
 for _corpus in TUNE_CORPORA:
     SETS[f"tune-{_corpus}"] = SetSpec(f"tune-{_corpus}", CORPORA / _corpus, DATA / "tune" / f"{_corpus}.json",
                                       fetched=_corpus, collection=f"tune-{_corpus}")

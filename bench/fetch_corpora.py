@@ -97,6 +97,10 @@ The corpora are documentation folders shipped in packages:
   * ``molecule-faq``     -> ``docs/**/*.md`` of the ``molecule`` 26.10.0 sdist: a tool's guide-shaped documentation
     with an FAQ (``## Can I run Molecule processes in parallel?`` over prose answers), a long configuration page
     (``molecule.yml`` sections over YAML and prose), usage, installation, CI and how-to guides.
+  * ``mkdocstrings-options`` -> ``docs/**/*.md`` of the ``mkdocstrings-python`` 2.0.11 sdist: a handler's options
+    reference whose options are ``## `show_source` `` headings over ONE bullet holding the type and the default
+    (``- **:octicons-package-24: Type [`bool`][] :material-equal: `True`{ title="default value" }**``), prose,
+    YAML examples and ``/// admonition`` previews; usage and docstring-style pages that mention the same options.
 
 npm packages are downloaded with ``npm pack NAME@VERSION`` (the registry settings of ``.npmrc`` apply).
 PyPI sdists are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
@@ -258,6 +262,9 @@ SDIST_CORPORA: dict[str, tuple[SdistPart, ...]] = {
     "structlog-guide": (SdistPart("structlog==25.4.0",
                                   "186cd1b0a8ae762e29417095664adf1d6a31702160a46dacb7796ea82f7409e4",
                                   ("docs", "CHANGELOG.md")),),
+    "mkdocstrings-options": (SdistPart("mkdocstrings-python==2.0.11",
+                                       "12d9b8bb1ccdb160a220a771a169300b788e8af5ad6456a0b8aeabbb103d42b2",
+                                       ("docs",)),),
 }
 MARKER = ".fetched.json"
 DEFAULT_DEST = Path(__file__).resolve().parent / "corpora"

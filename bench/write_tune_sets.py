@@ -31,6 +31,11 @@ molecule-faq      faq-guides    an FAQ whose questions are headings over prose a
                                 sentence, where it is not a lead-in or a pointer elsewhere), the tables and a
                                 section's one flag; hand-written: questions that do not reuse the heading's words,
                                 yes/no questions, answers in the configuration, installation and guide pages
+mkdocstrings-     config-       a handler's options reference: ``## `show_source` `` over ONE bullet holding the
+options           reference     type and the default (``:octicons-package-24: Type [`str`][] :material-equal:
+                                `"google"`{ title="default value" }``), prose, YAML examples: an option's default
+                                (a boolean's too) and its type where written plain; hand-written: allowed values,
+                                global-only options, the recommended settings, paraphrases
 ================  ============  ===============================================================================
 
 Facts come from the elements the product's parser makes (``core.ingest.parse``), kept only with one right answer
@@ -85,6 +90,9 @@ SPECS: dict[str, Unseen] = {s.name: s for s in (
     Unseen("molecule-faq", "faq-guides", "molecule",
            "molecule 26.10.0 docs (PyPI sdist): an FAQ of question headings over prose answers, a configuration "
            "page, usage, installation, CI and how-to guides"),
+    Unseen("mkdocstrings-options", "config-reference", "mkdocstrings",
+           "mkdocstrings-python 2.0.11 docs (PyPI sdist): a handler's options reference, each option a code-name "
+           "heading over one bullet holding its type and default, prose, YAML examples and previews"),
 )}
 
 
@@ -243,6 +251,31 @@ def faq_answer_facts(elements: Sequence, document: str) -> list[HeldFact]:
     return out
 
 
+_TYPE_DEFAULT = re.compile(r"Type (?P<type>.+?)\s+:material-equal:\s+(?P<value>.+?)\{ title=\"default value\" \}$",
+                           re.S)
+
+
+def option_bullet_facts(elements: Sequence, document: str) -> list[HeldFact]:
+    """``## `heading_level` `` › ``- :octicons-package-24: Type [`int`][] :material-equal: `2`{ title="default
+    value" }``: the option's default (quotes around a string dropped; a boolean's asked as a switch) and
+    its type where it is written plain (``[str][]``, ``str | list[str]``; not a ``bool``, nor one of ``<autoref>``
+    tags), asked by the option's code name."""
+    out = []
+    for element in elements:
+        path = _path(element)
+        if element.category != "ListItem" or not path or not (m := _TYPE_DEFAULT.search(element.text.strip())):
+            continue
+        subject = plain(path[-1])
+        value = m.group("value").strip().strip('"')
+        if value:  # a boolean's default is asked as people ask a switch ("is X on by default?")
+            out.append(HeldFact("switch" if value in ("True", "False") else "default", "default", value, path,
+                                document, subject, answers=(value,)))
+        kind = re.sub(r"\[(\w+)\]\[\]", r"\1", m.group("type")).strip()
+        if "<" not in kind and kind != "bool":
+            out.append(HeldFact("field", "type", kind, path, document, subject, answers=(kind,)))
+    return out
+
+
 def corpus_facts(corpus: str) -> tuple[list[HeldFact], list[str]]:
     facts: list[HeldFact] = []
     texts: list[str] = []
@@ -267,10 +300,16 @@ def corpus_facts(corpus: str) -> tuple[list[HeldFact], list[str]]:
             facts.extend(faq_answer_facts(elements, document))
             facts.extend(heading_flag_facts(elements, document))
             facts.extend(table_facts(elements, document, _subject_last))
+        elif corpus == "mkdocstrings-options":
+            facts.extend(option_bullet_facts(elements, document))
     # a table fact whose row has no key, a value the parser cut inside parentheses, a "default" that is a
     # sentence (a table's prose cell): each asks nothing
     facts = [f for f in facts if (f.kind != "table" or f.entity) and f.value.count("(") == f.value.count(")")
              and not (f.kind == "default" and f.value.endswith("."))]
+    if corpus == "mkdocstrings-options":
+        # its values are the options' own vocabulary (True, str, "table"), which the prose repeats on every page:
+        # no value is rare, so rarity is not asked; the attribution (the gold path is the option's section) is
+        texts = []
     return list(dict.fromkeys(facts)), texts
 
 
@@ -286,6 +325,9 @@ def ask(spec: Unseen, fact: HeldFact, qid: str) -> str:
     if fact.kind == "default":
         return _pick([f"{tool} {s} default?", f"what's the default for {s} in {tool}",
                       f"if I don't pass {s}, what does {tool} use?"], qid)
+    if fact.kind == "switch":
+        return _pick([f"is {s} on by default in {tool}?", f"{tool} {s} enabled by default?",
+                      f"does {tool} turn {s} on by default"], qid)
     if fact.kind == "flag":
         topic = s.lower()
         return _pick([f"{tool} {topic} flag?", f"which {tool} option for {topic}",
@@ -582,6 +624,41 @@ HAND: dict[str, tuple[Hand, ...]] = {
         ("how can several molecule scenarios reuse the instances of the default one", ("shared_state: true",),
          "configuration.md", "To enable shared state"),
     ),
+    "mkdocstrings-options": (
+        ("which docstring styles can mkdocstrings parse besides google?", ("numpy", "sphinx"),
+         "usage/configuration/docstrings.md", "see Numpy style"),
+        ("what values does members_order accept in mkdocstrings", ("source",), "usage/configuration/members.md",
+         "Order members as they appear in the source file"),
+        ("how do I get mkdocstrings to list members in the order they are written in the file",
+         ("source",), "usage/configuration/members.md", "Order members as they appear in the source file"),
+        ("what does the public filter keep in mkdocstrings", ("__all__",), "usage/configuration/members.md",
+         "The public filtering method will include only public objects"),
+        ("how do I hide the source code of my functions in the mkdocstrings output", ("show_source",),
+         "usage/configuration/general.md", "Show the source code of this object"),
+        ("which mkdocstrings option tells it where my packages are", ("paths",), "usage/index.md",
+         "provide filesystem paths in which to search for Python modules"),
+        ("can backlinks be set per page in mkdocstrings?", ("Global-only option",), "usage/configuration/general.md",
+         "For now, the option only works when set globally"),
+        ("what docstring section style does mkdocstrings recommend", ("docstring_section_style: list",),
+         "usage/index.md", "Tables are generally too large"),
+        ("how do I install the python handler of mkdocstrings", ("mkdocstrings[python]",), "usage/index.md",
+         "mkdocstrings[python]>=0.18"),
+        ("what's the default mkdocstrings handler", ("Python handler",), "usage/index.md",
+         "The Python handler is the default"),
+        ("is setting PYTHONPATH a good way for mkdocstrings to find my modules?", ("limitations",), "usage/index.md",
+         "This method has limitations"),
+        ("what does load_external_modules do in mkdocstrings", ("resolving aliases",), "usage/index.md",
+         "This option allows resolving aliases"),
+        ("mkdocstrings python locale option?", ("Deprecated",), "usage/index.md", "Use mkdocstrings' own"),
+        ("what does annotations_path full render in mkdocstrings", ("full path",), "usage/configuration/signatures.md",
+         "render annotations with their full path"),
+        ("can members be a list in mkdocstrings?", ("explicit list",), "usage/configuration/members.md",
+         "An explicit list of members to render"),
+        ("max width of signatures before mkdocstrings wraps them, by default?", ("60",),
+         "usage/configuration/signatures.md", "60{ title"),
+        ("does mkdocstrings show objects that have no docstring by default?", ("False",),
+         "usage/configuration/docstrings.md", "Show the object heading even if it has no docstring"),
+    ),
 }
 MULTI: dict[str, tuple[Multi, ...]] = {
     "semantic-release": (
@@ -637,6 +714,14 @@ MULTI: dict[str, tuple[Multi, ...]] = {
         ("molecule: run scenarios concurrently and keep going after one fails, which flags?",
          ((("--workers",), "guides/parallel.md", "Molecule can run"),
           (("--continue-on-failure",), "guides/parallel.md", "Use --continue-on-failure"))),
+    ),
+    "mkdocstrings-options": (
+        ("mkdocstrings default docstring style and default section style?",
+         ((("google",), "usage/configuration/docstrings.md", '"google"{ title'),
+          (("table",), "usage/configuration/docstrings.md", '"table"{ title'))),
+        ("mkdocstrings members_order and annotations_path defaults?",
+         ((("alphabetical",), "usage/configuration/members.md", '"alphabetical"{ title'),
+          (("brief",), "usage/configuration/signatures.md", '"brief"{ title'))),
     ),
 }
 

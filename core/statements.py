@@ -19,6 +19,7 @@ from functools import lru_cache
 
 from core.elements import ROW_SEPARATOR, row_cells
 from core.quantities import is_unit
+from core.site_markup import is_markup_only, read_markup
 from core.textnorm import english_stem, is_function_word, match_terms
 
 __all__ = [
@@ -387,6 +388,16 @@ def kebab_words(name: str) -> frozenset[str]:
     return terms(_KEBAB.sub(" ", name)) if _KEBAB.search(name) else frozenset()
 
 
+def snake_words(name: str) -> frozenset[str]:
+    """The terms of the words a snake_case name joins (``annotations_path`` → annotation, path); none for a text
+    that is not one such name."""
+    name = name.strip("`")
+    return terms(name.replace("_", " ")) if _SNAKE_NAME.fullmatch(name) else frozenset()
+
+
+_SNAKE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")
+
+
 def last_parts(found: Iterable[str]) -> frozenset[str]:
     """Terms of names with a dotted one cut to its last part (``options.msgprefix`` → ``msgprefix``)."""
     return frozenset(english_stem(t.rsplit(".", 1)[-1]) for t in found)
@@ -400,10 +411,13 @@ def name_share(wanted: frozenset[str], key: str) -> float:
 
 
 def option_share(wanted: frozenset[str], key: str) -> float:
-    """:func:`name_share`, a kebab-case option also named by its words: `script-shell` asked as "which shell runs
-    scripts"."""
+    """:func:`name_share`, a kebab-case or snake_case option also named by its words: `script-shell` asked as "which
+    shell runs scripts", `annotations_path` as "the annotations path"."""
     words = kebab_words(key)
     whole = name_share(wanted, key)
+    if not words and (snake := snake_words(key)):
+        # named by its words only all of them: one option's name holds another's (`members_order`, `members`)
+        return 1.0 if snake <= wanted else whole
     return max(whole, len(words & wanted) / len(words)) if words else whole
 
 
@@ -473,8 +487,9 @@ def row_cell(wanted: frozenset[str], text: str) -> tuple[str, str, str] | None:
 
 
 def states_default(text: str) -> bool:
-    """Whether ``text`` states a default value ("Defaults to `None`", "Default: `'/'`")."""
-    return _DEFAULT.search(text) is not None
+    """Whether ``text`` states a default value ("Defaults to `None`", "Default: `'/'`", a value titled "default
+    value")."""
+    return _DEFAULT.search(read_markup(text)) is not None
 
 
 def statement(wanted: frozenset[str], text: str, category: str = "") -> Statement | None:
@@ -488,7 +503,9 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
     if category == "Table" or text.startswith("|"):
         cell = table_cell(wanted, text)
         return cell[:2] if cell else None
-    text = _field_asked(wanted, text)
+    if is_markup_only(text):
+        return None  # "/// admonition | Preview type: preview": a container's options, not the documented values
+    text = _field_asked(wanted, read_markup(text))
     default = _DEFAULT.search(text)
     if default:
         name = _LEADING_NAME.match(text)

@@ -17,7 +17,8 @@ from .helpers_bench import assert_gold_answers_in_their_documents, bench_module,
 
 TUNE = ROOT / "data" / "tune"
 CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx", "markdownlint-rules", "korean-moment",
-           "isort-config", "molecule-faq")
+           "isort-config", "molecule-faq",
+           "mkdocstrings-options")
 
 
 def _sets() -> dict[str, dict]:
@@ -107,6 +108,24 @@ def test_option_block_facts_read_the_default_config_name_and_long_flags_below_an
         ("python version", "cli flag", "--py", ("--py",)),
         ("atomic", "cli flag", "--ac", ("--ac", "--atomic"))}  # a boolean's default and a spelled name: no fact
     assert all(f.path[-1] in ("Skip Glob", "Python Version", "Atomic") for f in facts)
+
+
+def test_option_bullet_facts_read_the_default_and_a_plain_type_from_the_bullet_under_an_option_heading():
+    sets = bench_module("write_tune_sets")
+    text = ("# Members options\n\n## `members_order`\n\n"
+            "- **:octicons-package-24: Type `str | list[str]` :material-equal: `\"alphabetical\"`"
+            "{ title=\"default value\" }**\n\nThe members ordering.\n\n- `source`: as in the file.\n\n"
+            "## `show_labels`\n\n- **:octicons-package-24: Type [`bool`][] :material-equal: `True`"
+            "{ title=\"default value\" }**\n\nShow labels.\n\n"
+            "## `filters`\n\n- **:octicons-package-24: Type <code><autoref identifier=\"list\" optional>list"
+            "</autoref></code> :material-equal: `[\"!^_[^_]\"]`{ title=\"default value\" }**\n")
+    facts = sets.option_bullet_facts(parsed_elements(text, "members.md"), "members.md")
+    assert {(f.kind, f.subject, f.key, f.value) for f in facts} == {
+        ("default", "members_order", "default", "alphabetical"),  # its quotes dropped
+        ("field", "members_order", "type", "str | list[str]"),
+        ("switch", "show_labels", "default", "True"),  # a boolean: asked as a switch; its type "bool" no fact
+        ("default", "filters", "default", '["!^_[^_]"]')}  # a type of <autoref> tags: no fact
+    assert {f.path[-1] for f in facts} == {"members_order", "show_labels", "filters"}
 
 
 @pytest.mark.parametrize("corpus", CORPORA)

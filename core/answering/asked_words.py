@@ -10,7 +10,8 @@ import re
 from core.statements import Lexicon
 from core.textnorm import ENGLISH_STOP_WORDS, has_hangul
 
-__all__ = ["code_names", "heading_in_words", "names_by_parts", "placed_by_translation", "words_of"]
+__all__ = ["asks_what_it_does", "code_names", "heading_in_words", "names_by_parts", "placed_by_translation",
+           "words_of"]
 
 _IDENTIFIER_PARTS = re.compile(r"[._\-/:]")
 
@@ -51,13 +52,19 @@ def placed_by_translation(found: frozenset[str], lexicon: Lexicon) -> frozenset[
 # An option heading written in words, as a configuration reference titles its options ("Wrap Length", "Force Sort
 # Within Sections"): two to six words of letters. One capitalised word names a section ("Options", "Usage").
 _WORDED_HEADING = re.compile(r"[A-Za-z][A-Za-z']*(?: [A-Za-z][A-Za-z']*){1,5}")
+# An option heading that is one snake_case name, in code or not ("`show_source`", "annotations_path").
+_SNAKE_HEADING = re.compile(r"`?[a-z][a-z0-9]*(?:_[a-z0-9]+)+`?")
 # A name of two or more parts written in code: a setting ("float_to_top") or a flag ("--float-to-top").
 _CODE_NAME = re.compile(r"(?<![\w-])-{0,2}([A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+)")
 
 
 def heading_in_words(heading: str) -> tuple[str, ...]:
-    """The words, casefolded, of a heading written in words ("Float To Top" → float, to, top); none for another."""
+    """The words, casefolded, of a heading written in words ("Float To Top" → float, to, top) or of one option's
+    snake_case name (``annotations_path`` → annotations, path: asked "annotations path default?" in words as a
+    heading in words is); none for another."""
     heading = heading.strip()
+    if _SNAKE_HEADING.fullmatch(heading):
+        return tuple(heading.strip("`").split("_"))
     return tuple(heading.casefold().split()) if _WORDED_HEADING.fullmatch(heading) else ()
 
 
@@ -65,3 +72,12 @@ def code_names(text: str) -> frozenset[tuple[str, ...]]:
     """The words, casefolded, of each name of two or more parts ``text`` writes in code (``float_to_top``,
     "--float-to-top" → float, to, top): every word, "to" included, so "--float-to-top" is not "No Float Top"."""
     return frozenset(tuple(re.split(r"[-_]", m.casefold())) for m in _CODE_NAME.findall(text))
+
+
+# Asking what a named thing does or means ("what does load_external_modules do"): its description, not an example.
+_ASKS_DOES = re.compile(r"\bwhat\s+(?:does|do)\b.*\b(?:do|mean|stand\s+for)\b|\b(?:describe|explain)\b", re.I)
+
+
+def asks_what_it_does(question: str) -> bool:
+    """Whether ``question`` asks what a thing does or means ("what does X do", "explain X")."""
+    return _ASKS_DOES.search(question) is not None

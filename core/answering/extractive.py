@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from core.answering import parts as answer_parts
 from core.answering import prompts
-from core.answering.asked_words import placed_by_translation, words_of
+from core.answering.asked_words import asks_what_it_does, placed_by_translation, words_of
 from core.answering.evidence import Evidence
 from core.answering.instructions import instruction_first
 from core.answering.named_sections import (
@@ -49,6 +49,7 @@ from core.retrieval.named_rows import code_label, numbered_code, states_other_co
 from core.retrieval.parts import question_parts
 from core.retrieval.shape import bridge_cue, name_runs, question_shape
 from core.retrieval.word_forms import clipped, matches, prose_words
+from core.site_markup import is_markup_only
 from core.statements import (
     documented_statement,
     is_lead_in,
@@ -134,7 +135,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                        if not e.outside_scope and not named_subjects.isdisjoint(own_subjects[e.element_id])}
     names = terms(" ".join(name_runs(question)))
     named_sections = named_sections_of(wanted, context, names) | spelled_sections_of(question, context)
-    asks_default = bool(wanted & _default_terms())
+    asks_default, describes = bool(wanted & _default_terms()), asks_what_it_does(question)
     # a heading in words is named by a name the question writes in code as well ("force_sort_within_sections")
     spelled = wanted | terms(" ".join(words_of(wanted)))
     worded_options = worded_options_of(question, wanted, context) if asks_default else frozenset()
@@ -191,6 +192,8 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
             dashed = asks_default and element.path[-1] in named_options
             stated, by_heading = documented_statement(unplaced, element.text, element.category, element.path[-1],
                                                       dashed=dashed, worded=element.path[-1] in worded_options)
+            if by_heading and describes:  # asked what the option does: its bare default line says nothing of it
+                stated, by_heading = None, False
         read.append((element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading, unit_states))
     # The words the context's statements state, in a key or a value. A key is measured against the asked words
     # among these only: the rest (the words asking for a default, a word's translations, a name the context
@@ -235,21 +238,23 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         other_codes = element.category == "TableRow" and states_other_codes(element.text, named_codes)
         # a unit that is only a flag the question types (the item "--float-to-top" of its option's flag list) tells
         # nothing about it; a longer text the question quotes (a changelog entry asked which release) still answers
-        echoes = element.text.strip() in typed_flags
+        echoes = element.text.strip() in typed_flags or is_markup_only(element.text)  # a block's fence: markup
         answers = not is_title and not other_codes and not echoes and (
             attribute > 0 or asked_overlap >= ANSWER_MIN_TEXT_OVERLAP or semantic >= ANSWER_MIN_SIMILARITY
             or (documents_named and (bool(stated) or element.category == "TableRow")) or in_named_section
         )
         key, value = stated if stated else (None, None)
         cell = table_cell(unplaced, element.text) if stated and element.text.lstrip().startswith("|") else None
-        # a table row is one unit: quoted whole, its row name and every header with it
+        # a table row is one unit: quoted whole, its row name and every header with it; a long text under an option
+        # heading is quoted by its sentence holding the question's other words (the option's name tells nothing)
+        own_name = terms(option_heading(element.path[-1]) or "") if element.path else frozenset()
         excerpt = (" ".join(element.text.split()) if element.category == "TableRow"
-                   else cell[2] if cell else _excerpt(element.text, wanted, value, written,
-                                                           code=element.category == "CodeSnippet"))
+                   else cell[2] if cell else _excerpt(element.text, wanted - own_name or wanted, value,
+                                                      written - own_name, code=element.category == "CodeSnippet"))
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers,
                                attribute))
     scored = _description_when_asked_what(question, scored)
-    scored = instruction_first(question, _by_asked_question(scored, context, named_sections), context)
+    scored = instruction_first(question, _by_asked_question(scored, context, named_sections, describes), context)
     return code_with_its_prose(_after_what_follows(scored, context), context)
 
 
@@ -286,7 +291,8 @@ def _description_when_asked_what(question: str, scored: list[Evidence]) -> list[
 
 
 def _by_asked_question(scored: list[Evidence], context: Context,
-                       named_sections: frozenset[tuple[str, tuple[str, ...]]] = frozenset()) -> list[Evidence]:
+                       named_sections: frozenset[tuple[str, tuple[str, ...]]] = frozenset(),
+                       describes: bool = False) -> list[Evidence]:
     """Evidence ranked with an FAQ's question headings read as part of the evidence under them.
 
     An FAQ answers a question in the paragraphs below its heading ("Which Python versions does Black support?",
@@ -330,19 +336,21 @@ def _by_asked_question(scored: list[Evidence], context: Context,
 
     ranked = sorted(out, key=lambda e: (-e.answers, -unit_score(e), -e.score,
                                         e.element.rank if e.element.rank is not None else 1_000_000))
-    return _section_leads_with_its_first(ranked, section_of, context, frozenset(asked))
+    return _section_leads_with_its_first(ranked, section_of, context, frozenset(asked), describes)
 
 
 def _section_leads_with_its_first(ranked: list[Evidence], section_of: dict[str, tuple[str, tuple[str, ...]]],
                                   context: Context,
-                                  asked: frozenset[tuple[str, tuple[str, ...]]] = frozenset()) -> list[Evidence]:
+                                  asked: frozenset[tuple[str, tuple[str, ...]]] = frozenset(),
+                                  describes: bool = False) -> list[Evidence]:
     """A section's answer leads with what it answers ("Not yet", "Black provides no options to configure the
     indentation style"; "get_shorting_balance_by_date 메서드는 …" before the frame it prints): of the section's
     paragraphs that answer and score within ``SECTION_FIRST_MARGIN`` of its best, the first in the document
     leads the section. A table row is measured against the other rows, never put first by its place. A lead-in
     before a table's rows, or before items that state values of their own, is no answer by itself (they are
     quoted instead, :func:`_after_what_follows`). Under an FAQ question heading (``asked``), a lead that is one
-    step of a list is quoted with its list (:func:`steps_of`)."""
+    step of a list is quoted with its list (:func:`steps_of`). Asked what the thing does (``describes``), a code
+    example leading the section (it only sets the option the heading names) yields to the section's first prose."""
     position = {e.element_id: i for i, e in enumerate(context.elements)}
     stating_paths = {(e.element.document_id, e.element.path) for e in ranked
                      if e.element.category == "TableRow" or (e.value and e.element.category in _FOLLOWER_CATEGORIES)}
@@ -359,6 +367,9 @@ def _section_leads_with_its_first(ranked: list[Evidence], section_of: dict[str, 
                  and out[i].element.category != "TableRow" and out[i].element.path == top.element.path
                  and not (is_lead_in(out[i].element.text)
                           and (out[i].element.document_id, out[i].element.path) in stating_paths)]
+        if describes and top.element.category == "CodeSnippet":
+            close = [out[i] for i in members if out[i].answers and out[i].element.path == top.element.path
+                     and out[i].element.category not in _FOLLOWER_CATEGORIES] or [top]
         first = min(close, key=lambda e: position.get(e.element.element_id, 0), default=top)
         if section in asked:
             out[out.index(first)] = first = steps_of(first, ranked, context, EXCERPT_CHARS)

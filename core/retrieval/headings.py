@@ -39,7 +39,7 @@ from functools import lru_cache
 from core import textnorm
 from core.changelog import release_heading
 from core.retrieval.heading_refs import HeadingMatch, HeadingRef, _ref, load_headings
-from core.retrieval.name_forms import other_number, run_together
+from core.retrieval.name_forms import other_number, run_together, spelled_whole
 from core.retrieval.shape import IDENTIFIER, asking_words, code_names, name_runs, split_preamble
 from core.retrieval.word_forms import clipped as _clipped
 from core.retrieval.word_forms import joined_score, prose_words
@@ -513,6 +513,7 @@ def rank_headings(question: str, headings: Sequence[HeadingRef] | HeadingIndex,
         # the weight each heading of the path (root first, the heading last) adds with its own words
         tied = sorted(((m, *t) for m, group in groups.items() if scores[m] == level for t in group),
                       key=lambda t: index.order(t[1]))
+        tied = spelled_whole(tied, lambda t: index.headings[t[1]].text, lambda w: bool(found([w])))
         match = _match_at(index, [(index.headings[i], levels(m, above, own_of.get(i, 0))) for m, i, above in tied],
                           level, found)
         if match is not None and mixes_release(match):

@@ -6,11 +6,12 @@ together ("the max retry timeout" → ``fetch-retry-maxtimeout``) and a word in 
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from collections.abc import Callable
+from typing import Protocol, TypeVar
 
 from core.statements import number_forms, run_together_pairs
 
-__all__ = ["other_number", "run_together"]
+__all__ = ["other_number", "run_together", "spelled_whole"]
 
 class HeadingIndex(Protocol):
     """What these look-ups read of :class:`core.retrieval.headings.HeadingIndex` (not imported: it imports this)."""
@@ -55,3 +56,21 @@ def other_number(factors: dict[str, float], index: HeadingIndex | None) -> dict[
                                                     if _PARTS.search(w)) for i in held):
                 out[form] = factor
     return out
+
+
+T = TypeVar("T")
+# An option heading that is one code name of two or more parts, in lower case (``docstring_style``,
+# ``build-frontend``); a product's name in capitals ("USB-C", "NV-34WC") is no option's.
+_CODE_NAME_HEADING = re.compile(r"`?[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+`?")
+
+
+def spelled_whole(tied: list[T], text_of: Callable[[T], str], named: Callable[[str], bool]) -> list[T]:
+    """Of headings the question's words name equally (a tie), those to keep: a code-name heading one of whose parts
+    no question word names (``docstring_section_style`` for "default docstring style?") is dropped when another
+    tied code-name heading has every part named (``docstring_style``); every other heading is kept."""
+    parts = [re.split(r"[-_]", t.strip().strip("`").casefold()) if _CODE_NAME_HEADING.fullmatch(t.strip()) else None
+             for t in map(text_of, tied)]
+    whole = [p is not None and all(named(w) for w in p) for p in parts]
+    if not any(whole):
+        return tied
+    return [h for h, p, w in zip(tied, parts, whole, strict=True) if p is None or w]

@@ -301,15 +301,19 @@ def _shared_tail(pieces: list[str], *, framed: bool) -> list[str]:
     """The first side, a bare name, takes what the last side asks of its own name: "hatch 1.6.0 and hatchling
     1.6.0 release dates" → "hatch 1.6.0 release dates", "HATCH_BUILD_HOOKS_ENABLE vs HATCH_BUILD_HOOKS_ONLY, what
     does each do" → "HATCH_BUILD_HOOKS_ENABLE what does each do". The last side's first words mirror the first
-    side word for word (an identifier where the first has one, and only there); the rest is the shared ask. A last
-    side already asked in the first side's frame (``framed``) shares nothing more."""
+    side's last words word for word (an identifier where the first has one, and only there); the rest is the shared
+    ask. A last side already asked in the first side's frame (``framed``) shares nothing more."""
     first, last = pieces[0].split(), pieces[-1].split()
-    n = len(first)
-    if framed or _ASKING.match(pieces[0]) or _ASKING.match(pieces[-1]) or not n < len(last):
+    if framed or _ASKING.match(pieces[0]) or _ASKING.match(pieces[-1]):
         return pieces
-    ids = [(bool(_IDENTIFIER.fullmatch(a.strip(",:"))), bool(_IDENTIFIER.fullmatch(b.strip(",:"))))
-           for a, b in zip(first, last[:n], strict=True)]
-    if not any(a and b for a, b in ids) or any(a != b for a, b in ids):
+    # the first side's last words mirror the last side's first (its leading words may be the frame: "mkdocstrings
+    # members_order and annotations_path defaults" → "mkdocstrings members_order defaults")
+    for n in range(min(len(first), len(last) - 1), 0, -1):
+        ids = [(bool(_IDENTIFIER.fullmatch(a.strip(",:"))), bool(_IDENTIFIER.fullmatch(b.strip(",:"))))
+               for a, b in zip(first[-n:], last[:n], strict=True)]
+        if any(a and b for a, b in ids) and all(a == b for a, b in ids):
+            break
+    else:
         return pieces
     tail = " ".join(last[n:])
     if terms(tail) & terms(pieces[0]):

@@ -13,7 +13,7 @@ from core.statements import (
     documented_statement,
     in_other_number,
     last_parts,
-    name_share,
+    option_share,
     terms,
 )
 
@@ -26,7 +26,8 @@ def _stating(hits: list[Hit], asked: frozenset[str], wanted: frozenset[str],
     """The first hit stating the attribute asked (a ``key : value`` item or ``Default:`` line whose key names at
     least half of the question's words), and whether its key is exactly an option the question names by its
     identifier (``identifiers``); such a hit is preferred. A default under the option's own heading counts when
-    the question names that heading (``wanted``), unless ``keyed``."""
+    the question names that heading (``wanted``; a kebab-case or snake_case one by its words too: "annotations path"
+    for ``annotations_path``), unless ``keyed``."""
     first: Hit | None = None
     for hit in hits:
         heading = hit.element.heading_path[-1] if hit.element.heading_path else None
@@ -35,7 +36,7 @@ def _stating(hits: list[Hit], asked: frozenset[str], wanted: frozenset[str],
         found, by_heading = documented_statement(asked, hit.element.text, hit.element.category, heading,
                                                  dashed=dashed)
         if not found or (keyed and by_heading) \
-                or (name_share(wanted, found[0]) if by_heading else attribute_share(asked, found[0])) < 0.5:
+                or (option_share(wanted, found[0]) if by_heading else attribute_share(asked, found[0])) < 0.5:
             continue
         if not identifiers or last_parts(terms(found[0])) <= identifiers:
             return hit, True
