@@ -22,37 +22,11 @@ from core.quantities import is_unit
 from core.site_markup import is_markup_only, read_markup
 from core.textnorm import english_stem, is_function_word, match_terms
 
-__all__ = [
-    "DEFAULT_WORDS",
-    "GENERAL",
-    "Lexicon",
-    "NO_LEXICON",
-    "Statement",
-    "asked_and_spelled",
-    "asked_reading",
-    "asks_default",
-    "attribute_share",
-    "documented_statement",
-    "expanded_query",
-    "is_lead_in",
-    "last_parts",
-    "name_share",
-    "number_forms",
-    "option_heading",
-    "question_terms",
-    "run_together_pairs",
-    "standalone_words",
-    "as_written",
-    "in_other_number",
-    "row_cell",
-    "singular",
-    "without_default_phrases",
-    "statement",
-    "states_default",
-    "table_cell",
-    "table_rows",
-    "terms",
-]
+__all__ = ["DEFAULT_WORDS", "GENERAL", "Lexicon", "NO_LEXICON", "Statement", "as_written", "asked_and_spelled",
+           "asked_reading", "asks_default", "attribute_share", "documented_statement", "expanded_query",
+           "in_other_number", "is_lead_in", "last_parts", "name_share", "number_forms", "option_heading",
+           "question_terms", "row_cell", "run_together_pairs", "singular", "standalone_words", "statement",
+           "states_default", "table_cell", "table_rows", "terms", "without_default_phrases"]
 
 # Question words and the nouns they ask for (each row: the words, then the nouns).
 ASKED_AS = (
