@@ -30,27 +30,22 @@ Run: .venv/bin/python bench/write_unseen2_sets.py [--limit 26]   # → data/unse
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections import defaultdict
 from collections.abc import Sequence
 
 from _common import CORPORA, ROOT
 from write_heldout_sets import (
     _KEEP_RELEASE,
     HeldFact,
-    _path,
     _pick,
     _topic,
     corpus_elements,
     default_facts,
-    gold_forms,
     plain,
-    release_date_fact,
     table_facts,
 )
 from write_tune_sets import heading_function_facts
-from write_unseen_sets import Hand, Multi, SetKind, Unseen, dated_changelog_facts, write_sets
+from write_unseen_sets import Hand, Multi, SetKind, Unseen, dated_changelog_facts, round_robin, write_sets
 
 OUT_DIR = ROOT / "data" / "unseen2"
 DEFAULT_LIMIT = 26
@@ -99,26 +94,10 @@ _PR_TAIL = re.compile(r"(?:[\s,]*#\d+)+\.?$")
 def keep_a_changelog_pr_facts(elements: Sequence, document: str, product: str) -> list[HeldFact]:
     """``25.4.0 - 2025-06-02`` headings: the release's date; an entry's PR numbers (``#724`` → 25.4.0) and its
     words without them (``Support for Python 3.14 and Python 3.13.4`` → 25.4.0)."""
-    out = []
-    for element in elements:
-        path = _path(element)
-        if (dated := release_date_fact(element, path, _KEEP_RELEASE, document, product)) is not None:
-            out.append(dated)
-            continue
-        heading = next((p for p in path if _KEEP_RELEASE.match(p)), None)
-        if heading is None or element.category != "ListItem":
-            continue
-        version = _KEEP_RELEASE.match(heading).group("version")
-        release_path = path[: path.index(heading) + 1]
-        answers = (version,)
-        for number in re.findall(r"#(\d{3,4})\b", element.text):
-            out.append(HeldFact("fixed_in", number, version, release_path, document, product, entity=product,
-                                answers=answers))
-        words = _PR_TAIL.sub("", plain(element.text)).rstrip(".")
-        if 4 <= len(words.split()) <= 14 and "#" not in words:
-            out.append(HeldFact("changed_in", product, version, release_path, document, words, entity=product,
-                                answers=answers))
-    return out
+    return dated_changelog_facts(elements, document, product, _KEEP_RELEASE, _PR_NUMBER, _PR_TAIL, v_prefix=False)
+
+
+_PR_NUMBER = re.compile(r"#(\d{3,4})\b")
 
 
 def corpus_facts(corpus: str) -> tuple[list[HeldFact], list[str]]:
@@ -178,43 +157,9 @@ def ask(spec: Unseen, fact: HeldFact, qid: str) -> str:
                   f"{e} - {k.lower()}? ({tool} {option})"], qid)
 
 
-def _id(corpus: str, fact: HeldFact) -> str:
-    digest = hashlib.sha1("\x1f".join([corpus, fact.document, *fact.path, fact.kind, fact.entity, fact.key,
-                                       fact.value, fact.subject]).encode()).hexdigest()[:10]
-    return f"u2-{corpus[:4]}-{digest}"
-
-
 def generated(corpus: str, facts: Sequence[HeldFact], limit: int) -> list[dict]:
     """Round-robin over the kinds, and within a kind over the documents (as the first batch)."""
-    from core.evaluation.metrics import normalise
-
-    spec = SPECS[corpus]
-    by_kind: dict[str, dict[str, list[HeldFact]]] = defaultdict(lambda: defaultdict(list))
-    for fact in sorted(facts, key=lambda f: _id(corpus, f)):
-        by_kind[fact.kind][fact.document].append(fact)
-    queues = []
-    for kind in sorted(by_kind):
-        documents = by_kind[kind]
-        queues.append([f for i in range(max(map(len, documents.values()))) for d in sorted(documents)
-                       if i < len(documents[d]) for f in [documents[d][i]]])
-    questions: list[dict] = []
-    while len(questions) < limit and any(queues):
-        for queue in queues:
-            if not queue or len(questions) >= limit:
-                continue
-            fact = queue.pop(0)
-            qid = _id(corpus, fact)
-            question = ask(spec, fact, qid)
-            answers = list(fact.answers) or gold_forms(fact.value)
-            if any(normalise(a) in normalise(question) for a in answers):
-                continue  # the question gives the answer away
-            questions.append({
-                "id": qid, "question": question, "answers": answers, "gold_path": list(fact.path),
-                "document": fact.document, "tags": ["unseen2", spec.shape, fact.kind.replace("_", "-")],
-                "corpus": corpus, "shape": spec.shape, "split": SPLIT})
-            if fact.kind == "table" and fact.entity:  # the value is in a row: the answer should name the row
-                questions[-1]["row_key"] = fact.entity
-    return questions
+    return round_robin(SPECS[corpus], facts, limit, ask, "u2", "unseen2")
 
 
 # Hand-written per corpus, from the documents, before the product was run on them: (question, answers, document,

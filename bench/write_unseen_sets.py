@@ -132,25 +132,28 @@ _PR = re.compile(r"#(\d{3,5})\b")
 _BY = re.compile(r"\s+by @[\w-]+(?: and @[\w-]+)*(?: in #\d+.*)?$|\s*\(#\d+(?:, #\d+)*\)\.?$")
 
 
-def dated_changelog_facts(elements: Sequence, document: str, product: str) -> list[HeldFact]:
-    """``v2.11.7 (2025-06-14)`` / ``3.2.4 (2024-11-01)`` headings: the release's date; an entry's PR number and
-    its words (``Rebuild dataclass fields before schema generation`` → 2.11.6)."""
+def dated_changelog_facts(elements: Sequence, document: str, product: str, release: re.Pattern[str] = _KEEP_DATED,
+                          pr: re.Pattern[str] = _PR, tail: re.Pattern[str] = _BY, v_prefix: bool = True,
+                          ) -> list[HeldFact]:
+    """``v2.11.7 (2025-06-14)`` / ``3.2.4 (2024-11-01)`` headings (or another ``release`` heading): the release's
+    date; an entry's PR number and its words without the ``tail`` naming its author or PR (``Rebuild dataclass
+    fields before schema generation`` → 2.11.6), answered with or without a leading v (``v_prefix``)."""
     out = []
     for element in elements:
         path = _path(element)
-        if (dated := release_date_fact(element, path, _KEEP_DATED, document, product)) is not None:
+        if (dated := release_date_fact(element, path, release, document, product)) is not None:
             out.append(dated)
             continue
-        heading = next((p for p in path if _KEEP_DATED.match(p)), None)
+        heading = next((p for p in path if release.match(p)), None)
         if heading is None or element.category != "ListItem":
             continue
-        version = _KEEP_DATED.match(heading).group("version")
+        version = release.match(heading).group("version")
         release_path = path[: path.index(heading) + 1]
-        answers = (f"v{version}", version)
-        for number in _PR.findall(element.text):
+        answers = (f"v{version}", version) if v_prefix else (version,)
+        for number in pr.findall(element.text):
             out.append(HeldFact("fixed_in", number, version, release_path, document, product, entity=product,
                                 answers=answers))
-        words = _BY.sub("", plain(element.text)).rstrip(".")
+        words = tail.sub("", plain(element.text)).rstrip(".")
         if 4 <= len(words.split()) <= 14 and "#" not in words:
             out.append(HeldFact("changed_in", product, version, release_path, document, words, entity=product,
                                 answers=answers))
@@ -222,19 +225,21 @@ def ask(spec: Unseen, fact: HeldFact, qid: str) -> str:
     return _pick([f"{tool} {s} {k.lower()}?", f"what's the {k.lower()} of {s} in {tool}"], qid)
 
 
-def _id(corpus: str, fact: HeldFact) -> str:
+def question_id(corpus: str, fact: HeldFact, prefix: str = "un") -> str:
     digest = hashlib.sha1("\x1f".join([corpus, fact.document, *fact.path, fact.kind, fact.entity, fact.key,
                                        fact.value, fact.subject]).encode()).hexdigest()[:10]
-    return f"un-{corpus[:4]}-{digest}"
+    return f"{prefix}-{corpus[:4]}-{digest}"
 
 
-def generated(corpus: str, facts: Sequence[HeldFact], limit: int) -> list[dict]:
-    """Round-robin over the kinds, and within a kind over the documents: the whole corpus, every kind asked."""
+def round_robin(spec: Unseen, facts: Sequence[HeldFact], limit: int, ask: Callable[[Unseen, HeldFact, str], str],
+                prefix: str = "un", tag: str = "unseen") -> list[dict]:
+    """Round-robin over the kinds, and within a kind over the documents: the whole corpus, every kind asked (each
+    batch of unseen sets, with its own ``ask``, id ``prefix`` and ``tag``)."""
     from core.evaluation.metrics import normalise
 
-    spec = SPECS[corpus]
+    corpus = spec.name
     by_kind: dict[str, dict[str, list[HeldFact]]] = defaultdict(lambda: defaultdict(list))
-    for fact in sorted(facts, key=lambda f: _id(corpus, f)):
+    for fact in sorted(facts, key=lambda f: question_id(corpus, f, prefix)):
         by_kind[fact.kind][fact.document].append(fact)
     queues = []
     for kind in sorted(by_kind):
@@ -247,18 +252,22 @@ def generated(corpus: str, facts: Sequence[HeldFact], limit: int) -> list[dict]:
             if not queue or len(questions) >= limit:
                 continue
             fact = queue.pop(0)
-            qid = _id(corpus, fact)
+            qid = question_id(corpus, fact, prefix)
             question = ask(spec, fact, qid)
             answers = list(fact.answers) or gold_forms(fact.value)
             if any(normalise(a) in normalise(question) for a in answers):
                 continue  # the question gives the answer away
             questions.append({
                 "id": qid, "question": question, "answers": answers, "gold_path": list(fact.path),
-                "document": fact.document, "tags": ["unseen", spec.shape, fact.kind.replace("_", "-")],
+                "document": fact.document, "tags": [tag, spec.shape, fact.kind.replace("_", "-")],
                 "corpus": corpus, "shape": spec.shape, "split": SPLIT})
             if fact.kind == "table" and fact.entity:  # the value is in a row: the answer should name the row
                 questions[-1]["row_key"] = fact.entity
     return questions
+
+
+def generated(corpus: str, facts: Sequence[HeldFact], limit: int) -> list[dict]:
+    return round_robin(SPECS[corpus], facts, limit, ask)
 
 
 # Hand-written per corpus: (question, answers, document, a text the gold element holds). A multi-fact question
