@@ -17,6 +17,9 @@ def test_a_hyphenated_word_counts_by_its_parts():
     # a name whose parts were left out (a name the collection repeats) is searched whole
     assert _parts_for_the_whole(["semantic-release", "config"]) == ["semantic-release", "config"]
     assert _parts_for_the_whole(["semantic-release", "release", "tag"]) == ["semantic-release", "release", "tag"]
+    # a name with a number in a part is an identifier: "utf-8", "manylinux-armv7l-image" are searched whole too
+    assert _parts_for_the_whole(["utf-8", "utf", "8"]) == ["utf-8", "utf", "8"]
+    assert "manylinux-armv7l-image" in _parts_for_the_whole(["manylinux-armv7l-image", "manylinux", "armv7l", "image"])
 
 
 def test_a_modal_verb_names_no_heading():

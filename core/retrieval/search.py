@@ -210,6 +210,7 @@ def _repeated_name_once(read: ElementReader, question: str, lexemes: list[str], 
 
 
 _HYPHENATED = re.compile(r"\S*\w-\w\S*")
+_DIGIT = re.compile(r"\d")
 
 
 def _parts_for_the_whole(lexemes: list[str]) -> list[str]:
@@ -218,12 +219,15 @@ def _parts_for_the_whole(lexemes: list[str]) -> list[str]:
     "built-in" on a section heading (and so in the path of each of its items) counted as itself and "built", above
     the one line stating "Speakers" for "built-in speakers". The parts count, as a standard analyser splits the
     word; a rare word of several parts ("e-books") still weighs as several. A name whose parts were left out
-    (:func:`_repeated_name_once`; "semantic-release" with only "release" written alone) is searched whole."""
+    (:func:`_repeated_name_once`; "semantic-release" with only "release" written alone), or with a number in a
+    part, is searched whole."""
     held = set(lexemes)
 
     def replaced(lex: str) -> bool:
         parts = [p for p in lex.split("-") if p and not is_stopword(p)]
-        return "-" in lex.strip("-") and bool(parts) and all(p in held for p in parts)
+        # a name with a number in a part ("utf-8", "manylinux-armv7l-image") is an identifier: its exact form is
+        # what the documents write, and a number alone matches every number
+        return "-" in lex.strip("-") and bool(parts) and all(p in held and not _DIGIT.search(p) for p in parts)
 
     return [lex for lex in lexemes if not replaced(lex)]
 
