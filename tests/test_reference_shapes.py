@@ -118,6 +118,8 @@ def test_the_titled_default_under_the_option_heading_answers_by_name_or_by_words
         assert evidence and (evidence[0].key, evidence[0].value) == (key, value), (
             question, [(e.element.path[-1], e.key, e.value, round(e.score, 3)) for e in evidence[:3]])
         assert answer.splitlines()[0] == f"{key}: {value}", question
+        # quoted as the site shows it: no icon's shortcode, the title read as words
+        assert f"default value: {value}" in answer and ":octicons" not in answer and "{ title" not in answer, answer
 
 
 def test_asked_the_type_the_option_bullet_answers_not_the_preview_blocks_type_line(reference):

@@ -49,7 +49,7 @@ from core.retrieval.named_rows import code_label, numbered_code, states_other_co
 from core.retrieval.parts import question_parts
 from core.retrieval.shape import bridge_cue, name_runs, question_shape
 from core.retrieval.word_forms import clipped, matches, prose_words
-from core.site_markup import is_markup_only
+from core.site_markup import is_markup_only, read_markup
 from core.statements import (
     documented_statement,
     is_lead_in,
@@ -144,8 +144,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
     shape = question_shape(question)
     compares = shape is not None and shape.kind in ("superlative", "compare")
     # a clipped word ("async", "config") is held by a text writing its whole ("asynchronous"), as the heading scope
-    # reads it (core.retrieval.word_forms): else the scope's one paragraph saying "asynchronous" ranked below
-    # those repeating the tool's name
+    # reads it (core.retrieval.word_forms), above those repeating the tool's name
     clipped_words = frozenset(w for w in written & wanted if clipped(w))
     # a lead-in sentence and the items after it are one unit to the reader: it holds the words of those stating a
     # value, and states one through them ("Integration 테스트는 vcrpy를 사용하여 …:" › "첫 실행: …")
@@ -246,11 +245,12 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         key, value = stated if stated else (None, None)
         cell = table_cell(unplaced, element.text) if stated and element.text.lstrip().startswith("|") else None
         # a table row is one unit: quoted whole, its row name and every header with it; a long text under an option
-        # heading is quoted by its sentence holding the question's other words (the option's name tells nothing)
+        # heading by its sentence holding the question's other words; prose as the site shows it (core.site_markup)
         own_name = terms(option_heading(element.path[-1]) or "") if element.path else frozenset()
-        excerpt = (" ".join(element.text.split()) if element.category == "TableRow"
-                   else cell[2] if cell else _excerpt(element.text, wanted - own_name or wanted, value,
-                                                      written - own_name, code=element.category == "CodeSnippet"))
+        code = element.category == "CodeSnippet"
+        excerpt = (" ".join(element.text.split()) if element.category == "TableRow" else cell[2] if cell else _excerpt(
+            element.text if code else read_markup(element.text), wanted - own_name or wanted, value,
+            written - own_name, code=code))
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers,
                                attribute))
     scored = _description_when_asked_what(question, scored)
