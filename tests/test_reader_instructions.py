@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from core.answering import ExtractiveAnswerer
+from core.answering import ExtractiveAnswerer, prompts
 from core.answering.instructions import asks_how, instructs
 from core.answering.named_sections import heading_name_terms
 from core.retrieval import Context
@@ -139,6 +139,8 @@ def test_asked_how_the_first_instruction_of_the_named_section_answers_though_it_
     for outside in (False, True):
         answer = ExtractiveAnswerer().complete("how do I skip the warm-up step", _warmup_page(outside))
         assert "warmup: false" in answer, answer
+        # the instruction scores less than the context's best match: the context is no weak match for that
+        assert prompts.EXTRACTIVE_WEAK_NOTE not in answer, answer
     # not asked how: the section's instruction is not promoted
     first = ExtractiveAnswerer().evidence("what is the warm-up step", _warmup_page(False))[0]
     assert "warmup: false" not in first.element.text

@@ -543,7 +543,7 @@ class ExtractiveAnswerer:
         lines = _quoted(best, context)
         if context.mode != "hierarchical":
             lines.append(prompts.EXTRACTIVE_PLAIN_NOTE)
-        if best.score < WEAK_SCORE:
+        if max(e.score for e in evidence) < WEAK_SCORE:  # of the context: a unit placed first by a rule scores less
             lines.append(prompts.EXTRACTIVE_WEAK_NOTE)
         return "\n".join(lines)
 
