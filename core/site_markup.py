@@ -31,9 +31,8 @@ def read_markup(text: str) -> str:
     """``text`` with icon shortcodes dropped and a titled value written ``title: value``
     (``:octicons-package-24: Type [int][] :material-equal: 60{ title="default value" }`` → ``Type [int][] default
     value: 60``, as the page says it in words)."""
-    if "{" not in text and ":" not in text:
-        return text
-    read = _ICON_SHORTCODE.sub(" ", _TITLED_VALUE.sub(lambda m: f"{m.group('label')}: {m.group('value')}", text))
+    read = _TITLED_VALUE.sub(lambda m: f"{m.group('label')}: {m.group('value')}", text) if "{" in text else text
+    read = _ICON_SHORTCODE.sub(" ", read) if ":" in read else read
     # only a text whose markup was read changes: any other is every reader's as written, spaces and all
     return text if read == text else re.sub(r"[ \t]{2,}", " ", read).strip()
 

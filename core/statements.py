@@ -494,10 +494,11 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
         if _NUMBER_ONLY.fullmatch(value) and unit and is_unit(unit.group(1)):
             value = f"{value} {unit.group(1)}"  # "Default: 8 MiB": the unit belongs to the value
         return key.strip("`* "), value
-    kv = _KEY_VALUE.match(text.splitlines()[0]) if text else None
+    first = text.splitlines()[0] if text else ""
+    kv = _KEY_VALUE.match(first)
     if kv and len(kv.group("value")) <= _MAX_VALUE_CHARS and not _is_reply(kv.group("key")):
         return kv.group("key").strip("`*- "), clean_value(kv.group("value"))
-    means = _MEANS.match(text.splitlines()[0]) if text else None
+    means = _MEANS.match(first)
     if means and len(means.group("value")) <= _MAX_VALUE_CHARS and not is_function_word(means.group("key").split()[0]):
         return means.group("key"), clean_value(means.group("value").rstrip(";."))
     return None

@@ -231,6 +231,7 @@ def _parts_for_the_whole(lexemes: list[str]) -> list[str]:
 
     return [lex for lex in lexemes if not replaced(lex)]
 
+
 def collection_words(store: ElementStore, words: Sequence[str], share: float, least: int) -> frozenset[str]:
     """Those of ``words`` that name the whole collection, held by at least ``share`` of its elements (in their text
     or heading path) and at least ``least`` of them (``HeadingScopeConfig``), from the stored term counts; none
