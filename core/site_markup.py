@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["is_markup_only", "read_markup"]
+__all__ = ["as_shown", "is_markup_only", "read_markup"]
 
 # pymdownx.emoji: ":name-with-parts:" (a bare ":warning:" is left: "key:value:" text holds such runs)
 _ICON_SHORTCODE = re.compile(r"(?<![\w:]):[a-z][a-z0-9]*(?:-[a-z0-9]+)+:(?![\w:])")
@@ -35,6 +35,12 @@ def read_markup(text: str) -> str:
     read = _ICON_SHORTCODE.sub(" ", read) if ":" in read else read
     # only a text whose markup was read changes: any other is every reader's as written, spaces and all
     return text if read == text else re.sub(r"[ \t]{2,}", " ", read).strip()
+
+
+def as_shown(text: str, category: str) -> str:
+    """An element's text as its site shows it: prose through :func:`read_markup`, code as written (a shortcode or
+    an attribute list inside a code block is what the page prints)."""
+    return text if category == "CodeSnippet" else read_markup(text)
 
 
 def is_markup_only(text: str) -> bool:

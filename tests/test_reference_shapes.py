@@ -18,7 +18,7 @@ from core.ingest import SourceFile, ingest
 from core.retrieval import RetrievalRequest, retrieve
 from core.retrieval.name_forms import spelled_whole
 from core.retrieval.parts import question_parts
-from core.site_markup import is_markup_only, read_markup
+from core.site_markup import as_shown, is_markup_only, read_markup
 from core.statements import documented_statement, option_share, states_default, terms
 
 
@@ -59,6 +59,14 @@ OPTIONS = ("# General options\n\n"
 ])
 def test_a_rendered_sites_markup_is_read_as_words(text, read):
     assert read_markup(text) == read
+
+
+def test_every_list_shows_prose_as_the_site_does_and_code_as_written():
+    """The sources list, the hit table and the answer's quote show an element through ``as_shown``: a code block
+    that documents the markup itself keeps it, a bullet of the page's prose is read."""
+    bullet = ':octicons-package-24: Type [bool][] :material-equal: True{ title="default value" }'
+    assert as_shown(bullet, "ListItem") == "Type [bool][] default value: True"
+    assert as_shown(bullet, "CodeSnippet") == bullet
 
 
 def test_a_value_titled_default_is_the_option_headings_default_and_a_block_fence_states_nothing():

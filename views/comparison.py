@@ -13,6 +13,7 @@ import streamlit as st
 
 from core.answering import Comparison, ModeResult, answer_concurrently, build_table, default_answerer
 from core.retrieval import MODES, Retrieval
+from core.site_markup import as_shown
 from core.text import escape_markdown
 from views import charts, ui
 from views.versions import versions_read_markdown
@@ -51,14 +52,16 @@ def show_hierarchy_added(comparison: Comparison) -> None:
         "product or section each hit belongs to."
     )
     rows = [
-        {"hit": h.text, "heading path (only in the hierarchical context)": " › ".join(h.path) or "(top level)",
+        {"hit": as_shown(h.text, h.category),
+         "heading path (only in the hierarchical context)": " › ".join(h.path) or "(top level)",
          "element": h.short_id}
         for h in comparison.hits
     ]
     st.dataframe(rows, hide_index=True, width="stretch")
     with st.expander("Every added element"):
         st.dataframe(
-            [{"category": e.category, "text": e.text, "heading path": " › ".join(e.path), "element": e.element_id}
+            [{"category": e.category, "text": as_shown(e.text, e.category), "heading path": " › ".join(e.path),
+              "element": e.element_id}
              for e in comparison.hierarchy_added],
             hide_index=True, width="stretch",
         )
@@ -75,7 +78,8 @@ def show_search(notes: list[str], hits: list[dict], search_everywhere: Callable[
     # No similarity column: the rank is the search's (headings named, full text and vector fused), and a cosine
     # shown beside it would not follow it. The comparison's JSON download keeps each hit's similarity.
     st.dataframe(
-        [{"rank": h["rank"] + 1, "heading path › hit": " › ".join([*h["heading_path"], h["text"]]),
+        [{"rank": h["rank"] + 1,
+          "heading path › hit": " › ".join([*h["heading_path"], as_shown(h["text"], h["category"])]),
           "outside the named headings": h.get("outside_scope", False)} for h in hits],
         hide_index=True, width="stretch",
         column_config={"rank": st.column_config.NumberColumn(
@@ -125,7 +129,7 @@ def show_details(result: ModeResult, plain_tokens: int, x_max: float, comparison
     day = comparison.as_of.date() if comparison.as_of is not None else None
     for source in result.sources:
         where = " › ".join(source.heading_path)
-        text = ui.source_text(source.text)
+        text = ui.source_text(as_shown(source.text, source.category))
         tag = "cited" if source.cited else "hit"
         path = f"*{escape_markdown(where)}* › " if where else ""
         st.markdown(f"- {tag} [`e:{source.short_id}`]({ui.tree_link(source.element_id, collection, day)}) "

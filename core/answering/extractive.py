@@ -49,7 +49,7 @@ from core.retrieval.named_rows import code_label, numbered_code, states_other_co
 from core.retrieval.parts import question_parts
 from core.retrieval.shape import bridge_cue, name_runs, question_shape
 from core.retrieval.word_forms import clipped, matches, prose_words
-from core.site_markup import is_markup_only, read_markup
+from core.site_markup import as_shown, is_markup_only
 from core.statements import (
     documented_statement,
     is_lead_in,
@@ -249,7 +249,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         own_name = terms(option_heading(element.path[-1]) or "") if element.path else frozenset()
         code = element.category == "CodeSnippet"
         excerpt = (" ".join(element.text.split()) if element.category == "TableRow" else cell[2] if cell else _excerpt(
-            element.text if code else read_markup(element.text), wanted - own_name or wanted, value,
+            as_shown(element.text, element.category), wanted - own_name or wanted, value,
             written - own_name, code=code))
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers,
                                attribute))
