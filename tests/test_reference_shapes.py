@@ -145,3 +145,12 @@ def test_asked_what_an_option_does_its_prose_answers_from_its_first_sentence(ref
 def test_two_options_asked_their_defaults_together_each_answers(reference):
     _, answer = _evidence(reference, "docgen members_order and annotations_path defaults?")
     assert "alphabetical" in answer and "brief" in answer, answer
+
+
+def test_an_anchor_or_a_block_fence_is_never_a_hit(reference):
+    """``[](){#option-x}`` leaves "{#option-x}" as an element next to the heading it anchors, and its embedding sits
+    next to the option's name: it states nothing, so it never takes one of the k hits."""
+    for question in ("is show_source on by default?", "docgen heading_level", "what does load_modules do"):
+        hits = [e for e in retrieve(reference, RetrievalRequest(question, k=4)).hierarchical.elements
+                if e.role == "hit"]
+        assert len(hits) == 4 and not [e.text for e in hits if is_markup_only(e.text)], question

@@ -30,6 +30,7 @@ from core.retrieval.strategies import (
     SearchConfig,
     search_config,
 )
+from core.site_markup import is_markup_only
 from core.store import ElementStore
 from core.store.question_reads import Scored
 from core.store.reader import ElementReader
@@ -379,6 +380,10 @@ def search(
         lexical = fts_scored(store, question, query_vector, pool, scope, include_metadata=config.include_metadata,
                              config=config)
         timings["fts_search"] = ms(time.perf_counter() - t0)
+    # an element that is only markup (an anchor "{#option-x}", a block's fence) states nothing: never a hit, though
+    # its embedding sits next to the name it anchors
+    vector = [h for h in vector if not is_markup_only(h.element.text)]
+    lexical = [(h, s) for h, s in lexical if not is_markup_only(h.element.text)]
     if not config.hybrid:
         return (vector if config.vector else [h for h, _ in lexical])[:k], timings
     t0 = time.perf_counter()
