@@ -151,6 +151,12 @@ for _corpus in UNSEEN2_CORPORA:
     SETS[f"unseen2-{_corpus}"] = SetSpec(f"unseen2-{_corpus}", CORPORA / _corpus,
                                          DATA / "unseen2" / f"{_corpus}.json", fetched=_corpus,
                                          collection=f"unseen2-{_corpus}")
+# Report-only, the third batch (data/unseen3/, bench/write_unseen3_sets.py): four more corpora nothing was tuned on.
+UNSEEN3_CORPORA = ("jupyterbook-guide", "aider-faq", "terser-options", "korean-manseryeok")
+for _corpus in UNSEEN3_CORPORA:
+    SETS[f"unseen3-{_corpus}"] = SetSpec(f"unseen3-{_corpus}", CORPORA / _corpus,
+                                         DATA / "unseen3" / f"{_corpus}.json", fetched=_corpus,
+                                         collection=f"unseen3-{_corpus}")
 # Tune (data/tune/, bench/write_tune_sets.py): an FAQ, a CLI's docs and Korean prose, the shapes the report sets
 # are weakest on, for tuning the reader without reading a report set.
 TUNE_CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx", "markdownlint-rules", "korean-moment",

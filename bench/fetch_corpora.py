@@ -73,6 +73,19 @@ The corpora are documentation folders shipped in packages:
     schemas and terms, numbered sections, an API guide of ``#### 최근 체결가격`` sections over calls);
   * ``structlog-guide`` -> ``docs/**/*.md`` and ``CHANGELOG.md`` of the ``structlog`` 25.4.0 sdist: a multi-page
     guide (MyST markdown) and a changelog of ``## [25.4.0](…) - 2025-06-02`` › ``### Added`` entries.
+* the third unseen batch of ``bench/write_unseen3_sets.py`` (``data/unseen3/``), pinned the same way:
+
+  * ``jupyterbook-guide`` -> ``docs/**/*.md`` of the ``jupyter-book`` 2.1.7 sdist: a user guide in prose (getting
+    started, authoring, building and publishing, execution, plugins; MyST directives, a FAQ page among them);
+  * ``aider-faq``         -> ``faq.md``, ``troubleshooting.md`` and ``troubleshooting/*.md`` of the ``aider-chat``
+    0.86.2 sdist's ``aider/website/docs``: an FAQ page (``## How can I …?`` over prose) and troubleshooting pages;
+  * ``terser-options``    -> the ``README.md`` of the ``terser`` 5.51.4 npm package: an options reference written
+    as a README, each option a list item ``- `drop_console` (default: `false`) -- …`` under ``## Compress
+    options`` / ``## Mangle options`` / ``## Format options``, the same option names (``ecma``, ``module``) in
+    several lists, plus the CLI's options as a block of text;
+  * ``korean-manseryeok`` -> the READMEs of the ``@fullstackfamily/manseryeok`` 1.0.8 and ``budongsan-api``
+    1.0.474 npm packages: Korean prose documentation (a lunar-calendar library's usage guide and API sections, a
+    public-data client's guide, environment set-up and error handling).
 * the FAQ / CLI / Korean-prose tune corpora of ``bench/write_tune_sets.py`` (``data/tune/``), pinned the same way:
 
   * ``semantic-release`` -> ``docs/**/*.md`` of the ``semantic-release`` 24.2.9 npm package: an FAQ (``## How can I
@@ -174,6 +187,9 @@ NPM_CORPORA: dict[str, tuple[tuple[str, ...], str | tuple[str, ...] | None]] = {
     # the second unseen batch (bench/write_unseen2_sets.py, data/unseen2/)
     "webpack-options": (WEBPACK_OPTIONS, None),
     "dotenv-faq": (("dotenv@16.4.7",), ("README.md", "CHANGELOG.md")),  # not README-es.md (a translation)
+    # the third unseen batch (bench/write_unseen3_sets.py, data/unseen3/)
+    "terser-options": (("terser@5.51.4",), None),
+    "korean-manseryeok": (("@fullstackfamily/manseryeok@1.0.8", "budongsan-api@1.0.474"), None),
 }
 # SHA-256 of pinned npm tarballs, checked before unpacking (the held-out corpora)
 NPM_SHA256: dict[str, str] = {
@@ -187,6 +203,9 @@ NPM_SHA256: dict[str, str] = {
     "css-loader@7.1.5": "f35d4683874821d4aee8b795d9a5bb5a2b30a25e9962708e99a993983c252171",
     "mini-css-extract-plugin@2.10.2": "1b5d7e3d640a6db1a566b931b358f01860bfb7bc787d224cb1cde69286413af4",
     "dotenv@16.4.7": "feafa398912235c4b812af721280a5dec7ddcb1e4812e1ec8fbc6e4fde4bc4d0",
+    "terser@5.51.4": "b897695d2a82b656e0800761da835806e841a66b3c6a4d2aabc37cba2f2fc0dc",
+    "@fullstackfamily/manseryeok@1.0.8": "42b517af8ef2aaf03506bbc3f2030d005be1bee807f5eaaf6b9e272a39f82556",
+    "budongsan-api@1.0.474": "e1ac49a4256d75e826731c5a082725300e7ac955f4232b34fce237c0b02f3bd5",
 }
 
 
@@ -262,6 +281,16 @@ SDIST_CORPORA: dict[str, tuple[SdistPart, ...]] = {
     "structlog-guide": (SdistPart("structlog==25.4.0",
                                   "186cd1b0a8ae762e29417095664adf1d6a31702160a46dacb7796ea82f7409e4",
                                   ("docs", "CHANGELOG.md")),),
+    # the third unseen batch (bench/write_unseen3_sets.py, data/unseen3/)
+    "jupyterbook-guide": (SdistPart("jupyter-book==2.1.7",
+                                    "e58de6026bb362c7e2e20a1703257a830645ea5521ce06a24018711643d203db", ("docs",)),),
+    "aider-faq": (SdistPart("aider-chat==0.86.2", "f38a9d322f5609f0c13af82d50c6a11170185b3fdf26956e4a7e89ba19819159",
+                            ("aider/website/docs",),
+                            # the FAQ and the troubleshooting pages only: not the usage guide, the config
+                            # reference, the model pages or the legal text
+                            exclude=("config", "install", "legal", "llms", "more", "recordings", "usage",
+                                     "config.md", "git.md", "index.md", "install.md", "languages.md", "llms.md",
+                                     "more-info.md", "repomap.md", "scripting.md", "usage.md")),),
     "mkdocstrings-options": (SdistPart("mkdocstrings-python==2.0.11",
                                        "12d9b8bb1ccdb160a220a771a169300b788e8af5ad6456a0b8aeabbb103d42b2",
                                        ("docs",)),),
