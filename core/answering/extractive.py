@@ -350,7 +350,8 @@ def _section_leads_with_its_first(ranked: list[Evidence], section_of: dict[str, 
     before a table's rows, or before items that state values of their own, is no answer by itself (they are
     quoted instead, :func:`_after_what_follows`). Under an FAQ question heading (``asked``), a lead that is one
     step of a list is quoted with its list (:func:`steps_of`). Asked what the thing does (``describes``), a code
-    example leading the section (it only sets the option the heading names) yields to the section's first prose."""
+    example leading the section (it only sets the option the heading names), or a line of its metadata (its type,
+    default and flags, :func:`_states_unasked`), yields to the section's first prose."""
     position = {e.element_id: i for i, e in enumerate(context.elements)}
     stating_paths = {(e.element.document_id, e.element.path) for e in ranked
                      if e.element.category == "TableRow" or (e.value and e.element.category in _FOLLOWER_CATEGORIES)}
@@ -367,9 +368,9 @@ def _section_leads_with_its_first(ranked: list[Evidence], section_of: dict[str, 
                  and out[i].element.category != "TableRow" and out[i].element.path == top.element.path
                  and not (is_lead_in(out[i].element.text)
                           and (out[i].element.document_id, out[i].element.path) in stating_paths)]
-        if describes and top.element.category == "CodeSnippet":
+        if describes and (top.element.category == "CodeSnippet" or _states_unasked(top)):
             close = [out[i] for i in members if out[i].answers and out[i].element.path == top.element.path
-                     and out[i].element.category not in _FOLLOWER_CATEGORIES] or [top]
+                     and out[i].element.category not in _FOLLOWER_CATEGORIES and not _states_unasked(out[i])] or [top]
         first = min(close, key=lambda e: position.get(e.element.element_id, 0), default=top)
         if section in asked:
             out[out.index(first)] = first = steps_of(first, ranked, context, EXCERPT_CHARS)
@@ -377,6 +378,12 @@ def _section_leads_with_its_first(ranked: list[Evidence], section_of: dict[str, 
             out.remove(first)
             out.insert(members[0], first)
     return out
+
+
+def _states_unasked(evidence: Evidence) -> bool:
+    """The unit states the value of a key the question does not ask ("Type: Bool Default: False …" under "Float To
+    Top" for "what does --float-to-top do"): the thing's metadata, not what it does."""
+    return bool(evidence.value) and not evidence.attribute
 
 
 # What a lead-in introduces: a list's items, a table or its rows, a code block. The next paragraph of a section
