@@ -81,3 +81,23 @@ def test_a_code_example_or_an_faq_entrys_answer_leading_keeps_its_place_before_a
     answer = ExtractiveAnswerer().complete("how can I see which version the tool would publish without releasing",
                                            ctx)
     assert "dry-run" in answer.splitlines()[1]
+
+
+def test_a_heading_the_question_names_whole_across_its_and_is_one_name_not_two_asks() -> None:
+    section = ("Philosophy", "Sequence setup and teardown control")
+    ctx = context(
+        element(0, "ancestor", "Title", section[0], ()),
+        element(1, "hit", "Title", section[1], section[:1], 0.52, 0),
+        element(2, "hit", "TableRow", "Command: tool destroy · Action: Cleans up all resources · Usage: Environment "
+                "teardown and reset", section, 0.30, 1),
+        element(3, "hit", "TableRow", "Command: tool create · Action: Creates the instances · Usage: First run",
+                section, 0.28, 2),
+        element(4, "ancestor", "Title", "Reference", (), document="doc-2"),
+        element(5, "hit", "ListItem", "Usage: tool destroy [scenario-name]", ("Reference", "tool destroy"), 0.55, 3,
+                document="doc-2"),
+    )
+    question = "what's the Usage for tool destroy in the Sequence setup and teardown control table"
+    answer = ExtractiveAnswerer().complete(question, ctx)
+    assert "Environment teardown and reset" in answer and "[scenario-name]" not in answer
+    # two asks joined by "and" outside any heading's name are still two
+    assert len(ExtractiveAnswerer().units_per_part("tool destroy usage and tool create action?", ctx)) == 2

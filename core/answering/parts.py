@@ -13,6 +13,7 @@ from core.retrieval.count_hop import asked_counter, states_count
 from core.retrieval.parts import (
     asked_of_clause_value,
     dates_in,
+    question_parts,
     referred_thing,
     referred_value,
     with_referred_thing,
@@ -22,13 +23,28 @@ from core.retrieval.shape import container_noun, name_runs
 from core.statements import kebab_words, number_forms, run_together_pairs, standalone_words, terms, terms_with_parts
 from core.textnorm import english_stem
 
-__all__ = ["asked_count", "clause_description", "counted_units", "named_section_unit", "run_together",
-           "through_clause_value", "units_for_parts", "value_of_section"]
+__all__ = ["asked_count", "clause_description", "counted_units", "named_section_unit", "parts_in_context",
+           "run_together", "through_clause_value", "units_for_parts", "value_of_section"]
 
 
 # A part with no answering unit stating a value takes one under a heading holding this many of its words: one word
 # is any neighbour option sharing "retry"; two are the option it names (bench/sweep.py, data/tuning/).
 HEADING_NAMED_WORDS = 2
+
+
+def parts_in_context(question: str, context: Context) -> tuple[str, ...]:
+    """The question's parts (:func:`core.retrieval.parts.question_parts`), or the whole question when it names a
+    heading of the context whose words hold the join it was cut at ("… in the Sequence configuration and workflow
+    control table" under "## Sequence configuration and workflow control"): the heading is one name, not two asks.
+    The split cannot know it; the context does. A heading of three words or more, named whole."""
+    parts = question_parts(question)
+    if len(parts) < 2:
+        return parts
+    asked = " ".join(question.casefold().split())
+    headings = {h for e in context.elements for h in (*e.path, e.text if e.category == "Title" else "")}
+    joined = any(len(h.split()) >= 3 and " ".join(h.casefold().split()) in asked
+                 and len(question_parts(h.rstrip(" ?？.") + "?")) > 1 for h in headings)
+    return (question,) if joined else parts
 
 
 def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evidence]],
