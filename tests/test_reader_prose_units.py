@@ -7,6 +7,7 @@ corpus's."""
 from __future__ import annotations
 
 from core.answering import ExtractiveAnswerer
+from core.answering.parts import parts_in_context
 from core.statements import option_heading
 
 from .test_reader_faq import context, element
@@ -99,5 +100,7 @@ def test_a_heading_the_question_names_whole_across_its_and_is_one_name_not_two_a
     question = "what's the Usage for tool destroy in the Sequence setup and teardown control table"
     answer = ExtractiveAnswerer().complete(question, ctx)
     assert "Environment teardown and reset" in answer and "[scenario-name]" not in answer
-    # two asks joined by "and" outside any heading's name are still two
+    # two asks joined by "and" outside any heading's name are still two, beside the name too
     assert len(ExtractiveAnswerer().units_per_part("tool destroy usage and tool create action?", ctx)) == 2
+    assert parts_in_context(f"{question} and what's the create action", ctx) == (
+        f"{question}?", "what's the create action?")

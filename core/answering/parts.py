@@ -4,6 +4,7 @@ question naming a thing by a relative clause."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 
@@ -33,18 +34,26 @@ HEADING_NAMED_WORDS = 2
 
 
 def parts_in_context(question: str, context: Context) -> tuple[str, ...]:
-    """The question's parts (:func:`core.retrieval.parts.question_parts`), or the whole question when it names a
-    heading of the context whose words hold the join it was cut at ("… in the Sequence configuration and workflow
-    control table" under "## Sequence configuration and workflow control"): the heading is one name, not two asks.
-    The split cannot know it; the context does. A heading of three words or more, named whole."""
+    """The question's parts (:func:`core.retrieval.parts.question_parts`), not cut inside the name of a heading of
+    the context that the question writes whole ("… in the Sequence configuration and workflow control table" under
+    "## Sequence configuration and workflow control"): the heading is one name, not two asks. The split cannot know
+    it; the context does. Such a name (three words or more) is read as a code span is, whose joins split nothing;
+    the question's other joins still do."""
     parts = question_parts(question)
     if len(parts) < 2:
         return parts
-    asked = " ".join(question.casefold().split())
-    headings = {h for e in context.elements for h in (*e.path, e.text if e.category == "Title" else "")}
-    joined = any(len(h.split()) >= 3 and " ".join(h.casefold().split()) in asked
-                 and len(question_parts(h.rstrip(" ?？.") + "?")) > 1 for h in headings)
-    return (question,) if joined else parts
+    spans = []
+    for heading in {h for e in context.elements for h in (*e.path, e.text if e.category == "Title" else "")}:
+        name = " ".join(heading.split())
+        at = question.casefold().find(name.casefold()) if len(name.split()) >= 3 else -1
+        if at >= 0 and len(question_parts(name.rstrip(" ?？.") + "?")) > 1:
+            spans.append(question[at:at + len(name)])
+    if not spans:
+        return parts
+    for span in spans:
+        question = question.replace(span, f"`{span}`")
+    return tuple(functools.reduce(lambda p, span: p.replace(f"`{span}`", span), spans, part)
+                 for part in question_parts(question))
 
 
 def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evidence]],
