@@ -48,11 +48,12 @@ def parts_in_context(question: str, context: Context) -> tuple[str, ...]:
         at = question.casefold().find(name.casefold()) if len(name.split()) >= 3 else -1
         if at >= 0 and len(question_parts(name.rstrip(" ?？.") + "?")) > 1:
             spans.append(question[at:at + len(name)])
+    spans = [s for s in spans if not any(s != other and s.casefold() in other.casefold() for other in spans)]
     if not spans:
         return parts
-    for span in spans:
+    for span in dict.fromkeys(spans):  # the longest names only: one inside another is already read whole
         question = question.replace(span, f"`{span}`")
-    return tuple(functools.reduce(lambda p, span: p.replace(f"`{span}`", span), spans, part)
+    return tuple(functools.reduce(lambda p, span: p.replace(f"`{span}`", span), dict.fromkeys(spans), part)
                  for part in question_parts(question))
 
 
