@@ -96,6 +96,7 @@ _OPTION_HEADING = re.compile(r"^(?P<tick>`?)(?P<name>[A-Za-z_$][\w$]*(?:\.[A-Za-
                              r"\s*(?:\([^)]*\)|\{[^}]*\})?\s*:?$")
 _DASHED_OPTION_HEADING = re.compile(r"^(?P<tick>`?)(?P<name>[a-z_$][\w$]*(?:-[a-z0-9_$][\w$]*)+)(?P=tick)"
                                     r"\s*(?:\([^)]*\)|\{[^}]*\})?\s*:?$")
+_STRUCK = re.compile(r"^~~(.+)~~$")
 _NUMBER_ONLY = re.compile(r"-?\d[\d,.]*")
 _NEXT_WORD = re.compile(r"[ \t]+([^\s,;.]+)")
 _TABLE_SPLIT = re.compile(r"(?<!\\)\|")
@@ -560,9 +561,11 @@ def option_heading(heading: str, *, dashed: bool = False) -> str | None:
     """The option a heading names (``"`level` (String)"`` → ``level``, ``"inflate"``), or None for a section
     heading ("Options", "Usage", "Factory"). ``dashed``: a name in kebab-case counts too (``dependency-versions``,
     ``fetch-retries``: the options of a command line or a TOML table)."""
-    found = _OPTION_HEADING.match(heading.strip())
+    # a struck-through heading ("~~locale~~") names an option the reference keeps documenting as deprecated
+    heading = _STRUCK.sub(r"\1", heading.strip())
+    found = _OPTION_HEADING.match(heading)
     if not found and dashed:
-        found = _DASHED_OPTION_HEADING.match(heading.strip())
+        found = _DASHED_OPTION_HEADING.match(heading)
     if not found:
         return None
     name = found.group("name")

@@ -21,6 +21,12 @@ class Evidence:
     attribute: float = 0.0  # the share of its stated key the question asks for (0: no asked attribute stated)
     section_score: float | None = None  # under an FAQ question heading: its score with the heading's similarity
 
+    @property
+    def states_unasked(self) -> bool:
+        """The unit states the value of a key the question does not ask ("Type: Bool Default: False …" under "Float
+        To Top" for "what does --float-to-top do"): the thing's metadata, not what it does."""
+        return bool(self.value) and not self.attribute
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "element_id": self.element.element_id,

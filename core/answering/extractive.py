@@ -46,7 +46,6 @@ from core.quantities import is_unit
 from core.retrieval import Context
 from core.retrieval.definitions import command_flags
 from core.retrieval.named_rows import code_label, numbered_code, states_other_codes
-from core.retrieval.parts import question_parts
 from core.retrieval.shape import bridge_cue, name_runs, question_shape
 from core.retrieval.word_forms import clipped, matches, prose_words
 from core.site_markup import as_shown, is_markup_only
@@ -350,7 +349,8 @@ def _section_leads_with_its_first(ranked: list[Evidence], section_of: dict[str, 
     before a table's rows, or before items that state values of their own, is no answer by itself (they are
     quoted instead, :func:`_after_what_follows`). Under an FAQ question heading (``asked``), a lead that is one
     step of a list is quoted with its list (:func:`steps_of`). Asked what the thing does (``describes``), a code
-    example leading the section (it only sets the option the heading names) yields to the section's first prose."""
+    example leading the section (it only sets the option the heading names), or a line of its metadata (its type,
+    default and flags, ``Evidence.states_unasked``), yields to the section's first prose."""
     position = {e.element_id: i for i, e in enumerate(context.elements)}
     stating_paths = {(e.element.document_id, e.element.path) for e in ranked
                      if e.element.category == "TableRow" or (e.value and e.element.category in _FOLLOWER_CATEGORIES)}
@@ -367,9 +367,9 @@ def _section_leads_with_its_first(ranked: list[Evidence], section_of: dict[str, 
                  and out[i].element.category != "TableRow" and out[i].element.path == top.element.path
                  and not (is_lead_in(out[i].element.text)
                           and (out[i].element.document_id, out[i].element.path) in stating_paths)]
-        if describes and top.element.category == "CodeSnippet":
+        if describes and (top.element.category == "CodeSnippet" or top.states_unasked):
             close = [out[i] for i in members if out[i].answers and out[i].element.path == top.element.path
-                     and out[i].element.category not in _FOLLOWER_CATEGORIES] or [top]
+                     and out[i].element.category not in _FOLLOWER_CATEGORIES and not out[i].states_unasked] or [top]
         first = min(close, key=lambda e: position.get(e.element.element_id, 0), default=top)
         if section in asked:
             out[out.index(first)] = first = steps_of(first, ranked, context, EXCERPT_CHARS)
@@ -498,7 +498,7 @@ class ExtractiveAnswerer:
 
     def complete(self, question: str, context: Context) -> str:
         table = self.table(question, context)
-        parts = question_parts(question)
+        parts = answer_parts.parts_in_context(question, context)
         units = units_for_parts(parts, lambda part: self.evidence(part, context),
                                 lambda: self.evidence(question, context))
         # a table that states fewer than two of the things compared ranks nothing; each part answered by a value of
@@ -553,7 +553,7 @@ class ExtractiveAnswerer:
         one thing, or when the context answers none of its parts (then the question is answered as a whole). A
         unit that answers several parts goes to the part that scores it highest: the row "musllinux-aarch64-image ·
         Default: musllinux_1_2" answers "which container engine by default?" by its `Default` only."""
-        return units_for_parts(question_parts(question), lambda part: self.evidence(part, context))
+        return units_for_parts(answer_parts.parts_in_context(question, context), lambda p: self.evidence(p, context))
 
     def stream(self, question: str, context: Context) -> Iterator[str]:
         yield self.complete(question, context)

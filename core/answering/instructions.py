@@ -21,7 +21,12 @@ from core.retrieval.definitions import command_flags
 from core.retrieval.shape import asks_how
 from core.statements import is_lead_in
 
-__all__ = ["asks_how", "instruction_first", "instructs"]
+__all__ = ["INSTRUCTION_MARGIN", "asks_how", "instruction_first", "instructs"]
+
+# Elsewhere than the first unit's section, an instruction scoring within this of it answers a how-to question
+# before it ("To view the factor generated tox environments run tox -l." in the CI guide over the contributing
+# page's "Molecule uses Tox factors to generate a matrix …"): two places about as close, the one telling what to do.
+INSTRUCTION_MARGIN = 0.1
 
 # Constructions that tell the reader what to do: a modal addressed to the reader, the frame of an imperative
 # ("make sure to", "set the …", "by using …"), a necessity; Korean polite imperatives and "…하면 됩니다".
@@ -64,6 +69,16 @@ def _named_section_instruction(scored: list[Evidence], context: Context, top: Ev
     return None
 
 
+def _close_instruction(scored: list[Evidence], top: Evidence) -> Evidence | None:
+    """Elsewhere, the best unit that instructs and scores within ``INSTRUCTION_MARGIN`` of a first unit of prose
+    that describes, ranked first by its score alone: a code example leading is no description (it shows what to
+    type), and an FAQ entry's or a named section's answer (``section_score``) was placed first as its section's."""
+    if top.element.category != "NarrativeText" or top.section_score is not None:
+        return None
+    return next((e for e in scored if e.answers and e is not top and e.score >= top.score - INSTRUCTION_MARGIN
+                 and e.element.category not in ("Title", "TableRow") and instructs(e.element.text)), None)
+
+
 def instruction_first(question: str, scored: list[Evidence], context: Context) -> list[Evidence]:
     """``scored`` with, for a question asking how to do something, the best answering unit that instructs put
     first, when the first unit describes instead: it must lie in the first unit's document, in its section or
@@ -82,7 +97,7 @@ def instruction_first(question: str, scored: list[Evidence], context: Context) -
     best = next((e for e in scored if e.answers and e is not top
                  and e.element.document_id == top.element.document_id and e.element.path[: len(place)] == place
                  and e.element.category not in ("Title", "TableRow") and instructs(e.element.text)), None)
-    best = best or _named_section_instruction(scored, context, top)
+    best = best or _named_section_instruction(scored, context, top) or _close_instruction(scored, top)
     if best is None:
         return scored
     out = [e for e in scored if e.element.element_id != best.element.element_id]

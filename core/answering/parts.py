@@ -4,6 +4,7 @@ question naming a thing by a relative clause."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 
@@ -13,6 +14,7 @@ from core.retrieval.count_hop import asked_counter, states_count
 from core.retrieval.parts import (
     asked_of_clause_value,
     dates_in,
+    question_parts,
     referred_thing,
     referred_value,
     with_referred_thing,
@@ -22,13 +24,37 @@ from core.retrieval.shape import container_noun, name_runs
 from core.statements import kebab_words, number_forms, run_together_pairs, standalone_words, terms, terms_with_parts
 from core.textnorm import english_stem
 
-__all__ = ["asked_count", "clause_description", "counted_units", "named_section_unit", "run_together",
-           "through_clause_value", "units_for_parts", "value_of_section"]
+__all__ = ["asked_count", "clause_description", "counted_units", "named_section_unit", "parts_in_context",
+           "run_together", "through_clause_value", "units_for_parts", "value_of_section"]
 
 
 # A part with no answering unit stating a value takes one under a heading holding this many of its words: one word
 # is any neighbour option sharing "retry"; two are the option it names (bench/sweep.py, data/tuning/).
 HEADING_NAMED_WORDS = 2
+
+
+def parts_in_context(question: str, context: Context) -> tuple[str, ...]:
+    """The question's parts (:func:`core.retrieval.parts.question_parts`), not cut inside the name of a heading of
+    the context that the question writes whole ("… in the Sequence configuration and workflow control table" under
+    "## Sequence configuration and workflow control"): the heading is one name, not two asks. The split cannot know
+    it; the context does. Such a name (three words or more) is read as a code span is, whose joins split nothing;
+    the question's other joins still do."""
+    parts = question_parts(question)
+    if len(parts) < 2:
+        return parts
+    spans = []
+    for heading in {h for e in context.elements for h in (*e.path, e.text if e.category == "Title" else "")}:
+        name = " ".join(heading.split())
+        at = question.casefold().find(name.casefold()) if len(name.split()) >= 3 else -1
+        if at >= 0 and len(question_parts(name.rstrip(" ?？.") + "?")) > 1:
+            spans.append(question[at:at + len(name)])
+    spans = [s for s in spans if not any(s != other and s.casefold() in other.casefold() for other in spans)]
+    if not spans:
+        return parts
+    for span in dict.fromkeys(spans):  # the longest names only: one inside another is already read whole
+        question = question.replace(span, f"`{span}`")
+    return tuple(functools.reduce(lambda p, span: p.replace(f"`{span}`", span), dict.fromkeys(spans), part)
+                 for part in question_parts(question))
 
 
 def units_for_parts(parts: Sequence[str], evidence_of: Callable[[str], list[Evidence]],
