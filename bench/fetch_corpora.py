@@ -114,6 +114,9 @@ The corpora are documentation folders shipped in packages:
     reference whose options are ``## `show_source` `` headings over ONE bullet holding the type and the default
     (``- **:octicons-package-24: Type [`bool`][] :material-equal: `True`{ title="default value" }**``), prose,
     YAML examples and ``/// admonition`` previews; usage and docstring-style pages that mention the same options.
+  * ``griffe-guide``     -> ``docs/guide/users/**/*.md`` of the ``griffe`` 2.4.1 sdist: a user guide of prose pages
+    with headings (loading, navigating, checking for API breakages, extending, serializing), how-to pages and
+    recommendations (public APIs, docstrings, Python code), few tables or option lists: answers sit in paragraphs.
 
 npm packages are downloaded with ``npm pack NAME@VERSION`` (the registry settings of ``.npmrc`` apply).
 PyPI sdists are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
@@ -294,6 +297,8 @@ SDIST_CORPORA: dict[str, tuple[SdistPart, ...]] = {
     "mkdocstrings-options": (SdistPart("mkdocstrings-python==2.0.11",
                                        "12d9b8bb1ccdb160a220a771a169300b788e8af5ad6456a0b8aeabbb103d42b2",
                                        ("docs",)),),
+    "griffe-guide": (SdistPart("griffe==2.4.1", "766123e26ec35b2ead63202e9e43ec309d876085d571b7df288256cd6fe4a3ef",
+                               ("docs/guide/users",)),),
 }
 MARKER = ".fetched.json"
 DEFAULT_DEST = Path(__file__).resolve().parent / "corpora"

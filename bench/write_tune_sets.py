@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seven TUNE question sets (data/tune/) of the shapes issue 29's report corpora are weakest on: an FAQ, a CLI's
+"""Nine TUNE question sets (data/tune/) of the shapes issue 29's report corpora are weakest on: an FAQ, a CLI's
 documentation, Korean prose and a configuration reference. Retrieval and answering may be tuned on them (their
 questions and answers may be read); the report-only sets (data/unseen/, korean-nlp, copier, copier-faq,
 pdm-changelog) stay the check.
@@ -36,6 +36,10 @@ options           reference     type and the default (``:octicons-package-24: Ty
                                 `"google"`{ title="default value" }``), prose, YAML examples: an option's default
                                 (a boolean's too) and its type where written plain; hand-written: allowed values,
                                 global-only options, the recommended settings, paraphrases
+griffe-guide      user-guide    none generated: a user guide's answers sit in prose paragraphs, no structure
+                                states them as values; 43 hand-written questions asked the way users type them
+                                ("how do I …", "can I …", "why does …", "what happens if …"), mostly not in the
+                                heading's words, and 3 multi-fact
 ================  ============  ===============================================================================
 
 Facts come from the elements the product's parser makes (``core.ingest.parse``), kept only with one right answer
@@ -93,6 +97,9 @@ SPECS: dict[str, Unseen] = {s.name: s for s in (
     Unseen("mkdocstrings-options", "config-reference", "mkdocstrings",
            "mkdocstrings-python 2.0.11 docs (PyPI sdist): a handler's options reference, each option a code-name "
            "heading over one bullet holding its type and default, prose, YAML examples and previews"),
+    Unseen("griffe-guide", "user-guide", "griffe",
+           "griffe 2.4.1 user guide (PyPI sdist, docs/guide/users): prose pages with headings (loading, navigating, "
+           "checking, extending, serializing), how-to pages and recommendations"),
 )}
 
 
@@ -690,6 +697,101 @@ HAND: dict[str, tuple[Hand, ...]] = {
         ("does mkdocstrings show objects that have no docstring by default?", ("False",),
          "usage/configuration/docstrings.md", "Show the object heading even if it has no docstring"),
     ),
+    # a user guide's prose, asked the way users type: how do I, can I, why, what happens if; in words that are
+    # mostly not the heading's (written before the product was run on the corpus)
+    "griffe-guide": (
+        ("can griffe read a package that isn't installed, straight from a folder?",
+         ("absolute or relative file paths",), "loading.md", "absolute or relative file paths"),
+        ("griffe keeps picking my local ./my_package folder, how do I make it use the installed copy instead",
+         ("try_relative_path",), "loading.md", "If you want Griffe to use the version installed"),
+        ("is calling griffe.load many times wasteful? how do I avoid rescanning the same directories",
+         ("instantiate the loader yourself",), "loading.md", "instantiate the loader yourself"),
+        ("where does griffe look for packages when I don't give it any paths?", ("sys.path",), "loading.md",
+         "By default it will search in the paths found in"),
+        ("my .pyi stubs are better documented than the .py files, how do I get griffe to use the stub docstrings",
+         ("prefer_stubs_docs=True",), "loading.md", "If your stubs are the authoritative source"),
+        ("which docstring wins when the .py file and the .pyi stub both have one?",
+         ("docstring from the source file takes precedence",), "loading.md",
+         "docstring from the source file takes precedence"),
+        ("should I make griffe import my code rather than parse it?", ("we don't recommend forcing inspection",),
+         "loading.md", "we don't recommend forcing inspection"),
+        ("what happens if griffe can't find the sources and importing is turned off?", ("ModuleNotFoundError",),
+         "loading.md", "will instead fail with a"),
+        ("my lazily imported module attributes don't show up when griffe introspects the module, why?",
+         ("alone does not make these names discoverable",), "loading.md", "alone does not make these names"),
+        ("I loaded both packages with griffe.load but the imported name still doesn't resolve, why?",
+         ("two distinct collections of modules",), "loading.md", "two distinct collections of modules"),
+        ("can griffe load other packages by itself when it follows imports into them?", ("resolve_external=True",),
+         "loading.md", "griffe.load(\"package2\", resolve_aliases=True, resolve_external=True)"),
+        ("my source links should use the upstream remote, not origin: how do I tell griffe?",
+         ("GRIFFE_GIT_REMOTE=upstream",), "loading.md", "GRIFFE_GIT_REMOTE=upstream"),
+        ("inside an extension, is obj[\"name\"] safe for looking up members?", ("get_member",), "navigating.md",
+         "Griffe extensions should always use"),
+        ("why shouldn't I put objects straight into the members dict?", ("will not be automatically updated",),
+         "navigating.md", "the assigned member's"),
+        ("my class subclasses a namedtuple and griffe shows none of the tuple's fields, is that a known issue?",
+         ("named tuples",), "navigating.md", "some objects are not yet properly recognized as classes"),
+        ("a subclass with the same name as its parent loses its inherited members in griffe, what can I do?",
+         ("give a different name to your subclass",), "navigating.md", "give a different name to your subclass"),
+        ("how do I check if something is an alias without resolving it?", ("is_alias",), "navigating.md",
+         "which won't trigger resolution"),
+        ("how do I jump to the real object at the end of several re-exports?", ("final_target",),
+         "navigating.md", "To access the final target directly"),
+        ("can an object count as both private and public in griffe?", ("not mutually exclusive",),
+         "navigating.md", "not mutually exclusive"),
+        ("I switched the docstring parser after loading but the parsed sections are still the old ones, why?",
+         ("is cached",), "navigating.md", "attribute is cached"),
+        ("can griffe rewrite typing.Union[A, B] annotations as A | B?", ("modernize()",), "navigating.md",
+         "To modernize an expression"),
+        ("do base classes from packages I never loaded contribute inherited members?",
+         ("only classes from already loaded packages",), "navigating.md",
+         "only classes from already loaded packages"),
+        ("what does griffe check compare against if I give it no reference?", ("latest tag",), "checking.md",
+         "By default, Griffe will compare the current code to the latest tag"),
+        ("griffe check says it can't find my package that lives under src/, what option do I need?",
+         ("--search",), "checking.md", "pass the parent subfolder"),
+        ("in griffe check, is -b the old version or the new one?", ("base is the most recent reference",),
+         "checking.md", "base is the most recent reference"),
+        ("can I compare two versions published on PyPI without a git checkout?", ("griffe[pypi]",),
+         "checking.md", "This feature requires that you install Griffe with the"),
+        ("does swapping the order of two positional parameters count as a breaking change?",
+         ("silently break",), "checking.md", "Moving the order of positional parameters"),
+        ("how do I phase out a function parameter without breaking callers right away?",
+         ("swallowing it in a variadic",), "checking.md", "swallowing it in a variadic"),
+        ("will griffe tell me if a function's return type became incompatible?", ("Not yet supported",),
+         "checking.md", "Not yet supported"),
+        ("why doesn't griffe report changed constant values anymore?", ("almost always emits false-positives",),
+         "checking.md", "almost always emits false-positives"),
+        ("I want the list of API breakages in a form I can paste into my changelog",
+         ("-f markdown",), "checking.md", "-f markdown"),
+        ("can I give options to an extension on the command line?", ("the JSON list does",), "extending.md",
+         "the JSON list does"),
+        ("which hooks should I use if I need the whole package's data to be complete?",
+         ("It is safer to use load events",), "extending.md", "It is safer to use load events"),
+        ("can a griffe hook be a plain function instead of a method?", ("never as standalone functions",),
+         "extending.md", "never as standalone functions"),
+        ("does the on_object hook run for aliases?", ("except for aliases and packages",), "extending.md",
+         "except for aliases and packages"),
+        ("where can my extension keep its own data on an object?", ("extra attribute",), "extending.md",
+         "can store additional (meta)data in their"),
+        ("griffe dump is installed with pipx and finds none of my packages, what do I do?", ("--search",),
+         "serializing.md", "To explicitly specify search paths"),
+        ("why is members an array and not an object in griffe's json output?", ("preserve order",),
+         "serializing.md", "to preserve order"),
+        ("can I just parse a docstring with griffe without loading any package?",
+         ("You don't have to load anything",), "how-to/parse-docstrings.md", "You don't have to load anything"),
+        ("my code base mixes google and numpy docstrings, what's the quickest way to handle that?",
+         ("auto docstring style",), "how-to/set-docstring-styles.md", "Griffe will use regular expressions to infer"),
+        ("does griffe understand decorators I wrote myself?", ("won't be supported by default",),
+         "how-to/support-decorators.md", "won't be supported by default"),
+        ("are names I import into a module public if they have no leading underscore?",
+         ("imported objects are not considered public",), "recommendations/public-apis.md",
+         "imported objects are not considered public"),
+        ("what's wrong with using __name__ for my loggers?", ("impossible to deprecate a logger name",),
+         "recommendations/public-apis.md", "impossible to deprecate a logger name"),
+        ("my __init__ defines thing and there is also a thing.py submodule, which one does griffe keep?",
+         ("submodule will take precedence",), "recommendations/python-code.md", "submodule will take precedence"),
+    ),
 }
 MULTI: dict[str, tuple[Multi, ...]] = {
     "semantic-release": (
@@ -753,6 +855,19 @@ MULTI: dict[str, tuple[Multi, ...]] = {
         ("mkdocstrings members_order and annotations_path defaults?",
          ((("alphabetical",), "usage/configuration/members.md", '"alphabetical"{ title'),
           (("brief",), "usage/configuration/signatures.md", '"brief"{ title'))),
+    ),
+    "griffe-guide": (
+        ("griffe check: which extra do I need to compare PyPI releases, and which option finds a package under src?",
+         ((("griffe[pypi]",), "checking.md", "This feature requires that you install Griffe with the"),
+          (("--search",), "checking.md", "pass the parent subfolder"))),
+        ("griffe.load: how do I stop it importing my code, and how do I let it load other packages to resolve "
+         "imports?",
+         ((("allow_inspection=False",), "loading.md", "you can choose to disallow dynamic analysis"),
+          (("resolve_external=True",), "loading.md",
+           "griffe.load(\"package2\", resolve_aliases=True, resolve_external=True)"))),
+        ("griffe dump: how do I write the json to a file and one file per package?",
+         ((("--output",), "serializing.md", "To output in a file instead of standard output"),
+          (("{package}.json",), "serializing.md", "{package}.json"))),
     ),
 }
 

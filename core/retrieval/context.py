@@ -115,8 +115,12 @@ def expand(
     *,
     children_budget: int = 0,
     query_vector: np.ndarray | None = None,
+    prose_sections: int = 0,
 ) -> tuple[dict[str, Element], list[str], dict[str, float]]:
-    """Every hit's ancestors, in one round trip; optionally a heading hit's children within a token budget.
+    """Every hit's ancestors, in one round trip; optionally a heading hit's children within a token budget, and
+    the sections of the first ``prose_sections`` hits that are paragraphs, after the heading hits' (a user guide
+    answers in the paragraph after the one a paraphrase matched: "We loaded both packages, but Griffe still failed
+    to resolve the alias" is found, "it actually created two distinct collections of modules" answers).
 
     Returns ``(elements by id, ids of children brought in, distances of those children)``.
     """
@@ -127,9 +131,16 @@ def expand(
     headings = [h.element_id for h in hits if h.element.category in ("Title", "ListItem", "Table")]
     # A lead-in sentence ("… 다음과 같아요.", "one of the following:") says its value lives in what follows it:
     # its section's parts come with it, as a heading hit's do (placed by _lead_ins_placed, once ancestors are read).
-    lead_ins = {parent: h.element.order for h in reversed(hits) if h.element.category == "NarrativeText"
-                and is_lead_in(h.element.text) and (parent := _parent_id(h.element))}
-    headings = list(dict.fromkeys([*headings, *lead_ins]))
+    # served in the hits' order, best first (the section of the fourth hit's lead-in used to spend the budget
+    # before the first's); a section holding several lead-ins is served after its best-ranked one
+    lead_ins: dict[str, int] = {}
+    for h in hits:
+        if h.element.category == "NarrativeText" and is_lead_in(h.element.text) \
+                and (parent := _parent_id(h.element)) and parent not in lead_ins:
+            lead_ins[parent] = h.element.order
+    prose = [parent for h in hits[:prose_sections] if h.element.category == "NarrativeText"
+             and (parent := _parent_id(h.element))]
+    headings = list(dict.fromkeys([*headings, *lead_ins, *prose]))
     if children_budget <= 0 or not headings:
         return store.ancestors(hit_ids), [], {}
     if query_vector is None:

@@ -72,7 +72,7 @@ from core.retrieval.search import (
     read_lexemes,
     search_config,
 )
-from core.retrieval.shape import asks_how
+from core.retrieval.shape import asks_how, is_prose_question
 from core.retrieval.stages import SearchContext, Stages, current_stages
 from core.retrieval.statement_path import PathStep
 from core.retrieval.statement_search import find_statement_hits
@@ -197,6 +197,10 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
     if not scoped:
         notes.append("nothing under it matched: searched the whole collection")
         return Found(everywhere, Scope.whole(), match, notes, timings, index=index)
+    if match is not faq and _scope_yields(context, match, scoped, everywhere, factors):
+        notes.append("the whole collection holds what is closer to the question than anything under it: "
+                     "searched the whole collection")
+        return Found(everywhere, Scope.whole(), None, notes, timings, index=index)
     pinned = _pinning_names(factors) if stages.heading_scope.pinned_veto else None
     # The whole collection's best hit keeps the last slot: a scope read wrongly from the question never hides it
     # (without it recall fell from 0.97 to 0.85 on the Python-Markdown set).
@@ -245,6 +249,27 @@ def _citing(context: SearchContext, everywhere: list[Hit], timings: dict[str, fl
     notes = [f"the question cites #{', #'.join(numbers)}: the entries citing it first, from the whole collection"]
     return Found([Hit(h.element, rank, h.distance) for rank, h in enumerate(hits)], Scope.whole(), None, notes,
                  timings)
+
+
+def _scope_yields(context: SearchContext, match: HeadingMatch, scoped: list[Hit], everywhere: list[Hit],
+                  factors: dict[str, float]) -> bool:
+    """Whether a scope read from plain words is a guess the question's meaning contradicts: no model number or
+    code name pins it, it is no entry asked for, each word it was read from is one the collection's text uses
+    widely (``HeadingScopeConfig.scope_yield_share``: "griffe" on 31 % of a guide's elements; not "prerun" on
+    0.2 %, which lives under its own heading), the question is a sentence, not keywords (``is_prose_question``),
+    and the whole collection's closest hit is ``scope_yield_margin`` closer to the question (cosine) than any hit
+    under it. A user guide's questions are prose ("can griffe read a
+    package that isn't installed?"): their words head a page by chance ("Using Griffe as a docstring-parsing
+    library"), while the page that answers shares their meaning, not a heading word."""
+    config = context.stages.heading_scope
+    named = set(match.words)
+    if config.scope_yield_margin > 1 or match.entry or match.answered or not everywhere or not named \
+            or _pinning_names(factors) & named or not is_prose_question(context.analysis.plain):
+        return False
+    inside = max(h.similarity for h in scoped)
+    if max(h.similarity for h in everywhere) < inside + config.scope_yield_margin:
+        return False
+    return named <= collection_words(context.store, sorted(named), config.scope_yield_share, 1)
 
 
 def _pinning_names(factors: dict[str, float]) -> set[str]:
@@ -507,7 +532,8 @@ def _retrieve(store: ElementStore, request: RetrievalRequest, *, sibling: Elemen
         t2 = time.perf_counter()
         plain = build_plain_context(found.hits, max_tokens)
         t3 = time.perf_counter()
-        elements, children, child_distances = expand(store, found.hits, children_budget=budget, query_vector=vector)
+        elements, children, child_distances = expand(store, found.hits, children_budget=budget, query_vector=vector,
+                                                     prose_sections=stages.context.prose_sections)
         hierarchical = build_hierarchical_context(found.hits, elements, children, child_distances, max_tokens)
         t4 = time.perf_counter()
     except psycopg.errors.UndefinedTable as exc:  # another process dropped the collection (or its index) meanwhile

@@ -23,7 +23,7 @@ from typing import Literal
 from core.textnorm import name_words
 
 __all__ = ["IDENTIFIER", "QuestionShape", "asking_words", "asks_how", "attribute_identifiers", "bridge_cue",
-           "code_names", "container_noun", "name_runs", "question_shape", "split_preamble"]
+           "code_names", "container_noun", "is_prose_question", "name_runs", "question_shape", "split_preamble"]
 
 Kind = Literal["compare", "superlative", "list"]
 Direction = Literal["max", "min"]
@@ -111,6 +111,20 @@ _ASKS_HOW = re.compile(
 def asks_how(question: str) -> bool:
     """Whether ``question`` asks for a way to do something (see ``_ASKS_HOW``)."""
     return _ASKS_HOW.search(question) is not None
+
+
+# An English question written as a sentence: a clause opening with a question word or an auxiliary ("can griffe
+# read …", "in griffe check, is -b …", "why does …"), or the asker speaking of themselves ("my code base mixes …",
+# "I want …"). A query of keywords ("concurrently prefix color flag", "isort skip glob default?") is neither.
+_PROSE_QUESTION = re.compile(
+    r"(?:^|[,:;?]\s*)(?:how|why|what|what's|when|where|which|who|can|could|does|do|did|is|are|was|were|should|"
+    r"will|would|has|have)\b|\b(?:i|i'm|i've|my|me|we|our)\b", re.I)
+
+
+def is_prose_question(question: str) -> bool:
+    """Whether ``question`` is asked as an English sentence, not as keywords (see ``_PROSE_QUESTION``): its words
+    are the asker's, chosen for meaning, so a heading that shares one of them is a weaker sign of the place."""
+    return _PROSE_QUESTION.search(question.strip()) is not None
 
 
 # "how long is …", "how often does …", "how big a …": the word after "how" is the form of the question (a duration,

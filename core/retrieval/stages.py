@@ -60,7 +60,13 @@ class HeadingScopeConfig:
     ``collection_word_share`` / ``collection_word_min``: a question word held by at least this share of the
     collection's elements, and by at least this many, names what the whole collection documents ("pykrx" on 88 % of
     a two-document collection), not a place in it, and is weighed as a platform word; the floor keeps a collection
-    of a few sections, half of which share a word that names things ("fetch" heads four of five npm options), out."""
+    of a few sections, half of which share a word that names things ("fetch" heads four of five npm options), out.
+    ``scope_yield_margin`` / ``scope_yield_share``: a scope read from plain words only (no model number or code name
+    pins it, no FAQ entry or class entry asked), each of which the collection's text uses widely (held by at least
+    ``scope_yield_share`` of its elements: "griffe" on 31 % of a guide's, not "prerun" on 0.2 %), yields to the
+    whole collection when the whole collection's closest hit is ``scope_yield_margin`` closer to the question
+    (cosine) than the scope's closest: the heading words were incidental (a user guide's "Using Griffe as a
+    docstring-parsing library" for any question naming the tool); a margin above 1, never."""
 
     outside_slot: bool = True
     pinned_veto: bool = True
@@ -72,6 +78,8 @@ class HeadingScopeConfig:
     faq_entry_margin: float = 0.04
     collection_word_share: float = 0.5
     collection_word_min: int = 100
+    scope_yield_margin: float = 0.1
+    scope_yield_share: float = 0.05
 
 
 @dataclass(frozen=True)
@@ -110,12 +118,15 @@ class ContextConfig:
     table row whose key the question does not name gives its place to the row of its table whose key it names
     (``core.retrieval.named_rows``); ``named_row_scan``: the rows of the hit tables it reads at most (cost only:
     a table of 10,000 rows is not read whole for every question; a named row past this many is left to the search).
+    ``prose_sections``: the first this many hits that are paragraphs bring the parts of their section closest to
+    the question, as a heading hit does, after the heading hits' (within the same children budget); 0, none.
     """
 
     definitions_first: bool = True
     pool: int = 8
     named_rows: bool = True
     named_row_scan: int = 2000
+    prose_sections: int = 0
 
 
 @dataclass(frozen=True)
