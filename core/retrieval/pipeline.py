@@ -253,18 +253,19 @@ def _citing(context: SearchContext, everywhere: list[Hit], timings: dict[str, fl
 
 def _scope_yields(context: SearchContext, match: HeadingMatch, scoped: list[Hit], everywhere: list[Hit],
                   factors: dict[str, float]) -> bool:
-    """Whether a scope read from plain words is a guess the question's meaning contradicts: no model number or
-    code name pins it, it is no entry asked for, each word it was read from is one the collection's text uses
-    widely (``HeadingScopeConfig.scope_yield_share``: "griffe" on 31 % of a guide's elements; not "prerun" on
-    0.2 %, which lives under its own heading), the question is a sentence, not keywords (``is_prose_question``),
-    and the whole collection's closest hit is ``scope_yield_margin`` closer to the question (cosine) than any hit
-    under it. A user guide's questions are prose ("can griffe read a
-    package that isn't installed?"): their words head a page by chance ("Using Griffe as a docstring-parsing
-    library"), while the page that answers shares their meaning, not a heading word."""
+    """Whether a scope read from plain words is a guess the question's meaning contradicts: the question names no
+    model number or code name (one it names pins the thing, whether or not the scope's heading holds it: "Nova
+    27QX firmware version 2.10" scoped to the release notes), it is no entry asked for, each word the scope was
+    read from is one the collection's text uses widely (``HeadingScopeConfig.scope_yield_share``: "griffe" on 31 %
+    of a guide's elements; not "prerun" on 0.2 %, which lives under its own heading), the question is a sentence,
+    not keywords (``is_prose_question``), and the whole collection's closest hit is ``scope_yield_margin`` closer
+    to the question (cosine) than any hit under it. A user guide's questions are prose ("can griffe read a package
+    that isn't installed?"): their words head a page by chance ("Using Griffe as a docstring-parsing library"),
+    while the page that answers shares their meaning, not a heading word."""
     config = context.stages.heading_scope
     named = set(match.words)
     if config.scope_yield_margin > 1 or match.entry or match.answered or not everywhere or not named \
-            or _pinning_names(factors) & named or not is_prose_question(context.analysis.plain):
+            or _pinning_names(factors) or not is_prose_question(context.analysis.plain):
         return False
     inside = max(h.similarity for h in scoped)
     if max(h.similarity for h in everywhere) < inside + config.scope_yield_margin:

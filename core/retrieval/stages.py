@@ -78,7 +78,7 @@ class HeadingScopeConfig:
     faq_entry_margin: float = 0.04
     collection_word_share: float = 0.5
     collection_word_min: int = 100
-    scope_yield_margin: float = 0.1
+    scope_yield_margin: float = 2.0
     scope_yield_share: float = 0.05
 
 
