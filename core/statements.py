@@ -84,6 +84,11 @@ _DEFAULT = re.compile(
     r"(?P<value>`[^`\n]+`|'[^'\n]*'|\"[^\"\n]*\"|-?\d[\d_.]*(?:\s*[*+/x×-]\s*\d[\d_.]*)+(?![\w.])|[^\s,;]+)",
     re.I,
 )
+# A default in the parenthesis after an option's name, with its type ("`template` (string, default `treemap`) -
+# …", "`projectRoot` (string | RegExp, default `process.cwd()`)"): the value runs to the parenthesis's close, so
+# it may hold spaces and a call's "()" (the words after "default" in a parenthesis are the value, not prose).
+# "default" opens the parenthesis or a comma-separated part of it: "(see the default list)" states none.
+_PAREN_DEFAULT = re.compile(r"\((?:(?:[^()\n]|\(\))*?[,;]\s*)?default\s+(?P<value>(?:[^()\n]|\(\))+?)\)", re.I)
 # The option a "Default:" item documents: its leading code span or bold name ("* **`marker`**:", "`timeout` :").
 _LEADING_NAME = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*`?(?P<bold>[^*`\n]+)`?\*\*|`(?P<code>[^`\n]+)`)")
 # Without markup ("idempotent boolean (optional) - Default: true") the option is the item's first word; a
@@ -463,7 +468,8 @@ def row_cell(wanted: frozenset[str], text: str) -> tuple[str, str, str] | None:
 def states_default(text: str) -> bool:
     """Whether ``text`` states a default value ("Defaults to `None`", "Default: `'/'`", a value titled "default
     value")."""
-    return _DEFAULT.search(read_markup(text)) is not None
+    text = read_markup(text)
+    return _DEFAULT.search(text) is not None or _PAREN_DEFAULT.search(text) is not None
 
 
 def statement(wanted: frozenset[str], text: str, category: str = "") -> Statement | None:
@@ -480,7 +486,7 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
     if is_markup_only(text):
         return None  # "/// admonition | Preview type: preview": a container's options, not the documented values
     text = _field_asked(wanted, read_markup(text))
-    default = _DEFAULT.search(text)
+    default = _DEFAULT.search(text) or _PAREN_DEFAULT.search(text)
     if default:
         name = _LEADING_NAME.match(text)
         first = _FIRST_WORD.match(text)
@@ -556,10 +562,18 @@ def is_lead_in(text: str) -> bool:
     return _LEAD_IN_END.search(last) is not None or _LEAD_IN_KO.search(last) is not None
 
 
+# One option under two spellings ("### `sourceMap` or `sourcemap`"): the heading names the first.
+_SPELLED_TWICE = re.compile(r"^(?P<first>`?[A-Za-z_$][\w$]*`?)\s+or\s+(?P<second>`?[A-Za-z_$][\w$]*`?)$")
+
+
 def option_heading(heading: str, *, dashed: bool = False) -> str | None:
-    """The option a heading names (``"`level` (String)"`` → ``level``, ``"inflate"``), or None for a section
-    heading ("Options", "Usage", "Factory"). ``dashed``: a name in kebab-case counts too (``dependency-versions``,
-    ``fetch-retries``: the options of a command line or a TOML table)."""
+    """The option a heading names (``"`level` (String)"`` → ``level``, ``"inflate"``, ``"sourceMap or
+    sourcemap"`` → ``sourceMap``), or None for a section heading ("Options", "Usage", "Factory"). ``dashed``: a name
+    in kebab-case counts too (``dependency-versions``, ``fetch-retries``: the options of a command line or a TOML
+    table)."""
+    twice = _SPELLED_TWICE.match(heading.strip())
+    if twice and twice.group("first").strip("`").casefold() == twice.group("second").strip("`").casefold():
+        heading = twice.group("first")
     found = _OPTION_HEADING.match(heading.strip())
     if not found and dashed:
         found = _DASHED_OPTION_HEADING.match(heading.strip())
