@@ -34,20 +34,15 @@ from core.answering.named_sections import (
 from core.answering.neighbours import code_with_its_prose, items_after, lead_in_items, steps_of
 from core.answering.parts import clause_description, counted_units, units_for_parts, value_of_section
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
-from core.answering.subjects import (
-    documented_names,
-    key_match,
-    named_options_of,
-    named_subjects_of,
-    worded_options_of,
-)
+from core.answering.sentences import asked_sentence, opening_sentence
+from core.answering.subjects import documented_names, key_match, named_options_of, named_subjects_of, worded_options_of
 from core.answering.table import ComparisonTable, build_table
 from core.quantities import is_unit
 from core.retrieval import Context
 from core.retrieval.definitions import command_flags
 from core.retrieval.named_rows import code_label, numbered_code, states_other_codes
 from core.retrieval.parts import question_parts
-from core.retrieval.shape import bridge_cue, name_runs, question_shape
+from core.retrieval.shape import asks_how, bridge_cue, name_runs, question_shape
 from core.retrieval.word_forms import clipped, matches, prose_words
 from core.site_markup import is_markup_only, read_markup
 from core.statements import (
@@ -135,7 +130,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                        if not e.outside_scope and not named_subjects.isdisjoint(own_subjects[e.element_id])}
     names = terms(" ".join(name_runs(question)))
     named_sections = named_sections_of(wanted, context, names) | spelled_sections_of(question, context)
-    asks_default, describes = bool(wanted & _default_terms()), asks_what_it_does(question)
+    asks_default, describes, how = bool(wanted & _default_terms()), asks_what_it_does(question), asks_how(question)
     # a heading in words is named by a name the question writes in code as well ("force_sort_within_sections")
     spelled = wanted | terms(" ".join(words_of(wanted)))
     worded_options = worded_options_of(question, wanted, context) if asks_default else frozenset()
@@ -250,7 +245,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         code = element.category == "CodeSnippet"
         excerpt = (" ".join(element.text.split()) if element.category == "TableRow" else cell[2] if cell else _excerpt(
             element.text if code else read_markup(element.text), wanted - own_name or wanted, value,
-            written - own_name, code=code))
+            written - own_name, code=code, how=how))
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers,
                                attribute))
     scored = _description_when_asked_what(question, scored)
@@ -441,7 +436,7 @@ def _asks_an_included_part(asked: frozenset[str], text: str, stated: tuple[str, 
 
 
 def _excerpt(text: str, wanted: frozenset[str], value: str | None = None,
-             written: frozenset[str] = frozenset(), *, code: bool = False) -> str:
+             written: frozenset[str] = frozenset(), *, code: bool = False, how: bool = False) -> str:
     """The element, or for a long one the sentence stating the value (else overlapping the question most; of
     sentences overlapping it as much, the one holding more of the words the question itself writes: a word the
     lexicon added, "length" for "long line", asks less than "long" and "URLs" themselves).
@@ -463,13 +458,14 @@ def _excerpt(text: str, wanted: frozenset[str], value: str | None = None,
     weight = (dict.fromkeys(wanted, 1.0) if not code else
               {w: 1 / max(1, sum(w in h for h in held)) for w in wanted})
     holding = [i for i, s in enumerate(pieces) if value and value in s]
-    best = holding[0] if holding else max(range(len(pieces)), key=lambda i: (
-        sum(weight[w] for w in wanted & held[i]), len(written & held[i])))
-    excerpt = pieces[best]
+    best = holding[0] if holding else asked_sentence(pieces, lambda i: (
+        sum(weight[w] for w in wanted & held[i]), len(written & held[i])), how=how and not code)
+    start = best if code else opening_sentence(pieces, best)  # "This is the recommended setting": with its antecedent
+    excerpt = " ".join(pieces[start:best + 1])
     if not code and best + 1 < len(pieces) and len(excerpt) + len(pieces[best + 1]) < EXCERPT_CHARS:
         excerpt += " " + pieces[best + 1]
     excerpt = clip(excerpt, EXCERPT_CHARS, at_word=False)
-    return ("… " if best else "") + excerpt + (" …" if best + 1 < len(pieces) else "")
+    return ("… " if start else "") + excerpt + (" …" if best + 1 < len(pieces) else "")
 
 
 class ExtractiveAnswerer:
