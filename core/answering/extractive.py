@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from core.answering import parts as answer_parts
 from core.answering import prompts
-from core.answering.asked_words import asks_what_it_does, placed_by_translation, words_of
+from core.answering.asked_words import asks_what_it_does, asks_whether, placed_by_translation, words_of
 from core.answering.evidence import Evidence
 from core.answering.instructions import instruction_first
 from core.answering.named_sections import (
@@ -186,7 +186,9 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
             dashed = asks_default and element.path[-1] in named_options
             stated, by_heading = documented_statement(unplaced, element.text, element.category, element.path[-1],
                                                       dashed=dashed, worded=element.path[-1] in worded_options)
-            if by_heading and describes:  # asked what the option does: its bare default line says nothing of it
+            # asked what the option does, how to do a thing with it, or whether it does one: its bare default
+            # line says nothing of it (asked its default, it answers)
+            if by_heading and (describes or (not asks_default and (how or asks_whether(question)))):
                 stated, by_heading = None, False
         read.append((element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading, unit_states))
     # The words the context's statements state, in a key or a value. A key is measured against the asked words
