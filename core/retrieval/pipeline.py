@@ -354,7 +354,12 @@ def _choose_scope(
     # The model numbers and code names any candidate matched: a runner-up lacking one is about another thing
     # ("Nova 32UX › Firmware Update" for a question on the 34WC's firmware, whose notes are the best-named scope).
     strong = set().union(*(_strong_names(m, factors) for m in candidates))
-    allowed = [candidates[0], *(m for m in candidates[1:] if strong <= set(m.words))]
+    # Best named by a document's title (a plugin's README, a product's page: "@rollup/plugin-commonjs" for "what does
+    # rollup commonjs do with …"), the question asks about that document: a runner-up in another one ("Link inside
+    # header" of another plugin's README, sharing "inside") would answer for another product.
+    titled = {h.document_id for h in candidates[0].headings if not h.path}
+    allowed = [candidates[0], *(m for m in candidates[1:] if strong <= set(m.words)
+                                and (not titled or any(h.document_id in titled for h in m.headings)))]
     first: tuple[HeadingMatch, list[Hit], dict[str, float]] | None = None
     for match in allowed:
         # The scope's own names say where, not what: they never count as the attribute asked.
