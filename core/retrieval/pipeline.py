@@ -77,6 +77,7 @@ from core.retrieval.stages import SearchContext, Stages, current_stages
 from core.retrieval.statement_path import PathStep
 from core.retrieval.statement_search import find_statement_hits
 from core.retrieval.strategies import stage_list
+from core.retrieval.titled import titled_document
 from core.retrieval.topic_search import find_topic_hits
 from core.retrieval.word_forms import clipped
 from core.store import ElementStore, VersionRecord
@@ -354,12 +355,11 @@ def _choose_scope(
     # The model numbers and code names any candidate matched: a runner-up lacking one is about another thing
     # ("Nova 32UX › Firmware Update" for a question on the 34WC's firmware, whose notes are the best-named scope).
     strong = set().union(*(_strong_names(m, factors) for m in candidates))
-    # Best named by a document's title (a plugin's README, a product's page: "@rollup/plugin-commonjs" for "what does
-    # rollup commonjs do with …"), the question asks about that document: a runner-up in another one ("Link inside
-    # header" of another plugin's README, sharing "inside") would answer for another product.
-    titled = {h.document_id for h in candidates[0].headings if not h.path}
+    # Best named by one document's title, named whole (a plugin's README: "@rollup/plugin-commonjs" for "what does
+    # rollup commonjs do with …"), a runner-up in another document answers for another product (core.retrieval.titled)
+    titled = titled_document(context, candidates[0])
     allowed = [candidates[0], *(m for m in candidates[1:] if strong <= set(m.words)
-                                and (not titled or any(h.document_id in titled for h in m.headings)))]
+                                and (titled is None or any(h.document_id == titled for h in m.headings)))]
     first: tuple[HeadingMatch, list[Hit], dict[str, float]] | None = None
     for match in allowed:
         # The scope's own names say where, not what: they never count as the attribute asked.
