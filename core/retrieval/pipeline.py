@@ -199,6 +199,8 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
         notes.append("nothing under it matched: searched the whole collection")
         return Found(everywhere, Scope.whole(), match, notes, timings, index=index)
     pinned = _pinning_names(factors) if stages.heading_scope.pinned_veto else None
+    # a README's title named whole pins its product as a code name does: another README's hit is an aside
+    titled = titled_document(context, match) if pinned is not None else None
     # The whole collection's best hit keeps the last slot: a scope read wrongly from the question never hides it
     # (without it recall fell from 0.97 to 0.85 on the Python-Markdown set).
     best = everywhere[0] if everywhere else None
@@ -206,7 +208,7 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
             and best.element_id not in {h.element_id for h in scoped}:
         outside = not match.contains(best.element)
         if k > 1:
-            aside = outside and _aside(best, pinned)
+            aside = outside and (_aside(best, pinned) or titled not in (None, best.element.document_id))
             scoped = [*scoped[: k - 1], Hit(best.element, k - 1, best.distance, outside_scope=aside)]
             if outside:
                 notes.append(f"kept the best hit of the whole collection, from outside it: {_where(best)}")
@@ -216,7 +218,8 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
     if len(scoped) < k:  # a small scope: the rest of the k places go to the whole collection's next best
         taken = {h.element_id for h in scoped}
         extra = [Hit(h.element, 0, h.distance,
-                     outside_scope=not match.contains(h.element) and _aside(h, pinned))
+                     outside_scope=not match.contains(h.element)
+                     and (_aside(h, pinned) or titled not in (None, h.element.document_id)))
                  for h in everywhere if h.element_id not in taken][: k - len(scoped)]
         scoped += extra
         if any(not match.contains(h.element) for h in extra):
