@@ -222,7 +222,9 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
                  + ATTRIBUTE_WEIGHT * attribute
-                 + VALUE_WEIGHT * (bool(stated) or unit_states or (compares and _amounts(element.text) >= 2))
+                 # a bare default line keyed by an option heading the question does not name is another option's
+                 + VALUE_WEIGHT * ((bool(stated) and not (by_heading and not attribute)) or unit_states
+                                   or (compares and _amounts(element.text) >= 2))
                  + DEFAULT_WEIGHT * (asks_default and attribute > 0 and states_default(element.text))
                  - INCLUDED_PART_PENALTY * _asks_an_included_part(asked, element.text, stated)
                  + NAMED_SUBJECT_WEIGHT * documents_named)
