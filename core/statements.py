@@ -89,6 +89,13 @@ _DEFAULT = re.compile(
 # it may hold spaces and a call's "()" (the words after "default" in a parenthesis are the value, not prose).
 # "default" opens the parenthesis or a comma-separated part of it: "(see the default list)" states none.
 _PAREN_DEFAULT = re.compile(r"\((?:(?:[^()\n]|\(\))*?[,;]\s*)?default\s+(?P<value>(?:[^()\n]|\(\))+?)\)", re.I)
+# Only right after the name the text opens with: a parenthesis further in is prose ("… (default on Windows) …").
+_NAMED_PAREN = re.compile(r"^\s*(?:[-*+]\s+)?`?[A-Za-z_$][\w$.]*`?\s*(?=\()")
+
+
+def _paren_default(text: str) -> re.Match[str] | None:
+    named = _NAMED_PAREN.match(text)
+    return _PAREN_DEFAULT.match(text, named.end()) if named else None
 # The option a "Default:" item documents: its leading code span or bold name ("* **`marker`**:", "`timeout` :").
 _LEADING_NAME = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*`?(?P<bold>[^*`\n]+)`?\*\*|`(?P<code>[^`\n]+)`)")
 # Without markup ("idempotent boolean (optional) - Default: true") the option is the item's first word; a
@@ -469,7 +476,7 @@ def states_default(text: str) -> bool:
     """Whether ``text`` states a default value ("Defaults to `None`", "Default: `'/'`", a value titled "default
     value")."""
     text = read_markup(text)
-    return _DEFAULT.search(text) is not None or _PAREN_DEFAULT.search(text) is not None
+    return _DEFAULT.search(text) is not None or _paren_default(text) is not None
 
 
 def statement(wanted: frozenset[str], text: str, category: str = "") -> Statement | None:
@@ -486,7 +493,7 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
     if is_markup_only(text):
         return None  # "/// admonition | Preview type: preview": a container's options, not the documented values
     text = _field_asked(wanted, read_markup(text))
-    default = _DEFAULT.search(text) or _PAREN_DEFAULT.search(text)
+    default = _DEFAULT.search(text) or _paren_default(text)
     if default:
         name = _LEADING_NAME.match(text)
         first = _FIRST_WORD.match(text)

@@ -25,11 +25,14 @@ from core.retrieval.stages import SearchContext
 __all__ = ["titled_document"]
 
 _COMPOUND = re.compile(r"[-_./]+")
+# A package's name: scoped or hyphenated ("@rollup/plugin-commonjs", "postcss-import"); a module's title in words
+# ("HTTP", "File system") names a part of one product, whose other pages still answer for it.
+_PACKAGE = re.compile(r"@|\w-\w")
 
 
 def titled_document(context: SearchContext, match: HeadingMatch) -> str | None:
     """The id of the one document whose title ``match`` is, when the question names that title whole; else None."""
-    if match.documents != 1 or any(h.path for h in match.headings):
+    if match.documents != 1 or any(h.path for h in match.headings) or not _PACKAGE.search(match.headings[0].text):
         return None
     named = set(match.words)
     left = sorted(w for w in heading_words(match.headings[0].text) if w not in named)
