@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.elements import ROW_SEPARATOR, row_cells
+from core.paren_defaults import paren_default as _paren_default
 from core.quantities import is_unit
 from core.site_markup import is_markup_only, read_markup
 from core.textnorm import english_stem, is_function_word, match_terms
@@ -84,18 +85,6 @@ _DEFAULT = re.compile(
     r"(?P<value>`[^`\n]+`|'[^'\n]*'|\"[^\"\n]*\"|-?\d[\d_.]*(?:\s*[*+/x×-]\s*\d[\d_.]*)+(?![\w.])|[^\s,;]+)",
     re.I,
 )
-# A default in the parenthesis after an option's name, with its type ("`template` (string, default `treemap`) -
-# …", "`projectRoot` (string | RegExp, default `process.cwd()`)"): the value runs to the parenthesis's close, so
-# it may hold spaces and a call's "()" (the words after "default" in a parenthesis are the value, not prose).
-# "default" opens the parenthesis or a comma-separated part of it: "(see the default list)" states none.
-_PAREN_DEFAULT = re.compile(r"\((?:(?:[^()\n]|\(\))*?[,;]\s*)?default\s+(?P<value>(?:[^()\n]|\(\))+?)\)", re.I)
-# Only right after the name the text opens with: a parenthesis further in is prose ("… (default on Windows) …").
-_NAMED_PAREN = re.compile(r"^\s*(?:[-*+]\s+)?`?[A-Za-z_$][\w$.]*`?\s*(?=\()")
-
-
-def _paren_default(text: str) -> re.Match[str] | None:
-    named = _NAMED_PAREN.match(text)
-    return _PAREN_DEFAULT.match(text, named.end()) if named else None
 # The option a "Default:" item documents: its leading code span or bold name ("* **`marker`**:", "`timeout` :").
 _LEADING_NAME = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*`?(?P<bold>[^*`\n]+)`?\*\*|`(?P<code>[^`\n]+)`)")
 # Without markup ("idempotent boolean (optional) - Default: true") the option is the item's first word; a
