@@ -25,7 +25,8 @@ tune-*             bench/corpora/{semantic-release,            data/tune/*.json 
                     concurrently-cli,korean-pykrx,               CLI, Korean prose, a tool's rule reference; tune)
                     markdownlint-rules,korean-moment,
                     isort-config,molecule-faq,
-                    mkdocstrings-options,griffe-guide}
+                    mkdocstrings-options,griffe-guide,
+                    plugin-options}
 =================  ==========================================  ====================================================
 
 The comparative, shapes and entity-grid sets come from ``bench/write_question_sets.py``, the api-* sets from
@@ -161,7 +162,7 @@ for _corpus in UNSEEN3_CORPORA:
 # are weakest on, for tuning the reader without reading a report set.
 TUNE_CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx", "markdownlint-rules", "korean-moment",
                 "isort-config", "molecule-faq", "mkdocstrings-options",
-                "griffe-guide")
+                "griffe-guide", "plugin-options")
 for _corpus in TUNE_CORPORA:
     SETS[f"tune-{_corpus}"] = SetSpec(f"tune-{_corpus}", CORPORA / _corpus, DATA / "tune" / f"{_corpus}.json",
                                       fetched=_corpus, collection=f"tune-{_corpus}")

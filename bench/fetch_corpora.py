@@ -117,6 +117,12 @@ The corpora are documentation folders shipped in packages:
   * ``griffe-guide``     -> ``docs/guide/users/**/*.md`` of the ``griffe`` 2.4.1 sdist: a user guide of prose pages
     with headings (loading, navigating, checking for API breakages, extending, serializing), how-to pages and
     recommendations (public APIs, docstrings, Python code), few tables or option lists: answers sit in paragraphs.
+  * ``plugin-options``   -> the READMEs of the ``@rollup/plugin-commonjs`` 29.0.0, ``@rollup/plugin-replace`` 6.0.3,
+    ``postcss-import`` 16.2.0, ``markdown-it-anchor`` 10.0.0, ``rollup-plugin-visualizer`` 6.0.11 and
+    ``@vitejs/plugin-react`` 6.3.0 npm packages: plugins' option references of several shapes (``### `include` `` over
+    ``Type: … <br> Default: …`` lines, ``| Name | Description | Default |`` tables, `` `open` (boolean, default
+    `false`) - … `` paragraphs, defaults told in prose), the same option names (``include``, ``exclude``,
+    ``sourceMap``) in several plugins.
 
 npm packages are downloaded with ``npm pack NAME@VERSION`` (the registry settings of ``.npmrc`` apply).
 PyPI sdists are downloaded with pip (``python -m pip download --no-deps --no-binary :all: ...``), so the usual pip
@@ -175,6 +181,8 @@ EXPRESS_MIDDLEWARE = ("body-parser@2.4.0", "compression@1.8.2", "connect-timeout
                       "express-session@1.19.0", "finalhandler@2.1.1", "method-override@3.0.0", "morgan@1.12.1",
                       "multer@2.5.0", "response-time@2.3.4", "send@1.2.1", "serve-favicon@2.5.1",
                       "serve-index@1.9.2", "serve-static@2.2.1", "vhost@3.0.2")
+PLUGIN_OPTIONS = ("@rollup/plugin-commonjs@29.0.0", "@rollup/plugin-replace@6.0.3", "postcss-import@16.2.0",
+                  "markdown-it-anchor@10.0.0", "rollup-plugin-visualizer@6.0.11", "@vitejs/plugin-react@6.3.0")
 WEBPACK_OPTIONS = ("html-webpack-plugin@5.6.8", "postcss-loader@8.2.1", "copy-webpack-plugin@14.0.0",
                    "css-loader@7.1.5", "mini-css-extract-plugin@2.10.2")
 NPM_CORPORA: dict[str, tuple[tuple[str, ...], str | tuple[str, ...] | None]] = {
@@ -187,6 +195,7 @@ NPM_CORPORA: dict[str, tuple[tuple[str, ...], str | tuple[str, ...] | None]] = {
     "semantic-release": (("semantic-release@24.2.9",), "docs"),
     "concurrently-cli": (("concurrently@9.2.5",), "docs"),
     "markdownlint-rules": (("markdownlint@0.36.1",), "doc"),
+    "plugin-options": (PLUGIN_OPTIONS, None),
     # the second unseen batch (bench/write_unseen2_sets.py, data/unseen2/)
     "webpack-options": (WEBPACK_OPTIONS, None),
     "dotenv-faq": (("dotenv@16.4.7",), ("README.md", "CHANGELOG.md")),  # not README-es.md (a translation)
@@ -209,6 +218,12 @@ NPM_SHA256: dict[str, str] = {
     "terser@5.51.4": "b897695d2a82b656e0800761da835806e841a66b3c6a4d2aabc37cba2f2fc0dc",
     "@fullstackfamily/manseryeok@1.0.8": "42b517af8ef2aaf03506bbc3f2030d005be1bee807f5eaaf6b9e272a39f82556",
     "budongsan-api@1.0.474": "e1ac49a4256d75e826731c5a082725300e7ac955f4232b34fce237c0b02f3bd5",
+    "@rollup/plugin-commonjs@29.0.0": "d83a35e23de96641005b70d400de2fb44faf893bdf456a79fc7c8cd3d4be21e0",
+    "@rollup/plugin-replace@6.0.3": "9ba61b98fd34bf8f392aa51c2a3a56b5429a7c790911aedef36a76d7172f0c3b",
+    "postcss-import@16.2.0": "23ae56ea4494fe56b39e222c007afe9fb4caba152d32aee6a86ee1807eab3d38",
+    "markdown-it-anchor@10.0.0": "0c461828728ab38a7a85707976d204dfc6e3592a8c90273b9a08d47a9dc35b75",
+    "rollup-plugin-visualizer@6.0.11": "0d73281c6496a6f0ff554a94cb21698146b20b8d2599530fba709607045571a3",
+    "@vitejs/plugin-react@6.3.0": "81d6c4d9dd19d238dcec1aa090c2f38b7a13d275e24016f336a2f6b1bda4b144",
 }
 
 

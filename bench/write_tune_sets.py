@@ -40,6 +40,12 @@ griffe-guide      user-guide    none generated: a user guide's answers sit in pr
                                 states them as values; 43 hand-written questions asked the way users type them
                                 ("how do I …", "can I …", "why does …", "what happens if …"), mostly not in the
                                 heading's words, and 3 multi-fact
+plugin-options    plugin-       six plugins' READMEs (rollup commonjs and replace, postcss-import,
+                  readme        markdown-it-anchor, rollup-plugin-visualizer, @vitejs/plugin-react): option
+                                headings over ``Type: … <br> Default: …``, ``| Name | Description | Default |``
+                                tables, `` `open` (boolean, default `false`) - … `` paragraphs, defaults in prose;
+                                all hand-written (a question names its plugin): defaults, types, what an option
+                                does, an option asked by its description's words, the same name in two plugins
 ================  ============  ===============================================================================
 
 Facts come from the elements the product's parser makes (``core.ingest.parse``), kept only with one right answer
@@ -71,8 +77,9 @@ from write_unseen_sets import Hand, Multi, SetKind, Unseen, heading_flag_facts, 
 
 OUT_DIR = ROOT / "data" / "tune"
 DEFAULT_LIMIT = 30
-# a corpus of many table rows: fewer generated questions, so the hand-written ones weigh as much
-CORPUS_LIMITS = {"korean-moment": 20, "molecule-faq": 20}
+# a corpus of many table rows: fewer generated questions, so the hand-written ones weigh as much; six plugins
+# in one corpus (plugin-options): none, since a generated question could not name its plugin as people do
+CORPUS_LIMITS = {"korean-moment": 20, "molecule-faq": 20, "plugin-options": 0}
 SPLIT = "tune"
 
 SPECS: dict[str, Unseen] = {s.name: s for s in (
@@ -100,6 +107,12 @@ SPECS: dict[str, Unseen] = {s.name: s for s in (
     Unseen("griffe-guide", "user-guide", "griffe",
            "griffe 2.4.1 user guide (PyPI sdist, docs/guide/users): prose pages with headings (loading, navigating, "
            "checking, extending, serializing), how-to pages and recommendations"),
+    # six plugins in one corpus: each hand-written question names its plugin as people type it
+    Unseen("plugin-options", "plugin-readme", "",
+           "@rollup/plugin-commonjs 29.0.0, @rollup/plugin-replace 6.0.3, postcss-import 16.2.0, markdown-it-anchor "
+           "10.0.0, rollup-plugin-visualizer 6.0.11 and @vitejs/plugin-react 6.3.0 READMEs (npm): plugins' option "
+           "references (Type/Default lines under option headings, Name/Description/Default tables, "
+           "`name` (type, default x) paragraphs, defaults told in prose), the same option names in several plugins"),
 )}
 
 
@@ -792,6 +805,97 @@ HAND: dict[str, tuple[Hand, ...]] = {
         ("my __init__ defines thing and there is also a thing.py submodule, which one does griffe keep?",
          ("submodule will take precedence",), "recommendations/python-code.md", "submodule will take precedence"),
     ),
+    # six plugins' READMEs in one corpus: each question names its plugin the way people type it; defaults,
+    # types, what an option does, and an option asked by its description's words (not its name); the same
+    # option names (include, exclude, sourceMap, placement) in several plugins or tables
+    "plugin-options": (
+        ("what's the default of strictRequires in @rollup/plugin-commonjs?", ("true",),
+         "rollup-plugin-commonjs.md", "Historically, this plugin tried to hoist"),
+        ("rollup commonjs plugin dynamicRequireRoot default", ("process.cwd()",), "rollup-plugin-commonjs.md",
+         "To avoid long paths when using the"),
+        ("rollup commonjs extensions option default?", ("['.js']",), "rollup-plugin-commonjs.md",
+         "For extensionless imports"),
+        ("is ignoreDynamicRequires on by default in @rollup/plugin-commonjs?", ("false",),
+         "rollup-plugin-commonjs.md", "Some `require` calls cannot be resolved statically"),
+        ("does the rollup commonjs plugin generate source maps by default?", ("true",), "rollup-plugin-commonjs.md",
+         "skips source map generation for CommonJS modules"),
+        ("what type is esmExternals in rollup commonjs", ("boolean | string[]",), "rollup-plugin-commonjs.md",
+         "Controls how to render imports from external dependencies"),
+        ("strictRequires: which value is recommended for most code bases (rollup commonjs)?", ("auto",),
+         "rollup-plugin-commonjs.md", "This is the recommended setting for most code bases"),
+        ("what does requireNodeBuiltins do in @rollup/plugin-commonjs", ("createRequire",),
+         "rollup-plugin-commonjs.md", "When enabled, external Node built-ins"),
+        ("rollup commonjs: how do I keep some require statements as they are instead of converting them",
+         ("ignore",), "rollup-plugin-commonjs.md", "Sometimes you have to leave require statements"),
+        ("which rollup commonjs option handles files that mix import statements and require calls",
+         ("transformMixedEsModules",), "rollup-plugin-commonjs.md", "Instructs the plugin whether to enable mixed"),
+        ("rollup commonjs: which setting decides what the default export is when an ES module imports a CommonJS "
+         "file?", ("defaultIsModuleExports",), "rollup-plugin-commonjs.md", "Controls what is the default export"),
+        ("how do I tell the rollup commonjs plugin that my external dependencies are ES modules",
+         ("esmExternals",), "rollup-plugin-commonjs.md", "If you set `esmExternals` to `true`"),
+        ("what does rollup commonjs do by default with a require of an external package inside try/catch",
+         ("left unconverted",), "rollup-plugin-commonjs.md", "All external `require` calls inside a `try` will be"),
+        ("@rollup/plugin-replace preventAssignment default?", ("false",), "rollup-plugin-replace.md",
+         "Prevents replacing strings where they are followed by a single equals sign"),
+        ("rollup replace turns `process.env.DEBUG = false` into `false = false`, how do I stop that?",
+         ("preventAssignment",), "rollup-plugin-replace.md",
+         "Prevents replacing strings where they are followed by a single equals sign"),
+        ("does @rollup/plugin-replace generate sourcemaps by default?", ("false",), "rollup-plugin-replace.md",
+         "Enables generating sourcemaps for the bundled code"),
+        ("rollup replace: how do I replace a string everywhere, even inside longer words?", ("['', '']",),
+         "rollup-plugin-replace.md", "To ignore word boundaries and replace every instance"),
+        ("which @rollup/plugin-replace option also rewrites the typeof checks on the object", ("objectGuards",),
+         "rollup-plugin-replace.md", "When replacing dot-separated object properties"),
+        ("where should I put @rollup/plugin-replace in the plugins array?", ("before",), "rollup-plugin-replace.md",
+         "Typically, `@rollup/plugin-replace` should be placed"),
+        ("postcss-import skipDuplicates default?", ("true",), "postcss-import.md",
+         "By default, similar files (based on the same content) are being skipped"),
+        ("how do I stop postcss-import from warning when an imported file is empty", ("warnOnEmpty",),
+         "postcss-import.md", "warns when an empty file is imported"),
+        ("postcss-import: what's the default root?", ("process.cwd()",), "postcss-import.md",
+         "Define the root where to resolve path"),
+        ("load option default in postcss-import", ("null",), "postcss-import.md",
+         "You can overwrite the default loading way"),
+        ("postcss-import: only inline some of the @imports and leave the others as they are, which option?",
+         ("filter",), "postcss-import.md", "Only transform imports for which the test function returns"),
+        ("if I pass my own resolver to postcss-import, does addModulesDirectories still apply?", ("ignored",),
+         "postcss-import.md", "This option is only for adding additional directories"),
+        ("what's the type of the path option in postcss-import", ("String|Array",), "postcss-import.md",
+         "A string or an array of paths in where to look for files"),
+        ("markdown-it-anchor tabIndex default", ("-1",), "markdown-it-anchor.md", "The `opts` object can contain:"),
+        ("how do I get rid of the tabindex attribute markdown-it-anchor puts on headings", ("false",),
+         "markdown-it-anchor.md", "can override this behavior with the `tabIndex` option"),
+        ("default css class of the permalink link in markdown-it-anchor", ("header-anchor",),
+         "markdown-it-anchor.md", "All renderers share a common set of options"),
+        ("markdown-it-anchor throws on a duplicate explicit heading id, how do I make it add a suffix instead?",
+         ("failOnNonUnique: false",), "markdown-it-anchor.md", "If two headings use the same explicit"),
+        ("is safariReaderFix enabled by default in markdown-it-anchor's header link?", ("false",),
+         "markdown-it-anchor.md", "This style wraps the header itself in an anchor link"),
+        ("which permalink style does the markdown-it-anchor author like best?", ("header link",),
+         "markdown-it-anchor.md", "My favorite one is the"),
+        ("where does markdown-it-anchor keep the slugs it already used", ("env.markdownItAnchor.slugs",),
+         "markdown-it-anchor.md", "Used slugs are stored on"),
+        ("rollup-plugin-visualizer default template?", ("treemap",), "rollup-plugin-visualizer.md",
+         "Which diagram type to use"),
+        ("does rollup visualizer open the chart in the browser by default", ("false",),
+         "rollup-plugin-visualizer.md", "Open generated file in default user agent"),
+        ("how do I show gzip sizes in rollup-plugin-visualizer", ("gzipSize",), "rollup-plugin-visualizer.md",
+         "Collect gzip size from source code"),
+        ("rollup visualizer: which option strips my absolute paths out of the file names?", ("projectRoot",),
+         "rollup-plugin-visualizer.md", "This is some common root(s) path to your files"),
+        ("what does the sourcemap option of rollup-plugin-visualizer do", ("calculate sizes",),
+         "rollup-plugin-visualizer.md", "Use sourcemaps to calculate sizes"),
+        ("@vitejs/plugin-react exclude default?", ("/node_modules/",), "vitejs-plugin-react.md",
+         "You may use it to exclude JSX/TSX files"),
+        ("which files does the vite react plugin transform by default", (".tsx",), "vitejs-plugin-react.md",
+         "This option can be used to add fast refresh"),
+        ("vite react plugin: the automatic JSX transform gives me trouble, how do I opt out of it?", ("jsxRuntime",),
+         "vitejs-plugin-react.md", "you may opt out using the"),
+        ("vite react plugin logDiagnostics default?", ("false",), "vitejs-plugin-react.md",
+         "to log recoverable React Compiler diagnostics"),
+        ("@vitejs/plugin-react: which option makes JSX come from @emotion/react?", ("jsxImportSource",),
+         "vitejs-plugin-react.md", "Control where the JSX factory is imported from"),
+    ),
 }
 MULTI: dict[str, tuple[Multi, ...]] = {
     "semantic-release": (
@@ -868,6 +972,17 @@ MULTI: dict[str, tuple[Multi, ...]] = {
         ("griffe dump: how do I write the json to a file and one file per package?",
          ((("--output",), "serializing.md", "To output in a file instead of standard output"),
           (("{package}.json",), "serializing.md", "{package}.json"))),
+    ),
+    "plugin-options": (
+        ("rollup commonjs and rollup replace: sourceMap defaults?",
+         ((("true",), "rollup-plugin-commonjs.md", "skips source map generation for CommonJS modules"),
+          (("false",), "rollup-plugin-replace.md", "Enables generating sourcemaps for the bundled code"))),
+        ("markdown-it-anchor default level and default tabIndex?",
+         ((("1",), "markdown-it-anchor.md", "The `opts` object can contain:"),
+          (("-1",), "markdown-it-anchor.md", "The `opts` object can contain:"))),
+        ("rollup-plugin-visualizer: which template does it use and does it open the file, by default?",
+         ((("treemap",), "rollup-plugin-visualizer.md", "Which diagram type to use"),
+          (("false",), "rollup-plugin-visualizer.md", "Open generated file in default user agent"))),
     ),
 }
 

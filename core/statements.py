@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.elements import ROW_SEPARATOR, row_cells
+from core.paren_defaults import paren_default as _paren_default
 from core.quantities import is_unit
 from core.site_markup import is_markup_only, read_markup
 from core.textnorm import english_stem, is_function_word, match_terms
@@ -464,7 +465,8 @@ def row_cell(wanted: frozenset[str], text: str) -> tuple[str, str, str] | None:
 def states_default(text: str) -> bool:
     """Whether ``text`` states a default value ("Defaults to `None`", "Default: `'/'`", a value titled "default
     value")."""
-    return _DEFAULT.search(read_markup(text)) is not None
+    text = read_markup(text)
+    return _DEFAULT.search(text) is not None or _paren_default(text) is not None
 
 
 def statement(wanted: frozenset[str], text: str, category: str = "") -> Statement | None:
@@ -481,7 +483,7 @@ def statement(wanted: frozenset[str], text: str, category: str = "") -> Statemen
     if is_markup_only(text):
         return None  # "/// admonition | Preview type: preview": a container's options, not the documented values
     text = _field_asked(wanted, read_markup(text))
-    default = _DEFAULT.search(text)
+    default = _DEFAULT.search(text) or _paren_default(text)
     if default:
         name = _LEADING_NAME.match(text)
         first = _FIRST_WORD.match(text)
@@ -557,12 +559,20 @@ def is_lead_in(text: str) -> bool:
     return _LEAD_IN_END.search(last) is not None or _LEAD_IN_KO.search(last) is not None
 
 
+# One option under two spellings ("### `sourceMap` or `sourcemap`"): the heading names the first.
+_SPELLED_TWICE = re.compile(r"^(?P<first>`?[A-Za-z_$][\w$]*`?)\s+or\s+(?P<second>`?[A-Za-z_$][\w$]*`?)$")
+
+
 def option_heading(heading: str, *, dashed: bool = False) -> str | None:
-    """The option a heading names (``"`level` (String)"`` → ``level``, ``"inflate"``), or None for a section
-    heading ("Options", "Usage", "Factory"). ``dashed``: a name in kebab-case counts too (``dependency-versions``,
-    ``fetch-retries``: the options of a command line or a TOML table)."""
+    """The option a heading names (``"`level` (String)"`` → ``level``, ``"inflate"``, ``"sourceMap or
+    sourcemap"`` → ``sourceMap``), or None for a section heading ("Options", "Usage", "Factory"). ``dashed``: a name
+    in kebab-case counts too (``dependency-versions``, ``fetch-retries``: the options of a command line or a TOML
+    table)."""
     # a struck-through heading ("~~locale~~") names an option the reference keeps documenting as deprecated
     heading = _STRUCK.sub(r"\1", heading.strip())
+    twice = _SPELLED_TWICE.match(heading)
+    if twice and twice.group("first").strip("`").casefold() == twice.group("second").strip("`").casefold():
+        heading = twice.group("first")
     found = _OPTION_HEADING.match(heading)
     if not found and dashed:
         found = _DASHED_OPTION_HEADING.match(heading)

@@ -18,7 +18,7 @@ from .helpers_bench import assert_gold_answers_in_their_documents, bench_module,
 TUNE = ROOT / "data" / "tune"
 CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx", "markdownlint-rules", "korean-moment",
            "isort-config", "molecule-faq",
-           "mkdocstrings-options", "griffe-guide")
+           "mkdocstrings-options", "griffe-guide", "plugin-options")
 
 
 def _sets() -> dict[str, dict]:

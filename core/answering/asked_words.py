@@ -81,3 +81,14 @@ _ASKS_DOES = re.compile(r"\bwhat\s+(?:does|do)\b.*\b(?:do|mean|stand\s+for)\b|\b
 def asks_what_it_does(question: str) -> bool:
     """Whether ``question`` asks what a thing does or means ("what does X do", "explain X")."""
     return _ASKS_DOES.search(question) is not None
+
+
+# A yes/no question: an auxiliary opens it or a clause of it ("does X still apply?", "if I pass my own resolver,
+# does X still apply?", "where should I put X"): it asks about a behaviour or a place, not a value.
+_ASKS_WHETHER = re.compile(r"(?:^|[,:;]\s*|\bwhere\s+)(?:is|are|does|do|did|can|could|will|would|should|has|have)\s+\w",
+                           re.I)
+
+
+def asks_whether(question: str) -> bool:
+    """Whether ``question`` asks yes or no, or where ("does X still apply", "…, does it", "where should I put X")."""
+    return _ASKS_WHETHER.search(question.strip()) is not None

@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from core.answering import parts as answer_parts
 from core.answering import prompts
-from core.answering.asked_words import asks_what_it_does, placed_by_translation, words_of
+from core.answering.asked_words import asks_what_it_does, asks_whether, placed_by_translation, words_of
 from core.answering.evidence import Evidence
 from core.answering.instructions import instruction_first
 from core.answering.named_sections import (
@@ -34,19 +34,14 @@ from core.answering.named_sections import (
 from core.answering.neighbours import code_with_its_prose, items_after, lead_in_items, steps_of
 from core.answering.parts import clause_description, counted_units, units_for_parts, value_of_section
 from core.answering.releases import asks_which_release, dated_release, mentions_last, release_of
-from core.answering.subjects import (
-    documented_names,
-    key_match,
-    named_options_of,
-    named_subjects_of,
-    worded_options_of,
-)
+from core.answering.sentences import asked_sentence, opening_sentence
+from core.answering.subjects import documented_names, key_match, named_options_of, named_subjects_of, worded_options_of
 from core.answering.table import ComparisonTable, build_table
 from core.quantities import is_unit
 from core.retrieval import Context
 from core.retrieval.definitions import command_flags
 from core.retrieval.named_rows import code_label, numbered_code, states_other_codes
-from core.retrieval.shape import bridge_cue, name_runs, question_shape
+from core.retrieval.shape import asks_how, bridge_cue, name_runs, question_shape
 from core.retrieval.word_forms import clipped, matches, prose_words
 from core.site_markup import as_shown, is_markup_only
 from core.statements import (
@@ -134,7 +129,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
                        if not e.outside_scope and not named_subjects.isdisjoint(own_subjects[e.element_id])}
     names = terms(" ".join(name_runs(question)))
     named_sections = named_sections_of(wanted, context, names) | spelled_sections_of(question, context)
-    asks_default, describes = bool(wanted & _default_terms()), asks_what_it_does(question)
+    asks_default, describes, how = bool(wanted & _default_terms()), asks_what_it_does(question), asks_how(question)
     # a heading in words is named by a name the question writes in code as well ("force_sort_within_sections")
     spelled = wanted | terms(" ".join(words_of(wanted)))
     worded_options = worded_options_of(question, wanted, context) if asks_default else frozenset()
@@ -190,7 +185,9 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
             dashed = asks_default and element.path[-1] in named_options
             stated, by_heading = documented_statement(unplaced, element.text, element.category, element.path[-1],
                                                       dashed=dashed, worded=element.path[-1] in worded_options)
-            if by_heading and describes:  # asked what the option does: its bare default line says nothing of it
+            # asked what the option does, how to do a thing with it, or whether it does one: its bare default
+            # line says nothing of it (asked its default, it answers)
+            if by_heading and (describes or (not asks_default and (how or asks_whether(question)))):
                 stated, by_heading = None, False
         read.append((element, text_terms, unplaced, asked, text_lex, path_lex, stated, by_heading, unit_states))
     # The words the context's statements state, in a key or a value. A key is measured against the asked words
@@ -224,7 +221,9 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         is_title = element.category == "Title"
         score = (SEMANTIC_WEIGHT * semantic + TEXT_WEIGHT * text_lex + PATH_WEIGHT * path_lex
                  + ATTRIBUTE_WEIGHT * attribute
-                 + VALUE_WEIGHT * (bool(stated) or unit_states or (compares and _amounts(element.text) >= 2))
+                 # a bare default line keyed by an option heading the question does not name is another option's
+                 + VALUE_WEIGHT * ((bool(stated) and not (by_heading and not attribute)) or unit_states
+                                   or (compares and _amounts(element.text) >= 2))
                  + DEFAULT_WEIGHT * (asks_default and attribute > 0 and states_default(element.text))
                  - INCLUDED_PART_PENALTY * _asks_an_included_part(asked, element.text, stated)
                  + NAMED_SUBJECT_WEIGHT * documents_named)
@@ -249,7 +248,7 @@ def score_evidence(question: str, context: Context) -> list[Evidence]:
         code = element.category == "CodeSnippet"
         excerpt = (" ".join(element.text.split()) if element.category == "TableRow" else cell[2] if cell else _excerpt(
             as_shown(element.text, element.category), wanted - own_name or wanted, value,
-            written - own_name, code=code))
+            written - own_name, code=code, how=how))
         scored.append(Evidence(element, score, semantic, text_lex + path_lex, excerpt, key, value, answers,
                                attribute))
     scored = _description_when_asked_what(question, scored)
@@ -441,7 +440,7 @@ def _asks_an_included_part(asked: frozenset[str], text: str, stated: tuple[str, 
 
 
 def _excerpt(text: str, wanted: frozenset[str], value: str | None = None,
-             written: frozenset[str] = frozenset(), *, code: bool = False) -> str:
+             written: frozenset[str] = frozenset(), *, code: bool = False, how: bool = False) -> str:
     """The element, or for a long one the sentence stating the value (else overlapping the question most; of
     sentences overlapping it as much, the one holding more of the words the question itself writes: a word the
     lexicon added, "length" for "long line", asks less than "long" and "URLs" themselves).
@@ -463,13 +462,14 @@ def _excerpt(text: str, wanted: frozenset[str], value: str | None = None,
     weight = (dict.fromkeys(wanted, 1.0) if not code else
               {w: 1 / max(1, sum(w in h for h in held)) for w in wanted})
     holding = [i for i, s in enumerate(pieces) if value and value in s]
-    best = holding[0] if holding else max(range(len(pieces)), key=lambda i: (
-        sum(weight[w] for w in wanted & held[i]), len(written & held[i])))
-    excerpt = pieces[best]
+    best = holding[0] if holding else asked_sentence(pieces, lambda i: (
+        sum(weight[w] for w in wanted & held[i]), len(written & held[i])), how=how and not code)
+    start = best if code else opening_sentence(pieces, best)  # "This is the recommended setting": with its antecedent
+    excerpt = " ".join(pieces[start:best + 1])
     if not code and best + 1 < len(pieces) and len(excerpt) + len(pieces[best + 1]) < EXCERPT_CHARS:
         excerpt += " " + pieces[best + 1]
     excerpt = clip(excerpt, EXCERPT_CHARS, at_word=False)
-    return ("… " if best else "") + excerpt + (" …" if best + 1 < len(pieces) else "")
+    return ("… " if start else "") + excerpt + (" …" if best + 1 < len(pieces) else "")
 
 
 class ExtractiveAnswerer:

@@ -33,7 +33,8 @@ INSTRUCTION_MARGIN = 0.1
 _INSTRUCTS = re.compile(
     r"\b(?:make\s+sure|be\s+sure|ensure\s+(?:that|you)|you\s+(?:can|could|should|must|need\s+to|have\s+to|may)"
     r"|(?:it'?s|it\s+is)\s+(?:necessary|required|recommended)\s+to"
-    r"|by\s+(?:using|setting|passing|adding|running)|(?:set|use|pass|add|run|enable|disable)\s+(?:the|a|an|it)\b)"
+    r"|by\s+(?:using|setting|passing|adding|running)"
+    r"|(?:set|use|pass|add|run|enable|disable)\s+(?:the|a|an|it|this|these)\b)"
     r"|(?:하세요|하십시오|해야\s*합니다|하면\s*됩니다|해\s*주세요)", re.I)
 
 

@@ -77,6 +77,9 @@ def question_parts(question: str, config: PartsConfig = DEFAULT_PARTS) -> tuple[
     preamble, rest = split_preamble(question)
     label = _LABEL.match(rest)  # "cibuildwheel defaults: …" names what every ask is about
     if label:
+        listed = _listed_owners(label.group(1), rest[label.end():], config)
+        if listed is not None:
+            return _asked_with(preamble, listed)
         preamble, rest = f"{preamble} {label.group(1)}", rest[label.end():]
     body = rest.rstrip(" ?？.")
     masked = _masked(body)
@@ -98,6 +101,22 @@ def question_parts(question: str, config: PartsConfig = DEFAULT_PARTS) -> tuple[
         return (question,)
     framed = [c != p for c, p in zip(completed, pieces, strict=True)]
     return _asked_with(preamble, _shared_tail(_shared_head(completed, framed), framed=framed[-1]))
+
+
+def _listed_owners(label: str, rest: str, config: PartsConfig) -> list[str] | None:
+    """A label naming several owners, the ask after it once: "rollup commonjs and rollup replace: sourceMap
+    defaults?" asks each owner's ("rollup commonjs: sourceMap defaults", "rollup replace: sourceMap defaults").
+    Only where the ask itself joins nothing (else it has parts of its own) and each owner is a name of a few words,
+    not a clause ("does X have an api, and what does …:"); the label's owners are not compared, each is asked."""
+    label = label.rstrip(": ")
+    cuts = [0, *(i for m in _JOINS.finditer(_masked(label)) for i in (m.start(), m.end())), len(label)]
+    owners = [label[cuts[i]:cuts[i + 1]].strip(" ,") for i in range(0, len(cuts), 2)]
+    if not 2 <= len(owners) <= config.max_parts or _JOINS.search(_masked(rest)) or _WHICH.match(rest):
+        return None
+    if any(not o or len(o.split()) > 3 or _ASKING.match(o) for o in owners):
+        return None
+    ask = rest.rstrip(" ?？.")
+    return [f"{o}: {ask}" for o in owners]
 
 
 def _asked_with(preamble: str, pieces: Sequence[str]) -> tuple[str, ...]:

@@ -77,6 +77,7 @@ from core.retrieval.stages import SearchContext, Stages, current_stages
 from core.retrieval.statement_path import PathStep
 from core.retrieval.statement_search import find_statement_hits
 from core.retrieval.strategies import stage_list
+from core.retrieval.titled import titled_document
 from core.retrieval.topic_search import find_topic_hits
 from core.retrieval.word_forms import clipped
 from core.store import ElementStore, VersionRecord
@@ -202,6 +203,8 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
                      "searched the whole collection")
         return Found(everywhere, Scope.whole(), None, notes, timings, index=index)
     pinned = _pinning_names(factors) if stages.heading_scope.pinned_veto else None
+    # a README's title named whole pins its product as a code name does: another README's hit is an aside
+    titled = titled_document(context, match) if pinned is not None else None
     # The whole collection's best hit keeps the last slot: a scope read wrongly from the question never hides it
     # (without it recall fell from 0.97 to 0.85 on the Python-Markdown set).
     best = everywhere[0] if everywhere else None
@@ -209,7 +212,7 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
             and best.element_id not in {h.element_id for h in scoped}:
         outside = not match.contains(best.element)
         if k > 1:
-            aside = outside and _aside(best, pinned)
+            aside = outside and (_aside(best, pinned) or titled not in (None, best.element.document_id))
             scoped = [*scoped[: k - 1], Hit(best.element, k - 1, best.distance, outside_scope=aside)]
             if outside:
                 notes.append(f"kept the best hit of the whole collection, from outside it: {_where(best)}")
@@ -219,7 +222,8 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
     if len(scoped) < k:  # a small scope: the rest of the k places go to the whole collection's next best
         taken = {h.element_id for h in scoped}
         extra = [Hit(h.element, 0, h.distance,
-                     outside_scope=not match.contains(h.element) and _aside(h, pinned))
+                     outside_scope=not match.contains(h.element)
+                     and (_aside(h, pinned) or titled not in (None, h.element.document_id)))
                  for h in everywhere if h.element_id not in taken][: k - len(scoped)]
         scoped += extra
         if any(not match.contains(h.element) for h in extra):
@@ -380,7 +384,11 @@ def _choose_scope(
     # The model numbers and code names any candidate matched: a runner-up lacking one is about another thing
     # ("Nova 32UX › Firmware Update" for a question on the 34WC's firmware, whose notes are the best-named scope).
     strong = set().union(*(_strong_names(m, factors) for m in candidates))
-    allowed = [candidates[0], *(m for m in candidates[1:] if strong <= set(m.words))]
+    # Best named by one document's title, named whole (a plugin's README: "@rollup/plugin-commonjs" for "what does
+    # rollup commonjs do with …"), a runner-up in another document answers for another product (core.retrieval.titled)
+    titled = titled_document(context, candidates[0])
+    allowed = [candidates[0], *(m for m in candidates[1:] if strong <= set(m.words)
+                                and (titled is None or any(h.document_id == titled for h in m.headings)))]
     first: tuple[HeadingMatch, list[Hit], dict[str, float]] | None = None
     for match in allowed:
         # The scope's own names say where, not what: they never count as the attribute asked.
