@@ -4,58 +4,30 @@ document under its gold path. No ingest."""
 
 from __future__ import annotations
 
-import json
-import re
-
 import pytest
 
-from core.evaluation import load_questions
-from core.evaluation.metrics import contains_answer
-
 from .conftest import ROOT
-from .helpers_bench import assert_gold_answers_in_their_documents, bench_module, parsed_elements
+from .helpers_bench import (
+    assert_gold_read_back,
+    assert_held_out_batch,
+    assert_registered_and_pinned,
+    bench_module,
+    parsed_elements,
+)
 
 UNSEEN = ROOT / "data" / "unseen"
 CORPORA = ("bumpversion-ref", "httpie-cli", "korean-caselaw", "jupytext-faq", "pydantic-history")
 
 
-def _sets() -> dict[str, dict]:
-    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(UNSEEN.glob("*.json"))}
-
-
 def test_each_corpus_has_one_held_out_set_that_loads_with_multi_fact_questions():
-    sets = _sets()
-    assert set(sets) == set(CORPORA)
-    ids = []
-    for name, data in sets.items():
-        questions = load_questions(UNSEEN / f"{name}.json").questions
-        assert len(questions) >= 20, name
-        assert {q.extra["split"] for q in questions} == {"held_out"}, name  # report-only, never tuned on
-        assert {q.extra["corpus"] for q in questions} == {name}
-        assert len({q.extra["shape"] for q in questions}) == 1, name
-        for q in questions:
-            assert q.answers and q.gold_path and q.document, q.id
-            assert not any(contains_answer(q.question, [a]) for a in q.answers), q.id  # asks, never tells
-        multi = [q for q in data["questions"] if "facts" in q]
-        assert len(multi) >= 2, name
-        for q in multi:
-            assert len(q["facts"]) >= 2 and "multi-fact" in q["tags"], q["id"]
-            assert all(f["answers"] and f["gold_path"] and f["document"] for f in q["facts"]), q["id"]
-        ids += [q.id for q in questions]
-    assert len(ids) == len(set(ids))
+    sets = assert_held_out_batch(UNSEEN, CORPORA, fewest=20)
+    assert all(len({q["shape"] for q in questions}) == 1 for questions in sets)
     readme = (UNSEEN / "README.md").read_text(encoding="utf-8")
     assert all(c in readme for c in CORPORA) and "report" in readme.lower()
 
 
 def test_each_set_is_registered_and_its_corpus_pinned():
-    bench_eval = bench_module("bench_eval")
-    fetch = bench_module("fetch_corpora")
-    for corpus in CORPORA:
-        spec = bench_eval.SETS[f"unseen-{corpus}"]
-        assert spec.questions == UNSEEN / f"{corpus}.json" and spec.fetched == corpus
-        parts = fetch.SDIST_CORPORA[corpus]
-        assert parts and all(re.fullmatch(r"[0-9a-f]{64}", p.sha256) and "==" in p.requirement for p in parts)
-
+    assert_registered_and_pinned("unseen", UNSEEN, CORPORA)
 
 
 def test_field_list_facts_read_each_pair_under_the_option_heading():
@@ -92,6 +64,4 @@ def test_heading_flag_facts_take_one_flag_the_section_opens_with():
 
 @pytest.mark.parametrize("corpus", CORPORA)
 def test_gold_answers_are_in_their_documents_under_their_gold_paths(corpus):
-    if not (ROOT / "bench" / "corpora" / corpus / ".fetched.json").exists():
-        pytest.skip(f"bench/fetch_corpora.py --corpus {corpus} not run")
-    assert_gold_answers_in_their_documents(corpus, _sets()[corpus]["questions"])
+    assert_gold_read_back(corpus, UNSEEN)
