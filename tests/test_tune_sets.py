@@ -5,7 +5,6 @@ document under its gold path. No ingest."""
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
@@ -13,7 +12,12 @@ from core.evaluation import load_questions
 from core.evaluation.metrics import contains_answer
 
 from .conftest import ROOT
-from .helpers_bench import assert_gold_answers_in_their_documents, bench_module, parsed_elements
+from .helpers_bench import (
+    assert_gold_answers_in_their_documents,
+    assert_registered_and_pinned,
+    bench_module,
+    parsed_elements,
+)
 
 TUNE = ROOT / "data" / "tune"
 CORPORA = ("semantic-release", "concurrently-cli", "korean-pykrx", "markdownlint-rules", "korean-moment",
@@ -47,17 +51,7 @@ def test_each_corpus_has_one_tune_set_that_loads_with_hand_and_multi_fact_questi
 
 
 def test_each_set_is_registered_and_its_corpus_pinned():
-    bench_eval = bench_module("bench_eval")
-    fetch = bench_module("fetch_corpora")
-    for corpus in CORPORA:
-        spec = bench_eval.SETS[f"tune-{corpus}"]
-        assert spec.questions == TUNE / f"{corpus}.json" and spec.fetched == corpus
-        if corpus in fetch.SDIST_CORPORA:
-            parts = fetch.SDIST_CORPORA[corpus]
-            assert all(re.fullmatch(r"[0-9a-f]{64}", p.sha256) and "==" in p.requirement for p in parts)
-        else:
-            packages, _ = fetch.NPM_CORPORA[corpus]
-            assert all(re.fullmatch(r"[0-9a-f]{64}", fetch.NPM_SHA256[p]) for p in packages)
+    assert_registered_and_pinned("tune", TUNE, CORPORA)
 
 
 
