@@ -735,3 +735,13 @@ def test_the_models_summary_through_a_stub_server_is_bounded_and_a_bad_reply_los
     # nothing stored is lost, whatever the model did
     assert tables.summary(conversation) == summary
     assert [t["question"] for t in tables.turns(conversation)] == [f"{conversation} q{n}" for n in range(24)]
+
+
+def test_the_attribute_reads_as_the_question_writes_it_not_as_sorted_stems():
+    """"Understood as" is what a reader checks the reading against: the asked words as typed and in order, never the
+    index's stems ("packag", "griff") sorted."""
+    from core.conversation import describe
+
+    slots = analyse("where does griffe look for packages when I don't give it any paths?")
+    assert slots.attribute == "griffe look packages don't give paths"
+    assert describe(slots).startswith("griffe look packages don't give paths") and "packag " not in describe(slots)

@@ -188,7 +188,9 @@ def analyse(question: str, known: KnownNames | None = None, lexicon: Lexicon = N
         asked = frozenset(t for t in terms(text) if t not in named and t not in _FOLLOW_UP_WORDS)
         expanded = frozenset(t for t in question_terms(text, lexicon) if t not in named
                              and t not in _FOLLOW_UP_WORDS)
-        label = " ".join(sorted(asked)) or None
+        # the asked words as the question writes them, in its order ("look packages paths", not the stems
+        # "look packag path" sorted): what a reader checks the reading against
+        label = " ".join(dict.fromkeys(w for w in _LABEL_WORD.findall(text) if terms(w) & asked)) or None
         return label, expanded if label else frozenset()
 
     label, expanded = attribute_of(" ".join(text for text, scoped in phrases if not scoped))
@@ -223,10 +225,13 @@ class Resolution:
         return self.carried
 
 
+_LABEL_WORD = re.compile(r"[\w'’.-]*\w")
+
+
 def describe(slots: Slots) -> str:
     """The slots as a reader checks them: "Nova 27QX 무게 (weight)", the entity, the attribute as asked, and up to
     three of its other terms (the other language's among them)."""
-    asked = set((slots.attribute or "").split())
+    asked = terms(slots.attribute or "")
     others = sorted(t for t in slots.attribute_terms if t not in asked)[:3]
     words = [w for w in (slots.entity, slots.attribute) if w]
     return " ".join(words) + (f" ({', '.join(others)})" if others else "") if words else "(no entity or attribute)"
