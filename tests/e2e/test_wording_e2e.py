@@ -33,6 +33,8 @@ def test_myst_roles_read_as_text_and_read_at_tells_same_named_files_apart(app_ur
     open_compare(page, app_url, same_names_collection)
     # Before any question: the conversation's caption names no sample product over another corpus.
     wait_for_text(page, "Ask a question to see both answers side by side", timeout=180_000)
+    # the caption may come after the empty state in the same run of the page (a loaded machine shows it between)
+    wait_for_text(page, "is read against it", timeout=60_000)
     line = next(li for li in page.locator(MAIN).inner_text().splitlines() if li.startswith("Conversation"))
     assert "is read against it" in line and "27QX" not in line, line
 
