@@ -20,6 +20,11 @@ _ICON_SHORTCODE = re.compile(r"(?<![\w:]):[a-z][a-z0-9]*(?:-[a-z0-9]+)+:(?![\w:]
 # attr_list on an inline element: the value (quoted, an empty mapping, or one run without spaces) and its title
 _TITLED_VALUE = re.compile(r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|\{[^\s{}]*\}|[^\s{}]+)"
                            r"\{\s*title=(?P<q>[\"'])(?P<label>[^\"'\n]{1,40})(?P=q)\s*\}")
+# a cross-reference MkDocs resolves and CommonMark leaves as written, having no definition for it: "[bool][]",
+# "[load function][griffe.load]" (mkdocs-autorefs); the site shows the text in brackets, linked. Not an index into
+# a name written in prose ("arr[0][1]", "data['a']['b']"), nor a signature's optional arguments
+# ("setKeepAlive([enable][, initialDelay])")
+_CROSS_REFERENCE = re.compile(r"(?<![\w\])(])\[([^\[\]\n]*[A-Za-z][^\[\]\n]*)\]\[(?:[^\[\]\s,][^\[\]\n]*)?\]")
 # attr_list alone: an anchor or a class for the element next to it ("{#setting-paths}", "{ .external }")
 _ATTRIBUTES = re.compile(r"\{\s*[#.][^{}\n]*\}")
 # pymdownx.blocks: three or more slashes, then the block's name and title, or nothing (a closing fence); the
@@ -28,11 +33,12 @@ _BLOCK_FENCE = re.compile(r"^/{3,}(?:\s*[A-Za-z][\w-]*(?:\s*\|[^\n]*)?)?(?:\s+/{
 
 
 def read_markup(text: str) -> str:
-    """``text`` with icon shortcodes dropped and a titled value written ``title: value``
-    (``:octicons-package-24: Type [int][] :material-equal: 60{ title="default value" }`` → ``Type [int][] default
+    """``text`` with icon shortcodes dropped, a titled value written ``title: value`` and a cross-reference as its
+    text (``:octicons-package-24: Type [int][] :material-equal: 60{ title="default value" }`` → ``Type int default
     value: 60``, as the page says it in words)."""
     read = _TITLED_VALUE.sub(lambda m: f"{m.group('label')}: {m.group('value')}", text) if "{" in text else text
     read = _ICON_SHORTCODE.sub(" ", read) if ":" in read else read
+    read = _CROSS_REFERENCE.sub(r"\1", read) if "][" in read else read
     # only a text whose markup was read changes: any other is every reader's as written, spaces and all
     return text if read == text else re.sub(r"[ \t]{2,}", " ", read).strip()
 

@@ -50,11 +50,15 @@ OPTIONS = ("# General options\n\n"
 
 @pytest.mark.parametrize(("text", "read"), [
     (':octicons-package-24: Type [bool][] :material-equal: True{ title="default value" }',
-     "Type [bool][] default value: True"),
+     "Type bool default value: True"),
     (':octicons-package-24: Type [str][] :material-equal: "google"{ title="default value" }',
-     'Type [str][] default value: "google"'),
+     'Type str default value: "google"'),
     (':octicons-package-24: Type [dict][] :material-equal: {}{ title="default value" }',
-     "Type [dict][] default value: {}"),
+     "Type dict default value: {}"),
+    ("search the [load function][griffe.load] and [sys.path][sys.path]", "search the load function and sys.path"),
+    ("arr[0][1] and d['a']['b'] stay as written", "arr[0][1] and d['a']['b'] stay as written"),  # indexing, no ref
+    ("as in socket.setKeepAlive([enable][, initialDelay]).", "as in socket.setKeepAlive([enable][, initialDelay])."),
+    ("call it as f [options][, callback] there", "call it as f [options][, callback] there"),
     ("a [link]{ .external } and key:value:", "a [link]{ .external } and key:value:"),  # no title, no shortcode
 ])
 def test_a_rendered_sites_markup_is_read_as_words(text, read):
@@ -65,7 +69,7 @@ def test_every_list_shows_prose_as_the_site_does_and_code_as_written():
     """The sources list, the hit table and the answer's quote show an element through ``as_shown``: a code block
     that documents the markup itself keeps it, a bullet of the page's prose is read."""
     bullet = ':octicons-package-24: Type [bool][] :material-equal: True{ title="default value" }'
-    assert as_shown(bullet, "ListItem") == "Type [bool][] default value: True"
+    assert as_shown(bullet, "ListItem") == "Type bool default value: True"
     assert as_shown(bullet, "CodeSnippet") == bullet
 
 
