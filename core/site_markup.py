@@ -25,6 +25,8 @@ _TITLED_VALUE = re.compile(r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|\{[^\s{}]*\}|[^\s{
 # a name written in prose ("arr[0][1]", "data['a']['b']"), nor a signature's optional arguments
 # ("setKeepAlive([enable][, initialDelay])")
 _CROSS_REFERENCE = re.compile(r"(?<![\w\])(])\[([^\[\]\n]*[A-Za-z][^\[\]\n]*)\]\[(?:[^\[\]\s,][^\[\]\n]*)?\]")
+# an HTML line break inside a paragraph or a table cell, which the site draws as a new line
+_LINE_BREAK = re.compile(r"[ \t]*<br\s*/?>[ \t]*", re.I)
 # attr_list alone: an anchor or a class for the element next to it ("{#setting-paths}", "{ .external }")
 _ATTRIBUTES = re.compile(r"\{\s*[#.][^{}\n]*\}")
 # pymdownx.blocks: three or more slashes, then the block's name and title, or nothing (a closing fence); the
@@ -39,6 +41,7 @@ def read_markup(text: str) -> str:
     read = _TITLED_VALUE.sub(lambda m: f"{m.group('label')}: {m.group('value')}", text) if "{" in text else text
     read = _ICON_SHORTCODE.sub(" ", read) if ":" in read else read
     read = _CROSS_REFERENCE.sub(r"\1", read) if "][" in read else read
+    read = _LINE_BREAK.sub("\n", read) if "<" in read else read
     # only a text whose markup was read changes: any other is every reader's as written, spaces and all
     return text if read == text else re.sub(r"[ \t]{2,}", " ", read).strip()
 

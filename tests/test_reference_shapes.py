@@ -59,6 +59,8 @@ OPTIONS = ("# General options\n\n"
     ("arr[0][1] and d['a']['b'] stay as written", "arr[0][1] and d['a']['b'] stay as written"),  # indexing, no ref
     ("as in socket.setKeepAlive([enable][, initialDelay]).", "as in socket.setKeepAlive([enable][, initialDelay])."),
     ("call it as f [options][, callback] there", "call it as f [options][, callback] there"),
+    ('Type: "auto" | boolean<br> Default: true<BR/>CLI: --strict',
+     'Type: "auto" | boolean\nDefault: true\nCLI: --strict'),
     ("a [link]{ .external } and key:value:", "a [link]{ .external } and key:value:"),  # no title, no shortcode
 ])
 def test_a_rendered_sites_markup_is_read_as_words(text, read):
