@@ -21,17 +21,20 @@ from core.retrieval.definitions import command_flags
 from core.retrieval.shape import asks_how
 from core.statements import is_lead_in
 
-__all__ = ["INSTRUCTION_MARGIN", "asks_how", "instruction_first", "instructs"]
+__all__ = ["ADDRESSED_TO_READER", "INSTRUCTION_MARGIN", "asks_how", "instruction_first", "instructs"]
 
 # Elsewhere than the first unit's section, an instruction scoring within this of it answers a how-to question
 # before it ("To view the factor generated tox environments run tox -l." in the CI guide over the contributing
 # page's "Molecule uses Tox factors to generate a matrix …"): two places about as close, the one telling what to do.
 INSTRUCTION_MARGIN = 0.1
 
+# A sentence addressed to the reader: a modal with "you", "make sure", "be sure" (also read inside one paragraph,
+# core.answering.sentences).
+ADDRESSED_TO_READER = r"make\s+sure|be\s+sure|you\s+(?:can|could|should|must|need\s+to|have\s+to|may)"
 # Constructions that tell the reader what to do: a modal addressed to the reader, the frame of an imperative
 # ("make sure to", "set the …", "by using …"), a necessity; Korean polite imperatives and "…하면 됩니다".
 _INSTRUCTS = re.compile(
-    r"\b(?:make\s+sure|be\s+sure|ensure\s+(?:that|you)|you\s+(?:can|could|should|must|need\s+to|have\s+to|may)"
+    rf"\b(?:{ADDRESSED_TO_READER}|ensure\s+(?:that|you)"
     r"|(?:it'?s|it\s+is)\s+(?:necessary|required|recommended)\s+to"
     r"|by\s+(?:using|setting|passing|adding|running)"
     r"|(?:set|use|pass|add|run|enable|disable)\s+(?:the|a|an|it|this|these)\b)"

@@ -19,14 +19,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from core.answering.instructions import ADDRESSED_TO_READER
+
 __all__ = ["asked_sentence", "opening_sentence"]
 
 # An imperative opens the sentence (the verbs that set an option or change what a tool does), or the sentence is
 # addressed to the reader ("You can override this behavior with the tabIndex option"). Not a verb anywhere in it:
 # "If two headings use the same explicit id, this plugin throws" describes.
 _IMPERATIVE = re.compile(r"^(?:set|use|pass|add|enable|disable|remove|specify|provide|call)\s+\S", re.I)
-_ADDRESSED = re.compile(r"\b(?:you\s+(?:can|could|should|must|need\s+to|have\s+to|may)|make\s+sure|be\s+sure)\b",
-                        re.I)
+_ADDRESSED = re.compile(rf"\b(?:{ADDRESSED_TO_READER})\b", re.I)
 # A sentence whose subject points back at the sentence before: "This is …", "That means …", "It will …".
 _POINTS_BACK = re.compile(r"^(?:this|that|it|these|those)\s+(?:is|are|was|were|will|would|does|do|can|means?|"
                           r"makes?|works?|has|have)\b", re.I)

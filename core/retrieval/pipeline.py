@@ -212,7 +212,7 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
             and best.element_id not in {h.element_id for h in scoped}:
         outside = not match.contains(best.element)
         if k > 1:
-            aside = outside and (_aside(best, pinned) or titled not in (None, best.element.document_id))
+            aside = outside and _aside(best, pinned, titled)
             scoped = [*scoped[: k - 1], Hit(best.element, k - 1, best.distance, outside_scope=aside)]
             if outside:
                 notes.append(f"kept the best hit of the whole collection, from outside it: {_where(best)}")
@@ -222,8 +222,7 @@ def find_hits(context: SearchContext, scope: Scope) -> Found:
     if len(scoped) < k:  # a small scope: the rest of the k places go to the whole collection's next best
         taken = {h.element_id for h in scoped}
         extra = [Hit(h.element, 0, h.distance,
-                     outside_scope=not match.contains(h.element)
-                     and (_aside(h, pinned) or titled not in (None, h.element.document_id)))
+                     outside_scope=not match.contains(h.element) and _aside(h, pinned, titled))
                  for h in everywhere if h.element_id not in taken][: k - len(scoped)]
         scoped += extra
         if any(not match.contains(h.element) for h in extra):
@@ -257,15 +256,11 @@ def _citing(context: SearchContext, everywhere: list[Hit], timings: dict[str, fl
 
 def _scope_yields(context: SearchContext, match: HeadingMatch, scoped: list[Hit], everywhere: list[Hit],
                   factors: dict[str, float]) -> bool:
-    """Whether a scope read from plain words is a guess the question's meaning contradicts: the question names no
-    model number or code name (one it names pins the thing, whether or not the scope's heading holds it: "Nova
-    27QX firmware version 2.10" scoped to the release notes), it is no entry asked for, each word the scope was
-    read from is one the collection's text uses widely (``HeadingScopeConfig.scope_yield_share``: "griffe" on 31 %
-    of a guide's elements; not "prerun" on 0.2 %, which lives under its own heading), the question is a sentence,
-    not keywords (``is_prose_question``), and the whole collection's closest hit is ``scope_yield_margin`` closer
-    to the question (cosine) than any hit under it. A user guide's questions are prose ("can griffe read a package
-    that isn't installed?"): their words head a page by chance ("Using Griffe as a docstring-parsing library"),
-    while the page that answers shares their meaning, not a heading word."""
+    """Whether a scope read from plain words is a guess the question's meaning contradicts (off by default: docs/
+    guide-retrieval.md): the question names no model number or code name (one pins the thing whatever heading the
+    scope holds), it is no entry asked for, each word the scope was read from is one the collection's text uses
+    widely (``scope_yield_share``: "griffe" on 31 % of a guide's elements), the question is a sentence
+    (``is_prose_question``), and the whole collection's closest hit is ``scope_yield_margin`` closer (cosine)."""
     config = context.stages.heading_scope
     named = set(match.words)
     if config.scope_yield_margin > 1 or match.entry or match.answered or not everywhere or not named \
@@ -283,14 +278,14 @@ def _pinning_names(factors: dict[str, float]) -> set[str]:
     return {w for w, f in factors.items() if f >= CODE_FACTOR or (f >= NAME_FACTOR and any(c.isdigit() for c in w))}
 
 
-def _aside(hit: Hit, pinned: set[str] | None) -> bool:
+def _aside(hit: Hit, pinned: set[str] | None, titled: str | None = None) -> bool:
     """Whether a hit from outside the scope is only an aside (the answer says "not stated" for the scope and
     quotes it beside): when the question pins one thing down by a model number or code name (``pinned``) and the
     hit's own heading path names none of them, it is about another thing, or only mentions this one (an FAQ
-    line, a guide's "supported models"). A question naming no such thing has its scope read from plain words, a
-    guess: a hit outside it competes with the hits inside on its evidence. ``None``: every hit outside is an
-    aside."""
-    if pinned is None:
+    line, a guide's "supported models"); as when the scope is the README ``titled`` names and the hit lies in
+    another document. A question naming no such thing has its scope read from plain words, a guess: a hit outside
+    it competes with the hits inside on its evidence. ``None``: every hit outside is an aside."""
+    if pinned is None or titled not in (None, hit.element.document_id):
         return True
     if not pinned:
         return False
