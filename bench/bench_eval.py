@@ -407,6 +407,8 @@ def main() -> None:
     parser.add_argument("--modes", default=None,
                         help="comma-separated evaluation modes (default: every mode of core.evaluation.modes)")
     parser.add_argument("--label", default="", help="a label stored with the results (e.g. before/after)")
+    parser.add_argument("--embeddings", default="use", choices=("use", "e5"),
+                        help="the offline embedder (the defaults' tuning was chosen with use)")
     parser.add_argument("--write-sets", action="store_true", help="only write the generated question sets")
     args = parser.parse_args()
     names = [s.strip() for s in args.sets.split(",") if s.strip()]
@@ -426,7 +428,7 @@ def main() -> None:
         remove_scratch_database()
         parser.error(str(exc))
     try:
-        out = run_all(url, names, modes, args.k)
+        out = run_all(url, names, modes, args.k, args.embeddings)
     finally:
         remove_scratch_database()
     out["label"] = args.label
@@ -436,12 +438,12 @@ def main() -> None:
     print(f"\nwrote {path} in {out['seconds']} s")
 
 
-def run_all(url: str, names: Sequence[str], modes: Sequence[str], k: int) -> dict:
+def run_all(url: str, names: Sequence[str], modes: Sequence[str], k: int, embedder: str = "use") -> dict:
     from core.embeddings import make_embeddings
     from core.ingest import ingest_paths
     from core.store import ElementStore
 
-    embeddings = make_embeddings("use")
+    embeddings = make_embeddings(embedder)
     out: dict = {"environment": {"python": platform.python_version(), "cpus": os.cpu_count(),
                                  "embedder": str(embeddings.info), "answerer": "extractive (no LLM)", "k": k},
                  "sets": {}}
