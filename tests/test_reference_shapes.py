@@ -160,3 +160,10 @@ def test_an_anchor_or_a_block_fence_is_never_a_hit(reference):
         hits = [e for e in retrieve(reference, RetrievalRequest(question, k=4)).hierarchical.elements
                 if e.role == "hit"]
         assert len(hits) == 4 and not [e.text for e in hits if is_markup_only(e.text)], question
+    # a single list still finds what is closest after the anchors are dropped: asked in an anchor's own words, the
+    # vector search's nearest rows are all anchors
+    for search in ("vector", "fulltext"):
+        hits = [e for e in retrieve(reference, RetrievalRequest("{#option-show_source}", k=2, search=search,
+                                                                 everywhere=True)).hierarchical.elements
+                if e.role == "hit"]
+        assert hits and not [e.text for e in hits if is_markup_only(e.text)], search

@@ -361,7 +361,9 @@ def search(
     the elements of ``store``.
     """
     timings: dict[str, float] = {}
-    pool = k if not config.hybrid else min(MAX_K, max(config.candidates, k))
+    # a single list fetches as many candidates as fusion does: the markup-only elements dropped below (anchors
+    # embed alike, so they come in runs) must not leave it short of k
+    pool = min(MAX_K, max(config.candidates, k))
     vector: list[Hit] = []
     lexical: list[tuple[Hit, float]] = []
     if config.vector:
