@@ -78,6 +78,30 @@ def test_e5_encodes_with_the_intended_openmp_threads(monkeypatch: pytest.MonkeyP
 
 
 
+def test_e5_similarities_spread_as_useful_margins_need_and_keep_the_ranking() -> None:
+    """Raw e5 puts unrelated texts at a cosine near 0.8, so a margin of 0.1 between two hits or a floor of 0.5 says
+    nothing; centred on its mean passage vector, unrelated texts fall far below a question and its passage, and
+    the passage that answers still ranks first."""
+    import numpy as np
+
+    from core.embeddings import raw_e5_passages
+
+    passages = ["The warranty covers parts and labour for two years from the date of purchase.",
+                "모니터 무게(스탠드 포함)는 4.2 kg입니다.",
+                "Set the log level with the LOG_LEVEL environment variable; it defaults to INFO."]
+    raw = raw_e5_passages(passages)
+    raw /= np.linalg.norm(raw, axis=1, keepdims=True)
+    assert float(raw[0] @ raw[1]) > 0.7  # unrelated, yet close: the shared direction
+    embed = make_embeddings("e5")
+    vectors = np.asarray(embed.embed_documents(passages))
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert float(vectors[0] @ vectors[1]) < 0.3
+    question = np.asarray(embed.embed_query("what is the default log level?"))
+    scores = vectors @ question
+    assert int(np.argmax(scores)) == 2 and scores[2] - max(scores[0], scores[1]) > 0.15, scores
+    assert embed.info.model.endswith("-centred")  # collections embedded raw are refused, not mixed
+
+
 def _spy_use_forward(monkeypatch: pytest.MonkeyPatch, embed, on_enter: Callable[[], None] = lambda: None) -> list:
     backend = embed._model._model
     seen: list[list[int]] = []
