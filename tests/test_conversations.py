@@ -745,3 +745,20 @@ def test_the_attribute_reads_as_the_question_writes_it_not_as_sorted_stems():
     slots = analyse("where does griffe look for packages when I don't give it any paths?")
     assert slots.attribute == "griffe look packages don't give paths"
     assert describe(slots).startswith("griffe look packages don't give paths") and "packag " not in describe(slots)
+
+
+def test_an_english_collection_is_not_shown_the_korean_names_of_what_is_asked(store):
+    """Asked "if I don't give it any paths", the attribute reads as "default"; its Korean names ("기본값") are what
+    a collection of Korean sheets writes, and on English docs "Understood as" showed them as if they were asked."""
+    from core.conversation import describe
+    from core.conversation.memory import start_turn
+    from core.textnorm import has_hangul
+
+    ingest(store, [SourceFile("loader.md", b"# Loader\n\n## Search paths\n\nBy default it searches sys.path.\n")])
+    question = "where does the loader look for packages when I don't give it any paths?"
+    shown = describe(start_turn(store, "english", question).resolution.slots)
+    assert "default" in shown and not has_hangul(shown), shown
+    # read without the collection (or with one that writes Hangul), the attribute carries both names as before
+    assert has_hangul(describe(analyse(question)))
+    # a Korean question keeps its own words on any collection
+    assert "기본값" in describe(start_turn(store, "korean", "loader 기본값은?").resolution.slots)

@@ -219,10 +219,11 @@ def start_turn(store: ElementStore, conversation_id: str, question: str, *, as_o
     if as_typed:
         resolution = plain_resolution(question)
     else:
-        from core.retrieval.lexicon import lexicon_for
+        from core.retrieval.lexicon import headings_hold_hangul, lexicon_for
 
-        lexicon = lexicon_for(store, question)[0]
-        resolution = resolve(question, recent, store.read.known_names, lexicon)
+        lexicon, headings = lexicon_for(store, question)
+        resolution = resolve(question, recent, store.read.known_names, lexicon,
+                             hangul_fields=headings_hold_hangul(headings))
         if model is not None and recent:
             from core.conversation.rewrite import rewritten
 

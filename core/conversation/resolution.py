@@ -11,7 +11,7 @@ from typing import Any
 
 from core.retrieval.shape import name_runs, split_preamble
 from core.statements import NO_LEXICON, Lexicon, question_terms, terms
-from core.textnorm import kiwi_tokenize
+from core.textnorm import has_hangul, kiwi_tokenize
 
 __all__ = ["KnownNames", "Resolution", "Slots", "analyse", "as_typed", "describe", "resolve"]
 
@@ -169,13 +169,16 @@ def _pick(candidates: list[_Candidate], known: KnownNames | None) -> _Candidate 
     return ranked[0] if ranked else None
 
 
-def analyse(question: str, known: KnownNames | None = None, lexicon: Lexicon = NO_LEXICON) -> Slots:
+def analyse(question: str, known: KnownNames | None = None, lexicon: Lexicon = NO_LEXICON, *,
+            hangul_fields: bool = True) -> Slots:
     """The entity and the attribute ``question`` names, by retrieval's own readings of a question (its preamble,
     its name runs, :func:`~core.statements.question_terms`) on its words with the particles cut (Korean, read by
     kiwipiepy). The entity is a name outside the scope when there is one ("Kiwi 품사 태그에서 NNG는" names NNG, in
     Kiwi's tags); of several, one the collection knows (``known``); a code-like word only when no name run is
     named and the question does not point back ("its", "그것"). The attribute is what else the question asks,
-    or, when it asks nothing else, what its scope says ("품사 태그")."""
+    or, when it asks nothing else, what its scope says ("품사 태그"). ``hangul_fields`` False (the collection's
+    headings hold no Hangul): the Korean names of the attribute ("기본값" for "if I don't pass one") name nothing
+    there, so an English question's attribute does not carry them."""
     preamble, rest = split_preamble(question)
     points_back = bool(_PRONOUN_EN.search(rest) or _PRONOUN_KO.search(rest))
     candidates, phrases = _candidates(rest, points_back)
@@ -187,7 +190,7 @@ def analyse(question: str, known: KnownNames | None = None, lexicon: Lexicon = N
     def attribute_of(text: str) -> tuple[str | None, frozenset[str]]:
         asked = frozenset(t for t in terms(text) if t not in named and t not in _FOLLOW_UP_WORDS)
         expanded = frozenset(t for t in question_terms(text, lexicon) if t not in named
-                             and t not in _FOLLOW_UP_WORDS)
+                             and t not in _FOLLOW_UP_WORDS and (hangul_fields or t in asked or not has_hangul(t)))
         # the asked words as the question writes them, in its order ("look packages paths", not the stems
         # "look packag path" sorted): what a reader checks the reading against
         label = " ".join(dict.fromkeys(w for w in _LABEL_WORD.findall(text) if terms(w) & asked)) or None
@@ -286,11 +289,12 @@ def _episode_facts(recent: list[dict[str, Any]], episode: int) -> list[dict[str,
 
 
 def resolve(question: str, recent: list[dict[str, Any]], known: KnownNames | None = None,
-            lexicon: Lexicon = NO_LEXICON) -> Resolution:
+            lexicon: Lexicon = NO_LEXICON, *, hangul_fields: bool = True) -> Resolution:
     """``question`` resolved against the conversation's ``recent`` turns (oldest first, as stored); ``known``:
     which names the collection knows (:func:`analyse`); ``lexicon``: its field names across scripts
-    (``core.retrieval.lexicon``), so an attribute asked in one language carries its name in the other."""
-    slots = analyse(question, known, lexicon)
+    (``core.retrieval.lexicon``), so an attribute asked in one language carries its name in the other;
+    ``hangul_fields``: whether the collection writes Hangul at all (:func:`analyse`)."""
+    slots = analyse(question, known, lexicon, hangul_fields=hangul_fields)
     previous = recent[-1] if recent else None
     if previous is None or (slots.entity and slots.attribute):
         return Resolution(question, question, slots)

@@ -524,6 +524,12 @@ def question_lexicon(store: ElementStore, scripts: frozenset[bool], fields: Call
                  asking=True)
 
 
+def headings_hold_hangul(index: HeadingIndex) -> bool:
+    """Whether any heading of the collection (``index``: its heading index) is written in Hangul."""
+    with index.lock:
+        return any(has_hangul(h.text) for h in index.headings.values())
+
+
 def lexicon_for(store: ElementStore, question: str, config: LexiconConfig | None = None
                 ) -> tuple[Lexicon, HeadingIndex]:
     """The pairs translating ``question`` over ``store``'s collection (:data:`EMPTY` when nothing needs
