@@ -22,7 +22,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.embeddings import E5_PASSAGE_MEAN, raw_e5_passages  # noqa: E402
+from core.embeddings import E5_PASSAGE_MEAN, E5Embeddings  # noqa: E402
 from core.ingest.embedding import MAX_EMBED_CHARS  # noqa: E402
 from core.markdown_loader import parse_markdown  # noqa: E402
 
@@ -50,7 +50,7 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="only compare with the stored vector")
     args = parser.parse_args()
     texts = reference_texts()
-    vectors = raw_e5_passages(texts)
+    vectors = E5Embeddings().raw_passages(texts)
     mean = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).mean(axis=0).astype(np.float32)
     print(f"{len(texts)} texts; mean vector norm {np.linalg.norm(mean):.3f}")
     if args.check:

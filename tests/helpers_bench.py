@@ -110,3 +110,9 @@ def assert_gold_read_back(corpus: str, folder: Path) -> None:
     if not (ROOT / "bench" / "corpora" / corpus / ".fetched.json").exists():
         pytest.skip(f"bench/fetch_corpora.py --corpus {corpus} not run")
     assert_gold_answers_in_their_documents(corpus, question_sets(folder)[corpus]["questions"])
+
+
+def assert_asks_in_korean_and_english(questions: list[dict], *, korean: int = 25, english: int = 2) -> None:
+    """At least ``korean`` questions hold Hangul and at least ``english`` do not."""
+    written = [q for q in questions if re.search(r"[\uac00-\ud7a3]", q["question"])]
+    assert len(written) >= korean and len(questions) - len(written) >= english

@@ -84,15 +84,13 @@ def test_e5_similarities_spread_as_useful_margins_need_and_keep_the_ranking() ->
     the passage that answers still ranks first."""
     import numpy as np
 
-    from core.embeddings import raw_e5_passages
-
     passages = ["The warranty covers parts and labour for two years from the date of purchase.",
                 "모니터 무게(스탠드 포함)는 4.2 kg입니다.",
                 "Set the log level with the LOG_LEVEL environment variable; it defaults to INFO."]
-    raw = raw_e5_passages(passages)
+    embed = make_embeddings("e5")
+    raw = embed.raw_passages(passages)
     raw /= np.linalg.norm(raw, axis=1, keepdims=True)
     assert float(raw[0] @ raw[1]) > 0.7  # unrelated, yet close: the shared direction
-    embed = make_embeddings("e5")
     vectors = np.asarray(embed.embed_documents(passages))
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     assert float(vectors[0] @ vectors[1]) < 0.3
